@@ -1,0 +1,216 @@
+/**
+ * @file sensim/lidar.h
+ * @brief Lidar: scan pattern, range limits, mount, and the scan call.
+ *
+ * Angles in radians (degrees only in preset files and CLI flags), time in
+ * integer nanoseconds. Sensor frame: x forward, y left, z up; azimuth is
+ * measured from +x towards +y (counter-clockwise seen from above), elevation
+ * up from the xy plane.
+ *
+ * Mechanical pattern: a revolution lasts frame_period_ns = round(1e9 /
+ * rotation_hz) and holds C = columns_per_revolution equally spaced columns
+ * (C = round(shots_per_s / channels / rotation_hz), or round(2π /
+ * azimuth_resolution_rad)). Column k of revolution r fires at
+ *     t = r · frame_period_ns + floor(k · frame_period_ns / C)   [+ firing_offset_ns[ch]]
+ * at azimuth start_azimuth + spin · 2π·k/C [+ azimuth_offset[ch]], where spin
+ * is -1 for clockwise (default, as Velodyne, Hesai, Ouster and CARLA) and +1
+ * for counter-clockwise. With a horizontal FOV below 2π only the columns
+ * with 2π·k/C < hfov fire. A frame is one revolution: [r·P, (r+1)·P).
+ * Shot times are a pure function of the shot index, so the phase continues
+ * across calls and any split of time gives the same points, bit for bit.
+ */
+#ifndef SENSIM_LIDAR_H
+#define SENSIM_LIDAR_H
+
+#include <sensim/context.h>
+#include <sensim/ring.h>
+#include <sensim/scene.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sensim_lidar sensim_lidar;
+
+#define SENSIM_SPIN_CW  (-1) /**< clockwise seen from above (default) */
+#define SENSIM_SPIN_CCW   1  /**< counter-clockwise seen from above */
+
+#define SENSIM_MAX_CHANNELS 1024
+
+/** Mechanical lidar description; fill with sensim_lidar_desc_init(). */
+typedef struct sensim_lidar_desc {
+    /** Preset / model name for headers and logs (copied, truncated to 31 chars). */
+    const char *name;
+    /** Channels (lasers), 1..SENSIM_MAX_CHANNELS. */
+    uint32_t channel_count;
+    /** Elevation per channel, radians, in (-π/2, π/2); copied. Required. */
+    const float *elevation_rad;
+    /** Azimuth offset per channel, radians, |v| < π; NULL = zeros; copied. */
+    const float *azimuth_offset_rad;
+    /** Firing delay per channel after its column time, ns, 0 <= v < column period; NULL = zeros. */
+    const int32_t *firing_offset_ns;
+    /** Rotation rate, Hz, in [0.25, 1000]. 0 = 10 Hz. */
+    double rotation_hz;
+    /** Shots per second summed over channels (> 0). Ignored when
+     *  azimuth_resolution_rad > 0. */
+    double shots_per_s;
+    /** Azimuth step between columns, radians (> 0 selects this over shots_per_s). */
+    double azimuth_resolution_rad;
+    /** Horizontal field of view, radians, (0, 2π]. 0 = 2π. */
+    double hfov_rad;
+    /** Azimuth of the first column of each frame, radians. */
+    double start_azimuth_rad;
+    /** SENSIM_SPIN_CW (default; 0 also means CW) or SENSIM_SPIN_CCW. */
+    int32_t spin;
+    /** Returns nearer than this are discarded, metres (>= 0). */
+    float min_range_m;
+    /** Returns farther than this are discarded, metres. 0 = 100 m. */
+    float max_range_m;
+    /** Gaussian range noise sigma, metres (>= 0), seeded per shot. */
+    float noise_stddev_m;
+    /** Plain intensity = reflectivity · exp(-a · range); a in 1/m (>= 0).
+     *  sensim_lidar_desc_init sets 0.004 (CARLA's default). */
+    float atmos_atten_per_m;
+    /** Sensor-to-platform transform, column-major; all zero = identity. */
+    double mount_pose[16];
+    /** Id written into frame headers and mixed into the random stream. */
+    uint32_t lidar_id;
+    /** Seed of every random decision (noise, later drop-out and ghosts). */
+    uint64_t seed;
+    uint64_t reserved[8];
+} sensim_lidar_desc;
+
+/** Fill @p desc with defaults. Thread safety: any thread. Since 0.1. */
+SENSIM_API void sensim_lidar_desc_init(sensim_lidar_desc *desc);
+
+/**
+ * Create a lidar. All arrays are copied. Per-thread scratch is allocated
+ * here so that scans allocate nothing.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_RANGE
+ *         (message names the field and value), SENSIM_ERR_NOT_FINITE,
+ *         SENSIM_ERR_EMPTY (0 channels), SENSIM_ERR_OUT_OF_MEMORY.
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *desc,
+                                             sensim_lidar **out_lidar);
+
+/**
+ * Create a lidar from a preset file (format in scan_patterns/README.md).
+ * @param name_or_path  a preset name ("vlp16", looked up as NAME.preset in
+ *        the preset search path) or a path to a preset file; borrowed.
+ * @param overrides     "key=value" strings applied after the file, as if
+ *        appended to it (NULL when count is 0); borrowed.
+ * @return SENSIM_OK, SENSIM_ERR_NOT_FOUND, SENSIM_ERR_IO, SENSIM_ERR_PARSE,
+ *         SENSIM_ERR_UNKNOWN_KEY, SENSIM_ERR_OUT_OF_RANGE, SENSIM_ERR_NOT_FINITE,
+ *         and those of sensim_lidar_create(). Messages name file and line
+ *         (or "override N").
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_lidar_create_from_preset(sensim_context *ctx,
+                                                         const char *name_or_path,
+                                                         const char *const *overrides,
+                                                         uint32_t override_count,
+                                                         sensim_lidar **out_lidar);
+
+/**
+ * Directory @p index of the preset search path: the directories of
+ * $SENSIM_PRESET_PATH (colon-separated) in order, then the source tree's
+ * scan_patterns/ (uninstalled builds), then the installed data directory.
+ * Returns NULL past the end. Static or environment text; do not free.
+ * Thread safety: any thread (not while the environment changes). Since 0.1.
+ */
+SENSIM_API const char *sensim_preset_search_dir(uint32_t index);
+
+/** Destroy a lidar. NULL is a no-op. Not while it scans. Since 0.1. */
+SENSIM_API void sensim_lidar_destroy(sensim_lidar *lidar);
+
+/** Derived figures of a lidar. */
+typedef struct sensim_lidar_info {
+    char name[32];
+    uint32_t channel_count;
+    uint32_t columns_per_revolution;  /**< C */
+    uint32_t columns_per_frame;       /**< columns inside the FOV */
+    uint64_t shots_per_frame;         /**< columns_per_frame · channels */
+    double shots_per_s;               /**< effective, after rounding C */
+    double frame_rate_hz;             /**< 1e9 / frame_period_ns */
+    int64_t frame_period_ns;
+    float min_range_m;
+    float max_range_m;
+    uint32_t lidar_id;
+    uint32_t reserved_u32;
+    uint64_t reserved[6];
+} sensim_lidar_info;
+
+/**
+ * Query derived figures. @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT.
+ * Thread safety: any thread, not during destroy. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_lidar_get_info(const sensim_lidar *lidar,
+                                               sensim_lidar_info *out_info);
+
+/**
+ * Copy the per-channel elevations (radians) into @p dst; with dst NULL only
+ * the count is returned.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_TOO_LARGE (capacity short).
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_lidar_get_elevations(const sensim_lidar *lidar, float *dst,
+                                                     uint32_t capacity, uint32_t *out_count);
+
+/**
+ * Number of shots whose firing time lies in [t_begin_ns, t_end_ns).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_TIME_ORDER.
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_lidar_count_shots(const sensim_lidar *lidar, int64_t t_begin_ns,
+                                                  int64_t t_end_ns, uint64_t *out_shots);
+
+/**
+ * Replace the sensor-to-platform mount transform (column-major, copied).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_NOT_FINITE.
+ * Thread safety: not during a scan of this lidar. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_lidar_set_mount_pose(sensim_lidar *lidar, const double pose[16]);
+
+/** Summary of one scan call. */
+typedef struct sensim_scan_result {
+    uint64_t shots;            /**< shots fired in the interval */
+    uint64_t points;           /**< points written to the ring */
+    uint64_t frames_completed; /**< frames published by this call */
+    uint64_t points_lost;      /**< points lost to overflow in this call (DROP_OLDEST) */
+    uint64_t reserved[4];
+} sensim_scan_result;
+
+/**
+ * Fire exactly the shots whose firing time lies in [t_begin_ns, t_end_ns)
+ * into @p scene and write the returns into @p ring.
+ *
+ * Points are in the sensor frame at the shot's firing time, ordered by firing
+ * time then channel. A frame is published when the call passes its end time;
+ * an unfinished frame stays open in the ring and the next call continues it.
+ * Time must not go backwards: t_begin_ns must be >= the previous call's
+ * t_end_ns (a gap is allowed; frames that miss time get SENSIM_FRAME_PARTIAL).
+ *
+ * @param scene          committed scene, borrowed for the call.
+ * @param platform_pose  platform-to-world, column-major double[16], used for
+ *                       every shot of the interval (borrowed).
+ * @param ring           destination ring; use one ring per lidar.
+ * @param out_result     optional summary (may be NULL).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_NOT_COMMITTED,
+ *         SENSIM_ERR_TIME_ORDER, SENSIM_ERR_NOT_FINITE (pose),
+ *         SENSIM_ERR_RING_FULL (FAIL policy: nothing written, lidar unchanged),
+ *         SENSIM_ERR_BAD_HANDLE (ring memory not initialised).
+ * Output is bit-identical for any thread count and any split of time.
+ * Thread safety: one call at a time per lidar and per ring; several lidars
+ * may scan one committed scene concurrently. Allocates nothing. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_lidar_scan(sensim_lidar *lidar, const sensim_scene *scene,
+                                           int64_t t_begin_ns, int64_t t_end_ns,
+                                           const double platform_pose[16], sensim_ring *ring,
+                                           sensim_scan_result *out_result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,220 @@
+/**
+ * @file sensim/scene.h
+ * @brief Scene: static meshes, actors (rigid instances), loaders, commit.
+ *
+ * Geometry is in metres, native frame (right-handed, x forward, y left, z up).
+ * Poses are double[16], column-major 4x4 homogeneous matrices mapping the
+ * object frame to the world frame (element [12..14] is the translation).
+ *
+ * Edits are staged; sensim_scene_commit() builds the acceleration structure.
+ * A committed scene is read-only and may be scanned by several lidars from
+ * several threads at once. An edit after a commit makes the scene
+ * uncommitted again until the next commit. Edits while a scan runs on the
+ * scene are refused with SENSIM_ERR_BUSY.
+ */
+#ifndef SENSIM_SCENE_H
+#define SENSIM_SCENE_H
+
+#include <sensim/context.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sensim_scene sensim_scene;
+
+/** Semantic tags use CARLA 0.9.14+ numbering (0 Unlabeled ... 28 GuardRail). */
+#define SENSIM_TAG_UNLABELED 0
+#define SENSIM_TAG_MAX       28
+
+/** Flags of a mesh. */
+#define SENSIM_MESH_STATIC    0u /**< placed in the world as static geometry (object id 0) */
+#define SENSIM_MESH_PROTOTYPE 1u /**< only used through actors, not placed by itself */
+
+/** Triangle mesh supplied as raw arrays. */
+typedef struct sensim_mesh_desc {
+    /** xyz triples, metres, float32; copied. */
+    const float *vertices;
+    uint32_t vertex_count;
+    /** Three vertex indices per triangle; copied. */
+    const uint32_t *indices;
+    uint32_t triangle_count;
+    /** Optional per-triangle semantic tags (NULL: all get @ref tag); copied. */
+    const uint8_t *triangle_tags;
+    /** Optional per-triangle material ids (NULL: all get @ref material_id); copied. */
+    const uint16_t *triangle_materials;
+    /** Tag for all triangles when triangle_tags is NULL (0..SENSIM_TAG_MAX). */
+    uint8_t tag;
+    /** Material id for all triangles when triangle_materials is NULL. */
+    uint16_t material_id;
+    /** SENSIM_MESH_STATIC (default) or SENSIM_MESH_PROTOTYPE. */
+    uint32_t flags;
+    uint64_t reserved[6];
+} sensim_mesh_desc;
+
+/** Fill @p desc with defaults (zero). Thread safety: any thread. Since 0.1. */
+SENSIM_API void sensim_mesh_desc_init(sensim_mesh_desc *desc);
+
+/** Options for the file loaders; fill with sensim_load_options_init(). */
+typedef struct sensim_load_options {
+    /** SENSIM_MESH_STATIC (default) or SENSIM_MESH_PROTOTYPE. */
+    uint32_t flags;
+    /** Uniform scale applied to vertices (0 = 1.0), e.g. 0.01 for centimetres. */
+    float scale;
+    /** Tag when no name maps to one (default 0, Unlabeled). */
+    uint8_t default_tag;
+    /** Largest accepted file in bytes (0 = 4 GiB). */
+    uint64_t max_file_bytes;
+    uint64_t reserved[6];
+} sensim_load_options;
+
+/** Fill @p opt with defaults. Thread safety: any thread. Since 0.1. */
+SENSIM_API void sensim_load_options_init(sensim_load_options *opt);
+
+/**
+ * Create an empty scene on @p ctx (which it keeps alive).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_MEMORY,
+ *         SENSIM_ERR_BACKEND.
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_create(sensim_context *ctx,
+                                             sensim_scene **out_scene);
+
+/** Destroy a scene. NULL is a no-op. Not while a scan uses it. Since 0.1. */
+SENSIM_API void sensim_scene_destroy(sensim_scene *scene);
+
+/**
+ * Add a mesh from raw arrays (all copied).
+ * @param out_mesh_id  receives the mesh id (0, 1, 2, ... in order of addition); may be NULL.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_EMPTY (no triangles),
+ *         SENSIM_ERR_NOT_FINITE (NaN/Inf vertex), SENSIM_ERR_BAD_INDEX
+ *         (index >= vertex_count), SENSIM_ERR_OUT_OF_RANGE (tag > 28),
+ *         SENSIM_ERR_TOO_LARGE, SENSIM_ERR_BUSY, SENSIM_ERR_OUT_OF_MEMORY.
+ * On failure the scene is unchanged.
+ * Thread safety: one thread at a time per scene. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_add_mesh(sensim_scene *scene,
+                                               const sensim_mesh_desc *desc,
+                                               uint32_t *out_mesh_id);
+
+/**
+ * Load a Wavefront OBJ file as one mesh. Supports v and f (v, v/t, v/t/n,
+ * v//n; polygons fan-triangulated; negative indices), usemtl, g and o.
+ * Per-triangle semantic tags come from the usemtl name, else the g/o name,
+ * mapped by the name table of sensim_tag_from_name(). vt, vn, s, mtllib, l, p
+ * and the other OBJ statements are ignored; any other keyword is an error.
+ * @param path  file path, borrowed for the call.
+ * @param opt   options, NULL for defaults.
+ * @return SENSIM_OK, SENSIM_ERR_IO, SENSIM_ERR_PARSE, SENSIM_ERR_BAD_INDEX,
+ *         SENSIM_ERR_NOT_FINITE, SENSIM_ERR_EMPTY, SENSIM_ERR_TOO_LARGE,
+ *         SENSIM_ERR_BUSY, SENSIM_ERR_OUT_OF_MEMORY. The message names file
+ *         and line. On failure the scene is unchanged.
+ * Thread safety: one thread at a time per scene. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_load_obj(sensim_scene *scene, const char *path,
+                                               const sensim_load_options *opt,
+                                               uint32_t *out_mesh_id);
+
+/**
+ * Load a PLY file (ascii, binary_little_endian, binary_big_endian) as one
+ * mesh: element vertex with x, y, z (any scalar type), element face with a
+ * list property vertex_indices or vertex_index (polygons of any size,
+ * fan-triangulated), optional face scalar property "tag" (semantic tag per
+ * face). Other elements and properties are skipped.
+ * Same statuses and guarantees as sensim_scene_load_obj(); messages name the
+ * file and the header line or element record.
+ * Thread safety: one thread at a time per scene. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_load_ply(sensim_scene *scene, const char *path,
+                                               const sensim_load_options *opt,
+                                               uint32_t *out_mesh_id);
+
+/**
+ * Load a mesh file, choosing the loader by extension (.obj, .ply, any case).
+ * @return as the loaders, or SENSIM_ERR_INVALID_ARGUMENT for another extension.
+ * Thread safety: one thread at a time per scene. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_load_file(sensim_scene *scene, const char *path,
+                                                const sensim_load_options *opt,
+                                                uint32_t *out_mesh_id);
+
+/**
+ * Add an actor: a rigid instance of mesh @p mesh_id carrying @p actor_id
+ * (caller-chosen, non-zero; 0 is reserved for static world) in every point
+ * it produces.
+ * @param pose  object-to-world transform, column-major double[16], copied.
+ *              Rotation part must be invertible; use rigid poses for exact
+ *              ranges.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (actor_id 0, NULL pose),
+ *         SENSIM_ERR_BAD_INDEX (no such mesh), SENSIM_ERR_DUPLICATE,
+ *         SENSIM_ERR_NOT_FINITE, SENSIM_ERR_OUT_OF_RANGE (singular),
+ *         SENSIM_ERR_BUSY, SENSIM_ERR_OUT_OF_MEMORY.
+ * Thread safety: one thread at a time per scene. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_add_actor(sensim_scene *scene, uint32_t mesh_id,
+                                                uint32_t actor_id, const double pose[16]);
+
+/**
+ * Move an existing actor (staged until the next commit).
+ * @return SENSIM_OK, SENSIM_ERR_NOT_FOUND, SENSIM_ERR_NOT_FINITE,
+ *         SENSIM_ERR_OUT_OF_RANGE, SENSIM_ERR_BUSY, SENSIM_ERR_INVALID_ARGUMENT.
+ * Thread safety: one thread at a time per scene. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_set_actor_pose(sensim_scene *scene, uint32_t actor_id,
+                                                     const double pose[16]);
+
+/**
+ * Remove an actor (staged until the next commit).
+ * @return SENSIM_OK, SENSIM_ERR_NOT_FOUND, SENSIM_ERR_BUSY, SENSIM_ERR_INVALID_ARGUMENT.
+ * Thread safety: one thread at a time per scene. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_remove_actor(sensim_scene *scene, uint32_t actor_id);
+
+/**
+ * Build the acceleration structure from the staged state. Cheap after only
+ * actor moves (the static geometry is not rebuilt).
+ * @return SENSIM_OK, SENSIM_ERR_EMPTY (nothing to trace), SENSIM_ERR_BACKEND,
+ *         SENSIM_ERR_BUSY, SENSIM_ERR_OUT_OF_MEMORY, SENSIM_ERR_INVALID_ARGUMENT.
+ * Thread safety: one thread at a time per scene, not during a scan. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_commit(sensim_scene *scene);
+
+/** Counts of a scene (staged state). */
+typedef struct sensim_scene_info {
+    uint32_t mesh_count;
+    uint32_t actor_count;
+    uint64_t triangle_count;   /**< triangles of all meshes (prototypes counted once) */
+    uint64_t vertex_count;
+    int32_t committed;         /**< 1 when the staged state is committed */
+    uint32_t reserved[7];
+} sensim_scene_info;
+
+/**
+ * Query counts. @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT.
+ * Thread safety: any thread, not concurrently with edits. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_get_info(const sensim_scene *scene,
+                                               sensim_scene_info *out_info);
+
+/**
+ * Map an object/material/group name to a semantic tag (CARLA 0.9.14+ ids).
+ * Case-insensitive substring match against this table, first match wins:
+ * roadline|lane_marking|lanemarking→24, guardrail→28, railtrack|rail→27,
+ * sidewalk→2, road|street|asphalt→1, building|house→3, wall→4, fence→5,
+ * trafficlight|traffic_light→7, trafficsign|traffic_sign|sign→8, pole→6,
+ * vegetation|tree|bush→9, terrain|grass→10, sky→11, pedestrian|person→12,
+ * rider→13, truck→15, bus→16, train→17, motorcycle|motorbike→18,
+ * bicycle|bike→19, car|vehicle→14, static→20, dynamic→21, water→23,
+ * ground→25, bridge→26, other→22. No match gives -1.
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API int32_t sensim_tag_from_name(const char *name);
+
+/** CARLA name of a tag ("Roads", "Car", ...); "" for ids > 28. Since 0.1. */
+SENSIM_API const char *sensim_tag_name(uint32_t tag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,59 @@
+/* Internal declarations shared by all modules. Not installed. */
+#ifndef SENSIM_INTERNAL_H
+#define SENSIM_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sensim/sensim.h>
+
+#define SENSIM_PI 3.14159265358979323846
+
+#if defined(__GNUC__)
+#  define SENSIM_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#  define SENSIM_PRINTF(a, b)
+#endif
+
+struct sensim_context {
+    atomic_int refs;
+    void *device;           /* RTCDevice, owned by trace.c */
+    uint32_t thread_count;  /* resolved, >= 1 */
+    sensim_log_fn log_fn;
+    void *log_user;
+};
+
+/* Record the calling thread's error text and return @p status. */
+sensim_status sensim__fail(sensim_status status, const char *fmt, ...) SENSIM_PRINTF(2, 3);
+void sensim__log(const sensim_context *ctx, int32_t level, const char *fmt, ...) SENSIM_PRINTF(3, 4);
+
+void sensim__context_retain(sensim_context *ctx);
+void sensim__context_release(sensim_context *ctx);
+
+/* a*b with overflow detection; returns false on overflow. */
+static inline bool sensim__mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool sensim__add_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+
+/* Floor division for possibly negative numerators, positive divisor. */
+static inline int64_t sensim__floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+bool sensim__finite_array_f(const float *v, size_t n);
+bool sensim__finite_array_d(const double *v, size_t n);
+
+/* Read a whole file into a NUL-terminated heap buffer. */
+sensim_status sensim__read_file(const char *path, uint64_t max_bytes, char **out_data,
+                                size_t *out_size);
+
+#endif

@@ -1,0 +1,199 @@
+/* Wavefront OBJ loader: one file becomes one mesh with per-triangle tags. */
+#include "parse.h"
+#include "scene_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ELEMS (1u << 30)
+
+typedef struct growbuf {
+    void *data;
+    size_t len, cap, elem;
+} growbuf;
+
+static bool gb_push(growbuf *b, const void *v)
+{
+    if (b->len == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        void *n = realloc(b->data, cap * b->elem + 4 * sizeof(float));
+        if (!n)
+            return false;
+        b->data = n;
+        b->cap = cap;
+    }
+    memcpy((char *)b->data + b->len * b->elem, v, b->elem);
+    b->len++;
+    return true;
+}
+
+/* OBJ statements that carry nothing a lidar needs; accepted and skipped. */
+static const char *const ignored_keywords[] = {
+    "vt", "vn", "vp", "s", "mtllib", "l", "p", "cstype", "deg", "bmat", "step", "curv", "curv2",
+    "surf", "parm", "trim", "hole", "scrv", "sp", "end", "con", "mg", "bevel", "c_interp",
+    "d_interp", "lod", "maplib", "usemap", "shadow_obj", "trace_obj", "ctech", "stech", "call", "csh",
+};
+
+static int32_t tag_of_rest(const char *b, const char *e)
+{
+    char name[256];
+    size_t n = (size_t)(e - b);
+    if (n >= sizeof name)
+        n = sizeof name - 1;
+    memcpy(name, b, n);
+    name[n] = '\0';
+    return sensim_tag_from_name(name);
+}
+
+sensim_status sensim_scene_load_obj(sensim_scene *scene, const char *path,
+                                    const sensim_load_options *opt, uint32_t *out_mesh_id)
+{
+    if (!scene || !path)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_load_obj: NULL argument");
+    sensim_load_options o;
+    sensim_load_options_init(&o);
+    if (opt)
+        o = *opt;
+    float scale = o.scale == 0.0f ? 1.0f : o.scale;
+    if (!isfinite(scale) || scale < 0.0f)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: load option scale = %g must be > 0", path, (double)scale);
+    if (o.default_tag > SENSIM_TAG_MAX)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: default_tag = %u > %d", path, o.default_tag, SENSIM_TAG_MAX);
+    uint64_t max_bytes = o.max_file_bytes ? o.max_file_bytes : (UINT64_C(4) << 30);
+
+    char *data;
+    size_t size;
+    sensim_status st = sensim__read_file(path, max_bytes, &data, &size);
+    if (st != SENSIM_OK)
+        return st;
+
+    growbuf verts = {.elem = sizeof(float)}, idx = {.elem = sizeof(uint32_t)},
+            tags = {.elem = 1}, poly = {.elem = sizeof(uint32_t)};
+    int32_t mtl_tag = -1, grp_tag = -1;
+    sensim_lines it = {data, data + size, 0};
+    const char *lb, *le;
+    st = SENSIM_OK;
+#define FAIL(code, ...)                                                                        \
+    do {                                                                                       \
+        st = sensim__fail(code, __VA_ARGS__);                                                  \
+        goto done;                                                                             \
+    } while (0)
+
+    while (sensim__next_line(&it, &lb, &le)) {
+        const char *ke;
+        const char *kb = sensim__token(lb, le, &ke);
+        if (kb == ke || *kb == '#')
+            continue;
+        unsigned long long ln = (unsigned long long)it.line_no;
+        if (sensim__token_is(kb, ke, "v")) {
+            const char *p = ke;
+            for (int c = 0; c < 3; c++) {
+                double v;
+                p = sensim__skip_space(p, le);
+                if (!sensim__parse_double(&p, le, &v))
+                    FAIL(SENSIM_ERR_PARSE, "%s:%llu: vertex needs 3 numbers (component %d)", path, ln, c + 1);
+                if (!isfinite(v) || !isfinite((float)(v * scale)))
+                    FAIL(SENSIM_ERR_NOT_FINITE, "%s:%llu: vertex component %d is not finite", path, ln, c + 1);
+                float f = (float)(v * scale);
+                if (!gb_push(&verts, &f))
+                    FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
+            }
+            /* optional w or vertex colour: must still be numbers */
+            for (;;) {
+                double v;
+                p = sensim__skip_space(p, le);
+                if (p >= le)
+                    break;
+                if (!sensim__parse_double(&p, le, &v))
+                    FAIL(SENSIM_ERR_PARSE, "%s:%llu: unexpected text after vertex", path, ln);
+            }
+            if (verts.len / 3 > MAX_ELEMS)
+                FAIL(SENSIM_ERR_TOO_LARGE, "%s:%llu: more than 2^30 vertices", path, ln);
+        } else if (sensim__token_is(kb, ke, "f")) {
+            uint64_t nv = verts.len / 3;
+            poly.len = 0;
+            const char *p = ke;
+            for (;;) {
+                const char *te;
+                const char *tb = sensim__token(p, le, &te);
+                if (tb == te)
+                    break;
+                const char *q = tb;
+                int64_t i;
+                if (!sensim__parse_int(&q, te, &i))
+                    FAIL(SENSIM_ERR_PARSE, "%s:%llu: bad face vertex '%.*s'", path, ln, (int)(te - tb), tb);
+                /* the rest (/vt/vn) must be numbers or empty */
+                while (q < te) {
+                    if (*q != '/')
+                        FAIL(SENSIM_ERR_PARSE, "%s:%llu: bad face vertex '%.*s'", path, ln, (int)(te - tb), tb);
+                    q++;
+                    int64_t dummy;
+                    if (q < te && *q != '/' && !sensim__parse_int(&q, te, &dummy))
+                        FAIL(SENSIM_ERR_PARSE, "%s:%llu: bad face vertex '%.*s'", path, ln, (int)(te - tb), tb);
+                }
+                int64_t k = i > 0 ? i - 1 : (int64_t)nv + i;
+                if (i == 0 || k < 0 || (uint64_t)k >= nv)
+                    FAIL(SENSIM_ERR_BAD_INDEX, "%s:%llu: face index %lld out of range (%llu vertices so far)",
+                         path, ln, (long long)i, (unsigned long long)nv);
+                uint32_t u = (uint32_t)k;
+                if (!gb_push(&poly, &u))
+                    FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
+                p = te;
+            }
+            if (poly.len < 3)
+                FAIL(SENSIM_ERR_PARSE, "%s:%llu: face with %zu vertices (needs 3 or more)", path, ln, poly.len);
+            uint8_t tag = (uint8_t)(mtl_tag >= 0 ? mtl_tag : grp_tag >= 0 ? grp_tag : o.default_tag);
+            const uint32_t *pv = poly.data;
+            for (size_t j = 1; j + 1 < poly.len; j++) {
+                uint32_t tri[3] = {pv[0], pv[j], pv[j + 1]};
+                for (int c = 0; c < 3; c++)
+                    if (!gb_push(&idx, &tri[c]))
+                        FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
+                if (!gb_push(&tags, &tag))
+                    FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
+            }
+            if (tags.len > MAX_ELEMS)
+                FAIL(SENSIM_ERR_TOO_LARGE, "%s:%llu: more than 2^30 triangles", path, ln);
+        } else if (sensim__token_is(kb, ke, "usemtl")) {
+            mtl_tag = tag_of_rest(sensim__skip_space(ke, le), le);
+        } else if (sensim__token_is(kb, ke, "g") || sensim__token_is(kb, ke, "o")) {
+            grp_tag = tag_of_rest(sensim__skip_space(ke, le), le);
+        } else {
+            bool known = false;
+            for (size_t k = 0; k < sizeof ignored_keywords / sizeof ignored_keywords[0]; k++)
+                if (sensim__token_is(kb, ke, ignored_keywords[k]))
+                    known = true;
+            if (!known)
+                FAIL(SENSIM_ERR_PARSE, "%s:%llu: unknown OBJ statement '%.*s'", path, ln,
+                     (int)(ke - kb > 40 ? 40 : ke - kb), kb);
+        }
+    }
+    if (tags.len == 0)
+        FAIL(SENSIM_ERR_EMPTY, "%s:%llu: no faces in file", path, (unsigned long long)it.line_no);
+
+    {
+        sensim_mesh m = {0};
+        m.vertex_count = (uint32_t)(verts.len / 3);
+        m.triangle_count = (uint32_t)tags.len;
+        m.vertices = verts.data; /* gb_push keeps 16 spare bytes for Embree */
+        m.indices = idx.data;
+        m.tags = tags.data;
+        m.flags = o.flags & SENSIM_MESH_PROTOTYPE;
+        m.materials = calloc(tags.len, sizeof(uint16_t));
+        verts.data = idx.data = tags.data = NULL;
+        if (!m.materials) {
+            sensim__mesh_free(&m);
+            FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+        }
+        st = sensim__scene_append_mesh(scene, &m, out_mesh_id);
+    }
+#undef FAIL
+done:
+    free(verts.data);
+    free(idx.data);
+    free(tags.data);
+    free(poly.data);
+    free(data);
+    return st;
+}

@@ -1,0 +1,31 @@
+/* Small, bounded text scanning shared by the OBJ, PLY and preset parsers.
+ * Nothing here reads past `end` or crosses a line end. */
+#ifndef SENSIM_PARSE_H
+#define SENSIM_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sensim_lines {
+    const char *cur;
+    const char *end;
+    uint64_t line_no; /* 1-based number of the line last returned */
+} sensim_lines;
+
+/* Next line without its terminator (LF, CRLF or CR). False at end of input. */
+bool sensim__next_line(sensim_lines *it, const char **out_begin, const char **out_end);
+
+const char *sensim__skip_space(const char *p, const char *end);
+/* Token [begin, end) of non-space characters. */
+const char *sensim__token(const char *p, const char *end, const char **tok_end);
+bool sensim__token_is(const char *b, const char *e, const char *word);
+
+/* Decimal number: [+-] digits [. digits] [(e|E) [+-] digits], or nan/inf/infinity.
+ * Advances *p past it. Returns false (and leaves *p) if no number starts at *p
+ * or if it is followed by a character other than space, tab, ',' '/' or end. */
+bool sensim__parse_double(const char **p, const char *end, double *out);
+/* Signed integer in [INT64_MIN, INT64_MAX]; same termination rules. */
+bool sensim__parse_int(const char **p, const char *end, int64_t *out);
+
+#endif

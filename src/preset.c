@@ -1,0 +1,419 @@
+/* Preset files: "key = value" lines, '#' comments, comma-separated tables.
+ * Keys are documented in scan_patterns/README.md. */
+#include "internal.h"
+#include "motion.h"
+#include "parse.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#define DEG (SENSIM_PI / 180.0)
+
+typedef struct preset {
+    char name[32];
+    sensim_lidar_desc d;
+    int64_t channels;
+    double mount_xyz[3], mount_rpy_deg[3];
+    float *elev, *azoff;
+    int32_t *fireoff;
+    uint32_t n_elev, n_azoff, n_fireoff;
+} preset;
+
+/* Where a key/value came from, for messages: "file:line" or "override N". */
+typedef struct origin {
+    const char *file;
+    unsigned long long line;
+    int override_index; /* >= 0 for overrides */
+} origin;
+
+static sensim_status failo(sensim_status s, const origin *o, const char *fmt, const char *key, const char *what)
+{
+    char where[512];
+    if (o->override_index >= 0)
+        snprintf(where, sizeof where, "override %d", o->override_index + 1);
+    else
+        snprintf(where, sizeof where, "%.400s:%llu", o->file, o->line);
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, key, what);
+    return sensim__fail(s, "%s: %s", where, msg);
+}
+
+static sensim_status parse_list(const char *b, const char *e, const origin *o, const char *key, double **out,
+                                uint32_t *out_n)
+{
+    uint32_t cap = 16, n = 0;
+    double *v = malloc(cap * sizeof *v);
+    if (!v)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "out of memory");
+    const char *p = b;
+    for (;;) {
+        p = sensim__skip_space(p, e);
+        double x;
+        if (!sensim__parse_double(&p, e, &x)) {
+            free(v);
+            return failo(SENSIM_ERR_PARSE, o, "%s: %s", key, "expected a comma-separated list of numbers");
+        }
+        if (!isfinite(x)) {
+            free(v);
+            return failo(SENSIM_ERR_NOT_FINITE, o, "%s: %s", key, "list holds NaN or infinity");
+        }
+        if (n == cap) {
+            cap *= 2;
+            double *nv = realloc(v, cap * sizeof *nv);
+            if (!nv) {
+                free(v);
+                return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "out of memory");
+            }
+            v = nv;
+        }
+        v[n++] = x;
+        if (n > SENSIM_MAX_CHANNELS) {
+            free(v);
+            return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "more than 1024 entries");
+        }
+        p = sensim__skip_space(p, e);
+        if (p >= e)
+            break;
+        if (*p != ',') {
+            free(v);
+            return failo(SENSIM_ERR_PARSE, o, "%s: %s", key, "expected ',' between numbers");
+        }
+        p++;
+    }
+    *out = v;
+    *out_n = n;
+    return SENSIM_OK;
+}
+
+static sensim_status parse_number(const char *b, const char *e, const origin *o, const char *key, double *out)
+{
+    const char *p = sensim__skip_space(b, e);
+    double x;
+    if (!sensim__parse_double(&p, e, &x) || sensim__skip_space(p, e) != e)
+        return failo(SENSIM_ERR_PARSE, o, "%s: %s", key, "expected one number");
+    if (!isfinite(x))
+        return failo(SENSIM_ERR_NOT_FINITE, o, "%s: %s", key, "value is NaN or infinite");
+    *out = x;
+    return SENSIM_OK;
+}
+
+static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const char *vb, const char *ve,
+                              const origin *o)
+{
+    char key[64];
+    size_t kl = (size_t)(ke - kb);
+    if (kl >= sizeof key)
+        kl = sizeof key - 1;
+    memcpy(key, kb, kl);
+    key[kl] = '\0';
+    /* trim value */
+    vb = sensim__skip_space(vb, ve);
+    while (ve > vb && (ve[-1] == ' ' || ve[-1] == '\t'))
+        ve--;
+    if (vb == ve)
+        return failo(SENSIM_ERR_PARSE, o, "%s: %s", key, "empty value");
+
+    if (!strcmp(key, "name")) {
+        size_t n = (size_t)(ve - vb) < sizeof ps->name - 1 ? (size_t)(ve - vb) : sizeof ps->name - 1;
+        memcpy(ps->name, vb, n);
+        ps->name[n] = '\0';
+        return SENSIM_OK;
+    }
+    if (!strcmp(key, "description") || !strcmp(key, "source"))
+        return SENSIM_OK;
+    if (!strcmp(key, "type")) {
+        if (!sensim__token_is(vb, ve, "mechanical"))
+            return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "only 'mechanical' is supported by this version");
+        return SENSIM_OK;
+    }
+    if (!strcmp(key, "spin")) {
+        if (sensim__token_is(vb, ve, "cw"))
+            ps->d.spin = SENSIM_SPIN_CW;
+        else if (sensim__token_is(vb, ve, "ccw"))
+            ps->d.spin = SENSIM_SPIN_CCW;
+        else
+            return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be cw or ccw");
+        return SENSIM_OK;
+    }
+    if (!strcmp(key, "elevation_deg") || !strcmp(key, "azimuth_offset_deg") || !strcmp(key, "firing_offset_ns") ||
+        !strcmp(key, "mount_xyz_m") || !strcmp(key, "mount_rpy_deg")) {
+        double *v = NULL;
+        uint32_t n = 0;
+        sensim_status st = parse_list(vb, ve, o, key, &v, &n);
+        if (st != SENSIM_OK)
+            return st;
+        if (!strcmp(key, "mount_xyz_m") || !strcmp(key, "mount_rpy_deg")) {
+            if (n != 3) {
+                free(v);
+                return failo(SENSIM_ERR_PARSE, o, "%s: %s", key, "needs exactly 3 numbers");
+            }
+            memcpy(!strcmp(key, "mount_xyz_m") ? ps->mount_xyz : ps->mount_rpy_deg, v, 3 * sizeof(double));
+            free(v);
+            return SENSIM_OK;
+        }
+        if (!strcmp(key, "firing_offset_ns")) {
+            int32_t *f = malloc(n * sizeof *f);
+            if (!f) {
+                free(v);
+                return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "out of memory");
+            }
+            for (uint32_t i = 0; i < n; i++) {
+                if (v[i] != floor(v[i]) || fabs(v[i]) > 2e9) {
+                    free(v);
+                    free(f);
+                    return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "entries must be integers (ns)");
+                }
+                f[i] = (int32_t)v[i];
+            }
+            free(ps->fireoff);
+            ps->fireoff = f;
+            ps->n_fireoff = n;
+            free(v);
+            return SENSIM_OK;
+        }
+        float *f = malloc(n * sizeof *f);
+        if (!f) {
+            free(v);
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        for (uint32_t i = 0; i < n; i++)
+            f[i] = (float)(v[i] * DEG);
+        free(v);
+        if (!strcmp(key, "elevation_deg")) {
+            free(ps->elev);
+            ps->elev = f;
+            ps->n_elev = n;
+        } else {
+            free(ps->azoff);
+            ps->azoff = f;
+            ps->n_azoff = n;
+        }
+        return SENSIM_OK;
+    }
+
+    static const struct {
+        const char *key;
+        int kind; /* 0 double, 1 float, 2 uint32, 3 uint64, 4 channels */
+        size_t off;
+        double scale;
+    } scalars[] = {
+        {"channels", 4, 0, 1},
+        {"rotation_hz", 0, offsetof(sensim_lidar_desc, rotation_hz), 1},
+        {"shots_per_s", 0, offsetof(sensim_lidar_desc, shots_per_s), 1},
+        {"azimuth_resolution_deg", 0, offsetof(sensim_lidar_desc, azimuth_resolution_rad), DEG},
+        {"hfov_deg", 0, offsetof(sensim_lidar_desc, hfov_rad), DEG},
+        {"start_azimuth_deg", 0, offsetof(sensim_lidar_desc, start_azimuth_rad), DEG},
+        {"min_range_m", 1, offsetof(sensim_lidar_desc, min_range_m), 1},
+        {"max_range_m", 1, offsetof(sensim_lidar_desc, max_range_m), 1},
+        {"noise_stddev_m", 1, offsetof(sensim_lidar_desc, noise_stddev_m), 1},
+        {"atmos_atten_per_m", 1, offsetof(sensim_lidar_desc, atmos_atten_per_m), 1},
+        {"lidar_id", 2, offsetof(sensim_lidar_desc, lidar_id), 1},
+        {"seed", 3, offsetof(sensim_lidar_desc, seed), 1},
+    };
+    for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++) {
+        if (strcmp(key, scalars[i].key))
+            continue;
+        double x = 0.0;
+        sensim_status st = parse_number(vb, ve, o, key, &x);
+        if (st != SENSIM_OK)
+            return st;
+        char *base = (char *)&ps->d;
+        switch (scalars[i].kind) {
+        case 0: {
+            double v = x * scalars[i].scale;
+            memcpy(base + scalars[i].off, &v, sizeof v);
+            break;
+        }
+        case 1: {
+            float v = (float)x;
+            if (fabs(x) > 3e38)
+                return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "value too large");
+            memcpy(base + scalars[i].off, &v, sizeof v);
+            break;
+        }
+        case 2: {
+            if (x < 0 || x > 4294967295.0 || x != floor(x))
+                return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be an integer in 0..2^32-1");
+            uint32_t v = (uint32_t)x;
+            memcpy(base + scalars[i].off, &v, sizeof v);
+            break;
+        }
+        case 3: {
+            if (x < 0 || x > 9007199254740992.0 || x != floor(x))
+                return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be an integer in 0..2^53");
+            uint64_t v = (uint64_t)x;
+            memcpy(base + scalars[i].off, &v, sizeof v);
+            break;
+        }
+        default:
+            if (x < 1 || x > SENSIM_MAX_CHANNELS || x != floor(x))
+                return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be an integer in 1..1024");
+            ps->channels = (int64_t)x;
+        }
+        return SENSIM_OK;
+    }
+    return failo(SENSIM_ERR_UNKNOWN_KEY, o, "unknown key '%s'%s", key, " (see scan_patterns/README.md)");
+}
+
+static sensim_status parse_line(preset *ps, const char *lb, const char *le, const origin *o)
+{
+    /* strip comment */
+    for (const char *c = lb; c < le; c++)
+        if (*c == '#') {
+            le = c;
+            break;
+        }
+    const char *p = sensim__skip_space(lb, le);
+    if (p == le)
+        return SENSIM_OK;
+    const char *eq = memchr(p, '=', (size_t)(le - p));
+    if (!eq)
+        return failo(SENSIM_ERR_PARSE, o, "%s%s", "expected 'key = value'", "");
+    const char *ke = eq;
+    while (ke > p && (ke[-1] == ' ' || ke[-1] == '\t'))
+        ke--;
+    if (ke == p)
+        return failo(SENSIM_ERR_PARSE, o, "%s%s", "missing key before '='", "");
+    return apply_kv(ps, p, ke, eq + 1, le, o);
+}
+
+static bool is_path(const char *s)
+{
+    size_t n = strlen(s);
+    return strchr(s, '/') || (n > 7 && !strcmp(s + n - 7, ".preset"));
+}
+
+static _Thread_local char dir_buf[4096];
+
+const char *sensim_preset_search_dir(uint32_t index)
+{
+    const char *env = getenv("SENSIM_PRESET_PATH");
+    uint32_t i = 0;
+    if (env && *env) {
+        const char *s = env;
+        for (;;) {
+            const char *c = strchr(s, ':');
+            size_t n = c ? (size_t)(c - s) : strlen(s);
+            if (n > 0) {
+                if (i == index) {
+                    if (n >= sizeof dir_buf)
+                        n = sizeof dir_buf - 1;
+                    memcpy(dir_buf, s, n);
+                    dir_buf[n] = '\0';
+                    return dir_buf;
+                }
+                i++;
+            }
+            if (!c)
+                break;
+            s = c + 1;
+        }
+    }
+    if (index == i)
+        return SENSIM_SOURCE_PRESET_DIR;
+    if (index == i + 1)
+        return SENSIM_INSTALL_PRESET_DIR;
+    return NULL;
+}
+
+static sensim_status resolve(const char *name, char *out, size_t cap)
+{
+    struct stat sb;
+    if (is_path(name)) {
+        snprintf(out, cap, "%s", name);
+        return SENSIM_OK;
+    }
+    for (size_t n = strlen(name), i = 0; i < n; i++)
+        if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '_' ||
+              name[i] == '-'))
+            return sensim__fail(SENSIM_ERR_NOT_FOUND, "preset name '%s' has characters other than a-z 0-9 _ -", name);
+    for (uint32_t i = 0;; i++) {
+        const char *dir = sensim_preset_search_dir(i);
+        if (!dir)
+            break;
+        snprintf(out, cap, "%s/%s.preset", dir, name);
+        if (stat(out, &sb) == 0 && S_ISREG(sb.st_mode))
+            return SENSIM_OK;
+    }
+    return sensim__fail(SENSIM_ERR_NOT_FOUND, "no preset named '%s' (searched $SENSIM_PRESET_PATH, %s, %s)", name,
+                        SENSIM_SOURCE_PRESET_DIR, SENSIM_INSTALL_PRESET_DIR);
+}
+
+sensim_status sensim_lidar_create_from_preset(sensim_context *ctx, const char *name_or_path,
+                                              const char *const *overrides, uint32_t override_count,
+                                              sensim_lidar **out)
+{
+    if (!ctx || !name_or_path || !out || (override_count && !overrides))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_create_from_preset: NULL argument");
+    *out = NULL;
+    char path[4096];
+    sensim_status st = resolve(name_or_path, path, sizeof path);
+    if (st != SENSIM_OK)
+        return st;
+    char *data;
+    size_t size;
+    if ((st = sensim__read_file(path, 16u << 20, &data, &size)) != SENSIM_OK)
+        return st;
+
+    preset ps;
+    memset(&ps, 0, sizeof ps);
+    sensim_lidar_desc_init(&ps.d);
+    sensim_lines it = {data, data + size, 0};
+    const char *lb, *le;
+    origin o = {path, 0, -1};
+    while (st == SENSIM_OK && sensim__next_line(&it, &lb, &le)) {
+        o.line = it.line_no;
+        st = parse_line(&ps, lb, le, &o);
+    }
+    for (uint32_t i = 0; st == SENSIM_OK && i < override_count; i++) {
+        if (!overrides[i]) {
+            st = sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "override %u is NULL", i + 1);
+            break;
+        }
+        origin oo = {path, 0, (int)i};
+        const char *s = overrides[i];
+        if (!strchr(s, '='))
+            st = failo(SENSIM_ERR_PARSE, &oo, "%s%s", "expected KEY=VALUE", "");
+        else
+            st = parse_line(&ps, s, s + strlen(s), &oo);
+    }
+    free(data);
+    if (st == SENSIM_OK) {
+        origin oe = {path, 0, -1};
+        oe.line = it.line_no;
+        if (ps.channels == 0)
+            st = failo(SENSIM_ERR_EMPTY, &oe, "%s%s", "no 'channels' key", "");
+        else if (ps.n_elev != ps.channels)
+            st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: elevation_deg has %u entries, channels = %lld", path,
+                              ps.n_elev, (long long)ps.channels);
+        else if (ps.azoff && ps.n_azoff != ps.channels)
+            st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: azimuth_offset_deg has %u entries, channels = %lld", path,
+                              ps.n_azoff, (long long)ps.channels);
+        else if (ps.fireoff && ps.n_fireoff != ps.channels)
+            st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: firing_offset_ns has %u entries, channels = %lld", path,
+                              ps.n_fireoff, (long long)ps.channels);
+    }
+    if (st == SENSIM_OK) {
+        ps.d.name = ps.name[0] ? ps.name : name_or_path;
+        ps.d.channel_count = (uint32_t)ps.channels;
+        ps.d.elevation_rad = ps.elev;
+        ps.d.azimuth_offset_rad = ps.azoff;
+        ps.d.firing_offset_ns = ps.fireoff;
+        sensim__pose_from_xyz_rpy(ps.mount_xyz[0], ps.mount_xyz[1], ps.mount_xyz[2], ps.mount_rpy_deg[0] * DEG,
+                                  ps.mount_rpy_deg[1] * DEG, ps.mount_rpy_deg[2] * DEG, ps.d.mount_pose);
+        st = sensim_lidar_create(ctx, &ps.d, out);
+        if (st != SENSIM_OK) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", sensim_context_last_error(ctx));
+            sensim__fail(st, "%s: %s", path, msg);
+        }
+    }
+    free(ps.elev);
+    free(ps.azoff);
+    free(ps.fireoff);
+    return st;
+}

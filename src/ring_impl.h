@@ -1,0 +1,24 @@
+/* Producer side of the ring, used by scans. */
+#ifndef SENSIM_RING_IMPL_H
+#define SENSIM_RING_IMPL_H
+
+#include "internal.h"
+
+/* Validate the handle; SENSIM_OK or SENSIM_ERR_BAD_HANDLE. */
+sensim_status sensim__ring_check(const sensim_ring *ring);
+
+/* A scan is one transaction: under SENSIM_OVERFLOW_FAIL it is all or nothing. */
+void sensim__ring_tx_begin(sensim_ring *ring);
+/* Publish frames closed in the transaction. Returns SENSIM_ERR_RING_FULL and
+ * rolls everything back if the transaction overflowed under FAIL. */
+sensim_status sensim__ring_tx_end(sensim_ring *ring, uint64_t *out_written, uint64_t *out_lost);
+
+/* Make frame @p number the open frame (closing a different open frame first;
+ * it is flagged partial if not fully scanned). */
+void sensim__ring_open_frame(sensim_ring *ring, uint64_t number, int64_t t_begin_ns,
+                             int64_t t_end_ns, const double pose[16], uint32_t lidar_id);
+void sensim__ring_add_scanned(sensim_ring *ring, int64_t ns);
+void sensim__ring_push(sensim_ring *ring, const sensim_point *pt);
+void sensim__ring_close_frame(sensim_ring *ring);
+
+#endif

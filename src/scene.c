@@ -1,0 +1,323 @@
+#include "scene_impl.h"
+#include "trace.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define SENSIM_MAX_MESH_TRIANGLES (1u << 30)
+
+void sensim_mesh_desc_init(sensim_mesh_desc *desc)
+{
+    if (desc)
+        memset(desc, 0, sizeof *desc);
+}
+
+void sensim_load_options_init(sensim_load_options *opt)
+{
+    if (opt)
+        memset(opt, 0, sizeof *opt);
+}
+
+sensim_status sensim_scene_create(sensim_context *ctx, sensim_scene **out_scene)
+{
+    if (!ctx || !out_scene)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_create: NULL argument");
+    *out_scene = NULL;
+    sensim_scene *s = calloc(1, sizeof *s);
+    if (!s)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate scene");
+    s->ctx = ctx;
+    atomic_init(&s->use, 0);
+    s->dirty = true;
+    sensim__context_retain(ctx);
+    *out_scene = s;
+    return SENSIM_OK;
+}
+
+void sensim__mesh_free(sensim_mesh *m)
+{
+    sensim__trace_mesh_release(m);
+    free(m->vertices);
+    free(m->indices);
+    free(m->tags);
+    free(m->materials);
+    memset(m, 0, sizeof *m);
+}
+
+void sensim_scene_destroy(sensim_scene *scene)
+{
+    if (!scene)
+        return;
+    sensim__trace_scene_release(scene);
+    for (uint32_t i = 0; i < scene->mesh_count; i++)
+        sensim__mesh_free(&scene->meshes[i]);
+    free(scene->meshes);
+    free(scene->actors);
+    sensim_context *ctx = scene->ctx;
+    free(scene);
+    sensim__context_release(ctx);
+}
+
+sensim_status sensim__scene_edit_begin(sensim_scene *scene)
+{
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&scene->use, &expected, -1))
+        return sensim__fail(SENSIM_ERR_BUSY, "scene edit refused: %s",
+                            expected > 0 ? "a scan is running on it" : "another edit is running");
+    return SENSIM_OK;
+}
+
+void sensim__scene_edit_end(sensim_scene *scene)
+{
+    atomic_store(&scene->use, 0);
+}
+
+sensim_status sensim__scene_scan_begin(const sensim_scene *cscene)
+{
+    sensim_scene *scene = (sensim_scene *)cscene; /* only the use counter changes */
+    int v = atomic_load(&scene->use);
+    do {
+        if (v < 0)
+            return sensim__fail(SENSIM_ERR_BUSY, "scan refused: the scene is being edited");
+    } while (!atomic_compare_exchange_weak(&scene->use, &v, v + 1));
+    if (scene->dirty) {
+        atomic_fetch_sub(&scene->use, 1);
+        return sensim__fail(SENSIM_ERR_NOT_COMMITTED,
+                            scene->ever_committed ? "scene has staged edits: call sensim_scene_commit"
+                                                  : "scene was never committed: call sensim_scene_commit");
+    }
+    return SENSIM_OK;
+}
+
+void sensim__scene_scan_end(const sensim_scene *cscene)
+{
+    atomic_fetch_sub(&((sensim_scene *)cscene)->use, 1);
+}
+
+sensim_status sensim__scene_append_mesh(sensim_scene *scene, sensim_mesh *mesh, uint32_t *out_id)
+{
+    sensim_status st = sensim__scene_edit_begin(scene);
+    if (st != SENSIM_OK) {
+        sensim__mesh_free(mesh);
+        return st;
+    }
+    if (scene->mesh_count == scene->mesh_cap) {
+        uint32_t cap = scene->mesh_cap ? scene->mesh_cap * 2 : 8;
+        sensim_mesh *nm = realloc(scene->meshes, cap * sizeof *nm);
+        if (!nm) {
+            sensim__scene_edit_end(scene);
+            sensim__mesh_free(mesh);
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot grow mesh table");
+        }
+        scene->meshes = nm;
+        scene->mesh_cap = cap;
+    }
+    uint32_t id = scene->mesh_count++;
+    scene->meshes[id] = *mesh;
+    if (!(mesh->flags & SENSIM_MESH_PROTOTYPE))
+        scene->static_dirty = true;
+    scene->dirty = true;
+    sensim__scene_edit_end(scene);
+    if (out_id)
+        *out_id = id;
+    return SENSIM_OK;
+}
+
+sensim_status sensim_scene_add_mesh(sensim_scene *scene, const sensim_mesh_desc *d, uint32_t *out_id)
+{
+    if (!scene || !d)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_add_mesh: NULL argument");
+    if (d->triangle_count == 0 || d->vertex_count == 0)
+        return sensim__fail(SENSIM_ERR_EMPTY, "sensim_scene_add_mesh: %u vertices, %u triangles",
+                            d->vertex_count, d->triangle_count);
+    if (!d->vertices || !d->indices)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_add_mesh: vertices or indices NULL");
+    if (d->triangle_count > SENSIM_MAX_MESH_TRIANGLES || d->vertex_count > SENSIM_MAX_MESH_TRIANGLES)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "sensim_scene_add_mesh: more than 2^30 triangles or vertices");
+    if (d->flags & ~SENSIM_MESH_PROTOTYPE)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_add_mesh: unknown flags 0x%x", d->flags);
+    if (d->tag > SENSIM_TAG_MAX)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_scene_add_mesh: tag = %u > %d", d->tag, SENSIM_TAG_MAX);
+    size_t nv = (size_t)d->vertex_count * 3, nt = d->triangle_count;
+    for (size_t i = 0; i < nv; i++)
+        if (!isfinite(d->vertices[i]))
+            return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_scene_add_mesh: vertex %zu component %zu is %g",
+                                i / 3, i % 3, (double)d->vertices[i]);
+    for (size_t i = 0; i < nt * 3; i++)
+        if (d->indices[i] >= d->vertex_count)
+            return sensim__fail(SENSIM_ERR_BAD_INDEX, "sensim_scene_add_mesh: triangle %zu index %u >= vertex_count %u",
+                                i / 3, d->indices[i], d->vertex_count);
+    if (d->triangle_tags)
+        for (size_t i = 0; i < nt; i++)
+            if (d->triangle_tags[i] > SENSIM_TAG_MAX)
+                return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_scene_add_mesh: triangle %zu tag %u > %d",
+                                    i, d->triangle_tags[i], SENSIM_TAG_MAX);
+
+    sensim_mesh m = {0};
+    m.vertex_count = d->vertex_count;
+    m.triangle_count = d->triangle_count;
+    m.flags = d->flags;
+    m.vertices = malloc((nv + 1) * sizeof(float));
+    m.indices = malloc(nt * 3 * sizeof(uint32_t));
+    m.tags = malloc(nt);
+    m.materials = malloc(nt * sizeof(uint16_t));
+    if (!m.vertices || !m.indices || !m.tags || !m.materials) {
+        sensim__mesh_free(&m);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_scene_add_mesh: cannot copy %zu triangles", nt);
+    }
+    memcpy(m.vertices, d->vertices, nv * sizeof(float));
+    m.vertices[nv] = 0.0f;
+    memcpy(m.indices, d->indices, nt * 3 * sizeof(uint32_t));
+    for (size_t i = 0; i < nt; i++) {
+        m.tags[i] = d->triangle_tags ? d->triangle_tags[i] : d->tag;
+        m.materials[i] = d->triangle_materials ? d->triangle_materials[i] : d->material_id;
+    }
+    return sensim__scene_append_mesh(scene, &m, out_id);
+}
+
+static sensim_status check_pose(const double pose[16])
+{
+    if (!sensim__finite_array_d(pose, 16))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "actor pose has a NaN or infinite element");
+    double det = pose[0] * (pose[5] * pose[10] - pose[9] * pose[6]) -
+                 pose[4] * (pose[1] * pose[10] - pose[9] * pose[2]) +
+                 pose[8] * (pose[1] * pose[6] - pose[5] * pose[2]);
+    if (fabs(det) < 1e-12)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "actor pose rotation part is singular (det = %g)", det);
+    if (pose[3] != 0.0 || pose[7] != 0.0 || pose[11] != 0.0 || pose[15] != 1.0)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "actor pose last row must be (0, 0, 0, 1)");
+    return SENSIM_OK;
+}
+
+static sensim_actor *find_actor(sensim_scene *scene, uint32_t id)
+{
+    for (uint32_t i = 0; i < scene->actor_count; i++)
+        if (scene->actors[i].id == id)
+            return &scene->actors[i];
+    return NULL;
+}
+
+sensim_status sensim_scene_add_actor(sensim_scene *scene, uint32_t mesh_id, uint32_t actor_id,
+                                     const double pose[16])
+{
+    if (!scene || !pose)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_add_actor: NULL argument");
+    if (actor_id == 0)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_add_actor: actor id 0 is reserved for static world");
+    if (mesh_id >= scene->mesh_count)
+        return sensim__fail(SENSIM_ERR_BAD_INDEX, "sensim_scene_add_actor: mesh %u does not exist (%u meshes)",
+                            mesh_id, scene->mesh_count);
+    sensim_status st = check_pose(pose);
+    if (st != SENSIM_OK)
+        return st;
+    if (find_actor(scene, actor_id))
+        return sensim__fail(SENSIM_ERR_DUPLICATE, "sensim_scene_add_actor: actor id %u already exists", actor_id);
+    if ((st = sensim__scene_edit_begin(scene)) != SENSIM_OK)
+        return st;
+    if (scene->actor_count == scene->actor_cap) {
+        uint32_t cap = scene->actor_cap ? scene->actor_cap * 2 : 16;
+        sensim_actor *na = realloc(scene->actors, cap * sizeof *na);
+        if (!na) {
+            sensim__scene_edit_end(scene);
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot grow actor table");
+        }
+        scene->actors = na;
+        scene->actor_cap = cap;
+    }
+    sensim_actor *a = &scene->actors[scene->actor_count++];
+    a->id = actor_id;
+    a->mesh = mesh_id;
+    memcpy(a->pose, pose, sizeof a->pose);
+    scene->dirty = true;
+    sensim__scene_edit_end(scene);
+    return SENSIM_OK;
+}
+
+sensim_status sensim_scene_set_actor_pose(sensim_scene *scene, uint32_t actor_id, const double pose[16])
+{
+    if (!scene || !pose)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_set_actor_pose: NULL argument");
+    sensim_status st = check_pose(pose);
+    if (st != SENSIM_OK)
+        return st;
+    if ((st = sensim__scene_edit_begin(scene)) != SENSIM_OK)
+        return st;
+    sensim_actor *a = find_actor(scene, actor_id);
+    if (a) {
+        memcpy(a->pose, pose, sizeof a->pose);
+        scene->dirty = true;
+    }
+    sensim__scene_edit_end(scene);
+    return a ? SENSIM_OK
+             : sensim__fail(SENSIM_ERR_NOT_FOUND, "sensim_scene_set_actor_pose: no actor %u", actor_id);
+}
+
+sensim_status sensim_scene_remove_actor(sensim_scene *scene, uint32_t actor_id)
+{
+    if (!scene)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_remove_actor: NULL scene");
+    sensim_status st = sensim__scene_edit_begin(scene);
+    if (st != SENSIM_OK)
+        return st;
+    sensim_actor *a = find_actor(scene, actor_id);
+    if (a) {
+        *a = scene->actors[--scene->actor_count];
+        scene->dirty = true;
+    }
+    sensim__scene_edit_end(scene);
+    return a ? SENSIM_OK : sensim__fail(SENSIM_ERR_NOT_FOUND, "sensim_scene_remove_actor: no actor %u", actor_id);
+}
+
+sensim_status sensim_scene_commit(sensim_scene *scene)
+{
+    if (!scene)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_commit: NULL scene");
+    sensim_status st = sensim__scene_edit_begin(scene);
+    if (st != SENSIM_OK)
+        return st;
+    uint32_t static_meshes = 0;
+    for (uint32_t i = 0; i < scene->mesh_count; i++)
+        static_meshes += !(scene->meshes[i].flags & SENSIM_MESH_PROTOTYPE);
+    if (static_meshes == 0 && scene->actor_count == 0) {
+        sensim__scene_edit_end(scene);
+        return sensim__fail(SENSIM_ERR_EMPTY, "sensim_scene_commit: no static mesh and no actor");
+    }
+    st = sensim__trace_commit(scene);
+    if (st == SENSIM_OK) {
+        scene->dirty = false;
+        scene->static_dirty = false;
+        scene->ever_committed = true;
+    }
+    sensim__scene_edit_end(scene);
+    return st;
+}
+
+sensim_status sensim_scene_get_info(const sensim_scene *scene, sensim_scene_info *out)
+{
+    if (!scene || !out)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_get_info: NULL argument");
+    memset(out, 0, sizeof *out);
+    out->mesh_count = scene->mesh_count;
+    out->actor_count = scene->actor_count;
+    for (uint32_t i = 0; i < scene->mesh_count; i++) {
+        out->triangle_count += scene->meshes[i].triangle_count;
+        out->vertex_count += scene->meshes[i].vertex_count;
+    }
+    out->committed = !scene->dirty;
+    return SENSIM_OK;
+}
+
+sensim_status sensim_scene_load_file(sensim_scene *scene, const char *path,
+                                     const sensim_load_options *opt, uint32_t *out_mesh_id)
+{
+    if (!scene || !path)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_load_file: NULL argument");
+    const char *dot = strrchr(path, '.');
+    if (dot && (strcasecmp(dot, ".obj") == 0))
+        return sensim_scene_load_obj(scene, path, opt, out_mesh_id);
+    if (dot && (strcasecmp(dot, ".ply") == 0))
+        return sensim_scene_load_ply(scene, path, opt, out_mesh_id);
+    return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: unknown mesh extension (expected .obj or .ply)", path);
+}

@@ -1,0 +1,50 @@
+/* Scene internals shared by scene.c, the loaders and trace.c. */
+#ifndef SENSIM_SCENE_IMPL_H
+#define SENSIM_SCENE_IMPL_H
+
+#include "internal.h"
+
+typedef struct sensim_mesh {
+    float *vertices;        /* xyz, vertex_count*3 + 1 float of padding (Embree reads 16 B) */
+    uint32_t vertex_count;
+    uint32_t *indices;      /* triangle_count*3 */
+    uint32_t triangle_count;
+    uint8_t *tags;          /* per triangle */
+    uint16_t *materials;    /* per triangle */
+    uint32_t flags;
+    void *proto;            /* trace.c: scene of this mesh alone, for actors */
+} sensim_mesh;
+
+typedef struct sensim_actor {
+    uint32_t id;
+    uint32_t mesh;
+    double pose[16];
+} sensim_actor;
+
+struct sensim_scene {
+    sensim_context *ctx;
+    sensim_mesh *meshes;
+    uint32_t mesh_count, mesh_cap;
+    sensim_actor *actors;
+    uint32_t actor_count, actor_cap;
+    bool static_dirty;   /* static meshes changed since the last commit */
+    bool dirty;          /* anything changed since the last commit */
+    bool ever_committed;
+    atomic_int use;      /* > 0: scans running; -1: an edit is running */
+    void *trace;         /* trace.c committed state */
+};
+
+/* Take ownership of @p mesh's arrays (validated by the caller) and append it.
+ * On failure frees them. */
+sensim_status sensim__scene_append_mesh(sensim_scene *scene, sensim_mesh *mesh, uint32_t *out_id);
+void sensim__mesh_free(sensim_mesh *mesh);
+
+/* Exclusive edit section; fails with SENSIM_ERR_BUSY while scans run. */
+sensim_status sensim__scene_edit_begin(sensim_scene *scene);
+void sensim__scene_edit_end(sensim_scene *scene);
+/* Shared scan section; fails with SENSIM_ERR_BUSY during an edit,
+ * SENSIM_ERR_NOT_COMMITTED when staged edits are pending. */
+sensim_status sensim__scene_scan_begin(const sensim_scene *scene);
+void sensim__scene_scan_end(const sensim_scene *scene);
+
+#endif

@@ -1,0 +1,296 @@
+/* Embree 3 backend. Nothing outside this file includes embree3. */
+#include "trace.h"
+
+#include <embree3/rtcore.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One instance in the top-level scene: the static world (object 0) or an actor. */
+typedef struct trace_inst {
+    uint32_t object_id;
+    uint32_t mesh;      /* actor's mesh; unused for the static instance */
+    float nrm[9];       /* normal matrix (inverse transpose of the 3x3 part), column-major */
+} trace_inst;
+
+typedef struct trace_state {
+    RTCScene top;
+    RTCScene statics;       /* static meshes, instanced once with identity */
+    uint32_t *static_mesh;  /* geomID in statics -> mesh index */
+    uint32_t static_count;
+    trace_inst *inst;       /* top geomID -> instance */
+    uint32_t inst_count;
+    const sensim_mesh *meshes; /* the scene's mesh table at commit time */
+} trace_state;
+
+static void device_error(void *user, enum RTCError code, const char *str)
+{
+    sensim_context *ctx = user;
+    sensim__log(ctx, SENSIM_LOG_ERROR, "embree error %d: %s", (int)code, str ? str : "");
+}
+
+sensim_status sensim__trace_device_create(sensim_context *ctx)
+{
+    RTCDevice dev = rtcNewDevice(NULL);
+    if (!dev)
+        return sensim__fail(SENSIM_ERR_BACKEND, "embree: rtcNewDevice failed (error %d)",
+                            (int)rtcGetDeviceError(NULL));
+    rtcSetDeviceErrorFunction(dev, device_error, ctx);
+    ctx->device = dev;
+    return SENSIM_OK;
+}
+
+void sensim__trace_device_destroy(sensim_context *ctx)
+{
+    if (ctx->device)
+        rtcReleaseDevice((RTCDevice)ctx->device);
+    ctx->device = NULL;
+}
+
+static sensim_status backend_status(RTCDevice dev, const char *what)
+{
+    enum RTCError e = rtcGetDeviceError(dev);
+    if (e == RTC_ERROR_NONE)
+        return SENSIM_OK;
+    if (e == RTC_ERROR_OUT_OF_MEMORY)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "embree: out of memory while %s", what);
+    return sensim__fail(SENSIM_ERR_BACKEND, "embree: error %d while %s", (int)e, what);
+}
+
+static RTCGeometry mesh_geometry(RTCDevice dev, const sensim_mesh *m)
+{
+    RTCGeometry g = rtcNewGeometry(dev, RTC_GEOMETRY_TYPE_TRIANGLE);
+    if (!g)
+        return NULL;
+    rtcSetSharedGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, m->vertices, 0,
+                               3 * sizeof(float), m->vertex_count);
+    rtcSetSharedGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, m->indices, 0,
+                               3 * sizeof(uint32_t), m->triangle_count);
+    rtcCommitGeometry(g);
+    return g;
+}
+
+void sensim__trace_mesh_release(sensim_mesh *mesh)
+{
+    if (mesh->proto)
+        rtcReleaseScene((RTCScene)mesh->proto);
+    mesh->proto = NULL;
+}
+
+static void release_state(trace_state *t)
+{
+    if (!t)
+        return;
+    if (t->top)
+        rtcReleaseScene(t->top);
+    if (t->statics)
+        rtcReleaseScene(t->statics);
+    free(t->static_mesh);
+    free(t->inst);
+    free(t);
+}
+
+void sensim__trace_scene_release(sensim_scene *scene)
+{
+    release_state(scene->trace);
+    scene->trace = NULL;
+}
+
+static void normal_matrix(const double p[16], float out[9])
+{
+    /* inverse transpose of the upper 3x3 = cofactor matrix / det */
+    double a = p[0], b = p[4], c = p[8], d = p[1], e = p[5], f = p[9], g = p[2], h = p[6], i = p[10];
+    double det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
+    double cof[9] = {
+        (e * i - f * h), -(d * i - f * g), (d * h - e * g),
+        -(b * i - c * h), (a * i - c * g), -(a * h - b * g),
+        (b * f - c * e), -(a * f - c * d), (a * e - b * d),
+    };
+    /* cof is row-major cofactor C; inverse transpose = C / det. Store column-major. */
+    for (int r = 0; r < 3; r++)
+        for (int col = 0; col < 3; col++)
+            out[col * 3 + r] = (float)(cof[r * 3 + col] / det);
+}
+
+static RTCScene new_scene(RTCDevice dev)
+{
+    RTCScene s = rtcNewScene(dev);
+    if (s)
+        rtcSetSceneBuildQuality(s, RTC_BUILD_QUALITY_HIGH);
+    return s;
+}
+
+sensim_status sensim__trace_commit(sensim_scene *scene)
+{
+    RTCDevice dev = (RTCDevice)scene->ctx->device;
+    trace_state *old = scene->trace;
+    trace_state *t = calloc(1, sizeof *t);
+    if (!t)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate trace state");
+    t->meshes = scene->meshes;
+
+    /* Static world: rebuilt only when static meshes changed. */
+    if (old && !scene->static_dirty) {
+        t->statics = old->statics;
+        t->static_mesh = old->static_mesh;
+        t->static_count = old->static_count;
+        old->statics = NULL;
+        old->static_mesh = NULL;
+    } else {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < scene->mesh_count; i++)
+            n += !(scene->meshes[i].flags & SENSIM_MESH_PROTOTYPE);
+        if (n > 0) {
+            t->static_mesh = malloc(n * sizeof *t->static_mesh);
+            t->statics = new_scene(dev);
+            if (!t->static_mesh || !t->statics) {
+                release_state(t);
+                return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate static scene");
+            }
+            for (uint32_t i = 0; i < scene->mesh_count; i++) {
+                if (scene->meshes[i].flags & SENSIM_MESH_PROTOTYPE)
+                    continue;
+                RTCGeometry g = mesh_geometry(dev, &scene->meshes[i]);
+                if (!g) {
+                    release_state(t);
+                    return backend_status(dev, "creating a static mesh");
+                }
+                unsigned gid = rtcAttachGeometry(t->statics, g);
+                rtcReleaseGeometry(g);
+                t->static_mesh[gid] = i;
+            }
+            t->static_count = n;
+            rtcCommitScene(t->statics);
+            sensim_status st = backend_status(dev, "building the static BVH");
+            if (st != SENSIM_OK) {
+                release_state(t);
+                return st;
+            }
+        }
+    }
+
+    uint32_t ninst = (t->statics ? 1u : 0u) + scene->actor_count;
+    t->inst = calloc(ninst ? ninst : 1, sizeof *t->inst);
+    t->top = new_scene(dev);
+    if (!t->inst || !t->top) {
+        release_state(t);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate top-level scene");
+    }
+    rtcSetSceneBuildQuality(t->top, RTC_BUILD_QUALITY_MEDIUM);
+    static const double identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    for (uint32_t k = 0; k < ninst; k++) {
+        bool is_static = t->statics && k == 0;
+        const sensim_actor *a = is_static ? NULL : &scene->actors[k - (t->statics ? 1u : 0u)];
+        RTCScene child;
+        if (is_static) {
+            child = t->statics;
+        } else {
+            sensim_mesh *m = &scene->meshes[a->mesh];
+            if (!m->proto) {
+                RTCScene ps = new_scene(dev);
+                RTCGeometry g = ps ? mesh_geometry(dev, m) : NULL;
+                if (!g) {
+                    if (ps)
+                        rtcReleaseScene(ps);
+                    release_state(t);
+                    return backend_status(dev, "creating an actor mesh");
+                }
+                rtcAttachGeometry(ps, g);
+                rtcReleaseGeometry(g);
+                rtcCommitScene(ps);
+                m->proto = ps;
+            }
+            child = (RTCScene)m->proto;
+        }
+        RTCGeometry gi = rtcNewGeometry(dev, RTC_GEOMETRY_TYPE_INSTANCE);
+        if (!gi) {
+            release_state(t);
+            return backend_status(dev, "creating an instance");
+        }
+        rtcSetGeometryInstancedScene(gi, child);
+        const double *pose = is_static ? identity : a->pose;
+        float xf[16];
+        for (int j = 0; j < 16; j++)
+            xf[j] = (float)pose[j];
+        rtcSetGeometryTransform(gi, 0, RTC_FORMAT_FLOAT4X4_COLUMN_MAJOR, xf);
+        rtcCommitGeometry(gi);
+        unsigned gid = rtcAttachGeometry(t->top, gi);
+        rtcReleaseGeometry(gi);
+        t->inst[gid].object_id = is_static ? 0u : a->id;
+        t->inst[gid].mesh = is_static ? 0u : a->mesh;
+        normal_matrix(pose, t->inst[gid].nrm);
+    }
+    t->inst_count = ninst;
+    rtcCommitScene(t->top);
+    sensim_status st = backend_status(dev, "building the top-level BVH");
+    if (st != SENSIM_OK) {
+        release_state(t);
+        return st;
+    }
+    release_state(old);
+    scene->trace = t;
+    return SENSIM_OK;
+}
+
+#define PACKET 8
+
+void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint32_t n,
+                        sensim_hit *hits)
+{
+    const trace_state *t = scene->trace;
+    struct RTCIntersectContext ictx;
+    rtcInitIntersectContext(&ictx);
+    ictx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
+
+    for (uint32_t base = 0; base < n; base += PACKET) {
+        uint32_t m = n - base < PACKET ? n - base : PACKET;
+        struct RTCRayHit8 rh;
+        int valid[PACKET];
+        for (uint32_t j = 0; j < PACKET; j++) {
+            const sensim_ray *r = &rays[base + (j < m ? j : 0)];
+            valid[j] = j < m ? -1 : 0;
+            rh.ray.org_x[j] = r->org[0];
+            rh.ray.org_y[j] = r->org[1];
+            rh.ray.org_z[j] = r->org[2];
+            rh.ray.dir_x[j] = r->dir[0];
+            rh.ray.dir_y[j] = r->dir[1];
+            rh.ray.dir_z[j] = r->dir[2];
+            rh.ray.tnear[j] = r->tnear;
+            rh.ray.tfar[j] = r->tfar;
+            rh.ray.time[j] = 0.0f;
+            rh.ray.mask[j] = 0xFFFFFFFFu;
+            rh.ray.id[j] = j;
+            rh.ray.flags[j] = 0;
+            rh.hit.geomID[j] = RTC_INVALID_GEOMETRY_ID;
+            rh.hit.instID[0][j] = RTC_INVALID_GEOMETRY_ID;
+        }
+        rtcIntersect8(valid, t->top, &ictx, &rh);
+        for (uint32_t j = 0; j < m; j++) {
+            sensim_hit *h = &hits[base + j];
+            if (rh.hit.geomID[j] == RTC_INVALID_GEOMETRY_ID) {
+                h->hit = 0;
+                h->t = INFINITY;
+                h->ng[0] = h->ng[1] = h->ng[2] = 0.0f;
+                h->object_id = 0;
+                h->material = 0;
+                h->tag = 0;
+                continue;
+            }
+            const trace_inst *in = &t->inst[rh.hit.instID[0][j]];
+            const sensim_mesh *mesh = in->object_id == 0 ? &t->meshes[t->static_mesh[rh.hit.geomID[j]]]
+                                                         : &t->meshes[in->mesh];
+            uint32_t prim = rh.hit.primID[j];
+            float nx = rh.hit.Ng_x[j], ny = rh.hit.Ng_y[j], nz = rh.hit.Ng_z[j];
+            /* Embree 3 reports Ng in the instanced object's space. */
+            h->ng[0] = in->nrm[0] * nx + in->nrm[3] * ny + in->nrm[6] * nz;
+            h->ng[1] = in->nrm[1] * nx + in->nrm[4] * ny + in->nrm[7] * nz;
+            h->ng[2] = in->nrm[2] * nx + in->nrm[5] * ny + in->nrm[8] * nz;
+            h->t = rh.ray.tfar[j];
+            h->hit = 1;
+            h->object_id = in->object_id;
+            h->tag = mesh->tags[prim];
+            h->material = mesh->materials[prim];
+        }
+    }
+}

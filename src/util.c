@@ -1,0 +1,131 @@
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-thread error text, as Embree keeps errors per device and thread. */
+static _Thread_local char tls_error[1024];
+
+sensim_status sensim__fail(sensim_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tls_error, sizeof tls_error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+const char *sensim_context_last_error(const sensim_context *ctx)
+{
+    (void)ctx;
+    return tls_error;
+}
+
+void sensim__log(const sensim_context *ctx, int32_t level, const char *fmt, ...)
+{
+    if (!ctx || !ctx->log_fn)
+        return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ctx->log_fn(ctx->log_user, level, buf);
+}
+
+const char *sensim_status_string(sensim_status s)
+{
+    switch (s) {
+    case SENSIM_OK: return "SENSIM_OK: success";
+    case SENSIM_ERR_INVALID_ARGUMENT: return "SENSIM_ERR_INVALID_ARGUMENT: invalid argument";
+    case SENSIM_ERR_OUT_OF_MEMORY: return "SENSIM_ERR_OUT_OF_MEMORY: out of memory";
+    case SENSIM_ERR_IO: return "SENSIM_ERR_IO: file cannot be read or written";
+    case SENSIM_ERR_PARSE: return "SENSIM_ERR_PARSE: malformed input";
+    case SENSIM_ERR_OUT_OF_RANGE: return "SENSIM_ERR_OUT_OF_RANGE: value out of range";
+    case SENSIM_ERR_NOT_FINITE: return "SENSIM_ERR_NOT_FINITE: NaN or infinity";
+    case SENSIM_ERR_BAD_INDEX: return "SENSIM_ERR_BAD_INDEX: index does not exist";
+    case SENSIM_ERR_EMPTY: return "SENSIM_ERR_EMPTY: nothing in it";
+    case SENSIM_ERR_NOT_COMMITTED: return "SENSIM_ERR_NOT_COMMITTED: scene not committed";
+    case SENSIM_ERR_RING_FULL: return "SENSIM_ERR_RING_FULL: ring full, nothing written";
+    case SENSIM_ERR_RING_EMPTY: return "SENSIM_ERR_RING_EMPTY: no complete frame";
+    case SENSIM_ERR_BAD_HANDLE: return "SENSIM_ERR_BAD_HANDLE: invalid handle";
+    case SENSIM_ERR_TOO_LARGE: return "SENSIM_ERR_TOO_LARGE: size too large or too small";
+    case SENSIM_ERR_UNKNOWN_KEY: return "SENSIM_ERR_UNKNOWN_KEY: unknown key";
+    case SENSIM_ERR_NOT_FOUND: return "SENSIM_ERR_NOT_FOUND: not found";
+    case SENSIM_ERR_BUSY: return "SENSIM_ERR_BUSY: in use by a scan";
+    case SENSIM_ERR_TIME_ORDER: return "SENSIM_ERR_TIME_ORDER: time goes backwards";
+    case SENSIM_ERR_OVERRUN: return "SENSIM_ERR_OVERRUN: frame dropped while read";
+    case SENSIM_ERR_BACKEND: return "SENSIM_ERR_BACKEND: ray-tracing backend error";
+    case SENSIM_ERR_DUPLICATE: return "SENSIM_ERR_DUPLICATE: id already in use";
+    default: return "unknown status";
+    }
+}
+
+const char *sensim_version_string(void)
+{
+    return SENSIM_VERSION_STRING;
+}
+
+uint32_t sensim_version_number(void)
+{
+    return SENSIM_VERSION_MAJOR * 10000u + SENSIM_VERSION_MINOR * 100u + SENSIM_VERSION_PATCH;
+}
+
+bool sensim__finite_array_f(const float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return false;
+    return true;
+}
+
+bool sensim__finite_array_d(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return false;
+    return true;
+}
+
+sensim_status sensim__read_file(const char *path, uint64_t max_bytes, char **out_data,
+                                size_t *out_size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return sensim__fail(SENSIM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fseek(f, 0, SEEK_END) != 0) {
+        fclose(f);
+        return sensim__fail(SENSIM_ERR_IO, "%s: cannot seek (not a regular file?)", path);
+    }
+    long len = ftell(f);
+    if (len < 0) {
+        fclose(f);
+        return sensim__fail(SENSIM_ERR_IO, "%s: cannot tell size (not a regular file?)", path);
+    }
+    if ((uint64_t)len > max_bytes) {
+        fclose(f);
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: %ld bytes exceeds the limit of %llu bytes",
+                            path, len, (unsigned long long)max_bytes);
+    }
+    rewind(f);
+    char *buf = malloc((size_t)len + 1);
+    if (!buf) {
+        fclose(f);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: cannot allocate %ld bytes", path, len);
+    }
+    size_t got = fread(buf, 1, (size_t)len, f);
+    int err = ferror(f);
+    fclose(f);
+    if (err || got != (size_t)len) {
+        free(buf);
+        return sensim__fail(SENSIM_ERR_IO, "%s: read error", path);
+    }
+    buf[len] = '\0';
+    *out_data = buf;
+    *out_size = (size_t)len;
+    return SENSIM_OK;
+}
