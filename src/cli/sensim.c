@@ -1,0 +1,344 @@
+/* The `sensim` command: scan, presets, demo, --version.
+ * Exit status: 0 success; 2 usage error; 10 + status code for a library
+ * failure (e.g. 14 = SENSIM_ERR_PARSE for a malformed mesh); the one-line
+ * message on stderr names the file and line. */
+#include <sensim/sensim.h>
+
+#include "street.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define EXIT_USAGE 2
+#define EXIT_STATUS_BASE 10
+#define MAX_SETS 256
+
+static sensim_context *g_ctx;
+
+static int fail(sensim_status st)
+{
+    fprintf(stderr, "sensim: error: %s (%s)\n", sensim_context_last_error(g_ctx), sensim_status_string(st));
+    return EXIT_STATUS_BASE + st;
+}
+
+static int usage(const char *msg)
+{
+    if (msg)
+        fprintf(stderr, "sensim: %s\n", msg);
+    fprintf(stderr,
+            "usage:\n"
+            "  sensim scan --scene FILE|street --lidar PRESET|FILE --out DIR\n"
+            "              [--pose x,y,z,roll,pitch,yaw] (metres, degrees)\n"
+            "              [--frames N] [--threads N] [--seed N] [--set KEY=VALUE]...\n"
+            "  sensim demo [--out DIR] [--threads N]\n"
+            "  sensim presets\n"
+            "  sensim --version\n"
+            "exit status: 0 ok, 2 usage, 10 + libsensim status on failure\n");
+    return EXIT_USAGE;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || v > 0xFFFFFFFFul || s[0] == '-')
+        return 0;
+    *out = (uint32_t)v;
+    return 1;
+}
+
+static int parse_pose(const char *s, double pose[16])
+{
+    double v[6];
+    const char *p = s;
+    for (int i = 0; i < 6; i++) {
+        char *end;
+        errno = 0;
+        v[i] = strtod(p, &end);
+        if (end == p || errno || !isfinite(v[i]))
+            return 0;
+        p = end;
+        if (i < 5) {
+            if (*p != ',')
+                return 0;
+            p++;
+        }
+    }
+    if (*p)
+        return 0;
+    const double d = 3.14159265358979323846 / 180.0;
+    double cr = cos(v[3] * d), sr = sin(v[3] * d), cp = cos(v[4] * d), sp = sin(v[4] * d), cy = cos(v[5] * d),
+           sy = sin(v[5] * d);
+    double m[16] = {cy * cp, sy * cp, -sp, 0, cy * sp * sr - sy * cr, sy * sp * sr + cy * cr, cp * sr, 0,
+                    cy * sp * cr + sy * sr, sy * sp * cr - cy * sr, cp * cr, 0, v[0], v[1], v[2], 1};
+    memcpy(pose, m, sizeof m);
+    return 1;
+}
+
+static int ensure_dir(const char *dir)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "sensim: error: cannot create directory %s: %s\n", dir, strerror(errno));
+        return 0;
+    }
+    return 1;
+}
+
+typedef struct run_opts {
+    const char *scene, *lidar, *out;
+    double pose[16];
+    uint32_t frames, threads;
+    const char *sets[MAX_SETS + 1];
+    uint32_t nsets;
+    int summary_tags;
+} run_opts;
+
+static sensim_status load_scene(const char *what, sensim_scene *scene)
+{
+    if (strcmp(what, "street") == 0) {
+        street_info si;
+        return street_scene_build(scene, 200.0f, 1, &si);
+    }
+    return sensim_scene_load_file(scene, what, NULL, NULL);
+}
+
+static int run_scan(run_opts *o)
+{
+    sensim_context_desc cd;
+    sensim_context_desc_init(&cd);
+    cd.thread_count = o->threads;
+    sensim_status st = sensim_context_create(&cd, &g_ctx);
+    if (st)
+        return fail(st);
+    sensim_scene *scene = NULL;
+    sensim_lidar *lidar = NULL;
+    void *mem = NULL;
+    sensim_point *buf = NULL;
+    int rc = 0;
+    double t0 = now_s();
+    if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(o->scene, scene)) ||
+        (st = sensim_scene_commit(scene)) ||
+        (st = sensim_lidar_create_from_preset(g_ctx, o->lidar, o->sets, o->nsets, &lidar))) {
+        rc = fail(st);
+        goto out;
+    }
+    double t_load = now_s() - t0;
+    if (!ensure_dir(o->out)) {
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+        goto out;
+    }
+    sensim_lidar_info li;
+    sensim_lidar_get_info(lidar, &li);
+    size_t size;
+    if ((st = sensim_ring_required_size(li.shots_per_frame, 2, &size))) {
+        rc = fail(st);
+        goto out;
+    }
+    mem = malloc(size);
+    buf = malloc(li.shots_per_frame * sizeof *buf);
+    sensim_ring *ring;
+    if (!mem || !buf) {
+        fprintf(stderr, "sensim: error: out of memory for a %zu-byte ring\n", size);
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+        goto out;
+    }
+    if ((st = sensim_ring_init(mem, size, li.shots_per_frame, 2, SENSIM_OVERFLOW_FAIL, &ring))) {
+        rc = fail(st);
+        goto out;
+    }
+    uint64_t total_points = 0, tag_count[29] = {0};
+    double t1 = now_s();
+    for (uint32_t f = 0; f < o->frames; f++) {
+        int64_t tb = (int64_t)f * li.frame_period_ns, te = tb + li.frame_period_ns;
+        if ((st = sensim_lidar_scan(lidar, scene, tb, te, o->pose, ring, NULL))) {
+            rc = fail(st);
+            goto out;
+        }
+        sensim_frame_header h;
+        uint64_t n;
+        if ((st = sensim_ring_pop(ring, &h, buf, li.shots_per_frame, &n))) {
+            rc = fail(st);
+            goto out;
+        }
+        char path[4096];
+        snprintf(path, sizeof path, "%.4000s/frame_%06u.ply", o->out, f);
+        if ((st = sensim_write_ply(path, &h, buf, n))) {
+            rc = fail(st);
+            goto out;
+        }
+        total_points += n;
+        for (uint64_t i = 0; i < n; i++)
+            tag_count[buf[i].tag <= 28 ? buf[i].tag : 0]++;
+    }
+    double t_scan = now_s() - t1;
+    sensim_scene_info si;
+    sensim_scene_get_info(scene, &si);
+    printf("lidar %s: %u channels, %llu shots/frame, %.3f Hz, %u threads\n", li.name, li.channel_count,
+           (unsigned long long)li.shots_per_frame, li.frame_rate_hz, sensim_context_thread_count(g_ctx));
+    printf("scene %s: %llu triangles, %u actors, loaded and built in %.3f s\n", o->scene,
+           (unsigned long long)si.triangle_count, si.actor_count, t_load);
+    printf("frames %u, points %llu, seconds %.3f (%.1f x real time)\n", o->frames,
+           (unsigned long long)total_points, t_scan,
+           t_scan > 0 ? (double)o->frames * (double)li.frame_period_ns * 1e-9 / t_scan : 0.0);
+    if (o->summary_tags) {
+        printf("points per semantic tag:");
+        for (int t = 0; t <= 28; t++)
+            if (tag_count[t])
+                printf(" %s=%llu", sensim_tag_name((uint32_t)t), (unsigned long long)tag_count[t]);
+        printf("\n");
+    }
+    printf("wrote %s/frame_%06u.ply .. frame_%06u.ply\n", o->out, 0u, o->frames ? o->frames - 1 : 0u);
+out:
+    free(buf);
+    free(mem);
+    sensim_lidar_destroy(lidar);
+    sensim_scene_destroy(scene);
+    sensim_context_destroy(g_ctx);
+    return rc;
+}
+
+static int cmd_presets(void)
+{
+    sensim_status st = sensim_context_create(NULL, &g_ctx);
+    if (st)
+        return fail(st);
+    char seen[256][64];
+    int nseen = 0, rc = 0;
+    printf("%-14s %9s %14s %9s %10s  %s\n", "preset", "channels", "shots/s", "frame Hz", "range m", "file");
+    for (uint32_t d = 0; sensim_preset_search_dir(d); d++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", sensim_preset_search_dir(d));
+        DIR *dp = opendir(dir);
+        if (!dp)
+            continue;
+        char names[256][64];
+        int n = 0;
+        struct dirent *e;
+        while ((e = readdir(dp)) && n < 256) {
+            size_t len = strlen(e->d_name);
+            if (len > 7 && len < 64 && strcmp(e->d_name + len - 7, ".preset") == 0) {
+                memcpy(names[n], e->d_name, len - 7);
+                names[n][len - 7] = '\0';
+                n++;
+            }
+        }
+        closedir(dp);
+        qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+        for (int i = 0; i < n; i++) {
+            int dup = 0;
+            for (int j = 0; j < nseen; j++)
+                dup |= strcmp(seen[j], names[i]) == 0;
+            if (dup || nseen >= 256)
+                continue;
+            memcpy(seen[nseen++], names[i], 64);
+            char path[4200];
+            snprintf(path, sizeof path, "%.4000s/%.63s.preset", dir, names[i]);
+            sensim_lidar *l;
+            if ((st = sensim_lidar_create_from_preset(g_ctx, path, NULL, 0, &l))) {
+                rc = fail(st);
+                continue;
+            }
+            sensim_lidar_info li;
+            sensim_lidar_get_info(l, &li);
+            printf("%-14s %9u %14.0f %9.3f %10.1f  %s\n", names[i], li.channel_count, li.shots_per_s,
+                   li.frame_rate_hz, (double)li.max_range_m, path);
+            sensim_lidar_destroy(l);
+        }
+    }
+    sensim_context_destroy(g_ctx);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage("no command given");
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        printf("sensim %s (library %s)\n", SENSIM_VERSION_STRING, sensim_version_string());
+        return 0;
+    }
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(NULL);
+        return 0;
+    }
+    if (!strcmp(cmd, "presets"))
+        return argc == 2 ? cmd_presets() : usage("presets takes no arguments");
+    if (strcmp(cmd, "scan") && strcmp(cmd, "demo"))
+        return usage("unknown command");
+
+    run_opts o;
+    memset(&o, 0, sizeof o);
+    o.frames = 1;
+    o.pose[0] = o.pose[5] = o.pose[10] = o.pose[15] = 1.0;
+    int demo = !strcmp(cmd, "demo");
+    if (demo) {
+        o.scene = "street";
+        o.lidar = "pandar64";
+        o.out = "out/demo";
+        o.pose[14] = 1.8; /* roof of a car, in the middle of the street */
+        o.summary_tags = 1;
+    }
+    char seedbuf[64];
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--scene") && v && !demo) {
+            o.scene = v;
+        } else if (!strcmp(a, "--lidar") && v && !demo) {
+            o.lidar = v;
+        } else if (!strcmp(a, "--out") && v) {
+            o.out = v;
+        } else if (!strcmp(a, "--pose") && v && !demo) {
+            if (!parse_pose(v, o.pose))
+                return usage("--pose needs six finite numbers x,y,z,roll,pitch,yaw (metres, degrees)");
+        } else if (!strcmp(a, "--frames") && v) {
+            if (!parse_u32(v, &o.frames) || o.frames == 0 || o.frames > 1000000)
+                return usage("--frames needs an integer in 1..1000000");
+        } else if (!strcmp(a, "--threads") && v) {
+            if (!parse_u32(v, &o.threads) || o.threads > 1024)
+                return usage("--threads needs an integer in 0..1024 (0 = all cores)");
+        } else if (!strcmp(a, "--seed") && v) {
+            uint32_t s;
+            if (!parse_u32(v, &s))
+                return usage("--seed needs a non-negative integer");
+            snprintf(seedbuf, sizeof seedbuf, "seed=%u", s);
+            if (o.nsets == MAX_SETS)
+                return usage("too many --set/--seed options");
+            o.sets[o.nsets++] = seedbuf;
+        } else if (!strcmp(a, "--set") && v) {
+            if (!strchr(v, '='))
+                return usage("--set needs KEY=VALUE");
+            if (o.nsets == MAX_SETS)
+                return usage("too many --set options");
+            o.sets[o.nsets++] = v;
+        } else {
+            char msg[256];
+            snprintf(msg, sizeof msg, "unknown or incomplete option '%s'", a);
+            return usage(msg);
+        }
+        i++;
+    }
+    if (!o.scene || !o.lidar || !o.out)
+        return usage("scan needs --scene, --lidar and --out");
+    if (demo) {
+        char *slash = strrchr((char *)o.out, '/');
+        if (slash && !strcmp(o.out, "out/demo"))
+            ensure_dir("out");
+    }
+    return run_scan(&o);
+}
