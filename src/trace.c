@@ -116,8 +116,12 @@ static void normal_matrix(const double p[16], float out[9])
 static RTCScene new_scene(RTCDevice dev)
 {
     RTCScene s = rtcNewScene(dev);
-    if (s)
+    if (s) {
+        /* Watertight traversal: a ray through a shared edge or vertex must not
+         * leak through a closed mesh (it does without this flag). */
+        rtcSetSceneFlags(s, RTC_SCENE_FLAG_ROBUST);
         rtcSetSceneBuildQuality(s, RTC_BUILD_QUALITY_HIGH);
+    }
     return s;
 }
 

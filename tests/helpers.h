@@ -1,0 +1,127 @@
+/* Shared test helpers (cmocka). */
+#ifndef SENSIM_TEST_HELPERS_H
+#define SENSIM_TEST_HELPERS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sensim/sensim.h>
+
+#define CHECK_OK(expr)                                                                             \
+    do {                                                                                           \
+        sensim_status st_ = (expr);                                                                \
+        if (st_ != SENSIM_OK)                                                                      \
+            fail_msg("%s -> %s: %s", #expr, sensim_status_string(st_), sensim_context_last_error(NULL)); \
+    } while (0)
+
+static inline sensim_context *test_ctx(uint32_t threads)
+{
+    sensim_context_desc d;
+    sensim_context_desc_init(&d);
+    d.thread_count = threads;
+    sensim_context *ctx = NULL;
+    CHECK_OK(sensim_context_create(&d, &ctx));
+    return ctx;
+}
+
+static inline void identity(double m[16])
+{
+    memset(m, 0, 16 * sizeof(double));
+    m[0] = m[5] = m[10] = m[15] = 1.0;
+}
+
+static inline void translation(double m[16], double x, double y, double z)
+{
+    identity(m);
+    m[12] = x;
+    m[13] = y;
+    m[14] = z;
+}
+
+/* Square plane z = 0 of half-size s, tag. */
+static inline uint32_t add_plane(sensim_scene *scene, float s, uint8_t tag)
+{
+    const float v[] = {-s, -s, 0, s, -s, 0, s, s, 0, -s, s, 0};
+    const uint32_t idx[] = {0, 1, 2, 0, 2, 3};
+    sensim_mesh_desc d;
+    sensim_mesh_desc_init(&d);
+    d.vertices = v;
+    d.vertex_count = 4;
+    d.indices = idx;
+    d.triangle_count = 2;
+    d.tag = tag;
+    uint32_t id;
+    CHECK_OK(sensim_scene_add_mesh(scene, &d, &id));
+    return id;
+}
+
+/* Axis-aligned box [lo, hi] (12 triangles), optionally a prototype. */
+static inline uint32_t add_box(sensim_scene *scene, const float lo[3], const float hi[3], uint8_t tag,
+                               uint32_t flags)
+{
+    float v[24];
+    for (int i = 0; i < 8; i++) {
+        v[3 * i + 0] = (i & 1) ? hi[0] : lo[0];
+        v[3 * i + 1] = (i & 2) ? hi[1] : lo[1];
+        v[3 * i + 2] = (i & 4) ? hi[2] : lo[2];
+    }
+    const uint32_t idx[36] = {0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4,
+                              2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5};
+    sensim_mesh_desc d;
+    sensim_mesh_desc_init(&d);
+    d.vertices = v;
+    d.vertex_count = 8;
+    d.indices = idx;
+    d.triangle_count = 12;
+    d.tag = tag;
+    d.flags = flags;
+    uint32_t id;
+    CHECK_OK(sensim_scene_add_mesh(scene, &d, &id));
+    return id;
+}
+
+/* A ring in heap memory; free with free(). */
+static inline sensim_ring *test_ring(uint64_t points, uint32_t frames, int32_t policy)
+{
+    size_t size;
+    CHECK_OK(sensim_ring_required_size(points, frames, &size));
+    void *mem = malloc(size);
+    assert_non_null(mem);
+    sensim_ring *r;
+    CHECK_OK(sensim_ring_init(mem, size, points, frames, policy, &r));
+    return r;
+}
+
+/* Pop every complete frame; returns the number of points copied into *out
+ * (realloc'ed) and frame headers into *hdrs. */
+static inline uint64_t drain(sensim_ring *r, sensim_point **out, uint64_t *len, sensim_frame_header *hdrs,
+                             uint32_t max_hdrs, uint32_t *nhdrs)
+{
+    uint64_t got = 0;
+    for (;;) {
+        sensim_frame_header h;
+        uint64_t n;
+        sensim_status st = sensim_ring_pop(r, &h, NULL, 0, &n);
+        if (st == SENSIM_ERR_RING_EMPTY)
+            break;
+        assert_int_equal(st, SENSIM_OK);
+        *out = realloc(*out, (*len + n + 1) * sizeof **out);
+        assert_non_null(*out);
+        CHECK_OK(sensim_ring_pop(r, &h, *out + *len, n, &n));
+        *len += n;
+        got += n;
+        if (hdrs && *nhdrs < max_hdrs)
+            hdrs[(*nhdrs)++] = h;
+    }
+    return got;
+}
+
+#endif
