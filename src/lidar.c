@@ -225,10 +225,14 @@ static void scan_chunk(sensim_lidar *l, const sensim_scene *scene, const double 
             }
         }
     }
-    size_t total = (size_t)width * nch;
-    for (size_t s = 0; s < total; s++)
-        if (l->valid[s])
-            sensim__ring_push(ring, &l->slots[s]);
+    for (int64_t k = 0; k < width; k++) {
+        const size_t row = (size_t)k * nch;
+        for (uint32_t j = 0; j < nch; j++) {
+            size_t slot = row + p->fire_order[j];
+            if (l->valid[slot])
+                sensim__ring_push(ring, &l->slots[slot]);
+        }
+    }
 }
 
 sensim_status sensim_lidar_scan(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,

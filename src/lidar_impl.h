@@ -15,6 +15,7 @@ typedef struct sensim_mech_pattern {
     float *cos_el, *sin_el;  /* per channel */
     float *cos_off, *sin_off;/* per channel azimuth offset */
     int32_t *fire_off_ns;    /* per channel */
+    uint32_t *fire_order;    /* channels sorted by (firing offset, channel) */
     float *cos_col, *sin_col;/* per column in FOV: start + spin·2πk/C */
     float *elevation_rad;    /* as given, for sensim_lidar_get_elevations */
 } sensim_mech_pattern;

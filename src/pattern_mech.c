@@ -12,6 +12,7 @@ void sensim__mech_pattern_free(sensim_mech_pattern *p)
     free(p->cos_off);
     free(p->sin_off);
     free(p->fire_off_ns);
+    free(p->fire_order);
     free(p->cos_col);
     free(p->sin_col);
     free(p->elevation_rad);
@@ -91,10 +92,11 @@ sensim_status sensim__mech_pattern_init(sensim_mech_pattern *p, const sensim_lid
     p->cos_off = malloc(n * sizeof(float));
     p->sin_off = malloc(n * sizeof(float));
     p->fire_off_ns = calloc(n, sizeof(int32_t));
+    p->fire_order = malloc(n * sizeof(uint32_t));
     p->elevation_rad = malloc(n * sizeof(float));
     p->cos_col = malloc(p->cols_in_fov * sizeof(float));
     p->sin_col = malloc(p->cols_in_fov * sizeof(float));
-    if (!p->cos_el || !p->sin_el || !p->cos_off || !p->sin_off || !p->fire_off_ns || !p->elevation_rad ||
+    if (!p->cos_el || !p->sin_el || !p->cos_off || !p->sin_off || !p->fire_off_ns || !p->fire_order || !p->elevation_rad ||
         !p->cos_col || !p->sin_col) {
         sensim__mech_pattern_free(p);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "lidar: cannot allocate pattern tables");
@@ -108,6 +110,16 @@ sensim_status sensim__mech_pattern_init(sensim_mech_pattern *p, const sensim_lid
         p->sin_off[c] = (float)sin(a);
         if (d->firing_offset_ns)
             p->fire_off_ns[c] = d->firing_offset_ns[c];
+    }
+    /* Output order within a column is firing order; insertion sort keeps
+     * equal offsets in channel order. */
+    for (uint32_t c = 0; c < n; c++) {
+        uint32_t j = c;
+        while (j > 0 && p->fire_off_ns[p->fire_order[j - 1]] > p->fire_off_ns[c]) {
+            p->fire_order[j] = p->fire_order[j - 1];
+            j--;
+        }
+        p->fire_order[j] = c;
     }
     double spin = d->spin == SENSIM_SPIN_CCW ? 1.0 : -1.0;
     for (uint32_t k = 0; k < p->cols_in_fov; k++) {

@@ -186,7 +186,7 @@ typedef struct sensim_scan_result {
  * into @p scene and write the returns into @p ring.
  *
  * Points are in the sensor frame at the shot's firing time, ordered by firing
- * time then channel. A frame is published when the call passes its end time;
+ * time, then channel (within a column, by firing offset). A frame is published when the call passes its end time;
  * an unfinished frame stays open in the ring and the next call continues it.
  * Time must not go backwards: t_begin_ns must be >= the previous call's
  * t_end_ns (a gap is allowed; frames that miss time get SENSIM_FRAME_PARTIAL).

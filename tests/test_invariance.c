@@ -1,0 +1,162 @@
+/* Determinism: same bytes for any thread count and any split of time;
+ * seeded noise with the stated statistics. */
+#include "helpers.h"
+#include "street.h"
+
+typedef struct capture {
+    sensim_point *pts;
+    uint64_t n;
+    sensim_frame_header hdr[64];
+    uint32_t nhdr;
+} capture;
+
+/* Scan [t0, t1) cut at the given interior times, with @p threads threads. */
+static capture run(const char *preset, uint32_t threads, const int64_t *cuts, int ncuts, int64_t t0, int64_t t1,
+                   const char *const *sets, uint32_t nsets)
+{
+    sensim_context *ctx = test_ctx(threads);
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    street_info si;
+    CHECK_OK(street_scene_build(s, 120.0f, 1, &si));
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, preset, sets, nsets, &l));
+    sensim_ring *r = test_ring(4000000, 64, SENSIM_OVERFLOW_FAIL);
+    double pose[16];
+    translation(pose, 1.5, 0.5, 1.8);
+    capture c = {0};
+    int64_t a = t0;
+    for (int i = 0; i <= ncuts; i++) {
+        int64_t b = i < ncuts ? cuts[i] : t1;
+        CHECK_OK(sensim_lidar_scan(l, s, a, b, pose, r, NULL));
+        drain(r, &c.pts, &c.n, c.hdr, 64, &c.nhdr);
+        a = b;
+    }
+    free(r);
+    sensim_lidar_destroy(l);
+    sensim_scene_destroy(s);
+    sensim_context_destroy(ctx);
+    return c;
+}
+
+static void assert_same(const capture *a, const capture *b)
+{
+    assert_int_equal(a->n, b->n);
+    assert_int_equal(a->nhdr, b->nhdr);
+    assert_memory_equal(a->pts, b->pts, a->n * sizeof(sensim_point));
+    assert_memory_equal(a->hdr, b->hdr, a->nhdr * sizeof(sensim_frame_header));
+}
+
+static void check_preset(const char *preset, const char *const *sets, uint32_t nsets)
+{
+    const int64_t P = 100000000; /* all presets used here run at 10 Hz */
+    capture one = run(preset, 1, NULL, 0, 0, 3 * P, sets, nsets);
+    assert_int_equal(one.nhdr, 3);
+    assert_true(one.n > 10000);
+    capture two = run(preset, 2, NULL, 0, 0, 3 * P, sets, nsets);
+    assert_same(&one, &two);
+    /* cuts inside frames, at frame boundaries, one nanosecond apart, empty calls */
+    const int64_t cuts[] = {1, 2, 777777, 33333333, 33333333, P - 1, P, P + 1, 150000001, 2 * P, 2 * P + 12345};
+    capture split = run(preset, 2, cuts, (int)(sizeof cuts / sizeof cuts[0]), 0, 3 * P, sets, nsets);
+    assert_same(&one, &split);
+    capture split1 = run(preset, 1, cuts + 3, 5, 0, 3 * P, sets, nsets);
+    assert_same(&one, &split1);
+    /* points come in firing-time order within each frame */
+    for (uint64_t i = 1; i < one.n; i++)
+        if (one.pts[i].t_offset_ns < one.pts[i - 1].t_offset_ns)
+            assert_true(one.pts[i].t_offset_ns + 1000000 < one.pts[i - 1].t_offset_ns); /* next frame */
+    free(one.pts);
+    free(two.pts);
+    free(split.pts);
+    free(split1.pts);
+}
+
+static void test_pandar64(void **state)
+{
+    (void)state;
+    check_preset("pandar64", NULL, 0);
+}
+
+static void test_vlp16_firing_offsets_and_noise(void **state)
+{
+    (void)state;
+    const char *sets[] = {"noise_stddev_m=0.05", "seed=1234"};
+    check_preset("vlp16", sets, 2);
+}
+
+static void test_seed_changes_noise(void **state)
+{
+    (void)state;
+    const char *a[] = {"noise_stddev_m=0.05", "seed=1"};
+    const char *b[] = {"noise_stddev_m=0.05", "seed=2"};
+    capture ca = run("vlp16", 2, NULL, 0, 0, 100000000, a, 2);
+    capture cb = run("vlp16", 2, NULL, 0, 0, 100000000, b, 2);
+    assert_true(ca.n > 0 && cb.n > 0);
+    assert_true(ca.n != cb.n || memcmp(ca.pts, cb.pts, ca.n * sizeof(sensim_point)) != 0);
+    free(ca.pts);
+    free(cb.pts);
+}
+
+/* Range noise: inside a large sphere-like box, the error against the
+ * noiseless range has mean 0 and standard deviation sigma. With N samples
+ * the standard error of the mean is sigma/sqrt(N); we allow 5 of those, and
+ * 5% on the standard deviation (its relative standard error is 1/sqrt(2N)). */
+static void test_noise_statistics(void **state)
+{
+    (void)state;
+    sensim_context *ctx = test_ctx(0);
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const float lo[3] = {-30, -30, -30}, hi[3] = {30, 30, 30};
+    add_box(s, lo, hi, 3, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    const char *sets[] = {"noise_stddev_m=0.1", "seed=99"};
+    sensim_lidar *clean, *noisy;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "pandar64", NULL, 0, &clean));
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "pandar64", sets, 2, &noisy));
+    sensim_ring *r1 = test_ring(200000, 2, SENSIM_OVERFLOW_FAIL), *r2 = test_ring(200000, 2, SENSIM_OVERFLOW_FAIL);
+    double pose[16];
+    identity(pose);
+    CHECK_OK(sensim_lidar_scan(clean, s, 0, 100000000, pose, r1, NULL));
+    CHECK_OK(sensim_lidar_scan(noisy, s, 0, 100000000, pose, r2, NULL));
+    sensim_point *a = NULL, *b = NULL;
+    uint64_t na = 0, nb = 0;
+    drain(r1, &a, &na, NULL, 0, NULL);
+    drain(r2, &b, &nb, NULL, 0, NULL);
+    assert_int_equal(na, nb);
+    double sum = 0, sum2 = 0;
+    for (uint64_t i = 0; i < na; i++) {
+        assert_int_equal(a[i].channel, b[i].channel);
+        assert_int_equal(a[i].t_offset_ns, b[i].t_offset_ns);
+        double e = (double)b[i].range_m - a[i].range_m;
+        sum += e;
+        sum2 += e * e;
+        /* the point moves along its own beam */
+        double ratio = b[i].range_m / a[i].range_m;
+        assert_true(fabs(b[i].x - a[i].x * ratio) < 1e-3);
+    }
+    double mean = sum / na, sd = sqrt(sum2 / na - mean * mean);
+    printf("# noise: N=%llu mean=%.5f sd=%.5f (sigma 0.1)\n", (unsigned long long)na, mean, sd);
+    assert_true(fabs(mean) < 5 * 0.1 / sqrt((double)na));
+    assert_true(fabs(sd - 0.1) < 0.05 * 0.1);
+    free(a);
+    free(b);
+    free(r1);
+    free(r2);
+    sensim_lidar_destroy(clean);
+    sensim_lidar_destroy(noisy);
+    sensim_scene_destroy(s);
+    sensim_context_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pandar64),
+        cmocka_unit_test(test_vlp16_firing_offsets_and_noise),
+        cmocka_unit_test(test_seed_changes_noise),
+        cmocka_unit_test(test_noise_statistics),
+    };
+    return cmocka_run_group_tests_name("invariance", tests, NULL, NULL);
+}
