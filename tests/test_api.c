@@ -1,0 +1,251 @@
+/* Presets, descriptors, statuses, lifecycle and misuse. */
+#include "helpers.h"
+
+#include <unistd.h>
+
+static sensim_context *ctx;
+
+static int setup(void **state)
+{
+    (void)state;
+    ctx = test_ctx(0);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sensim_context_destroy(ctx);
+    return 0;
+}
+
+static void test_version_and_status(void **state)
+{
+    (void)state;
+    assert_string_equal(sensim_version_string(), SENSIM_VERSION_STRING);
+    assert_int_equal(sensim_version_number(),
+                     SENSIM_VERSION_MAJOR * 10000 + SENSIM_VERSION_MINOR * 100 + SENSIM_VERSION_PATCH);
+    for (sensim_status s = 0; s <= SENSIM_ERR_DUPLICATE; s++) {
+        const char *t = sensim_status_string(s);
+        assert_non_null(strstr(t, "SENSIM_"));
+        for (sensim_status u = 0; u < s; u++)
+            assert_string_not_equal(t, sensim_status_string(u));
+    }
+    assert_string_equal(sensim_status_string(9999), "unknown status");
+    assert_true(sensim_context_thread_count(ctx) >= 1);
+}
+
+/* The presets the foundation promises, with their datasheet figures. */
+static void test_required_presets(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        uint32_t ch, cols;
+        double hz;
+    } want[] = {
+        {"vlp16", 16, 1875, 10},    {"hdl32", 32, 2031, 20},    {"hdl64", 64, 2031, 10},
+        {"pandar64", 64, 1800, 10}, {"pandar128", 128, 2700, 10}, {"os1_64", 64, 2048, 10},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        sensim_lidar *l;
+        CHECK_OK(sensim_lidar_create_from_preset(ctx, want[i].name, NULL, 0, &l));
+        sensim_lidar_info li;
+        CHECK_OK(sensim_lidar_get_info(l, &li));
+        assert_string_equal(li.name, want[i].name);
+        assert_int_equal(li.channel_count, want[i].ch);
+        assert_int_equal(li.columns_per_revolution, want[i].cols);
+        assert_true(fabs(li.frame_rate_hz - want[i].hz) < 1e-9);
+        assert_int_equal(li.shots_per_frame, (uint64_t)want[i].ch * want[i].cols);
+        sensim_lidar_destroy(l);
+    }
+    /* elevation tables: first/last entries from the reference */
+    sensim_lidar *l;
+    float el[128];
+    uint32_t n;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "pandar64", NULL, 0, &l));
+    CHECK_OK(sensim_lidar_get_elevations(l, el, 128, &n));
+    assert_int_equal(n, 64);
+    assert_true(fabs(el[0] * 180 / 3.14159265358979 - 14.882) < 1e-4);
+    assert_true(fabs(el[63] * 180 / 3.14159265358979 + 24.897) < 1e-4);
+    assert_int_equal(sensim_lidar_get_elevations(l, el, 10, &n), SENSIM_ERR_TOO_LARGE);
+    sensim_lidar_destroy(l);
+}
+
+static void test_overrides(void **state)
+{
+    (void)state;
+    const char *sets[] = {"max_range_m = 50", "rotation_hz=20", "shots_per_s=300000"};
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", sets, 3, &l));
+    sensim_lidar_info li;
+    CHECK_OK(sensim_lidar_get_info(l, &li));
+    assert_true(li.max_range_m == 50.0f);
+    assert_int_equal(li.frame_period_ns, 50000000);
+    assert_int_equal(li.columns_per_revolution, 938); /* 300000 / 16 / 20 = 937.5, rounded */
+    sensim_lidar_destroy(l);
+
+    static const struct {
+        const char *set;
+        sensim_status st;
+        const char *msg;
+    } bad[] = {
+        {"bogus_key=1", SENSIM_ERR_UNKNOWN_KEY, "override 1: unknown key 'bogus_key'"},
+        {"max_range_m=abc", SENSIM_ERR_PARSE, "override 1: max_range_m"},
+        {"max_range_m=nan", SENSIM_ERR_NOT_FINITE, "override 1"},
+        {"max_range_m=-5", SENSIM_ERR_OUT_OF_RANGE, "max_range_m"},
+        {"channels=0", SENSIM_ERR_OUT_OF_RANGE, "channels"},
+        {"channels=15", SENSIM_ERR_OUT_OF_RANGE, "elevation_deg has 16 entries, channels = 15"},
+        {"rotation_hz=0.01", SENSIM_ERR_OUT_OF_RANGE, "rotation_hz"},
+        {"elevation_deg=1,2,,3", SENSIM_ERR_PARSE, "elevation_deg"},
+        {"spin=sideways", SENSIM_ERR_OUT_OF_RANGE, "spin"},
+        {"noequals", SENSIM_ERR_PARSE, "KEY=VALUE"},
+        {"noise_stddev_m=-1", SENSIM_ERR_OUT_OF_RANGE, "noise_stddev_m"},
+        {"firing_offset_ns=0,1,2", SENSIM_ERR_OUT_OF_RANGE, "firing_offset_ns has 3 entries"},
+        {"elevation_deg=95,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0", SENSIM_ERR_OUT_OF_RANGE, "elevation of channel 0"},
+        {"shots_per_s=600000", SENSIM_ERR_OUT_OF_RANGE, "firing offset of channel"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *one[] = {bad[i].set};
+        sensim_status st = sensim_lidar_create_from_preset(ctx, "vlp16", one, 1, &l);
+        const char *msg = sensim_context_last_error(ctx);
+        if (st != bad[i].st || !strstr(msg, bad[i].msg))
+            fail_msg("--set %s: got %s '%s'", bad[i].set, sensim_status_string(st), msg);
+        assert_null(l);
+    }
+}
+
+static void test_preset_file_errors(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/sensim_test_presets_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/bad.preset", dir);
+    static const struct {
+        const char *text;
+        sensim_status st;
+        const char *msg;
+    } bad[] = {
+        {"channels = 2\nelevation_deg = 0, 1\nwhat = 3\n", SENSIM_ERR_UNKNOWN_KEY, "bad.preset:3: unknown key 'what'"},
+        {"channels = 2\n\n# c\nelevation_deg = 0; 1\n", SENSIM_ERR_PARSE, "bad.preset:4: elevation_deg"},
+        {"channels = 2\njunk line\n", SENSIM_ERR_PARSE, "bad.preset:2: expected 'key = value'"},
+        {"elevation_deg = 0\n", SENSIM_ERR_EMPTY, "no 'channels' key"},
+        {"type = risley\n", SENSIM_ERR_OUT_OF_RANGE, "bad.preset:1: type"},
+        {"channels = 1\nelevation_deg = 0\nshots_per_s = 0\n", SENSIM_ERR_OUT_OF_RANGE, "shots_per_s"},
+        {"", SENSIM_ERR_EMPTY, "bad.preset"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        FILE *f = fopen(path, "w");
+        fputs(bad[i].text, f);
+        fclose(f);
+        sensim_lidar *l;
+        sensim_status st = sensim_lidar_create_from_preset(ctx, path, NULL, 0, &l);
+        const char *msg = sensim_context_last_error(ctx);
+        if (st != bad[i].st || !strstr(msg, bad[i].msg))
+            fail_msg("case %zu: got %s '%s'", i, sensim_status_string(st), msg);
+    }
+    sensim_lidar *l;
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, "no_such_preset", NULL, 0, &l), SENSIM_ERR_NOT_FOUND);
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, "../etc/passwd", NULL, 0, &l), SENSIM_ERR_IO);
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, "a b", NULL, 0, &l), SENSIM_ERR_NOT_FOUND);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_desc_validation(void **state)
+{
+    (void)state;
+    float el[2] = {0, 0.1f};
+    sensim_lidar_desc d;
+    sensim_lidar *l = NULL;
+    sensim_lidar_desc_init(&d);
+    d.elevation_rad = el;
+    d.shots_per_s = 1000;
+    assert_int_equal(sensim_lidar_create(ctx, &d, &l), SENSIM_ERR_EMPTY); /* 0 channels */
+    d.channel_count = 2;
+    CHECK_OK(sensim_lidar_create(ctx, &d, &l));
+    sensim_lidar_destroy(l);
+    d.rotation_hz = NAN;
+    assert_int_equal(sensim_lidar_create(ctx, &d, &l), SENSIM_ERR_NOT_FINITE);
+    d.rotation_hz = -10;
+    assert_int_equal(sensim_lidar_create(ctx, &d, &l), SENSIM_ERR_OUT_OF_RANGE);
+    d.rotation_hz = 10;
+    d.min_range_m = 200;
+    assert_int_equal(sensim_lidar_create(ctx, &d, &l), SENSIM_ERR_OUT_OF_RANGE);
+    d.min_range_m = 0;
+    d.shots_per_s = 1e15;
+    assert_int_equal(sensim_lidar_create(ctx, &d, &l), SENSIM_ERR_OUT_OF_RANGE);
+    d.shots_per_s = 1000;
+    d.mount_pose[3] = INFINITY;
+    assert_int_equal(sensim_lidar_create(ctx, &d, &l), SENSIM_ERR_NOT_FINITE);
+    d.mount_pose[3] = 0;
+    el[1] = NAN;
+    assert_int_equal(sensim_lidar_create(ctx, &d, &l), SENSIM_ERR_NOT_FINITE);
+    assert_int_equal(sensim_lidar_create(ctx, NULL, &l), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_context_set_thread_count(ctx, 5000), SENSIM_ERR_OUT_OF_RANGE);
+}
+
+static void test_scan_misuse(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", NULL, 0, &l));
+    sensim_ring *r = test_ring(100000, 4, SENSIM_OVERFLOW_FAIL);
+    double pose[16];
+    identity(pose);
+    add_plane(s, 100, 1);
+    assert_int_equal(sensim_lidar_scan(l, s, 0, 100, pose, r, NULL), SENSIM_ERR_NOT_COMMITTED);
+    CHECK_OK(sensim_scene_commit(s));
+    assert_int_equal(sensim_lidar_scan(l, s, 100, 0, pose, r, NULL), SENSIM_ERR_TIME_ORDER);
+    pose[13] = NAN;
+    assert_int_equal(sensim_lidar_scan(l, s, 0, 100, pose, r, NULL), SENSIM_ERR_NOT_FINITE);
+    pose[13] = 0;
+    assert_int_equal(sensim_lidar_scan(l, s, 0, 100, pose, NULL, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_lidar_scan(NULL, s, 0, 100, pose, r, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    CHECK_OK(sensim_lidar_scan(l, s, 0, 0, pose, r, NULL)); /* empty interval */
+    /* negative time is just earlier time */
+    sensim_lidar *l2;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", NULL, 0, &l2));
+    sensim_scan_result res;
+    CHECK_OK(sensim_lidar_scan(l2, s, -100000000, 0, pose, r, &res));
+    assert_int_equal(res.frames_completed, 1);
+    sensim_frame_header h;
+    uint64_t n;
+    CHECK_OK(sensim_ring_pop(r, &h, NULL, 0, &n));
+    assert_int_equal(h.t_begin_ns, -100000000);
+    assert_int_equal(h.frame_number, (uint64_t)-1);
+    /* destruction in any order: context first, children keep it alive */
+    sensim_context *c2 = test_ctx(1);
+    sensim_scene *s2;
+    CHECK_OK(sensim_scene_create(c2, &s2));
+    add_plane(s2, 10, 1);
+    CHECK_OK(sensim_scene_commit(s2));
+    sensim_lidar *l3;
+    CHECK_OK(sensim_lidar_create_from_preset(c2, "vlp16", NULL, 0, &l3));
+    sensim_context_destroy(c2);
+    sensim_ring *r2 = test_ring(100000, 4, SENSIM_OVERFLOW_FAIL);
+    CHECK_OK(sensim_lidar_scan(l3, s2, 0, 1000000, pose, r2, NULL));
+    sensim_scene_destroy(s2);
+    sensim_lidar_destroy(l3);
+    sensim_context_destroy(NULL);
+    sensim_scene_destroy(NULL);
+    sensim_lidar_destroy(NULL);
+    free(r);
+    free(r2);
+    sensim_lidar_destroy(l);
+    sensim_lidar_destroy(l2);
+    sensim_scene_destroy(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_version_and_status), cmocka_unit_test(test_required_presets),
+        cmocka_unit_test(test_overrides),          cmocka_unit_test(test_preset_file_errors),
+        cmocka_unit_test(test_desc_validation),    cmocka_unit_test(test_scan_misuse),
+    };
+    return cmocka_run_group_tests_name("api", tests, setup, teardown);
+}

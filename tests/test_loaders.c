@@ -1,0 +1,341 @@
+/* OBJ and PLY loaders: content, tags, every error path. */
+#include "helpers.h"
+
+#include <unistd.h>
+
+static sensim_context *ctx;
+static char dir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    ctx = test_ctx(1);
+    snprintf(dir, sizeof dir, "/tmp/sensim_test_loaders_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+    sensim_context_destroy(ctx);
+    return 0;
+}
+
+static const char *write_file(const char *name, const void *data, size_t n)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+    return path;
+}
+
+static const char *write_text(const char *name, const char *text)
+{
+    return write_file(name, text, strlen(text));
+}
+
+/* Load into a fresh scene; returns status, fills info. */
+static sensim_status load(const char *path, sensim_scene_info *info, sensim_scene **keep)
+{
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    sensim_status st = sensim_scene_load_file(s, path, NULL, NULL);
+    CHECK_OK(sensim_scene_get_info(s, info));
+    if (keep)
+        *keep = s;
+    else
+        sensim_scene_destroy(s);
+    return st;
+}
+
+/* A lidar looking straight down from 5 m sees the tags of what lies below. */
+static void tags_below(sensim_scene *s, uint8_t *out_tags, const double xy[][2], int n)
+{
+    CHECK_OK(sensim_scene_commit(s));
+    float el = (float)(-89.9 * 3.14159265358979 / 180);
+    sensim_lidar_desc d;
+    sensim_lidar_desc_init(&d);
+    d.channel_count = 1;
+    d.elevation_rad = &el;
+    d.shots_per_s = 10; /* one column per revolution */
+    d.rotation_hz = 10;
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create(ctx, &d, &l));
+    sensim_ring *r = test_ring(10, 4, SENSIM_OVERFLOW_FAIL);
+    for (int i = 0; i < n; i++) {
+        double pose[16];
+        translation(pose, xy[i][0], xy[i][1], 5.0);
+        CHECK_OK(sensim_lidar_scan(l, s, i * 100000000LL, (i + 1) * 100000000LL, pose, r, NULL));
+        sensim_point p;
+        uint64_t cnt;
+        CHECK_OK(sensim_ring_pop(r, NULL, &p, 1, &cnt));
+        assert_int_equal(cnt, 1);
+        out_tags[i] = p.tag;
+    }
+    free(r);
+    sensim_lidar_destroy(l);
+}
+
+static void test_obj_valid(void **state)
+{
+    (void)state;
+    const char *obj =
+        "# two squares and a pentagon\r\n"
+        "mtllib scene.mtl\r\n"
+        "o Road_01\r\n"
+        "v 0 0 0\r\nv 10 0 0\r\nv 10 10 0\r\nv 0 10 0\r\n"
+        "vt 0 0\r\nvn 0 0 1\r\n"
+        "f 1/1/1 2/1/1 3/1/1 4/1/1\r\n"
+        "g building_block\r\n"
+        "v 20 0 0\nv 30 0 0\nv 30 10 0\nv 20 10 0\n"
+        "usemtl SideWalks_concrete\n"
+        "f -4//1 -3//1 -2//1 -1//1\n" /* relative indices; usemtl wins over g */
+        "usemtl unknownthing\n"
+        "v 40 0 0\nv 50 0 0\nv 52 5 0\nv 45 10 0\nv 38 5 0\n"
+        "s off\n"
+        "f 9 10 11 12 13"; /* pentagon, no trailing newline */
+    const char *path = write_text("ok.obj", obj);
+    sensim_scene_info info;
+    sensim_scene *s;
+    CHECK_OK(load(path, &info, &s));
+    assert_int_equal(info.mesh_count, 1);
+    assert_int_equal(info.vertex_count, 13);
+    assert_int_equal(info.triangle_count, 2 + 2 + 3);
+    uint8_t tags[3];
+    const double xy[3][2] = {{5, 5}, {25, 5}, {45, 5}};
+    tags_below(s, tags, xy, 3);
+    assert_int_equal(tags[0], 1);  /* o Road_01 -> Roads */
+    assert_int_equal(tags[1], 2);  /* usemtl SideWalks -> SideWalks (not Building) */
+    assert_int_equal(tags[2], 3);  /* unknown usemtl falls back to g building -> Building */
+    sensim_scene_destroy(s);
+}
+
+static void expect_fail(const char *name, const char *text, sensim_status want, const char *msg_part)
+{
+    const char *path = write_text(name, text);
+    sensim_scene_info info;
+    sensim_status st = load(path, &info, NULL);
+    const char *msg = sensim_context_last_error(ctx);
+    if (st != want || !strstr(msg, msg_part))
+        fail_msg("%s: got %s '%s', want %s containing '%s'", name, sensim_status_string(st), msg,
+                 sensim_status_string(want), msg_part);
+    assert_int_equal(info.mesh_count, 0); /* nothing half-loaded */
+}
+
+static void test_obj_errors(void **state)
+{
+    (void)state;
+    expect_fail("badidx.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", SENSIM_ERR_BAD_INDEX, "badidx.obj:4");
+    expect_fail("zeroidx.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n", SENSIM_ERR_BAD_INDEX, "zeroidx.obj:4");
+    expect_fail("negidx.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -1 -2 -4\n", SENSIM_ERR_BAD_INDEX, "negidx.obj:4");
+    expect_fail("nan.obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n", SENSIM_ERR_NOT_FINITE, "nan.obj:2");
+    expect_fail("inf.obj", "v 0 0 0\nv 1 0 0\nv 0 1e999 0\nf 1 2 3\n", SENSIM_ERR_NOT_FINITE, "inf.obj:3");
+    expect_fail("empty.obj", "# nothing\nv 0 0 0\n", SENSIM_ERR_EMPTY, "empty.obj");
+    expect_fail("trunc.obj", "v 0 0 0\nv 1 0 0\nv 0 1", SENSIM_ERR_PARSE, "trunc.obj:3");
+    expect_fail("twoverts.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2\n", SENSIM_ERR_PARSE, "twoverts.obj:4");
+    expect_fail("garbage.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nxyz 1 2 3\nf 1 2 3\n", SENSIM_ERR_PARSE,
+                "garbage.obj:4");
+    expect_fail("badnum.obj", "v 0 0 0\nv 1x 0 0\n", SENSIM_ERR_PARSE, "badnum.obj:2");
+    expect_fail("badface.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3a\n", SENSIM_ERR_PARSE, "badface.obj:4");
+    expect_fail("binary.obj", "\x01\x02\x03\x04", SENSIM_ERR_PARSE, "binary.obj:1");
+    sensim_scene_info info;
+    assert_int_equal(load("/nonexistent/x.obj", &info, NULL), SENSIM_ERR_IO);
+    assert_non_null(strstr(sensim_context_last_error(ctx), "/nonexistent/x.obj"));
+    assert_int_equal(load(dir, &info, NULL), SENSIM_ERR_INVALID_ARGUMENT); /* no extension */
+}
+
+/* The same quad + triangle mesh in ascii, little and big endian PLY. */
+static size_t put(unsigned char *b, size_t o, const void *v, size_t n, int be)
+{
+    for (size_t i = 0; i < n; i++)
+        b[o + i] = be ? ((const unsigned char *)v)[n - 1 - i] : ((const unsigned char *)v)[i];
+    return o + n;
+}
+
+static const char *binary_ply(const char *name, int be, int truncate_by)
+{
+    unsigned char buf[1024];
+    const char *hdr_fmt = "ply\nformat %s 1.0\ncomment test\nelement vertex 5\nproperty float x\n"
+                          "property double y\nproperty float z\nproperty uchar red\n"
+                          "element face 2\nproperty list uchar int vertex_indices\nproperty uchar tag\n"
+                          "element extra 1\nproperty list uchar float junk\nend_header\n";
+    int n = snprintf((char *)buf, sizeof buf, hdr_fmt, be ? "binary_big_endian" : "binary_little_endian");
+    size_t o = (size_t)n;
+    const float xs[5] = {0, 10, 10, 0, 5}, zs[5] = {0, 0, 0, 0, 0};
+    const double ys[5] = {0, 0, 10, 10, 20};
+    for (int i = 0; i < 5; i++) {
+        o = put(buf, o, &xs[i], 4, be);
+        o = put(buf, o, &ys[i], 8, be);
+        o = put(buf, o, &zs[i], 4, be);
+        buf[o++] = 200;
+    }
+    const int32_t quad[4] = {0, 1, 2, 3}, tri[3] = {3, 2, 4};
+    buf[o++] = 4;
+    for (int i = 0; i < 4; i++)
+        o = put(buf, o, &quad[i], 4, be);
+    buf[o++] = 1; /* tag Roads */
+    buf[o++] = 3;
+    for (int i = 0; i < 3; i++)
+        o = put(buf, o, &tri[i], 4, be);
+    buf[o++] = 9; /* Vegetation */
+    buf[o++] = 2;
+    const float junk[2] = {1, 2};
+    o = put(buf, o, &junk[0], 4, be);
+    o = put(buf, o, &junk[1], 4, be);
+    return write_file(name, buf, o - (size_t)truncate_by);
+}
+
+static const char *ascii_ply =
+    "ply\r\nformat ascii 1.0\r\nelement vertex 5\r\nproperty float x\r\nproperty float y\r\nproperty float z\r\n"
+    "element face 2\r\nproperty list uchar uint vertex_index\r\nproperty uchar tag\r\nend_header\r\n"
+    "0 0 0\r\n10 0 0\r\n10 10 0\r\n0 10 0\r\n5 20 0\r\n4 0 1 2 3 1\r\n3 3 2 4 9\r\n";
+
+static void test_ply_formats_agree(void **state)
+{
+    (void)state;
+    const char *paths[3];
+    char p0[512], p1[512], p2[512];
+    snprintf(p0, sizeof p0, "%s", write_text("a.ply", ascii_ply));
+    snprintf(p1, sizeof p1, "%s", binary_ply("le.ply", 0, 0));
+    snprintf(p2, sizeof p2, "%s", binary_ply("be.ply", 1, 0));
+    paths[0] = p0, paths[1] = p1, paths[2] = p2;
+    for (int k = 0; k < 3; k++) {
+        sensim_scene_info info;
+        sensim_scene *s;
+        CHECK_OK(load(paths[k], &info, &s));
+        assert_int_equal(info.vertex_count, 5);
+        assert_int_equal(info.triangle_count, 3);
+        uint8_t tags[3];
+        const double xy[3][2] = {{2, 7}, {8, 3}, {5, 15}};
+        tags_below(s, tags, xy, 3);
+        assert_int_equal(tags[0], 1);
+        assert_int_equal(tags[1], 1);
+        assert_int_equal(tags[2], 9);
+        sensim_scene_destroy(s);
+    }
+}
+
+static void expect_ply_fail(const char *path, sensim_status want, const char *msg_part)
+{
+    sensim_scene_info info;
+    sensim_status st = load(path, &info, NULL);
+    const char *msg = sensim_context_last_error(ctx);
+    if (st != want || !strstr(msg, msg_part))
+        fail_msg("%s: got %s '%s', want %s containing '%s'", path, sensim_status_string(st), msg,
+                 sensim_status_string(want), msg_part);
+    assert_int_equal(info.mesh_count, 0);
+}
+
+static void test_ply_errors(void **state)
+{
+    (void)state;
+    char p[512];
+    for (int cut = 1; cut < 40; cut += 3) {
+        snprintf(p, sizeof p, "%s", binary_ply("trunc.ply", 0, cut));
+        expect_ply_fail(p, SENSIM_ERR_PARSE, "trunc.ply");
+    }
+    const char *h = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+                    "element face 1\nproperty list uchar int vertex_indices\nend_header\n";
+    char text[1024];
+    snprintf(text, sizeof text, "%s0 0 0\n1 0 0\n0 1 0\n3 0 1 3\n", h);
+    expect_ply_fail(write_text("idx.ply", text), SENSIM_ERR_BAD_INDEX, "idx.ply: line 13");
+    snprintf(text, sizeof text, "%s0 0 0\n1 nan 0\n0 1 0\n3 0 1 2\n", h);
+    expect_ply_fail(write_text("nan.ply", text), SENSIM_ERR_NOT_FINITE, "nan.ply: line 11");
+    snprintf(text, sizeof text, "%s0 0 0\n1 0 0\n0 1 0\n3 0 1 2 7\n", h);
+    expect_ply_fail(write_text("extra.ply", text), SENSIM_ERR_PARSE, "extra.ply: line 13");
+    snprintf(text, sizeof text, "%s0 0 0\n1 0 0\n0 1 0\n", h);
+    expect_ply_fail(write_text("short.ply", text), SENSIM_ERR_PARSE, "short.ply");
+    expect_ply_fail(write_text("nohdr.ply", "ply\nformat ascii 1.0\nelement vertex 3\n"), SENSIM_ERR_PARSE,
+                    "end_header");
+    expect_ply_fail(write_text("notply.ply", "solid cube\n"), SENSIM_ERR_PARSE, "notply.ply:1");
+    expect_ply_fail(write_text("fmt.ply", "ply\nformat binary_middle_endian 1.0\nend_header\n"), SENSIM_ERR_PARSE,
+                    "fmt.ply:2");
+    expect_ply_fail(write_text("huge.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 900000000\n"
+                                           "property float x\nproperty float y\nproperty float z\n"
+                                           "element face 1\nproperty list uchar int vertex_indices\nend_header\n"),
+                    SENSIM_ERR_PARSE, "claims 900000000 records");
+    snprintf(text, sizeof text,
+             "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+             "element face 0\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n");
+    expect_ply_fail(write_text("noface.ply", text), SENSIM_ERR_EMPTY, "no faces");
+}
+
+static void test_raw_mesh_errors(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const float v[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    const float vnan[] = {0, 0, 0, NAN, 0, 0, 0, 1, 0};
+    const uint32_t idx[] = {0, 1, 2}, bad[] = {0, 1, 3};
+    sensim_mesh_desc d;
+    sensim_mesh_desc_init(&d);
+    d.vertices = v;
+    d.vertex_count = 3;
+    d.indices = idx;
+    d.triangle_count = 0;
+    assert_int_equal(sensim_scene_add_mesh(s, &d, NULL), SENSIM_ERR_EMPTY);
+    d.triangle_count = 1;
+    d.indices = bad;
+    assert_int_equal(sensim_scene_add_mesh(s, &d, NULL), SENSIM_ERR_BAD_INDEX);
+    d.indices = idx;
+    d.vertices = vnan;
+    assert_int_equal(sensim_scene_add_mesh(s, &d, NULL), SENSIM_ERR_NOT_FINITE);
+    d.vertices = v;
+    d.tag = 29;
+    assert_int_equal(sensim_scene_add_mesh(s, &d, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    d.tag = 0;
+    d.flags = 0x80;
+    assert_int_equal(sensim_scene_add_mesh(s, &d, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_scene_commit(s), SENSIM_ERR_EMPTY);
+    sensim_scene_info info;
+    CHECK_OK(sensim_scene_get_info(s, &info));
+    assert_int_equal(info.mesh_count, 0);
+    double pose[16];
+    identity(pose);
+    pose[0] = NAN;
+    d.flags = SENSIM_MESH_PROTOTYPE;
+    uint32_t id;
+    CHECK_OK(sensim_scene_add_mesh(s, &d, &id));
+    assert_int_equal(sensim_scene_add_actor(s, id, 5, pose), SENSIM_ERR_NOT_FINITE);
+    identity(pose);
+    pose[0] = 0;
+    assert_int_equal(sensim_scene_add_actor(s, id, 5, pose), SENSIM_ERR_OUT_OF_RANGE);
+    sensim_scene_destroy(s);
+}
+
+static void test_tag_names(void **state)
+{
+    (void)state;
+    assert_int_equal(sensim_tag_from_name("Road"), 1);
+    assert_int_equal(sensim_tag_from_name("RoadLine_dashed"), 24);
+    assert_int_equal(sensim_tag_from_name("SideWalks"), 2);
+    assert_int_equal(sensim_tag_from_name("BUILDING_3"), 3);
+    assert_int_equal(sensim_tag_from_name("guardrail"), 28);
+    assert_int_equal(sensim_tag_from_name("rail"), 27);
+    assert_int_equal(sensim_tag_from_name("car_body"), 14);
+    assert_int_equal(sensim_tag_from_name("traffic_light_pole"), 7);
+    assert_int_equal(sensim_tag_from_name("zzz"), -1);
+    assert_string_equal(sensim_tag_name(14), "Car");
+    assert_string_equal(sensim_tag_name(28), "GuardRail");
+    assert_string_equal(sensim_tag_name(29), "");
+    for (uint32_t t = 1; t <= 28; t++) /* every CARLA name maps back to its own id */
+        assert_int_equal(sensim_tag_from_name(sensim_tag_name(t)), (int32_t)t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_obj_valid),        cmocka_unit_test(test_obj_errors),
+        cmocka_unit_test(test_ply_formats_agree), cmocka_unit_test(test_ply_errors),
+        cmocka_unit_test(test_raw_mesh_errors),  cmocka_unit_test(test_tag_names),
+    };
+    return cmocka_run_group_tests_name("loaders", tests, setup, teardown);
+}
