@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(
   build-essential meson ninja-build pkg-config cmake
   libembree-dev libcglm-dev libpng-dev libcmocka-dev
-  python3-numpy
+  python3 python3-numpy
 )
 
 missing=()
