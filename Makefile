@@ -18,9 +18,18 @@ build: deps $(BUILD)/build.ninja
 demo: build
 	$(BUILD)/src/cli/sensim demo --out out/demo
 
-# Whole test suite (cmocka, CLI end-to-end, headers, exported symbols).
-test: build
+SAN_BUILD ?= build-sanitize
+
+# Whole test suite (cmocka, CLI end-to-end, headers, exported symbols), then
+# the same suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+test: build $(SAN_BUILD)/build.ninja
 	meson test -C $(BUILD) --print-errorlogs
+	ninja -C $(SAN_BUILD)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  meson test -C $(SAN_BUILD) --print-errorlogs
+
+$(SAN_BUILD)/build.ninja: | deps
+	meson setup $(SAN_BUILD) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
 
 bench: build
 	meson test -C $(BUILD) --benchmark --verbose
@@ -29,4 +38,4 @@ install: build
 	meson install -C $(BUILD)
 
 clean:
-	rm -rf $(BUILD) out
+	rm -rf $(BUILD) $(SAN_BUILD) out

@@ -375,6 +375,32 @@ static void test_sector_and_mount(void **state)
     }
     free(p);
     sensim_lidar_destroy(l);
+
+    /* the same sector mounted with yaw +90 deg on a platform at (1, 2, 3):
+     * sensor-frame points are unchanged, the header pose carries the mount,
+     * and in the world the sector is centred on +y */
+    const char *sets2[] = {"hfov_deg=90", "start_azimuth_deg=45", "mount_rpy_deg=0,0,90", "mount_xyz_m=0.5,0,0"};
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", sets2, 4, &l));
+    double plat[16];
+    translation(plat, 1, 2, 3);
+    uint64_t n2;
+    sensim_point *p2 = scan_frame(l, s, plat, &n2, &hdr);
+    assert_int_equal(n2, n);
+    const double *S = hdr.sensor_pose;
+    assert_true(fabs(S[12] - 1.5) < 1e-12 && fabs(S[13] - 2.0) < 1e-12 && fabs(S[14] - 3.0) < 1e-12);
+    assert_true(fabs(S[0]) < 1e-12 && fabs(S[1] - 1.0) < 1e-12); /* sensor x axis = world y */
+    for (uint64_t i = 0; i < n2; i++) {
+        double wx = S[0] * p2[i].x + S[4] * p2[i].y + S[8] * p2[i].z + S[12];
+        double wy = S[1] * p2[i].x + S[5] * p2[i].y + S[9] * p2[i].z + S[13];
+        double wz = S[2] * p2[i].x + S[6] * p2[i].y + S[10] * p2[i].z + S[14];
+        double az = atan2(wy - 2.0, wx - 1.5) * 180 / PI;
+        assert_true(az >= 45.0 - 1e-3 && az <= 135.0 + 1e-3);
+        /* on a face of the [-20, 20]^3 box */
+        double m = fmax(fabs(wx), fmax(fabs(wy), fabs(wz)));
+        assert_true(fabs(m - 20.0) < 1e-3);
+    }
+    free(p2);
+    sensim_lidar_destroy(l);
     sensim_scene_destroy(s);
 }
 
