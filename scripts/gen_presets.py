@@ -109,7 +109,7 @@ def main():
                   "rotation_hz = %g" % m["rot"], "shots_per_s = %d" % m["pps"],
                   "hfov_deg = 360", "start_azimuth_deg = 0", "spin = cw",
                   "min_range_m = 0", "max_range_m = %g" % m["rmax"],
-                  "noise_stddev_m = %g" % m.get("noise", 0.0),
+                  "range_noise_stddev_m = %g" % m.get("noise", 0.0),
                   "atmos_atten_per_m = 0.004",
                   "elevation_deg = " + ", ".join(fmt(v) for v in m["el"])]
         if "fire" in m:

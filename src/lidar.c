@@ -42,14 +42,14 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_create: NULL argument");
     *out = NULL;
     float maxr = d->max_range_m == 0.0f ? 100.0f : d->max_range_m;
-    if (!isfinite(d->min_range_m) || !isfinite(maxr) || !isfinite(d->noise_stddev_m) ||
+    if (!isfinite(d->min_range_m) || !isfinite(maxr) || !isfinite(d->range_noise_stddev_m) ||
         !isfinite(d->atmos_atten_per_m))
         return sensim__fail(SENSIM_ERR_NOT_FINITE, "lidar: a range, noise or attenuation parameter is not finite");
     if (d->min_range_m < 0.0f || maxr <= d->min_range_m || maxr > 1e6f)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "lidar: need 0 <= min_range_m (%g) < max_range_m (%g) <= 1e6",
                             (double)d->min_range_m, (double)maxr);
-    if (d->noise_stddev_m < 0.0f)
-        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "lidar: noise_stddev_m = %g < 0", (double)d->noise_stddev_m);
+    if (d->range_noise_stddev_m < 0.0f)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "lidar: range_noise_stddev_m = %g < 0", (double)d->range_noise_stddev_m);
     if (d->atmos_atten_per_m < 0.0f)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "lidar: atmos_atten_per_m = %g < 0", (double)d->atmos_atten_per_m);
     if (!sensim__finite_array_d(d->mount_pose, 16))
@@ -69,7 +69,7 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
     l->rotation_hz = d->rotation_hz == 0.0 ? 10.0 : d->rotation_hz;
     l->rp.min_range_m = d->min_range_m;
     l->rp.max_range_m = maxr;
-    l->rp.noise_stddev_m = d->noise_stddev_m;
+    l->rp.range_noise_stddev_m = d->range_noise_stddev_m;
     l->rp.atmos_atten_per_m = d->atmos_atten_per_m;
     l->rp.seed = d->seed;
     l->rp.lidar_id = d->lidar_id;

@@ -209,7 +209,7 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
         {"start_azimuth_deg", 0, offsetof(sensim_lidar_desc, start_azimuth_rad), DEG},
         {"min_range_m", 1, offsetof(sensim_lidar_desc, min_range_m), 1},
         {"max_range_m", 1, offsetof(sensim_lidar_desc, max_range_m), 1},
-        {"noise_stddev_m", 1, offsetof(sensim_lidar_desc, noise_stddev_m), 1},
+        {"range_noise_stddev_m", 1, offsetof(sensim_lidar_desc, range_noise_stddev_m), 1},
         {"atmos_atten_per_m", 1, offsetof(sensim_lidar_desc, atmos_atten_per_m), 1},
         {"lidar_id", 2, offsetof(sensim_lidar_desc, lidar_id), 1},
         {"seed", 3, offsetof(sensim_lidar_desc, seed), 1},

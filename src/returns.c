@@ -36,8 +36,8 @@ bool sensim__returns_point(const sensim_return_params *rp, const sensim_hit *hit
     float range = hit->t;
     if (range < rp->min_range_m || range >= rp->max_range_m)
         return false;
-    if (rp->noise_stddev_m > 0.0f) {
-        range += (float)(rp->noise_stddev_m * gaussian(rp, shot_index, SENSIM_RNG_RANGE_NOISE));
+    if (rp->range_noise_stddev_m > 0.0f) {
+        range += (float)(rp->range_noise_stddev_m * gaussian(rp, shot_index, SENSIM_RNG_RANGE_NOISE));
         if (range <= 0.0f)
             return false;
     }

@@ -7,7 +7,7 @@
 typedef struct sensim_return_params {
     float min_range_m;
     float max_range_m;
-    float noise_stddev_m;
+    float range_noise_stddev_m;
     float atmos_atten_per_m;
     uint64_t seed;
     uint32_t lidar_id;

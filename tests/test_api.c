@@ -100,7 +100,7 @@ static void test_overrides(void **state)
         {"elevation_deg=1,2,,3", SENSIM_ERR_PARSE, "elevation_deg"},
         {"spin=sideways", SENSIM_ERR_OUT_OF_RANGE, "spin"},
         {"noequals", SENSIM_ERR_PARSE, "KEY=VALUE"},
-        {"noise_stddev_m=-1", SENSIM_ERR_OUT_OF_RANGE, "noise_stddev_m"},
+        {"range_noise_stddev_m=-1", SENSIM_ERR_OUT_OF_RANGE, "range_noise_stddev_m"},
         {"firing_offset_ns=0,1,2", SENSIM_ERR_OUT_OF_RANGE, "firing_offset_ns has 3 entries"},
         {"elevation_deg=95,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0", SENSIM_ERR_OUT_OF_RANGE, "elevation of channel 0"},
         {"shots_per_s=600000", SENSIM_ERR_OUT_OF_RANGE, "firing offset of channel"},

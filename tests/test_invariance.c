@@ -81,15 +81,15 @@ static void test_pandar64(void **state)
 static void test_vlp16_firing_offsets_and_noise(void **state)
 {
     (void)state;
-    const char *sets[] = {"noise_stddev_m=0.05", "seed=1234"};
+    const char *sets[] = {"range_noise_stddev_m=0.05", "seed=1234"};
     check_preset("vlp16", sets, 2);
 }
 
 static void test_seed_changes_noise(void **state)
 {
     (void)state;
-    const char *a[] = {"noise_stddev_m=0.05", "seed=1"};
-    const char *b[] = {"noise_stddev_m=0.05", "seed=2"};
+    const char *a[] = {"range_noise_stddev_m=0.05", "seed=1"};
+    const char *b[] = {"range_noise_stddev_m=0.05", "seed=2"};
     capture ca = run("vlp16", 2, NULL, 0, 0, 100000000, a, 2);
     capture cb = run("vlp16", 2, NULL, 0, 0, 100000000, b, 2);
     assert_true(ca.n > 0 && cb.n > 0);
@@ -111,7 +111,7 @@ static void test_noise_statistics(void **state)
     const float lo[3] = {-30, -30, -30}, hi[3] = {30, 30, 30};
     add_box(s, lo, hi, 3, 0);
     CHECK_OK(sensim_scene_commit(s));
-    const char *sets[] = {"noise_stddev_m=0.1", "seed=99"};
+    const char *sets[] = {"range_noise_stddev_m=0.1", "seed=99"};
     sensim_lidar *clean, *noisy;
     CHECK_OK(sensim_lidar_create_from_preset(ctx, "pandar64", NULL, 0, &clean));
     CHECK_OK(sensim_lidar_create_from_preset(ctx, "pandar64", sets, 2, &noisy));

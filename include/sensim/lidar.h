@@ -67,7 +67,7 @@ typedef struct sensim_lidar_desc {
     /** Returns farther than this are discarded, metres. 0 = 100 m. */
     float max_range_m;
     /** Gaussian range noise sigma, metres (>= 0), seeded per shot. */
-    float noise_stddev_m;
+    float range_noise_stddev_m;
     /** Plain intensity = reflectivity · exp(-a · range); a in 1/m (>= 0).
      *  sensim_lidar_desc_init sets 0.004 (CARLA's default). */
     float atmos_atten_per_m;
