@@ -25,7 +25,7 @@ void sensim_lidar_destroy(sensim_lidar *l)
 {
     if (!l)
         return;
-    sensim__mech_pattern_free(&l->pat);
+    sensim__pattern_free(&l->pat);
     free(l->rays);
     free(l->hits);
     free(l->dirs);
@@ -58,15 +58,15 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
     sensim_lidar *l = calloc(1, sizeof *l);
     if (!l)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate lidar");
-    sensim_status st = sensim__mech_pattern_init(&l->pat, d);
+    sensim_status st = sensim__pattern_init(&l->pat, d);
     if (st != SENSIM_OK) {
+        sensim__pattern_free(&l->pat);
         free(l);
         return st;
     }
     l->ctx = ctx;
     sensim__context_retain(ctx);
     snprintf(l->name, sizeof l->name, "%s", d->name ? d->name : "custom");
-    l->rotation_hz = d->rotation_hz == 0.0 ? 10.0 : d->rotation_hz;
     l->rp.min_range_m = d->min_range_m;
     l->rp.max_range_m = maxr;
     l->rp.range_noise_stddev_m = d->range_noise_stddev_m;
@@ -78,7 +78,7 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
     else
         memcpy(l->mount, d->mount_pose, sizeof l->mount);
 
-    size_t slots = (size_t)l->pat.channels * SENSIM_CHUNK_COLS;
+    size_t slots = SENSIM_CHUNK_SHOTS;
     l->rays = malloc(slots * sizeof *l->rays);
     l->hits = malloc(slots * sizeof *l->hits);
     l->dirs = malloc(slots * 3 * sizeof *l->dirs);
@@ -98,13 +98,21 @@ sensim_status sensim_lidar_get_info(const sensim_lidar *l, sensim_lidar_info *o)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_get_info: NULL argument");
     memset(o, 0, sizeof *o);
     memcpy(o->name, l->name, sizeof o->name);
-    o->channel_count = l->pat.channels;
-    o->columns_per_revolution = l->pat.cols_per_rev;
-    o->columns_per_frame = l->pat.cols_in_fov;
-    o->shots_per_frame = (uint64_t)l->pat.cols_in_fov * l->pat.channels;
-    o->frame_period_ns = l->pat.period_ns;
-    o->frame_rate_hz = 1e9 / (double)l->pat.period_ns;
-    o->shots_per_s = (double)o->shots_per_frame * o->frame_rate_hz;
+    const sensim_pattern *p = &l->pat;
+    o->channel_count = p->channels;
+    o->pattern = p->kind;
+    o->columns_per_revolution = p->cols_per_rev;
+    o->columns_per_frame = p->cols_in_fov;
+    o->shots_per_frame = sensim__pattern_max_frame_shots(p);
+    o->frame_period_ns = p->frame_ns;
+    o->frame_rate_hz = 1e9 / (double)p->frame_ns;
+    o->table_size = p->table_n;
+    if (p->kind == SENSIM_PATTERN_MECHANICAL)
+        o->shots_per_s = (double)p->shots_per_rev * o->frame_rate_hz;
+    else if (p->ttime)
+        o->shots_per_s = (double)p->table_n * 1e9 / (double)p->tperiod;
+    else
+        o->shots_per_s = (double)p->lanes * 1e12 / (double)p->q_ps;
     o->min_range_m = l->rp.min_range_m;
     o->max_range_m = l->rp.max_range_m;
     o->lidar_id = l->rp.lidar_id;
@@ -136,103 +144,72 @@ sensim_status sensim_lidar_set_mount_pose(sensim_lidar *l, const double pose[16]
     return SENSIM_OK;
 }
 
-/* Columns of channel @p ch (with its firing offset) firing in [sb, se),
- * times relative to the frame start: [*lo, *hi). */
-static void channel_cols(const sensim_mech_pattern *p, uint32_t ch, int64_t sb, int64_t se, int64_t *lo,
-                         int64_t *hi)
-{
-    int64_t off = p->fire_off_ns[ch];
-    int64_t a = sensim__col_first_at(p, sb - off), b = sensim__col_first_at(p, se - off);
-    *lo = a > p->cols_in_fov ? p->cols_in_fov : a;
-    *hi = b > p->cols_in_fov ? p->cols_in_fov : b;
-}
-
 sensim_status sensim_lidar_count_shots(const sensim_lidar *l, int64_t tb, int64_t te, uint64_t *out)
 {
     if (!l || !out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_count_shots: NULL argument");
     if (te < tb)
         return sensim__fail(SENSIM_ERR_TIME_ORDER, "t_end_ns %lld < t_begin_ns %lld", (long long)te, (long long)tb);
-    const sensim_mech_pattern *p = &l->pat;
-    uint64_t n = 0;
-    if (te > tb) {
-        int64_t r0 = sensim__floordiv(tb, p->period_ns), r1 = sensim__floordiv(te - 1, p->period_ns);
-        for (int64_t r = r0; r <= r1; r++) {
-            int64_t fb = r * p->period_ns;
-            int64_t sb = tb > fb ? tb - fb : 0, se = te < fb + p->period_ns ? te - fb : p->period_ns;
-            if (sb == 0 && se == p->period_ns && r < r1 && r > r0) {
-                n += (uint64_t)p->cols_in_fov * p->channels;
-                continue;
-            }
-            for (uint32_t c = 0; c < p->channels; c++) {
-                int64_t lo, hi;
-                channel_cols(p, c, sb, se, &lo, &hi);
-                n += (uint64_t)(hi - lo);
-            }
-        }
-    }
-    *out = n;
+    *out = (uint64_t)(sensim__pattern_first_at(&l->pat, te) - sensim__pattern_first_at(&l->pat, tb));
     return SENSIM_OK;
 }
 
-/* Trace one chunk of columns [k0, k1) of revolution r and push its points in
- * (column, channel) order. */
-static void scan_chunk(sensim_lidar *l, const sensim_scene *scene, const double S[16], int64_t r,
-                       const int64_t *lo, const int64_t *hi, int64_t k0, int64_t k1, sensim_ring *ring,
-                       uint32_t nthreads)
+/* Generate, trace and write shots [g0, g1) of frame r (g1 - g0 <= one
+ * chunk). Lanes of consecutive shots run in parallel; the write is serial and
+ * in shot order, so the output does not depend on the thread count. */
+static void scan_chunk(sensim_lidar *l, const sensim_scene *scene, const double S[16], int64_t frame_begin,
+                       int64_t g0, int64_t g1, sensim_ring *ring, uint32_t nthreads)
 {
-    const sensim_mech_pattern *p = &l->pat;
-    const uint32_t nch = p->channels;
-    const int64_t width = k1 - k0;
+    const sensim_pattern *p = &l->pat;
+    const int64_t n = g1 - g0;
+    const int nlanes = (int)((n + SENSIM_LANE_SHOTS - 1) / SENSIM_LANE_SHOTS);
     const float org[3] = {(float)S[12], (float)S[13], (float)S[14]};
     float R[9];
     for (int c = 0; c < 3; c++)
         for (int row = 0; row < 3; row++)
             R[c * 3 + row] = (float)S[c * 4 + row];
-    memset(l->valid, 0, (size_t)width * nch);
 
-#pragma omp parallel for num_threads(nthreads) schedule(static) if (nthreads > 1)
-    for (uint32_t ch = 0; ch < nch; ch++) {
-        size_t base = (size_t)ch * SENSIM_CHUNK_COLS;
-        int64_t ka = k0 > lo[ch] ? k0 : lo[ch], kb = k1 < hi[ch] ? k1 : hi[ch];
-        uint32_t n = 0;
-        for (int64_t k = ka; k < kb; k++, n++) {
-            float ca = p->cos_col[k] * p->cos_off[ch] - p->sin_col[k] * p->sin_off[ch];
-            float sa = p->sin_col[k] * p->cos_off[ch] + p->cos_col[k] * p->sin_off[ch];
-            float *d = &l->dirs[(base + n) * 3];
-            d[0] = p->cos_el[ch] * ca;
-            d[1] = p->cos_el[ch] * sa;
-            d[2] = p->sin_el[ch];
-            sensim_ray *ray = &l->rays[base + n];
+#pragma omp parallel for num_threads(nthreads) schedule(static) if (nthreads > 1 && nlanes > 1)
+    for (int lane = 0; lane < nlanes; lane++) {
+        int64_t a = (int64_t)lane * SENSIM_LANE_SHOTS, b = a + SENSIM_LANE_SHOTS < n ? a + SENSIM_LANE_SHOTS : n;
+        uint32_t m = 0;
+        /* compact the lane's live shots at the front of its scratch */
+        int64_t live[SENSIM_LANE_SHOTS];
+        for (int64_t i = a; i < b; i++) {
+            int64_t g = g0 + i, t = sensim__pattern_time(p, g);
+            uint16_t ch;
+            float *d = &l->dirs[(a + m) * 3];
+            l->valid[i] = 0;
+            l->slots[i].t_offset_ns = (uint32_t)(t - frame_begin);
+            if (!sensim__pattern_shot(p, g, t, &ch, d))
+                continue;
+            l->slots[i].channel = ch;
+            sensim_ray *ray = &l->rays[a + m];
             memcpy(ray->org, org, sizeof org);
             for (int row = 0; row < 3; row++)
                 ray->dir[row] = R[row] * d[0] + R[3 + row] * d[1] + R[6 + row] * d[2];
             ray->tnear = 0.0f;
             ray->tfar = l->rp.max_range_m;
+            live[m++] = i;
         }
-        if (n == 0)
+        if (m == 0)
             continue;
-        sensim__trace_rays(scene, &l->rays[base], n, &l->hits[base]);
-        for (uint32_t j = 0; j < n; j++) {
-            int64_t k = ka + j;
-            size_t slot = (size_t)(k - k0) * nch + ch;
-            uint64_t shot = ((uint64_t)r * p->cols_in_fov + (uint64_t)k) * nch + ch;
-            sensim_point *pt = &l->slots[slot];
-            if (sensim__returns_point(&l->rp, &l->hits[base + j], &l->dirs[(base + j) * 3], shot, pt)) {
-                pt->t_offset_ns = (uint32_t)(sensim__col_time(p, k) + p->fire_off_ns[ch]);
-                pt->channel = (uint16_t)ch;
-                l->valid[slot] = 1;
+        sensim__trace_rays(scene, &l->rays[a], m, &l->hits[a]);
+        for (uint32_t j = 0; j < m; j++) {
+            int64_t i = live[j];
+            sensim_point *pt = &l->slots[i];
+            uint32_t t_off = pt->t_offset_ns;
+            uint16_t ch = pt->channel;
+            if (sensim__returns_point(&l->rp, &l->hits[a + j], &l->dirs[(a + j) * 3], (uint64_t)(g0 + i), pt)) {
+                pt->t_offset_ns = t_off;
+                pt->channel = ch;
+                l->valid[i] = 1;
             }
         }
     }
-    for (int64_t k = 0; k < width; k++) {
-        const size_t row = (size_t)k * nch;
-        for (uint32_t j = 0; j < nch; j++) {
-            size_t slot = row + p->fire_order[j];
-            if (l->valid[slot])
-                sensim__ring_push(ring, &l->slots[slot]);
-        }
-    }
+    for (int64_t i = 0; i < n; i++)
+        if (l->valid[i])
+            sensim__ring_push(ring, &l->slots[i]);
 }
 
 sensim_status sensim_lidar_scan(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,
@@ -257,35 +234,26 @@ sensim_status sensim_lidar_scan(sensim_lidar *l, const sensim_scene *scene, int6
     if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK)
         return st;
 
-    const sensim_mech_pattern *p = &l->pat;
+    const sensim_pattern *p = &l->pat;
     double S[16];
     sensim__mat4_mul(platform_pose, l->mount, S);
     uint32_t nthreads = l->ctx->thread_count;
-    int64_t lo[SENSIM_MAX_CHANNELS], hi[SENSIM_MAX_CHANNELS];
     uint64_t shots = 0, frames = 0;
 
     sensim__ring_tx_begin(ring);
     if (te > tb) {
-        int64_t r0 = sensim__floordiv(tb, p->period_ns), r1 = sensim__floordiv(te - 1, p->period_ns);
+        int64_t r0 = sensim__floordiv(tb, p->frame_ns), r1 = sensim__floordiv(te - 1, p->frame_ns);
         for (int64_t r = r0; r <= r1; r++) {
-            int64_t fb = r * p->period_ns, fe = fb + p->period_ns;
-            int64_t sb = (tb > fb ? tb : fb) - fb, se = (te < fe ? te : fe) - fb;
+            int64_t fb = r * p->frame_ns, fe = fb + p->frame_ns;
+            int64_t sb = tb > fb ? tb : fb, se = te < fe ? te : fe;
             sensim__ring_open_frame(ring, (uint64_t)r, fb, fe, S, l->rp.lidar_id);
             sensim__ring_add_scanned(ring, se - sb);
-            int64_t kmin = p->cols_in_fov, kmax = 0;
-            for (uint32_t c = 0; c < p->channels; c++) {
-                channel_cols(p, c, sb, se, &lo[c], &hi[c]);
-                shots += (uint64_t)(hi[c] - lo[c]);
-                if (lo[c] < hi[c]) {
-                    kmin = lo[c] < kmin ? lo[c] : kmin;
-                    kmax = hi[c] > kmax ? hi[c] : kmax;
-                }
-            }
-            for (int64_t k0 = kmin; k0 < kmax; k0 += SENSIM_CHUNK_COLS) {
-                int64_t k1 = k0 + SENSIM_CHUNK_COLS < kmax ? k0 + SENSIM_CHUNK_COLS : kmax;
-                scan_chunk(l, scene, S, r, lo, hi, k0, k1, ring, nthreads);
-            }
-            if (se == p->period_ns) {
+            int64_t g0 = sensim__pattern_first_at(p, sb), g1 = sensim__pattern_first_at(p, se);
+            shots += (uint64_t)(g1 - g0);
+            for (int64_t g = g0; g < g1; g += SENSIM_CHUNK_SHOTS)
+                scan_chunk(l, scene, S, fb, g, g + SENSIM_CHUNK_SHOTS < g1 ? g + SENSIM_CHUNK_SHOTS : g1, ring,
+                           nthreads);
+            if (se == fe) {
                 sensim__ring_close_frame(ring);
                 frames++;
             }

@@ -1,34 +1,63 @@
-/* Mechanical (spinning) scan pattern: validation and precomputed tables. */
-#include "lidar_impl.h"
+/* Mechanical (spinning) scan pattern: validation, tables, exact timing. */
+#include "pattern.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-void sensim__mech_pattern_free(sensim_mech_pattern *p)
-{
-    free(p->cos_el);
-    free(p->sin_el);
-    free(p->cos_off);
-    free(p->sin_off);
-    free(p->fire_off_ns);
-    free(p->fire_order);
-    free(p->cos_col);
-    free(p->sin_col);
-    free(p->elevation_rad);
-    memset(p, 0, sizeof *p);
-}
-
 #define RANGE_FAIL(...) sensim__fail(SENSIM_ERR_OUT_OF_RANGE, __VA_ARGS__)
 
-sensim_status sensim__mech_pattern_init(sensim_mech_pattern *p, const sensim_lidar_desc *d)
+/* Column k's firing time within its revolution: floor(k·P/C). */
+static int64_t col_time(const sensim_pattern *p, int64_t k)
 {
-    memset(p, 0, sizeof *p);
+    return k * p->frame_ns / p->cols_per_rev;
+}
+
+/* Time of shot s (0 <= s < shots_per_rev) within its revolution. Shots are
+ * numbered column by column in firing order, so this never decreases. */
+static int64_t shot_time_in_rev(const sensim_pattern *p, uint64_t s)
+{
+    return col_time(p, (int64_t)(s / p->channels)) + p->fire_off_ns[p->fire_order[s % p->channels]];
+}
+
+int64_t sensim__mech_time(const sensim_pattern *p, int64_t g)
+{
+    int64_t r = sensim__floordiv(g, (int64_t)p->shots_per_rev);
+    return r * p->frame_ns + shot_time_in_rev(p, (uint64_t)(g - r * (int64_t)p->shots_per_rev));
+}
+
+int64_t sensim__mech_first_at(const sensim_pattern *p, int64_t t)
+{
+    int64_t r = sensim__floordiv(t, p->frame_ns);
+    int64_t x = t - r * p->frame_ns;
+    /* binary search for the first shot of the revolution at or after x */
+    uint64_t lo = 0, hi = p->shots_per_rev;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (shot_time_in_rev(p, mid) >= x)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return r * (int64_t)p->shots_per_rev + (int64_t)lo;
+}
+
+void sensim__mech_dir(const sensim_pattern *p, int64_t g, uint16_t *channel, float d[3])
+{
+    int64_t r = sensim__floordiv(g, (int64_t)p->shots_per_rev);
+    uint64_t s = (uint64_t)(g - r * (int64_t)p->shots_per_rev);
+    uint32_t k = (uint32_t)(s / p->channels), ch = p->fire_order[s % p->channels];
+    float ca = p->cos_col[k] * p->cos_off[ch] - p->sin_col[k] * p->sin_off[ch];
+    float sa = p->sin_col[k] * p->cos_off[ch] + p->cos_col[k] * p->sin_off[ch];
+    d[0] = p->cos_el[ch] * ca;
+    d[1] = p->cos_el[ch] * sa;
+    d[2] = p->sin_el[ch];
+    *channel = (uint16_t)ch;
+}
+
+sensim_status sensim__mech_init(sensim_pattern *p, const sensim_lidar_desc *d)
+{
     uint32_t n = d->channel_count;
-    if (n == 0)
-        return sensim__fail(SENSIM_ERR_EMPTY, "lidar: channel_count is 0");
-    if (n > SENSIM_MAX_CHANNELS)
-        return RANGE_FAIL("lidar: channel_count = %u exceeds %d", n, SENSIM_MAX_CHANNELS);
     if (!d->elevation_rad)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "lidar: elevation_rad is NULL");
     double rot = d->rotation_hz == 0.0 ? 10.0 : d->rotation_hz;
@@ -55,16 +84,16 @@ sensim_status sensim__mech_pattern_init(sensim_mech_pattern *p, const sensim_lid
                           "outside 1..1e6", cols);
     if (d->spin != 0 && d->spin != SENSIM_SPIN_CW && d->spin != SENSIM_SPIN_CCW)
         return RANGE_FAIL("lidar: spin = %d must be -1 (clockwise) or +1", d->spin);
-    p->channels = n;
     p->cols_per_rev = (uint32_t)cols;
-    p->period_ns = (int64_t)floor(1e9 / rot + 0.5);
-    if (p->period_ns < (int64_t)p->cols_per_rev)
+    p->frame_ns = (int64_t)floor(1e9 / rot + 0.5);
+    if (p->frame_ns < (int64_t)p->cols_per_rev)
         return RANGE_FAIL("lidar: %u columns do not fit in a %lld ns revolution", p->cols_per_rev,
-                          (long long)p->period_ns);
+                          (long long)p->frame_ns);
     /* columns with 2πk/C < hfov */
     uint32_t in_fov = (uint32_t)ceil(hfov / (2.0 * SENSIM_PI) * cols - 1e-9);
     p->cols_in_fov = in_fov < 1 ? 1 : in_fov > p->cols_per_rev ? p->cols_per_rev : in_fov;
-    int64_t col_period = sensim__col_time(p, 1);
+    p->shots_per_rev = (uint64_t)p->cols_in_fov * n;
+    int64_t col_period = col_time(p, 1);
 
     for (uint32_t c = 0; c < n; c++) {
         float e = d->elevation_rad[c];
@@ -93,17 +122,13 @@ sensim_status sensim__mech_pattern_init(sensim_mech_pattern *p, const sensim_lid
     p->sin_off = malloc(n * sizeof(float));
     p->fire_off_ns = calloc(n, sizeof(int32_t));
     p->fire_order = malloc(n * sizeof(uint32_t));
-    p->elevation_rad = malloc(n * sizeof(float));
     p->cos_col = malloc(p->cols_in_fov * sizeof(float));
     p->sin_col = malloc(p->cols_in_fov * sizeof(float));
-    if (!p->cos_el || !p->sin_el || !p->cos_off || !p->sin_off || !p->fire_off_ns || !p->fire_order || !p->elevation_rad ||
-        !p->cos_col || !p->sin_col) {
-        sensim__mech_pattern_free(p);
+    if (!p->cos_el || !p->sin_el || !p->cos_off || !p->sin_off || !p->fire_off_ns || !p->fire_order ||
+        !p->cos_col || !p->sin_col)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "lidar: cannot allocate pattern tables");
-    }
     for (uint32_t c = 0; c < n; c++) {
         double e = d->elevation_rad[c], a = d->azimuth_offset_rad ? d->azimuth_offset_rad[c] : 0.0;
-        p->elevation_rad[c] = d->elevation_rad[c];
         p->cos_el[c] = (float)cos(e);
         p->sin_el[c] = (float)sin(e);
         p->cos_off[c] = (float)cos(a);
@@ -111,8 +136,8 @@ sensim_status sensim__mech_pattern_init(sensim_mech_pattern *p, const sensim_lid
         if (d->firing_offset_ns)
             p->fire_off_ns[c] = d->firing_offset_ns[c];
     }
-    /* Output order within a column is firing order; insertion sort keeps
-     * equal offsets in channel order. */
+    /* Firing order within a column; insertion sort keeps equal offsets in
+     * channel order. */
     for (uint32_t c = 0; c < n; c++) {
         uint32_t j = c;
         while (j > 0 && p->fire_off_ns[p->fire_order[j - 1]] > p->fire_off_ns[c]) {

@@ -36,14 +36,83 @@ typedef struct sensim_lidar sensim_lidar;
 #define SENSIM_SPIN_CCW   1  /**< counter-clockwise seen from above */
 
 #define SENSIM_MAX_CHANNELS 1024
+#define SENSIM_MAX_PRISMS   8
 
-/** Mechanical lidar description; fill with sensim_lidar_desc_init(). */
+/** Pattern kinds (sensim_lidar_desc.pattern). */
+#define SENSIM_PATTERN_MECHANICAL 0 /**< spinning head, per-channel tables (default) */
+#define SENSIM_PATTERN_TABLE      1 /**< replayed list of directions (solid-state, Livox CSV) */
+#define SENSIM_PATTERN_RISLEY     2 /**< rotating wedge prisms traced exactly (Livox class) */
+#define SENSIM_PATTERN_MEMS       3 /**< MEMS Lissajous raster (PCSim rs_m1 / mems_m1 layout) */
+#define SENSIM_PATTERN_CALLBACK   4 /**< caller-supplied direction function */
+
+/*
+ * Non-mechanical patterns ("sequence" patterns) fire columns of L shots
+ * (L = channel_count lasers for RISLEY and MEMS, L = 1 for TABLE and
+ * CALLBACK) at a uniform rate: column m fires at
+ *     t = floor(m · q / 1000) ns,   q = round(1e12 · L / shots_per_s) ps,
+ * and shot index g = m · L + lane. Frames are cut every
+ * round(1e9 / frame_rate_hz) ns. A TABLE with time_ns instead fires entry
+ * e of pass p at p · period_ns + time_ns[e]. Replay cursors are pure
+ * functions of time: tables wrap exactly, with no skipped or repeated entry,
+ * however the host splits time.
+ */
+
+/**
+ * Direction of shot @p shot_index (fired at @p t_ns, sensor frame, unit
+ * vector, x forward) and its channel. Return 0 to fire, non-zero for "no
+ * shot" (blanking). Called from worker threads concurrently: it must be a
+ * pure, thread-safe function of its arguments.
+ */
+typedef int32_t (*sensim_shot_fn)(void *user, int64_t shot_index, int64_t t_ns, uint16_t *out_channel,
+                                  float out_dir[3]);
+
+/** Table pattern: one entry per shot, replayed cyclically. */
+typedef struct sensim_table_desc {
+    uint64_t shot_count;         /**< entries, 1 .. 2^32 */
+    const float *azimuth_rad;    /**< per entry, copied */
+    const float *elevation_rad;  /**< per entry, (-π/2, π/2), copied */
+    const uint16_t *channel;     /**< optional per-entry channel (< channel_count), copied */
+    const int64_t *time_ns;      /**< optional nondecreasing firing times within one pass, [0, period_ns) */
+    int64_t period_ns;           /**< duration of one pass; required with time_ns */
+    uint64_t reserved[4];
+} sensim_table_desc;
+
+/**
+ * Risley prisms, traced with vector Snell's law at every face. The beam of
+ * each laser starts along +x, tilted by its elevation_rad / azimuth_offset_rad,
+ * and passes prism 0 first. A positive wedge angle means the tilted face is
+ * the entrance face (flat exit); negative means flat entrance, tilted exit
+ * (HELIOS++ convention). Prism i rotates to angle 2π·rotation_hz[i]·t +
+ * phase_rad[i] about +x. Total internal reflection drops the shot.
+ */
+typedef struct sensim_risley_desc {
+    uint32_t prism_count;                      /**< 1 .. SENSIM_MAX_PRISMS */
+    float wedge_rad[SENSIM_MAX_PRISMS];        /**< signed wedge angles, |α| < 80° */
+    float refractive_index[SENSIM_MAX_PRISMS]; /**< 1 .. 5 */
+    double rotation_hz[SENSIM_MAX_PRISMS];
+    double phase_rad[SENSIM_MAX_PRISMS];
+    double boresight_elevation_rad;            /**< tilt of the optical axis above the xy plane */
+    double head_spin_hz;                       /**< rotation of the whole head about +z (0 = none) */
+    uint64_t reserved[4];
+} sensim_risley_desc;
+
+/** MEMS raster: PCSim's ten-column Lissajous layout, evaluated continuously. */
+typedef struct sensim_mems_desc {
+    double h_freq_hz;   /**< horizontal carrier, 0 = 7200 */
+    double v_freq_hz;   /**< vertical carrier, 0 = 100 */
+    uint64_t reserved[4];
+} sensim_mems_desc;
+
+/** Lidar description; fill with sensim_lidar_desc_init(). */
 typedef struct sensim_lidar_desc {
     /** Preset / model name for headers and logs (copied, truncated to 31 chars). */
     const char *name;
+    /** SENSIM_PATTERN_* (default MECHANICAL). */
+    int32_t pattern;
     /** Channels (lasers), 1..SENSIM_MAX_CHANNELS. */
     uint32_t channel_count;
-    /** Elevation per channel, radians, in (-π/2, π/2); copied. Required. */
+    /** Elevation per channel, radians, in (-π/2, π/2); copied. Required for
+     *  MECHANICAL; for RISLEY the lasers' tilts (NULL = 0); unused otherwise. */
     const float *elevation_rad;
     /** Azimuth offset per channel, radians, |v| < π; NULL = zeros; copied. */
     const float *azimuth_offset_rad;
@@ -51,8 +120,8 @@ typedef struct sensim_lidar_desc {
     const int32_t *firing_offset_ns;
     /** Rotation rate, Hz, in [0.25, 1000]. 0 = 10 Hz. */
     double rotation_hz;
-    /** Shots per second summed over channels (> 0). Ignored when
-     *  azimuth_resolution_rad > 0. */
+    /** Shots per second summed over channels (> 0). MECHANICAL: ignored when
+     *  azimuth_resolution_rad > 0. Sequence patterns: required. */
     double shots_per_s;
     /** Azimuth step between columns, radians (> 0 selects this over shots_per_s). */
     double azimuth_resolution_rad;
@@ -77,6 +146,18 @@ typedef struct sensim_lidar_desc {
     uint32_t lidar_id;
     /** Seed of every random decision (noise, later drop-out and ghosts). */
     uint64_t seed;
+    /** Sequence patterns: frames per second (0 = 10). */
+    double frame_rate_hz;
+    /** SENSIM_PATTERN_TABLE data (copied at creation). */
+    sensim_table_desc table;
+    /** SENSIM_PATTERN_RISLEY parameters; lasers are the channels. */
+    sensim_risley_desc risley;
+    /** SENSIM_PATTERN_MEMS parameters; channel_count must be 10. */
+    sensim_mems_desc mems;
+    /** SENSIM_PATTERN_CALLBACK function and its user pointer (borrowed for
+     *  the lidar's life). */
+    sensim_shot_fn shot_fn;
+    void *shot_user;
     uint64_t reserved[8];
 } sensim_lidar_desc;
 
@@ -128,17 +209,18 @@ SENSIM_API void sensim_lidar_destroy(sensim_lidar *lidar);
 typedef struct sensim_lidar_info {
     char name[32];
     uint32_t channel_count;
-    uint32_t columns_per_revolution;  /**< C */
-    uint32_t columns_per_frame;       /**< columns inside the FOV */
-    uint64_t shots_per_frame;         /**< columns_per_frame · channels */
+    uint32_t columns_per_revolution;  /**< C (mechanical; 0 otherwise) */
+    uint32_t columns_per_frame;       /**< columns inside the FOV (mechanical; 0 otherwise) */
+    uint64_t shots_per_frame;         /**< most shots any frame holds (exact for mechanical) */
     double shots_per_s;               /**< effective, after rounding C */
     double frame_rate_hz;             /**< 1e9 / frame_period_ns */
     int64_t frame_period_ns;
     float min_range_m;
     float max_range_m;
     uint32_t lidar_id;
-    uint32_t reserved_u32;
-    uint64_t reserved[6];
+    int32_t pattern;                  /**< SENSIM_PATTERN_* */
+    uint64_t table_size;              /**< TABLE: entries in one pass */
+    uint64_t reserved[5];
 } sensim_lidar_info;
 
 /**

@@ -1,0 +1,75 @@
+/* Scan patterns: a pure function from a global shot index to (firing time,
+ * channel, direction). Every kind exposes the same four operations. */
+#ifndef SENSIM_PATTERN_H
+#define SENSIM_PATTERN_H
+
+#include "internal.h"
+
+typedef struct sensim_pattern {
+    int32_t kind;            /* SENSIM_PATTERN_* */
+    uint32_t channels;
+    int64_t frame_ns;        /* F: frames are [r·F, (r+1)·F) */
+    float *elevation_rad;    /* per channel (mechanical, risley lasers), for get_elevations */
+
+    /* MECHANICAL: shot s of a frame is column s / channels, channel
+     * fire_order[s % channels]; the frame is one revolution. */
+    uint32_t cols_per_rev, cols_in_fov;
+    uint64_t shots_per_rev;
+    float *cos_el, *sin_el, *cos_off, *sin_off, *cos_col, *sin_col;
+    int32_t *fire_off_ns;
+    uint32_t *fire_order;
+
+    /* Sequence kinds: column m fires at floor(m·q_ps/1000), L shots each. */
+    uint32_t lanes;
+    int64_t q_ps;
+
+    /* TABLE */
+    uint64_t table_n;
+    float *tdir;             /* 3 per entry, unit vectors */
+    uint16_t *tchan;         /* optional */
+    int64_t *ttime;          /* optional explicit times within a pass */
+    int64_t tperiod;
+
+    /* RISLEY */
+    uint32_t nprism;
+    double wedge[SENSIM_MAX_PRISMS], index[SENSIM_MAX_PRISMS], rot_hz[SENSIM_MAX_PRISMS],
+        phase[SENSIM_MAX_PRISMS];
+    double bore_el, head_hz;
+    float *laser_dir;        /* 3 per laser */
+
+    /* MEMS */
+    double mems_h_hz, mems_v_hz;
+
+    /* CALLBACK */
+    sensim_shot_fn fn;
+    void *fn_user;
+} sensim_pattern;
+
+sensim_status sensim__pattern_init(sensim_pattern *p, const sensim_lidar_desc *d);
+void sensim__pattern_free(sensim_pattern *p);
+
+/* Firing time of shot g, ns. */
+int64_t sensim__pattern_time(const sensim_pattern *p, int64_t g);
+/* Smallest shot index whose firing time is >= t. */
+int64_t sensim__pattern_first_at(const sensim_pattern *p, int64_t t);
+/* Channel and sensor-frame unit direction of shot g fired at t; false if the
+ * shot produces no beam (total internal reflection, blanking). */
+bool sensim__pattern_shot(const sensim_pattern *p, int64_t g, int64_t t, uint16_t *channel, float dir[3]);
+/* Upper bound of shots in one frame. */
+uint64_t sensim__pattern_max_frame_shots(const sensim_pattern *p);
+
+/* Kind-specific parts, in their own files. */
+sensim_status sensim__mech_init(sensim_pattern *p, const sensim_lidar_desc *d);
+int64_t sensim__mech_time(const sensim_pattern *p, int64_t g);
+int64_t sensim__mech_first_at(const sensim_pattern *p, int64_t t);
+void sensim__mech_dir(const sensim_pattern *p, int64_t g, uint16_t *channel, float dir[3]);
+
+sensim_status sensim__risley_init(sensim_pattern *p, const sensim_lidar_desc *d);
+bool sensim__risley_dir(const sensim_pattern *p, uint32_t laser, double t_s, float dir[3]);
+/* Exact trace of one beam through the prisms at the given prism angles;
+ * false on total internal reflection. Exposed for tests. */
+bool sensim__risley_trace(const sensim_pattern *p, const double in_dir[3], const double *angles, double out[3]);
+sensim_status sensim__mems_init(sensim_pattern *p, const sensim_lidar_desc *d);
+void sensim__mems_dir(const sensim_pattern *p, uint32_t column, double t_s, float dir[3]);
+
+#endif

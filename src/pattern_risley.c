@@ -1,0 +1,166 @@
+/* Analytic Risley prisms (exact vector Snell's law) and the MEMS raster. */
+#include "pattern.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RANGE_FAIL(...) sensim__fail(SENSIM_ERR_OUT_OF_RANGE, __VA_ARGS__)
+#define DEG (SENSIM_PI / 180.0)
+
+/* Refract d (unit) at a face with normal n (either orientation) from index
+ * n1 into n2: t = η·d + (η·c − sqrt(1 − η²(1 − c²)))·N, N facing the ray. */
+static bool refract(double d[3], const double n[3], double n1, double n2)
+{
+    double N[3] = {n[0], n[1], n[2]};
+    double dn = d[0] * N[0] + d[1] * N[1] + d[2] * N[2];
+    if (dn > 0.0) {
+        N[0] = -N[0], N[1] = -N[1], N[2] = -N[2];
+        dn = -dn;
+    }
+    double c = -dn, eta = n1 / n2;
+    double k = 1.0 - eta * eta * (1.0 - c * c);
+    if (k < 0.0)
+        return false; /* total internal reflection */
+    double f = eta * c - sqrt(k);
+    for (int i = 0; i < 3; i++)
+        d[i] = eta * d[i] + f * N[i];
+    double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    for (int i = 0; i < 3; i++)
+        d[i] /= len;
+    return true;
+}
+
+bool sensim__risley_trace(const sensim_pattern *p, const double in_dir[3], const double *angles, double out[3])
+{
+    double d[3] = {in_dir[0], in_dir[1], in_dir[2]};
+    static const double flat[3] = {1.0, 0.0, 0.0};
+    for (uint32_t i = 0; i < p->nprism; i++) {
+        double a = fabs(p->wedge[i]);
+        double tilted[3] = {cos(a), sin(a) * cos(angles[i]), sin(a) * sin(angles[i])};
+        const double *entry = p->wedge[i] >= 0.0 ? tilted : flat;
+        const double *exit = p->wedge[i] >= 0.0 ? flat : tilted;
+        if (!refract(d, entry, 1.0, p->index[i]) || !refract(d, exit, p->index[i], 1.0))
+            return false;
+    }
+    memcpy(out, d, sizeof d);
+    return true;
+}
+
+static double turn(double hz, double t_s)
+{
+    double x = hz * t_s;
+    return 2.0 * SENSIM_PI * (x - floor(x));
+}
+
+bool sensim__risley_dir(const sensim_pattern *p, uint32_t laser, double t_s, float dir[3])
+{
+    double angles[SENSIM_MAX_PRISMS];
+    for (uint32_t i = 0; i < p->nprism; i++)
+        angles[i] = turn(p->rot_hz[i], t_s) + p->phase[i];
+    double in[3] = {p->laser_dir[3 * laser], p->laser_dir[3 * laser + 1], p->laser_dir[3 * laser + 2]};
+    double o[3];
+    if (!sensim__risley_trace(p, in, angles, o) || o[0] <= 0.0)
+        return false;
+    /* tilt the optical axis up by the boresight elevation, then spin the head */
+    double cb = cos(p->bore_el), sb = sin(p->bore_el);
+    double x = o[0] * cb - o[2] * sb, y = o[1], z = o[0] * sb + o[2] * cb;
+    if (p->head_hz != 0.0) {
+        double h = turn(p->head_hz, t_s), ch = cos(h), sh = sin(h);
+        double xr = x * ch - y * sh;
+        y = x * sh + y * ch;
+        x = xr;
+    }
+    dir[0] = (float)x;
+    dir[1] = (float)y;
+    dir[2] = (float)z;
+    return true;
+}
+
+sensim_status sensim__risley_init(sensim_pattern *p, const sensim_lidar_desc *d)
+{
+    const sensim_risley_desc *r = &d->risley;
+    if (r->prism_count < 1 || r->prism_count > SENSIM_MAX_PRISMS)
+        return RANGE_FAIL("lidar: prism_count = %u outside 1..%d", r->prism_count, SENSIM_MAX_PRISMS);
+    p->nprism = r->prism_count;
+    for (uint32_t i = 0; i < p->nprism; i++) {
+        if (!isfinite(r->wedge_rad[i]) || !isfinite(r->refractive_index[i]) || !isfinite(r->rotation_hz[i]) ||
+            !isfinite(r->phase_rad[i]))
+            return sensim__fail(SENSIM_ERR_NOT_FINITE, "lidar: prism %u has a NaN or infinite parameter", i);
+        if (!(fabsf(r->wedge_rad[i]) < (float)(80 * DEG)))
+            return RANGE_FAIL("lidar: prism %u wedge = %g rad outside (-80, 80) deg", i, (double)r->wedge_rad[i]);
+        if (!(r->refractive_index[i] >= 1.0f && r->refractive_index[i] <= 5.0f))
+            return RANGE_FAIL("lidar: prism %u refractive index = %g outside [1, 5]", i,
+                              (double)r->refractive_index[i]);
+        if (fabs(r->rotation_hz[i]) > 1e5)
+            return RANGE_FAIL("lidar: prism %u rotation = %g Hz too fast", i, r->rotation_hz[i]);
+        p->wedge[i] = r->wedge_rad[i];
+        p->index[i] = r->refractive_index[i];
+        p->rot_hz[i] = r->rotation_hz[i];
+        p->phase[i] = r->phase_rad[i];
+    }
+    if (!isfinite(r->boresight_elevation_rad) || !isfinite(r->head_spin_hz))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "lidar: boresight_elevation or head_spin is not finite");
+    if (fabs(r->boresight_elevation_rad) >= SENSIM_PI / 2 || fabs(r->head_spin_hz) > 1e4)
+        return RANGE_FAIL("lidar: boresight_elevation %g rad or head_spin %g Hz out of range",
+                          r->boresight_elevation_rad, r->head_spin_hz);
+    p->bore_el = r->boresight_elevation_rad;
+    p->head_hz = r->head_spin_hz;
+    p->laser_dir = malloc(p->channels * 3 * sizeof(float));
+    if (!p->laser_dir)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "lidar: cannot allocate lasers");
+    for (uint32_t l = 0; l < p->channels; l++) {
+        double e = d->elevation_rad ? d->elevation_rad[l] : 0.0;
+        double a = d->azimuth_offset_rad ? d->azimuth_offset_rad[l] : 0.0;
+        if (!isfinite(e) || !isfinite(a))
+            return sensim__fail(SENSIM_ERR_NOT_FINITE, "lidar: laser %u offset is not finite", l);
+        if (fabs(e) > 45 * DEG || fabs(a) > 45 * DEG)
+            return RANGE_FAIL("lidar: laser %u offset (%g, %g) rad beyond 45 deg", l, a, e);
+        p->laser_dir[3 * l] = (float)(cos(e) * cos(a));
+        p->laser_dir[3 * l + 1] = (float)(cos(e) * sin(a));
+        p->laser_dir[3 * l + 2] = (float)sin(e);
+    }
+    return SENSIM_OK;
+}
+
+/* ---- MEMS raster (PCSim rs_m1 layout, reference §3) ----
+ * Ten sub-patterns fire together (channels 0..9). Carriers, in degrees:
+ * X = 12.5·cos(2π·h·t), Yu = 9.25·sin(2π·v·t + π/2), Yl = 7.25·sin(2π·v·t + π/2).
+ * Each sub-pattern shifts (X, Y) and tilts it with [[cos a, sin a], [-sin b, cos b]]
+ * (not orthonormal: the outer columns fan out, as in PCSim). h (UE yaw,
+ * positive right) becomes azimuth -h; v (UE pitch, positive up) elevation. */
+static const struct {
+    double dx, dy;
+    int upper;      /* Yu or Yl */
+    double a, b;    /* tilt angles, units of 0.01π */
+} mems_sub[10] = {
+    {0, 3.25, 1, 0, 0},   {0, -5.25, 0, 0, 0},  {-24, 2.25, 1, -1, 1}, {-24, -6.25, 0, -1, 1},
+    {24, 2.25, 1, 1, -1}, {24, -6.25, 0, 1, -1}, {-48, 0.25, 1, -2, 2}, {-48, -8.25, 0, -2, 2},
+    {48, 0.25, 1, 2, -2}, {48, -8.25, 0, 2, -2},
+};
+
+void sensim__mems_dir(const sensim_pattern *p, uint32_t c, double t_s, float dir[3])
+{
+    double X = 12.5 * cos(turn(p->mems_h_hz, t_s));
+    double s = sin(turn(p->mems_v_hz, t_s) + SENSIM_PI / 2);
+    double x = X + mems_sub[c].dx, y = (mems_sub[c].upper ? 9.25 : 7.25) * s + mems_sub[c].dy;
+    double a = mems_sub[c].a * 0.01 * SENSIM_PI, b = mems_sub[c].b * 0.01 * SENSIM_PI;
+    double h = x * cos(a) + y * sin(a), v = -x * sin(b) + y * cos(b);
+    double az = -h * DEG, el = v * DEG;
+    dir[0] = (float)(cos(el) * cos(az));
+    dir[1] = (float)(cos(el) * sin(az));
+    dir[2] = (float)sin(el);
+}
+
+sensim_status sensim__mems_init(sensim_pattern *p, const sensim_lidar_desc *d)
+{
+    if (p->channels != 10)
+        return RANGE_FAIL("lidar: MEMS pattern needs channel_count = 10 (its sub-patterns), got %u", p->channels);
+    double h = d->mems.h_freq_hz == 0.0 ? 7200.0 : d->mems.h_freq_hz;
+    double v = d->mems.v_freq_hz == 0.0 ? 100.0 : d->mems.v_freq_hz;
+    if (!isfinite(h) || !isfinite(v) || h <= 0 || v <= 0 || h > 1e6 || v > 1e6)
+        return RANGE_FAIL("lidar: MEMS carrier frequencies %g, %g Hz outside (0, 1e6]", h, v);
+    p->mems_h_hz = h;
+    p->mems_v_hz = v;
+    return SENSIM_OK;
+}
