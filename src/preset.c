@@ -3,6 +3,7 @@
 #include "internal.h"
 #include "motion.h"
 #include "parse.h"
+#include "pattern_csv.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +22,11 @@ typedef struct preset {
     float *elev, *azoff;
     int32_t *fireoff;
     uint32_t n_elev, n_azoff, n_fireoff;
+    uint32_t n_prism[4];       /* entries of wedge, index, rotation, phase */
+    char table_file[1024];
+    int table_seconds;
+    double table_period_s;
+    unsigned long long table_line; /* where table_file was set, for messages */
 } preset;
 
 /* Where a key/value came from, for messages: "file:line" or "override N". */
@@ -126,8 +132,59 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
     if (!strcmp(key, "description") || !strcmp(key, "source"))
         return SENSIM_OK;
     if (!strcmp(key, "type")) {
-        if (!sensim__token_is(vb, ve, "mechanical"))
-            return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "only 'mechanical' is supported by this version");
+        static const char *const kinds[] = {"mechanical", "table", "risley", "mems"};
+        for (int k = 0; k < 4; k++)
+            if (sensim__token_is(vb, ve, kinds[k])) {
+                ps->d.pattern = k;
+                return SENSIM_OK;
+            }
+        return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be mechanical, table, risley or mems");
+    }
+    if (!strcmp(key, "table_file")) {
+        size_t n = (size_t)(ve - vb);
+        if (n >= sizeof ps->table_file)
+            return failo(SENSIM_ERR_TOO_LARGE, o, "%s: %s", key, "path too long");
+        memcpy(ps->table_file, vb, n);
+        ps->table_file[n] = '\0';
+        ps->table_line = o->line;
+        return SENSIM_OK;
+    }
+    if (!strcmp(key, "table_time")) {
+        if (sensim__token_is(vb, ve, "index"))
+            ps->table_seconds = 0;
+        else if (sensim__token_is(vb, ve, "seconds"))
+            ps->table_seconds = 1;
+        else
+            return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be index or seconds");
+        return SENSIM_OK;
+    }
+    static const char *const prism_keys[4] = {"prism_wedge_deg", "prism_index", "prism_rotation_hz",
+                                              "prism_phase_deg"};
+    for (int k = 0; k < 4; k++) {
+        if (strcmp(key, prism_keys[k]))
+            continue;
+        double *v = NULL;
+        uint32_t n = 0;
+        sensim_status st = parse_list(vb, ve, o, key, &v, &n);
+        if (st != SENSIM_OK)
+            return st;
+        if (n > SENSIM_MAX_PRISMS) {
+            free(v);
+            return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "more than 8 prisms");
+        }
+        sensim_risley_desc *r = &ps->d.risley;
+        for (uint32_t i = 0; i < n; i++) {
+            if (k == 0)
+                r->wedge_rad[i] = (float)(v[i] * DEG);
+            else if (k == 1)
+                r->refractive_index[i] = (float)v[i];
+            else if (k == 2)
+                r->rotation_hz[i] = v[i];
+            else
+                r->phase_rad[i] = v[i] * DEG;
+        }
+        ps->n_prism[k] = n;
+        free(v);
         return SENSIM_OK;
     }
     if (!strcmp(key, "spin")) {
@@ -197,7 +254,7 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
 
     static const struct {
         const char *key;
-        int kind; /* 0 double, 1 float, 2 uint32, 3 uint64, 4 channels */
+        int kind; /* 0 double, 1 float, 2 uint32, 3 uint64, 4 channels, 5 table period */
         size_t off;
         double scale;
     } scalars[] = {
@@ -213,6 +270,12 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
         {"atmos_atten_per_m", 1, offsetof(sensim_lidar_desc, atmos_atten_per_m), 1},
         {"lidar_id", 2, offsetof(sensim_lidar_desc, lidar_id), 1},
         {"seed", 3, offsetof(sensim_lidar_desc, seed), 1},
+        {"frame_rate_hz", 0, offsetof(sensim_lidar_desc, frame_rate_hz), 1},
+        {"boresight_elevation_deg", 0, offsetof(sensim_lidar_desc, risley.boresight_elevation_rad), DEG},
+        {"head_spin_hz", 0, offsetof(sensim_lidar_desc, risley.head_spin_hz), 1},
+        {"mems_h_freq_hz", 0, offsetof(sensim_lidar_desc, mems.h_freq_hz), 1},
+        {"mems_v_freq_hz", 0, offsetof(sensim_lidar_desc, mems.v_freq_hz), 1},
+        {"table_period_s", 5, 0, 1},
     };
     for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++) {
         if (strcmp(key, scalars[i].key))
@@ -249,6 +312,11 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
             memcpy(base + scalars[i].off, &v, sizeof v);
             break;
         }
+        case 5:
+            if (!(x > 0))
+                return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be > 0");
+            ps->table_period_s = x;
+            break;
         default:
             if (x < 1 || x > SENSIM_MAX_CHANNELS || x != floor(x))
                 return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be an integer in 1..1024");
@@ -343,6 +411,59 @@ static sensim_status resolve(const char *name, char *out, size_t cap)
                         SENSIM_SOURCE_PRESET_DIR, SENSIM_INSTALL_PRESET_DIR);
 }
 
+static bool ends_with_ci(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+/* Checks that need the whole preset: required keys and table lengths. */
+static sensim_status finish(preset *ps, const char *path)
+{
+    int kind = ps->d.pattern;
+    if (ps->channels == 0) {
+        if (kind == SENSIM_PATTERN_TABLE)
+            ps->channels = 1;
+        else if (kind == SENSIM_PATTERN_MEMS)
+            ps->channels = 10;
+        else
+            return sensim__fail(SENSIM_ERR_EMPTY, "%s: no 'channels' key", path);
+    }
+    if (kind == SENSIM_PATTERN_MECHANICAL || ps->elev) {
+        if (ps->n_elev != ps->channels)
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: elevation_deg has %u entries, channels = %lld", path,
+                                ps->n_elev, (long long)ps->channels);
+    }
+    if (ps->azoff && ps->n_azoff != ps->channels)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: azimuth_offset_deg has %u entries, channels = %lld", path,
+                            ps->n_azoff, (long long)ps->channels);
+    if (ps->fireoff && ps->n_fireoff != ps->channels)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: firing_offset_ns has %u entries, channels = %lld", path,
+                            ps->n_fireoff, (long long)ps->channels);
+    if (kind == SENSIM_PATTERN_RISLEY) {
+        uint32_t n = ps->n_prism[0];
+        if (n == 0)
+            return sensim__fail(SENSIM_ERR_EMPTY, "%s: risley preset needs prism_wedge_deg", path);
+        if (ps->n_prism[1] != n || ps->n_prism[2] != n || (ps->n_prism[3] && ps->n_prism[3] != n))
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE,
+                                "%s: prism_wedge_deg has %u entries but prism_index %u, prism_rotation_hz %u, "
+                                "prism_phase_deg %u",
+                                path, n, ps->n_prism[1], ps->n_prism[2], ps->n_prism[3]);
+        ps->d.risley.prism_count = n;
+    }
+    return SENSIM_OK;
+}
+
+/* Resolve a table path relative to the preset file's directory. */
+static void relative_to(const char *preset_path, const char *file, char *out, size_t cap)
+{
+    const char *slash = strrchr(preset_path, '/');
+    if (file[0] == '/' || !slash)
+        snprintf(out, cap, "%s", file);
+    else
+        snprintf(out, cap, "%.*s/%s", (int)(slash - preset_path), preset_path, file);
+}
+
 sensim_status sensim_lidar_create_from_preset(sensim_context *ctx, const char *name_or_path,
                                               const char *const *overrides, uint32_t override_count,
                                               sensim_lidar **out)
@@ -351,23 +472,37 @@ sensim_status sensim_lidar_create_from_preset(sensim_context *ctx, const char *n
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_create_from_preset: NULL argument");
     *out = NULL;
     char path[4096];
-    sensim_status st = resolve(name_or_path, path, sizeof path);
-    if (st != SENSIM_OK)
-        return st;
-    char *data;
-    size_t size;
-    if ((st = sensim__read_file(path, 16u << 20, &data, &size)) != SENSIM_OK)
-        return st;
-
+    sensim_status st;
     preset ps;
     memset(&ps, 0, sizeof ps);
     sensim_lidar_desc_init(&ps.d);
-    sensim_lines it = {data, data + size, 0};
-    const char *lb, *le;
-    origin o = {path, 0, -1};
-    while (st == SENSIM_OK && sensim__next_line(&it, &lb, &le)) {
-        o.line = it.line_no;
-        st = parse_line(&ps, lb, le, &o);
+    bool csv = ends_with_ci(name_or_path, ".csv");
+    unsigned long long last_line = 0;
+    if (csv) {
+        /* A pattern CSV given directly: a one-channel table, times from the
+         * shot rate (override shots_per_s, or table_time=seconds). */
+        snprintf(path, sizeof path, "%s", name_or_path);
+        ps.d.pattern = SENSIM_PATTERN_TABLE;
+        snprintf(ps.table_file, sizeof ps.table_file, "%s", name_or_path);
+        const char *base = strrchr(name_or_path, '/');
+        snprintf(ps.name, sizeof ps.name, "%s", base ? base + 1 : name_or_path);
+        st = SENSIM_OK;
+    } else {
+        if ((st = resolve(name_or_path, path, sizeof path)) != SENSIM_OK)
+            return st;
+        char *data;
+        size_t size;
+        if ((st = sensim__read_file(path, 16u << 20, &data, &size)) != SENSIM_OK)
+            return st;
+        sensim_lines it = {data, data + size, 0};
+        const char *lb, *le;
+        origin o = {path, 0, -1};
+        while (st == SENSIM_OK && sensim__next_line(&it, &lb, &le)) {
+            o.line = it.line_no;
+            st = parse_line(&ps, lb, le, &o);
+        }
+        last_line = it.line_no;
+        free(data);
     }
     for (uint32_t i = 0; st == SENSIM_OK && i < override_count; i++) {
         if (!overrides[i]) {
@@ -381,21 +516,30 @@ sensim_status sensim_lidar_create_from_preset(sensim_context *ctx, const char *n
         else
             st = parse_line(&ps, s, s + strlen(s), &oo);
     }
-    free(data);
-    if (st == SENSIM_OK) {
-        origin oe = {path, 0, -1};
-        oe.line = it.line_no;
-        if (ps.channels == 0)
-            st = failo(SENSIM_ERR_EMPTY, &oe, "%s%s", "no 'channels' key", "");
-        else if (ps.n_elev != ps.channels)
-            st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: elevation_deg has %u entries, channels = %lld", path,
-                              ps.n_elev, (long long)ps.channels);
-        else if (ps.azoff && ps.n_azoff != ps.channels)
-            st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: azimuth_offset_deg has %u entries, channels = %lld", path,
-                              ps.n_azoff, (long long)ps.channels);
-        else if (ps.fireoff && ps.n_fireoff != ps.channels)
-            st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: firing_offset_ns has %u entries, channels = %lld", path,
-                              ps.n_fireoff, (long long)ps.channels);
+    (void)last_line;
+    if (st == SENSIM_OK)
+        st = finish(&ps, path);
+    sensim_csv_table table = {0};
+    if (st == SENSIM_OK && ps.d.pattern == SENSIM_PATTERN_TABLE) {
+        if (!ps.table_file[0]) {
+            st = sensim__fail(SENSIM_ERR_EMPTY, "%s: table preset needs table_file", path);
+        } else {
+            char tpath[4096];
+            if (csv)
+                snprintf(tpath, sizeof tpath, "%s", ps.table_file);
+            else
+                relative_to(path, ps.table_file, tpath, sizeof tpath);
+            st = sensim__csv_load(tpath, ps.table_seconds, ps.table_period_s, &table);
+            if (st == SENSIM_OK && !ps.table_seconds && !(ps.d.shots_per_s > 0))
+                st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE,
+                                  "%s: a pattern CSV replayed by index needs shots_per_s (CLI: --shot-rate HZ)",
+                                  tpath);
+            ps.d.table.shot_count = table.n;
+            ps.d.table.azimuth_rad = table.az_rad;
+            ps.d.table.elevation_rad = table.el_rad;
+            ps.d.table.time_ns = table.time_ns;
+            ps.d.table.period_ns = table.period_ns;
+        }
     }
     if (st == SENSIM_OK) {
         ps.d.name = ps.name[0] ? ps.name : name_or_path;
@@ -412,6 +556,7 @@ sensim_status sensim_lidar_create_from_preset(sensim_context *ctx, const char *n
             sensim__fail(st, "%s: %s", path, msg);
         }
     }
+    sensim__csv_free(&table);
     free(ps.elev);
     free(ps.azoff);
     free(ps.fireoff);

@@ -131,7 +131,7 @@ static void test_preset_file_errors(void **state)
         {"channels = 2\n\n# c\nelevation_deg = 0; 1\n", SENSIM_ERR_PARSE, "bad.preset:4: elevation_deg"},
         {"channels = 2\njunk line\n", SENSIM_ERR_PARSE, "bad.preset:2: expected 'key = value'"},
         {"elevation_deg = 0\n", SENSIM_ERR_EMPTY, "no 'channels' key"},
-        {"type = risley\n", SENSIM_ERR_OUT_OF_RANGE, "bad.preset:1: type"},
+        {"type = flash\n", SENSIM_ERR_OUT_OF_RANGE, "bad.preset:1: type"},
         {"channels = 1\nelevation_deg = 0\nshots_per_s = 0\n", SENSIM_ERR_OUT_OF_RANGE, "shots_per_s"},
         {"", SENSIM_ERR_EMPTY, "bad.preset"},
     };
