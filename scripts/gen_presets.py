@@ -82,6 +82,9 @@ MODELS = [
          notes=["Fix: PCSim computes (90/32)*i in integer arithmetic (2*i, 0..62 deg);",
                 "the intended 2.8125*i (0..87.19 deg) is used.",
                 "Fix: PCSim's 4,608,000 pts/s (0.025 deg) is 8x the datasheet's 576,000 pts/s (0.2 deg)."]),
+    dict(name="os1_64_gen2", desc="Ouster OS1-64 Gen2 (PCSim name; same as os1_64)", ch=64,
+         el=[-22.5 + 45.0 / 63 * i for i in range(64)], rot=10, pps=1310720, rmax=120,
+         notes=["Fix: PCSim spaces 64 channels by 45/64 deg; here 45/63 deg (-22.5..+22.5)."]),
     dict(name="os1_64", desc="Ouster OS1-64 Gen2", ch=64, el=[-22.5 + 45.0 / 63 * i for i in range(64)],
          rot=10, pps=1310720, rmax=120,
          notes=["Fix: PCSim spaces 64 channels by 45/64 deg (top channel +21.8);",
@@ -89,6 +92,48 @@ MODELS = [
                 "64 x 2048 columns x 10 Hz = 1,310,720 pts/s (PCSim: 1,311,000)."]),
     dict(name="waymo_top", desc="Waymo top lidar (PCSim approximation)", ch=64,
          el=[-17.6 + (20.0 / 63) * i for i in range(64)], rot=10, pps=1696000, rmax=75, noise=0.025),
+]
+
+
+# Livox Risley presets. Exact-model parameters: mid40 and mid70 are HELIOS++'s
+# published scanner definitions (../shared/reference/risley.md). The others
+# are FITTED with the same exact model (scripts' fit noted per preset) to the
+# datasheet FOV, shot rate and laser count; their prism rates are not public.
+RISLEY = [
+    dict(name="mid40", desc="Livox Mid-40", lasers=[(0, 0)], wedge=[18.7481, 17.9634], index=[1.51, 1.51],
+         rot=[-121.5657, 77.7430], pps=100000, rmin=1.0, rmax=260,
+         notes=["Prisms: HELIOS++ published parameters (exact Snell model: full FOV 38.32 deg; datasheet 38.4).",
+                "PCSim replays a CSV from a hard-coded path with a cursor that skips and repeats rows."]),
+    dict(name="mid70", desc="Livox Mid-70", lasers=[(0, 0)], wedge=[-29.7, 29.7], index=[1.5095, 1.5095],
+         rot=[-77.7333, 121.5667], pps=100000, rmin=0.05, rmax=260,
+         notes=["Prisms: HELIOS++ published parameters; negative wedge = flat entrance, tilted exit.",
+                "Exact model: full FOV 70.38 deg (datasheet 70.4)."]),
+    dict(name="avia", desc="Livox Avia (non-repetitive mode)", lasers=[(-3.0475 + 1.219 * i, 0) for i in range(6)],
+         wedge=[-29.7, 29.7], index=[1.5095, 1.5095], rot=[-77.7333, 121.5667], pps=240000, rmin=1.0, rmax=450,
+         notes=["FITTED: Mid-70 prisms (rates not public); 6 lasers spread over +-3.0475 deg vertically,",
+                "fitted so the exact model gives 70.4 x 77.2 deg (datasheet) over 0.05 s; 240 kHz, 6 lasers."]),
+    dict(name="horizon", desc="Livox Horizon", lasers=[(-12.3726 + 4.94904 * i, 0) for i in range(6)],
+         wedge=[34.9486, 34.9486], index=[1.51, 1.51], rot=[-50.0, 50.0], pps=240000, rmin=0.5, rmax=260,
+         notes=["FITTED: two equal prisms counter-rotating at +-50 Hz sweep a horizontal line; wedge 34.9486 deg",
+                "gives 81.7 deg across, 6 lasers spread +-12.3726 deg give 25.1 deg (datasheet 81.7 x 25.1).",
+                "The real Horizon pattern is non-repetitive; this approximation repeats every 20 ms."]),
+    dict(name="tele", desc="Livox Tele-15", lasers=[(-0.854, 0), (0, 0), (0.854, 0)], wedge=[7.2356, 6.9328],
+         index=[1.51, 1.51], rot=[-121.5657, 77.7430], pps=240000, rmin=3.0, rmax=500,
+         notes=["FITTED: Mid-40 prism rates, wedges scaled to a 14.5 deg circle; 3 lasers +-0.854 deg",
+                "give 14.5 x 16.2 deg (datasheet) over 0.2 s."]),
+    dict(name="mid360", desc="Livox Mid-360", lasers=[(0, 0)], wedge=[27.9856, 26.8143], index=[1.51, 1.51],
+         rot=[-121.5657, 77.7430], pps=200000, rmin=0.1, rmax=70, bore=22.5, head=10.0,
+         notes=["FITTED: a Mid-40-like rosette scaled to a 59 deg circle, tilted up 22.5 deg and spun about z",
+                "at 10 Hz: 360 x 59 deg (-7 .. +52, datasheet). The real optics differ; min range 0.1 m."]),
+]
+
+MEMS = [
+    dict(name="mems_m1", notes=["PCSim's rs_m1 (its README calls it mems_m1) as a continuous parametric generator:",
+                                "the ten sub-patterns fire together, carriers evaluated at each shot's time.",
+                                "Fix: PCSim fires 1.5 M rays per tick whatever dt and drops 95 %; here the shot",
+                                "count follows shots_per_s x time (RoboSense M1 datasheet: 787,500 pts/s).",
+                                "Fix: PCSim never sets Range (1000 m); datasheet 150 m at 10 %.",
+                                "Fix: sub-pattern 6's typo (cos t2 for cos t1) is harmless (cos is even); kept as sub 5."]),
 ]
 
 
@@ -115,6 +160,31 @@ def main():
         if "fire" in m:
             lines.append("firing_offset_ns = " + ", ".join(str(v) for v in m["fire"]))
         with open(os.path.join(OUT, m["name"] + ".preset"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    for m in RISLEY:
+        lines = ["# %s. Generated by scripts/gen_presets.py." % m["desc"], "# Keys: scan_patterns/README.md."]
+        lines += ["# " + n for n in m["notes"]]
+        lines += ["name = %s" % m["name"], "type = risley", "channels = %d" % len(m["lasers"]),
+                  "shots_per_s = %d" % m["pps"], "frame_rate_hz = 10",
+                  "prism_wedge_deg = " + ", ".join(fmt(v) for v in m["wedge"]),
+                  "prism_index = " + ", ".join(fmt(v) for v in m["index"]),
+                  "prism_rotation_hz = " + ", ".join(fmt(v) for v in m["rot"]),
+                  "prism_phase_deg = " + ", ".join("0" for _ in m["wedge"]),
+                  "elevation_deg = " + ", ".join(fmt(e) for e, _ in m["lasers"]),
+                  "azimuth_offset_deg = " + ", ".join(fmt(a) for _, a in m["lasers"]),
+                  "boresight_elevation_deg = %s" % fmt(m.get("bore", 0.0)),
+                  "head_spin_hz = %s" % fmt(m.get("head", 0.0)),
+                  "min_range_m = %s" % fmt(m["rmin"]), "max_range_m = %s" % fmt(m["rmax"]),
+                  "range_noise_stddev_m = 0", "atmos_atten_per_m = 0.004"]
+        with open(os.path.join(OUT, m["name"] + ".preset"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    for name in ["mems_m1", "rs_m1"]:
+        lines = ["# RoboSense M1 (MEMS). Generated by scripts/gen_presets.py.", "# Keys: scan_patterns/README.md."]
+        lines += ["# " + n for n in MEMS[0]["notes"]]
+        lines += ["name = %s" % name, "type = mems", "channels = 10", "shots_per_s = 787500", "frame_rate_hz = 10",
+                  "mems_h_freq_hz = 7200", "mems_v_freq_hz = 100", "min_range_m = 0.5", "max_range_m = 150",
+                  "range_noise_stddev_m = 0.02753913", "atmos_atten_per_m = 0.004"]
+        with open(os.path.join(OUT, name + ".preset"), "w") as f:
             f.write("\n".join(lines) + "\n")
 
 
