@@ -31,6 +31,19 @@ SENSIM_API sensim_status sensim_write_ply(const char *path, const sensim_frame_h
 /** As sensim_write_ply() for a frame view (both spans). Since 0.1. */
 SENSIM_API sensim_status sensim_write_ply_view(const char *path, const sensim_frame_view *view);
 
+/**
+ * Write an image as PNG (libpng).
+ * @param channels   1 (gray) or 3 (RGB).
+ * @param bit_depth  8 (data is uint8_t) or 16 (data is uint16_t, host order).
+ * @param data       rows top to bottom, @p stride_bytes apart; borrowed.
+ * Written to PATH.tmp then renamed.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_RANGE
+ *         (size 0 or > 65535), SENSIM_ERR_IO.
+ * Thread safety: any thread (distinct paths). Since 0.1.
+ */
+SENSIM_API sensim_status sensim_write_png(const char *path, uint32_t width, uint32_t height, uint32_t channels,
+                                          uint32_t bit_depth, const void *data, size_t stride_bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,5 +20,6 @@
 #include <sensim/ring.h>
 #include <sensim/lidar.h>
 #include <sensim/io.h>
+#include <sensim/pattern.h>
 
 #endif

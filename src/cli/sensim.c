@@ -36,7 +36,11 @@ static int usage(const char *msg)
             "  sensim scan --scene FILE|street --lidar PRESET|FILE --out DIR\n"
             "              [--pose x,y,z,roll,pitch,yaw] (metres, degrees)\n"
             "              [--frames N] [--threads N] [--seed N] [--set KEY=VALUE]...\n"
+            "              [--shot-rate HZ] (for a pattern CSV given as --lidar)\n"
             "  sensim demo [--out DIR] [--threads N]\n"
+            "  sensim pattern export PRESET|FILE --duration S --out FILE.csv [--set KEY=VALUE]...\n"
+            "  sensim pattern stats PRESET|FILE [--times 0.1,0.2,0.5,1,2] [--bin-deg B] [--png FILE]\n"
+            "                       [--set KEY=VALUE]...\n"
             "  sensim presets\n"
             "  sensim --version\n"
             "exit status: 0 ok, 2 usage, 10 + libsensim status on failure\n");
@@ -263,6 +267,186 @@ static int cmd_presets(void)
     return rc;
 }
 
+/* Heat colour for t in [0, 1]: black, red, yellow, white. */
+static void heat(double t, unsigned char rgb[3])
+{
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    double r = fmin(1.0, 3 * t), g = fmin(1.0, fmax(0.0, 3 * t - 1)), b = fmax(0.0, 3 * t - 2);
+    rgb[0] = (unsigned char)(255 * r + 0.5);
+    rgb[1] = (unsigned char)(255 * g + 0.5);
+    rgb[2] = (unsigned char)(255 * b + 0.5);
+}
+
+static int parse_times(const char *s, double *t, int max)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p && n < max) {
+        char *end;
+        t[n] = strtod(p, &end);
+        if (end == p || !(t[n] > 0) || !isfinite(t[n]) || t[n] > 3600)
+            return -1;
+        n++;
+        if (*end == ',')
+            end++;
+        else if (*end)
+            return -1;
+        p = end;
+    }
+    return *p ? -1 : n;
+}
+
+static int cmd_pattern(int argc, char **argv)
+{
+    if (argc < 4 || (strcmp(argv[2], "export") && strcmp(argv[2], "stats")))
+        return usage("pattern needs 'export' or 'stats' and a preset");
+    int is_export = !strcmp(argv[2], "export");
+    const char *preset = argv[3], *outp = NULL, *png = NULL;
+    double duration = 0, bin_deg = 0.5, times[32] = {0.1, 0.2, 0.5, 1, 2};
+    int ntimes = 5;
+    const char *sets[MAX_SETS];
+    uint32_t nsets = 0;
+    char ratebuf[64];
+    for (int i = 4; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char *end;
+        if (!v)
+            return usage("option without a value");
+        if (!strcmp(a, "--duration") && is_export) {
+            duration = strtod(v, &end);
+            if (end == v || *end || !(duration > 0) || duration > 3600)
+                return usage("--duration needs seconds in (0, 3600]");
+        } else if (!strcmp(a, "--out") && is_export) {
+            outp = v;
+        } else if (!strcmp(a, "--times") && !is_export) {
+            if ((ntimes = parse_times(v, times, 32)) <= 0)
+                return usage("--times needs positive seconds separated by commas (at most 32, each <= 3600)");
+        } else if (!strcmp(a, "--bin-deg") && !is_export) {
+            bin_deg = strtod(v, &end);
+            if (end == v || *end || !(bin_deg >= 0.01 && bin_deg <= 20))
+                return usage("--bin-deg needs degrees in [0.01, 20]");
+        } else if (!strcmp(a, "--png") && !is_export) {
+            png = v;
+        } else if (!strcmp(a, "--set") && strchr(v, '=') && nsets < MAX_SETS) {
+            sets[nsets++] = v;
+        } else if (!strcmp(a, "--shot-rate") && nsets < MAX_SETS) {
+            snprintf(ratebuf, sizeof ratebuf, "shots_per_s=%s", v);
+            sets[nsets++] = ratebuf;
+        } else {
+            char msg[256];
+            snprintf(msg, sizeof msg, "unknown or incomplete option '%s'", a);
+            return usage(msg);
+        }
+        i++;
+    }
+    if (is_export && (!outp || duration <= 0))
+        return usage("pattern export needs --duration and --out");
+    sensim_status st = sensim_context_create(NULL, &g_ctx);
+    if (st)
+        return fail(st);
+    sensim_lidar *l = NULL;
+    int rc = 0;
+    if ((st = sensim_lidar_create_from_preset(g_ctx, preset, sets, nsets, &l))) {
+        rc = fail(st);
+        goto out;
+    }
+    if (is_export) {
+        uint64_t rows;
+        if ((st = sensim_pattern_export_csv(l, 0, (int64_t)llround(duration * 1e9), outp, &rows))) {
+            rc = fail(st);
+            goto out;
+        }
+        printf("wrote %s: %llu shots over %g s\n", outp, (unsigned long long)rows, duration);
+        goto out;
+    }
+    {
+        double longest = 0;
+        for (int i = 0; i < ntimes; i++)
+            longest = fmax(longest, times[i]);
+        /* coverage is relative to the cells the pattern reaches within a
+         * reference interval of max(3 s, longest time) */
+        double ref = fmax(3.0, longest);
+        int64_t dur[32];
+        double cov[32];
+        for (int i = 0; i < ntimes; i++)
+            dur[i] = (int64_t)llround(times[i] * 1e9);
+        double bin = bin_deg * 3.14159265358979323846 / 180.0;
+        sensim_pattern_stats ps;
+        if ((st = sensim_pattern_measure(l, 0, (int64_t)llround(ref * 1e9), bin, dur, (uint32_t)ntimes, cov, NULL, 0,
+                                         &ps))) {
+            rc = fail(st);
+            goto out;
+        }
+        const double R = 180.0 / 3.14159265358979323846;
+        sensim_lidar_info li;
+        sensim_lidar_get_info(l, &li);
+        printf("pattern %s: %.0f shots/s, %u channels, %.3f Hz frames\n", li.name, ps.shots_per_s, li.channel_count,
+               li.frame_rate_hz);
+        printf("azimuth %.3f .. %.3f deg (%.3f), elevation %.3f .. %.3f deg (%.3f), full FOV about +x %.3f deg\n",
+               ps.az_min_rad * R, ps.az_max_rad * R, (ps.az_max_rad - ps.az_min_rad) * R, ps.el_min_rad * R,
+               ps.el_max_rad * R, (ps.el_max_rad - ps.el_min_rad) * R, ps.full_fov_rad * R);
+        if (ps.no_beam)
+            printf("shots without a beam (total internal reflection): %llu\n", (unsigned long long)ps.no_beam);
+        printf("coverage of the %llu cells of %.3g deg reached within %g s:\n", (unsigned long long)ps.bins_hit,
+               bin_deg, ref);
+        for (int i = 0; i < ntimes; i++)
+            printf("  %8.3f s  %6.2f %%\n", times[i], 100.0 * cov[i]);
+        if (png) {
+            uint64_t cells = (uint64_t)ps.az_bins * ps.el_bins;
+            uint32_t *dens = malloc(cells * sizeof *dens);
+            sensim_pattern_stats p2;
+            if (!dens) {
+                rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+                goto out;
+            }
+            if ((st = sensim_pattern_measure(l, 0, (int64_t)llround(longest * 1e9), bin, NULL, 0, NULL, dens, cells,
+                                             &p2))) {
+                free(dens);
+                rc = fail(st);
+                goto out;
+            }
+            /* crop to the extents, log-scaled heat map */
+            uint32_t c0 = ps.az_bins, c1 = 0, r0 = ps.el_bins, r1 = 0, mx = 0;
+            for (uint32_t r = 0; r < ps.el_bins; r++)
+                for (uint32_t c = 0; c < ps.az_bins; c++)
+                    if (dens[(uint64_t)r * ps.az_bins + c]) {
+                        c0 = c < c0 ? c : c0, c1 = c > c1 ? c : c1, r0 = r < r0 ? r : r0, r1 = r > r1 ? r : r1;
+                        mx = dens[(uint64_t)r * ps.az_bins + c] > mx ? dens[(uint64_t)r * ps.az_bins + c] : mx;
+                    }
+            if (mx == 0) {
+                c0 = r0 = 0;
+                c1 = r1 = 0;
+            }
+            uint32_t w = c1 - c0 + 1, h = r1 - r0 + 1;
+            unsigned char *img = malloc((size_t)w * h * 3);
+            if (!img) {
+                free(dens);
+                rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+                goto out;
+            }
+            for (uint32_t r = 0; r < h; r++)
+                for (uint32_t c = 0; c < w; c++) {
+                    uint32_t v = dens[(uint64_t)(r + r0) * ps.az_bins + (c0 + c)];
+                    /* column 0 of the density is azimuth -180: flip so left is +azimuth (left of the sensor) */
+                    heat(v ? log1p(v) / log1p(mx) : 0.0, img + ((size_t)r * w + (w - 1 - c)) * 3);
+                }
+            st = sensim_write_png(png, w, h, 3, 8, img, (size_t)w * 3);
+            free(img);
+            free(dens);
+            if (st) {
+                rc = fail(st);
+                goto out;
+            }
+            printf("wrote %s: %ux%u density heat map over %g s (log scale; left = +azimuth, top = up)\n", png, w, h,
+                   longest);
+        }
+    }
+out:
+    sensim_lidar_destroy(l);
+    sensim_context_destroy(g_ctx);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -278,6 +462,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "presets"))
         return argc == 2 ? cmd_presets() : usage("presets takes no arguments");
+    if (!strcmp(cmd, "pattern"))
+        return cmd_pattern(argc, argv);
     if (strcmp(cmd, "scan") && strcmp(cmd, "demo"))
         return usage("unknown command");
 
@@ -293,7 +479,7 @@ int main(int argc, char **argv)
         o.pose[14] = 1.8; /* roof of a car, in the middle of the street */
         o.summary_tags = 1;
     }
-    char seedbuf[64];
+    char seedbuf[64], ratebuf[64];
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -320,6 +506,15 @@ int main(int argc, char **argv)
             if (o.nsets == MAX_SETS)
                 return usage("too many --set/--seed options");
             o.sets[o.nsets++] = seedbuf;
+        } else if (!strcmp(a, "--shot-rate") && v) {
+            char *end;
+            double hz = strtod(v, &end);
+            if (end == v || *end || !(hz > 0) || !isfinite(hz))
+                return usage("--shot-rate needs a positive number of shots per second");
+            if (o.nsets == MAX_SETS)
+                return usage("too many options");
+            snprintf(ratebuf, sizeof ratebuf, "shots_per_s=%.17g", hz);
+            o.sets[o.nsets++] = ratebuf;
         } else if (!strcmp(a, "--set") && v) {
             if (!strchr(v, '='))
                 return usage("--set needs KEY=VALUE");
