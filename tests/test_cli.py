@@ -149,5 +149,84 @@ with tempfile.TemporaryDirectory() as tmp:
     _, dpts, _ = read_ply(os.path.join(tmp, "demo", "frame_000000.ply"))
     check(any(p["object_id"] > 0 for p in dpts), "demo sees car actors")
 
+    # ---- scan patterns (issue 3) ----
+    r = run("presets")
+    listed = {line.split()[0] for line in r.stdout.splitlines()[1:] if line.strip()}
+    for name in ["pandar64", "ruby128", "pandar128", "vlp16", "vlp32", "hdl32", "hdl64", "pandar_qt", "bpearl",
+                 "pandar_40m", "pandar_40p", "pandar_xt", "os1_64_gen2", "waymo_top", "mems_m1", "horizon", "avia",
+                 "mid40", "mid70", "tele", "mid360"]:
+        check(name in listed, "presets lists " + name)
+
+    def csv_fov(path):
+        with open(path) as f:
+            lines = f.read().splitlines()
+        worst = 0.0
+        for line in lines[1:]:
+            t, az, zen = (float(v) for v in line.split(",")[:3])
+            el = math.radians(90 - zen)
+            x = math.cos(el) * math.cos(math.radians(az))
+            worst = max(worst, math.degrees(math.acos(max(-1.0, min(1.0, x)))))
+        return lines[0], len(lines) - 1, 2 * worst
+
+    for name, fov in [("mid40", 38.4), ("mid70", 70.4)]:
+        out = os.path.join(tmp, name + ".csv")
+        r = run("pattern", "export", name, "--duration", "1", "--out", out)
+        check(r.returncode == 0, "pattern export " + name + r.stderr)
+        head, rows, got = csv_fov(out)
+        check(head.startswith("Time/s,Azimuth/deg,Zenith/deg"), "Livox CSV header")
+        check(abs(rows - 100000) <= 1, "%s: %d shots in 1 s" % (name, rows))
+        check(abs(got - fov) <= 0.5, "%s full FOV %.3f vs %.1f" % (name, got, fov))
+
+    r = run("pattern", "stats", "mid40", "--times", "0.1,1", "--bin-deg", "0.5", "--png", os.path.join(tmp, "c.png"))
+    check(r.returncode == 0, "pattern stats: " + r.stderr)
+    cov = [float(line.split()[2]) for line in r.stdout.splitlines() if line.strip().endswith("%")]
+    check(len(cov) == 2 and cov[0] < cov[1], "coverage grows with time: %s" % cov)
+    with open(os.path.join(tmp, "c.png"), "rb") as f:
+        png = f.read()
+    check(png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR", "PNG signature")
+    w, h = struct.unpack(">II", png[16:24])
+    check(60 < w < 100 and 60 < h < 100, "heat map size %dx%d (38.4 deg at 0.5 deg bins)" % (w, h))
+
+    # replay a real-looking Livox CSV: CRLF, header, extra columns, no final newline
+    box = os.path.join(tmp, "box.obj")
+    with open(box, "w") as f:
+        f.write("o wall\n")
+        for x in (-30, 30):
+            for y in (-30, 30):
+                for z in (-30, 30):
+                    f.write("v %d %d %d\n" % (x, y, z))
+        f.write("f 1 2 4 3\nf 5 7 8 6\nf 1 5 6 2\nf 3 4 8 7\nf 1 3 7 5\nf 2 6 8 4\n")
+    livox = os.path.join(tmp, "livox.csv")
+    rows = ["Time/s,Azimuth/deg,Zenith/deg,Line"]
+    for i in range(5000):
+        rows.append("%d,%.3f,%.3f,%d" % (i, (i * 7.3) % 360, 60 + (i * 0.37) % 60, i % 4))
+    with open(livox, "w", newline="") as f:
+        f.write("\r\n".join(rows))
+    out = os.path.join(tmp, "replay")
+    r = run("scan", "--scene", box, "--lidar", livox, "--shot-rate", "100000", "--frames", "2", "--out", out)
+    check(r.returncode == 0, "scan a Livox CSV: " + r.stderr)
+    _, rp, _ = read_ply(os.path.join(out, "frame_000001.ply"))
+    check(len(rp) == 10000, "10 Hz frame of a 100 kHz CSV has 10000 points, got %d" % len(rp))
+    # shot j of frame 1 is row (10000 + j) mod 5000: compare directions
+    worst = 0.0
+    for j, p in enumerate(rp[:2000]):
+        k = (10000 + j) % 5000
+        az, zen = math.radians((k * 7.3) % 360), math.radians(60 + (k * 0.37) % 60)
+        d = (math.sin(zen) * math.cos(az), math.sin(zen) * math.sin(az), math.cos(zen))
+        n = p["range"]
+        worst = max(worst, math.dist(d, (p["x"] / n, p["y"] / n, p["z"] / n)))
+        check(p["time"] == j * 10000, "shot time") if j < 3 else None
+    check(worst < 1e-5, "replayed directions match the CSV rows (worst %.2e)" % worst)
+    r = run("scan", "--scene", box, "--lidar", livox, "--frames", "1", "--out", out)
+    check(r.returncode != 0 and "--shot-rate" in r.stderr, "CSV without a shot rate is refused")
+    bad_csv = os.path.join(tmp, "bad.csv")
+    with open(bad_csv, "w") as f:
+        f.write("Time/s,Azimuth/deg,Zenith/deg\n1,2,3\n2,3,4\n3,x,5\n")
+    r = run("scan", "--scene", box, "--lidar", bad_csv, "--shot-rate", "1000", "--out", out)
+    check(r.returncode != 0 and r.returncode < 128 and "bad.csv:4" in r.stderr and
+          len(r.stderr.strip().splitlines()) == 1, "malformed CSV: " + r.stderr)
+    r = run("pattern", "export", bad_csv, "--shot-rate", "1000", "--duration", "1", "--out", out + ".csv")
+    check(r.returncode != 0 and "bad.csv:4" in r.stderr, "malformed CSV in pattern export")
+
 print("%d passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)

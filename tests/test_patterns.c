@@ -1,0 +1,410 @@
+/* Non-mechanical patterns: exact Risley optics, datasheet FOVs, tables and
+ * Livox CSV replay, MEMS extents, callbacks; cursor exactness. */
+#include "helpers.h"
+#include "lidar_impl.h"
+
+#include <unistd.h>
+
+#define PI 3.14159265358979323846
+#define DEG (PI / 180.0)
+
+static sensim_context *ctx;
+static char dir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    ctx = test_ctx(2);
+    snprintf(dir, sizeof dir, "/tmp/sensim_test_patterns_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+    sensim_context_destroy(ctx);
+    return 0;
+}
+
+static const char *tmp_path(const char *name)
+{
+    static char p[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
+    return p[k];
+}
+
+static const char *write_text(const char *name, const char *text)
+{
+    const char *path = tmp_path(name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static double angle_deg(const double a[3])
+{
+    return atan2(a[1], a[0]) / DEG;
+}
+
+/* One prism, beam in the xy plane (prism angle 0 puts the tilt there). */
+static void test_snell_single_prism(void **state)
+{
+    (void)state;
+    sensim_pattern p;
+    memset(&p, 0, sizeof p);
+    p.nprism = 1;
+    const double n = 1.51, A = 18.0 * DEG, angle0[1] = {0.0};
+    p.index[0] = n;
+    double o[3];
+
+    /* flat entrance (negative wedge), normal incidence: only the tilted exit
+     * face bends the beam: deviation = asin(n·sin A) − A */
+    p.wedge[0] = -A;
+    const double along_x[3] = {1, 0, 0};
+    assert_true(sensim__risley_trace(&p, along_x, angle0, o));
+    assert_true(fabs(fabs(angle_deg(o)) - (asin(n * sin(A)) - A) / DEG) < 1e-9);
+
+    /* symmetric passage through a prism of apex A gives the minimum
+     * deviation 2·asin(n·sin(A/2)) − A */
+    p.wedge[0] = A;
+    double i = asin(n * sin(A / 2));
+    const double in[3] = {cos(A - i), sin(A - i), 0};
+    assert_true(sensim__risley_trace(&p, in, angle0, o));
+    double dev = angle_deg(o) - (A - i) / DEG;
+    assert_true(fabs(fabs(dev) - (2 * i - A) / DEG) < 1e-9);
+    /* any other incidence deviates more */
+    for (double e = -5; e <= 5; e += 1) {
+        if (e == 0)
+            continue;
+        const double in2[3] = {cos(A - i + e * DEG), sin(A - i + e * DEG), 0};
+        assert_true(sensim__risley_trace(&p, in2, angle0, o));
+        assert_true(fabs(angle_deg(o) - (A - i + e * DEG) / DEG) > fabs(dev));
+    }
+
+    /* total internal reflection at a tilted exit: n·sin(45°) > 1 */
+    p.wedge[0] = -45 * DEG;
+    p.index[0] = 1.5;
+    assert_false(sensim__risley_trace(&p, along_x, angle0, o));
+    p.index[0] = 1.4; /* 1.4·sin 45° < 1: passes */
+    assert_true(sensim__risley_trace(&p, along_x, angle0, o));
+}
+
+static sensim_lidar *preset(const char *name, const char *const *sets, uint32_t n)
+{
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, name, sets, n, &l));
+    return l;
+}
+
+/* Datasheet full FOV of the analytic presets within 0.5 deg, exact shot counts. */
+static void test_risley_fov(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        double fov;
+    } want[] = {{"mid40", 38.4}, {"mid70", 70.4}};
+    for (int k = 0; k < 2; k++) {
+        sensim_lidar *l = preset(want[k].name, NULL, 0);
+        sensim_pattern_stats ps;
+        const int64_t d[2] = {100000000, 1000000000};
+        double cov[2];
+        CHECK_OK(sensim_pattern_measure(l, 0, 1000000000, 0.5 * DEG, d, 2, cov, NULL, 0, &ps));
+        printf("# %s: full FOV %.3f deg, coverage 0.1 s %.1f %%, 1 s %.1f %%\n", want[k].name, ps.full_fov_rad / DEG,
+               100 * cov[0], 100 * cov[1]);
+        assert_true(fabs(ps.full_fov_rad / DEG - want[k].fov) < 0.5);
+        assert_int_equal(ps.shots, 100000);
+        assert_int_equal(ps.no_beam, 0);
+        assert_true(cov[0] < cov[1] && cov[1] == 1.0);
+        uint64_t n;
+        CHECK_OK(sensim_lidar_count_shots(l, 0, 1000000000, &n));
+        assert_int_equal(n, 100000);
+        CHECK_OK(sensim_lidar_count_shots(l, 123, 456789, &n)); /* shots at 0, 10 us, ... */
+        assert_int_equal(n, 45);
+        sensim_lidar_destroy(l);
+    }
+    /* a wedge too steep for its glass: every shot totally reflected */
+    const char *sets[] = {"prism_wedge_deg=-50,50"};
+    sensim_lidar *l = preset("mid70", sets, 1);
+    sensim_pattern_stats ps;
+    CHECK_OK(sensim_pattern_measure(l, 0, 10000000, 0.5 * DEG, NULL, 0, NULL, NULL, 0, &ps));
+    assert_int_equal(ps.no_beam, ps.shots);
+    sensim_lidar_destroy(l);
+}
+
+/* Scan [0, T) inside a closed box, cut at @p cuts, with @p threads. */
+static sensim_point *scan_box(sensim_lidar *l, const int64_t *cuts, int ncuts, int64_t T, uint64_t *n)
+{
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const float lo[3] = {-50, -50, -50}, hi[3] = {50, 50, 50};
+    add_box(s, lo, hi, 3, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_lidar_info li;
+    CHECK_OK(sensim_lidar_get_info(l, &li));
+    sensim_ring *r = test_ring(li.shots_per_frame * 4 + 16, 64, SENSIM_OVERFLOW_FAIL);
+    double pose[16];
+    identity(pose);
+    sensim_point *pts = NULL;
+    *n = 0;
+    int64_t a = 0;
+    for (int i = 0; i <= ncuts; i++) {
+        int64_t b = i < ncuts ? cuts[i] : T;
+        CHECK_OK(sensim_lidar_scan(l, s, a, b, pose, r, NULL));
+        drain(r, &pts, n, NULL, 0, NULL);
+        a = b;
+    }
+    free(r);
+    sensim_scene_destroy(s);
+    return pts;
+}
+
+static void assert_split_invariant(const char *name, const char *const *sets, uint32_t nsets, int64_t T)
+{
+    const int64_t cuts[] = {1, 7777, 33333333, 33333334, 99999999, 100000000, 100000001, 150000000, T - 1};
+    sensim_lidar *a = preset(name, sets, nsets), *b = preset(name, sets, nsets);
+    uint64_t na, nb;
+    sensim_point *pa = scan_box(a, NULL, 0, T, &na);
+    sensim_context_set_thread_count(ctx, 1);
+    sensim_point *pb = scan_box(b, cuts, (int)(sizeof cuts / sizeof cuts[0]), T, &nb);
+    sensim_context_set_thread_count(ctx, 2);
+    assert_true(na > 1000);
+    assert_int_equal(na, nb);
+    assert_memory_equal(pa, pb, na * sizeof *pa);
+    uint64_t shots;
+    CHECK_OK(sensim_lidar_count_shots(a, 0, T, &shots));
+    printf("# %s: %llu shots, %llu points over %lld ns, split and thread invariant\n", name,
+           (unsigned long long)shots, (unsigned long long)na, (long long)T);
+    free(pa);
+    free(pb);
+    sensim_lidar_destroy(a);
+    sensim_lidar_destroy(b);
+}
+
+static void test_sequence_split_invariance(void **state)
+{
+    (void)state;
+    assert_split_invariant("mid40", NULL, 0, 300000000);
+    assert_split_invariant("avia", NULL, 0, 200000000);
+    assert_split_invariant("mems_m1", NULL, 0, 200000000);
+    assert_split_invariant("mid360", NULL, 0, 200000000);
+}
+
+/* Export mid40 to a Livox CSV and replay it both ways. */
+static void test_export_replay(void **state)
+{
+    (void)state;
+    sensim_lidar *l = preset("mid40", NULL, 0);
+    const char *csv = tmp_path("mid40.csv");
+    uint64_t rows;
+    CHECK_OK(sensim_pattern_export_csv(l, 0, 200000000, csv, &rows));
+    assert_int_equal(rows, 20000);
+    char seconds_csv[512];
+    snprintf(seconds_csv, sizeof seconds_csv, "%s", csv);
+    const char *by_time[] = {"table_time=seconds"};
+    const char *by_rate[] = {"shots_per_s=100000"};
+    sensim_lidar *rt = preset(seconds_csv, by_time, 1), *rr = preset(seconds_csv, by_rate, 1);
+    sensim_lidar_info li;
+    CHECK_OK(sensim_lidar_get_info(rt, &li));
+    assert_int_equal(li.pattern, SENSIM_PATTERN_TABLE);
+    assert_int_equal(li.table_size, 20000);
+    const sensim_pattern *pa = &l->pat, *pt = &rt->pat, *pr = &rr->pat;
+    for (int64_t g = 0; g < 40000; g++) { /* two passes: the replay wraps exactly, times continue */
+        int64_t ta = sensim__pattern_time(pa, g), tt = sensim__pattern_time(pt, g), tr = sensim__pattern_time(pr, g);
+        assert_int_equal(ta, tt);
+        assert_int_equal(ta, tr);
+        uint16_t c;
+        float da[3], dt[3], dr[3];
+        assert_true(sensim__pattern_shot(pa, g, ta, &c, da));
+        assert_true(sensim__pattern_shot(pt, g, tt, &c, dt));
+        assert_true(sensim__pattern_shot(pr, g, tr, &c, dr));
+        /* |a x b| = sin(angle): well conditioned for tiny angles, unlike acos */
+        double cx = (double)da[1] * dt[2] - (double)da[2] * dt[1], cy = (double)da[2] * dt[0] - (double)da[0] * dt[2],
+               cz = (double)da[0] * dt[1] - (double)da[1] * dt[0];
+        if (g < 20000) {
+            assert_true(asin(sqrt(cx * cx + cy * cy + cz * cz)) < 1e-4 * DEG); /* CSV keeps 1e-6 deg */
+        } else { /* second pass: the replay repeats the first exactly */
+            float d0[3];
+            assert_true(sensim__pattern_shot(pt, g - 20000, sensim__pattern_time(pt, g - 20000), &c, d0));
+            assert_memory_equal(d0, dt, sizeof d0);
+        }
+        assert_memory_equal(dt, dr, sizeof dt);
+    }
+    sensim_lidar_destroy(l);
+    sensim_lidar_destroy(rt);
+    sensim_lidar_destroy(rr);
+}
+
+/* A small table wraps with no skipped or repeated entry across any split. */
+static void test_table_cursor(void **state)
+{
+    (void)state;
+    const char *csv = write_text("seven.csv", "Time/s,Azimuth/deg,Zenith/deg\n"
+                                              "0,0,90\n1,10,90\n2,20,90\n3,30,90\n4,40,90\n5,50,90\n6,60,90");
+    const char *sets[] = {"shots_per_s=1000", "frame_rate_hz=200"};
+    sensim_lidar *l = preset(csv, sets, 2);
+    const int64_t cuts[] = {999999, 1000000, 1500000, 4000001, 9999999, 10000000, 13000000};
+    uint64_t n;
+    sensim_point *p = scan_box(l, cuts, 7, 25000000, &n);
+    assert_int_equal(n, 25);
+    for (uint64_t i = 0; i < n; i++) {
+        double az = atan2(p[i].y, p[i].x) / DEG;
+        assert_true(fabs(az - 10.0 * (double)(i % 7)) < 1e-3);
+    }
+    free(p);
+    sensim_lidar_destroy(l);
+}
+
+static void test_csv_variants(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *text;
+        uint64_t rows;
+    } ok[] = {
+        {"crlf.csv", "Time/s,Azimuth/deg,Zenith/deg\r\n1,268.99,37.838\r\n2,269.5,38.1\r\n", 2},
+        {"noheader.csv", "1,268.99,37.838\n2,269.5,38.1\n3,270,39", 3},
+        {"extra.csv", "Time/s,Azimuth/deg,Zenith/deg,Line,Tag\n0.1,1,90,3,x\n0.2,2,90,4,y\n", 2},
+        {"blank.csv", "\nTime,Az,Zen\n\n1, 2, 80 \n\n\n2,3,81\n  \n", 2},
+        {"cr.csv", "Time/s,Azimuth/deg,Zenith/deg\r1,2,3\r4,5,6", 2},
+    };
+    const char *sets[] = {"shots_per_s=1000"};
+    for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
+        sensim_lidar *l;
+        sensim_status st = sensim_lidar_create_from_preset(ctx, write_text(ok[k].name, ok[k].text), sets, 1, &l);
+        if (st != SENSIM_OK)
+            fail_msg("%s: %s", ok[k].name, sensim_context_last_error(ctx));
+        sensim_lidar_info li;
+        CHECK_OK(sensim_lidar_get_info(l, &li));
+        assert_int_equal(li.table_size, ok[k].rows);
+        sensim_lidar_destroy(l);
+    }
+    static const struct {
+        const char *name, *text;
+        sensim_status st;
+        const char *msg;
+    } bad[] = {
+        {"word.csv", "Time/s,Azimuth/deg,Zenith/deg\n1,2,3\n2,abc,3\n", SENSIM_ERR_PARSE, "word.csv:3: column 2 'abc'"},
+        {"few.csv", "Time/s,Azimuth/deg,Zenith/deg\n1,2,3\n2,3\n", SENSIM_ERR_PARSE, "few.csv:3: 2 column(s)"},
+        {"empty.csv", "", SENSIM_ERR_EMPTY, "empty.csv: no pattern rows"},
+        {"onlyheader.csv", "Time/s,Azimuth/deg,Zenith/deg\r\n", SENSIM_ERR_EMPTY, "no pattern rows"},
+        {"nan.csv", "1,2,3\n2,nan,3\n", SENSIM_ERR_NOT_FINITE, "nan.csv:2"},
+        {"zen.csv", "1,2,3\n2,3,190\n", SENSIM_ERR_OUT_OF_RANGE, "zen.csv:2: zenith"},
+        {"garbage.csv", "1,2,3\nhello world\n", SENSIM_ERR_PARSE, "garbage.csv:2"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        sensim_lidar *l;
+        sensim_status st = sensim_lidar_create_from_preset(ctx, write_text(bad[k].name, bad[k].text), sets, 1, &l);
+        const char *msg = sensim_context_last_error(ctx);
+        if (st != bad[k].st || !strstr(msg, bad[k].msg))
+            fail_msg("%s: got %s '%s'", bad[k].name, sensim_status_string(st), msg);
+    }
+    /* replay by index needs a shot rate; by seconds needs increasing times */
+    sensim_lidar *l;
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, write_text("norate.csv", "1,2,3\n"), NULL, 0, &l),
+                     SENSIM_ERR_OUT_OF_RANGE);
+    assert_non_null(strstr(sensim_context_last_error(ctx), "--shot-rate"));
+    const char *secs[] = {"table_time=seconds"};
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, write_text("back.csv", "0.2,2,3\n0.1,2,3\n"), secs, 1, &l),
+                     SENSIM_ERR_OUT_OF_RANGE);
+    assert_non_null(strstr(sensim_context_last_error(ctx), "back.csv:2"));
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, tmp_path("missing.csv"), sets, 1, &l), SENSIM_ERR_IO);
+}
+
+/* A table preset names its CSV relative to the preset file. */
+static void test_table_preset_relative_path(void **state)
+{
+    (void)state;
+    write_text("pat.csv", "0,0,90\n0,90,90\n");
+    const char *path = write_text("solid.preset", "name = solid\ntype = table\ntable_file = pat.csv\n"
+                                                  "shots_per_s = 20000\nframe_rate_hz = 20\n");
+    sensim_lidar *l = preset(path, NULL, 0);
+    sensim_lidar_info li;
+    CHECK_OK(sensim_lidar_get_info(l, &li));
+    assert_string_equal(li.name, "solid");
+    assert_int_equal(li.table_size, 2);
+    assert_int_equal(li.frame_period_ns, 50000000);
+    assert_true(li.shots_per_frame >= 1000);
+    sensim_lidar_destroy(l);
+    const char *bad = write_text("nofile.preset", "type = table\nshots_per_s = 1\n");
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, bad, NULL, 0, &l), SENSIM_ERR_EMPTY);
+}
+
+static void test_mems_extents(void **state)
+{
+    (void)state;
+    sensim_lidar *l = preset("mems_m1", NULL, 0);
+    sensim_pattern_stats ps;
+    CHECK_OK(sensim_pattern_measure(l, 0, 100000000, 0.5 * DEG, NULL, 0, NULL, NULL, 0, &ps));
+    /* reference: h -60.98 .. +60.98, v -13.24 .. +13.28 (degrees) */
+    assert_true(fabs(ps.az_max_rad / DEG - 60.98) < 0.05 && fabs(ps.az_min_rad / DEG + 60.98) < 0.05);
+    assert_true(fabs(ps.el_max_rad / DEG - 13.28) < 0.05 && fabs(ps.el_min_rad / DEG + 13.24) < 0.05);
+    assert_int_equal(ps.shots, 78750); /* 787,500 shots/s for 0.1 s, not PCSim's 1.5 M per tick */
+    sensim_lidar_destroy(l);
+}
+
+/* A caller's own pattern through a callback. */
+static int32_t spiral(void *user, int64_t g, int64_t t, uint16_t *ch, float d[3])
+{
+    (void)t;
+    double step = *(const double *)user;
+    if (g % 5 == 4)
+        return 1; /* blanked shot */
+    double a = (double)g * step;
+    d[0] = (float)cos(a);
+    d[1] = (float)sin(a);
+    d[2] = 0.1f;
+    *ch = (uint16_t)(g % 3);
+    return 0;
+}
+
+static void test_callback(void **state)
+{
+    (void)state;
+    double step = 0.001;
+    sensim_lidar_desc d;
+    sensim_lidar_desc_init(&d);
+    d.pattern = SENSIM_PATTERN_CALLBACK;
+    d.channel_count = 3;
+    d.shots_per_s = 50000;
+    d.frame_rate_hz = 20;
+    d.shot_fn = spiral;
+    d.shot_user = &step;
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create(ctx, &d, &l));
+    const int64_t cuts[] = {12345678, 50000000};
+    uint64_t n;
+    sensim_point *p = scan_box(l, cuts, 2, 100000000, &n);
+    assert_int_equal(n, 4000); /* 5000 shots, every fifth blanked */
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t g = i + i / 4; /* skip the blanked ones */
+        double a = atan2(p[i].y, p[i].x), want = remainder((double)g * step, 2 * PI);
+        assert_true(fabs(remainder(a - want, 2 * PI)) < 1e-5);
+        assert_int_equal(p[i].channel, g % 3);
+        assert_int_equal(p[i].t_offset_ns % 20000, 0); /* 50 kHz shots, frames of 50 ms */
+    }
+    free(p);
+    sensim_lidar_destroy(l);
+    d.shot_fn = NULL;
+    assert_int_equal(sensim_lidar_create(ctx, &d, &l), SENSIM_ERR_INVALID_ARGUMENT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_snell_single_prism),  cmocka_unit_test(test_risley_fov),
+        cmocka_unit_test(test_sequence_split_invariance), cmocka_unit_test(test_export_replay),
+        cmocka_unit_test(test_table_cursor),        cmocka_unit_test(test_csv_variants),
+        cmocka_unit_test(test_table_preset_relative_path), cmocka_unit_test(test_mems_extents),
+        cmocka_unit_test(test_callback),
+    };
+    return cmocka_run_group_tests_name("patterns", tests, setup, teardown);
+}
