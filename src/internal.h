@@ -17,13 +17,26 @@
 #  define SENSIM_PRINTF(a, b)
 #endif
 
+#define SENSIM_MAX_REGISTERED 64
+
+/* A registered pattern: a descriptor whose arrays the context owns. */
+typedef struct sensim_registered {
+    char name[32];
+    sensim_lidar_desc desc;
+} sensim_registered;
+
 struct sensim_context {
     atomic_int refs;
     void *device;           /* RTCDevice, owned by trace.c */
     uint32_t thread_count;  /* resolved, >= 1 */
     sensim_log_fn log_fn;
     void *log_user;
+    sensim_registered registered[SENSIM_MAX_REGISTERED];
+    uint32_t registered_count;
 };
+
+/* Registered descriptor named @p name, or NULL. */
+const sensim_lidar_desc *sensim__context_find_pattern(const sensim_context *ctx, const char *name);
 
 /* Record the calling thread's error text and return @p status. */
 sensim_status sensim__fail(sensim_status status, const char *fmt, ...) SENSIM_PRINTF(2, 3);

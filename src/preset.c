@@ -27,6 +27,7 @@ typedef struct preset {
     int table_seconds;
     double table_period_s;
     unsigned long long table_line; /* where table_file was set, for messages */
+    int mount_set;                 /* a mount key was given */
 } preset;
 
 /* Where a key/value came from, for messages: "file:line" or "override N". */
@@ -209,6 +210,7 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
                 return failo(SENSIM_ERR_PARSE, o, "%s: %s", key, "needs exactly 3 numbers");
             }
             memcpy(!strcmp(key, "mount_xyz_m") ? ps->mount_xyz : ps->mount_rpy_deg, v, 3 * sizeof(double));
+            ps->mount_set = 1;
             free(v);
             return SENSIM_OK;
         }
@@ -478,7 +480,16 @@ sensim_status sensim_lidar_create_from_preset(sensim_context *ctx, const char *n
     sensim_lidar_desc_init(&ps.d);
     bool csv = ends_with_ci(name_or_path, ".csv");
     unsigned long long last_line = 0;
-    if (csv) {
+    const sensim_lidar_desc *reg = csv ? NULL : sensim__context_find_pattern(ctx, name_or_path);
+    if (reg) {
+        /* a registered pattern: overrides apply to its scalar keys */
+        snprintf(path, sizeof path, "registered pattern '%s'", name_or_path);
+        ps.d = *reg;
+        ps.channels = reg->channel_count;
+        snprintf(ps.name, sizeof ps.name, "%s", name_or_path);
+        ps.n_prism[0] = ps.n_prism[1] = ps.n_prism[2] = ps.n_prism[3] = reg->risley.prism_count;
+        st = SENSIM_OK;
+    } else if (csv) {
         /* A pattern CSV given directly: a one-channel table, times from the
          * shot rate (override shots_per_s, or table_time=seconds). */
         snprintf(path, sizeof path, "%s", name_or_path);
@@ -517,10 +528,10 @@ sensim_status sensim_lidar_create_from_preset(sensim_context *ctx, const char *n
             st = parse_line(&ps, s, s + strlen(s), &oo);
     }
     (void)last_line;
-    if (st == SENSIM_OK)
+    if (st == SENSIM_OK && !reg)
         st = finish(&ps, path);
     sensim_csv_table table = {0};
-    if (st == SENSIM_OK && ps.d.pattern == SENSIM_PATTERN_TABLE) {
+    if (st == SENSIM_OK && ps.d.pattern == SENSIM_PATTERN_TABLE && !(reg && !ps.table_file[0])) {
         if (!ps.table_file[0]) {
             st = sensim__fail(SENSIM_ERR_EMPTY, "%s: table preset needs table_file", path);
         } else {
@@ -544,12 +555,19 @@ sensim_status sensim_lidar_create_from_preset(sensim_context *ctx, const char *n
     if (st == SENSIM_OK) {
         ps.d.name = ps.name[0] ? ps.name : name_or_path;
         ps.d.channel_count = (uint32_t)ps.channels;
-        ps.d.elevation_rad = ps.elev;
-        ps.d.azimuth_offset_rad = ps.azoff;
-        ps.d.firing_offset_ns = ps.fireoff;
-        sensim__pose_from_xyz_rpy(ps.mount_xyz[0], ps.mount_xyz[1], ps.mount_xyz[2], ps.mount_rpy_deg[0] * DEG,
+        if (!reg || ps.elev)
+            ps.d.elevation_rad = ps.elev;
+        if (!reg || ps.azoff)
+            ps.d.azimuth_offset_rad = ps.azoff;
+        if (!reg || ps.fireoff)
+            ps.d.firing_offset_ns = ps.fireoff;
+        if (reg && ps.channels != (int64_t)reg->channel_count)
+            st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: channels cannot be overridden", path);
+        if (st == SENSIM_OK && (!reg || ps.mount_set))
+            sensim__pose_from_xyz_rpy(ps.mount_xyz[0], ps.mount_xyz[1], ps.mount_xyz[2], ps.mount_rpy_deg[0] * DEG,
                                   ps.mount_rpy_deg[1] * DEG, ps.mount_rpy_deg[2] * DEG, ps.d.mount_pose);
-        st = sensim_lidar_create(ctx, &ps.d, out);
+        if (st == SENSIM_OK)
+            st = sensim_lidar_create(ctx, &ps.d, out);
         if (st != SENSIM_OK) {
             char msg[1024];
             snprintf(msg, sizeof msg, "%s", sensim_context_last_error(ctx));

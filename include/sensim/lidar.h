@@ -194,6 +194,21 @@ SENSIM_API sensim_status sensim_lidar_create_from_preset(sensim_context *ctx,
                                                          sensim_lidar **out_lidar);
 
 /**
+ * Register a pattern under @p name on @p ctx so that
+ * sensim_lidar_create_from_preset(ctx, name, ...) finds it before any preset
+ * file, with the same overrides (scalar keys of scan_patterns/README.md).
+ * The descriptor and its arrays are copied (validated by creating a lidar
+ * from it); a callback's user pointer is borrowed for the context's life.
+ * Registering an existing name replaces it.
+ * @param name  1..31 characters of a-z 0-9 _ -.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (name), SENSIM_ERR_TOO_LARGE
+ *         (more than 64 registered), the statuses of sensim_lidar_create().
+ * Thread safety: not concurrently with other calls on the same context. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_context_register_pattern(sensim_context *ctx, const char *name,
+                                                         const sensim_lidar_desc *desc);
+
+/**
  * Directory @p index of the preset search path: the directories of
  * $SENSIM_PRESET_PATH (colon-separated) in order, then the source tree's
  * scan_patterns/ (uninstalled builds), then the installed data directory.
