@@ -397,6 +397,45 @@ static void test_callback(void **state)
     assert_int_equal(sensim_lidar_create(ctx, &d, &l), SENSIM_ERR_INVALID_ARGUMENT);
 }
 
+/* Registered tables are found by name, copied, and take scalar overrides. */
+static void test_registry(void **state)
+{
+    (void)state;
+    sensim_context *c = test_ctx(1);
+    float az[3] = {0.0f, 0.1f, 0.2f}, el[3] = {0.0f, 0.05f, -0.05f};
+    sensim_lidar_desc d;
+    sensim_lidar_desc_init(&d);
+    d.pattern = SENSIM_PATTERN_TABLE;
+    d.channel_count = 1;
+    d.shots_per_s = 3000;
+    d.table.shot_count = 3;
+    d.table.azimuth_rad = az;
+    d.table.elevation_rad = el;
+    CHECK_OK(sensim_context_register_pattern(c, "tiny_table", &d));
+    az[0] = 99.0f; /* the registry holds its own copy */
+    assert_int_equal(sensim_context_register_pattern(c, "Bad Name", &d), SENSIM_ERR_INVALID_ARGUMENT);
+    d.shots_per_s = -1;
+    assert_int_equal(sensim_context_register_pattern(c, "broken", &d), SENSIM_ERR_OUT_OF_RANGE);
+    const char *sets[] = {"max_range_m=7", "frame_rate_hz=100"};
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create_from_preset(c, "tiny_table", sets, 2, &l));
+    sensim_lidar_info li;
+    CHECK_OK(sensim_lidar_get_info(l, &li));
+    assert_string_equal(li.name, "tiny_table");
+    assert_int_equal(li.table_size, 3);
+    assert_true(li.max_range_m == 7.0f);
+    assert_int_equal(li.frame_period_ns, 10000000);
+    uint16_t ch;
+    float dv[3];
+    assert_true(sensim__pattern_shot(&l->pat, 3, 0, &ch, dv));
+    assert_true(fabsf(dv[0] - 1.0f) < 1e-6f && fabsf(dv[1]) < 1e-6f);
+    const char *bad[] = {"channels=2"};
+    sensim_lidar *l2;
+    assert_int_equal(sensim_lidar_create_from_preset(c, "tiny_table", bad, 1, &l2), SENSIM_ERR_OUT_OF_RANGE);
+    sensim_context_destroy(c); /* the lidar keeps the context (and its registry) alive */
+    sensim_lidar_destroy(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -404,7 +443,7 @@ int main(void)
         cmocka_unit_test(test_sequence_split_invariance), cmocka_unit_test(test_export_replay),
         cmocka_unit_test(test_table_cursor),        cmocka_unit_test(test_csv_variants),
         cmocka_unit_test(test_table_preset_relative_path), cmocka_unit_test(test_mems_extents),
-        cmocka_unit_test(test_callback),
+        cmocka_unit_test(test_callback),           cmocka_unit_test(test_registry),
     };
     return cmocka_run_group_tests_name("patterns", tests, setup, teardown);
 }
