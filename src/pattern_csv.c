@@ -35,10 +35,10 @@ sensim_status sensim__csv_load(const char *path, int time_seconds, double period
     sensim_status st = sensim__read_file(path, UINT64_C(1) << 30, &data, &size);
     if (st != SENSIM_OK)
         return st;
-    /* upper bound of rows: one per line terminator + 1 */
+    /* upper bound of rows: one per line terminator (LF or CR) + 1 */
     uint64_t cap = 1;
     for (size_t i = 0; i < size; i++)
-        cap += data[i] == '\n';
+        cap += data[i] == '\n' || data[i] == '\r';
     if (cap > MAX_ROWS) {
         free(data);
         return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: more than 2^32 rows", path);
