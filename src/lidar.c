@@ -19,6 +19,14 @@ void sensim_lidar_desc_init(sensim_lidar_desc *d)
     d->spin = SENSIM_SPIN_CW;
     d->atmos_atten_per_m = 0.004f;
     sensim__mat4_identity(d->mount_pose);
+    d->ret.intensity_model = SENSIM_INTENSITY_PHYSICAL;
+    d->ret.intensity_ref_range_m = 10.0f;
+    d->ret.max_bounces = 1;
+    d->ret.beam_subrays = 1;
+    d->ret.return_mode = SENSIM_RETURN_STRONGEST;
+    d->ret.range_resolution_m = 0.1f;
+    d->ret.detect_threshold = 0.005f;
+    d->ret.detect_noise = 0.002f;
 }
 
 void sensim_lidar_destroy(sensim_lidar *l)
@@ -58,7 +66,12 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
     sensim_lidar *l = calloc(1, sizeof *l);
     if (!l)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate lidar");
-    sensim_status st = sensim__pattern_init(&l->pat, d);
+    sensim_status st = sensim__returns_init(&l->rp, d);
+    if (st != SENSIM_OK) {
+        free(l);
+        return st;
+    }
+    st = sensim__pattern_init(&l->pat, d);
     if (st != SENSIM_OK) {
         sensim__pattern_free(&l->pat);
         free(l);
@@ -82,7 +95,7 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
     l->rays = malloc(slots * sizeof *l->rays);
     l->hits = malloc(slots * sizeof *l->hits);
     l->dirs = malloc(slots * 3 * sizeof *l->dirs);
-    l->slots = malloc(slots * sizeof *l->slots);
+    l->slots = malloc(2 * slots * sizeof *l->slots);
     l->valid = malloc(slots);
     if (!l->rays || !l->hits || !l->dirs || !l->slots || !l->valid) {
         sensim_lidar_destroy(l);
@@ -161,6 +174,7 @@ static void scan_chunk(sensim_lidar *l, const sensim_scene *scene, const double 
                        int64_t g0, int64_t g1, sensim_ring *ring, uint32_t nthreads)
 {
     const sensim_pattern *p = &l->pat;
+    const sensim_return_params *rp = &l->rp;
     const int64_t n = g1 - g0;
     const int nlanes = (int)((n + SENSIM_LANE_SHOTS - 1) / SENSIM_LANE_SHOTS);
     const float org[3] = {(float)S[12], (float)S[13], (float)S[14]};
@@ -175,21 +189,25 @@ static void scan_chunk(sensim_lidar *l, const sensim_scene *scene, const double 
         uint32_t m = 0;
         /* compact the lane's live shots at the front of its scratch */
         int64_t live[SENSIM_LANE_SHOTS];
+        uint32_t t_off[SENSIM_LANE_SHOTS];
+        uint16_t chan[SENSIM_LANE_SHOTS];
         for (int64_t i = a; i < b; i++) {
             int64_t g = g0 + i, t = sensim__pattern_time(p, g);
             uint16_t ch;
             float *d = &l->dirs[(a + m) * 3];
             l->valid[i] = 0;
-            l->slots[i].t_offset_ns = (uint32_t)(t - frame_begin);
-            if (!sensim__pattern_shot(p, g, t, &ch, d))
+            if (!sensim__pattern_shot(p, g, t, &ch, d) || !sensim__returns_keep_shot(rp, (uint64_t)g))
                 continue;
-            l->slots[i].channel = ch;
+            float td[3];
+            sensim__returns_subray_dir(rp, (uint64_t)g, 0, d, td);
             sensim_ray *ray = &l->rays[a + m];
             memcpy(ray->org, org, sizeof org);
             for (int row = 0; row < 3; row++)
-                ray->dir[row] = R[row] * d[0] + R[3 + row] * d[1] + R[6 + row] * d[2];
+                ray->dir[row] = R[row] * td[0] + R[3 + row] * td[1] + R[6 + row] * td[2];
             ray->tnear = 0.0f;
-            ray->tfar = l->rp.max_range_m;
+            ray->tfar = rp->max_range_m;
+            t_off[m] = (uint32_t)(t - frame_begin);
+            chan[m] = ch;
             live[m++] = i;
         }
         if (m == 0)
@@ -197,19 +215,19 @@ static void scan_chunk(sensim_lidar *l, const sensim_scene *scene, const double 
         sensim__trace_rays(scene, &l->rays[a], m, &l->hits[a]);
         for (uint32_t j = 0; j < m; j++) {
             int64_t i = live[j];
-            sensim_point *pt = &l->slots[i];
-            uint32_t t_off = pt->t_offset_ns;
-            uint16_t ch = pt->channel;
-            if (sensim__returns_point(&l->rp, &l->hits[a + j], &l->dirs[(a + j) * 3], (uint64_t)(g0 + i), pt)) {
-                pt->t_offset_ns = t_off;
-                pt->channel = ch;
-                l->valid[i] = 1;
+            sensim_point *pt = &l->slots[2 * i];
+            uint32_t k = sensim__returns_shot(rp, scene, R, &l->dirs[(a + j) * 3], &l->rays[a + j], &l->hits[a + j],
+                                              (uint64_t)(g0 + i), pt);
+            for (uint32_t q = 0; q < k; q++) {
+                pt[q].t_offset_ns = t_off[j];
+                pt[q].channel = chan[j];
             }
+            l->valid[i] = (uint8_t)k;
         }
     }
     for (int64_t i = 0; i < n; i++)
-        if (l->valid[i])
-            sensim__ring_push(ring, &l->slots[i]);
+        for (uint8_t q = 0; q < l->valid[i]; q++)
+            sensim__ring_push(ring, &l->slots[2 * i + q]);
 }
 
 sensim_status sensim_lidar_scan(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,

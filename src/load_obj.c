@@ -69,8 +69,10 @@ sensim_status sensim_scene_load_obj(sensim_scene *scene, const char *path,
         return st;
 
     growbuf verts = {.elem = sizeof(float)}, idx = {.elem = sizeof(uint32_t)},
-            tags = {.elem = 1}, poly = {.elem = sizeof(uint32_t)};
+            tags = {.elem = 1}, poly = {.elem = sizeof(uint32_t)}, mats = {.elem = sizeof(uint16_t)},
+            names = {.elem = 64};
     int32_t mtl_tag = -1, grp_tag = -1;
+    uint16_t cur_mat = 0; /* 1-based index into names, 0 = none */
     sensim_lines it = {data, data + size, 0};
     const char *lb, *le;
     st = SENSIM_OK;
@@ -150,13 +152,30 @@ sensim_status sensim_scene_load_obj(sensim_scene *scene, const char *path,
                 for (int c = 0; c < 3; c++)
                     if (!gb_push(&idx, &tri[c]))
                         FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
-                if (!gb_push(&tags, &tag))
+                if (!gb_push(&tags, &tag) || !gb_push(&mats, &cur_mat))
                     FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
             }
             if (tags.len > MAX_ELEMS)
                 FAIL(SENSIM_ERR_TOO_LARGE, "%s:%llu: more than 2^30 triangles", path, ln);
         } else if (sensim__token_is(kb, ke, "usemtl")) {
-            mtl_tag = tag_of_rest(sensim__skip_space(ke, le), le);
+            const char *nb = sensim__skip_space(ke, le), *ne = le;
+            while (ne > nb && (ne[-1] == ' ' || ne[-1] == '\t'))
+                ne--;
+            mtl_tag = tag_of_rest(nb, ne);
+            char name[64] = {0};
+            size_t nl = (size_t)(ne - nb) < sizeof name - 1 ? (size_t)(ne - nb) : sizeof name - 1;
+            memcpy(name, nb, nl);
+            cur_mat = 0;
+            for (size_t k = 0; k < names.len; k++)
+                if (strcmp((const char *)names.data + 64 * k, name) == 0)
+                    cur_mat = (uint16_t)(k + 1);
+            if (cur_mat == 0 && nl > 0) {
+                if (names.len >= 65535)
+                    FAIL(SENSIM_ERR_TOO_LARGE, "%s:%llu: more than 65535 material names", path, ln);
+                if (!gb_push(&names, name))
+                    FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
+                cur_mat = (uint16_t)names.len;
+            }
         } else if (sensim__token_is(kb, ke, "g") || sensim__token_is(kb, ke, "o")) {
             grp_tag = tag_of_rest(sensim__skip_space(ke, le), le);
         } else {
@@ -180,13 +199,24 @@ sensim_status sensim_scene_load_obj(sensim_scene *scene, const char *path,
         m.indices = idx.data;
         m.tags = tags.data;
         m.flags = o.flags & SENSIM_MESH_PROTOTYPE;
-        m.materials = calloc(tags.len, sizeof(uint16_t));
-        verts.data = idx.data = tags.data = NULL;
-        if (!m.materials) {
-            sensim__mesh_free(&m);
-            FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+        m.materials = mats.data;
+        verts.data = idx.data = tags.data = mats.data = NULL;
+        /* usemtl names become scene materials (ids) only now that the file parsed */
+        uint16_t *map = calloc(names.len + 1, sizeof *map);
+        st = map ? sensim__scene_edit_begin(scene) : sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+        if (st == SENSIM_OK) {
+            for (size_t k = 0; st == SENSIM_OK && k < names.len; k++)
+                st = sensim__scene_material_for_name(scene, (const char *)names.data + 64 * k, &map[k + 1]);
+            sensim__scene_edit_end(scene);
         }
-        st = sensim__scene_append_mesh(scene, &m, out_mesh_id);
+        if (st == SENSIM_OK) {
+            for (size_t t = 0; t < m.triangle_count; t++)
+                m.materials[t] = map[m.materials[t]];
+            st = sensim__scene_append_mesh(scene, &m, out_mesh_id);
+        } else {
+            sensim__mesh_free(&m);
+        }
+        free(map);
     }
 #undef FAIL
 done:
@@ -194,6 +224,8 @@ done:
     free(idx.data);
     free(tags.data);
     free(poly.data);
+    free(mats.data);
+    free(names.data);
     free(data);
     return st;
 }

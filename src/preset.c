@@ -188,6 +188,25 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
         free(v);
         return SENSIM_OK;
     }
+    static const struct {
+        const char *key;
+        size_t off;
+        const char *names[5];
+    } enums[] = {
+        {"intensity_model", offsetof(sensim_lidar_desc, ret.intensity_model), {"physical", "carla", NULL}},
+        {"dropoff_model", offsetof(sensim_lidar_desc, ret.dropoff_model), {"none", "carla", "physical", NULL}},
+        {"return_mode", offsetof(sensim_lidar_desc, ret.return_mode), {"strongest", "last", "first", "dual", NULL}},
+    };
+    for (size_t i = 0; i < sizeof enums / sizeof enums[0]; i++) {
+        if (strcmp(key, enums[i].key))
+            continue;
+        for (int32_t k = 0; enums[i].names[k]; k++)
+            if (sensim__token_is(vb, ve, enums[i].names[k])) {
+                memcpy((char *)&ps->d + enums[i].off, &k, sizeof k);
+                return SENSIM_OK;
+            }
+        return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "unknown value (see scan_patterns/README.md)");
+    }
     if (!strcmp(key, "spin")) {
         if (sensim__token_is(vb, ve, "cw"))
             ps->d.spin = SENSIM_SPIN_CW;
@@ -278,6 +297,23 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
         {"mems_h_freq_hz", 0, offsetof(sensim_lidar_desc, mems.h_freq_hz), 1},
         {"mems_v_freq_hz", 0, offsetof(sensim_lidar_desc, mems.v_freq_hz), 1},
         {"table_period_s", 5, 0, 1},
+        {"intensity_ref_range_m", 1, offsetof(sensim_lidar_desc, ret.intensity_ref_range_m), 1},
+        {"extinction_per_m", 1, offsetof(sensim_lidar_desc, ret.extinction_per_m), 1},
+        {"visibility_m", 1, offsetof(sensim_lidar_desc, ret.visibility_m), 1},
+        {"rain_rate_mm_h", 1, offsetof(sensim_lidar_desc, ret.rain_rate_mm_h), 1},
+        {"rain_false_returns", 2, offsetof(sensim_lidar_desc, ret.rain_false_returns), 1},
+        {"dropoff_general_rate", 1, offsetof(sensim_lidar_desc, ret.dropoff_general_rate), 1},
+        {"dropoff_intensity_limit", 1, offsetof(sensim_lidar_desc, ret.dropoff_intensity_limit), 1},
+        {"dropoff_zero_intensity", 1, offsetof(sensim_lidar_desc, ret.dropoff_zero_intensity), 1},
+        {"detect_threshold", 1, offsetof(sensim_lidar_desc, ret.detect_threshold), 1},
+        {"detect_noise", 1, offsetof(sensim_lidar_desc, ret.detect_noise), 1},
+        {"range_noise_per_m", 1, offsetof(sensim_lidar_desc, ret.range_noise_per_m), 1},
+        {"angular_jitter_deg", 1, offsetof(sensim_lidar_desc, ret.angular_jitter_rad), DEG},
+        {"max_bounces", 2, offsetof(sensim_lidar_desc, ret.max_bounces), 1},
+        {"beam_divergence_h_mrad", 1, offsetof(sensim_lidar_desc, ret.beam_divergence_h_rad), 1e-3},
+        {"beam_divergence_v_mrad", 1, offsetof(sensim_lidar_desc, ret.beam_divergence_v_rad), 1e-3},
+        {"beam_subrays", 2, offsetof(sensim_lidar_desc, ret.beam_subrays), 1},
+        {"range_resolution_m", 1, offsetof(sensim_lidar_desc, ret.range_resolution_m), 1},
     };
     for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++) {
         if (strcmp(key, scalars[i].key))
@@ -294,7 +330,7 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
             break;
         }
         case 1: {
-            float v = (float)x;
+            float v = (float)(x * scalars[i].scale);
             if (fabs(x) > 3e38)
                 return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "value too large");
             memcpy(base + scalars[i].off, &v, sizeof v);

@@ -1,7 +1,16 @@
+/* Return model: intensity, drop-out, noise, ghosts, divergence, multi-return,
+ * weather. Formulas: see sensim_return_desc in <sensim/lidar.h>. */
 #include "returns.h"
 
-#include <cglm/vec3.h>
 #include <math.h>
+#include <string.h>
+
+#define MAX_CAND 16
+#define MAX_DEPTH 6
+#define RAIN_N0 8000.0     /* Marshall–Palmer, m^-3 mm^-1 */
+#define WATER_FRESNEL 0.02 /* reflectance of water at normal incidence */
+#define RAIN_MAX_RANGE 50.0
+#define BEAM_WAIST_M 0.005
 
 /* SplitMix64 finaliser: a strong 64-bit mixer, cheap enough per shot. */
 static uint64_t mix64(uint64_t z)
@@ -21,37 +30,425 @@ double sensim__rng_uniform(uint64_t seed, uint32_t lidar_id, uint64_t shot, uint
     return (double)(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static double gaussian(const sensim_return_params *rp, uint64_t shot, uint32_t purpose)
+static double uniform(const sensim_return_params *rp, uint64_t shot, uint32_t sub, uint32_t purpose)
 {
-    double u1 = sensim__rng_uniform(rp->seed, rp->lidar_id, shot, 0, purpose);
-    double u2 = sensim__rng_uniform(rp->seed, rp->lidar_id, shot, 1, purpose);
+    return sensim__rng_uniform(rp->seed, rp->lidar_id, shot, sub, purpose);
+}
+
+/* Standard normal from two streams (Box–Muller). */
+static double gaussian(const sensim_return_params *rp, uint64_t shot, uint32_t sub, uint32_t purpose)
+{
+    double u1 = uniform(rp, shot, 2 * sub, purpose), u2 = uniform(rp, shot, 2 * sub + 1, purpose);
     return sqrt(-2.0 * log1p(-u1)) * cos(2.0 * SENSIM_PI * u2);
 }
 
-bool sensim__returns_point(const sensim_return_params *rp, const sensim_hit *hit,
-                           const float dir_sensor[3], uint64_t shot_index, sensim_point *out)
+/* ---------------- setup ---------------- */
+
+static double fog_extinction(double vis_m)
+{
+    double v = vis_m / 1000.0, q;
+    if (v > 50)
+        q = 1.6;
+    else if (v > 6)
+        q = 1.3;
+    else if (v > 1)
+        q = 0.16 * v + 0.34;
+    else if (v > 0.5)
+        q = v - 0.5;
+    else
+        q = 0.0;
+    return 3.912 / vis_m * pow(905.0 / 550.0, -q);
+}
+
+static double calib(const sensim_return_params *rp, double r)
+{
+    double x = rp->r0 / (r > rp->r0 ? r : rp->r0);
+    return x * x;
+}
+
+#define CHECK_RANGE(cond, ...)                                                                     \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, __VA_ARGS__);                             \
+    } while (0)
+
+sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_desc *desc)
+{
+    memset(rp, 0, sizeof *rp);
+    sensim_return_desc d = desc->ret;
+    const float f[] = {d.intensity_ref_range_m, d.extinction_per_m, d.visibility_m, d.rain_rate_mm_h,
+                       d.dropoff_general_rate, d.dropoff_intensity_limit, d.dropoff_zero_intensity,
+                       d.detect_threshold, d.detect_noise, d.range_noise_per_m, d.angular_jitter_rad,
+                       d.beam_divergence_h_rad, d.beam_divergence_v_rad, d.range_resolution_m};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (!isfinite(f[i]))
+            return sensim__fail(SENSIM_ERR_NOT_FINITE, "lidar: a return-model parameter is NaN or infinite");
+    if (d.intensity_ref_range_m == 0)
+        d.intensity_ref_range_m = 10.0f;
+    if (d.detect_threshold == 0)
+        d.detect_threshold = 0.005f;
+    if (d.detect_noise == 0)
+        d.detect_noise = 0.002f;
+    if (d.range_resolution_m == 0)
+        d.range_resolution_m = 0.1f;
+    if (d.max_bounces < 0)
+        d.max_bounces = 1;
+    if (d.beam_subrays == 0)
+        d.beam_subrays = 1;
+    CHECK_RANGE(d.intensity_model == SENSIM_INTENSITY_PHYSICAL || d.intensity_model == SENSIM_INTENSITY_CARLA,
+                "lidar: intensity_model = %d unknown", d.intensity_model);
+    CHECK_RANGE(d.dropoff_model >= SENSIM_DROPOFF_NONE && d.dropoff_model <= SENSIM_DROPOFF_PHYSICAL,
+                "lidar: dropoff_model = %d unknown", d.dropoff_model);
+    CHECK_RANGE(d.return_mode >= SENSIM_RETURN_STRONGEST && d.return_mode <= SENSIM_RETURN_DUAL,
+                "lidar: return_mode = %d unknown", d.return_mode);
+    CHECK_RANGE(d.intensity_ref_range_m > 0 && d.intensity_ref_range_m <= 1e4f,
+                "lidar: intensity_ref_range_m = %g outside (0, 1e4]", (double)d.intensity_ref_range_m);
+    CHECK_RANGE(d.extinction_per_m >= 0 && d.extinction_per_m < 10, "lidar: extinction_per_m = %g outside [0, 10)",
+                (double)d.extinction_per_m);
+    CHECK_RANGE(d.visibility_m == 0 || (d.visibility_m >= 10 && d.visibility_m <= 1e6f),
+                "lidar: visibility_m = %g outside {0} u [10, 1e6]", (double)d.visibility_m);
+    CHECK_RANGE(d.rain_rate_mm_h >= 0 && d.rain_rate_mm_h <= 500, "lidar: rain_rate_mm_h = %g outside [0, 500]",
+                (double)d.rain_rate_mm_h);
+    CHECK_RANGE(d.dropoff_general_rate >= 0 && d.dropoff_general_rate <= 1,
+                "lidar: dropoff_general_rate = %g outside [0, 1]", (double)d.dropoff_general_rate);
+    CHECK_RANGE(d.dropoff_zero_intensity >= 0 && d.dropoff_zero_intensity <= 1,
+                "lidar: dropoff_zero_intensity = %g outside [0, 1]", (double)d.dropoff_zero_intensity);
+    CHECK_RANGE(d.dropoff_intensity_limit >= 0 && d.dropoff_intensity_limit <= 1,
+                "lidar: dropoff_intensity_limit = %g outside [0, 1]", (double)d.dropoff_intensity_limit);
+    CHECK_RANGE(d.detect_threshold >= 0 && d.detect_threshold <= 1 && d.detect_noise > 0 && d.detect_noise <= 1,
+                "lidar: detect_threshold %g / detect_noise %g outside [0, 1] / (0, 1]", (double)d.detect_threshold,
+                (double)d.detect_noise);
+    CHECK_RANGE(d.range_noise_per_m >= 0 && d.range_noise_per_m < 1, "lidar: range_noise_per_m = %g outside [0, 1)",
+                (double)d.range_noise_per_m);
+    CHECK_RANGE(d.angular_jitter_rad >= 0 && d.angular_jitter_rad < 0.1f,
+                "lidar: angular_jitter_rad = %g outside [0, 0.1)", (double)d.angular_jitter_rad);
+    CHECK_RANGE(d.max_bounces <= 4, "lidar: max_bounces = %d outside -1..4", d.max_bounces);
+    CHECK_RANGE(d.beam_divergence_h_rad >= 0 && d.beam_divergence_h_rad < 0.2f && d.beam_divergence_v_rad >= 0 &&
+                    d.beam_divergence_v_rad < 0.2f,
+                "lidar: beam divergence (%g, %g) rad outside [0, 0.2)", (double)d.beam_divergence_h_rad,
+                (double)d.beam_divergence_v_rad);
+    CHECK_RANGE(d.beam_subrays == 1 || d.beam_subrays == 7 || d.beam_subrays == 19 || d.beam_subrays == 37,
+                "lidar: beam_subrays = %u must be 1, 7, 19 or 37", d.beam_subrays);
+    CHECK_RANGE(d.range_resolution_m > 0 && d.range_resolution_m <= 100, "lidar: range_resolution_m = %g outside (0, 100]",
+                (double)d.range_resolution_m);
+    CHECK_RANGE(d.dropoff_model != SENSIM_DROPOFF_CARLA || d.dropoff_intensity_limit > 0,
+                "lidar: CARLA drop-off needs dropoff_intensity_limit > 0");
+    rp->d = d;
+    rp->r0 = d.intensity_ref_range_m;
+    rp->ext_per_m = d.extinction_per_m;
+    if (d.visibility_m > 0)
+        rp->ext_per_m += fog_extinction(d.visibility_m);
+    double lam = 0;
+    if (d.rain_rate_mm_h > 0) {
+        lam = 4.1 * pow(d.rain_rate_mm_h, -0.21); /* 1/mm */
+        rp->ext_per_m += SENSIM_PI * RAIN_N0 * 1e-6 / (lam * lam * lam);
+    }
+    /* sub-rays on hexagonal rings, Gaussian weights with 1/e^2 at the divergence edge */
+    uint32_t rings = d.beam_subrays == 1 ? 0 : d.beam_subrays == 7 ? 1 : d.beam_subrays == 19 ? 2 : 3, n = 0;
+    double wsum = 0;
+    for (uint32_t k = 0; k <= rings; k++) {
+        uint32_t m = k == 0 ? 1 : 6 * k;
+        double rho = rings ? (double)k / rings : 0.0;
+        for (uint32_t j = 0; j < m; j++) {
+            double phi = 2 * SENSIM_PI * j / m;
+            rp->sub_h[n] = (float)(0.5 * d.beam_divergence_h_rad * rho * cos(phi));
+            rp->sub_v[n] = (float)(0.5 * d.beam_divergence_v_rad * rho * sin(phi));
+            rp->sub_w[n] = (float)exp(-2.0 * rho * rho);
+            wsum += rp->sub_w[n];
+            n++;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        rp->sub_w[i] = (float)(rp->sub_w[i] / wsum);
+    rp->nsub = n;
+    if (d.rain_false_returns && d.rain_rate_mm_h > 0) {
+        double theta = 0.5 * (d.beam_divergence_h_rad + d.beam_divergence_v_rad);
+        if (theta <= 0)
+            theta = 3e-3;
+        rp->rain_dr = RAIN_MAX_RANGE / SENSIM_RAIN_STEPS;
+        rp->rain_lambda_mm = lam;
+        double prev = 0;
+        rp->rain_cum[0] = 0;
+        for (int k = 0; k <= SENSIM_RAIN_STEPS; k++) {
+            double r = k * rp->rain_dr, b = BEAM_WAIST_M + 0.5 * theta * r;
+            double denom = WATER_FRESNEL * exp(-2 * rp->ext_per_m * r) * calib(rp, r);
+            double dmin_mm = 2000.0 * b * sqrt(d.detect_threshold / denom);
+            double rate = SENSIM_PI * b * b * (RAIN_N0 / lam) * exp(-lam * dmin_mm); /* drops per metre */
+            if (k > 0)
+                rp->rain_cum[k] = rp->rain_cum[k - 1] + 0.5 * (prev + rate) * rp->rain_dr;
+            prev = rate;
+        }
+    }
+    return SENSIM_OK;
+}
+
+/* ---------------- per shot ---------------- */
+
+bool sensim__returns_keep_shot(const sensim_return_params *rp, uint64_t shot)
+{
+    if (rp->d.dropoff_model != SENSIM_DROPOFF_CARLA || rp->d.dropoff_general_rate <= 0.0f)
+        return true;
+    return uniform(rp, shot, 0, SENSIM_RNG_DROP_SHOT) >= rp->d.dropoff_general_rate;
+}
+
+void sensim__returns_subray_dir(const sensim_return_params *rp, uint64_t shot, uint32_t k, const float nominal[3],
+                                float out[3])
+{
+    double h = rp->sub_h[k], v = rp->sub_v[k];
+    if (rp->d.angular_jitter_rad > 0) {
+        h += rp->d.angular_jitter_rad * gaussian(rp, shot, 0, SENSIM_RNG_JITTER);
+        v += rp->d.angular_jitter_rad * gaussian(rp, shot, 1, SENSIM_RNG_JITTER);
+    }
+    if (h == 0 && v == 0) {
+        memcpy(out, nominal, 3 * sizeof(float));
+        return;
+    }
+    /* u: horizontal, perpendicular to the beam; w: completes a right-handed frame (up-ish) */
+    double dx = nominal[0], dy = nominal[1], dz = nominal[2];
+    double ux = -dy, uy = dx, uz = 0, un = sqrt(ux * ux + uy * uy);
+    if (un < 1e-9) {
+        ux = 0, uy = 1, un = 1;
+    }
+    ux /= un, uy /= un;
+    double wx = dy * uz - dz * uy, wy = dz * ux - dx * uz, wz = dx * uy - dy * ux;
+    double th = tan(h), tv = tan(v);
+    double x = dx + th * ux + tv * wx, y = dy + th * uy + tv * wy, z = dz + th * uz + tv * wz;
+    double n = sqrt(x * x + y * y + z * z);
+    out[0] = (float)(x / n);
+    out[1] = (float)(y / n);
+    out[2] = (float)(z / n);
+}
+
+typedef struct cand {
+    double range, energy;
+    uint32_t object_id;
+    uint8_t tag, flags;
+} cand;
+
+typedef struct shot_state {
+    const sensim_return_params *rp;
+    const sensim_scene *scene;
+    uint64_t shot;
+    cand c[MAX_CAND];
+    uint32_t n;
+} shot_state;
+
+static void add_cand(shot_state *s, double range, double e, uint32_t obj, uint8_t tag, uint8_t flags)
+{
+    if (s->n < MAX_CAND)
+        s->c[s->n++] = (cand){range, e, obj, tag, flags};
+}
+
+/* A hit at total path @p path reached with energy factor @p f; follow
+ * transmission and (with probability s) the mirror direction. */
+static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, double f, double path,
+                   int bounces_left, uint8_t flags, uint32_t sub, int depth)
 {
     if (!hit->hit)
-        return false;
-    float range = hit->t;
-    if (range < rp->min_range_m || range >= rp->max_range_m)
-        return false;
-    if (rp->range_noise_stddev_m > 0.0f) {
-        range += (float)(rp->range_noise_stddev_m * gaussian(rp, shot_index, SENSIM_RNG_RANGE_NOISE));
-        if (range <= 0.0f)
-            return false;
+        return;
+    const sensim_return_params *rp = s->rp;
+    double total = path + hit->t;
+    sensim_material m;
+    sensim__material_for_hit(s->scene, hit->material, hit->tag, &m);
+    double nx = hit->ng[0], ny = hit->ng[1], nz = hit->ng[2], nn = sqrt(nx * nx + ny * ny + nz * nz);
+    double dn = nn > 0 ? (nx * ray->dir[0] + ny * ray->dir[1] + nz * ray->dir[2]) / nn : -1.0;
+    double cosi = fabs(dn);
+    double e;
+    if (rp->d.intensity_model == SENSIM_INTENSITY_CARLA)
+        e = f * exp(-(double)rp->atmos_atten_per_m * total);
+    else
+        e = f * ((1.0 - m.specular - m.transparency) * m.reflectivity + m.retro_gain) * cosi *
+            exp(-2.0 * rp->ext_per_m * total) * calib(rp, total);
+    add_cand(s, total, e, hit->object_id, hit->tag, flags);
+    if (depth >= MAX_DEPTH)
+        return;
+    float p[3] = {ray->org[0] + ray->dir[0] * hit->t, ray->org[1] + ray->dir[1] * hit->t,
+                  ray->org[2] + ray->dir[2] * hit->t};
+    if (m.transparency > 0) {
+        sensim_ray r2 = {{p[0], p[1], p[2]}, {ray->dir[0], ray->dir[1], ray->dir[2]}, 1e-3f,
+                         (float)(rp->max_range_m - total)};
+        sensim_hit h2;
+        if (r2.tfar > r2.tnear) {
+            sensim__trace_rays(s->scene, &r2, 1, &h2);
+            follow(s, &r2, &h2, f * m.transparency * m.transparency, total, bounces_left, flags, sub, depth + 1);
+        }
     }
-    vec3 p;
-    glm_vec3_scale((float *)dir_sensor, range, p);
-    out->x = p[0];
-    out->y = p[1];
-    out->z = p[2];
-    out->range_m = range;
-    /* Plain intensity (CARLA-compatible): reflectivity 1 attenuated by the
-     * atmosphere, exp(-a·d). The physical range-equation model comes later. */
-    out->intensity = expf(-rp->atmos_atten_per_m * hit->t);
-    out->object_id = hit->object_id;
-    out->tag = hit->tag;
-    out->flags = 0;
+    if (m.specular > 0 && bounces_left > 0 && nn > 0 &&
+        uniform(rp, s->shot, sub * 8 + (uint32_t)depth, SENSIM_RNG_GHOST) < m.specular) {
+        double k = 2.0 * dn / nn;
+        sensim_ray r2 = {{p[0], p[1], p[2]},
+                         {(float)(ray->dir[0] - k * nx), (float)(ray->dir[1] - k * ny), (float)(ray->dir[2] - k * nz)},
+                         1e-3f, (float)(rp->max_range_m - total)};
+        sensim_hit h2;
+        if (r2.tfar > r2.tnear) {
+            sensim__trace_rays(s->scene, &r2, 1, &h2);
+            follow(s, &r2, &h2, f, total, bounces_left - 1, (uint8_t)(flags | SENSIM_POINT_GHOST), sub, depth + 1);
+        }
+    }
+}
+
+/* Sort by range and merge returns closer than the range resolution. */
+static void merge(shot_state *s, double res)
+{
+    for (uint32_t i = 1; i < s->n; i++)
+        for (uint32_t j = i; j > 0 && s->c[j].range < s->c[j - 1].range; j--) {
+            cand t = s->c[j];
+            s->c[j] = s->c[j - 1];
+            s->c[j - 1] = t;
+        }
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < s->n;) {
+        double first = s->c[i].range, esum = 0, rsum = 0, rplain = 0;
+        uint32_t best = i, j = i;
+        for (; j < s->n && s->c[j].range - first < res; j++) {
+            esum += s->c[j].energy;
+            rsum += s->c[j].energy * s->c[j].range;
+            rplain += s->c[j].range;
+            if (s->c[j].energy > s->c[best].energy)
+                best = j;
+        }
+        cand g = s->c[best];
+        g.energy = esum;
+        g.range = esum > 0 ? rsum / esum : rplain / (j - i);
+        s->c[out++] = g;
+        i = j;
+    }
+    s->n = out;
+}
+
+static bool detect(const sensim_return_params *rp, uint64_t shot, uint32_t idx, double intensity)
+{
+    if (rp->d.dropoff_model == SENSIM_DROPOFF_CARLA) {
+        if (intensity > rp->d.dropoff_intensity_limit)
+            return true;
+        double z = rp->d.dropoff_zero_intensity;
+        double keep = (1.0 - z) + z * intensity / rp->d.dropoff_intensity_limit;
+        return uniform(rp, shot, idx, SENSIM_RNG_DROP_POINT) < keep;
+    }
+    if (rp->d.dropoff_model == SENSIM_DROPOFF_PHYSICAL) {
+        double p = 0.5 * erfc(-(intensity - rp->d.detect_threshold) / (rp->d.detect_noise * sqrt(2.0)));
+        return uniform(rp, shot, idx, SENSIM_RNG_DROP_POINT) < p;
+    }
     return true;
+}
+
+/* The first detectable rain drop before @p limit, if any. */
+static void rain(shot_state *s, double limit)
+{
+    const sensim_return_params *rp = s->rp;
+    if (rp->rain_dr <= 0)
+        return;
+    if (limit > RAIN_MAX_RANGE)
+        limit = RAIN_MAX_RANGE;
+    double pos = limit / rp->rain_dr;
+    int k = (int)pos;
+    if (k >= SENSIM_RAIN_STEPS)
+        k = SENSIM_RAIN_STEPS - 1;
+    double total = rp->rain_cum[k] + (pos - k) * (rp->rain_cum[k + 1] - rp->rain_cum[k]);
+    /* first event of a Poisson process: its cumulative intensity is Exp(1) */
+    double target = -log1p(-uniform(rp, s->shot, 0, SENSIM_RNG_RAIN));
+    if (target >= total)
+        return;
+    int j = 0;
+    while (j < SENSIM_RAIN_STEPS - 1 && rp->rain_cum[j + 1] < target)
+        j++;
+    double seg = rp->rain_cum[j + 1] - rp->rain_cum[j];
+    double r = (j + (seg > 0 ? (target - rp->rain_cum[j]) / seg : 0)) * rp->rain_dr;
+    /* drop size above the detection minimum is exponential (memoryless spectrum) */
+    double theta = 0.5 * (rp->d.beam_divergence_h_rad + rp->d.beam_divergence_v_rad);
+    if (theta <= 0)
+        theta = 3e-3;
+    double b = BEAM_WAIST_M + 0.5 * theta * r;
+    double tcal = WATER_FRESNEL * exp(-2 * rp->ext_per_m * r) * calib(rp, r);
+    double dmin_mm = 2000.0 * b * sqrt(rp->d.detect_threshold / tcal);
+    double dd = dmin_mm - log1p(-uniform(rp, s->shot, 1, SENSIM_RNG_RAIN)) / rp->rain_lambda_mm;
+    double frac = dd / (2000.0 * b);
+    double e = tcal * fmin(1.0, frac * frac);
+    add_cand(s, r, e, 0, 0, SENSIM_POINT_WEATHER);
+}
+
+static void emit(const shot_state *s, const cand *c, uint32_t idx, const float nominal[3], sensim_point *out,
+                 uint32_t *n)
+{
+    const sensim_return_params *rp = s->rp;
+    double range = c->range;
+    if (range < rp->min_range_m || range >= rp->max_range_m)
+        return;
+    double sigma = rp->range_noise_stddev_m + rp->d.range_noise_per_m * range;
+    if (sigma > 0) {
+        range += sigma * gaussian(rp, s->shot, idx, SENSIM_RNG_RANGE_NOISE);
+        if (range <= 0)
+            return;
+    }
+    double intensity = c->energy > 1.0 ? 1.0 : c->energy;
+    if (!detect(rp, s->shot, idx, intensity))
+        return;
+    sensim_point *p = &out[*n];
+    p->x = (float)(nominal[0] * range);
+    p->y = (float)(nominal[1] * range);
+    p->z = (float)(nominal[2] * range);
+    p->range_m = (float)range;
+    p->intensity = (float)intensity;
+    p->object_id = c->object_id;
+    p->tag = c->tag;
+    p->flags = (uint8_t)((idx & SENSIM_POINT_RETURN_MASK) | c->flags);
+    (*n)++;
+}
+
+uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene *scene, const float R[9],
+                              const float nominal[3], const sensim_ray *ray0, const sensim_hit *hit0, uint64_t shot,
+                              sensim_point out[2])
+{
+    shot_state s;
+    s.rp = rp;
+    s.scene = scene;
+    s.shot = shot;
+    s.n = 0;
+    int bounces = rp->d.max_bounces;
+    follow(&s, ray0, hit0, rp->sub_w[0], 0.0, bounces, 0, 0, 0);
+    if (rp->nsub > 1) {
+        sensim_ray rays[SENSIM_MAX_SUBRAYS];
+        sensim_hit hits[SENSIM_MAX_SUBRAYS];
+        uint32_t m = rp->nsub - 1;
+        for (uint32_t k = 0; k < m; k++) {
+            float d[3];
+            sensim__returns_subray_dir(rp, shot, k + 1, nominal, d);
+            rays[k] = *ray0;
+            for (int row = 0; row < 3; row++)
+                rays[k].dir[row] = R[row] * d[0] + R[3 + row] * d[1] + R[6 + row] * d[2];
+        }
+        sensim__trace_rays(scene, rays, m, hits);
+        for (uint32_t k = 0; k < m; k++)
+            follow(&s, &rays[k], &hits[k], rp->sub_w[k + 1], 0.0, bounces, 0, k + 1, 0);
+    }
+    if (rp->rain_dr > 0) {
+        double limit = rp->max_range_m;
+        for (uint32_t i = 0; i < s.n; i++)
+            limit = fmin(limit, s.c[i].range);
+        rain(&s, limit);
+    }
+    if (s.n == 0)
+        return 0;
+    merge(&s, rp->d.range_resolution_m);
+    uint32_t strongest = 0;
+    for (uint32_t i = 1; i < s.n; i++)
+        if (s.c[i].energy > s.c[strongest].energy)
+            strongest = i;
+    uint32_t n = 0;
+    switch (rp->d.return_mode) {
+    case SENSIM_RETURN_LAST:
+        emit(&s, &s.c[s.n - 1], 0, nominal, out, &n);
+        break;
+    case SENSIM_RETURN_FIRST:
+        emit(&s, &s.c[0], 0, nominal, out, &n);
+        break;
+    case SENSIM_RETURN_DUAL:
+        emit(&s, &s.c[strongest], 0, nominal, out, &n);
+        if (strongest != s.n - 1)
+            emit(&s, &s.c[s.n - 1], 1, nominal, out, &n);
+        break;
+    default:
+        emit(&s, &s.c[strongest], 0, nominal, out, &n);
+    }
+    return n;
 }

@@ -1,28 +1,58 @@
-/* Return model: from a hit to a point record (or no point). */
+/* Return model: from the hits of one shot to at most two point records.
+ * Formulas are documented with sensim_return_desc in <sensim/lidar.h>. */
 #ifndef SENSIM_RETURNS_H
 #define SENSIM_RETURNS_H
 
 #include "trace.h"
 
+#define SENSIM_MAX_SUBRAYS 37
+#define SENSIM_RAIN_STEPS 200
+
 typedef struct sensim_return_params {
     float min_range_m;
     float max_range_m;
     float range_noise_stddev_m;
-    float atmos_atten_per_m;
+    float atmos_atten_per_m;  /* CARLA model */
     uint64_t seed;
     uint32_t lidar_id;
+    sensim_return_desc d;     /* with defaults resolved */
+    double ext_per_m;         /* physical two-way extinction a: clear + fog + rain */
+    double r0;                /* intensity calibration range */
+    uint32_t nsub;            /* sub-rays (1 = single) */
+    float sub_h[SENSIM_MAX_SUBRAYS], sub_v[SENSIM_MAX_SUBRAYS], sub_w[SENSIM_MAX_SUBRAYS];
+    /* rain droplets: cumulative expected count of detectable drops up to r = k·rain_dr */
+    double rain_dr, rain_lambda_mm;
+    double rain_cum[SENSIM_RAIN_STEPS + 1];
 } sensim_return_params;
 
 /* Random purposes: each random decision of a shot draws from its own stream. */
 #define SENSIM_RNG_RANGE_NOISE 1u
+#define SENSIM_RNG_JITTER      2u
+#define SENSIM_RNG_DROP_SHOT   3u
+#define SENSIM_RNG_DROP_POINT  4u
+#define SENSIM_RNG_GHOST       5u
+#define SENSIM_RNG_RAIN        6u
 
 /* Counter-based hash -> uniform in [0, 1). Same inputs, same number, always. */
 double sensim__rng_uniform(uint64_t seed, uint32_t lidar_id, uint64_t shot, uint32_t subray,
                            uint32_t purpose);
 
-/* Fill @p out (sensor-frame xyz from @p dir_sensor) for the hit; false when the
- * shot gives no point (miss, too near, too far). */
-bool sensim__returns_point(const sensim_return_params *rp, const sensim_hit *hit,
-                           const float dir_sensor[3], uint64_t shot_index, sensim_point *out);
+/* Validate @p d's return fields and fill @p rp. */
+sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_desc *d);
+
+/* False if the shot is dropped before tracing (CARLA general drop-off). */
+bool sensim__returns_keep_shot(const sensim_return_params *rp, uint64_t shot);
+
+/* Sensor-frame direction actually traced for sub-ray @p k (jitter, divergence). */
+void sensim__returns_subray_dir(const sensim_return_params *rp, uint64_t shot, uint32_t k,
+                                const float nominal[3], float out[3]);
+
+/* All returns of one shot. @p hit0 is sub-ray 0's hit (already traced with
+ * @p ray0); the other sub-rays and bounces are traced here. R: sensor-to-world
+ * rotation (column-major 3x3). Fills up to two points (x..flags except
+ * t_offset_ns and channel) and returns their number. No allocation. */
+uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene *scene, const float R[9],
+                              const float nominal[3], const sensim_ray *ray0, const sensim_hit *hit0,
+                              uint64_t shot, sensim_point out[2]);
 
 #endif

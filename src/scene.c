@@ -2,6 +2,7 @@
 #include "trace.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -55,6 +56,8 @@ void sensim_scene_destroy(sensim_scene *scene)
         sensim__mesh_free(&scene->meshes[i]);
     free(scene->meshes);
     free(scene->actors);
+    free(scene->mats);
+    free(scene->cmats);
     sensim_context *ctx = scene->ctx;
     free(scene);
     sensim__context_release(ctx);
@@ -285,7 +288,17 @@ sensim_status sensim_scene_commit(sensim_scene *scene)
         return sensim__fail(SENSIM_ERR_EMPTY, "sensim_scene_commit: no static mesh and no actor");
     }
     st = sensim__trace_commit(scene);
+    if (st == SENSIM_OK && scene->mat_count != scene->cmat_count) {
+        sensim_mat_entry *c = realloc(scene->cmats, scene->mat_count * sizeof *c);
+        if (!c)
+            st = sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot copy the material table");
+        else
+            scene->cmats = c;
+    }
     if (st == SENSIM_OK) {
+        if (scene->mat_count)
+            memcpy(scene->cmats, scene->mats, scene->mat_count * sizeof *scene->cmats);
+        scene->cmat_count = scene->mat_count;
         scene->dirty = false;
         scene->static_dirty = false;
         scene->ever_committed = true;
@@ -320,4 +333,147 @@ sensim_status sensim_scene_load_file(sensim_scene *scene, const char *path,
     if (dot && (strcasecmp(dot, ".ply") == 0))
         return sensim_scene_load_ply(scene, path, opt, out_mesh_id);
     return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: unknown mesh extension (expected .obj or .ply)", path);
+}
+
+/* ---------------- materials ---------------- */
+
+static const struct {
+    float r, g, s, t;
+} tag_material[SENSIM_TAG_MAX + 1] = {
+    [0] = {0.3f, 0, 0, 0},     [1] = {0.12f, 0, 0, 0},   [2] = {0.25f, 0, 0, 0},    [3] = {0.35f, 0, 0, 0},
+    [4] = {0.35f, 0, 0, 0},    [5] = {0.3f, 0, 0, 0},    [6] = {0.3f, 0, 0, 0},     [7] = {0.3f, 0, 0, 0},
+    [8] = {0.5f, 5.0f, 0, 0},  [9] = {0.5f, 0, 0, 0},    [10] = {0.3f, 0, 0, 0},    [11] = {0.0f, 0, 0, 0},
+    [12] = {0.3f, 0, 0, 0},    [13] = {0.3f, 0, 0, 0},   [14] = {0.25f, 0, 0.1f, 0}, [15] = {0.25f, 0, 0.1f, 0},
+    [16] = {0.25f, 0, 0.1f, 0}, [17] = {0.25f, 0, 0.1f, 0}, [18] = {0.25f, 0, 0, 0}, [19] = {0.25f, 0, 0, 0},
+    [20] = {0.3f, 0, 0, 0},    [21] = {0.3f, 0, 0, 0},   [22] = {0.3f, 0, 0, 0},    [23] = {0.02f, 0, 0.8f, 0},
+    [24] = {0.5f, 1.0f, 0, 0}, [25] = {0.25f, 0, 0, 0},  [26] = {0.3f, 0, 0, 0},    [27] = {0.2f, 0, 0, 0},
+    [28] = {0.4f, 0, 0.1f, 0},
+};
+
+void sensim_material_default(uint32_t tag, sensim_material *out)
+{
+    if (!out)
+        return;
+    if (tag > SENSIM_TAG_MAX)
+        tag = 0;
+    memset(out, 0, sizeof *out);
+    out->reflectivity = tag_material[tag].r;
+    out->retro_gain = tag_material[tag].g;
+    out->specular = tag_material[tag].s;
+    out->transparency = tag_material[tag].t;
+}
+
+void sensim__material_for_hit(const sensim_scene *scene, uint16_t id, uint8_t tag, sensim_material *out)
+{
+    if (id != 0 && id < scene->cmat_count && scene->cmats[id].defined && !scene->cmats[id].inherit)
+        *out = scene->cmats[id].m;
+    else
+        sensim_material_default(tag, out);
+}
+
+static sensim_status check_material(const sensim_material *m)
+{
+    if (!isfinite(m->reflectivity) || !isfinite(m->retro_gain) || !isfinite(m->specular) ||
+        !isfinite(m->transparency))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "material has a NaN or infinite field");
+    if (!(m->reflectivity >= 0 && m->reflectivity <= 1) || !(m->retro_gain >= 0 && m->retro_gain <= 1000) ||
+        !(m->specular >= 0 && m->specular <= 1) || !(m->transparency >= 0 && m->transparency <= 1) ||
+        m->specular + m->transparency > 1.0f + 1e-6f)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE,
+                            "material: reflectivity %g, retro_gain %g, specular %g, transparency %g outside "
+                            "[0,1], [0,1000], [0,1], [0,1] with specular + transparency <= 1",
+                            (double)m->reflectivity, (double)m->retro_gain, (double)m->specular,
+                            (double)m->transparency);
+    return SENSIM_OK;
+}
+
+static sensim_status grow_mats(sensim_scene *scene, uint32_t id)
+{
+    if (id < scene->mat_count)
+        return SENSIM_OK;
+    uint32_t n = id + 1;
+    sensim_mat_entry *m = realloc(scene->mats, n * sizeof *m);
+    if (!m)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot grow the material table");
+    memset(m + scene->mat_count, 0, (n - scene->mat_count) * sizeof *m);
+    scene->mats = m;
+    scene->mat_count = n;
+    return SENSIM_OK;
+}
+
+sensim_status sensim_scene_set_material(sensim_scene *scene, uint32_t id, const sensim_material *mat)
+{
+    if (!scene || !mat || id == 0 || id > 65535)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_set_material: NULL argument or id %u outside 1..65535", id);
+    sensim_status st = check_material(mat);
+    if (st != SENSIM_OK)
+        return st;
+    if ((st = sensim__scene_edit_begin(scene)) != SENSIM_OK)
+        return st;
+    if ((st = grow_mats(scene, id)) == SENSIM_OK) {
+        scene->mats[id].m = *mat;
+        scene->mats[id].defined = 1;
+        scene->mats[id].inherit = 0;
+        scene->dirty = true;
+    }
+    sensim__scene_edit_end(scene);
+    return st;
+}
+
+sensim_status sensim_scene_find_material(const sensim_scene *scene, const char *name, uint32_t *out_id)
+{
+    if (!scene || !name || !out_id)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_find_material: NULL argument");
+    for (uint32_t i = 1; i < scene->mat_count; i++)
+        if (scene->mats[i].defined && strcmp(scene->mats[i].name, name) == 0) {
+            *out_id = i;
+            return SENSIM_OK;
+        }
+    return sensim__fail(SENSIM_ERR_NOT_FOUND, "no material named '%s'", name);
+}
+
+static bool has_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return true;
+    return false;
+}
+
+/* Called by the loaders inside their own edit section. */
+sensim_status sensim__scene_material_for_name(sensim_scene *scene, const char *name, uint16_t *out_id)
+{
+    uint32_t id;
+    if (sensim_scene_find_material(scene, name, &id) == SENSIM_OK) {
+        *out_id = (uint16_t)id;
+        return SENSIM_OK;
+    }
+    id = scene->mat_count ? scene->mat_count : 1;
+    if (id > 65535)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "more than 65535 materials");
+    sensim_status st = grow_mats(scene, id);
+    if (st != SENSIM_OK)
+        return st;
+    sensim_mat_entry *e = &scene->mats[id];
+    snprintf(e->name, sizeof e->name, "%s", name);
+    e->defined = 1;
+    e->inherit = 0;
+    memset(&e->m, 0, sizeof e->m);
+    if (has_ci(name, "mirror")) {
+        e->m.reflectivity = 0.02f, e->m.specular = 1.0f;
+    } else if (has_ci(name, "glass") || has_ci(name, "window")) {
+        e->m.reflectivity = 0.05f, e->m.specular = 0.08f, e->m.transparency = 0.85f;
+    } else if (has_ci(name, "retro")) {
+        e->m.reflectivity = 0.5f, e->m.retro_gain = 20.0f;
+    } else if (has_ci(name, "water")) {
+        e->m.reflectivity = 0.02f, e->m.specular = 0.8f;
+    } else if (has_ci(name, "wet")) {
+        e->m.reflectivity = 0.08f, e->m.specular = 0.5f;
+    } else {
+        e->inherit = 1;
+    }
+    scene->dirty = true;
+    *out_id = (uint16_t)id;
+    return SENSIM_OK;
 }

@@ -21,6 +21,13 @@ typedef struct sensim_actor {
     double pose[16];
 } sensim_actor;
 
+typedef struct sensim_mat_entry {
+    sensim_material m;
+    char name[64];   /* usemtl name, "" if set by id only */
+    uint8_t defined; /* id in use */
+    uint8_t inherit; /* take the triangle's tag default */
+} sensim_mat_entry;
+
 struct sensim_scene {
     sensim_context *ctx;
     sensim_mesh *meshes;
@@ -32,7 +39,16 @@ struct sensim_scene {
     bool ever_committed;
     atomic_int use;      /* > 0: scans running; -1: an edit is running */
     void *trace;         /* trace.c committed state */
+    sensim_mat_entry *mats;   /* staged, indexed by id */
+    uint32_t mat_count;
+    sensim_mat_entry *cmats;  /* committed copy read by scans */
+    uint32_t cmat_count;
 };
+
+/* Effective material of a hit (committed table). */
+void sensim__material_for_hit(const sensim_scene *scene, uint16_t id, uint8_t tag, sensim_material *out);
+/* Id for usemtl @p name, creating it (built-in by keyword, else inherit). */
+sensim_status sensim__scene_material_for_name(sensim_scene *scene, const char *name, uint16_t *out_id);
 
 /* Take ownership of @p mesh's arrays (validated by the caller) and append it.
  * On failure frees them. */

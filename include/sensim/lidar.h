@@ -103,6 +103,89 @@ typedef struct sensim_mems_desc {
     uint64_t reserved[4];
 } sensim_mems_desc;
 
+/** Intensity models (sensim_return_desc.intensity_model). */
+#define SENSIM_INTENSITY_PHYSICAL 0 /**< range equation with materials (default) */
+#define SENSIM_INTENSITY_CARLA    1 /**< CARLA's exp(-a·d), a = atmos_atten_per_m */
+
+/** Drop-out models. */
+#define SENSIM_DROPOFF_NONE     0 /**< keep every return (default) */
+#define SENSIM_DROPOFF_CARLA    1 /**< CARLA's general rate + intensity limit + zero-intensity drop */
+#define SENSIM_DROPOFF_PHYSICAL 2 /**< detection probability from received power against a threshold */
+
+/** Which returns a shot reports. */
+#define SENSIM_RETURN_STRONGEST 0
+#define SENSIM_RETURN_LAST      1
+#define SENSIM_RETURN_FIRST     2
+#define SENSIM_RETURN_DUAL      3 /**< strongest (index 0) and last (index 1) if they differ */
+
+/**
+ * Return model. Each step is switchable; formulas (ranges R in metres,
+ * intensities dimensionless):
+ *
+ * - Physical intensity of a surface hit (Lambertian range equation):
+ *   I = (w_d·ρ + g_retro)·|cos θ|·T(R)·(R0 / max(R, R0))², clamped to [0, 1],
+ *   with ρ the material's diffuse reflectivity, g_retro its retro-reflective
+ *   gain, w_d = 1 − specular − transparency its diffuse share, θ the incidence
+ *   angle, R0 = intensity_ref_range_m (calibration: a white Lambertian target
+ *   at normal incidence reads 1.0 at R0 or nearer in clear air) and the
+ *   two-way transmission T(R) = exp(−2·a·R), a = extinction_per_m + fog + rain:
+ *   fog from visibility V (Koschmieder 3.912/V scaled to 905 nm with Kim's
+ *   exponent q(V)); rain from a Marshall–Palmer drop spectrum (N0 = 8000
+ *   m⁻³mm⁻¹, Λ = 4.1·R^−0.21 mm⁻¹) with extinction efficiency 2:
+ *   a_rain = π·N0·Λ⁻³ = 3.67e-4·rate^0.63 m⁻¹.
+ * - CARLA intensity: I = exp(−atmos_atten_per_m · R) (materials ignored).
+ * - Beam divergence: beam_subrays (1, 7, 19 or 37) rays on hexagonal rings
+ *   filling an ellipse of the given full angles, weighted by a Gaussian whose
+ *   1/e² contour is that ellipse; hits closer than range_resolution_m merge
+ *   into one return (energy-weighted range, dominant object).
+ * - Transparency τ: the beam continues behind the surface with energy τ².
+ * - Ghost multipath: at a surface with specular fraction s, the mirror
+ *   direction is followed with probability s (up to max_bounces times); a hit
+ *   there is a return at the total path length R1 + R2 along the original
+ *   beam, flagged SENSIM_POINT_GHOST, carrying the reflected object's id and
+ *   tag, intensity from the second surface over the whole path.
+ * - Rain droplets (rain_false_returns): a droplet of diameter D at range r
+ *   returns I = 0.02·(D / beam diameter)²·T(r)·(R0/max(r,R0))² (0.02: water's
+ *   Fresnel reflectance); drops above the detection threshold arrive along the
+ *   beam as a Poisson process over the Marshall–Palmer spectrum; the first one
+ *   before the target (within 50 m) becomes a return with tag 0, object 0 and
+ *   flag SENSIM_POINT_WEATHER.
+ * - Return selection by return_mode, then per point: min/max range, range
+ *   noise σ = range_noise_stddev_m + range_noise_per_m·R along the beam,
+ *   drop-out, and the point placed along the nominal beam direction (beam
+ *   pointing jitter of σ angular_jitter_rad moves the traced ray only).
+ * - CARLA drop-out: a shot is dropped before tracing with probability
+ *   dropoff_general_rate; a return with I ≤ dropoff_intensity_limit is kept
+ *   with probability 1 − z + z·I/limit (z = dropoff_zero_intensity).
+ * - Physical drop-out: a return is detected with probability
+ *   Φ((I − detect_threshold) / detect_noise).
+ * Every random draw is a counter hash of (seed, lidar id, shot, sub-ray,
+ * purpose): independent of threads and call splits.
+ */
+typedef struct sensim_return_desc {
+    int32_t intensity_model;         /**< SENSIM_INTENSITY_* */
+    float intensity_ref_range_m;     /**< R0, metres (> 0); 0 = 10 */
+    float extinction_per_m;          /**< clear-air extinction a, 1/m (>= 0) */
+    float visibility_m;              /**< fog visibility, metres (0 = no fog; else >= 10) */
+    float rain_rate_mm_h;            /**< rain rate, mm/h (0 = none, <= 500) */
+    int32_t rain_false_returns;      /**< 1: droplet returns in rain */
+    int32_t dropoff_model;           /**< SENSIM_DROPOFF_* */
+    float dropoff_general_rate;      /**< CARLA, [0, 1] */
+    float dropoff_intensity_limit;   /**< CARLA, (0, 1] */
+    float dropoff_zero_intensity;    /**< CARLA, [0, 1] */
+    float detect_threshold;          /**< physical drop-out and droplets, intensity (>= 0); 0 = 0.005 */
+    float detect_noise;              /**< physical drop-out, intensity σ (> 0); 0 = 0.002 */
+    float range_noise_per_m;         /**< extra range σ per metre of range (>= 0) */
+    float angular_jitter_rad;        /**< beam pointing jitter σ, radians (>= 0) */
+    int32_t max_bounces;             /**< specular bounces followed, 0..4; −1 = default 1 */
+    float beam_divergence_h_rad;     /**< full angle, radians (>= 0) */
+    float beam_divergence_v_rad;     /**< full angle, radians (>= 0) */
+    uint32_t beam_subrays;           /**< 0 or 1 = single ray; 7, 19 or 37 */
+    int32_t return_mode;             /**< SENSIM_RETURN_* */
+    float range_resolution_m;        /**< separation of distinct returns (> 0); 0 = 0.1 */
+    uint64_t reserved[8];
+} sensim_return_desc;
+
 /** Lidar description; fill with sensim_lidar_desc_init(). */
 typedef struct sensim_lidar_desc {
     /** Preset / model name for headers and logs (copied, truncated to 31 chars). */
@@ -135,9 +218,9 @@ typedef struct sensim_lidar_desc {
     float min_range_m;
     /** Returns farther than this are discarded, metres. 0 = 100 m. */
     float max_range_m;
-    /** Gaussian range noise sigma, metres (>= 0), seeded per shot. */
+    /** Gaussian range noise sigma, metres (>= 0), seeded per shot (see ret). */
     float range_noise_stddev_m;
-    /** Plain intensity = reflectivity · exp(-a · range); a in 1/m (>= 0).
+    /** a of the CARLA intensity model exp(-a · range), 1/m (>= 0).
      *  sensim_lidar_desc_init sets 0.004 (CARLA's default). */
     float atmos_atten_per_m;
     /** Sensor-to-platform transform, column-major; all zero = identity. */
@@ -148,6 +231,8 @@ typedef struct sensim_lidar_desc {
     uint64_t seed;
     /** Sequence patterns: frames per second (0 = 10). */
     double frame_rate_hz;
+    /** Return model (sensim_lidar_desc_init sets the defaults). */
+    sensim_return_desc ret;
     /** SENSIM_PATTERN_TABLE data (copied at creation). */
     sensim_table_desc table;
     /** SENSIM_PATTERN_RISLEY parameters; lasers are the channels. */

@@ -30,7 +30,8 @@ extern "C" {
 
 /** Point record flags. Bits 0-1: return index (0 = first/strongest). */
 #define SENSIM_POINT_RETURN_MASK 0x03u
-#define SENSIM_POINT_GHOST       0x04u /**< multipath ghost (later issue) */
+#define SENSIM_POINT_GHOST       0x04u /**< multipath ghost: reached through a specular bounce */
+#define SENSIM_POINT_WEATHER     0x08u /**< false return from a rain droplet */
 
 /**
  * One point, 32 bytes, stable ABI (offsets in the comments).

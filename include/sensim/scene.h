@@ -179,6 +179,54 @@ SENSIM_API sensim_status sensim_scene_remove_actor(sensim_scene *scene, uint32_t
  */
 SENSIM_API sensim_status sensim_scene_commit(sensim_scene *scene);
 
+/**
+ * Surface material at the lidar wavelength (905 nm class).
+ * Material id 0 on a triangle means "the default of its semantic tag"
+ * (sensim_material_default()). Ids 1..65535 are set with
+ * sensim_scene_set_material() or created by the OBJ loader per usemtl name.
+ */
+typedef struct sensim_material {
+    float reflectivity;  /**< diffuse (Lambertian) reflectivity, [0, 1] */
+    float retro_gain;    /**< retro-reflective gain added to the diffuse term, [0, 1000] (signs ~5) */
+    float specular;      /**< mirror fraction, [0, 1] (mirror 1, water 0.8, glass 0.08) */
+    float transparency;  /**< fraction transmitted, [0, 1] (glass 0.85); specular + transparency <= 1 */
+    uint64_t reserved[4];
+} sensim_material;
+
+/**
+ * Default material of a semantic tag (CARLA 0.9.14+ ids):
+ * Unlabeled 0.3; Roads 0.12; SideWalks 0.25; Building 0.35; Wall 0.35;
+ * Fence 0.3; Pole 0.3; TrafficLight 0.3; TrafficSign 0.5 + retro 5;
+ * Vegetation 0.5; Terrain 0.3; Sky 0; Pedestrian 0.3; Rider 0.3; Car, Truck,
+ * Bus, Train 0.25 with specular 0.1 (glossy paint); Motorcycle, Bicycle 0.25;
+ * Static, Dynamic, Other 0.3; Water 0.02 with specular 0.8; RoadLine 0.5 +
+ * retro 1; Ground 0.25; Bridge 0.3; RailTrack 0.2; GuardRail 0.4 with
+ * specular 0.1. Tags > 28 get Unlabeled's. Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API void sensim_material_default(uint32_t tag, sensim_material *out);
+
+/**
+ * Set material @p id (1..65535; staged until the next commit).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (id 0, NULL), SENSIM_ERR_NOT_FINITE,
+ *         SENSIM_ERR_OUT_OF_RANGE (a field outside its range), SENSIM_ERR_BUSY,
+ *         SENSIM_ERR_OUT_OF_MEMORY.
+ * Thread safety: one thread at a time per scene. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_set_material(sensim_scene *scene, uint32_t id, const sensim_material *mat);
+
+/**
+ * Id of the material the OBJ loader created for usemtl @p name (exact,
+ * case-sensitive). Names containing (case-insensitive) mirror, glass|window,
+ * retro, water or wet get built-in materials (mirror: ρ 0.02, specular 1;
+ * glass: ρ 0.05, specular 0.08, transparency 0.85; retroreflector: ρ 0.5,
+ * retro 20; water: ρ 0.02, specular 0.8; wet: ρ 0.08, specular 0.5);
+ * other names take their triangles' tag defaults until set.
+ * @return SENSIM_OK, SENSIM_ERR_NOT_FOUND, SENSIM_ERR_INVALID_ARGUMENT.
+ * Thread safety: not concurrently with edits. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_find_material(const sensim_scene *scene, const char *name,
+                                                    uint32_t *out_id);
+
 /** Counts of a scene (staged state). */
 typedef struct sensim_scene_info {
     uint32_t mesh_count;
