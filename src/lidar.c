@@ -25,8 +25,8 @@ void sensim_lidar_desc_init(sensim_lidar_desc *d)
     d->ret.beam_subrays = 1;
     d->ret.return_mode = SENSIM_RETURN_STRONGEST;
     d->ret.range_resolution_m = 0.1f;
-    d->ret.detect_threshold = 0.005f;
-    d->ret.detect_noise = 0.002f;
+    d->ret.detect_threshold = 0.0002f;
+    d->ret.detect_noise = 0.0001f;
 }
 
 void sensim_lidar_destroy(sensim_lidar *l)

@@ -86,9 +86,9 @@ sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_
     if (d.intensity_ref_range_m == 0)
         d.intensity_ref_range_m = 10.0f;
     if (d.detect_threshold == 0)
-        d.detect_threshold = 0.005f;
+        d.detect_threshold = 0.0002f;
     if (d.detect_noise == 0)
-        d.detect_noise = 0.002f;
+        d.detect_noise = 0.0001f;
     if (d.range_resolution_m == 0)
         d.range_resolution_m = 0.1f;
     if (d.max_bounces < 0)

@@ -228,5 +228,55 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("pattern", "export", bad_csv, "--shot-rate", "1000", "--duration", "1", "--out", out + ".csv")
     check(r.returncode != 0 and "bad.csv:4" in r.stderr, "malformed CSV in pattern export")
 
+    # ---- return physics (issue 4) ----
+    def noise_run(seed, sub):
+        out = os.path.join(tmp, sub)
+        r = run("scan", "--scene", plane, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--frames", "2", "--out", out,
+                "--set", "range_noise_stddev_m=0.05", "--seed", str(seed))
+        check(r.returncode == 0, "noisy scan " + r.stderr)
+        pts = []
+        for k in range(2):
+            pts += read_ply(os.path.join(out, "frame_%06d.ply" % k))[1]
+        return out, pts
+
+    out_a, pa = noise_run(5, "na")
+    errs = []
+    for p in pa:
+        rng = p["range"]
+        dz = p["z"] / rng
+        if dz < -0.1:  # the beam direction is exact; the true range along it is 2 / -dz
+            errs.append(rng - 2.0 / -dz)
+    mean = sum(errs) / len(errs)
+    sd = math.sqrt(sum((e - mean) ** 2 for e in errs) / len(errs))
+    check(len(errs) > 15000 and abs(sd - 0.05) < 0.05 * 0.05, "CLI range noise sd %.5f over %d points" % (sd, len(errs)))
+    out_b, pb = noise_run(5, "nb")
+    with open(os.path.join(out_a, "frame_000001.ply"), "rb") as a, open(os.path.join(out_b, "frame_000001.ply"), "rb") as b:
+        check(a.read() == b.read(), "same seed, same bytes")
+    out_c, pc = noise_run(6, "nc")
+    check([p["range"] for p in pa] != [p["range"] for p in pc], "another seed differs")
+
+    mirror = os.path.join(tmp, "mirror.obj")
+    with open(mirror, "w") as f:
+        # a mirror at x = 5 facing (-1, 1), a wall at y = 3, a backdrop at x = 60
+        f.write("o mirror_panel\nusemtl mirror\n")
+        f.write("v 4.5 -0.5 -0.7\nv 5.5 0.5 -0.7\nv 5.5 0.5 0.7\nv 4.5 -0.5 0.7\nf 1 2 3 4\n")
+        f.write("o building_wall\nusemtl concrete\n")
+        f.write("v -50 3 -50\nv 50 3 -50\nv 50 3 50\nv -50 3 50\nf 5 6 7 8\n")
+        f.write("v 60 -100 -100\nv 60 100 -100\nv 60 100 100\nv 60 -100 100\nf 9 10 11 12\n")
+    out = os.path.join(tmp, "mirror_out")
+    r = run("scan", "--scene", mirror, "--lidar", "vlp16", "--out", out)
+    check(r.returncode == 0, "mirror scan " + r.stderr)
+    _, mp, _ = read_ply(os.path.join(out, "frame_000000.ply"))
+    ghosts = [p for p in mp if p["flags"] & 4]
+    check(len(ghosts) > 10, "mirror gives ghosts (%d)" % len(ghosts))
+    ok = True
+    for p in ghosts:
+        d = (p["x"] / p["range"], p["y"] / p["range"], p["z"] / p["range"])
+        t1 = 5.0 / (d[0] - d[1])
+        hit = (t1 * d[0], t1 * d[1], t1 * d[2])
+        t2 = (3.0 - hit[1]) / d[0]
+        ok = ok and abs(p["range"] - (t1 + t2)) < 1e-3 and abs(hit[2]) <= 0.7 + 1e-3 and p["tag"] == 3
+    check(ok, "ghosts at the mirrored distance, through the mirror, tagged as the wall")
+
 print("%d passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)

@@ -173,8 +173,8 @@ typedef struct sensim_return_desc {
     float dropoff_general_rate;      /**< CARLA, [0, 1] */
     float dropoff_intensity_limit;   /**< CARLA, (0, 1] */
     float dropoff_zero_intensity;    /**< CARLA, [0, 1] */
-    float detect_threshold;          /**< physical drop-out and droplets, intensity (>= 0); 0 = 0.005 */
-    float detect_noise;              /**< physical drop-out, intensity σ (> 0); 0 = 0.002 */
+    float detect_threshold;          /**< physical drop-out and droplets, intensity (>= 0); 0 = 0.0002 (a 10 % target at 200 m with R0 = 10 m) */
+    float detect_noise;              /**< physical drop-out, intensity σ (> 0); 0 = 0.0001 */
     float range_noise_per_m;         /**< extra range σ per metre of range (>= 0) */
     float angular_jitter_rad;        /**< beam pointing jitter σ, radians (>= 0) */
     int32_t max_bounces;             /**< specular bounces followed, 0..4; −1 = default 1 */

@@ -1,0 +1,473 @@
+/* Return physics against the documented formulas and statistics. */
+#include "helpers.h"
+
+#include <unistd.h>
+
+#define PI 3.14159265358979323846
+
+static sensim_context *ctx;
+
+static int setup(void **state)
+{
+    (void)state;
+    ctx = test_ctx(2);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sensim_context_destroy(ctx);
+    return 0;
+}
+
+/* Quad in the plane through @p c with normal @p n (unit), half-size h. */
+static void add_quad(sensim_scene *s, const double c[3], const double n[3], double h, uint8_t tag, uint16_t mat)
+{
+    double u[3] = {0, 0, 1}, v[3];
+    if (fabs(n[2]) > 0.9)
+        u[0] = 1, u[2] = 0;
+    /* u := u - (u.n) n, normalised; v := n x u */
+    double d = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
+    for (int i = 0; i < 3; i++)
+        u[i] -= d * n[i];
+    double un = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    for (int i = 0; i < 3; i++)
+        u[i] /= un;
+    v[0] = n[1] * u[2] - n[2] * u[1], v[1] = n[2] * u[0] - n[0] * u[2], v[2] = n[0] * u[1] - n[1] * u[0];
+    float vert[12];
+    const int sg[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < 3; i++)
+            vert[3 * k + i] = (float)(c[i] + h * (sg[k][0] * u[i] + sg[k][1] * v[i]));
+    const uint32_t idx[] = {0, 1, 2, 0, 2, 3};
+    sensim_mesh_desc md;
+    sensim_mesh_desc_init(&md);
+    md.vertices = vert;
+    md.vertex_count = 4;
+    md.indices = idx;
+    md.triangle_count = 2;
+    md.tag = tag;
+    md.material_id = mat;
+    CHECK_OK(sensim_scene_add_mesh(s, &md, NULL));
+}
+
+static void set_mat(sensim_scene *s, uint32_t id, float refl, float retro, float spec, float transp)
+{
+    sensim_material m;
+    memset(&m, 0, sizeof m);
+    m.reflectivity = refl, m.retro_gain = retro, m.specular = spec, m.transparency = transp;
+    CHECK_OK(sensim_scene_set_material(s, id, &m));
+}
+
+/* A one-direction lidar (table of one entry) firing along (az, el). */
+static sensim_lidar *pencil(double az, double el, double shots_per_s, const char *const *sets, uint32_t nsets)
+{
+    float a = (float)az, e = (float)el;
+    sensim_lidar_desc d;
+    sensim_lidar_desc_init(&d);
+    d.name = "pencil";
+    d.pattern = SENSIM_PATTERN_TABLE;
+    d.channel_count = 1;
+    d.shots_per_s = shots_per_s;
+    d.frame_rate_hz = 10;
+    d.max_range_m = 200;
+    d.table.shot_count = 1;
+    d.table.azimuth_rad = &a;
+    d.table.elevation_rad = &e;
+    CHECK_OK(sensim_context_register_pattern(ctx, "pencil", &d));
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "pencil", sets, nsets, &l));
+    return l;
+}
+
+/* Scan [0, T) (T a multiple of 100 ms) and return every point. */
+static sensim_point *shoot(sensim_lidar *l, sensim_scene *s, int64_t T, uint64_t *n)
+{
+    sensim_lidar_info li;
+    CHECK_OK(sensim_lidar_get_info(l, &li));
+    sensim_ring *r = test_ring(2 * li.shots_per_frame * (uint64_t)(T / li.frame_period_ns) + 16, 64,
+                               SENSIM_OVERFLOW_FAIL);
+    double pose[16];
+    identity(pose);
+    CHECK_OK(sensim_lidar_scan(l, s, 0, T, pose, r, NULL));
+    sensim_point *p = NULL;
+    *n = 0;
+    drain(r, &p, n, NULL, 0, NULL);
+    free(r);
+    return p;
+}
+
+/* Lambertian plate at distance D, incidence theta: I = rho cos(theta) (R0/D)^2 exp(-2aD). */
+static void test_lambertian_plate(void **state)
+{
+    (void)state;
+    const double cases[][4] = {{25, 0.0, 0.4, 0.0}, {25, 60.0, 0.4, 0.0}, {40, 30.0, 0.8, 0.002}, {5, 0, 0.3, 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        double D = cases[k][0], th = cases[k][1] * PI / 180, rho = cases[k][2], a = cases[k][3];
+        sensim_scene *s;
+        CHECK_OK(sensim_scene_create(ctx, &s));
+        const double c[3] = {D, 0, 0}, nrm[3] = {-cos(th), sin(th), 0};
+        add_quad(s, c, nrm, 5, 3, 7);
+        set_mat(s, 7, (float)rho, 0, 0, 0);
+        CHECK_OK(sensim_scene_commit(s));
+        char ext[64];
+        snprintf(ext, sizeof ext, "extinction_per_m=%g", a);
+        const char *sets[] = {ext};
+        sensim_lidar *l = pencil(0, 0, 1000, sets, 1);
+        uint64_t n;
+        sensim_point *p = shoot(l, s, 100000000, &n);
+        assert_int_equal(n, 100);
+        double R = D, cal = 10.0 / (R > 10 ? R : 10);
+        double want = rho * cos(th) * cal * cal * exp(-2 * a * R);
+        if (want > 1)
+            want = 1;
+        printf("# plate D=%g theta=%g rho=%g a=%g: I=%.6f expected %.6f\n", D, cases[k][1], rho, a, p[0].intensity,
+               want);
+        assert_true(fabs(p[0].intensity - want) < 1e-5 + 1e-4 * want);
+        assert_true(fabs(p[0].range_m - R) < 1e-4);
+        free(p);
+        /* CARLA mode: exp(-0.004 d), material ignored */
+        const char *carla[] = {"intensity_model=carla"};
+        sensim_lidar *lc = pencil(0, 0, 1000, carla, 1);
+        p = shoot(lc, s, 100000000, &n);
+        assert_true(fabs(p[0].intensity - exp(-0.004 * R)) < 1e-6);
+        free(p);
+        sensim_lidar_destroy(lc);
+        sensim_lidar_destroy(l);
+        sensim_scene_destroy(s);
+    }
+}
+
+/* Intensity falls with range (1/R^2 beyond R0) and with incidence (cos). */
+static void test_intensity_trends(void **state)
+{
+    (void)state;
+    double last = 2;
+    for (int D = 12; D <= 96; D *= 2) {
+        sensim_scene *s;
+        CHECK_OK(sensim_scene_create(ctx, &s));
+        const double c[3] = {D, 0, 0}, nrm[3] = {-1, 0, 0};
+        add_quad(s, c, nrm, 5, 3, 0);
+        CHECK_OK(sensim_scene_commit(s));
+        sensim_lidar *l = pencil(0, 0, 1000, NULL, 0);
+        uint64_t n;
+        sensim_point *p = shoot(l, s, 100000000, &n);
+        if (last < 2)
+            assert_true(fabs(p[0].intensity / last - 0.25) < 1e-4); /* doubling range quarters it */
+        last = p[0].intensity;
+        free(p);
+        sensim_lidar_destroy(l);
+        sensim_scene_destroy(s);
+    }
+}
+
+/* Retro-reflectors outshine paint; glass passes tau^2 of the light behind it. */
+static void test_retro_and_glass(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const double glass_c[3] = {10, 0, 0}, wall_c[3] = {30, 0, 0}, nrm[3] = {-1, 0, 0};
+    add_quad(s, glass_c, nrm, 5, 3, 2);
+    add_quad(s, wall_c, nrm, 20, 3, 3);
+    set_mat(s, 2, 0.5f, 0, 0, 0.4f);
+    set_mat(s, 3, 0.5f, 0, 0, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    const char *dual[] = {"return_mode=dual", "max_bounces=0"};
+    sensim_lidar *l = pencil(0, 0, 1000, dual, 2);
+    uint64_t n;
+    sensim_point *p = shoot(l, s, 100000000, &n);
+    assert_int_equal(n, 200);
+    /* glass: diffuse share 0.6 x 0.5 = 0.3 at 10 m (strongest); wall behind it: tau^2 0.16 x 0.5 / 9 (last) */
+    double wall = 0.4 * 0.4 * 0.5 * (10.0 / 30) * (10.0 / 30), glass = 0.6 * 0.5;
+    assert_true(fabs(p[0].range_m - 10) < 1e-4 && fabs(p[0].intensity - glass) < 1e-5);
+    assert_true(fabs(p[1].range_m - 30) < 1e-4 && fabs(p[1].intensity - wall) < 1e-5);
+    assert_int_equal(p[1].flags & SENSIM_POINT_RETURN_MASK, 1);
+    free(p);
+    sensim_lidar_destroy(l);
+    const char *first[] = {"return_mode=first", "max_bounces=0"};
+    l = pencil(0, 0, 1000, first, 2);
+    p = shoot(l, s, 100000000, &n);
+    assert_int_equal(n, 100);
+    assert_true(fabs(p[0].range_m - 10) < 1e-4 && fabs(p[0].intensity - 0.3) < 1e-6);
+    free(p);
+    sensim_lidar_destroy(l);
+    /* retro-reflective sign: default TrafficSign material (0.5 + retro 5) */
+    sensim_scene *s2;
+    CHECK_OK(sensim_scene_create(ctx, &s2));
+    const double sign_c[3] = {50, 0, 0};
+    add_quad(s2, sign_c, nrm, 1, 8, 0);
+    CHECK_OK(sensim_scene_commit(s2));
+    l = pencil(0, 0, 1000, NULL, 0);
+    p = shoot(l, s2, 100000000, &n);
+    assert_true(fabs(p[0].intensity - 5.5 * 0.04) < 1e-5);
+    free(p);
+    sensim_lidar_destroy(l);
+    sensim_scene_destroy(s);
+    sensim_scene_destroy(s2);
+}
+
+/* Range noise: sigma constant and proportional to range, within 5 % over 1e5 shots. */
+static void test_range_noise(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const double c[3] = {40, 0, 0}, nrm[3] = {-1, 0, 0};
+    add_quad(s, c, nrm, 5, 3, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    const char *a[] = {"range_noise_stddev_m=0.05", "seed=7"};
+    const char *b[] = {"range_noise_per_m=0.001", "seed=7"}; /* sigma = 0.04 at 40 m */
+    const char *const *sets[] = {a, b};
+    const double want[] = {0.05, 0.04};
+    for (int k = 0; k < 2; k++) {
+        sensim_lidar *l = pencil(0, 0, 1e6, sets[k], 2);
+        uint64_t n;
+        sensim_point *p = shoot(l, s, 100000000, &n);
+        assert_int_equal(n, 100000);
+        double sum = 0, sum2 = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            double e = p[i].range_m - 40.0;
+            sum += e, sum2 += e * e;
+        }
+        double mean = sum / n, sd = sqrt(sum2 / n - mean * mean);
+        printf("# noise case %d: sd %.5f (want %.3f), mean %.6f\n", k, sd, want[k], mean);
+        assert_true(fabs(sd - want[k]) < 0.05 * want[k]);
+        assert_true(fabs(mean) < 5 * want[k] / sqrt((double)n));
+        free(p);
+        sensim_lidar_destroy(l);
+    }
+    sensim_scene_destroy(s);
+}
+
+/* CARLA drop-off: general rate, then keep probability 1 - z + z I / limit. */
+static void test_carla_dropoff(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const double c[3] = {100, 0, 0}, nrm[3] = {-1, 0, 0};
+    add_quad(s, c, nrm, 10, 3, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    /* CARLA intensity at 100 m: exp(-0.4) = 0.670 <= limit 0.8 */
+    const char *sets[] = {"intensity_model=carla", "dropoff_model=carla", "dropoff_general_rate=0.45",
+                          "dropoff_intensity_limit=0.8", "dropoff_zero_intensity=0.4", "seed=3"};
+    sensim_lidar *l = pencil(0, 0, 1e6, sets, 6);
+    uint64_t n;
+    sensim_point *p = shoot(l, s, 100000000, &n);
+    double I = exp(-0.4), keep = (1 - 0.45) * (1 - 0.4 + 0.4 * I / 0.8);
+    double N = 100000, sd = sqrt(keep * (1 - keep) / N);
+    printf("# CARLA drop-off: kept %.4f, expected %.4f (5 sigma = %.4f)\n", n / N, keep, 5 * sd);
+    assert_true(fabs(n / N - keep) < 5 * sd);
+    free(p);
+    sensim_lidar_destroy(l);
+    /* above the limit only the general rate applies */
+    const char *sets2[] = {"intensity_model=carla", "dropoff_model=carla", "dropoff_general_rate=0.2",
+                           "dropoff_intensity_limit=0.5", "dropoff_zero_intensity=0.9"};
+    l = pencil(0, 0, 1e6, sets2, 5);
+    p = shoot(l, s, 100000000, &n);
+    sd = sqrt(0.8 * 0.2 / N);
+    assert_true(fabs(n / N - 0.8) < 5 * sd);
+    free(p);
+    sensim_lidar_destroy(l);
+    /* physical: at I = threshold, half are detected */
+    char thr[64];
+    snprintf(thr, sizeof thr, "detect_threshold=%.9g", 0.35 * 0.01); /* Building 0.35 at 100 m: 0.0035 */
+    const char *phys[] = {"dropoff_model=physical", thr, "detect_noise=0.001"};
+    l = pencil(0, 0, 1e6, phys, 3);
+    p = shoot(l, s, 100000000, &n);
+    printf("# physical detection at threshold: %.4f (expect 0.5)\n", n / N);
+    assert_true(fabs(n / N - 0.5) < 5 * sqrt(0.25 / N));
+    free(p);
+    sensim_lidar_destroy(l);
+    sensim_scene_destroy(s);
+}
+
+/* A mirror in front of a wall: ghosts exactly at the mirrored distance, only on the mirror. */
+static void test_mirror_ghost(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    /* mirror at x = 5 facing (-1, 1)/sqrt2: a +x beam turns to +y; wall y = 3 */
+    const double mc[3] = {5, 0, 0}, mn[3] = {-sqrt(0.5), sqrt(0.5), 0};
+    add_quad(s, mc, mn, 0.7, 22, 9);
+    set_mat(s, 9, 0.0f, 0, 1.0f, 0);
+    const double wc[3] = {5, 3, 0}, wn[3] = {0, -1, 0};
+    add_quad(s, wc, wn, 50, 3, 0);
+    const double bc[3] = {60, 0, 0}, bn[3] = {-1, 0, 0}; /* backdrop for beams that miss the mirror */
+    add_quad(s, bc, bn, 200, 4, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_lidar *l;
+    const char *sets[] = {"max_range_m=100"};
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", sets, 1, &l));
+    uint64_t n;
+    sensim_point *p = shoot(l, s, 100000000, &n);
+    uint64_t ghosts = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (!(p[i].flags & SENSIM_POINT_GHOST))
+            continue;
+        ghosts++;
+        /* the beam direction (unit) reaches the mirror plane at x_m; the mirrored path to y = 3 */
+        double d[3] = {p[i].x / p[i].range_m, p[i].y / p[i].range_m, p[i].z / p[i].range_m};
+        /* intersection with the mirror plane (x - 5) - y = 0  ->  t = 5 / (dx - dy) */
+        double t1 = 5.0 / (d[0] - d[1]);
+        double hit[3] = {t1 * d[0], t1 * d[1], t1 * d[2]};
+        assert_true(fabs(hit[0] - 5) <= 0.7 * sqrt(0.5) + 1e-3); /* on the mirror */
+        /* reflected direction: swap x and y components */
+        double r[3] = {d[1], d[0], d[2]};
+        double t2 = (3.0 - hit[1]) / r[1];
+        assert_true(fabs(p[i].range_m - (t1 + t2)) < 1e-3);
+        assert_int_equal(p[i].tag, 3); /* the wall's tag, not the mirror's */
+        assert_int_equal(p[i].object_id, 0);
+    }
+    printf("# mirror: %llu ghosts of %llu points\n", (unsigned long long)ghosts, (unsigned long long)n);
+    assert_true(ghosts > 10);
+    free(p);
+    sensim_lidar_destroy(l);
+    /* no bounces: no ghosts */
+    const char *nob[] = {"max_range_m=100", "max_bounces=0"};
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", nob, 2, &l));
+    p = shoot(l, s, 100000000, &n);
+    for (uint64_t i = 0; i < n; i++)
+        assert_int_equal(p[i].flags & SENSIM_POINT_GHOST, 0);
+    free(p);
+    sensim_lidar_destroy(l);
+    sensim_scene_destroy(s);
+}
+
+/* A thin pole in front of a wall with a divergent beam: two returns. */
+static void test_divergence_dual(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const float lo[3] = {10, -0.02f, -5}, hi[3] = {10.1f, 0.02f, 5};
+    add_box(s, lo, hi, 6, 0);
+    const double wc[3] = {20, 0, 0}, wn[3] = {-1, 0, 0};
+    add_quad(s, wc, wn, 50, 3, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    /* 10 mrad: the beam is 0.1 m wide at the pole (0.04 m) */
+    const char *sets[] = {"beam_divergence_h_mrad=10", "beam_divergence_v_mrad=10", "beam_subrays=37",
+                          "return_mode=dual"};
+    sensim_lidar *l = pencil(0, 0, 1000, sets, 4);
+    uint64_t n;
+    sensim_point *p = shoot(l, s, 100000000, &n);
+    assert_int_equal(n, 200);
+    double r0 = p[0].range_m, r1 = p[1].range_m;
+    printf("# pole + wall: returns at %.4f m (I %.4f, idx %u) and %.4f m (I %.4f, idx %u)\n", r0, p[0].intensity,
+           p[0].flags & 3, r1, p[1].intensity, p[1].flags & 3);
+    assert_int_equal(p[0].flags & SENSIM_POINT_RETURN_MASK, 0);
+    assert_int_equal(p[1].flags & SENSIM_POINT_RETURN_MASK, 1);
+    /* strongest is the pole at 10 m (it catches the beam's core), last is the wall at 20 m */
+    assert_true(fabs(r0 - 10.0) < 1e-3 && p[0].tag == 6);
+    assert_true(fabs(r1 - 20.0) < 1e-3 && p[1].tag == 3);
+    free(p);
+    sensim_lidar_destroy(l);
+    /* without divergence the pole hides the wall */
+    const char *narrow[] = {"return_mode=dual"};
+    l = pencil(0, 0, 1000, narrow, 1);
+    p = shoot(l, s, 100000000, &n);
+    assert_int_equal(n, 100);
+    assert_true(fabs(p[0].range_m - 10.0) < 1e-3);
+    free(p);
+    sensim_lidar_destroy(l);
+    sensim_scene_destroy(s);
+}
+
+/* Fog and rain extinction follow the documented formulas; rain adds droplet returns. */
+static void test_weather(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const double c[3] = {30, 0, 0}, nrm[3] = {-1, 0, 0};
+    add_quad(s, c, nrm, 20, 3, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    double base = 0.35 / 9.0;
+    const char *fog[] = {"visibility_m=200"};
+    sensim_lidar *l = pencil(0, 0, 1000, fog, 1);
+    uint64_t n;
+    sensim_point *p = shoot(l, s, 100000000, &n);
+    double a = 3.912 / 200.0; /* V = 0.2 km < 0.5 km: q = 0 */
+    assert_true(fabs(p[0].intensity - base * exp(-2 * a * 30)) < 1e-6);
+    free(p);
+    sensim_lidar_destroy(l);
+    const char *rain[] = {"rain_rate_mm_h=25"};
+    l = pencil(0, 0, 1000, rain, 1);
+    p = shoot(l, s, 100000000, &n);
+    double lam = 4.1 * pow(25, -0.21), ar = PI * 8000e-6 / (lam * lam * lam);
+    assert_true(fabs(p[0].intensity - base * exp(-2 * ar * 30)) < 1e-6);
+    free(p);
+    sensim_lidar_destroy(l);
+    /* droplet false returns grow with the rain rate and lie before the wall */
+    double frac_prev = -1;
+    const char *rates[] = {"rain_rate_mm_h=5", "rain_rate_mm_h=50"};
+    for (int k = 0; k < 2; k++) {
+        const char *sets[] = {rates[k], "rain_false_returns=1", "return_mode=first", "seed=11"};
+        l = pencil(0, 0, 1e6, sets, 4);
+        p = shoot(l, s, 100000000, &n);
+        uint64_t wet = 0;
+        for (uint64_t i = 0; i < n; i++)
+            if (p[i].flags & SENSIM_POINT_WEATHER) {
+                wet++;
+                assert_true(p[i].range_m < 30.0f && p[i].tag == 0 && p[i].object_id == 0);
+            }
+        double frac = (double)wet / n;
+        printf("# %s: %.4f of first returns are droplets\n", rates[k], frac);
+        assert_true(frac > frac_prev);
+        frac_prev = frac;
+        free(p);
+        sensim_lidar_destroy(l);
+    }
+    assert_true(frac_prev > 0.001);
+    sensim_scene_destroy(s);
+}
+
+/* OBJ usemtl names: mirror and retroreflector materials, others inherit the tag. */
+static void test_obj_materials(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/sensim_mat_XXXXXX.obj";
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    const char *obj = "v 5 -1 -1\nv 5 1 -1\nv 5 1 1\nv 5 -1 1\ng building\nusemtl Brick_01\nf 1 2 3 4\n"
+                      "usemtl Mirror_glass\nf 1 2 3\nusemtl road_retroreflector\nf 1 3 4\n";
+    assert_int_equal(write(fd, obj, strlen(obj)), (ssize_t)strlen(obj));
+    close(fd);
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    CHECK_OK(sensim_scene_load_obj(s, path, NULL, NULL));
+    uint32_t a, b, c;
+    CHECK_OK(sensim_scene_find_material(s, "Brick_01", &a));
+    CHECK_OK(sensim_scene_find_material(s, "Mirror_glass", &b));
+    CHECK_OK(sensim_scene_find_material(s, "road_retroreflector", &c));
+    assert_true(a != b && b != c && a >= 1);
+    assert_int_equal(sensim_scene_find_material(s, "nope", &a), SENSIM_ERR_NOT_FOUND);
+    sensim_material m;
+    memset(&m, 0, sizeof m);
+    m.reflectivity = 2;
+    assert_int_equal(sensim_scene_set_material(s, 5, &m), SENSIM_ERR_OUT_OF_RANGE);
+    m.reflectivity = 0.1f, m.specular = 0.7f, m.transparency = 0.7f;
+    assert_int_equal(sensim_scene_set_material(s, 5, &m), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_scene_set_material(s, 0, &m), SENSIM_ERR_INVALID_ARGUMENT);
+    unlink(path);
+    sensim_scene_destroy(s);
+    sensim_material_default(8, &m);
+    assert_true(m.retro_gain == 5.0f && m.reflectivity == 0.5f);
+    sensim_material_default(23, &m);
+    assert_true(m.specular == 0.8f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lambertian_plate), cmocka_unit_test(test_intensity_trends),
+        cmocka_unit_test(test_retro_and_glass),  cmocka_unit_test(test_range_noise),
+        cmocka_unit_test(test_carla_dropoff),    cmocka_unit_test(test_mirror_ghost),
+        cmocka_unit_test(test_divergence_dual),  cmocka_unit_test(test_weather),
+        cmocka_unit_test(test_obj_materials),
+    };
+    return cmocka_run_group_tests_name("returns", tests, setup, teardown);
+}
