@@ -85,6 +85,16 @@ static void test_vlp16_firing_offsets_and_noise(void **state)
     check_preset("vlp16", sets, 2);
 }
 
+static void test_full_return_model(void **state)
+{
+    (void)state;
+    const char *sets[] = {"return_mode=dual", "beam_divergence_h_mrad=3", "beam_divergence_v_mrad=1.5",
+                          "beam_subrays=7", "rain_rate_mm_h=20", "rain_false_returns=1", "dropoff_model=carla",
+                          "dropoff_general_rate=0.1", "dropoff_intensity_limit=0.5", "dropoff_zero_intensity=0.3",
+                          "angular_jitter_deg=0.01", "range_noise_stddev_m=0.02", "max_bounces=2", "seed=77"};
+    check_preset("pandar64", sets, (uint32_t)(sizeof sets / sizeof sets[0]));
+}
+
 static void test_seed_changes_noise(void **state)
 {
     (void)state;
@@ -155,6 +165,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pandar64),
         cmocka_unit_test(test_vlp16_firing_offsets_and_noise),
+        cmocka_unit_test(test_full_return_model),
         cmocka_unit_test(test_seed_changes_noise),
         cmocka_unit_test(test_noise_statistics),
     };
