@@ -86,6 +86,11 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
     l->rp.atmos_atten_per_m = d->atmos_atten_per_m;
     l->rp.seed = d->seed;
     l->rp.lidar_id = d->lidar_id;
+    if (d->points_frame < SENSIM_POINTS_SENSOR || d->points_frame > SENSIM_POINTS_WORLD) {
+        sensim_lidar_destroy(l);
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "lidar: points_frame = %d unknown", d->points_frame);
+    }
+    l->points_frame = d->points_frame;
     if (sensim__mat4_is_zero(d->mount_pose))
         sensim__mat4_identity(l->mount);
     else
@@ -167,29 +172,73 @@ sensim_status sensim_lidar_count_shots(const sensim_lidar *l, int64_t tb, int64_
     return SENSIM_OK;
 }
 
-/* Generate, trace and write shots [g0, g1) of frame r (g1 - g0 <= one
- * chunk). Lanes of consecutive shots run in parallel; the write is serial and
- * in shot order, so the output does not depend on the thread count. */
-static void scan_chunk(sensim_lidar *l, const sensim_scene *scene, const double S[16], int64_t frame_begin,
-                       int64_t g0, int64_t g1, sensim_ring *ring, uint32_t nthreads)
+/* What a chunk needs besides the lidar: motion and output frame. */
+typedef struct scan_env {
+    const sensim_scene *scene;
+    const sensim_path *path;  /* platform motion */
+    const double *mount;
+    double S0[16];            /* sensor pose when the platform does not move */
+    double Hinv[16];          /* inverse of the frame header's pose (deskew) */
+    uint32_t nthreads;
+} scan_env;
+
+static void sensor_pose(const scan_env *env, int64_t t, double S[16])
 {
-    const sensim_pattern *p = &l->pat;
-    const sensim_return_params *rp = &l->rp;
-    const int64_t n = g1 - g0;
-    const int nlanes = (int)((n + SENSIM_LANE_SHOTS - 1) / SENSIM_LANE_SHOTS);
-    const float org[3] = {(float)S[12], (float)S[13], (float)S[14]};
-    float R[9];
+    if (!env->path->moving) {
+        memcpy(S, env->S0, sizeof env->S0);
+        return;
+    }
+    double P[16];
+    sensim__path_pose(env->path, t, P);
+    sensim__mat4_mul(P, env->mount, S);
+}
+
+static void to_floats(const double S[16], float R[9], float org[3])
+{
     for (int c = 0; c < 3; c++)
         for (int row = 0; row < 3; row++)
             R[c * 3 + row] = (float)S[c * 4 + row];
+    org[0] = (float)S[12], org[1] = (float)S[13], org[2] = (float)S[14];
+}
 
-#pragma omp parallel for num_threads(nthreads) schedule(static) if (nthreads > 1 && nlanes > 1)
+/* Move a sensor-frame point into the requested output frame. */
+static void output_frame(const sensim_lidar *l, const scan_env *env, const double S[16], sensim_point *pt)
+{
+    if (l->points_frame == SENSIM_POINTS_SENSOR)
+        return;
+    double x = pt->x, y = pt->y, z = pt->z;
+    double w[3] = {S[0] * x + S[4] * y + S[8] * z + S[12], S[1] * x + S[5] * y + S[9] * z + S[13],
+                   S[2] * x + S[6] * y + S[10] * z + S[14]};
+    if (l->points_frame == SENSIM_POINTS_DESKEWED) {
+        const double *H = env->Hinv;
+        double d[3] = {H[0] * w[0] + H[4] * w[1] + H[8] * w[2] + H[12], H[1] * w[0] + H[5] * w[1] + H[9] * w[2] + H[13],
+                       H[2] * w[0] + H[6] * w[1] + H[10] * w[2] + H[14]};
+        memcpy(w, d, sizeof d);
+    }
+    pt->x = (float)w[0], pt->y = (float)w[1], pt->z = (float)w[2];
+}
+
+/* Generate, trace and write shots [g0, g1) of one frame (g1 - g0 <= one
+ * chunk). Lanes of consecutive shots run in parallel; the write is serial and
+ * in shot order, so the output does not depend on the thread count. */
+static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin, int64_t g0, int64_t g1,
+                       sensim_ring *ring)
+{
+    const sensim_pattern *p = &l->pat;
+    const sensim_return_params *rp = &l->rp;
+    const sensim_scene *scene = env->scene;
+    const int64_t n = g1 - g0;
+    const int nlanes = (int)((n + SENSIM_LANE_SHOTS - 1) / SENSIM_LANE_SHOTS);
+    const bool moving = env->path->moving;
+    float R0[9], org0[3];
+    to_floats(env->S0, R0, org0);
+
+#pragma omp parallel for num_threads(env->nthreads) schedule(static) if (env->nthreads > 1 && nlanes > 1)
     for (int lane = 0; lane < nlanes; lane++) {
         int64_t a = (int64_t)lane * SENSIM_LANE_SHOTS, b = a + SENSIM_LANE_SHOTS < n ? a + SENSIM_LANE_SHOTS : n;
         uint32_t m = 0;
         /* compact the lane's live shots at the front of its scratch */
-        int64_t live[SENSIM_LANE_SHOTS];
-        uint32_t t_off[SENSIM_LANE_SHOTS];
+        int64_t live[SENSIM_LANE_SHOTS], when[SENSIM_LANE_SHOTS];
         uint16_t chan[SENSIM_LANE_SHOTS];
         for (int64_t i = a; i < b; i++) {
             int64_t g = g0 + i, t = sensim__pattern_time(p, g);
@@ -198,15 +247,23 @@ static void scan_chunk(sensim_lidar *l, const sensim_scene *scene, const double 
             l->valid[i] = 0;
             if (!sensim__pattern_shot(p, g, t, &ch, d) || !sensim__returns_keep_shot(rp, (uint64_t)g))
                 continue;
-            float td[3];
+            float td[3], Rf[9], of[3];
+            const float *R = R0, *org = org0;
+            if (moving) {
+                double S[16];
+                sensor_pose(env, t, S);
+                to_floats(S, Rf, of);
+                R = Rf, org = of;
+            }
             sensim__returns_subray_dir(rp, (uint64_t)g, 0, d, td);
             sensim_ray *ray = &l->rays[a + m];
-            memcpy(ray->org, org, sizeof org);
+            memcpy(ray->org, org, 3 * sizeof(float));
             for (int row = 0; row < 3; row++)
                 ray->dir[row] = R[row] * td[0] + R[3 + row] * td[1] + R[6 + row] * td[2];
             ray->tnear = 0.0f;
             ray->tfar = rp->max_range_m;
-            t_off[m] = (uint32_t)(t - frame_begin);
+            ray->time = sensim__scene_ray_time(scene, t);
+            when[m] = t;
             chan[m] = ch;
             live[m++] = i;
         }
@@ -216,11 +273,21 @@ static void scan_chunk(sensim_lidar *l, const sensim_scene *scene, const double 
         for (uint32_t j = 0; j < m; j++) {
             int64_t i = live[j];
             sensim_point *pt = &l->slots[2 * i];
+            double S[16];
+            const float *R = R0;
+            float Rf[9], of[3];
+            if (moving || l->points_frame != SENSIM_POINTS_SENSOR)
+                sensor_pose(env, when[j], S);
+            if (moving) {
+                to_floats(S, Rf, of);
+                R = Rf;
+            }
             uint32_t k = sensim__returns_shot(rp, scene, R, &l->dirs[(a + j) * 3], &l->rays[a + j], &l->hits[a + j],
                                               (uint64_t)(g0 + i), pt);
             for (uint32_t q = 0; q < k; q++) {
-                pt[q].t_offset_ns = t_off[j];
+                pt[q].t_offset_ns = (uint32_t)(when[j] - frame_begin);
                 pt[q].channel = chan[j];
+                output_frame(l, env, S, &pt[q]);
             }
             l->valid[i] = (uint8_t)k;
         }
@@ -235,8 +302,25 @@ sensim_status sensim_lidar_scan(sensim_lidar *l, const sensim_scene *scene, int6
 {
     if (res)
         memset(res, 0, sizeof *res);
-    if (!l || !scene || !platform_pose)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_scan: NULL lidar, scene or pose");
+    if (!platform_pose)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_scan: NULL pose");
+    sensim_pose_key key;
+    key.t_ns = tb;
+    memcpy(key.pose, platform_pose, sizeof key.pose);
+    sensim_motion m;
+    memset(&m, 0, sizeof m);
+    m.keys = &key;
+    m.key_count = 1;
+    return sensim_lidar_scan_motion(l, scene, tb, te, &m, ring, res);
+}
+
+sensim_status sensim_lidar_scan_motion(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,
+                                       const sensim_motion *motion, sensim_ring *ring, sensim_scan_result *res)
+{
+    if (res)
+        memset(res, 0, sizeof *res);
+    if (!l || !scene || !motion)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_scan: NULL lidar, scene or motion");
     sensim_status st = sensim__ring_check(ring);
     if (st != SENSIM_OK)
         return st;
@@ -247,15 +331,19 @@ sensim_status sensim_lidar_scan(sensim_lidar *l, const sensim_scene *scene, int6
         return sensim__fail(SENSIM_ERR_TIME_ORDER,
                             "sensim_lidar_scan: t_begin_ns %lld is before the previous call's t_end_ns %lld",
                             (long long)tb, (long long)l->last_end_ns);
-    if (!sensim__finite_array_d(platform_pose, 16))
-        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_lidar_scan: platform pose has a NaN or infinite element");
+    sensim_path path;
+    if ((st = sensim__path_init(&path, motion->keys, motion->key_count)) != SENSIM_OK)
+        return st;
     if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK)
         return st;
 
     const sensim_pattern *p = &l->pat;
-    double S[16];
-    sensim__mat4_mul(platform_pose, l->mount, S);
-    uint32_t nthreads = l->ctx->thread_count;
+    scan_env env;
+    env.scene = scene;
+    env.path = &path;
+    env.mount = l->mount;
+    env.nthreads = l->ctx->thread_count;
+    sensim__mat4_mul(path.pose0, l->mount, env.S0);
     uint64_t shots = 0, frames = 0;
 
     sensim__ring_tx_begin(ring);
@@ -264,13 +352,16 @@ sensim_status sensim_lidar_scan(sensim_lidar *l, const sensim_scene *scene, int6
         for (int64_t r = r0; r <= r1; r++) {
             int64_t fb = r * p->frame_ns, fe = fb + p->frame_ns;
             int64_t sb = tb > fb ? tb : fb, se = te < fe ? te : fe;
-            sensim__ring_open_frame(ring, (uint64_t)r, fb, fe, S, l->rp.lidar_id);
-            sensim__ring_add_scanned(ring, se - sb);
+            double Sb[16];
+            sensor_pose(&env, sb, Sb);
+            sensim__ring_open_frame(ring, (uint64_t)r, fb, fe, Sb, l->rp.lidar_id, motion->world_step);
+            sensim__ring_add_scanned(ring, se - sb, motion->world_step);
+            const double *H = sensim__ring_open_pose(ring);
+            sensim__mat4_rigid_inverse(H ? H : Sb, env.Hinv);
             int64_t g0 = sensim__pattern_first_at(p, sb), g1 = sensim__pattern_first_at(p, se);
             shots += (uint64_t)(g1 - g0);
             for (int64_t g = g0; g < g1; g += SENSIM_CHUNK_SHOTS)
-                scan_chunk(l, scene, S, fb, g, g + SENSIM_CHUNK_SHOTS < g1 ? g + SENSIM_CHUNK_SHOTS : g1, ring,
-                           nthreads);
+                scan_chunk(l, &env, fb, g, g + SENSIM_CHUNK_SHOTS < g1 ? g + SENSIM_CHUNK_SHOTS : g1, ring);
             if (se == fe) {
                 sensim__ring_close_frame(ring);
                 frames++;

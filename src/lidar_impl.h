@@ -17,6 +17,7 @@ struct sensim_lidar {
     sensim_pattern pat;
     sensim_return_params rp;
     double mount[16];
+    int32_t points_frame;
     int64_t last_end_ns;
     bool has_last;
     /* scratch, SENSIM_CHUNK_SHOTS entries each, allocated at creation */

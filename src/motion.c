@@ -22,6 +22,19 @@ void sensim__mat4_mul(const double a[16], const double b[16], double out[16])
     memcpy(out, r, sizeof r);
 }
 
+void sensim__mat4_rigid_inverse(const double m[16], double out[16])
+{
+    double r[16];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            r[j * 4 + i] = m[i * 4 + j];
+    for (int i = 0; i < 3; i++)
+        r[12 + i] = -(r[i] * m[12] + r[4 + i] * m[13] + r[8 + i] * m[14]);
+    r[3] = r[7] = r[11] = 0.0;
+    r[15] = 1.0;
+    memcpy(out, r, sizeof r);
+}
+
 void sensim__pose_from_xyz_rpy(double x, double y, double z, double roll, double pitch,
                                double yaw, double out[16])
 {
@@ -52,4 +65,197 @@ int sensim__mat4_is_zero(const double m[16])
         if (m[i] != 0.0)
             return 0;
     return 1;
+}
+
+bool sensim__mat4_is_rigid(const double m[16])
+{
+    if (m[3] != 0.0 || m[7] != 0.0 || m[11] != 0.0 || m[15] != 1.0)
+        return false;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double d = m[i * 4] * m[j * 4] + m[i * 4 + 1] * m[j * 4 + 1] + m[i * 4 + 2] * m[j * 4 + 2];
+            if (fabs(d - (i == j ? 1.0 : 0.0)) > 1e-6)
+                return false;
+        }
+    double det = m[0] * (m[5] * m[10] - m[9] * m[6]) - m[4] * (m[1] * m[10] - m[9] * m[2]) +
+                 m[8] * (m[1] * m[6] - m[5] * m[2]);
+    return det > 0.0;
+}
+
+void sensim__quat_from_mat(const double m[16], double q[4])
+{
+    /* m[col*4 + row]; R(row, col) */
+    double r00 = m[0], r11 = m[5], r22 = m[10], r01 = m[4], r10 = m[1], r02 = m[8], r20 = m[2], r12 = m[9],
+           r21 = m[6];
+    double tr = r00 + r11 + r22;
+    if (tr > 0) {
+        double s = sqrt(tr + 1.0) * 2;
+        q[0] = 0.25 * s, q[1] = (r21 - r12) / s, q[2] = (r02 - r20) / s, q[3] = (r10 - r01) / s;
+    } else if (r00 > r11 && r00 > r22) {
+        double s = sqrt(1.0 + r00 - r11 - r22) * 2;
+        q[0] = (r21 - r12) / s, q[1] = 0.25 * s, q[2] = (r01 + r10) / s, q[3] = (r02 + r20) / s;
+    } else if (r11 > r22) {
+        double s = sqrt(1.0 + r11 - r00 - r22) * 2;
+        q[0] = (r02 - r20) / s, q[1] = (r01 + r10) / s, q[2] = 0.25 * s, q[3] = (r12 + r21) / s;
+    } else {
+        double s = sqrt(1.0 + r22 - r00 - r11) * 2;
+        q[0] = (r10 - r01) / s, q[1] = (r02 + r20) / s, q[2] = (r12 + r21) / s, q[3] = 0.25 * s;
+    }
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int i = 0; i < 4; i++)
+        q[i] /= n;
+}
+
+void sensim__mat_from_quat(const double q[4], const double t[3], double o[16])
+{
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    o[0] = 1 - 2 * (y * y + z * z);
+    o[1] = 2 * (x * y + w * z);
+    o[2] = 2 * (x * z - w * y);
+    o[3] = 0;
+    o[4] = 2 * (x * y - w * z);
+    o[5] = 1 - 2 * (x * x + z * z);
+    o[6] = 2 * (y * z + w * x);
+    o[7] = 0;
+    o[8] = 2 * (x * z + w * y);
+    o[9] = 2 * (y * z - w * x);
+    o[10] = 1 - 2 * (x * x + y * y);
+    o[11] = 0;
+    o[12] = t[0];
+    o[13] = t[1];
+    o[14] = t[2];
+    o[15] = 1;
+}
+
+void sensim__quat_slerp(const double a[4], const double b0[4], double u, double out[4])
+{
+    double b[4] = {b0[0], b0[1], b0[2], b0[3]};
+    double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    if (d < 0) {
+        d = -d;
+        for (int i = 0; i < 4; i++)
+            b[i] = -b[i];
+    }
+    double wa, wb;
+    if (d > 0.9999999) {
+        wa = 1 - u, wb = u;
+    } else {
+        double th = acos(d), s = sin(th);
+        wa = sin((1 - u) * th) / s, wb = sin(u * th) / s;
+    }
+    double n = 0;
+    for (int i = 0; i < 4; i++) {
+        out[i] = wa * a[i] + wb * b[i];
+        n += out[i] * out[i];
+    }
+    n = sqrt(n);
+    for (int i = 0; i < 4; i++)
+        out[i] /= n;
+}
+
+sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, uint32_t n)
+{
+    if (!keys || n == 0 || n > SENSIM_MAX_KEYS)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "motion: %u keys (need 1..%d)", n, SENSIM_MAX_KEYS);
+    path->n = n;
+    path->moving = false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!sensim__finite_array_d(keys[i].pose, 16))
+            return sensim__fail(SENSIM_ERR_NOT_FINITE, "motion: key %u pose has a NaN or infinite element", i);
+        if (i > 0 && keys[i].t_ns <= keys[i - 1].t_ns)
+            return sensim__fail(SENSIM_ERR_TIME_ORDER, "motion: key %u time %lld ns is not after key %u (%lld ns)", i,
+                                (long long)keys[i].t_ns, i - 1, (long long)keys[i - 1].t_ns);
+        if (n > 1 && !sensim__mat4_is_rigid(keys[i].pose))
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "motion: key %u pose is not rigid (rotation + translation)", i);
+        path->t[i] = keys[i].t_ns;
+        memcpy(path->p[i], &keys[i].pose[12], 3 * sizeof(double));
+        sensim__quat_from_mat(keys[i].pose, path->q[i]);
+        if (i > 0) {
+            double d = 0;
+            for (int k = 0; k < 4; k++)
+                d += path->q[i][k] * path->q[i - 1][k];
+            if (d < 0)
+                for (int k = 0; k < 4; k++)
+                    path->q[i][k] = -path->q[i][k];
+            if (memcmp(keys[i].pose, keys[0].pose, sizeof keys[0].pose) != 0)
+                path->moving = true;
+        }
+    }
+    memcpy(path->pose0, keys[0].pose, sizeof path->pose0);
+    return SENSIM_OK;
+}
+
+void sensim__path_pose(const sensim_path *path, int64_t t, double out[16])
+{
+    if (!path->moving || t <= path->t[0]) {
+        if (!path->moving) {
+            memcpy(out, path->pose0, sizeof path->pose0);
+            return;
+        }
+        sensim__mat_from_quat(path->q[0], path->p[0], out);
+        return;
+    }
+    uint32_t n = path->n;
+    if (t >= path->t[n - 1]) {
+        sensim__mat_from_quat(path->q[n - 1], path->p[n - 1], out);
+        return;
+    }
+    uint32_t lo = 0, hi = n - 1; /* t[lo] <= t < t[hi] */
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (path->t[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double u = (double)(t - path->t[lo]) / (double)(path->t[hi] - path->t[lo]);
+    double p[3], q[4];
+    for (int i = 0; i < 3; i++)
+        p[i] = path->p[lo][i] + u * (path->p[hi][i] - path->p[lo][i]);
+    sensim__quat_slerp(path->q[lo], path->q[hi], u, q);
+    sensim__mat_from_quat(q, p, out);
+}
+
+sensim_status sensim_motion_from_velocity(const double pose[16], int64_t t0, int64_t t1, const double v[3],
+                                          const double w[3], sensim_pose_key out[2])
+{
+    if (!pose || !v || !w || !out)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_motion_from_velocity: NULL argument");
+    if (!sensim__finite_array_d(pose, 16) || !sensim__finite_array_d(v, 3) || !sensim__finite_array_d(w, 3))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_motion_from_velocity: NaN or infinite input");
+    if (t1 <= t0)
+        return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_motion_from_velocity: t1 <= t0");
+    double dt = (double)(t1 - t0) * 1e-9;
+    out[0].t_ns = t0;
+    memcpy(out[0].pose, pose, sizeof out[0].pose);
+    /* R1 = R0 · exp([w]·dt) (Rodrigues) */
+    double ax = w[0] * dt, ay = w[1] * dt, az = w[2] * dt, th = sqrt(ax * ax + ay * ay + az * az);
+    double E[16];
+    sensim__mat4_identity(E);
+    if (th > 0) {
+        double kx = ax / th, ky = ay / th, kz = az / th, c = cos(th), s = sin(th), C = 1 - c;
+        E[0] = c + kx * kx * C, E[4] = kx * ky * C - kz * s, E[8] = kx * kz * C + ky * s;
+        E[1] = ky * kx * C + kz * s, E[5] = c + ky * ky * C, E[9] = ky * kz * C - kx * s;
+        E[2] = kz * kx * C - ky * s, E[6] = kz * ky * C + kx * s, E[10] = c + kz * kz * C;
+    }
+    double R1[16];
+    sensim__mat4_mul(pose, E, R1);
+    R1[12] = pose[12] + v[0] * dt;
+    R1[13] = pose[13] + v[1] * dt;
+    R1[14] = pose[14] + v[2] * dt;
+    out[1].t_ns = t1;
+    memcpy(out[1].pose, R1, sizeof R1);
+    return SENSIM_OK;
+}
+
+sensim_status sensim_motion_pose_at(const sensim_pose_key *keys, uint32_t n, int64_t t, double out[16])
+{
+    if (!out)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_motion_pose_at: out_pose is NULL");
+    sensim_path path;
+    sensim_status st = sensim__path_init(&path, keys, n);
+    if (st != SENSIM_OK)
+        return st;
+    sensim__path_pose(&path, t, out);
+    return SENSIM_OK;
 }

@@ -266,7 +266,7 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
                   ray->org[2] + ray->dir[2] * hit->t};
     if (m.transparency > 0) {
         sensim_ray r2 = {{p[0], p[1], p[2]}, {ray->dir[0], ray->dir[1], ray->dir[2]}, 1e-3f,
-                         (float)(rp->max_range_m - total)};
+                         (float)(rp->max_range_m - total), ray->time};
         sensim_hit h2;
         if (r2.tfar > r2.tnear) {
             sensim__trace_rays(s->scene, &r2, 1, &h2);
@@ -278,7 +278,7 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
         double k = 2.0 * dn / nn;
         sensim_ray r2 = {{p[0], p[1], p[2]},
                          {(float)(ray->dir[0] - k * nx), (float)(ray->dir[1] - k * ny), (float)(ray->dir[2] - k * nz)},
-                         1e-3f, (float)(rp->max_range_m - total)};
+                         1e-3f, (float)(rp->max_range_m - total), ray->time};
         sensim_hit h2;
         if (r2.tfar > r2.tnear) {
             sensim__trace_rays(s->scene, &r2, 1, &h2);

@@ -184,7 +184,7 @@ void sensim__ring_close_frame(sensim_ring *r)
 }
 
 void sensim__ring_open_frame(sensim_ring *r, uint64_t number, int64_t t_begin_ns, int64_t t_end_ns,
-                             const double pose[16], uint32_t lidar_id)
+                             const double pose[16], uint32_t lidar_id, uint64_t world_step)
 {
     if (r->open) {
         sensim_frame_header *h = hdr(r, r->prod_head);
@@ -210,13 +210,22 @@ void sensim__ring_open_frame(sensim_ring *r, uint64_t number, int64_t t_begin_ns
     h->first_point = r->write_point;
     memcpy(h->sensor_pose, pose, sizeof h->sensor_pose);
     h->lidar_id = lidar_id;
+    h->world_step_first = h->world_step_last = world_step;
     r->open = 1;
 }
 
-void sensim__ring_add_scanned(sensim_ring *r, int64_t ns)
+void sensim__ring_add_scanned(sensim_ring *r, int64_t ns, uint64_t world_step)
 {
-    if (r->open)
+    if (r->open) {
         hdr(r, r->prod_head)->scanned_ns += ns;
+        hdr(r, r->prod_head)->world_step_last = world_step;
+    }
+}
+
+const double *sensim__ring_open_pose(const sensim_ring *cr)
+{
+    sensim_ring *r = (sensim_ring *)cr;
+    return r->open ? hdr(r, r->prod_head)->sensor_pose : NULL;
 }
 
 void sensim__ring_push(sensim_ring *r, const sensim_point *pt)

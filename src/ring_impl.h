@@ -16,8 +16,10 @@ sensim_status sensim__ring_tx_end(sensim_ring *ring, uint64_t *out_written, uint
 /* Make frame @p number the open frame (closing a different open frame first;
  * it is flagged partial if not fully scanned). */
 void sensim__ring_open_frame(sensim_ring *ring, uint64_t number, int64_t t_begin_ns,
-                             int64_t t_end_ns, const double pose[16], uint32_t lidar_id);
-void sensim__ring_add_scanned(sensim_ring *ring, int64_t ns);
+                             int64_t t_end_ns, const double pose[16], uint32_t lidar_id, uint64_t world_step);
+void sensim__ring_add_scanned(sensim_ring *ring, int64_t ns, uint64_t world_step);
+/* Sensor pose stored in the open frame's header (NULL if none is open). */
+const double *sensim__ring_open_pose(const sensim_ring *ring);
 void sensim__ring_push(sensim_ring *ring, const sensim_point *pt);
 void sensim__ring_close_frame(sensim_ring *ring);
 

@@ -1,3 +1,4 @@
+#include "motion.h"
 #include "scene_impl.h"
 #include "trace.h"
 
@@ -101,6 +102,16 @@ void sensim__scene_scan_end(const sensim_scene *cscene)
 
 sensim_status sensim__scene_append_mesh(sensim_scene *scene, sensim_mesh *mesh, uint32_t *out_id)
 {
+    for (int c = 0; c < 3; c++) {
+        mesh->lo[c] = INFINITY;
+        mesh->hi[c] = -INFINITY;
+    }
+    for (uint32_t t = 0; t < mesh->triangle_count * 3; t++)
+        for (int c = 0; c < 3; c++) {
+            float v = mesh->vertices[3 * mesh->indices[t] + c];
+            mesh->lo[c] = v < mesh->lo[c] ? v : mesh->lo[c];
+            mesh->hi[c] = v > mesh->hi[c] ? v : mesh->hi[c];
+        }
     sensim_status st = sensim__scene_edit_begin(scene);
     if (st != SENSIM_OK) {
         sensim__mesh_free(mesh);
@@ -230,6 +241,7 @@ sensim_status sensim_scene_add_actor(sensim_scene *scene, uint32_t mesh_id, uint
         scene->actor_cap = cap;
     }
     sensim_actor *a = &scene->actors[scene->actor_count++];
+    memset(a, 0, sizeof *a);
     a->id = actor_id;
     a->mesh = mesh_id;
     memcpy(a->pose, pose, sizeof a->pose);
@@ -250,11 +262,74 @@ sensim_status sensim_scene_set_actor_pose(sensim_scene *scene, uint32_t actor_id
     sensim_actor *a = find_actor(scene, actor_id);
     if (a) {
         memcpy(a->pose, pose, sizeof a->pose);
+        a->moving = false;
         scene->dirty = true;
     }
     sensim__scene_edit_end(scene);
     return a ? SENSIM_OK
              : sensim__fail(SENSIM_ERR_NOT_FOUND, "sensim_scene_set_actor_pose: no actor %u", actor_id);
+}
+
+sensim_status sensim_scene_set_motion_interval(sensim_scene *scene, int64_t t0, int64_t t1)
+{
+    if (!scene)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_set_motion_interval: NULL scene");
+    if (t1 <= t0)
+        return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_scene_set_motion_interval: t1 %lld <= t0 %lld",
+                            (long long)t1, (long long)t0);
+    sensim_status st = sensim__scene_edit_begin(scene);
+    if (st != SENSIM_OK)
+        return st;
+    if (scene->motion_t0 != t0 || scene->motion_t1 != t1) {
+        scene->motion_t0 = t0;
+        scene->motion_t1 = t1;
+        scene->dirty = true;
+    }
+    sensim__scene_edit_end(scene);
+    return SENSIM_OK;
+}
+
+sensim_status sensim_scene_set_actor_motion(sensim_scene *scene, uint32_t actor_id, const double p0[16],
+                                            const double p1[16])
+{
+    if (!scene || !p0 || !p1)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_set_actor_motion: NULL argument");
+    if (!sensim__finite_array_d(p0, 16) || !sensim__finite_array_d(p1, 16))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_scene_set_actor_motion: NaN or infinite pose");
+    if (!sensim__mat4_is_rigid(p0) || !sensim__mat4_is_rigid(p1))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_scene_set_actor_motion: poses must be rigid");
+    sensim_status st = sensim__scene_edit_begin(scene);
+    if (st != SENSIM_OK)
+        return st;
+    sensim_actor *a = find_actor(scene, actor_id);
+    if (a) {
+        memcpy(a->pose, p0, sizeof a->pose);
+        memcpy(a->pose1, p1, sizeof a->pose1);
+        a->moving = true;
+        scene->dirty = true;
+    }
+    sensim__scene_edit_end(scene);
+    return a ? SENSIM_OK
+             : sensim__fail(SENSIM_ERR_NOT_FOUND, "sensim_scene_set_actor_motion: no actor %u", actor_id);
+}
+
+void sensim__actor_pose_at(const sensim_actor *a, double u, double out[16])
+{
+    if (!a->moving || u <= 0) {
+        memcpy(out, a->pose, sizeof a->pose);
+        return;
+    }
+    if (u >= 1) {
+        memcpy(out, a->pose1, sizeof a->pose1);
+        return;
+    }
+    double q0[4], q1[4], q[4], t[3];
+    sensim__quat_from_mat(a->pose, q0);
+    sensim__quat_from_mat(a->pose1, q1);
+    sensim__quat_slerp(q0, q1, u, q);
+    for (int i = 0; i < 3; i++)
+        t[i] = a->pose[12 + i] + u * (a->pose1[12 + i] - a->pose[12 + i]);
+    sensim__mat_from_quat(q, t, out);
 }
 
 sensim_status sensim_scene_remove_actor(sensim_scene *scene, uint32_t actor_id)

@@ -6,6 +6,7 @@
 
 typedef struct sensim_mesh {
     float *vertices;        /* xyz, vertex_count*3 + 1 float of padding (Embree reads 16 B) */
+    float lo[3], hi[3];     /* bounding box in the mesh frame */
     uint32_t vertex_count;
     uint32_t *indices;      /* triangle_count*3 */
     uint32_t triangle_count;
@@ -18,7 +19,9 @@ typedef struct sensim_mesh {
 typedef struct sensim_actor {
     uint32_t id;
     uint32_t mesh;
-    double pose[16];
+    double pose[16];     /* static pose, or the pose at the motion interval's start */
+    double pose1[16];    /* pose at the motion interval's end when moving */
+    bool moving;
 } sensim_actor;
 
 typedef struct sensim_mat_entry {
@@ -43,7 +46,20 @@ struct sensim_scene {
     uint32_t mat_count;
     sensim_mat_entry *cmats;  /* committed copy read by scans */
     uint32_t cmat_count;
+    int64_t motion_t0, motion_t1; /* actor motion interval (t1 > t0 when set) */
 };
+
+/* Normalised ray time of a shot at @p t in the motion interval. */
+static inline float sensim__scene_ray_time(const sensim_scene *scene, int64_t t)
+{
+    if (scene->motion_t1 <= scene->motion_t0)
+        return 0.0f;
+    double u = (double)(t - scene->motion_t0) / (double)(scene->motion_t1 - scene->motion_t0);
+    return (float)(u < 0 ? 0 : u > 1 ? 1 : u);
+}
+
+/* World pose of actor @p a at normalised time @p u. */
+void sensim__actor_pose_at(const sensim_actor *a, double u, double out[16]);
 
 /* Effective material of a hit (committed table). */
 void sensim__material_for_hit(const sensim_scene *scene, uint16_t id, uint8_t tag, sensim_material *out);

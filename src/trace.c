@@ -1,4 +1,5 @@
 /* Embree 3 backend. Nothing outside this file includes embree3. */
+#include "motion.h"
 #include "trace.h"
 
 #include <embree3/rtcore.h>
@@ -12,6 +13,8 @@ typedef struct trace_inst {
     uint32_t object_id;
     uint32_t mesh;      /* actor's mesh; unused for the static instance */
     float nrm[9];       /* normal matrix (inverse transpose of the 3x3 part), column-major */
+    bool moving;        /* rigid motion: rotation slerps from q0 to q1 over ray time */
+    double q0[4], q1[4];
 } trace_inst;
 
 typedef struct trace_state {
@@ -214,15 +217,41 @@ sensim_status sensim__trace_commit(sensim_scene *scene)
         }
         rtcSetGeometryInstancedScene(gi, child);
         const double *pose = is_static ? identity : a->pose;
-        float xf[16];
-        for (int j = 0; j < 16; j++)
-            xf[j] = (float)pose[j];
-        rtcSetGeometryTransform(gi, 0, RTC_FORMAT_FLOAT4X4_COLUMN_MAJOR, xf);
+        bool moving = !is_static && a->moving;
+        double q0[4] = {1, 0, 0, 0}, q1[4] = {1, 0, 0, 0};
+        if (moving) {
+            /* Embree interpolates the two steps: translation linearly, rotation by slerp */
+            rtcSetGeometryTimeStepCount(gi, 2);
+            const double *P[2] = {a->pose, a->pose1};
+            sensim__quat_from_mat(a->pose, q0);
+            sensim__quat_from_mat(a->pose1, q1);
+            if (q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3] < 0)
+                for (int c = 0; c < 4; c++)
+                    q1[c] = -q1[c];
+            const double *Q[2] = {q0, q1};
+            for (unsigned step = 0; step < 2; step++) {
+                struct RTCQuaternionDecomposition qd;
+                rtcInitQuaternionDecomposition(&qd);
+                rtcQuaternionDecompositionSetQuaternion(&qd, (float)Q[step][0], (float)Q[step][1], (float)Q[step][2],
+                                                        (float)Q[step][3]);
+                rtcQuaternionDecompositionSetTranslation(&qd, (float)P[step][12], (float)P[step][13],
+                                                         (float)P[step][14]);
+                rtcSetGeometryTransformQuaternion(gi, step, &qd);
+            }
+        } else {
+            float xf[16];
+            for (int j = 0; j < 16; j++)
+                xf[j] = (float)pose[j];
+            rtcSetGeometryTransform(gi, 0, RTC_FORMAT_FLOAT4X4_COLUMN_MAJOR, xf);
+        }
         rtcCommitGeometry(gi);
         unsigned gid = rtcAttachGeometry(t->top, gi);
         rtcReleaseGeometry(gi);
         t->inst[gid].object_id = is_static ? 0u : a->id;
         t->inst[gid].mesh = is_static ? 0u : a->mesh;
+        t->inst[gid].moving = moving;
+        memcpy(t->inst[gid].q0, q0, sizeof q0);
+        memcpy(t->inst[gid].q1, q1, sizeof q1);
         normal_matrix(pose, t->inst[gid].nrm);
     }
     t->inst_count = ninst;
@@ -262,7 +291,7 @@ void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint3
             rh.ray.dir_z[j] = r->dir[2];
             rh.ray.tnear[j] = r->tnear;
             rh.ray.tfar[j] = r->tfar;
-            rh.ray.time[j] = 0.0f;
+            rh.ray.time[j] = r->time;
             rh.ray.mask[j] = 0xFFFFFFFFu;
             rh.ray.id[j] = j;
             rh.ray.flags[j] = 0;
@@ -287,9 +316,19 @@ void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint3
             uint32_t prim = rh.hit.primID[j];
             float nx = rh.hit.Ng_x[j], ny = rh.hit.Ng_y[j], nz = rh.hit.Ng_z[j];
             /* Embree 3 reports Ng in the instanced object's space. */
-            h->ng[0] = in->nrm[0] * nx + in->nrm[3] * ny + in->nrm[6] * nz;
-            h->ng[1] = in->nrm[1] * nx + in->nrm[4] * ny + in->nrm[7] * nz;
-            h->ng[2] = in->nrm[2] * nx + in->nrm[5] * ny + in->nrm[8] * nz;
+            if (in->moving) {
+                double q[4], R[16];
+                const double zero[3] = {0, 0, 0};
+                sensim__quat_slerp(in->q0, in->q1, rh.ray.time[j], q);
+                sensim__mat_from_quat(q, zero, R);
+                h->ng[0] = (float)(R[0] * nx + R[4] * ny + R[8] * nz);
+                h->ng[1] = (float)(R[1] * nx + R[5] * ny + R[9] * nz);
+                h->ng[2] = (float)(R[2] * nx + R[6] * ny + R[10] * nz);
+            } else {
+                h->ng[0] = in->nrm[0] * nx + in->nrm[3] * ny + in->nrm[6] * nz;
+                h->ng[1] = in->nrm[1] * nx + in->nrm[4] * ny + in->nrm[7] * nz;
+                h->ng[2] = in->nrm[2] * nx + in->nrm[5] * ny + in->nrm[8] * nz;
+            }
             h->t = rh.ray.tfar[j];
             h->hit = 1;
             h->object_id = in->object_id;

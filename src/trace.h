@@ -9,6 +9,7 @@ typedef struct sensim_ray {
     float dir[3];   /* unit length, world frame */
     float tnear;
     float tfar;
+    float time;     /* normalised time in the scene's motion interval, [0, 1] */
 } sensim_ray;
 
 typedef struct sensim_hit {

@@ -231,6 +231,8 @@ typedef struct sensim_lidar_desc {
     uint64_t seed;
     /** Sequence patterns: frames per second (0 = 10). */
     double frame_rate_hz;
+    /** SENSIM_POINTS_SENSOR (default), SENSIM_POINTS_DESKEWED or SENSIM_POINTS_WORLD. */
+    int32_t points_frame;
     /** Return model (sensim_lidar_desc_init sets the defaults). */
     sensim_return_desc ret;
     /** SENSIM_PATTERN_TABLE data (copied at creation). */
@@ -354,6 +356,51 @@ SENSIM_API sensim_status sensim_lidar_count_shots(const sensim_lidar *lidar, int
  */
 SENSIM_API sensim_status sensim_lidar_set_mount_pose(sensim_lidar *lidar, const double pose[16]);
 
+/** A timed platform pose. */
+typedef struct sensim_pose_key {
+    int64_t t_ns;      /**< time, ns */
+    double pose[16];   /**< platform-to-world, column-major, rigid */
+} sensim_pose_key;
+
+/**
+ * Platform motion for one scan call: the pose at each shot's firing time is
+ * interpolated between the keys (position linearly, rotation by slerp; exact
+ * for constant linear and angular velocity); before the first key or after
+ * the last the nearest key's pose is held.
+ */
+typedef struct sensim_motion {
+    const sensim_pose_key *keys; /**< 1..64 keys, strictly increasing times; borrowed for the call */
+    uint32_t key_count;
+    uint32_t reserved_u32;
+    uint64_t world_step;         /**< host world step, written to frame headers (0 if unused) */
+    uint64_t reserved[4];
+} sensim_motion;
+
+/** Where points are expressed (sensim_lidar_desc.points_frame). */
+#define SENSIM_POINTS_SENSOR   0 /**< sensor frame at the shot's firing time (raw, distorted like a real sensor) */
+#define SENSIM_POINTS_DESKEWED 1 /**< sensor frame at the frame header's pose (motion removed) */
+#define SENSIM_POINTS_WORLD    2 /**< world frame */
+
+/**
+ * Two keys for constant motion over [t0_ns, t1_ns]: linear velocity
+ * @p v_world (m/s, world frame) and angular velocity @p w_body (rad/s,
+ * platform frame) starting from @p pose at t0.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_NOT_FINITE, SENSIM_ERR_TIME_ORDER.
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_motion_from_velocity(const double pose[16], int64_t t0_ns, int64_t t1_ns,
+                                                     const double v_world[3], const double w_body[3],
+                                                     sensim_pose_key out_keys[2]);
+
+/**
+ * Pose at @p t_ns of a key list (same interpolation as scans).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, 0 or > 64 keys),
+ *         SENSIM_ERR_TIME_ORDER (times not increasing), SENSIM_ERR_NOT_FINITE.
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_motion_pose_at(const sensim_pose_key *keys, uint32_t key_count, int64_t t_ns,
+                                               double out_pose[16]);
+
 /** Summary of one scan call. */
 typedef struct sensim_scan_result {
     uint64_t shots;            /**< shots fired in the interval */
@@ -390,6 +437,20 @@ SENSIM_API sensim_status sensim_lidar_scan(sensim_lidar *lidar, const sensim_sce
                                            int64_t t_begin_ns, int64_t t_end_ns,
                                            const double platform_pose[16], sensim_ring *ring,
                                            sensim_scan_result *out_result);
+
+/**
+ * sensim_lidar_scan() with platform motion: each shot uses the platform pose
+ * interpolated at its own firing time, and moving actors are where they are
+ * at that time (see sensim_scene_set_actor_motion). Same statuses as
+ * sensim_lidar_scan(), plus SENSIM_ERR_TIME_ORDER / SENSIM_ERR_INVALID_ARGUMENT
+ * for bad keys. Same-keys calls are split invariant: scanning [a,c) or
+ * [a,b)+[b,c) with the same key list gives the same bytes.
+ * Thread safety: as sensim_lidar_scan(). Since 0.1.
+ */
+SENSIM_API sensim_status sensim_lidar_scan_motion(sensim_lidar *lidar, const sensim_scene *scene,
+                                                  int64_t t_begin_ns, int64_t t_end_ns,
+                                                  const sensim_motion *motion, sensim_ring *ring,
+                                                  sensim_scan_result *out_result);
 
 #ifdef __cplusplus
 }

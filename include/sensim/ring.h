@@ -86,11 +86,13 @@ typedef struct sensim_frame_header {
     uint64_t point_count;   /**< points stored for this frame */
     uint64_t lost_points;   /**< points of this frame lost to overflow */
     uint64_t first_point;   /**< internal running index of the first point */
-    double sensor_pose[16]; /**< sensor-to-world at frame start, column-major */
-    uint32_t lidar_id;      /**< id of the producing lidar */
+    double sensor_pose[16]; /**< sensor-to-world at the frame's first scanned time, column-major */
+    uint32_t lidar_id;      /**< id of the producing sensor */
     uint32_t flags;         /**< SENSIM_FRAME_* */
     int64_t scanned_ns;     /**< how much of [t_begin, t_end) was scanned */
-    uint64_t reserved[4];
+    uint64_t world_step_first; /**< host world step of the first scan call that wrote this frame */
+    uint64_t world_step_last;  /**< host world step of the last one (see sensim_motion.world_step) */
+    uint64_t reserved[2];
 } sensim_frame_header;
 
 /** Overflow policies. */

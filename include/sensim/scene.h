@@ -164,6 +164,28 @@ SENSIM_API sensim_status sensim_scene_set_actor_pose(sensim_scene *scene, uint32
                                                      const double pose[16]);
 
 /**
+ * Set the scene's motion interval [t0_ns, t1_ns] (t1 > t0): actors given a
+ * motion with sensim_scene_set_actor_motion() move from their pose at t0 to
+ * their pose at t1 (position linearly, rotation by slerp), and a shot fired
+ * at time t sees them at clamp((t − t0)/(t1 − t0), 0, 1) of the way. Hosts
+ * typically set it to each world step before committing that step's poses.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_TIME_ORDER, SENSIM_ERR_BUSY.
+ * Thread safety: one thread at a time per scene. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_set_motion_interval(sensim_scene *scene, int64_t t0_ns, int64_t t1_ns);
+
+/**
+ * Give an actor a motion over the scene's motion interval (staged): rigid
+ * poses at t0 and t1 (copied). sensim_scene_set_actor_pose() makes it static
+ * again.
+ * @return SENSIM_OK, SENSIM_ERR_NOT_FOUND, SENSIM_ERR_NOT_FINITE,
+ *         SENSIM_ERR_OUT_OF_RANGE (not rigid), SENSIM_ERR_BUSY, SENSIM_ERR_INVALID_ARGUMENT.
+ * Thread safety: one thread at a time per scene. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_set_actor_motion(sensim_scene *scene, uint32_t actor_id,
+                                                       const double pose_t0[16], const double pose_t1[16]);
+
+/**
  * Remove an actor (staged until the next commit).
  * @return SENSIM_OK, SENSIM_ERR_NOT_FOUND, SENSIM_ERR_BUSY, SENSIM_ERR_INVALID_ARGUMENT.
  * Thread safety: one thread at a time per scene. Since 0.1.
