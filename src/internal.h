@@ -65,6 +65,9 @@ static inline int64_t sensim__floordiv(int64_t a, int64_t b)
 bool sensim__finite_array_f(const float *v, size_t n);
 bool sensim__finite_array_d(const double *v, size_t n);
 
+/* Convert @p n vertices (xyz floats) from @p frame to native in place. */
+sensim_status sensim__vertices_from_frame(float *v, size_t n, int32_t frame);
+
 /* Read a whole file into a NUL-terminated heap buffer. */
 sensim_status sensim__read_file(const char *path, uint64_t max_bytes, char **out_data,
                                 size_t *out_size);

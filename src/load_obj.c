@@ -61,6 +61,8 @@ sensim_status sensim_scene_load_obj(sensim_scene *scene, const char *path,
     if (o.default_tag > SENSIM_TAG_MAX)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: default_tag = %u > %d", path, o.default_tag, SENSIM_TAG_MAX);
     uint64_t max_bytes = o.max_file_bytes ? o.max_file_bytes : (UINT64_C(4) << 30);
+    if (o.frame < SENSIM_FRAME_NATIVE || o.frame > SENSIM_FRAME_ISO8855)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: load option frame = %d unknown", path, o.frame);
 
     char *data;
     size_t size;
@@ -198,6 +200,7 @@ sensim_status sensim_scene_load_obj(sensim_scene *scene, const char *path,
         m.vertices = verts.data; /* gb_push keeps 16 spare bytes for Embree */
         m.indices = idx.data;
         m.tags = tags.data;
+        sensim__vertices_from_frame(m.vertices, m.vertex_count, o.frame); /* frame checked on entry */
         m.flags = o.flags & SENSIM_MESH_PROTOTYPE;
         m.materials = mats.data;
         verts.data = idx.data = tags.data = mats.data = NULL;

@@ -65,7 +65,11 @@ typedef struct sensim_load_options {
     uint8_t default_tag;
     /** Largest accepted file in bytes (0 = 4 GiB). */
     uint64_t max_file_bytes;
-    uint64_t reserved[6];
+    /** Frame of the file's coordinates (SENSIM_FRAME_*, <sensim/frames.h>):
+     *  CARLA/UE files are converted to native on load (y negated; UE cm → m). */
+    int32_t frame;
+    uint32_t reserved_u32;
+    uint64_t reserved[5];
 } sensim_load_options;
 
 /** Fill @p opt with defaults. Thread safety: any thread. Since 0.1. */

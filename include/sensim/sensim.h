@@ -21,5 +21,7 @@
 #include <sensim/lidar.h>
 #include <sensim/io.h>
 #include <sensim/pattern.h>
+#include <sensim/rig.h>
+#include <sensim/frames.h>
 
 #endif

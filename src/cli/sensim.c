@@ -37,6 +37,9 @@ static int usage(const char *msg)
             "              [--pose x,y,z,roll,pitch,yaw] (metres, degrees)\n"
             "              [--frames N] [--threads N] [--seed N] [--set KEY=VALUE]...\n"
             "              [--shot-rate HZ] (for a pattern CSV given as --lidar)\n"
+            "              [--velocity vx,vy,vz[,wroll,wpitch,wyaw]] (m/s, deg/s; moves the platform)\n"
+            "              [--frame native|iso8855|carla|ue] (scene, pose, velocity and points)\n"
+            "              [--points sensor|deskewed|world]\n"
             "  sensim demo [--out DIR] [--threads N]\n"
             "  sensim pattern export PRESET|FILE --duration S --out FILE.csv [--set KEY=VALUE]...\n"
             "  sensim pattern stats PRESET|FILE [--times 0.1,0.2,0.5,1,2] [--bin-deg B] [--png FILE]\n"
@@ -65,32 +68,24 @@ static int parse_u32(const char *s, uint32_t *out)
     return 1;
 }
 
-static int parse_pose(const char *s, double pose[16])
+/* Comma-separated finite numbers; returns how many (between lo and hi), 0 on error. */
+static int parse_numbers(const char *s, double *v, int lo, int hi)
 {
-    double v[6];
     const char *p = s;
-    for (int i = 0; i < 6; i++) {
+    int n = 0;
+    while (n < hi) {
         char *end;
         errno = 0;
-        v[i] = strtod(p, &end);
-        if (end == p || errno || !isfinite(v[i]))
+        v[n] = strtod(p, &end);
+        if (end == p || errno || !isfinite(v[n]))
             return 0;
+        n++;
         p = end;
-        if (i < 5) {
-            if (*p != ',')
-                return 0;
-            p++;
-        }
+        if (*p != ',')
+            break;
+        p++;
     }
-    if (*p)
-        return 0;
-    const double d = 3.14159265358979323846 / 180.0;
-    double cr = cos(v[3] * d), sr = sin(v[3] * d), cp = cos(v[4] * d), sp = sin(v[4] * d), cy = cos(v[5] * d),
-           sy = sin(v[5] * d);
-    double m[16] = {cy * cp, sy * cp, -sp, 0, cy * sp * sr - sy * cr, sy * sp * sr + cy * cr, cp * sr, 0,
-                    cy * sp * cr + sy * sr, sy * sp * cr - cy * sr, cp * cr, 0, v[0], v[1], v[2], 1};
-    memcpy(pose, m, sizeof m);
-    return 1;
+    return (*p || n < lo) ? 0 : n;
 }
 
 static int ensure_dir(const char *dir)
@@ -104,20 +99,46 @@ static int ensure_dir(const char *dir)
 
 typedef struct run_opts {
     const char *scene, *lidar, *out;
-    double pose[16];
+    double pose_in[6];      /* x, y, z, roll, pitch, yaw as given (frame units, degrees) */
+    double vel_in[6];       /* vx, vy, vz, wroll, wpitch, wyaw (frame units / s, deg/s) */
+    int32_t frame;          /* SENSIM_FRAME_* of scene, poses and output points */
     uint32_t frames, threads;
     const char *sets[MAX_SETS + 1];
     uint32_t nsets;
     int summary_tags;
 } run_opts;
 
-static sensim_status load_scene(const char *what, sensim_scene *scene)
+static sensim_status load_scene(const char *what, int32_t frame, sensim_scene *scene)
 {
     if (strcmp(what, "street") == 0) {
         street_info si;
         return street_scene_build(scene, 200.0f, 1, &si);
     }
-    return sensim_scene_load_file(scene, what, NULL, NULL);
+    sensim_load_options lo;
+    sensim_load_options_init(&lo);
+    lo.frame = frame;
+    return sensim_scene_load_file(scene, what, &lo, NULL);
+}
+
+/* Platform pose at t = 0 and the keys of frame [tb, te) for constant velocity. */
+static sensim_status frame_keys(const run_opts *o, int64_t te, sensim_pose_key keys[2])
+{
+    double pose[16], rot[3], v[3], w[3];
+    int carla = o->frame == SENSIM_FRAME_CARLA || o->frame == SENSIM_FRAME_UE;
+    if (carla) {
+        rot[0] = o->pose_in[4], rot[1] = o->pose_in[5], rot[2] = o->pose_in[3]; /* pitch, yaw, roll */
+    } else {
+        rot[0] = o->pose_in[3], rot[1] = o->pose_in[4], rot[2] = o->pose_in[5];
+    }
+    sensim_status st = sensim_pose_from_frame(o->frame, o->pose_in, rot, pose);
+    if (st)
+        return st;
+    if ((st = sensim_point_from_frame(o->frame, o->vel_in, v)))
+        return st;
+    const double d = 3.14159265358979323846 / 180.0;
+    /* body rates of roll, pitch, yaw; CARLA's pitch and yaw turn the other way */
+    w[0] = o->vel_in[3] * d, w[1] = (carla ? -1 : 1) * o->vel_in[4] * d, w[2] = (carla ? -1 : 1) * o->vel_in[5] * d;
+    return sensim_motion_from_velocity(pose, 0, te, v, w, keys);
 }
 
 static int run_scan(run_opts *o)
@@ -134,7 +155,7 @@ static int run_scan(run_opts *o)
     sensim_point *buf = NULL;
     int rc = 0;
     double t0 = now_s();
-    if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(o->scene, scene)) ||
+    if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(o->scene, o->frame, scene)) ||
         (st = sensim_scene_commit(scene)) ||
         (st = sensim_lidar_create_from_preset(g_ctx, o->lidar, o->sets, o->nsets, &lidar))) {
         rc = fail(st);
@@ -168,7 +189,13 @@ static int run_scan(run_opts *o)
     double t1 = now_s();
     for (uint32_t f = 0; f < o->frames; f++) {
         int64_t tb = (int64_t)f * li.frame_period_ns, te = tb + li.frame_period_ns;
-        if ((st = sensim_lidar_scan(lidar, scene, tb, te, o->pose, ring, NULL))) {
+        sensim_pose_key keys[2];
+        sensim_motion motion;
+        memset(&motion, 0, sizeof motion);
+        motion.keys = keys;
+        motion.key_count = 2;
+        motion.world_step = f;
+        if ((st = frame_keys(o, te, keys)) || (st = sensim_lidar_scan_motion(lidar, scene, tb, te, &motion, ring, NULL))) {
             rc = fail(st);
             goto out;
         }
@@ -178,6 +205,12 @@ static int run_scan(run_opts *o)
             rc = fail(st);
             goto out;
         }
+        if (o->frame != SENSIM_FRAME_NATIVE)
+            for (uint64_t i = 0; i < n; i++) {
+                double in[3] = {buf[i].x, buf[i].y, buf[i].z}, outp[3];
+                sensim_point_to_frame(o->frame, in, outp);
+                buf[i].x = (float)outp[0], buf[i].y = (float)outp[1], buf[i].z = (float)outp[2];
+            }
         char path[4096];
         snprintf(path, sizeof path, "%.4000s/frame_%06u.ply", o->out, f);
         if ((st = sensim_write_ply(path, &h, buf, n))) {
@@ -470,16 +503,15 @@ int main(int argc, char **argv)
     run_opts o;
     memset(&o, 0, sizeof o);
     o.frames = 1;
-    o.pose[0] = o.pose[5] = o.pose[10] = o.pose[15] = 1.0;
     int demo = !strcmp(cmd, "demo");
     if (demo) {
         o.scene = "street";
         o.lidar = "pandar64";
         o.out = "out/demo";
-        o.pose[14] = 1.8; /* roof of a car, in the middle of the street */
+        o.pose_in[2] = 1.8; /* roof of a car, in the middle of the street */
         o.summary_tags = 1;
     }
-    char seedbuf[64], ratebuf[64];
+    char seedbuf[64], ratebuf[64], pointsbuf[64];
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -490,8 +522,28 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--out") && v) {
             o.out = v;
         } else if (!strcmp(a, "--pose") && v && !demo) {
-            if (!parse_pose(v, o.pose))
+            if (parse_numbers(v, o.pose_in, 6, 6) != 6)
                 return usage("--pose needs six finite numbers x,y,z,roll,pitch,yaw (metres, degrees)");
+        } else if (!strcmp(a, "--velocity") && v && !demo) {
+            int k = parse_numbers(v, o.vel_in, 3, 6);
+            if (k != 3 && k != 6)
+                return usage("--velocity needs vx,vy,vz[,wroll,wpitch,wyaw] (m/s, deg/s)");
+        } else if (!strcmp(a, "--frame") && v && !demo) {
+            if (!strcmp(v, "native") || !strcmp(v, "iso8855"))
+                o.frame = SENSIM_FRAME_NATIVE;
+            else if (!strcmp(v, "carla"))
+                o.frame = SENSIM_FRAME_CARLA;
+            else if (!strcmp(v, "ue"))
+                o.frame = SENSIM_FRAME_UE;
+            else
+                return usage("--frame must be native, iso8855, carla or ue");
+        } else if (!strcmp(a, "--points") && v) {
+            if (strcmp(v, "sensor") && strcmp(v, "deskewed") && strcmp(v, "world"))
+                return usage("--points must be sensor, deskewed or world");
+            if (o.nsets == MAX_SETS)
+                return usage("too many options");
+            snprintf(pointsbuf, sizeof pointsbuf, "points_frame=%s", v);
+            o.sets[o.nsets++] = pointsbuf;
         } else if (!strcmp(a, "--frames") && v) {
             if (!parse_u32(v, &o.frames) || o.frames == 0 || o.frames > 1000000)
                 return usage("--frames needs an integer in 1..1000000");

@@ -1,0 +1,114 @@
+/**
+ * @file sensim/rig.h
+ * @brief Synchronous multi-sensor rigs: one world clock, exact per-sensor frames.
+ *
+ * A rig advances simulated time in steps of any length; every sensor fires
+ * exactly the shots that fall in each step into its own ring. Sensor periods
+ * need not divide the step: frames are cut at each sensor's own period and
+ * each frame header records the world steps it spans (world_step_first ..
+ * world_step_last), so a host can assemble synchronised samples. World step
+ * s covers [t0 + Σ previous dt, + dt); steps are numbered from 0.
+ */
+#ifndef SENSIM_RIG_H
+#define SENSIM_RIG_H
+
+#include <sensim/lidar.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sensim_rig sensim_rig;
+
+#define SENSIM_RIG_MAX_SENSORS 64
+
+/**
+ * Proximity ("safe distance") sensor: at each of its frames it reports the
+ * actors whose oriented bounding boxes overlap the parent's box grown by the
+ * margins, evaluated at the frame's start time. Each report is one point
+ * record: x, y, z = the actor box centre in the platform frame (metres),
+ * range_m = its distance from the parent box centre, object_id = actor id,
+ * tag = the actor mesh's first triangle tag, intensity 0, t_offset_ns 0.
+ * Frames are [k·P, (k+1)·P), P = round(1e9 / rate_hz), published at once.
+ */
+typedef struct sensim_proximity_desc {
+    uint32_t sensor_id;           /**< written as lidar_id in its frame headers */
+    uint32_t exclude_actor_id;    /**< the parent's own actor id, never reported (0 = none) */
+    double rate_hz;               /**< frames per second, [0.1, 1000] */
+    double box_center[3];         /**< parent box centre in the platform frame, metres */
+    double box_half_extents[3];   /**< parent box half sizes, metres (> 0) */
+    double front_m;               /**< margin added ahead (+x), metres (>= 0) */
+    double back_m;                /**< margin added behind (−x) */
+    double side_m;                /**< margin added on each side (±y) */
+    uint64_t reserved[4];
+} sensim_proximity_desc;
+
+/** Fill @p d with defaults (zero, rate 10 Hz, 1 m half extents). Since 0.1. */
+SENSIM_API void sensim_proximity_desc_init(sensim_proximity_desc *d);
+
+/**
+ * Create an empty rig at time 0, world step 0.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_MEMORY.
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_rig_create(sensim_context *ctx, sensim_rig **out_rig);
+
+/** Destroy a rig (not its lidars or rings). NULL is a no-op. Since 0.1. */
+SENSIM_API void sensim_rig_destroy(sensim_rig *rig);
+
+/**
+ * Add a lidar writing into @p ring. Both are borrowed until the rig is
+ * destroyed; the rig drives the lidar (do not scan it directly meanwhile).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_BAD_HANDLE (ring),
+ *         SENSIM_ERR_TOO_LARGE (more than 64 sensors), SENSIM_ERR_DUPLICATE (same lidar or ring twice).
+ * Thread safety: one thread at a time per rig. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_rig_add_lidar(sensim_rig *rig, sensim_lidar *lidar, sensim_ring *ring,
+                                              uint32_t *out_index);
+
+/**
+ * Add a proximity sensor writing into @p ring (borrowed). Descriptor copied.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_RANGE,
+ *         SENSIM_ERR_NOT_FINITE, SENSIM_ERR_BAD_HANDLE, SENSIM_ERR_TOO_LARGE, SENSIM_ERR_DUPLICATE.
+ * Thread safety: one thread at a time per rig. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_rig_add_proximity(sensim_rig *rig, const sensim_proximity_desc *desc,
+                                                  sensim_ring *ring, uint32_t *out_index);
+
+/**
+ * Set the rig's current time (before the first step only).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (after a step).
+ * Thread safety: one thread at a time per rig. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_rig_set_time(sensim_rig *rig, int64_t t_ns);
+
+/** What one step did. */
+typedef struct sensim_rig_step_result {
+    uint64_t world_step;         /**< number of this step */
+    int64_t t_begin_ns, t_end_ns;
+    uint64_t frames_completed;   /**< frames published by all sensors */
+    uint32_t sensors_refused;    /**< sensors whose ring refused the step (FAIL policy; counted in the ring) */
+    uint32_t reserved_u32;
+    uint64_t reserved[4];
+} sensim_rig_step_result;
+
+/**
+ * Advance the rig by @p dt_ns: every sensor covers [t, t + dt). @p platform
+ * gives the platform poses over the step (its keys should cover it; its
+ * world_step field is ignored and replaced by the rig's counter). A sensor
+ * whose ring refuses (SENSIM_OVERFLOW_FAIL and full) skips this step — the
+ * refusal is counted in its ring's stats and its frame is flagged partial —
+ * and the step still succeeds: a full ring never blocks the world.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (dt <= 0, NULL),
+ *         SENSIM_ERR_NOT_COMMITTED, SENSIM_ERR_BUSY, and motion-key errors;
+ *         on error nothing was scanned and the clock did not move.
+ * Thread safety: one thread at a time per rig; the scene may be shared. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_t dt_ns,
+                                         const sensim_motion *platform, sensim_rig_step_result *out_result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

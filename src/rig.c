@@ -1,0 +1,281 @@
+/* Synchronous rigs: one world clock driving lidars and proximity sensors. */
+#include "motion.h"
+#include "ring_impl.h"
+#include "scene_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rig_sensor {
+    sensim_lidar *lidar;        /* NULL for a proximity sensor */
+    sensim_ring *ring;
+    sensim_proximity_desc prox;
+    int64_t prox_period_ns;
+} rig_sensor;
+
+struct sensim_rig {
+    sensim_context *ctx;
+    rig_sensor sensors[SENSIM_RIG_MAX_SENSORS];
+    uint32_t count;
+    int64_t t_ns;
+    uint64_t step;
+};
+
+void sensim_proximity_desc_init(sensim_proximity_desc *d)
+{
+    if (!d)
+        return;
+    memset(d, 0, sizeof *d);
+    d->rate_hz = 10.0;
+    d->box_half_extents[0] = d->box_half_extents[1] = d->box_half_extents[2] = 1.0;
+}
+
+sensim_status sensim_rig_create(sensim_context *ctx, sensim_rig **out)
+{
+    if (!ctx || !out)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_create: NULL argument");
+    sensim_rig *r = calloc(1, sizeof *r);
+    if (!r)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate rig");
+    r->ctx = ctx;
+    sensim__context_retain(ctx);
+    *out = r;
+    return SENSIM_OK;
+}
+
+void sensim_rig_destroy(sensim_rig *rig)
+{
+    if (!rig)
+        return;
+    sensim_context *ctx = rig->ctx;
+    free(rig);
+    sensim__context_release(ctx);
+}
+
+static sensim_status add_check(sensim_rig *rig, const void *lidar, const sensim_ring *ring)
+{
+    sensim_status st = sensim__ring_check(ring);
+    if (st != SENSIM_OK)
+        return st;
+    if (rig->count == SENSIM_RIG_MAX_SENSORS)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "rig: more than %d sensors", SENSIM_RIG_MAX_SENSORS);
+    for (uint32_t i = 0; i < rig->count; i++)
+        if (rig->sensors[i].ring == ring || (lidar && rig->sensors[i].lidar == lidar))
+            return sensim__fail(SENSIM_ERR_DUPLICATE, "rig: sensor %u already uses this %s", i,
+                                rig->sensors[i].ring == ring ? "ring" : "lidar");
+    return SENSIM_OK;
+}
+
+sensim_status sensim_rig_add_lidar(sensim_rig *rig, sensim_lidar *lidar, sensim_ring *ring, uint32_t *out_index)
+{
+    if (!rig || !lidar)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_lidar: NULL argument");
+    sensim_status st = add_check(rig, lidar, ring);
+    if (st != SENSIM_OK)
+        return st;
+    rig_sensor *s = &rig->sensors[rig->count];
+    memset(s, 0, sizeof *s);
+    s->lidar = lidar;
+    s->ring = ring;
+    if (out_index)
+        *out_index = rig->count;
+    rig->count++;
+    return SENSIM_OK;
+}
+
+sensim_status sensim_rig_add_proximity(sensim_rig *rig, const sensim_proximity_desc *d, sensim_ring *ring,
+                                       uint32_t *out_index)
+{
+    if (!rig || !d)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_proximity: NULL argument");
+    const double v[] = {d->rate_hz, d->box_center[0], d->box_center[1], d->box_center[2], d->box_half_extents[0],
+                        d->box_half_extents[1], d->box_half_extents[2], d->front_m, d->back_m, d->side_m};
+    if (!sensim__finite_array_d(v, sizeof v / sizeof v[0]))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "proximity: NaN or infinite parameter");
+    if (!(d->rate_hz >= 0.1 && d->rate_hz <= 1000))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "proximity: rate_hz = %g outside [0.1, 1000]", d->rate_hz);
+    if (!(d->box_half_extents[0] > 0 && d->box_half_extents[1] > 0 && d->box_half_extents[2] > 0) ||
+        d->front_m < 0 || d->back_m < 0 || d->side_m < 0)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "proximity: half extents must be > 0 and margins >= 0");
+    sensim_status st = add_check(rig, NULL, ring);
+    if (st != SENSIM_OK)
+        return st;
+    rig_sensor *s = &rig->sensors[rig->count];
+    memset(s, 0, sizeof *s);
+    s->ring = ring;
+    s->prox = *d;
+    s->prox_period_ns = (int64_t)floor(1e9 / d->rate_hz + 0.5);
+    if (out_index)
+        *out_index = rig->count;
+    rig->count++;
+    return SENSIM_OK;
+}
+
+sensim_status sensim_rig_set_time(sensim_rig *rig, int64_t t_ns)
+{
+    if (!rig || rig->step != 0)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_set_time: NULL rig or already stepped");
+    rig->t_ns = t_ns;
+    return SENSIM_OK;
+}
+
+/* Oriented box: centre, unit axes (columns), half sizes. */
+typedef struct obb {
+    double c[3], ax[3][3], h[3];
+} obb;
+
+static obb box_from(const double P[16], const double center[3], const double half[3])
+{
+    obb b;
+    for (int i = 0; i < 3; i++)
+        b.c[i] = P[i] * center[0] + P[4 + i] * center[1] + P[8 + i] * center[2] + P[12 + i];
+    for (int k = 0; k < 3; k++) {
+        double n = sqrt(P[4 * k] * P[4 * k] + P[4 * k + 1] * P[4 * k + 1] + P[4 * k + 2] * P[4 * k + 2]);
+        for (int i = 0; i < 3; i++)
+            b.ax[k][i] = P[4 * k + i] / n;
+        b.h[k] = half[k] * n;
+    }
+    return b;
+}
+
+static double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* Separating-axis test of two oriented boxes (15 axes). */
+static bool obb_overlap(const obb *a, const obb *b)
+{
+    double R[3][3], AR[3][3], t[3], d[3] = {b->c[0] - a->c[0], b->c[1] - a->c[1], b->c[2] - a->c[2]};
+    const double eps = 1e-9;
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+            R[i][j] = dot3(a->ax[i], b->ax[j]);
+            AR[i][j] = fabs(R[i][j]) + eps;
+        }
+        t[i] = dot3(d, a->ax[i]);
+    }
+    for (int i = 0; i < 3; i++)
+        if (fabs(t[i]) > a->h[i] + b->h[0] * AR[i][0] + b->h[1] * AR[i][1] + b->h[2] * AR[i][2])
+            return false;
+    for (int j = 0; j < 3; j++)
+        if (fabs(t[0] * R[0][j] + t[1] * R[1][j] + t[2] * R[2][j]) >
+            b->h[j] + a->h[0] * AR[0][j] + a->h[1] * AR[1][j] + a->h[2] * AR[2][j])
+            return false;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            double ra = a->h[i1] * AR[i2][j] + a->h[i2] * AR[i1][j];
+            double rb = b->h[j1] * AR[i][j2] + b->h[j2] * AR[i][j1];
+            if (fabs(t[i2] * R[i1][j] - t[i1] * R[i2][j]) > ra + rb)
+                return false;
+        }
+    return true;
+}
+
+/* One proximity frame [k·P, (k+1)·P) evaluated at its start. */
+static void proximity_frame(const sensim_scene *scene, const rig_sensor *s, const sensim_path *path, int64_t k,
+                            uint64_t step)
+{
+    const sensim_proximity_desc *d = &s->prox;
+    int64_t t = k * s->prox_period_ns;
+    double P[16];
+    sensim__path_pose(path, t, P);
+    double c[3] = {d->box_center[0] + 0.5 * (d->front_m - d->back_m), d->box_center[1], d->box_center[2]};
+    double h[3] = {d->box_half_extents[0] + 0.5 * (d->front_m + d->back_m), d->box_half_extents[1] + d->side_m,
+                   d->box_half_extents[2]};
+    obb parent = box_from(P, c, h);
+    double Pinv[16];
+    sensim__mat4_rigid_inverse(P, Pinv);
+    float u = sensim__scene_ray_time(scene, t);
+    sensim__ring_open_frame(s->ring, (uint64_t)k, t, t + s->prox_period_ns, P, d->sensor_id, step);
+    sensim__ring_add_scanned(s->ring, s->prox_period_ns, step);
+    for (uint32_t i = 0; i < scene->actor_count; i++) {
+        const sensim_actor *a = &scene->actors[i];
+        if (a->id == d->exclude_actor_id)
+            continue;
+        const sensim_mesh *m = &scene->meshes[a->mesh];
+        double A[16], lc[3], lh[3];
+        sensim__actor_pose_at(a, u, A);
+        for (int j = 0; j < 3; j++) {
+            lc[j] = 0.5 * ((double)m->lo[j] + m->hi[j]);
+            lh[j] = 0.5 * ((double)m->hi[j] - m->lo[j]) + 1e-9;
+        }
+        obb box = box_from(A, lc, lh);
+        if (!obb_overlap(&parent, &box))
+            continue;
+        sensim_point pt;
+        memset(&pt, 0, sizeof pt);
+        double x = Pinv[0] * box.c[0] + Pinv[4] * box.c[1] + Pinv[8] * box.c[2] + Pinv[12];
+        double y = Pinv[1] * box.c[0] + Pinv[5] * box.c[1] + Pinv[9] * box.c[2] + Pinv[13];
+        double z = Pinv[2] * box.c[0] + Pinv[6] * box.c[1] + Pinv[10] * box.c[2] + Pinv[14];
+        pt.x = (float)x, pt.y = (float)y, pt.z = (float)z;
+        pt.range_m = (float)sqrt((x - c[0]) * (x - c[0]) + (y - c[1]) * (y - c[1]) + (z - c[2]) * (z - c[2]));
+        pt.object_id = a->id;
+        pt.tag = m->tags[0];
+        sensim__ring_push(s->ring, &pt);
+    }
+    sensim__ring_close_frame(s->ring);
+}
+
+sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_t dt, const sensim_motion *platform,
+                              sensim_rig_step_result *out)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!rig || !scene || !platform || dt <= 0)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_step: NULL argument or dt_ns <= 0");
+    sensim_path path;
+    sensim_status st = sensim__path_init(&path, platform->keys, platform->key_count);
+    if (st != SENSIM_OK)
+        return st;
+    /* refuse up front what would fail for every sensor, so a failed step scans nothing */
+    if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK)
+        return st;
+    sensim__scene_scan_end(scene);
+    int64_t t0 = rig->t_ns, t1 = t0 + dt;
+    sensim_motion m = *platform;
+    m.world_step = rig->step;
+    uint64_t frames = 0;
+    uint32_t refused = 0;
+    for (uint32_t i = 0; i < rig->count; i++) {
+        rig_sensor *s = &rig->sensors[i];
+        if (s->lidar) {
+            sensim_scan_result res;
+            st = sensim_lidar_scan_motion(s->lidar, scene, t0, t1, &m, s->ring, &res);
+            if (st == SENSIM_ERR_RING_FULL) {
+                refused++;
+                continue;
+            }
+            if (st != SENSIM_OK)
+                return st; /* earlier sensors have scanned: the host sees the detail */
+            frames += res.frames_completed;
+            continue;
+        }
+        /* proximity: frames whose start lies in [t0, t1) */
+        if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK)
+            return st;
+        int64_t P = s->prox_period_ns;
+        sensim__ring_tx_begin(s->ring);
+        for (int64_t k = -sensim__floordiv(-t0, P); k * P < t1; k++) {
+            proximity_frame(scene, s, &path, k, rig->step);
+            frames++;
+        }
+        uint64_t written, lost;
+        st = sensim__ring_tx_end(s->ring, &written, &lost);
+        sensim__scene_scan_end(scene);
+        if (st == SENSIM_ERR_RING_FULL)
+            refused++;
+    }
+    if (out) {
+        out->world_step = rig->step;
+        out->t_begin_ns = t0;
+        out->t_end_ns = t1;
+        out->frames_completed = frames;
+        out->sensors_refused = refused;
+    }
+    rig->t_ns = t1;
+    rig->step++;
+    return SENSIM_OK;
+}
