@@ -278,5 +278,76 @@ with tempfile.TemporaryDirectory() as tmp:
         ok = ok and abs(p["range"] - (t1 + t2)) < 1e-3 and abs(hit[2]) <= 0.7 + 1e-3 and p["tag"] == 3
     check(ok, "ghosts at the mirrored distance, through the mirror, tagged as the wall")
 
+    # ---- time and motion (issue 5) ----
+    wall = os.path.join(tmp, "wall.obj")
+    with open(wall, "w") as f:
+        f.write("o wall\nv 40 -500 -500\nv 40 500 -500\nv 40 500 500\nv 40 -500 500\nf 1 2 3 4\n")
+    out = os.path.join(tmp, "moving")
+    r = run("scan", "--scene", wall, "--lidar", "vlp16", "--velocity", "10,0,0", "--frames", "2", "--out", out)
+    check(r.returncode == 0, "--velocity scan " + r.stderr)
+    worst, count = 0.0, 0
+    for k in range(2):
+        _, pts, com = read_ply(os.path.join(out, "frame_%06d.ply" % k))
+        t0 = int(com["t_begin_ns"][0])
+        for p in pts:
+            t = (t0 + p["time"]) * 1e-9
+            dx = p["x"] / p["range"]
+            worst = max(worst, abs(p["range"] - (40.0 - 10.0 * t) / dx))
+            count += 1
+    check(count > 10000 and worst < 1e-3, "ranges shrink by 10 m/s x own time: worst %.2e m over %d" % (worst, count))
+
+    sym = os.path.join(tmp, "sym.obj")
+    with open(sym, "w") as f:
+        # a room symmetric in y with two pillars at y = +-3 and a ramp
+        f.write("o room_building\n")
+        vid = [0]
+
+        def quad(a, b, c, d):
+            for v in (a, b, c, d):
+                f.write("v %g %g %g\n" % v)
+            f.write("f %d %d %d %d\n" % (vid[0] + 1, vid[0] + 2, vid[0] + 3, vid[0] + 4))
+            vid[0] += 4
+        quad((-20, -20, 0), (20, -20, 0), (20, 20, 0), (-20, 20, 0))
+        quad((-20, -20, 8), (20, -20, 8), (20, 20, 8), (-20, 20, 8))
+        quad((20, -20, 0), (20, 20, 0), (20, 20, 8), (20, -20, 8))
+        quad((-20, -20, 0), (-20, 20, 0), (-20, 20, 8), (-20, -20, 8))
+        quad((-20, 20, 0), (20, 20, 0), (20, 20, 8), (-20, 20, 8))
+        quad((-20, -20, 0), (20, -20, 0), (20, -20, 8), (-20, -20, 8))
+        for y in (-3, 3):
+            quad((6, y - 0.5, 0), (7, y - 0.5, 0), (7, y - 0.5, 5), (6, y - 0.5, 5))
+            quad((6, y + 0.5, 0), (7, y + 0.5, 0), (7, y + 0.5, 5), (6, y + 0.5, 5))
+            quad((6, y - 0.5, 0), (6, y + 0.5, 0), (6, y + 0.5, 5), (6, y - 0.5, 5))
+        quad((10, -4, 0), (14, -4, 2), (14, 4, 2), (10, 4, 0))
+    oc, on = os.path.join(tmp, "carla"), os.path.join(tmp, "native")
+    r1 = run("scan", "--scene", sym, "--lidar", "pandar64", "--frame", "carla", "--pose", "1,2,1.5,0,0,30",
+             "--out", oc)
+    r2 = run("scan", "--scene", sym, "--lidar", "pandar64", "--pose", "1,-2,1.5,0,0,-30", "--out", on)
+    check(r1.returncode == 0 and r2.returncode == 0, "carla / native scans " + r1.stderr + r2.stderr)
+    _, pc, _ = read_ply(os.path.join(oc, "frame_000000.ply"))
+    _, pn, _ = read_ply(os.path.join(on, "frame_000000.ply"))
+    same = len(pc) == len(pn) and len(pc) > 10000
+    worst = 0.0
+    for a, b in zip(pc, pn):
+        worst = max(worst, abs(a["x"] - b["x"]), abs(a["y"] + b["y"]), abs(a["z"] - b["z"]))
+        same = same and a["ring"] == b["ring"] and a["time"] == b["time"]
+    check(same and worst < 1e-4, "CARLA-frame scan = native scan mirrored in y (worst %.2e, %d vs %d points)" %
+          (worst, len(pc), len(pn)))
+    ou = os.path.join(tmp, "ue")
+    # the UE scene file is read in centimetres: scale the room by 100 for an equal scan
+    symcm = os.path.join(tmp, "symcm.obj")
+    with open(sym) as f, open(symcm, "w") as g:
+        for line in f:
+            if line.startswith("v "):
+                x, y, z = (float(v) * 100 for v in line.split()[1:])
+                g.write("v %r %r %r\n" % (x, y, z))
+            else:
+                g.write(line)
+    r3 = run("scan", "--scene", symcm, "--lidar", "pandar64", "--frame", "ue", "--pose", "100,200,150,0,0,30",
+             "--out", ou)
+    _, pu, _ = read_ply(os.path.join(ou, "frame_000000.ply"))
+    worst = max(max(abs(a["x"] - 100 * b["x"]), abs(a["y"] - 100 * b["y"]), abs(a["z"] - 100 * b["z"]))
+                for a, b in zip(pu, pc))
+    check(r3.returncode == 0 and len(pu) == len(pc) and worst < 1e-2, "UE frame = CARLA frame in cm (%.2e)" % worst)
+
 print("%d passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)

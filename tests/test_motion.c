@@ -1,0 +1,395 @@
+/* Time and motion: per-shot platform poses, moving actors, rigs, frames. */
+#include "helpers.h"
+
+#define PI 3.14159265358979323846
+
+static sensim_context *ctx;
+
+static int setup(void **state)
+{
+    (void)state;
+    ctx = test_ctx(2);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sensim_context_destroy(ctx);
+    return 0;
+}
+
+static void wall_x(sensim_scene *s, float x)
+{
+    const float v[] = {x, -500, -500, x, 500, -500, x, 500, 500, x, -500, 500};
+    const uint32_t idx[] = {0, 1, 2, 0, 2, 3};
+    sensim_mesh_desc d;
+    sensim_mesh_desc_init(&d);
+    d.vertices = v, d.vertex_count = 4, d.indices = idx, d.triangle_count = 2, d.tag = 4;
+    CHECK_OK(sensim_scene_add_mesh(s, &d, NULL));
+}
+
+static sensim_point *scan_keys(sensim_lidar *l, sensim_scene *s, const sensim_pose_key *keys, uint32_t nkeys,
+                               const int64_t *cuts, int ncuts, int64_t t0, int64_t t1, uint64_t *n,
+                               sensim_frame_header *hdrs, uint32_t *nh)
+{
+    sensim_ring *r = test_ring(2000000, 64, SENSIM_OVERFLOW_FAIL);
+    sensim_motion m;
+    memset(&m, 0, sizeof m);
+    m.keys = keys;
+    m.key_count = nkeys;
+    sensim_point *p = NULL;
+    *n = 0;
+    int64_t a = t0;
+    for (int i = 0; i <= ncuts; i++) {
+        int64_t b = i < ncuts ? cuts[i] : t1;
+        CHECK_OK(sensim_lidar_scan_motion(l, s, a, b, &m, r, NULL));
+        drain(r, &p, n, hdrs, 64, nh);
+        a = b;
+    }
+    free(r);
+    return p;
+}
+
+/* Driving at 10 m/s toward a wall: each range shrinks by v times its own time. */
+static void test_platform_toward_wall(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    wall_x(s, 50);
+    CHECK_OK(sensim_scene_commit(s));
+    double pose[16];
+    identity(pose);
+    const double v[3] = {10, 0, 0}, w[3] = {0, 0, 0};
+    sensim_pose_key keys[2];
+    CHECK_OK(sensim_motion_from_velocity(pose, 0, 200000000, v, w, keys));
+    const char *sets[] = {"max_range_m=120"};
+    const char *frames[] = {"sensor", "world", "deskewed"};
+    for (int f = 0; f < 3; f++) {
+        char pf[64];
+        snprintf(pf, sizeof pf, "points_frame=%s", frames[f]);
+        const char *all[] = {sets[0], pf};
+        sensim_lidar *l;
+        CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", all, 2, &l));
+        uint64_t n;
+        sensim_frame_header h[64];
+        uint32_t nh = 0;
+        sensim_point *p = scan_keys(l, s, keys, 2, NULL, 0, 0, 200000000, &n, h, &nh);
+        assert_int_equal(nh, 2);
+        uint64_t k = 0;
+        double worst = 0;
+        for (uint32_t fr = 0; fr < nh; fr++) {
+            double x0 = 10.0 * h[fr].t_begin_ns * 1e-9;
+            assert_true(fabs(h[fr].sensor_pose[12] - x0) < 1e-9); /* header pose: at the frame start */
+            for (uint64_t i = 0; i < h[fr].point_count; i++, k++) {
+                double t = (h[fr].t_begin_ns + (int64_t)p[k].t_offset_ns) * 1e-9, xs = 10.0 * t;
+                if (f == 0) {
+                    double dx = p[k].x / p[k].range_m;
+                    double err = fabs(p[k].range_m - (50.0 - xs) / dx);
+                    worst = fmax(worst, err);
+                } else if (f == 1) {
+                    worst = fmax(worst, fabs(p[k].x - 50.0)); /* world: on the wall */
+                } else {
+                    worst = fmax(worst, fabs(p[k].x - (50.0 - x0))); /* sensor frame at frame start */
+                }
+            }
+        }
+        printf("# toward wall, points %s: %llu points, worst error %.2e m\n", frames[f], (unsigned long long)n,
+               worst);
+        assert_true(worst < 1e-3);
+        free(p);
+        sensim_lidar_destroy(l);
+    }
+    /* distortion is visible: the first and last shots of a frame disagree by about v * 0.1 s */
+    sensim_scene_destroy(s);
+}
+
+/* An actor crossing the beam appears where it is at each point's own time. */
+static void test_moving_actor(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const float lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
+    uint32_t box = add_box(s, lo, hi, 14, SENSIM_MESH_PROTOTYPE);
+    double a0[16], a1[16];
+    translation(a0, 10, -4, 0);
+    /* end pose: moved 4 m in y and turned 30 degrees about z */
+    identity(a1);
+    a1[0] = cos(PI / 6), a1[1] = sin(PI / 6), a1[4] = -sin(PI / 6), a1[5] = cos(PI / 6);
+    a1[12] = 10, a1[13] = 0, a1[14] = 0;
+    CHECK_OK(sensim_scene_add_actor(s, box, 5, a0));
+    CHECK_OK(sensim_scene_set_motion_interval(s, 0, 100000000));
+    CHECK_OK(sensim_scene_set_actor_motion(s, 5, a0, a1));
+    double bad[16];
+    identity(bad);
+    bad[0] = 2; /* scaled: not rigid */
+    assert_int_equal(sensim_scene_set_actor_motion(s, 5, a0, bad), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_scene_set_actor_motion(s, 99, a0, a1), SENSIM_ERR_NOT_FOUND);
+    CHECK_OK(sensim_scene_commit(s));
+    const char *sets[] = {"max_range_m=60"};
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "pandar64", sets, 1, &l));
+    double pose[16];
+    identity(pose);
+    sensim_pose_key key = {0, {0}};
+    memcpy(key.pose, pose, sizeof pose);
+    uint64_t n;
+    sensim_frame_header h[64];
+    uint32_t nh = 0;
+    sensim_point *p = scan_keys(l, s, &key, 1, NULL, 0, 0, 100000000, &n, h, &nh);
+    uint64_t hits = 0;
+    double worst = 0, ymin = 1e9, ymax = -1e9;
+    for (uint64_t i = 0; i < n; i++) {
+        if (p[i].object_id != 5)
+            continue;
+        hits++;
+        double u = p[i].t_offset_ns * 1e-8; /* fraction of the 0.1 s interval */
+        double ang = u * PI / 6, cy = -4 + 4 * u;
+        /* world point into the actor frame at that time */
+        double dx = p[i].x - 10, dy = p[i].y - cy;
+        double bx = cos(ang) * dx + sin(ang) * dy, by = -sin(ang) * dx + cos(ang) * dy, bz = p[i].z;
+        double m = fmax(fabs(bx), fmax(fabs(by), fabs(bz)));
+        worst = fmax(worst, fabs(m - 1.0));
+        ymin = fmin(ymin, p[i].y), ymax = fmax(ymax, p[i].y);
+    }
+    printf("# moving actor: %llu hits, worst distance to the box at its time %.2e m, seen over y %.2f .. %.2f\n",
+           (unsigned long long)hits, worst, ymin, ymax);
+    assert_true(hits > 100);
+    assert_true(worst < 2e-3);
+    free(p);
+
+    /* split invariance with platform motion and moving actors (same key list) */
+    const double v[3] = {3, 1, 0}, w[3] = {0, 0, 0.5};
+    sensim_pose_key keys[2];
+    CHECK_OK(sensim_motion_from_velocity(pose, 0, 100000000, v, w, keys));
+    sensim_lidar *l1, *l2;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "pandar64", sets, 1, &l1));
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "pandar64", sets, 1, &l2));
+    const int64_t cuts[] = {1, 33333333, 50000000, 99999999};
+    uint64_t n1, n2;
+    uint32_t nh1 = 0, nh2 = 0;
+    sensim_frame_header h1[64], h2[64];
+    sensim_point *p1 = scan_keys(l1, s, keys, 2, NULL, 0, 0, 100000000, &n1, h1, &nh1);
+    sensim_point *p2 = scan_keys(l2, s, keys, 2, cuts, 4, 0, 100000000, &n2, h2, &nh2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(p1, p2, n1 * sizeof *p1);
+    free(p1);
+    free(p2);
+    sensim_lidar_destroy(l);
+    sensim_lidar_destroy(l1);
+    sensim_lidar_destroy(l2);
+    sensim_scene_destroy(s);
+}
+
+static void test_motion_keys(void **state)
+{
+    (void)state;
+    double pose[16], out[16];
+    identity(pose);
+    const double v[3] = {1, 2, 3}, w[3] = {0, 0, PI}; /* half a turn per second */
+    sensim_pose_key keys[2];
+    CHECK_OK(sensim_motion_from_velocity(pose, 0, 1000000000, v, w, keys));
+    CHECK_OK(sensim_motion_pose_at(keys, 2, 500000000, out));
+    assert_true(fabs(out[12] - 0.5) < 1e-12 && fabs(out[13] - 1.0) < 1e-12 && fabs(out[14] - 1.5) < 1e-12);
+    assert_true(fabs(out[0] - cos(PI / 2)) < 1e-12 && fabs(out[1] - sin(PI / 2)) < 1e-12); /* quarter turn */
+    CHECK_OK(sensim_motion_pose_at(keys, 2, -5, out)); /* before: held */
+    assert_true(fabs(out[0] - 1) < 1e-12 && fabs(out[12]) < 1e-12);
+    sensim_pose_key bad[2] = {keys[1], keys[0]};
+    assert_int_equal(sensim_motion_pose_at(bad, 2, 0, out), SENSIM_ERR_TIME_ORDER);
+    assert_int_equal(sensim_motion_pose_at(keys, 0, 0, out), SENSIM_ERR_INVALID_ARGUMENT);
+}
+
+/* A 10 Hz and a 20 Hz lidar and a 4 Hz proximity sensor stepped by 0.03 s. */
+static void test_rig(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const float lo[3] = {-30, -30, -30}, hi[3] = {30, 30, 30};
+    add_box(s, lo, hi, 3, 0);
+    const float clo[3] = {-2, -1, 0}, chi[3] = {2, 1, 1.5f};
+    uint32_t car = add_box(s, clo, chi, 14, SENSIM_MESH_PROTOTYPE);
+    double pa[16], pb[16], pc[16];
+    translation(pa, 4.5, 0, 0);  /* 0.5 m ahead of the grown box: inside the front margin */
+    translation(pb, 0, 6, 0);    /* beside, beyond the side margin */
+    translation(pc, -20, 0, 0);  /* far behind, will drive in */
+    CHECK_OK(sensim_scene_add_actor(s, car, 11, pa));
+    CHECK_OK(sensim_scene_add_actor(s, car, 12, pb));
+    CHECK_OK(sensim_scene_add_actor(s, car, 13, pc));
+    CHECK_OK(sensim_scene_commit(s));
+
+    float el[2] = {-0.1f, 0.1f};
+    sensim_lidar_desc d;
+    sensim_lidar_desc_init(&d);
+    d.channel_count = 2;
+    d.elevation_rad = el;
+    d.rotation_hz = 10;
+    d.shots_per_s = 2 * 100 * 10;
+    d.lidar_id = 1;
+    sensim_lidar *l10, *l20;
+    CHECK_OK(sensim_lidar_create(ctx, &d, &l10));
+    d.rotation_hz = 20;
+    d.shots_per_s = 2 * 100 * 20;
+    d.lidar_id = 2;
+    CHECK_OK(sensim_lidar_create(ctx, &d, &l20));
+    sensim_ring *r10 = test_ring(10000, 16, SENSIM_OVERFLOW_FAIL), *r20 = test_ring(10000, 16, SENSIM_OVERFLOW_FAIL),
+                *rp = test_ring(1000, 64, SENSIM_OVERFLOW_FAIL);
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    CHECK_OK(sensim_rig_add_lidar(rig, l10, r10, NULL));
+    CHECK_OK(sensim_rig_add_lidar(rig, l20, r20, NULL));
+    assert_int_equal(sensim_rig_add_lidar(rig, l20, r10, NULL), SENSIM_ERR_DUPLICATE);
+    sensim_proximity_desc pd;
+    sensim_proximity_desc_init(&pd);
+    pd.sensor_id = 3;
+    pd.rate_hz = 4;
+    pd.box_half_extents[0] = 2, pd.box_half_extents[1] = 1, pd.box_half_extents[2] = 1;
+    pd.front_m = 1.0, pd.back_m = 0.5, pd.side_m = 0.5;
+    CHECK_OK(sensim_rig_add_proximity(rig, &pd, rp, NULL));
+    double pose[16];
+    identity(pose);
+    sensim_pose_key key = {0, {0}};
+    memcpy(key.pose, pose, sizeof pose);
+    sensim_motion m;
+    memset(&m, 0, sizeof m);
+    m.keys = &key;
+    m.key_count = 1;
+    const int64_t dt = 30000000;
+    uint64_t frames[3] = {0}, points = 0;
+    int64_t next_t[3] = {0, 0, 0};
+    sensim_point *buf = malloc(10000 * sizeof *buf);
+    int prox_with_13 = 0;
+    for (int step = 0; step < 1000; step++) {
+        if (step == 500) { /* actor 13 drives up behind the parent */
+            double pc2[16];
+            translation(pc2, -4.2, 0, 0);
+            CHECK_OK(sensim_scene_set_actor_pose(s, 13, pc2));
+            CHECK_OK(sensim_scene_commit(s));
+        }
+        sensim_rig_step_result res;
+        CHECK_OK(sensim_rig_step(rig, s, dt, &m, &res));
+        assert_int_equal(res.world_step, (uint64_t)step);
+        assert_int_equal(res.sensors_refused, 0);
+        sensim_ring *rings[3] = {r10, r20, rp};
+        for (int k = 0; k < 3; k++) {
+            sensim_frame_header h;
+            uint64_t n;
+            while (sensim_ring_pop(rings[k], &h, buf, 10000, &n) == SENSIM_OK) {
+                int64_t P = k == 0 ? 100000000 : k == 1 ? 50000000 : 250000000;
+                assert_int_equal(h.t_begin_ns, next_t[k]); /* no frame lost, none repeated */
+                assert_int_equal(h.t_end_ns - h.t_begin_ns, P);
+                assert_int_equal(h.frame_number, frames[k]);
+                assert_int_equal(h.flags, 0);
+                assert_int_equal(h.world_step_first, (uint64_t)(h.t_begin_ns / dt));
+                if (k < 2) {
+                    assert_int_equal(h.scanned_ns, P);
+                    assert_int_equal(n, k == 0 ? 200 : 200); /* 100 columns x 2 channels, all inside the box */
+                    assert_int_equal(h.world_step_last, (uint64_t)((h.t_end_ns - 1) / dt));
+                    assert_int_equal(h.lidar_id, (uint32_t)(k + 1));
+                    points += n;
+                } else {
+                    bool has11 = false, has12 = false, has13 = false;
+                    for (uint64_t i = 0; i < n; i++) {
+                        has11 |= buf[i].object_id == 11;
+                        has12 |= buf[i].object_id == 12;
+                        has13 |= buf[i].object_id == 13;
+                        if (buf[i].object_id == 11)
+                            assert_true(fabs(buf[i].x - 4.5) < 1e-6 && fabs(buf[i].z - 0.75) < 1e-6 &&
+                                        fabs(buf[i].range_m - hypot(4.25, 0.75)) < 1e-5);
+                    }
+                    assert_true(has11 && !has12);
+                    assert_true(has13 == (h.t_begin_ns >= 500 * dt));
+                    prox_with_13 += has13;
+                }
+                next_t[k] = h.t_end_ns;
+                frames[k]++;
+            }
+        }
+    }
+    /* 1000 steps of 30 ms = 30 s exactly */
+    assert_int_equal(frames[0], 300);
+    assert_int_equal(frames[1], 600);
+    assert_int_equal(frames[2], 120);
+    assert_int_equal(points, 300 * 200 + 600 * 200);
+    printf("# rig: %llu + %llu lidar frames, %llu proximity frames (%d with the late car), %llu points\n",
+           (unsigned long long)frames[0], (unsigned long long)frames[1], (unsigned long long)frames[2], prox_with_13,
+           (unsigned long long)points);
+
+    /* a full FAIL ring never blocks the world: the step succeeds and the refusal is counted */
+    sensim_lidar *l3;
+    CHECK_OK(sensim_lidar_create(ctx, &d, &l3));
+    sensim_ring *tiny = test_ring(10, 2, SENSIM_OVERFLOW_FAIL);
+    CHECK_OK(sensim_rig_add_lidar(rig, l3, tiny, NULL));
+    sensim_rig_step_result res;
+    CHECK_OK(sensim_rig_step(rig, s, dt, &m, &res));
+    assert_int_equal(res.sensors_refused, 1);
+    sensim_ring_stats st;
+    CHECK_OK(sensim_ring_get_stats(tiny, &st));
+    assert_true(st.scans_refused == 1 && st.points_refused > 10);
+    assert_int_equal(sensim_rig_step(rig, s, 0, &m, &res), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_rig_set_time(rig, 5), SENSIM_ERR_INVALID_ARGUMENT);
+    free(buf);
+    free(r10);
+    free(r20);
+    free(rp);
+    free(tiny);
+    sensim_rig_destroy(rig);
+    sensim_lidar_destroy(l10);
+    sensim_lidar_destroy(l20);
+    sensim_lidar_destroy(l3);
+    sensim_scene_destroy(s);
+}
+
+static void test_frame_conversions(void **state)
+{
+    (void)state;
+    uint64_t seed = 12345;
+    for (int k = 0; k < 1000; k++) {
+        double r[6];
+        for (int i = 0; i < 6; i++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            r[i] = (double)(seed >> 11) / 9007199254740992.0;
+        }
+        const int32_t frames[] = {SENSIM_FRAME_NATIVE, SENSIM_FRAME_CARLA, SENSIM_FRAME_UE, SENSIM_FRAME_ISO8855};
+        for (int f = 0; f < 4; f++) {
+            double loc[3] = {(r[0] - 0.5) * 200, (r[1] - 0.5) * 200, (r[2] - 0.5) * 20};
+            double rot[3] = {(r[3] - 0.5) * 170, (r[4] - 0.5) * 358, (r[5] - 0.5) * 358};
+            double pose[16], loc2[3], rot2[3], pose2[16];
+            CHECK_OK(sensim_pose_from_frame(frames[f], loc, rot, pose));
+            CHECK_OK(sensim_pose_to_frame(frames[f], pose, loc2, rot2));
+            CHECK_OK(sensim_pose_from_frame(frames[f], loc2, rot2, pose2));
+            for (int i = 0; i < 16; i++)
+                assert_true(fabs(pose[i] - pose2[i]) < 1e-9);
+            for (int i = 0; i < 3; i++)
+                assert_true(fabs(loc[i] - loc2[i]) < 1e-9 * (1 + fabs(loc[i])));
+            double pt[3] = {loc[2], loc[0], loc[1]}, a[3], b[3];
+            CHECK_OK(sensim_point_from_frame(frames[f], pt, a));
+            CHECK_OK(sensim_point_to_frame(frames[f], a, b));
+            for (int i = 0; i < 3; i++)
+                assert_true(fabs(pt[i] - b[i]) < 1e-9 * (1 + fabs(pt[i])));
+        }
+    }
+    /* CARLA yaw +90 faces CARLA's +y (right) = native -y; UE centimetres */
+    const double loc[3] = {100, 200, 300}, rot[3] = {0, 90, 0};
+    double pose[16];
+    CHECK_OK(sensim_pose_from_frame(SENSIM_FRAME_UE, loc, rot, pose));
+    assert_true(fabs(pose[12] - 1.0) < 1e-12 && fabs(pose[13] + 2.0) < 1e-12 && fabs(pose[14] - 3.0) < 1e-12);
+    assert_true(fabs(pose[0]) < 1e-12 && fabs(pose[1] + 1.0) < 1e-12); /* forward axis = (0, -1, 0) */
+    /* CARLA pitch +30 (nose up): forward axis rises */
+    const double up[3] = {30, 0, 0}, zero[3] = {0, 0, 0};
+    CHECK_OK(sensim_pose_from_frame(SENSIM_FRAME_CARLA, zero, up, pose));
+    assert_true(pose[2] > 0.49 && pose[2] < 0.51);
+    assert_int_equal(sensim_pose_from_frame(7, zero, up, pose), SENSIM_ERR_INVALID_ARGUMENT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_platform_toward_wall), cmocka_unit_test(test_moving_actor),
+        cmocka_unit_test(test_motion_keys),         cmocka_unit_test(test_rig),
+        cmocka_unit_test(test_frame_conversions),
+    };
+    return cmocka_run_group_tests_name("motion", tests, setup, teardown);
+}
