@@ -193,7 +193,7 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
         size_t off;
         const char *names[5];
     } enums[] = {
-        {"intensity_model", offsetof(sensim_lidar_desc, ret.intensity_model), {"physical", "carla", NULL}},
+        {"intensity_model", offsetof(sensim_lidar_desc, ret.intensity_model), {"physical", "carla", "cosine", NULL}},
         {"dropoff_model", offsetof(sensim_lidar_desc, ret.dropoff_model), {"none", "carla", "physical", NULL}},
         {"return_mode", offsetof(sensim_lidar_desc, ret.return_mode), {"strongest", "last", "first", "dual", NULL}},
         {"points_frame", offsetof(sensim_lidar_desc, points_frame), {"sensor", "deskewed", "world", NULL}},

@@ -95,7 +95,7 @@ sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_
         d.max_bounces = 1;
     if (d.beam_subrays == 0)
         d.beam_subrays = 1;
-    CHECK_RANGE(d.intensity_model == SENSIM_INTENSITY_PHYSICAL || d.intensity_model == SENSIM_INTENSITY_CARLA,
+    CHECK_RANGE(d.intensity_model >= SENSIM_INTENSITY_PHYSICAL && d.intensity_model <= SENSIM_INTENSITY_COSINE,
                 "lidar: intensity_model = %d unknown", d.intensity_model);
     CHECK_RANGE(d.dropoff_model >= SENSIM_DROPOFF_NONE && d.dropoff_model <= SENSIM_DROPOFF_PHYSICAL,
                 "lidar: dropoff_model = %d unknown", d.dropoff_model);
@@ -256,6 +256,8 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
     double e;
     if (rp->d.intensity_model == SENSIM_INTENSITY_CARLA)
         e = f * exp(-(double)rp->atmos_atten_per_m * total);
+    else if (rp->d.intensity_model == SENSIM_INTENSITY_COSINE)
+        e = f * cosi;
     else
         e = f * ((1.0 - m.specular - m.transparency) * m.reflectivity + m.retro_gain) * cosi *
             exp(-2.0 * rp->ext_per_m * total) * calib(rp, total);

@@ -106,6 +106,7 @@ typedef struct sensim_mems_desc {
 /** Intensity models (sensim_return_desc.intensity_model). */
 #define SENSIM_INTENSITY_PHYSICAL 0 /**< range equation with materials (default) */
 #define SENSIM_INTENSITY_CARLA    1 /**< CARLA's exp(-a·d), a = atmos_atten_per_m */
+#define SENSIM_INTENSITY_COSINE   2 /**< |cos(incidence)|: CARLA's semantic-lidar cos_inc_angle */
 
 /** Drop-out models. */
 #define SENSIM_DROPOFF_NONE     0 /**< keep every return (default) */
@@ -134,6 +135,8 @@ typedef struct sensim_mems_desc {
  *   m⁻³mm⁻¹, Λ = 4.1·R^−0.21 mm⁻¹) with extinction efficiency 2:
  *   a_rain = π·N0·Λ⁻³ = 3.67e-4·rate^0.63 m⁻¹.
  * - CARLA intensity: I = exp(−atmos_atten_per_m · R) (materials ignored).
+ * - Cosine "intensity": I = |cos θ| of the surface hit (what CARLA's
+ *   semantic lidar reports as cos_inc_angle); weighted by sub-ray energy.
  * - Beam divergence: beam_subrays (1, 7, 19 or 37) rays on hexagonal rings
  *   filling an ellipse of the given full angles, weighted by a Gaussian whose
  *   1/e² contour is that ellipse; hits closer than range_resolution_m merge

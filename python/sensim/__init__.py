@@ -1,0 +1,596 @@
+"""libsensim from Python: a ctypes layer over the same C ABI.
+
+Objects (Context, Scene, Lidar, Ring, Rig) own C handles and free them
+deterministically with ``close()`` or ``with``; they also close when garbage
+collected, in any order (children keep their parents alive, in Python and in
+C). Every failing C call raises a subclass of :class:`Error` carrying the
+status code and the library's message.
+
+Matrices are 4x4 nested sequences or numpy arrays in mathematical layout
+(``m[row][col]``, translation in the last column); they are converted to the
+C API's column-major doubles. Units: metres, radians, integer nanoseconds.
+
+Point records: with numpy (and ``SENSIM_DISABLE_NUMPY`` unset) frames come
+back as structured arrays whose dtype is built from the library's own field
+table; without numpy, as ``memoryview`` objects over the 32-byte records plus
+:func:`unpack_points` to decode them.
+"""
+import ctypes
+import os
+import struct as _struct
+
+from . import _lib
+
+__version__ = "0.1.0"
+
+_L = _lib.load()
+
+try:
+    if os.environ.get("SENSIM_DISABLE_NUMPY"):
+        raise ImportError("disabled by SENSIM_DISABLE_NUMPY")
+    import numpy as _np
+except ImportError:  # pragma: no cover - exercised by the no-numpy smoke test
+    _np = None
+
+HAVE_NUMPY = _np is not None
+
+
+def library_version():
+    """Version string of the loaded libsensim."""
+    return _L.sensim_version_string().decode()
+
+
+def library_path():
+    return _L._path
+
+
+if library_version().split(".")[:2] != __version__.split(".")[:2]:
+    raise ImportError("libsensim %s at %s does not match the sensim package %s"
+                      % (library_version(), _L._path, __version__))
+
+# ---------------------------------------------------------------- errors
+
+
+class Error(Exception):
+    """A libsensim call failed. ``status`` is the C status code, ``message``
+    the library's detail (file, line, field, value)."""
+
+    def __init__(self, status, message):
+        self.status = status
+        self.message = message
+        name = _L.sensim_status_string(status).decode()
+        super().__init__("%s (%s)" % (message or name, name))
+
+
+_STATUS_NAMES = [
+    (1, "InvalidArgument"), (2, "OutOfMemory"), (3, "FileError"), (4, "ParseError"), (5, "OutOfRange"),
+    (6, "NotFinite"), (7, "BadIndex"), (8, "Empty"), (9, "NotCommitted"), (10, "RingFull"), (11, "RingEmpty"),
+    (12, "BadHandle"), (13, "TooLarge"), (14, "UnknownKey"), (15, "NotFound"), (16, "Busy"), (17, "TimeOrder"),
+    (18, "Overrun"), (19, "BackendError"), (20, "Duplicate"),
+]
+_ERRORS = {}
+for _code, _name in _STATUS_NAMES:
+    _ERRORS[_code] = type(_name, (Error,), {"__doc__": "status %d" % _code})
+    globals()[_name] = _ERRORS[_code]
+
+
+def _check(status):
+    if status != 0:
+        msg = _L.sensim_context_last_error(None).decode(errors="replace")
+        raise _ERRORS.get(status, Error)(status, msg)
+
+
+def _closed(what):
+    return BadHandle(12, "%s is closed" % what)
+
+
+# ---------------------------------------------------------------- helpers
+
+def _mat16(m):
+    """Column-major double[16] from a 4x4 (row-major nested) matrix."""
+    if m is None:
+        m = ((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1))
+    rows = [list(r) for r in m]
+    if len(rows) != 4 or any(len(r) != 4 for r in rows):
+        raise InvalidArgument(1, "a pose must be a 4x4 matrix")
+    return _lib.d16(*[float(rows[r][c]) for c in range(4) for r in range(4)])
+
+
+def _from16(a):
+    rows = [[a[c * 4 + r] for c in range(4)] for r in range(4)]
+    return _np.array(rows) if _np is not None else rows
+
+
+def pose(x=0.0, y=0.0, z=0.0, roll=0.0, pitch=0.0, yaw=0.0):
+    """4x4 pose from a translation (m) and R = Rz(yaw)·Ry(pitch)·Rx(roll) (rad)."""
+    out = _lib.d16()
+    loc, rot = _lib.d3(x, y, z), _lib.d3(roll * 57.29577951308232, pitch * 57.29577951308232,
+                                          yaw * 57.29577951308232)
+    _check(_L.sensim_pose_from_frame(0, loc, rot, out))
+    return _from16(out)
+
+
+FRAMES = {"native": 0, "carla": 1, "ue": 2, "iso8855": 3}
+
+
+def pose_from_frame(frame, location, rotation_deg):
+    """Native 4x4 pose from a location and rotation in ``frame`` ('carla':
+    (pitch, yaw, roll) degrees, metres; 'ue': the same in cm; 'native':
+    (roll, pitch, yaw) degrees)."""
+    out = _lib.d16()
+    _check(_L.sensim_pose_from_frame(FRAMES[frame], _lib.d3(*location), _lib.d3(*rotation_deg), out))
+    return _from16(out)
+
+
+def pose_to_frame(frame, m):
+    loc, rot = _lib.d3(), _lib.d3()
+    _check(_L.sensim_pose_to_frame(FRAMES[frame], _mat16(m), loc, rot))
+    return tuple(loc), tuple(rot)
+
+
+def point_to_frame(frame, p):
+    out = _lib.d3()
+    _check(_L.sensim_point_to_frame(FRAMES[frame], _lib.d3(*p), out))
+    return tuple(out)
+
+
+def point_from_frame(frame, p):
+    out = _lib.d3()
+    _check(_L.sensim_point_from_frame(FRAMES[frame], _lib.d3(*p), out))
+    return tuple(out)
+
+
+def tag_name(tag):
+    return _L.sensim_tag_name(tag).decode()
+
+
+def tag_from_name(name):
+    return _L.sensim_tag_from_name(name.encode())
+
+
+def preset_search_dirs():
+    out, i = [], 0
+    while True:
+        d = _L.sensim_preset_search_dir(i)
+        if d is None:
+            return out
+        out.append(d.decode())
+        i += 1
+
+
+# ---------------------------------------------------------------- point records
+
+_DATATYPES = {1: ("i1", "b"), 2: ("u1", "B"), 3: ("i2", "h"), 4: ("u2", "H"), 5: ("i4", "i"), 6: ("u4", "I"),
+              7: ("f4", "f"), 8: ("f8", "d")}
+POINT_SIZE = 32
+
+
+def point_fields():
+    """The library's field table: [(name, offset, ROS PointField datatype, count)]."""
+    n = ctypes.c_uint32()
+    f = _L.sensim_point_fields(ctypes.byref(n))
+    return [(f[i].name.decode(), f[i].offset, f[i].datatype, f[i].count) for i in range(n.value)]
+
+
+def pointcloud2_fields():
+    """ROS 2 sensor_msgs/PointField list as dicts (name, offset, datatype, count)."""
+    return [dict(name=n, offset=o, datatype=d, count=c) for n, o, d, c in point_fields()]
+
+
+_FIELDS = point_fields()
+_UNPACK = _struct.Struct("<" + "".join(_DATATYPES[d][1] for _, _, d, _ in _FIELDS))
+if _UNPACK.size != POINT_SIZE:  # the table must describe the whole record, in order, packed
+    raise ImportError("unexpected point field table")
+
+if _np is not None:
+    POINT_DTYPE = _np.dtype({"names": [n for n, _, _, _ in _FIELDS],
+                             "formats": ["<" + _DATATYPES[d][0] for _, _, d, _ in _FIELDS],
+                             "offsets": [o for _, o, _, _ in _FIELDS], "itemsize": POINT_SIZE})
+else:
+    POINT_DTYPE = None
+
+
+def unpack_points(buf):
+    """Decode 32-byte records (bytes or memoryview) into a list of dicts."""
+    names = [n for n, _, _, _ in _FIELDS]
+    return [dict(zip(names, rec)) for rec in _UNPACK.iter_unpack(bytes(buf))]
+
+
+def _points_from_memory(addr, count, keep):
+    """Records at ``addr``: a numpy view (zero copy, keeps ``keep`` alive) or a memoryview."""
+    if count == 0:
+        return _np.zeros(0, POINT_DTYPE) if _np is not None else memoryview(b"")
+    raw = (ctypes.c_char * (count * POINT_SIZE)).from_address(addr)
+    raw._keep = keep
+    if _np is not None:
+        return _np.frombuffer(raw, dtype=POINT_DTYPE, count=count)
+    return memoryview(raw).cast("B")
+
+
+# ---------------------------------------------------------------- objects
+
+class _Handle:
+    _destroy = None
+    _what = "object"
+
+    def __init__(self):
+        self._h = None
+
+    @property
+    def handle(self):
+        if not self._h:
+            raise _closed(self._what)
+        return self._h
+
+    def close(self):
+        """Free the C object now (idempotent)."""
+        if self._h:
+            getattr(_L, self._destroy)(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class Context(_Handle):
+    """Embree device and worker threads (0 = all cores)."""
+    _destroy = "sensim_context_destroy"
+    _what = "Context"
+
+    def __init__(self, threads=0):
+        super().__init__()
+        d = _lib.ContextDesc()
+        _L.sensim_context_desc_init(ctypes.byref(d))
+        d.thread_count = threads
+        h = ctypes.c_void_p()
+        _check(_L.sensim_context_create(ctypes.byref(d), ctypes.byref(h)))
+        self._h = h.value
+
+    @property
+    def threads(self):
+        return _L.sensim_context_thread_count(self.handle)
+
+    @threads.setter
+    def threads(self, n):
+        _check(_L.sensim_context_set_thread_count(self.handle, n))
+
+
+def _farray(seq, ctype, width=1):
+    if _np is not None:
+        a = _np.ascontiguousarray(seq, dtype={ctypes.c_float: _np.float32, ctypes.c_uint32: _np.uint32,
+                                              ctypes.c_uint8: _np.uint8, ctypes.c_uint16: _np.uint16}[ctype])
+        return a, a.size // width, a.ctypes.data_as(ctypes.POINTER(ctype))
+    flat = []
+    for x in seq:
+        if isinstance(x, (list, tuple)):
+            flat.extend(x)
+        else:
+            flat.append(x)
+    arr = (ctype * len(flat))(*flat)
+    return arr, len(flat) // width, ctypes.cast(arr, ctypes.POINTER(ctype))
+
+
+class Scene(_Handle):
+    """Meshes, actors and materials; edits are staged until :meth:`commit`."""
+    _destroy = "sensim_scene_destroy"
+    _what = "Scene"
+
+    def __init__(self, context):
+        super().__init__()
+        self.context = context
+        h = ctypes.c_void_p()
+        _check(_L.sensim_scene_create(context.handle, ctypes.byref(h)))
+        self._h = h.value
+
+    def add_mesh(self, vertices, indices, tag=0, material=0, triangle_tags=None, prototype=False):
+        """Add a mesh (vertices Nx3 metres, indices Mx3); returns its id."""
+        d = _lib.MeshDesc()
+        _L.sensim_mesh_desc_init(ctypes.byref(d))
+        keep = []
+        v, nv, pv = _farray(vertices, ctypes.c_float, 3)
+        i, nt, pi = _farray(indices, ctypes.c_uint32, 3)
+        keep += [v, i]
+        d.vertices, d.vertex_count, d.indices, d.triangle_count = pv, nv, pi, nt
+        if triangle_tags is not None:
+            t, _, pt = _farray(triangle_tags, ctypes.c_uint8)
+            keep.append(t)
+            d.triangle_tags = pt
+        d.tag, d.material_id, d.flags = tag, material, 1 if prototype else 0
+        out = ctypes.c_uint32()
+        _check(_L.sensim_scene_add_mesh(self.handle, ctypes.byref(d), ctypes.byref(out)))
+        return out.value
+
+    def load(self, path, frame="native", prototype=False, scale=0.0):
+        """Load an OBJ or PLY file; returns its mesh id."""
+        o = _lib.LoadOptions()
+        _L.sensim_load_options_init(ctypes.byref(o))
+        o.frame, o.flags, o.scale = FRAMES[frame], 1 if prototype else 0, scale
+        out = ctypes.c_uint32()
+        _check(_L.sensim_scene_load_file(self.handle, os.fsencode(path), ctypes.byref(o), ctypes.byref(out)))
+        return out.value
+
+    def add_actor(self, mesh, actor_id, pose_matrix):
+        _check(_L.sensim_scene_add_actor(self.handle, mesh, actor_id, _mat16(pose_matrix)))
+
+    def set_actor_pose(self, actor_id, pose_matrix):
+        _check(_L.sensim_scene_set_actor_pose(self.handle, actor_id, _mat16(pose_matrix)))
+
+    def remove_actor(self, actor_id):
+        _check(_L.sensim_scene_remove_actor(self.handle, actor_id))
+
+    def set_motion_interval(self, t0_ns, t1_ns):
+        _check(_L.sensim_scene_set_motion_interval(self.handle, t0_ns, t1_ns))
+
+    def set_actor_motion(self, actor_id, pose_t0, pose_t1):
+        _check(_L.sensim_scene_set_actor_motion(self.handle, actor_id, _mat16(pose_t0), _mat16(pose_t1)))
+
+    def set_material(self, material_id, reflectivity=0.0, retro_gain=0.0, specular=0.0, transparency=0.0):
+        m = _lib.Material(reflectivity, retro_gain, specular, transparency)
+        _check(_L.sensim_scene_set_material(self.handle, material_id, ctypes.byref(m)))
+
+    def find_material(self, name):
+        out = ctypes.c_uint32()
+        _check(_L.sensim_scene_find_material(self.handle, name.encode(), ctypes.byref(out)))
+        return out.value
+
+    def commit(self):
+        _check(_L.sensim_scene_commit(self.handle))
+
+    @property
+    def info(self):
+        i = _lib.SceneInfo()
+        _check(_L.sensim_scene_get_info(self.handle, ctypes.byref(i)))
+        return dict(meshes=i.mesh_count, actors=i.actor_count, triangles=i.triangle_count,
+                    vertices=i.vertex_count, committed=bool(i.committed))
+
+
+def material_default(tag):
+    m = _lib.Material()
+    _L.sensim_material_default(tag, ctypes.byref(m))
+    return dict(reflectivity=m.reflectivity, retro_gain=m.retro_gain, specular=m.specular,
+                transparency=m.transparency)
+
+
+def _header(h):
+    return dict(frame_number=h.frame_number, t_begin_ns=h.t_begin_ns, t_end_ns=h.t_end_ns,
+                point_count=h.point_count, lost_points=h.lost_points, sensor_pose=_from16(h.sensor_pose),
+                sensor_id=h.lidar_id, flags=h.flags, partial=bool(h.flags & 1), scanned_ns=h.scanned_ns,
+                world_step_first=h.world_step_first, world_step_last=h.world_step_last)
+
+
+class Frame:
+    """A frame popped from a ring: ``header`` (dict) and ``points`` (owned copy)."""
+
+    def __init__(self, header, points):
+        self.header = header
+        self.points = points
+
+    def __len__(self):
+        return len(self.points) if _np is not None else len(self.points) // POINT_SIZE
+
+
+POLICIES = {"fail": 0, "drop_oldest": 1}
+
+
+class Ring:
+    """A frame ring in memory this object owns.
+
+    Lifetime rule: :meth:`peek` returns zero-copy views that stay valid (and
+    keep the memory alive) but whose contents belong to the ring again after
+    :meth:`release`; :meth:`pop` returns copies that are yours forever.
+    """
+
+    def __init__(self, point_capacity, frame_capacity=4, policy="fail"):
+        size = ctypes.c_size_t()
+        _check(_L.sensim_ring_required_size(point_capacity, frame_capacity, ctypes.byref(size)))
+        self._mem = (ctypes.c_uint64 * ((size.value + 7) // 8))()  # 8-byte aligned
+        h = ctypes.c_void_p()
+        _check(_L.sensim_ring_init(ctypes.addressof(self._mem), size.value, point_capacity, frame_capacity,
+                                   POLICIES[policy], ctypes.byref(h)))
+        self._h = h.value
+        self.point_capacity = point_capacity
+
+    @property
+    def handle(self):
+        return self._h
+
+    def peek(self):
+        """Oldest complete frame without removing it, or None. Returns (header, points):
+        points is a zero-copy view unless the frame wraps around the ring's end."""
+        v = _lib.FrameView()
+        st = _L.sensim_ring_peek(self._h, ctypes.byref(v))
+        if st == 11:
+            return None
+        _check(st)
+        hdr = _header(v.header.contents)
+        a = _points_from_memory(v.points[0], v.counts[0], self._mem)
+        if v.counts[1]:
+            b = _points_from_memory(v.points[1], v.counts[1], self._mem)
+            a = _np.concatenate([a, b]) if _np is not None else memoryview(bytes(a) + bytes(b))
+        return hdr, a
+
+    def release(self):
+        _check(_L.sensim_ring_release(self._h))
+
+    def pop(self):
+        """Remove and return the oldest complete Frame (points copied), or None."""
+        hdr = _lib.FrameHeader()
+        n = ctypes.c_uint64()
+        st = _L.sensim_ring_pop(self._h, ctypes.byref(hdr), None, 0, ctypes.byref(n))
+        if st == 11:
+            return None
+        _check(st)
+        if _np is not None:
+            buf = _np.empty(n.value, POINT_DTYPE)
+            addr = buf.ctypes.data
+        else:
+            buf = bytearray(n.value * POINT_SIZE)
+            addr = ctypes.addressof((ctypes.c_char * max(1, len(buf))).from_buffer(buf)) if buf else None
+        _check(_L.sensim_ring_pop(self._h, ctypes.byref(hdr), addr, n.value, ctypes.byref(n)))
+        return Frame(_header(hdr), buf if _np is not None else memoryview(buf))
+
+    def frames(self):
+        """Pop every complete frame."""
+        while True:
+            f = self.pop()
+            if f is None:
+                return
+            yield f
+
+    @property
+    def stats(self):
+        s = _lib.RingStats()
+        _check(_L.sensim_ring_get_stats(self._h, ctypes.byref(s)))
+        return {k: getattr(s, k) for k, _ in _lib.RingStats._fields_ if k != "reserved"}
+
+
+def _keys(pose_matrix=None, keys=None):
+    if keys is None:
+        arr = (_lib.PoseKey * 1)()
+        arr[0].t_ns = 0
+        arr[0].pose = _mat16(pose_matrix)
+        return arr
+    arr = (_lib.PoseKey * len(keys))()
+    for i, (t, m) in enumerate(keys):
+        arr[i].t_ns = int(t)
+        arr[i].pose = _mat16(m)
+    return arr
+
+
+def motion_from_velocity(pose_matrix, t0_ns, t1_ns, velocity, angular_velocity=(0.0, 0.0, 0.0)):
+    """Two keys [(t0, pose), (t1, pose)] for constant velocity (m/s, world) and body rates (rad/s)."""
+    out = (_lib.PoseKey * 2)()
+    _check(_L.sensim_motion_from_velocity(_mat16(pose_matrix), t0_ns, t1_ns, _lib.d3(*velocity),
+                                          _lib.d3(*angular_velocity), out))
+    return [(out[i].t_ns, _from16(out[i].pose)) for i in range(2)]
+
+
+class Lidar(_Handle):
+    """A lidar from a preset name or file (or a Livox CSV with shots_per_s).
+    ``overrides`` is a dict or list of "key=value" (scan_patterns/README.md)."""
+    _destroy = "sensim_lidar_destroy"
+    _what = "Lidar"
+
+    def __init__(self, context, preset, overrides=None):
+        super().__init__()
+        self.context = context
+        if isinstance(overrides, dict):
+            overrides = ["%s=%s" % (k, v) for k, v in overrides.items()]
+        overrides = list(overrides or [])
+        arr = (ctypes.c_char_p * max(1, len(overrides)))(*[s.encode() for s in overrides])
+        h = ctypes.c_void_p()
+        _check(_L.sensim_lidar_create_from_preset(context.handle, os.fsencode(preset), arr, len(overrides),
+                                                  ctypes.byref(h)))
+        self._h = h.value
+
+    @property
+    def info(self):
+        i = _lib.LidarInfo()
+        _check(_L.sensim_lidar_get_info(self.handle, ctypes.byref(i)))
+        d = {k: getattr(i, k) for k, _ in _lib.LidarInfo._fields_ if not k.startswith("reserved")}
+        d["name"] = i.name.decode()
+        return d
+
+    @property
+    def elevations(self):
+        n = ctypes.c_uint32()
+        _check(_L.sensim_lidar_get_elevations(self.handle, None, 0, ctypes.byref(n)))
+        arr = (ctypes.c_float * n.value)()
+        _check(_L.sensim_lidar_get_elevations(self.handle, arr, n.value, ctypes.byref(n)))
+        return list(arr)
+
+    def count_shots(self, t0_ns, t1_ns):
+        out = ctypes.c_uint64()
+        _check(_L.sensim_lidar_count_shots(self.handle, t0_ns, t1_ns, ctypes.byref(out)))
+        return out.value
+
+    def set_mount(self, pose_matrix):
+        _check(_L.sensim_lidar_set_mount_pose(self.handle, _mat16(pose_matrix)))
+
+    def scan(self, scene, t0_ns, t1_ns, ring, pose=None, keys=None, world_step=0):
+        """Fire the shots of [t0, t1) into ``ring``; ``keys`` = [(t_ns, 4x4), ...] for motion."""
+        k = _keys(pose, keys)
+        m = _lib.Motion(keys=k, key_count=len(k), world_step=world_step)
+        r = _lib.ScanResult()
+        _check(_L.sensim_lidar_scan_motion(self.handle, scene.handle, t0_ns, t1_ns, ctypes.byref(m), ring.handle,
+                                           ctypes.byref(r)))
+        return dict(shots=r.shots, points=r.points, frames_completed=r.frames_completed, points_lost=r.points_lost)
+
+    def pattern_stats(self, t0_ns, t1_ns, bin_rad, durations_ns=()):
+        n = len(durations_ns)
+        d = (ctypes.c_int64 * max(1, n))(*durations_ns)
+        cov = (ctypes.c_double * max(1, n))()
+        s = _lib.PatternStats()
+        _check(_L.sensim_pattern_measure(self.handle, t0_ns, t1_ns, bin_rad, d, n, cov, None, 0, ctypes.byref(s)))
+        out = {k: getattr(s, k) for k, _ in _lib.PatternStats._fields_ if k != "reserved"}
+        out["coverage"] = list(cov)[:n]
+        return out
+
+    def export_csv(self, t0_ns, t1_ns, path):
+        rows = ctypes.c_uint64()
+        _check(_L.sensim_pattern_export_csv(self.handle, t0_ns, t1_ns, os.fsencode(path), ctypes.byref(rows)))
+        return rows.value
+
+
+class Rig(_Handle):
+    """Sensors on one world clock; step(dt) scans every sensor over [t, t+dt)."""
+    _destroy = "sensim_rig_destroy"
+    _what = "Rig"
+
+    def __init__(self, context):
+        super().__init__()
+        self.context = context
+        self._members = []  # the rig borrows lidars and rings: keep them alive
+        h = ctypes.c_void_p()
+        _check(_L.sensim_rig_create(context.handle, ctypes.byref(h)))
+        self._h = h.value
+
+    def add_lidar(self, lidar, ring):
+        idx = ctypes.c_uint32()
+        _check(_L.sensim_rig_add_lidar(self.handle, lidar.handle, ring.handle, ctypes.byref(idx)))
+        self._members += [lidar, ring]
+        return idx.value
+
+    def add_proximity(self, ring, rate_hz=10.0, half_extents=(1, 1, 1), center=(0, 0, 0), front=0.0, back=0.0,
+                      side=0.0, sensor_id=0, exclude_actor_id=0):
+        d = _lib.ProximityDesc()
+        _L.sensim_proximity_desc_init(ctypes.byref(d))
+        d.sensor_id, d.exclude_actor_id, d.rate_hz = sensor_id, exclude_actor_id, rate_hz
+        d.box_center, d.box_half_extents = _lib.d3(*center), _lib.d3(*half_extents)
+        d.front_m, d.back_m, d.side_m = front, back, side
+        idx = ctypes.c_uint32()
+        _check(_L.sensim_rig_add_proximity(self.handle, ctypes.byref(d), ring.handle, ctypes.byref(idx)))
+        self._members.append(ring)
+        return idx.value
+
+    def set_time(self, t_ns):
+        _check(_L.sensim_rig_set_time(self.handle, t_ns))
+
+    def step(self, scene, dt_ns, pose=None, keys=None):
+        k = _keys(pose, keys)
+        m = _lib.Motion(keys=k, key_count=len(k))
+        r = _lib.RigStepResult()
+        _check(_L.sensim_rig_step(self.handle, scene.handle, dt_ns, ctypes.byref(m), ctypes.byref(r)))
+        return dict(world_step=r.world_step, t_begin_ns=r.t_begin_ns, t_end_ns=r.t_end_ns,
+                    frames_completed=r.frames_completed, sensors_refused=r.sensors_refused)
+
+
+def write_ply(path, points):
+    """Write records (numpy structured array or 32-byte records) as binary PLY."""
+    if _np is not None and isinstance(points, _np.ndarray):
+        arr = _np.ascontiguousarray(points, dtype=POINT_DTYPE)
+        addr, n = arr.ctypes.data, len(arr)
+    else:
+        raw = bytes(points)
+        buf = ctypes.create_string_buffer(raw, len(raw) or 1)
+        addr, n = ctypes.addressof(buf), len(raw) // POINT_SIZE
+    _check(_L.sensim_write_ply(os.fsencode(path), None, addr, n))

@@ -1,0 +1,220 @@
+"""ctypes declarations of libsensim's C ABI (include/sensim/*.h).
+
+Struct layouts mirror the C headers field by field; tests compare every
+ctypes size with the C compiler's sizeof (tests/struct_sizes.c)."""
+import ctypes
+import ctypes.util
+import os
+from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_float, c_int32, c_int64, c_size_t,
+                    c_uint8, c_uint16, c_uint32, c_uint64, c_void_p, CFUNCTYPE)
+
+status_t = c_int32
+
+
+class ContextDesc(Structure):
+    _fields_ = [("thread_count", c_uint32), ("log_fn", c_void_p), ("log_user", c_void_p),
+                ("reserved", c_uint64 * 8)]
+
+
+class MeshDesc(Structure):
+    _fields_ = [("vertices", POINTER(c_float)), ("vertex_count", c_uint32), ("indices", POINTER(c_uint32)),
+                ("triangle_count", c_uint32), ("triangle_tags", POINTER(c_uint8)),
+                ("triangle_materials", POINTER(c_uint16)), ("tag", c_uint8), ("material_id", c_uint16),
+                ("flags", c_uint32), ("reserved", c_uint64 * 6)]
+
+
+class LoadOptions(Structure):
+    _fields_ = [("flags", c_uint32), ("scale", c_float), ("default_tag", c_uint8), ("max_file_bytes", c_uint64),
+                ("frame", c_int32), ("reserved_u32", c_uint32), ("reserved", c_uint64 * 5)]
+
+
+class SceneInfo(Structure):
+    _fields_ = [("mesh_count", c_uint32), ("actor_count", c_uint32), ("triangle_count", c_uint64),
+                ("vertex_count", c_uint64), ("committed", c_int32), ("reserved", c_uint32 * 7)]
+
+
+class Material(Structure):
+    _fields_ = [("reflectivity", c_float), ("retro_gain", c_float), ("specular", c_float),
+                ("transparency", c_float), ("reserved", c_uint64 * 4)]
+
+
+class Field(Structure):
+    _fields_ = [("name", c_char_p), ("offset", c_uint32), ("datatype", c_uint32), ("count", c_uint32)]
+
+
+class FrameHeader(Structure):
+    _fields_ = [("frame_number", c_uint64), ("t_begin_ns", c_int64), ("t_end_ns", c_int64),
+                ("point_count", c_uint64), ("lost_points", c_uint64), ("first_point", c_uint64),
+                ("sensor_pose", c_double * 16), ("lidar_id", c_uint32), ("flags", c_uint32),
+                ("scanned_ns", c_int64), ("world_step_first", c_uint64), ("world_step_last", c_uint64),
+                ("reserved", c_uint64 * 2)]
+
+
+class FrameView(Structure):
+    _fields_ = [("header", POINTER(FrameHeader)), ("points", c_void_p * 2), ("counts", c_uint64 * 2)]
+
+
+class RingStats(Structure):
+    _fields_ = [("frames_written", c_uint64), ("frames_dropped", c_uint64), ("points_dropped", c_uint64),
+                ("points_lost", c_uint64), ("scans_refused", c_uint64), ("points_refused", c_uint64),
+                ("frames_ready", c_uint64), ("reserved", c_uint64 * 5)]
+
+
+class LidarInfo(Structure):
+    _fields_ = [("name", c_char * 32), ("channel_count", c_uint32), ("columns_per_revolution", c_uint32),
+                ("columns_per_frame", c_uint32), ("shots_per_frame", c_uint64), ("shots_per_s", c_double),
+                ("frame_rate_hz", c_double), ("frame_period_ns", c_int64), ("min_range_m", c_float),
+                ("max_range_m", c_float), ("lidar_id", c_uint32), ("pattern", c_int32), ("table_size", c_uint64),
+                ("reserved", c_uint64 * 5)]
+
+
+class ScanResult(Structure):
+    _fields_ = [("shots", c_uint64), ("points", c_uint64), ("frames_completed", c_uint64),
+                ("points_lost", c_uint64), ("reserved", c_uint64 * 4)]
+
+
+class PoseKey(Structure):
+    _fields_ = [("t_ns", c_int64), ("pose", c_double * 16)]
+
+
+class Motion(Structure):
+    _fields_ = [("keys", POINTER(PoseKey)), ("key_count", c_uint32), ("reserved_u32", c_uint32),
+                ("world_step", c_uint64), ("reserved", c_uint64 * 4)]
+
+
+class PatternStats(Structure):
+    _fields_ = [("shots", c_uint64), ("no_beam", c_uint64), ("shots_per_s", c_double), ("az_min_rad", c_double),
+                ("az_max_rad", c_double), ("el_min_rad", c_double), ("el_max_rad", c_double),
+                ("full_fov_rad", c_double), ("az_bins", c_uint32), ("el_bins", c_uint32), ("bins_hit", c_uint64),
+                ("reserved", c_uint64 * 4)]
+
+
+class ProximityDesc(Structure):
+    _fields_ = [("sensor_id", c_uint32), ("exclude_actor_id", c_uint32), ("rate_hz", c_double),
+                ("box_center", c_double * 3), ("box_half_extents", c_double * 3), ("front_m", c_double),
+                ("back_m", c_double), ("side_m", c_double), ("reserved", c_uint64 * 4)]
+
+
+class RigStepResult(Structure):
+    _fields_ = [("world_step", c_uint64), ("t_begin_ns", c_int64), ("t_end_ns", c_int64),
+                ("frames_completed", c_uint64), ("sensors_refused", c_uint32), ("reserved_u32", c_uint32),
+                ("reserved", c_uint64 * 4)]
+
+
+STRUCTS = {
+    "sensim_context_desc": ContextDesc, "sensim_mesh_desc": MeshDesc, "sensim_load_options": LoadOptions,
+    "sensim_scene_info": SceneInfo, "sensim_material": Material, "sensim_field": Field,
+    "sensim_frame_header": FrameHeader, "sensim_frame_view": FrameView, "sensim_ring_stats": RingStats,
+    "sensim_lidar_info": LidarInfo, "sensim_scan_result": ScanResult, "sensim_pose_key": PoseKey,
+    "sensim_motion": Motion, "sensim_pattern_stats": PatternStats, "sensim_proximity_desc": ProximityDesc,
+    "sensim_rig_step_result": RigStepResult,
+}
+
+d16 = c_double * 16
+d3 = c_double * 3
+
+# name: (restype, argtypes)
+PROTOTYPES = {
+    "sensim_status_string": (c_char_p, [status_t]),
+    "sensim_version_string": (c_char_p, []),
+    "sensim_version_number": (c_uint32, []),
+    "sensim_context_desc_init": (None, [POINTER(ContextDesc)]),
+    "sensim_context_create": (status_t, [POINTER(ContextDesc), POINTER(c_void_p)]),
+    "sensim_context_destroy": (None, [c_void_p]),
+    "sensim_context_last_error": (c_char_p, [c_void_p]),
+    "sensim_context_thread_count": (c_uint32, [c_void_p]),
+    "sensim_context_set_thread_count": (status_t, [c_void_p, c_uint32]),
+    "sensim_scene_create": (status_t, [c_void_p, POINTER(c_void_p)]),
+    "sensim_scene_destroy": (None, [c_void_p]),
+    "sensim_mesh_desc_init": (None, [POINTER(MeshDesc)]),
+    "sensim_scene_add_mesh": (status_t, [c_void_p, POINTER(MeshDesc), POINTER(c_uint32)]),
+    "sensim_load_options_init": (None, [POINTER(LoadOptions)]),
+    "sensim_scene_load_file": (status_t, [c_void_p, c_char_p, POINTER(LoadOptions), POINTER(c_uint32)]),
+    "sensim_scene_add_actor": (status_t, [c_void_p, c_uint32, c_uint32, d16]),
+    "sensim_scene_set_actor_pose": (status_t, [c_void_p, c_uint32, d16]),
+    "sensim_scene_remove_actor": (status_t, [c_void_p, c_uint32]),
+    "sensim_scene_set_motion_interval": (status_t, [c_void_p, c_int64, c_int64]),
+    "sensim_scene_set_actor_motion": (status_t, [c_void_p, c_uint32, d16, d16]),
+    "sensim_scene_commit": (status_t, [c_void_p]),
+    "sensim_scene_get_info": (status_t, [c_void_p, POINTER(SceneInfo)]),
+    "sensim_scene_set_material": (status_t, [c_void_p, c_uint32, POINTER(Material)]),
+    "sensim_scene_find_material": (status_t, [c_void_p, c_char_p, POINTER(c_uint32)]),
+    "sensim_material_default": (None, [c_uint32, POINTER(Material)]),
+    "sensim_tag_from_name": (c_int32, [c_char_p]),
+    "sensim_tag_name": (c_char_p, [c_uint32]),
+    "sensim_point_fields": (POINTER(Field), [POINTER(c_uint32)]),
+    "sensim_ring_required_size": (status_t, [c_uint64, c_uint32, POINTER(c_size_t)]),
+    "sensim_ring_init": (status_t, [c_void_p, c_size_t, c_uint64, c_uint32, c_int32, POINTER(c_void_p)]),
+    "sensim_ring_peek": (status_t, [c_void_p, POINTER(FrameView)]),
+    "sensim_ring_release": (status_t, [c_void_p]),
+    "sensim_ring_pop": (status_t, [c_void_p, POINTER(FrameHeader), c_void_p, c_uint64, POINTER(c_uint64)]),
+    "sensim_ring_get_stats": (status_t, [c_void_p, POINTER(RingStats)]),
+    "sensim_lidar_create_from_preset": (status_t, [c_void_p, c_char_p, POINTER(c_char_p), c_uint32,
+                                                   POINTER(c_void_p)]),
+    "sensim_lidar_destroy": (None, [c_void_p]),
+    "sensim_lidar_get_info": (status_t, [c_void_p, POINTER(LidarInfo)]),
+    "sensim_lidar_get_elevations": (status_t, [c_void_p, POINTER(c_float), c_uint32, POINTER(c_uint32)]),
+    "sensim_lidar_count_shots": (status_t, [c_void_p, c_int64, c_int64, POINTER(c_uint64)]),
+    "sensim_lidar_set_mount_pose": (status_t, [c_void_p, d16]),
+    "sensim_lidar_scan": (status_t, [c_void_p, c_void_p, c_int64, c_int64, d16, c_void_p, POINTER(ScanResult)]),
+    "sensim_lidar_scan_motion": (status_t, [c_void_p, c_void_p, c_int64, c_int64, POINTER(Motion), c_void_p,
+                                            POINTER(ScanResult)]),
+    "sensim_motion_from_velocity": (status_t, [d16, c_int64, c_int64, d3, d3, POINTER(PoseKey)]),
+    "sensim_motion_pose_at": (status_t, [POINTER(PoseKey), c_uint32, c_int64, d16]),
+    "sensim_preset_search_dir": (c_char_p, [c_uint32]),
+    "sensim_write_ply": (status_t, [c_char_p, POINTER(FrameHeader), c_void_p, c_uint64]),
+    "sensim_write_png": (status_t, [c_char_p, c_uint32, c_uint32, c_uint32, c_uint32, c_void_p, c_size_t]),
+    "sensim_pattern_measure": (status_t, [c_void_p, c_int64, c_int64, c_double, POINTER(c_int64), c_uint32,
+                                          POINTER(c_double), POINTER(c_uint32), c_uint64, POINTER(PatternStats)]),
+    "sensim_pattern_export_csv": (status_t, [c_void_p, c_int64, c_int64, c_char_p, POINTER(c_uint64)]),
+    "sensim_proximity_desc_init": (None, [POINTER(ProximityDesc)]),
+    "sensim_rig_create": (status_t, [c_void_p, POINTER(c_void_p)]),
+    "sensim_rig_destroy": (None, [c_void_p]),
+    "sensim_rig_add_lidar": (status_t, [c_void_p, c_void_p, c_void_p, POINTER(c_uint32)]),
+    "sensim_rig_add_proximity": (status_t, [c_void_p, POINTER(ProximityDesc), c_void_p, POINTER(c_uint32)]),
+    "sensim_rig_set_time": (status_t, [c_void_p, c_int64]),
+    "sensim_rig_step": (status_t, [c_void_p, c_void_p, c_int64, POINTER(Motion), POINTER(RigStepResult)]),
+    "sensim_pose_from_frame": (status_t, [c_int32, d3, d3, d16]),
+    "sensim_pose_to_frame": (status_t, [c_int32, d16, d3, d3]),
+    "sensim_point_to_frame": (status_t, [c_int32, d3, d3]),
+    "sensim_point_from_frame": (status_t, [c_int32, d3, d3]),
+}
+
+
+def _candidates():
+    env = os.environ.get("SENSIM_LIBRARY")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))  # python/sensim -> repository
+    for build in ("build", "build-sanitize"):
+        yield os.path.join(root, build, "libsensim.so")
+    # installed next to the package (prefix/lib/...) or on the loader path
+    yield "libsensim.so.0"
+    found = ctypes.util.find_library("sensim")
+    if found:
+        yield found
+
+
+def load():
+    errors = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            errors.append("%s: not found" % path)
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            errors.append("%s: %s" % (path, e))
+            continue
+        for name, (res, args) in PROTOTYPES.items():
+            fn = getattr(lib, name)
+            fn.restype = res
+            fn.argtypes = args
+        lib._path = path
+        return lib
+    raise OSError("libsensim not found (set SENSIM_LIBRARY); tried: " + "; ".join(errors))
+
+
+LOG_FN = CFUNCTYPE(None, c_void_p, c_int32, c_char_p)

@@ -1,0 +1,269 @@
+"""Tests of the ctypes package. Run by `make test` (meson) with Debian's
+/usr/bin/python3 (numpy), and once more with SENSIM_DISABLE_NUMPY=1."""
+import ctypes
+import gc
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import sensim
+from sensim import _lib
+
+np = None
+if sensim.HAVE_NUMPY:
+    import numpy as np
+
+CLI = os.environ.get("SENSIM_CLI")
+SIZES = os.environ.get("SENSIM_STRUCT_SIZES")
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+PLANE = "o ground_road\nv -1000 -1000 0\nv 1000 -1000 0\nv 1000 1000 0\nv -1000 1000 0\nf 1 2 3 4\n"
+
+
+def read_ply(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    end = data.index(b"end_header\n") + len(b"end_header\n")
+    lines = data[:end].decode().splitlines()
+    count = int([l for l in lines if l.startswith("element vertex")][0].split()[2])
+    props = [l.split()[1:] for l in lines if l.startswith("property")]
+    codes = {"float": "f", "uint": "I", "ushort": "H", "uchar": "B"}
+    fmt = "<" + "".join(codes[t] for t, _ in props)
+    names = [n for _, n in props]
+    return [dict(zip(names, r)) for r in struct.iter_unpack(fmt, data[end:end + count * struct.calcsize(fmt)])]
+
+
+class Basics(unittest.TestCase):
+    def test_version_and_library(self):
+        self.assertEqual(sensim.library_version(), sensim.__version__)
+        self.assertTrue(os.path.exists(sensim.library_path()) or "libsensim" in sensim.library_path())
+
+    @unittest.skipUnless(SIZES, "struct size helper not given")
+    def test_struct_sizes_match_c(self):
+        out = subprocess.run([SIZES], capture_output=True, text=True, check=True).stdout.split()
+        c = dict(zip(out[0::2], (int(v) for v in out[1::2])))
+        self.assertEqual(set(c), set(_lib.STRUCTS))
+        for name, cls in _lib.STRUCTS.items():
+            self.assertEqual(ctypes.sizeof(cls), c[name], name)
+
+    def test_field_table(self):
+        f = sensim.pointcloud2_fields()
+        self.assertEqual([d["name"] for d in f], ["x", "y", "z", "intensity", "range", "t_offset_ns", "object_id",
+                                                  "channel", "tag", "flags"])
+        self.assertEqual(f[0], dict(name="x", offset=0, datatype=7, count=1))
+        if np is not None:
+            self.assertEqual(sensim.POINT_DTYPE.itemsize, 32)
+            self.assertEqual(sensim.POINT_DTYPE.fields["object_id"][1], 24)
+
+    def test_errors_carry_status_and_message(self):
+        with sensim.Context(1) as ctx:
+            with self.assertRaises(sensim.NotFound) as e:
+                sensim.Lidar(ctx, "no_such_preset")
+            self.assertEqual(e.exception.status, 15)
+            self.assertIn("no_such_preset", e.exception.message)
+            with self.assertRaises(sensim.UnknownKey):
+                sensim.Lidar(ctx, "vlp16", {"nope": 1})
+            with tempfile.TemporaryDirectory() as d:
+                bad = os.path.join(d, "bad.obj")
+                with open(bad, "w") as f:
+                    f.write("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n")
+                scene = sensim.Scene(ctx)
+                with self.assertRaises(sensim.BadIndex) as e:
+                    scene.load(bad)
+                self.assertIn("bad.obj:4", str(e.exception))
+                self.assertIsInstance(e.exception, sensim.Error)
+            lidar = sensim.Lidar(ctx, "vlp16")
+            lidar.close()
+            lidar.close()  # idempotent
+            with self.assertRaises(sensim.BadHandle):
+                lidar.info
+            with self.assertRaises(sensim.NotCommitted):
+                sensim.Lidar(ctx, "vlp16").scan(scene, 0, 1000, sensim.Ring(1000))
+            with self.assertRaises(sensim.TimeOrder):
+                scene.add_mesh([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
+                scene.commit()
+                sensim.Lidar(ctx, "vlp16").scan(scene, 10, 0, sensim.Ring(1000))
+            with self.assertRaises(sensim.NotFinite):
+                scene.add_mesh([[0, 0, 0], [float("nan"), 0, 0], [0, 1, 0]], [[0, 1, 2]])
+            with self.assertRaises(sensim.InvalidArgument):
+                scene.set_actor_pose(1, [[1, 0], [0, 1]])
+
+    def test_any_destruction_order(self):
+        ctx = sensim.Context(1)
+        scene = sensim.Scene(ctx)
+        scene.add_mesh([[-50, -50, 0], [50, -50, 0], [50, 50, 0], [-50, 50, 0]], [[0, 1, 2], [0, 2, 3]], tag=1)
+        scene.commit()
+        lidar = sensim.Lidar(ctx, "vlp16")
+        ctx.close()  # the C context lives on inside scene and lidar
+        ring = sensim.Ring(lidar.info["shots_per_frame"])
+        lidar.scan(scene, 0, 100000000, ring, pose=sensim.pose(z=2))
+        self.assertGreater(len(ring.pop()), 1000)
+        del scene
+        gc.collect()
+        lidar.close()
+
+    def test_frames_and_tags(self):
+        m = sensim.pose_from_frame("carla", (1, 2, 3), (10, 20, 30))
+        loc, rot = sensim.pose_to_frame("carla", m)
+        for a, b in zip(loc + rot, (1, 2, 3, 10, 20, 30)):
+            self.assertAlmostEqual(a, b, places=9)
+        self.assertEqual(sensim.point_to_frame("ue", (1, 2, 3)), (100.0, -200.0, 300.0))
+        self.assertEqual(sensim.point_from_frame("carla", (1, 2, 3)), (1.0, -2.0, 3.0))
+        self.assertEqual(sensim.tag_name(14), "Car")
+        self.assertEqual(sensim.tag_from_name("my_building"), 3)
+        self.assertAlmostEqual(sensim.material_default(8)["retro_gain"], 5.0)
+
+
+class Scanning(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.ctx = sensim.Context(2)
+
+    def tearDown(self):
+        self.ctx.close()
+        self.tmp.cleanup()
+
+    @unittest.skipUnless(CLI, "sensim CLI path not given")
+    def test_scan_equals_cli_ply(self):
+        plane = os.path.join(self.tmp.name, "plane.obj")
+        with open(plane, "w") as f:
+            f.write(PLANE)
+        out = os.path.join(self.tmp.name, "cli")
+        subprocess.run([CLI, "scan", "--scene", plane, "--lidar", "pandar64", "--pose", "1,2,1.8,0,0,20",
+                        "--set", "range_noise_stddev_m=0.02", "--seed", "9", "--out", out], check=True,
+                       capture_output=True)
+        cli = read_ply(os.path.join(out, "frame_000000.ply"))
+        scene = sensim.Scene(self.ctx)
+        scene.load(plane)
+        scene.commit()
+        lidar = sensim.Lidar(self.ctx, "pandar64", {"range_noise_stddev_m": 0.02, "seed": 9})
+        ring = sensim.Ring(lidar.info["shots_per_frame"])
+        # the CLI moves with zero velocity: two identical keys over the frame
+        p = sensim.pose(1, 2, 1.8, 0, 0, math.radians(20))
+        lidar.scan(scene, 0, 100000000, ring, keys=[(0, p), (100000000, p)])
+        frame = ring.pop()
+        self.assertEqual(len(frame), len(cli))
+        names = {"x": "x", "y": "y", "z": "z", "intensity": "intensity", "range": "range", "time": "t_offset_ns",
+                 "object_id": "object_id", "ring": "channel", "tag": "tag", "flags": "flags"}
+        recs = sensim.unpack_points(frame.points) if np is None else None
+        for i, c in enumerate(cli):
+            for ply_name, name in names.items():
+                v = frame.points[name][i] if np is not None else recs[i][name]
+                if isinstance(c[ply_name], float):
+                    self.assertEqual(struct.pack("<f", c[ply_name]), struct.pack("<f", float(v)))
+                else:
+                    self.assertEqual(c[ply_name], int(v))
+
+    def test_views_outlive_their_makers(self):
+        scene = sensim.Scene(self.ctx)
+        scene.add_mesh([[-50, -50, 0], [50, -50, 0], [50, 50, 0], [-50, 50, 0]], [[0, 1, 2], [0, 2, 3]], tag=1)
+        scene.commit()
+        lidar = sensim.Lidar(self.ctx, "vlp16")
+        ring = sensim.Ring(lidar.info["shots_per_frame"])
+        lidar.scan(scene, 0, 100000000, ring, pose=sensim.pose(z=2))
+        header, view = ring.peek()
+        copy = ring.pop()  # the same frame, copied
+        del ring, lidar, scene
+        gc.collect()
+        # the view keeps the ring's memory alive: reading it is safe
+        n = header["point_count"]
+        self.assertEqual(len(copy), n)
+        if np is not None:
+            self.assertTrue(np.array_equal(view, copy.points))
+            self.assertTrue(np.all(copy.points["tag"] == 1))
+            self.assertLess(abs(float(copy.points["z"].max()) + 2.0), 1e-3)
+        else:
+            self.assertEqual(bytes(view), bytes(copy.points))
+            self.assertTrue(all(r["tag"] == 1 for r in sensim.unpack_points(copy.points)))
+
+    def test_ring_policies_and_stats(self):
+        scene = sensim.Scene(self.ctx)
+        lo, hi = -10, 10
+        v = [[x, y, z] for x in (lo, hi) for y in (lo, hi) for z in (lo, hi)]
+        idx = [[0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4], [2, 6, 3], [3, 6, 7], [0, 4, 2],
+               [2, 4, 6], [1, 3, 5], [3, 7, 5]]
+        scene.add_mesh(v, idx, tag=3)
+        scene.commit()
+        lidar = sensim.Lidar(self.ctx, "vlp16")
+        F = lidar.info["shots_per_frame"]
+        ring = sensim.Ring(F + 10, 4, "fail")
+        lidar.scan(scene, 0, 100000000, ring)
+        with self.assertRaises(sensim.RingFull):
+            lidar.scan(scene, 100000000, 200000000, ring)
+        self.assertEqual(ring.stats["scans_refused"], 1)
+        self.assertEqual(ring.stats["points_refused"], F)
+        drop = sensim.Ring(F + 10, 4, "drop_oldest")
+        lidar2 = sensim.Lidar(self.ctx, "vlp16")
+        lidar2.scan(scene, 0, 300000000, drop)
+        self.assertEqual(drop.stats["frames_dropped"], 2)
+        self.assertEqual([f.header["frame_number"] for f in drop.frames()], [2])
+
+    def test_rig_and_motion(self):
+        scene = sensim.Scene(self.ctx)
+        scene.add_mesh([[30, -100, -100], [30, 100, -100], [30, 100, 100], [30, -100, 100]],
+                       [[0, 1, 2], [0, 2, 3]], tag=4)
+        car = scene.add_mesh([[-2, -1, 0], [2, -1, 0], [2, 1, 0], [-2, 1, 0], [-2, -1, 1.5], [2, -1, 1.5],
+                              [2, 1, 1.5], [-2, 1, 1.5]],
+                             [[0, 1, 2], [0, 2, 3], [4, 6, 5], [4, 7, 6]], tag=14, prototype=True)
+        scene.add_actor(car, 7, sensim.pose(x=3.5))
+        scene.commit()
+        l1 = sensim.Lidar(self.ctx, "vlp16")
+        r1, rp = sensim.Ring(100000, 8), sensim.Ring(100, 32)
+        rig = sensim.Rig(self.ctx)
+        rig.add_lidar(l1, r1)
+        rig.add_proximity(rp, rate_hz=20, half_extents=(2, 1, 1), front=0.5, sensor_id=9)
+        keys = sensim.motion_from_velocity(sensim.pose(), 0, 1000000000, (1, 0, 0))
+        for _ in range(4):
+            rig.step(scene, 25000000, keys=keys)
+        f = r1.pop()
+        self.assertEqual((f.header["t_begin_ns"], f.header["t_end_ns"]), (0, 100000000))
+        self.assertEqual((f.header["world_step_first"], f.header["world_step_last"]), (0, 3))
+        prox = list(rp.frames())
+        self.assertEqual(len(prox), 2)
+        self.assertTrue(all(p.header["sensor_id"] == 9 for p in prox))
+        ids = [int(x) for x in (prox[0].points["object_id"] if np is not None
+                                else [r["object_id"] for r in sensim.unpack_points(prox[0].points)])]
+        self.assertEqual(ids, [7])
+
+    def test_pattern_tools(self):
+        lidar = sensim.Lidar(self.ctx, "mid40")
+        s = lidar.pattern_stats(0, 1000000000, math.radians(0.5), [100000000, 1000000000])
+        self.assertAlmostEqual(math.degrees(s["full_fov_rad"]), 38.4, delta=0.5)
+        self.assertEqual(s["shots"], 100000)
+        self.assertLess(s["coverage"][0], s["coverage"][1])
+        out = os.path.join(self.tmp.name, "m.csv")
+        self.assertEqual(lidar.export_csv(0, 10000000, out), 1000)
+        replay = sensim.Lidar(self.ctx, out, {"shots_per_s": 100000})
+        self.assertEqual(replay.info["table_size"], 1000)
+
+
+@unittest.skipIf(os.environ.get("SENSIM_DISABLE_NUMPY"), "already the no-numpy run")
+class NoNumpySmoke(unittest.TestCase):
+    def test_package_works_without_numpy(self):
+        env = dict(os.environ, SENSIM_DISABLE_NUMPY="1")
+        code = ("import sensim\n"
+                "assert not sensim.HAVE_NUMPY\n"
+                "ctx = sensim.Context(1)\n"
+                "s = sensim.Scene(ctx)\n"
+                "s.add_mesh([[-50,-50,0],[50,-50,0],[50,50,0],[-50,50,0]], [[0,1,2],[0,2,3]], tag=1)\n"
+                "s.commit()\n"
+                "l = sensim.Lidar(ctx, 'vlp16')\n"
+                "r = sensim.Ring(l.info['shots_per_frame'])\n"
+                "l.scan(s, 0, 100000000, r, pose=sensim.pose(z=2))\n"
+                "f = r.pop()\n"
+                "recs = sensim.unpack_points(f.points)\n"
+                "assert isinstance(f.points, memoryview) and len(recs) == len(f) > 1000\n"
+                "assert all(abs(p['z'] + 2) < 1e-3 for p in recs)\n"
+                "print('no-numpy smoke ok', len(recs))\n")
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("no-numpy smoke ok", r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,27 @@
+/* Prints sizeof of every public struct; the Python tests compare them with
+ * their ctypes mirrors so a header change cannot silently break the binding. */
+#include <sensim/sensim.h>
+#include <stdio.h>
+
+#define P(T) printf("%s %zu\n", #T, sizeof(T))
+
+int main(void)
+{
+    P(sensim_context_desc);
+    P(sensim_mesh_desc);
+    P(sensim_load_options);
+    P(sensim_scene_info);
+    P(sensim_material);
+    P(sensim_field);
+    P(sensim_frame_header);
+    P(sensim_frame_view);
+    P(sensim_ring_stats);
+    P(sensim_lidar_info);
+    P(sensim_scan_result);
+    P(sensim_pose_key);
+    P(sensim_motion);
+    P(sensim_pattern_stats);
+    P(sensim_proximity_desc);
+    P(sensim_rig_step_result);
+    return 0;
+}
