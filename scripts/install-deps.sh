@@ -6,7 +6,8 @@ set -euo pipefail
 pkgs=(
   build-essential meson ninja-build pkg-config cmake
   libembree-dev libcglm-dev libpng-dev libcmocka-dev
-  python3 python3-numpy
+  python3 python3-numpy python3-open3d
+  munge slurmctld slurmd slurm-client
 )
 
 missing=()

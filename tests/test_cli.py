@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """End-to-end checks of the `sensim` command: PLY output, ring geometry,
 thread invariance, --set, presets, and bad input. Standard library only."""
+import json
 import math
 import os
 import struct
@@ -348,6 +349,127 @@ with tempfile.TemporaryDirectory() as tmp:
     worst = max(max(abs(a["x"] - 100 * b["x"]), abs(a["y"] - 100 * b["y"]), abs(a["z"] - 100 * b["z"]))
                 for a, b in zip(pu, pc))
     check(r3.returncode == 0 and len(pu) == len(pc) and worst < 1e-2, "UE frame = CARLA frame in cm (%.2e)" % worst)
+
+    # ---- batch generation (issue 7) ----
+    import filecmp
+    import signal
+    import time
+    traj = os.path.join(tmp, "traj.csv")
+    with open(traj, "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n")
+        for i in range(0, 1001):
+            t = i * 0.01
+            f.write("%g,%g,%g,1.8,0,0,%g\n" % (t, -60 + 8 * t, 0.4 * math.sin(t), 6 * math.sin(0.5 * t)))
+    single = os.path.join(tmp, "b_single")
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj, "--out", single, "--quiet")
+    check(r.returncode == 0, "batch run " + r.stderr)
+    plys = sorted(n for n in os.listdir(single) if n.endswith(".ply"))
+    check(len(plys) == 100, "10 s at 10 Hz gives 100 frames (%d)" % len(plys))
+    merged = os.path.join(tmp, "b_merged")
+    os.makedirs(merged)
+    for k in range(4):
+        sk = os.path.join(tmp, "b_shard%d" % k)
+        r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj, "--out", sk,
+                "--shard", "%d/4" % k, "--threads", "1", "--quiet")
+        check(r.returncode == 0, "shard %d: %s" % (k, r.stderr))
+        for name in os.listdir(sk):
+            if not os.path.exists(os.path.join(merged, name)):
+                os.link(os.path.join(sk, name), os.path.join(merged, name))
+    cmp = filecmp.dircmp(single, merged)
+    same = not cmp.left_only and not cmp.right_only
+    same = same and all(filecmp.cmp(os.path.join(single, n), os.path.join(merged, n), shallow=False)
+                        for n in os.listdir(single))
+    check(same, "4 shards together equal the single run byte for byte")
+    # every frame follows the trajectory: header pose = interpolated pose at the frame start
+    with open(os.path.join(single, "frame_000042.json")) as f:
+        meta = json.load(f)
+    t = 4.2
+    check(abs(meta["sensor_pose"][12] - (-60 + 8 * t)) < 1e-6 and meta["t_begin_ns"] == 4200000000,
+          "frame 42 starts at 4.2 s at x = %.6f" % meta["sensor_pose"][12])
+
+    # formats: Open3D reads PLY and PCD with the right counts; KITTI and CARLA sizes
+    counts = {}
+    for fmt in ("ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla"):
+        out = os.path.join(tmp, "fmt_" + fmt)
+        r = run("batch", "--scene", "street", "--lidar", "pandar64", "--trajectory", traj, "--out", out,
+                "--format", fmt, "--frames", "3:5", "--images", "--quiet")
+        check(r.returncode == 0, "format %s: %s" % (fmt, r.stderr))
+        with open(os.path.join(out, "frame_000004.json")) as f:
+            counts[fmt] = json.load(f)["points"]
+        ext = {"ply": "ply", "ply-ascii": "ply", "pcd": "pcd", "pcd-ascii": "pcd"}.get(fmt, "bin")
+        path = os.path.join(out, "frame_000004." + ext)
+        if ext == "bin":
+            check(os.path.getsize(path) == counts[fmt] * (16 if fmt == "kitti" else 24), fmt + " record size")
+        for img in ("range", "intensity", "label"):
+            with open(os.path.join(out, "frame_000004_%s.png" % img), "rb") as f:
+                head = f.read(24)
+            w, h = struct.unpack(">II", head[16:24])
+            check(head[:8] == b"\x89PNG\r\n\x1a\n" and (w, h) == (1800, 64), "%s %s image %dx%d" % (fmt, img, w, h))
+    check(len(set(counts.values())) == 1, "every format holds the same points %s" % counts)
+    try:
+        import open3d as o3d
+        for fmt in ("ply", "ply-ascii", "pcd", "pcd-ascii"):
+            ext = "ply" if fmt.startswith("ply") else "pcd"
+            pc = o3d.io.read_point_cloud(os.path.join(tmp, "fmt_" + fmt, "frame_000004." + ext))
+            check(len(pc.points) == counts[fmt], "Open3D reads %s: %d points" % (fmt, len(pc.points)))
+        pts = o3d.io.read_point_cloud(os.path.join(tmp, "fmt_pcd", "frame_000004.pcd")).points
+        _, ref, _ = read_ply(os.path.join(tmp, "fmt_ply", "frame_000004.ply"))
+        check(abs(pts[10][0] - ref[10]["x"]) < 1e-6 and abs(pts[10][2] - ref[10]["z"]) < 1e-6,
+              "Open3D sees the same coordinates in PCD and PLY")
+    except ImportError:
+        check(False, "python3-open3d missing (scripts/install-deps.sh installs it)")
+
+    # a rig file with two sensors
+    rig = os.path.join(tmp, "rig.txt")
+    with open(rig, "w") as f:
+        f.write("# two sensors\n[sensor roof]\npreset = pandar64\nmount_xyz_m = 0,0,0.2\n\n"
+                "[sensor front]\npreset = mid40\nmount_xyz_m = 2,0,-1\n")
+    out = os.path.join(tmp, "rigrun")
+    r = run("batch", "--scene", "street", "--rig", rig, "--trajectory", traj, "--out", out, "--frames", "0:3",
+            "--quiet")
+    check(r.returncode == 0 and len([n for n in os.listdir(os.path.join(out, "roof")) if n.endswith(".ply")]) == 3
+          and len([n for n in os.listdir(os.path.join(out, "front")) if n.endswith(".ply")]) == 3,
+          "rig batch writes per-sensor frames " + r.stderr)
+    with open(os.path.join(out, "meta.json")) as f:
+        meta = json.load(f)
+    check([s["name"] for s in meta["sensors"]] == ["roof", "front"] and meta["sensors"][1]["pattern"] == 2,
+          "meta.json lists the sensors and their parameters")
+
+    # bad inputs: one line naming the file and line
+    badt = os.path.join(tmp, "badtraj.csv")
+    with open(badt, "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n0,0,0,0,0,0,0\n0.1,1,0,0,0,0\n")
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", badt, "--out", out)
+    check(r.returncode != 0 and r.returncode < 128 and "badtraj.csv:3" in r.stderr and
+          len(r.stderr.strip().splitlines()) == 1, "malformed trajectory: " + r.stderr)
+    badr = os.path.join(tmp, "badrig.txt")
+    with open(badr, "w") as f:
+        f.write("[sensor a]\npreset = vlp16\n[lidar b]\n")
+    r = run("batch", "--scene", "street", "--rig", badr, "--trajectory", traj, "--out", out)
+    check(r.returncode != 0 and "badrig.txt:3" in r.stderr, "malformed rig file: " + r.stderr)
+
+    # Ctrl-C stops after the current frame; --resume finishes; the result equals an uninterrupted run
+    heavy = os.path.join(tmp, "heavy")
+    args = [SENSIM, "batch", "--scene", "street", "--lidar", "pandar128", "--trajectory", traj, "--out", heavy,
+            "--images"]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate()
+    if p.returncode == 130:
+        jsons = [n for n in os.listdir(heavy) if n.endswith(".json") and n != "meta.json"]
+        complete = all(os.path.exists(os.path.join(heavy, n[:-5] + ".ply")) for n in jsons)
+        check(0 < len(jsons) < 100 and complete and "--resume" in err, "interrupted cleanly after %d frames" % len(jsons))
+        check(not [n for n in os.listdir(heavy) if n.endswith(".tmp")], "no temporary files left")
+    else:
+        check(p.returncode == 0, "batch finished before the interrupt (rc %d)" % p.returncode)
+    r = subprocess.run(args + ["--resume", "--frames", "0:100"], capture_output=True, text=True)
+    check(r.returncode == 0 and len([n for n in os.listdir(heavy) if n.endswith(".ply")]) == 100, "resume completes")
+    ref = os.path.join(tmp, "heavy_ref")
+    r = subprocess.run([SENSIM, "batch", "--scene", "street", "--lidar", "pandar128", "--trajectory", traj,
+                        "--out", ref, "--images", "--frames", "95:100", "--quiet"], capture_output=True, text=True)
+    check(all(filecmp.cmp(os.path.join(ref, n), os.path.join(heavy, n), shallow=False)
+              for n in os.listdir(ref) if n != "meta.json"), "resumed frames equal a fresh run")
 
 print("%d passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)

@@ -284,6 +284,9 @@ SENSIM_API sensim_status sensim_scene_get_info(const sensim_scene *scene,
  */
 SENSIM_API int32_t sensim_tag_from_name(const char *name);
 
+/** CARLA palette colour of a tag (RGB), black for ids > 28. Since 0.1. */
+SENSIM_API void sensim_tag_color(uint32_t tag, uint8_t out_rgb[3]);
+
 /** CARLA name of a tag ("Roads", "Car", ...); "" for ids > 28. Since 0.1. */
 SENSIM_API const char *sensim_tag_name(uint32_t tag);
 

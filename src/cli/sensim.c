@@ -4,6 +4,7 @@
  * message on stderr names the file and line. */
 #include <sensim/sensim.h>
 
+#include "cli.h"
 #include "street.h"
 
 #include <dirent.h>
@@ -15,19 +16,17 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define EXIT_USAGE 2
-#define EXIT_STATUS_BASE 10
 #define MAX_SETS 256
 
-static sensim_context *g_ctx;
+sensim_context *g_ctx;
 
-static int fail(sensim_status st)
+int fail(sensim_status st)
 {
     fprintf(stderr, "sensim: error: %s (%s)\n", sensim_context_last_error(g_ctx), sensim_status_string(st));
     return EXIT_STATUS_BASE + st;
 }
 
-static int usage(const char *msg)
+int usage(const char *msg)
 {
     if (msg)
         fprintf(stderr, "sensim: %s\n", msg);
@@ -39,7 +38,11 @@ static int usage(const char *msg)
             "              [--shot-rate HZ] (for a pattern CSV given as --lidar)\n"
             "              [--velocity vx,vy,vz[,wroll,wpitch,wyaw]] (m/s, deg/s; moves the platform)\n"
             "              [--frame native|iso8855|carla|ue] (scene, pose, velocity and points)\n"
-            "              [--points sensor|deskewed|world]\n"
+            "              [--points sensor|deskewed|world] [--images]\n"
+            "  sensim batch --scene FILE|street (--lidar PRESET|FILE | --rig RIG_FILE) --trajectory FILE\n"
+            "               --out DIR [--frames A:B] [--shard K/N] [--threads N] [--seed N]\n"
+            "               [--set KEY=VALUE]... [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla]\n"
+            "               [--images] [--resume] [--frame native|carla|ue] [--quiet]\n"
             "  sensim demo [--out DIR] [--threads N]\n"
             "  sensim pattern export PRESET|FILE --duration S --out FILE.csv [--set KEY=VALUE]...\n"
             "  sensim pattern stats PRESET|FILE [--times 0.1,0.2,0.5,1,2] [--bin-deg B] [--png FILE]\n"
@@ -50,14 +53,14 @@ static int usage(const char *msg)
     return EXIT_USAGE;
 }
 
-static double now_s(void)
+double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int parse_u32(const char *s, uint32_t *out)
+int parse_u32(const char *s, uint32_t *out)
 {
     char *end;
     errno = 0;
@@ -69,7 +72,7 @@ static int parse_u32(const char *s, uint32_t *out)
 }
 
 /* Comma-separated finite numbers; returns how many (between lo and hi), 0 on error. */
-static int parse_numbers(const char *s, double *v, int lo, int hi)
+int parse_numbers(const char *s, double *v, int lo, int hi)
 {
     const char *p = s;
     int n = 0;
@@ -88,7 +91,7 @@ static int parse_numbers(const char *s, double *v, int lo, int hi)
     return (*p || n < lo) ? 0 : n;
 }
 
-static int ensure_dir(const char *dir)
+int ensure_dir(const char *dir)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "sensim: error: cannot create directory %s: %s\n", dir, strerror(errno));
@@ -106,9 +109,10 @@ typedef struct run_opts {
     const char *sets[MAX_SETS + 1];
     uint32_t nsets;
     int summary_tags;
+    int images;
 } run_opts;
 
-static sensim_status load_scene(const char *what, int32_t frame, sensim_scene *scene)
+sensim_status load_scene(const char *what, int32_t frame, sensim_scene *scene)
 {
     if (strcmp(what, "street") == 0) {
         street_info si;
@@ -169,19 +173,20 @@ static int run_scan(run_opts *o)
     sensim_lidar_info li;
     sensim_lidar_get_info(lidar, &li);
     size_t size;
-    if ((st = sensim_ring_required_size(li.shots_per_frame, 2, &size))) {
+    uint64_t cap = 2 * li.shots_per_frame; /* dual returns: up to two points per shot */
+    if ((st = sensim_ring_required_size(cap, 2, &size))) {
         rc = fail(st);
         goto out;
     }
     mem = malloc(size);
-    buf = malloc(li.shots_per_frame * sizeof *buf);
+    buf = malloc(cap * sizeof *buf);
     sensim_ring *ring;
     if (!mem || !buf) {
         fprintf(stderr, "sensim: error: out of memory for a %zu-byte ring\n", size);
         rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
         goto out;
     }
-    if ((st = sensim_ring_init(mem, size, li.shots_per_frame, 2, SENSIM_OVERFLOW_FAIL, &ring))) {
+    if ((st = sensim_ring_init(mem, size, cap, 2, SENSIM_OVERFLOW_FAIL, &ring))) {
         rc = fail(st);
         goto out;
     }
@@ -201,9 +206,19 @@ static int run_scan(run_opts *o)
         }
         sensim_frame_header h;
         uint64_t n;
-        if ((st = sensim_ring_pop(ring, &h, buf, li.shots_per_frame, &n))) {
+        if ((st = sensim_ring_pop(ring, &h, buf, cap, &n))) {
             rc = fail(st);
             goto out;
+        }
+        if (o->images) {
+            char rp[4200], ip[4200], lp[4200];
+            snprintf(rp, sizeof rp, "%.4000s/frame_%06u_range.png", o->out, f);
+            snprintf(ip, sizeof ip, "%.4000s/frame_%06u_intensity.png", o->out, f);
+            snprintf(lp, sizeof lp, "%.4000s/frame_%06u_label.png", o->out, f);
+            if ((st = sensim_write_frame_images(lidar, buf, n, 0, rp, ip, lp, NULL, NULL))) {
+                rc = fail(st);
+                goto out;
+            }
         }
         if (o->frame != SENSIM_FRAME_NATIVE)
             for (uint64_t i = 0; i < n; i++) {
@@ -238,7 +253,8 @@ static int run_scan(run_opts *o)
                 printf(" %s=%llu", sensim_tag_name((uint32_t)t), (unsigned long long)tag_count[t]);
         printf("\n");
     }
-    printf("wrote %s/frame_%06u.ply .. frame_%06u.ply\n", o->out, 0u, o->frames ? o->frames - 1 : 0u);
+    printf("wrote %s/frame_%06u.ply .. frame_%06u.ply%s\n", o->out, 0u, o->frames ? o->frames - 1 : 0u,
+           o->images ? " with range, intensity and label PNG images" : "");
 out:
     free(buf);
     free(mem);
@@ -497,6 +513,8 @@ int main(int argc, char **argv)
         return argc == 2 ? cmd_presets() : usage("presets takes no arguments");
     if (!strcmp(cmd, "pattern"))
         return cmd_pattern(argc, argv);
+    if (!strcmp(cmd, "batch"))
+        return cmd_batch(argc, argv);
     if (strcmp(cmd, "scan") && strcmp(cmd, "demo"))
         return usage("unknown command");
 
@@ -510,6 +528,7 @@ int main(int argc, char **argv)
         o.out = "out/demo";
         o.pose_in[2] = 1.8; /* roof of a car, in the middle of the street */
         o.summary_tags = 1;
+        o.images = 1;
     }
     char seedbuf[64], ratebuf[64], pointsbuf[64];
     for (int i = 2; i < argc; i++) {
@@ -537,6 +556,9 @@ int main(int argc, char **argv)
                 o.frame = SENSIM_FRAME_UE;
             else
                 return usage("--frame must be native, iso8855, carla or ue");
+        } else if (!strcmp(a, "--images")) {
+            o.images = 1;
+            continue;
         } else if (!strcmp(a, "--points") && v) {
             if (strcmp(v, "sensor") && strcmp(v, "deskewed") && strcmp(v, "world"))
                 return usage("--points must be sensor, deskewed or world");

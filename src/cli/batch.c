@@ -1,0 +1,789 @@
+/* sensim batch: offline point-cloud generation along a trajectory, shardable. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_SENSORS 16
+#define MAX_SETS 256
+#define KEYS_PER_PIECE 60
+
+static volatile sig_atomic_t g_stop;
+
+static int64_t floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    g_stop = 1;
+}
+
+typedef struct traj {
+    sensim_pose_key *keys;
+    size_t n;
+} traj;
+
+typedef struct sensor_spec {
+    char name[64];
+    char preset[1024];
+    const char *sets[MAX_SETS];
+    uint32_t nsets;
+    char *owned[MAX_SETS];
+    uint32_t nowned;
+} sensor_spec;
+
+static int msg_fail(const char *fmt, const char *a, unsigned long long line, const char *b)
+{
+    fprintf(stderr, "sensim: error: ");
+    fprintf(stderr, fmt, a, line, b);
+    fprintf(stderr, "\n");
+    return EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+}
+
+/* ---- trajectory: t,x,y,z,roll,pitch,yaw (s, m, deg) or t,x,y,z,qw,qx,qy,qz ---- */
+static int load_trajectory(const char *path, int32_t frame, traj *t)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "sensim: error: %s: cannot open: %s\n", path, strerror(errno));
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    char line[4096];
+    unsigned long long ln = 0;
+    int quat = -1;
+    size_t cap = 0;
+    int rc = 0;
+    double prev_t = -INFINITY;
+    while (fgets(line, sizeof line, f)) {
+        ln++;
+        size_t len = strlen(line);
+        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
+            line[--len] = '\0';
+        if (len == 0 || line[0] == '#')
+            continue;
+        if (quat < 0) {
+            char h[4096];
+            size_t k = 0;
+            for (size_t i = 0; i <= len && k < sizeof h - 1; i++)
+                if (line[i] != ' ' && line[i] != '\t')
+                    h[k++] = line[i];
+            h[k] = '\0';
+            if (!strcmp(h, "t,x,y,z,roll,pitch,yaw"))
+                quat = 0;
+            else if (!strcmp(h, "t,x,y,z,qw,qx,qy,qz"))
+                quat = 1;
+            else {
+                rc = msg_fail("%s:%llu: header must be t,x,y,z,roll,pitch,yaw or t,x,y,z,qw,qx,qy,qz%s", path, ln, "");
+                break;
+            }
+            continue;
+        }
+        double v[8];
+        int n = parse_numbers(line, v, quat ? 8 : 7, quat ? 8 : 7);
+        if (n == 0) {
+            rc = msg_fail("%s:%llu: expected %s finite numbers", path, ln, quat ? "8" : "7");
+            break;
+        }
+        if (!(v[0] > prev_t)) {
+            rc = msg_fail("%s:%llu: time must increase%s", path, ln, "");
+            break;
+        }
+        if (fabs(v[0]) > 9e9) {
+            rc = msg_fail("%s:%llu: time out of range%s", path, ln, "");
+            break;
+        }
+        prev_t = v[0];
+        if (t->n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            sensim_pose_key *nk = realloc(t->keys, cap * sizeof *nk);
+            if (!nk) {
+                rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+                break;
+            }
+            t->keys = nk;
+        }
+        sensim_pose_key *k = &t->keys[t->n];
+        k->t_ns = llround(v[0] * 1e9);
+        if (t->n && k->t_ns <= t->keys[t->n - 1].t_ns) {
+            rc = msg_fail("%s:%llu: two rows within the same nanosecond%s", path, ln, "");
+            break;
+        }
+        if (quat) {
+            double qn = sqrt(v[4] * v[4] + v[5] * v[5] + v[6] * v[6] + v[7] * v[7]);
+            if (qn < 1e-9 || frame != SENSIM_FRAME_NATIVE) {
+                rc = msg_fail("%s:%llu: %s", path, ln, qn < 1e-9 ? "zero quaternion" : "quaternions only in the native frame");
+                break;
+            }
+            double w = v[4] / qn, x = v[5] / qn, y = v[6] / qn, z = v[7] / qn, *m = k->pose;
+            m[0] = 1 - 2 * (y * y + z * z), m[1] = 2 * (x * y + w * z), m[2] = 2 * (x * z - w * y), m[3] = 0;
+            m[4] = 2 * (x * y - w * z), m[5] = 1 - 2 * (x * x + z * z), m[6] = 2 * (y * z + w * x), m[7] = 0;
+            m[8] = 2 * (x * z + w * y), m[9] = 2 * (y * z - w * x), m[10] = 1 - 2 * (x * x + y * y), m[11] = 0;
+            m[12] = v[1], m[13] = v[2], m[14] = v[3], m[15] = 1;
+        } else {
+            int carla = frame == SENSIM_FRAME_CARLA || frame == SENSIM_FRAME_UE;
+            double rot[3] = {carla ? v[5] : v[4], carla ? v[6] : v[5], carla ? v[4] : v[6]};
+            sensim_status st = sensim_pose_from_frame(frame, &v[1], rot, k->pose);
+            if (st) {
+                rc = fail(st);
+                break;
+            }
+        }
+        t->n++;
+    }
+    fclose(f);
+    if (rc == 0 && t->n < 2) {
+        fprintf(stderr, "sensim: error: %s: a trajectory needs at least 2 rows\n", path);
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
+    }
+    return rc;
+}
+
+/* ---- rig file: [sensor NAME] sections with preset = ... and preset keys ---- */
+static int load_rig(const char *path, sensor_spec *specs, uint32_t *count)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "sensim: error: %s: cannot open: %s\n", path, strerror(errno));
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    char line[4096];
+    unsigned long long ln = 0;
+    int rc = 0;
+    sensor_spec *cur = NULL;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        ln++;
+        char *c = strchr(line, '#');
+        if (c)
+            *c = '\0';
+        size_t len = strlen(line);
+        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+            line[--len] = '\0';
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            continue;
+        if (*p == '[') {
+            char name[64];
+            if (sscanf(p, "[sensor %63[A-Za-z0-9_-]]", name) != 1 || p[strlen(p) - 1] != ']') {
+                rc = msg_fail("%s:%llu: expected [sensor NAME] (NAME of A-Z a-z 0-9 _ -)%s", path, ln, "");
+                break;
+            }
+            if (*count == MAX_SENSORS) {
+                rc = msg_fail("%s:%llu: more than 16 sensors%s", path, ln, "");
+                break;
+            }
+            for (uint32_t i = 0; i < *count; i++)
+                if (!strcmp(specs[i].name, name))
+                    rc = msg_fail("%s:%llu: sensor '%s' defined twice", path, ln, name);
+            cur = &specs[(*count)++];
+            memset(cur, 0, sizeof *cur);
+            snprintf(cur->name, sizeof cur->name, "%s", name);
+            continue;
+        }
+        char *eq = strchr(p, '=');
+        if (!cur || !eq) {
+            rc = msg_fail("%s:%llu: %s", path, ln, cur ? "expected key = value" : "a key before any [sensor NAME]");
+            break;
+        }
+        char *k = p, *ke = eq;
+        while (ke > k && (ke[-1] == ' ' || ke[-1] == '\t'))
+            ke--;
+        *ke = '\0';
+        char *v = eq + 1;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        if (!strcmp(k, "preset")) {
+            snprintf(cur->preset, sizeof cur->preset, "%s", v);
+            continue;
+        }
+        if (cur->nsets == MAX_SETS) {
+            rc = msg_fail("%s:%llu: too many keys%s", path, ln, "");
+            break;
+        }
+        char *kv = malloc(strlen(k) + strlen(v) + 2);
+        if (!kv) {
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+            break;
+        }
+        sprintf(kv, "%s=%s", k, v);
+        cur->owned[cur->nowned++] = kv;
+        cur->sets[cur->nsets++] = kv;
+    }
+    fclose(f);
+    for (uint32_t i = 0; rc == 0 && i < *count; i++)
+        if (!specs[i].preset[0]) {
+            fprintf(stderr, "sensim: error: %s: sensor '%s' has no preset\n", path, specs[i].name);
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+        }
+    if (rc == 0 && *count == 0) {
+        fprintf(stderr, "sensim: error: %s: no [sensor NAME] section\n", path);
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
+    }
+    return rc;
+}
+
+/* ---- writer thread: frame i+1 is scanned while frame i is written ---- */
+typedef struct job {
+    sensim_point *pts;
+    uint64_t n;
+    sensim_frame_header h;
+    char base[4096];      /* path without extension */
+    const char *sensor;
+    const sensim_lidar *lidar;
+    int full;
+} job;
+
+typedef struct writer {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    job slots[2];
+    int head, count, quit, error;
+    int32_t format;
+    int images;
+    double write_s;
+} writer;
+
+static const char *ext_of(int32_t format)
+{
+    static const char *const e[] = {"ply", "ply", "pcd", "pcd", "bin", "bin"};
+    return e[format];
+}
+
+static int write_job(writer *w, job *j)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%.4090s.%s", j->base, ext_of(w->format));
+    if (sensim_write_points(path, w->format, &j->h, j->pts, j->n) != SENSIM_OK)
+        return 0;
+    if (w->images) {
+        char rp[4200], ip[4200], lp[4200];
+        snprintf(rp, sizeof rp, "%.4090s_range.png", j->base);
+        snprintf(ip, sizeof ip, "%.4090s_intensity.png", j->base);
+        snprintf(lp, sizeof lp, "%.4090s_label.png", j->base);
+        if (sensim_write_frame_images(j->lidar, j->pts, j->n, 0, rp, ip, lp, NULL, NULL) != SENSIM_OK)
+            return 0;
+    }
+    /* the per-frame JSON is written last: its presence marks a finished frame (--resume) */
+    char tmp[4200];
+    snprintf(path, sizeof path, "%.4090s.json", j->base);
+    snprintf(tmp, sizeof tmp, "%.4090s.json.tmp", j->base);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return 0;
+    fprintf(f, "{\"sensor\": \"%s\", \"frame\": %llu, \"t_begin_ns\": %lld, \"t_end_ns\": %lld, \"points\": %llu, "
+               "\"lost_points\": %llu, \"partial\": %s, \"sensor_pose\": [",
+            j->sensor, (unsigned long long)j->h.frame_number, (long long)j->h.t_begin_ns, (long long)j->h.t_end_ns,
+            (unsigned long long)j->n, (unsigned long long)j->h.lost_points,
+            (j->h.flags & SENSIM_FRAME_PARTIAL) ? "true" : "false");
+    for (int i = 0; i < 16; i++)
+        fprintf(f, "%s%.17g", i ? ", " : "", j->h.sensor_pose[i]);
+    fprintf(f, "]}\n");
+    return fclose(f) == 0 && rename(tmp, path) == 0;
+}
+
+static void *writer_main(void *arg)
+{
+    writer *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (w->count == 0 && !w->quit)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (w->count == 0 && w->quit)
+            break;
+        job *j = &w->slots[w->head];
+        pthread_mutex_unlock(&w->mu);
+        double t0 = now_s();
+        int ok = write_job(w, j);
+        double dt = now_s() - t0;
+        pthread_mutex_lock(&w->mu);
+        w->write_s += dt;
+        if (!ok && !w->error) {
+            w->error = 1;
+            fprintf(stderr, "sensim: error: %s\n", sensim_context_last_error(NULL));
+        }
+        j->full = 0;
+        w->head = (w->head + 1) % 2;
+        w->count--;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* Take a free slot (waits while both are being written). */
+static job *writer_slot(writer *w, int *index)
+{
+    pthread_mutex_lock(&w->mu);
+    while (w->count == 2)
+        pthread_cond_wait(&w->cv, &w->mu);
+    *index = (w->head + w->count) % 2;
+    job *j = &w->slots[*index];
+    pthread_mutex_unlock(&w->mu);
+    return j;
+}
+
+static void writer_submit(writer *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->slots[(w->head + w->count) % 2].full = 1;
+    w->count++;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+static void writer_drain(writer *w)
+{
+    pthread_mutex_lock(&w->mu);
+    while (w->count > 0)
+        pthread_cond_wait(&w->cv, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* ---- progress ---- */
+static void progress(int tty, int quiet, uint64_t done, uint64_t total, uint64_t points, double t0, int final)
+{
+    static double last;
+    double now = now_s(), el = now - t0;
+    if (quiet || (!final && !tty && now - last < 5.0 && done != total))
+        return;
+    last = now;
+    double rate = el > 0 ? points / el : 0, eta = done ? el / done * (total - done) : 0;
+    if (tty) {
+        int w = 30, fill = total ? (int)(w * done / total) : w;
+        fprintf(stderr, "\r[%.*s%*s] %llu/%llu frames, %.2f Mpts/s, ETA %.0f s ", fill,
+                "##############################", w - fill, "", (unsigned long long)done, (unsigned long long)total,
+                rate / 1e6, eta);
+        if (final)
+            fputc('\n', stderr);
+    } else {
+        fprintf(stderr, "sensim batch: %llu/%llu frames, %.2f Mpts/s, ETA %.0f s\n", (unsigned long long)done,
+                (unsigned long long)total, rate / 1e6, eta);
+    }
+}
+
+static uint64_t fnv1a_file(const char *path, int *ok)
+{
+    uint64_t h = 1469598103934665603ULL;
+    FILE *f = fopen(path, "rb");
+    *ok = f != NULL;
+    if (!f)
+        return 0;
+    unsigned char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ buf[i]) * 1099511628211ULL;
+    fclose(f);
+    return h;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int file_exists(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0;
+}
+
+int cmd_batch(int argc, char **argv)
+{
+    const char *scene_arg = NULL, *lidar_arg = NULL, *rig_arg = NULL, *traj_arg = NULL, *out = NULL;
+    const char *global_sets[MAX_SETS];
+    uint32_t nglobal = 0, threads = 0, shard_k = 0, shard_n = 1;
+    int64_t fa = 0, fb = INT64_MAX;
+    int32_t format = SENSIM_FORMAT_PLY, frame = SENSIM_FRAME_NATIVE;
+    int images = 0, resume = 0, quiet = 0;
+    char seedbuf[64];
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--images")) {
+            images = 1;
+            continue;
+        }
+        if (!strcmp(a, "--resume")) {
+            resume = 1;
+            continue;
+        }
+        if (!strcmp(a, "--quiet")) {
+            quiet = 1;
+            continue;
+        }
+        if (!v) {
+            char m[256];
+            snprintf(m, sizeof m, "option '%s' needs a value (or is unknown)", a);
+            return usage(m);
+        }
+        i++;
+        if (!strcmp(a, "--scene"))
+            scene_arg = v;
+        else if (!strcmp(a, "--lidar"))
+            lidar_arg = v;
+        else if (!strcmp(a, "--rig"))
+            rig_arg = v;
+        else if (!strcmp(a, "--trajectory"))
+            traj_arg = v;
+        else if (!strcmp(a, "--out"))
+            out = v;
+        else if (!strcmp(a, "--threads")) {
+            if (!parse_u32(v, &threads) || threads > 1024)
+                return usage("--threads needs an integer in 0..1024");
+        } else if (!strcmp(a, "--seed")) {
+            uint32_t sd;
+            if (!parse_u32(v, &sd) || nglobal == MAX_SETS)
+                return usage("--seed needs a non-negative integer");
+            snprintf(seedbuf, sizeof seedbuf, "seed=%u", sd);
+            global_sets[nglobal++] = seedbuf;
+        } else if (!strcmp(a, "--set")) {
+            if (!strchr(v, '=') || nglobal == MAX_SETS)
+                return usage("--set needs KEY=VALUE");
+            global_sets[nglobal++] = v;
+        } else if (!strcmp(a, "--shard")) {
+            char *end;
+            unsigned long k = strtoul(v, &end, 10), n;
+            if (end == v || *end != '/' || (n = strtoul(end + 1, &end, 10)) == 0 || *end || k >= n || n > 100000)
+                return usage("--shard needs K/N with 0 <= K < N");
+            shard_k = (uint32_t)k, shard_n = (uint32_t)n;
+        } else if (!strcmp(a, "--frames")) {
+            char *end;
+            long long x = strtoll(v, &end, 10), y;
+            if (end == v || *end != ':' || x < 0)
+                return usage("--frames needs A:B (frame indices, B exclusive, B may be empty)");
+            y = end[1] ? strtoll(end + 1, &end, 10) : INT64_MAX;
+            if (*end && *end != ':')
+                return usage("--frames needs A:B");
+            if (y < x)
+                return usage("--frames needs A <= B");
+            fa = x, fb = y;
+        } else if (!strcmp(a, "--format")) {
+            static const char *const names[] = {"ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla"};
+            format = -1;
+            for (int k = 0; k < 6; k++)
+                if (!strcmp(v, names[k]))
+                    format = k;
+            if (format < 0)
+                return usage("--format must be ply, ply-ascii, pcd, pcd-ascii, kitti or carla");
+        } else if (!strcmp(a, "--frame")) {
+            if (!strcmp(v, "native") || !strcmp(v, "iso8855"))
+                frame = SENSIM_FRAME_NATIVE;
+            else if (!strcmp(v, "carla"))
+                frame = SENSIM_FRAME_CARLA;
+            else if (!strcmp(v, "ue"))
+                frame = SENSIM_FRAME_UE;
+            else
+                return usage("--frame must be native, iso8855, carla or ue");
+        } else {
+            char m[256];
+            snprintf(m, sizeof m, "unknown option '%s'", a);
+            return usage(m);
+        }
+    }
+    if (!scene_arg || !traj_arg || !out || (!lidar_arg == !rig_arg))
+        return usage("batch needs --scene, --trajectory, --out and one of --lidar or --rig");
+
+    sensor_spec specs[MAX_SENSORS];
+    uint32_t nspecs = 0;
+    int rc = 0;
+    if (rig_arg) {
+        if ((rc = load_rig(rig_arg, specs, &nspecs)))
+            return rc;
+    } else {
+        memset(&specs[0], 0, sizeof specs[0]);
+        snprintf(specs[0].name, sizeof specs[0].name, "lidar");
+        snprintf(specs[0].preset, sizeof specs[0].preset, "%s", lidar_arg);
+        nspecs = 1;
+    }
+    traj tr = {0};
+    if ((rc = load_trajectory(traj_arg, frame, &tr)))
+        return rc;
+
+    sensim_context_desc cd;
+    sensim_context_desc_init(&cd);
+    cd.thread_count = threads;
+    sensim_status st = sensim_context_create(&cd, &g_ctx);
+    if (st)
+        return fail(st);
+    sensim_scene *scene = NULL;
+    sensim_lidar *lidars[MAX_SENSORS] = {0};
+    void *mem = NULL;
+    sensim_point *bufs[2] = {0};
+    writer w;
+    memset(&w, 0, sizeof w);
+    int writer_started = 0;
+    if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(scene_arg, frame, scene)) ||
+        (st = sensim_scene_commit(scene))) {
+        rc = fail(st);
+        goto done;
+    }
+    uint64_t max_shots = 0;
+    for (uint32_t s = 0; s < nspecs; s++) {
+        const char *sets[2 * MAX_SETS];
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < specs[s].nsets; k++)
+            sets[n++] = specs[s].sets[k];
+        for (uint32_t k = 0; k < nglobal; k++)
+            sets[n++] = global_sets[k];
+        if ((st = sensim_lidar_create_from_preset(g_ctx, specs[s].preset, sets, n, &lidars[s]))) {
+            rc = fail(st);
+            goto done;
+        }
+        sensim_lidar_info li;
+        sensim_lidar_get_info(lidars[s], &li);
+        max_shots = li.shots_per_frame > max_shots ? li.shots_per_frame : max_shots;
+    }
+    /* output tree and meta.json (identical for every shard: no shard, no clock) */
+    if (!ensure_dir(out)) {
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+        goto done;
+    }
+    for (uint32_t s = 0; s < nspecs && rig_arg; s++) {
+        char d[4200];
+        snprintf(d, sizeof d, "%.4000s/%.63s", out, specs[s].name);
+        if (!ensure_dir(d)) {
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+            goto done;
+        }
+    }
+    {
+        char mp[4200], mt[4300];
+        snprintf(mp, sizeof mp, "%.4000s/meta.json", out);
+        snprintf(mt, sizeof mt, "%s.tmp.%d", mp, (int)getpid());
+        FILE *f = fopen(mt, "w");
+        if (!f) {
+            fprintf(stderr, "sensim: error: %s: cannot create\n", mt);
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+            goto done;
+        }
+        int ok;
+        uint64_t h = strcmp(scene_arg, "street") ? fnv1a_file(scene_arg, &ok) : 0x57EE7ULL;
+        fprintf(f, "{\n  \"sensim_version\": \"%s\",\n  \"scene\": ", sensim_version_string());
+        json_str(f, scene_arg);
+        fprintf(f, ",\n  \"scene_fnv1a64\": \"%016llx\",\n  \"trajectory\": ", (unsigned long long)h);
+        json_str(f, traj_arg);
+        fprintf(f, ",\n  \"trajectory_rows\": %zu,\n  \"trajectory_fnv1a64\": \"%016llx\",\n", tr.n,
+                (unsigned long long)fnv1a_file(traj_arg, &ok));
+        fprintf(f, "  \"format\": \"%s\",\n  \"frame\": %d,\n  \"command\": [", ext_of(format), frame);
+        int first = 1;
+        for (int i = 0; i < argc; i++) {
+            if (!strcmp(argv[i], "--shard") || !strcmp(argv[i], "--threads") || !strcmp(argv[i], "--frames") ||
+                !strcmp(argv[i], "--out")) {
+                i++;
+                continue;
+            }
+            if (!strcmp(argv[i], "--resume") || !strcmp(argv[i], "--quiet"))
+                continue;
+            fprintf(f, "%s", first ? "" : ", ");
+            json_str(f, argv[i]);
+            first = 0;
+        }
+        fprintf(f, "],\n  \"sensors\": [");
+        for (uint32_t s = 0; s < nspecs; s++) {
+            sensim_lidar_info li;
+            sensim_lidar_get_info(lidars[s], &li);
+            fprintf(f, "%s\n    {\"name\": ", s ? "," : "");
+            json_str(f, specs[s].name);
+            fprintf(f, ", \"preset\": ");
+            json_str(f, specs[s].preset);
+            fprintf(f, ", \"model\": ");
+            json_str(f, li.name);
+            fprintf(f, ", \"pattern\": %d, \"channels\": %u, \"shots_per_s\": %.17g, \"frame_period_ns\": %lld, "
+                       "\"min_range_m\": %.9g, \"max_range_m\": %.9g, \"lidar_id\": %u, \"overrides\": [",
+                    li.pattern, li.channel_count, li.shots_per_s, (long long)li.frame_period_ns,
+                    (double)li.min_range_m, (double)li.max_range_m, li.lidar_id);
+            for (uint32_t k = 0; k < specs[s].nsets + nglobal; k++) {
+                fprintf(f, "%s", k ? ", " : "");
+                json_str(f, k < specs[s].nsets ? specs[s].sets[k] : global_sets[k - specs[s].nsets]);
+            }
+            fprintf(f, "]}");
+        }
+        fprintf(f, "\n  ]\n}\n");
+        if (fclose(f) != 0 || rename(mt, mp) != 0) {
+            fprintf(stderr, "sensim: error: %s: cannot write\n", mp);
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+            goto done;
+        }
+    }
+
+    /* the frames each sensor renders: those inside the trajectory, selected, sharded */
+    uint64_t cap = 2 * max_shots, total = 0;
+    int64_t *first_frame = calloc(nspecs, sizeof *first_frame), *nframes = calloc(nspecs, sizeof *nframes);
+    size_t ring_size;
+    if (!first_frame || !nframes || sensim_ring_required_size(cap, 2, &ring_size) || !(mem = malloc(ring_size)) ||
+        !(bufs[0] = malloc(cap * sizeof(sensim_point))) || !(bufs[1] = malloc(cap * sizeof(sensim_point)))) {
+        fprintf(stderr, "sensim: error: out of memory\n");
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+        free(first_frame);
+        free(nframes);
+        goto done;
+    }
+    for (uint32_t s = 0; s < nspecs; s++) {
+        sensim_lidar_info li;
+        sensim_lidar_get_info(lidars[s], &li);
+        int64_t P = li.frame_period_ns, t0 = tr.keys[0].t_ns, t1 = tr.keys[tr.n - 1].t_ns;
+        int64_t r0 = -floordiv(-t0, P), r1 = floordiv(t1, P); /* frames [r·P, (r+1)·P) inside [t0, t1] */
+        first_frame[s] = r0;
+        nframes[s] = r1 > r0 ? r1 - r0 : 0;
+        for (int64_t i = fa; i < nframes[s] && i < fb; i++)
+            total += (uint64_t)(i % shard_n) == shard_k;
+    }
+    w.format = format;
+    w.images = images;
+    pthread_mutex_init(&w.mu, NULL);
+    pthread_cond_init(&w.cv, NULL);
+    pthread_t wt;
+    if (pthread_create(&wt, NULL, writer_main, &w) != 0) {
+        fprintf(stderr, "sensim: error: cannot start the writer thread\n");
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+        free(first_frame);
+        free(nframes);
+        goto done;
+    }
+    writer_started = 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    int tty = isatty(2);
+    double t_start = now_s(), scan_s = 0;
+    uint64_t done_frames = 0, skipped = 0, points = 0;
+    for (uint32_t s = 0; s < nspecs && !rc && !g_stop; s++) {
+        sensim_ring *ring;
+        if ((st = sensim_ring_init(mem, ring_size, cap, 2, SENSIM_OVERFLOW_FAIL, &ring))) {
+            rc = fail(st);
+            break;
+        }
+        sensim_lidar_info li;
+        sensim_lidar_get_info(lidars[s], &li);
+        for (int64_t i = fa; i < nframes[s] && i < fb && !rc; i++) {
+            if ((uint64_t)(i % shard_n) != shard_k)
+                continue;
+            if (g_stop)
+                break;
+            int64_t r = first_frame[s] + i, fbeg = r * li.frame_period_ns, fend = fbeg + li.frame_period_ns;
+            int slot;
+            job *j = writer_slot(&w, &slot);
+            snprintf(j->base, sizeof j->base, "%.4000s%s%.63s/frame_%06lld", out, rig_arg ? "/" : "",
+                     rig_arg ? specs[s].name : "", (long long)r);
+            char marker[4200];
+            snprintf(marker, sizeof marker, "%.4090s.json", j->base);
+            if (resume && file_exists(marker)) {
+                skipped++;
+                done_frames++;
+                continue;
+            }
+            double a0 = now_s();
+            /* scan the frame in pieces of at most KEYS_PER_PIECE trajectory rows */
+            size_t lo = 0;
+            while (lo + 1 < tr.n && tr.keys[lo + 1].t_ns <= fbeg)
+                lo++;
+            int64_t a = fbeg;
+            while (a < fend && !rc) {
+                size_t hi = lo;
+                while (hi + 1 < tr.n && hi - lo < KEYS_PER_PIECE && tr.keys[hi].t_ns < fend)
+                    hi++;
+                int64_t b = (tr.keys[hi].t_ns < fend && hi + 1 < tr.n) ? tr.keys[hi].t_ns : fend;
+                if (b <= a)
+                    b = fend;
+                sensim_motion m;
+                memset(&m, 0, sizeof m);
+                m.keys = &tr.keys[lo];
+                m.key_count = (uint32_t)(hi - lo + 1);
+                m.world_step = (uint64_t)r;
+                if ((st = sensim_lidar_scan_motion(lidars[s], scene, a, b, &m, ring, NULL))) {
+                    rc = fail(st);
+                    break;
+                }
+                a = b;
+                while (lo + 1 < tr.n && tr.keys[lo + 1].t_ns <= a)
+                    lo++;
+            }
+            if (rc)
+                break;
+            uint64_t n;
+            if ((st = sensim_ring_pop(ring, &j->h, bufs[slot], cap, &n))) {
+                rc = fail(st);
+                break;
+            }
+            scan_s += now_s() - a0;
+            j->pts = bufs[slot];
+            j->n = n;
+            j->sensor = specs[s].name;
+            j->lidar = lidars[s];
+            if (frame != SENSIM_FRAME_NATIVE && format != SENSIM_FORMAT_CARLA)
+                for (uint64_t q = 0; q < n; q++) {
+                    double in[3] = {j->pts[q].x, j->pts[q].y, j->pts[q].z}, o3[3];
+                    sensim_point_to_frame(frame, in, o3);
+                    j->pts[q].x = (float)o3[0], j->pts[q].y = (float)o3[1], j->pts[q].z = (float)o3[2];
+                }
+            writer_submit(&w);
+            points += n;
+            done_frames++;
+            progress(tty, quiet, done_frames, total, points, t_start, 0);
+            if (w.error)
+                rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+        }
+    }
+    writer_drain(&w);
+    if (w.error && !rc)
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    progress(tty, quiet, done_frames, total, points, t_start, 1);
+    double wall = now_s() - t_start;
+    if (!quiet)
+        fprintf(stderr, "sensim batch: %llu frames (%llu resumed), %llu points in %.2f s; scanning %.0f %% of the "
+                        "time, writing %.2f s in the writer thread\n",
+                (unsigned long long)done_frames, (unsigned long long)skipped, (unsigned long long)points, wall,
+                wall > 0 ? 100.0 * scan_s / wall : 100.0, w.write_s);
+    if (g_stop && !rc) {
+        fprintf(stderr, "sensim batch: interrupted after %llu frames; every written frame is complete; rerun with "
+                        "--resume to continue\n",
+                (unsigned long long)done_frames);
+        rc = EXIT_INTERRUPTED;
+    }
+    free(first_frame);
+    free(nframes);
+done:
+    if (writer_started) {
+        pthread_mutex_lock(&w.mu);
+        w.quit = 1;
+        pthread_cond_broadcast(&w.cv);
+        pthread_mutex_unlock(&w.mu);
+        pthread_join(wt, NULL);
+    }
+    free(bufs[0]);
+    free(bufs[1]);
+    free(mem);
+    for (uint32_t s = 0; s < nspecs; s++) {
+        sensim_lidar_destroy(lidars[s]);
+        for (uint32_t k = 0; k < specs[s].nowned; k++)
+            free(specs[s].owned[k]);
+    }
+    free(tr.keys);
+    sensim_scene_destroy(scene);
+    sensim_context_destroy(g_ctx);
+    return rc;
+}
