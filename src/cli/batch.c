@@ -508,8 +508,12 @@ int cmd_batch(int argc, char **argv)
     uint32_t nspecs = 0;
     int rc = 0;
     if (rig_arg) {
-        if ((rc = load_rig(rig_arg, specs, &nspecs)))
+        if ((rc = load_rig(rig_arg, specs, &nspecs))) {
+            for (uint32_t s = 0; s < nspecs; s++)
+                for (uint32_t k = 0; k < specs[s].nowned; k++)
+                    free(specs[s].owned[k]);
             return rc;
+        }
     } else {
         memset(&specs[0], 0, sizeof specs[0]);
         snprintf(specs[0].name, sizeof specs[0].name, "lidar");
@@ -517,8 +521,13 @@ int cmd_batch(int argc, char **argv)
         nspecs = 1;
     }
     traj tr = {0};
-    if ((rc = load_trajectory(traj_arg, frame, &tr)))
+    if ((rc = load_trajectory(traj_arg, frame, &tr))) {
+        free(tr.keys);
+        for (uint32_t s = 0; s < nspecs; s++)
+            for (uint32_t k = 0; k < specs[s].nowned; k++)
+                free(specs[s].owned[k]);
         return rc;
+    }
 
     sensim_context_desc cd;
     sensim_context_desc_init(&cd);
