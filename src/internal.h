@@ -33,6 +33,7 @@ struct sensim_context {
     void *log_user;
     sensim_registered registered[SENSIM_MAX_REGISTERED];
     uint32_t registered_count;
+    _Atomic int64_t backend_bytes; /* Embree's memory monitor */
 };
 
 /* Registered descriptor named @p name, or NULL. */

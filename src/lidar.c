@@ -38,7 +38,6 @@ void sensim_lidar_destroy(sensim_lidar *l)
     free(l->hits);
     free(l->dirs);
     free(l->slots);
-    free(l->valid);
     sensim_context *ctx = l->ctx;
     free(l);
     sensim__context_release(ctx);
@@ -101,8 +100,7 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
     l->hits = malloc(slots * sizeof *l->hits);
     l->dirs = malloc(slots * 3 * sizeof *l->dirs);
     l->slots = malloc(2 * slots * sizeof *l->slots);
-    l->valid = malloc(slots);
-    if (!l->rays || !l->hits || !l->dirs || !l->slots || !l->valid) {
+    if (!l->rays || !l->hits || !l->dirs || !l->slots) {
         sensim_lidar_destroy(l);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "lidar: cannot allocate scan scratch");
     }
@@ -219,8 +217,9 @@ static void output_frame(const sensim_lidar *l, const scan_env *env, const doubl
 }
 
 /* Generate, trace and write shots [g0, g1) of one frame (g1 - g0 <= one
- * chunk). Lanes of consecutive shots run in parallel; the write is serial and
- * in shot order, so the output does not depend on the thread count. */
+ * chunk). Lanes of consecutive shots run in parallel; each lane then copies
+ * its points to its own offset of the space reserved in the ring, so the
+ * output is in shot order whatever the thread count. */
 static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin, int64_t g0, int64_t g1,
                        sensim_ring *ring)
 {
@@ -232,69 +231,93 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
     const bool moving = env->path->moving;
     float R0[9], org0[3];
     to_floats(env->S0, R0, org0);
+    sensim_point *span0 = NULL, *span1 = NULL;
+    uint64_t n0 = 0, fit = 0;
 
-#pragma omp parallel for num_threads(env->nthreads) schedule(static) if (env->nthreads > 1 && nlanes > 1)
-    for (int lane = 0; lane < nlanes; lane++) {
-        int64_t a = (int64_t)lane * SENSIM_LANE_SHOTS, b = a + SENSIM_LANE_SHOTS < n ? a + SENSIM_LANE_SHOTS : n;
-        uint32_t m = 0;
-        /* compact the lane's live shots at the front of its scratch */
-        int64_t live[SENSIM_LANE_SHOTS], when[SENSIM_LANE_SHOTS];
-        uint16_t chan[SENSIM_LANE_SHOTS];
-        for (int64_t i = a; i < b; i++) {
-            int64_t g = g0 + i, t = sensim__pattern_time(p, g);
-            uint16_t ch;
-            float *d = &l->dirs[(a + m) * 3];
-            l->valid[i] = 0;
-            if (!sensim__pattern_shot(p, g, t, &ch, d) || !sensim__returns_keep_shot(rp, (uint64_t)g))
-                continue;
-            float td[3], Rf[9], of[3];
-            const float *R = R0, *org = org0;
-            if (moving) {
+#pragma omp parallel num_threads(env->nthreads) if (env->nthreads > 1 && nlanes > 1)
+    {
+#pragma omp for schedule(static)
+        for (int lane = 0; lane < nlanes; lane++) {
+            int64_t a = (int64_t)lane * SENSIM_LANE_SHOTS, b = a + SENSIM_LANE_SHOTS < n ? a + SENSIM_LANE_SHOTS : n;
+            uint32_t cnt = (uint32_t)(b - a), m = 0, out = 0;
+            int64_t when[SENSIM_LANE_SHOTS], live[SENSIM_LANE_SHOTS];
+            uint16_t chan[SENSIM_LANE_SHOTS];
+            uint8_t ok[SENSIM_LANE_SHOTS];
+            float *dirs = &l->dirs[a * 3];
+            sensim__pattern_batch(p, g0 + a, cnt, when, chan, dirs, ok);
+            /* compact the live shots at the front of the lane's scratch */
+            for (uint32_t i = 0; i < cnt; i++) {
+                int64_t g = g0 + a + i;
+                if (!ok[i] || !sensim__returns_keep_shot(rp, (uint64_t)g))
+                    continue;
+                float td[3], Rf[9], of[3];
+                const float *R = R0, *org = org0;
+                if (moving) {
+                    double S[16];
+                    sensor_pose(env, when[i], S);
+                    to_floats(S, Rf, of);
+                    R = Rf, org = of;
+                }
+                if (m != i) {
+                    memcpy(&dirs[3 * m], &dirs[3 * i], 3 * sizeof(float));
+                    when[m] = when[i], chan[m] = chan[i];
+                }
+                sensim__returns_subray_dir(rp, (uint64_t)g, 0, &dirs[3 * m], td);
+                sensim_ray *ray = &l->rays[a + m];
+                memcpy(ray->org, org, 3 * sizeof(float));
+                for (int row = 0; row < 3; row++)
+                    ray->dir[row] = R[row] * td[0] + R[3 + row] * td[1] + R[6 + row] * td[2];
+                ray->tnear = 0.0f;
+                ray->tfar = rp->max_range_m;
+                ray->time = sensim__scene_ray_time(scene, when[m]);
+                live[m++] = (int64_t)i;
+            }
+            if (m > 0)
+                sensim__trace_rays(scene, &l->rays[a], m, &l->hits[a]);
+            sensim_point *slot = &l->slots[2 * a];
+            for (uint32_t j = 0; j < m; j++) {
                 double S[16];
-                sensor_pose(env, t, S);
-                to_floats(S, Rf, of);
-                R = Rf, org = of;
+                const float *R = R0;
+                float Rf[9], of[3];
+                if (moving || l->points_frame != SENSIM_POINTS_SENSOR)
+                    sensor_pose(env, when[j], S);
+                if (moving) {
+                    to_floats(S, Rf, of);
+                    R = Rf;
+                }
+                sensim_point *pt = &slot[out];
+                uint32_t k = sensim__returns_shot(rp, scene, R, &dirs[3 * j], &l->rays[a + j], &l->hits[a + j],
+                                                  (uint64_t)(g0 + a + live[j]), pt);
+                for (uint32_t q = 0; q < k; q++) {
+                    pt[q].t_offset_ns = (uint32_t)(when[j] - frame_begin);
+                    pt[q].channel = chan[j];
+                    output_frame(l, env, S, &pt[q]);
+                }
+                out += k;
             }
-            sensim__returns_subray_dir(rp, (uint64_t)g, 0, d, td);
-            sensim_ray *ray = &l->rays[a + m];
-            memcpy(ray->org, org, 3 * sizeof(float));
-            for (int row = 0; row < 3; row++)
-                ray->dir[row] = R[row] * td[0] + R[3 + row] * td[1] + R[6 + row] * td[2];
-            ray->tnear = 0.0f;
-            ray->tfar = rp->max_range_m;
-            ray->time = sensim__scene_ray_time(scene, t);
-            when[m] = t;
-            chan[m] = ch;
-            live[m++] = i;
+            l->lane_points[lane] = out;
         }
-        if (m == 0)
-            continue;
-        sensim__trace_rays(scene, &l->rays[a], m, &l->hits[a]);
-        for (uint32_t j = 0; j < m; j++) {
-            int64_t i = live[j];
-            sensim_point *pt = &l->slots[2 * i];
-            double S[16];
-            const float *R = R0;
-            float Rf[9], of[3];
-            if (moving || l->points_frame != SENSIM_POINTS_SENSOR)
-                sensor_pose(env, when[j], S);
-            if (moving) {
-                to_floats(S, Rf, of);
-                R = Rf;
+#pragma omp single
+        {
+            uint64_t total = 0;
+            for (int lane = 0; lane < nlanes; lane++) {
+                uint32_t c = l->lane_points[lane];
+                l->lane_points[lane] = (uint32_t)total;
+                total += c;
             }
-            uint32_t k = sensim__returns_shot(rp, scene, R, &l->dirs[(a + j) * 3], &l->rays[a + j], &l->hits[a + j],
-                                              (uint64_t)(g0 + i), pt);
-            for (uint32_t q = 0; q < k; q++) {
-                pt[q].t_offset_ns = (uint32_t)(when[j] - frame_begin);
-                pt[q].channel = chan[j];
-                output_frame(l, env, S, &pt[q]);
-            }
-            l->valid[i] = (uint8_t)k;
+            fit = sensim__ring_reserve(ring, total, &span0, &n0, &span1);
+        }
+#pragma omp for schedule(static)
+        for (int lane = 0; lane < nlanes; lane++) {
+            uint64_t off = l->lane_points[lane];
+            uint64_t end = lane + 1 < nlanes ? l->lane_points[lane + 1] : fit;
+            if (end > fit)
+                end = fit;
+            const sensim_point *src = &l->slots[2 * (int64_t)lane * SENSIM_LANE_SHOTS];
+            for (uint64_t i = off; i < end; i++)
+                *(i < n0 ? &span0[i] : &span1[i - n0]) = src[i - off];
         }
     }
-    for (int64_t i = 0; i < n; i++)
-        for (uint8_t q = 0; q < l->valid[i]; q++)
-            sensim__ring_push(ring, &l->slots[2 * i + q]);
 }
 
 sensim_status sensim_lidar_scan(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,

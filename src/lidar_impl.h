@@ -8,7 +8,7 @@
 /* Shots per parallel work item (lane) and lanes per chunk: a chunk of
  * LANE_SHOTS·CHUNK_LANES shots is generated, traced and written per step. */
 #define SENSIM_LANE_SHOTS 64u
-#define SENSIM_CHUNK_LANES 64u
+#define SENSIM_CHUNK_LANES 256u
 #define SENSIM_CHUNK_SHOTS (SENSIM_LANE_SHOTS * SENSIM_CHUNK_LANES)
 
 struct sensim_lidar {
@@ -24,8 +24,8 @@ struct sensim_lidar {
     sensim_ray *rays;
     sensim_hit *hits;
     float *dirs;        /* sensor-frame directions, 3 per shot */
-    sensim_point *slots;
-    uint8_t *valid;
+    sensim_point *slots;      /* 2 per shot: up to two returns */
+    uint32_t lane_points[SENSIM_CHUNK_LANES]; /* points per lane, then their offsets */
 };
 
 #endif

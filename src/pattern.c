@@ -118,6 +118,69 @@ bool sensim__pattern_shot(const sensim_pattern *p, int64_t g, int64_t t, uint16_
     }
 }
 
+void sensim__pattern_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
+                           uint8_t *ok)
+{
+    if (n == 0)
+        return;
+    if (p->kind == SENSIM_PATTERN_MECHANICAL) {
+        /* walk (revolution, column, firing slot) incrementally: no division per shot */
+        int64_t spr = (int64_t)p->shots_per_rev, r = sensim__floordiv(g0, spr);
+        uint64_t s = (uint64_t)(g0 - r * spr);
+        uint32_t k = (uint32_t)(s / p->channels), j = (uint32_t)(s % p->channels);
+        int64_t colt = r * p->frame_ns + (int64_t)k * p->frame_ns / p->cols_per_rev;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t c = p->fire_order[j];
+            t[i] = colt + p->fire_off_ns[c];
+            float ca = p->cos_col[k] * p->cos_off[c] - p->sin_col[k] * p->sin_off[c];
+            float sa = p->sin_col[k] * p->cos_off[c] + p->cos_col[k] * p->sin_off[c];
+            dir[3 * i] = p->cos_el[c] * ca;
+            dir[3 * i + 1] = p->cos_el[c] * sa;
+            dir[3 * i + 2] = p->sin_el[c];
+            ch[i] = (uint16_t)c;
+            ok[i] = 1;
+            if (++j == p->channels) {
+                j = 0;
+                if (++k == p->cols_in_fov) {
+                    k = 0;
+                    r++;
+                }
+                colt = r * p->frame_ns + (int64_t)k * p->frame_ns / p->cols_per_rev;
+            }
+        }
+        return;
+    }
+    if (p->kind == SENSIM_PATTERN_RISLEY || p->kind == SENSIM_PATTERN_MEMS) {
+        int64_t col = INT64_MIN;
+        sensim_risley_state rs;
+        double X = 0, sv = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t g = g0 + i, m = sensim__floordiv(g, p->lanes);
+            uint32_t lane = (uint32_t)(g - m * p->lanes);
+            t[i] = floordiv128((sensim_i128)m * p->q_ps, 1000);
+            if (m != col) { /* every lane of a column shares its time */
+                col = m;
+                if (p->kind == SENSIM_PATTERN_RISLEY)
+                    sensim__risley_angles(p, (double)t[i] * 1e-9, &rs);
+                else
+                    sensim__mems_carriers(p, (double)t[i] * 1e-9, &X, &sv);
+            }
+            ch[i] = (uint16_t)lane;
+            if (p->kind == SENSIM_PATTERN_RISLEY) {
+                ok[i] = sensim__risley_dir_at(p, lane, &rs, &dir[3 * i]);
+            } else {
+                sensim__mems_dir_at(lane, X, sv, &dir[3 * i]);
+                ok[i] = 1;
+            }
+        }
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        t[i] = sensim__pattern_time(p, g0 + i);
+        ok[i] = sensim__pattern_shot(p, g0 + i, t[i], &ch[i], &dir[3 * i]);
+    }
+}
+
 uint64_t sensim__pattern_max_frame_shots(const sensim_pattern *p)
 {
     if (p->kind == SENSIM_PATTERN_MECHANICAL)

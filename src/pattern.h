@@ -35,6 +35,7 @@ typedef struct sensim_pattern {
     double wedge[SENSIM_MAX_PRISMS], index[SENSIM_MAX_PRISMS], rot_hz[SENSIM_MAX_PRISMS],
         phase[SENSIM_MAX_PRISMS];
     double bore_el, head_hz;
+    double cos_wedge[SENSIM_MAX_PRISMS], sin_wedge[SENSIM_MAX_PRISMS], cos_bore, sin_bore;
     float *laser_dir;        /* 3 per laser */
 
     /* MEMS */
@@ -55,6 +56,12 @@ int64_t sensim__pattern_first_at(const sensim_pattern *p, int64_t t);
 /* Channel and sensor-frame unit direction of shot g fired at t; false if the
  * shot produces no beam (total internal reflection, blanking). */
 bool sensim__pattern_shot(const sensim_pattern *p, int64_t g, int64_t t, uint16_t *channel, float dir[3]);
+/* Shots g0 .. g0+n-1 at once (times, channels, directions, beam flags);
+ * equal, shot by shot, to sensim__pattern_time + sensim__pattern_shot, but
+ * sharing per-column work (column times, prism angles, MEMS carriers). */
+void sensim__pattern_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
+                           uint8_t *ok);
+
 /* Upper bound of shots in one frame. */
 uint64_t sensim__pattern_max_frame_shots(const sensim_pattern *p);
 
@@ -66,10 +73,20 @@ void sensim__mech_dir(const sensim_pattern *p, int64_t g, uint16_t *channel, flo
 
 sensim_status sensim__risley_init(sensim_pattern *p, const sensim_lidar_desc *d);
 bool sensim__risley_dir(const sensim_pattern *p, uint32_t laser, double t_s, float dir[3]);
+/* The same with the prism angles (and head angle) of time t_s computed once. */
+/* Per-time state of the prisms: face-normal angles (cos, sin) and head angle. */
+typedef struct sensim_risley_state {
+    double c[SENSIM_MAX_PRISMS], s[SENSIM_MAX_PRISMS];
+    double ch, sh;
+} sensim_risley_state;
+void sensim__risley_angles(const sensim_pattern *p, double t_s, sensim_risley_state *st);
+bool sensim__risley_dir_at(const sensim_pattern *p, uint32_t laser, const sensim_risley_state *st, float dir[3]);
 /* Exact trace of one beam through the prisms at the given prism angles;
  * false on total internal reflection. Exposed for tests. */
 bool sensim__risley_trace(const sensim_pattern *p, const double in_dir[3], const double *angles, double out[3]);
 sensim_status sensim__mems_init(sensim_pattern *p, const sensim_lidar_desc *d);
 void sensim__mems_dir(const sensim_pattern *p, uint32_t column, double t_s, float dir[3]);
+void sensim__mems_carriers(const sensim_pattern *p, double t_s, double *X, double *s);
+void sensim__mems_dir_at(uint32_t column, double X, double s, float dir[3]);
 
 #endif

@@ -31,13 +31,13 @@ static bool refract(double d[3], const double n[3], double n1, double n2)
     return true;
 }
 
-bool sensim__risley_trace(const sensim_pattern *p, const double in_dir[3], const double *angles, double out[3])
+/* Trace through the prisms whose tilted faces point along (cos a_i, sin a_i). */
+static bool trace_state(const sensim_pattern *p, const double in_dir[3], const sensim_risley_state *st, double out[3])
 {
     double d[3] = {in_dir[0], in_dir[1], in_dir[2]};
     static const double flat[3] = {1.0, 0.0, 0.0};
     for (uint32_t i = 0; i < p->nprism; i++) {
-        double a = fabs(p->wedge[i]);
-        double tilted[3] = {cos(a), sin(a) * cos(angles[i]), sin(a) * sin(angles[i])};
+        double tilted[3] = {p->cos_wedge[i], p->sin_wedge[i] * st->c[i], p->sin_wedge[i] * st->s[i]};
         const double *entry = p->wedge[i] >= 0.0 ? tilted : flat;
         const double *exit = p->wedge[i] >= 0.0 ? flat : tilted;
         if (!refract(d, entry, 1.0, p->index[i]) || !refract(d, exit, p->index[i], 1.0))
@@ -47,28 +47,51 @@ bool sensim__risley_trace(const sensim_pattern *p, const double in_dir[3], const
     return true;
 }
 
+bool sensim__risley_trace(const sensim_pattern *p, const double in_dir[3], const double *angles, double out[3])
+{
+    sensim_pattern q = *p; /* wedge trig from the wedge angles alone (tests build patterns by hand) */
+    sensim_risley_state st;
+    for (uint32_t i = 0; i < p->nprism; i++) {
+        q.cos_wedge[i] = cos(fabs(p->wedge[i])), q.sin_wedge[i] = sin(fabs(p->wedge[i]));
+        st.c[i] = cos(angles[i]), st.s[i] = sin(angles[i]);
+    }
+    return trace_state(&q, in_dir, &st, out);
+}
+
 static double turn(double hz, double t_s)
 {
     double x = hz * t_s;
     return 2.0 * SENSIM_PI * (x - floor(x));
 }
 
+void sensim__risley_angles(const sensim_pattern *p, double t_s, sensim_risley_state *st)
+{
+    for (uint32_t i = 0; i < p->nprism; i++) {
+        double a = turn(p->rot_hz[i], t_s) + p->phase[i];
+        st->c[i] = cos(a), st->s[i] = sin(a);
+    }
+    double h = p->head_hz != 0.0 ? turn(p->head_hz, t_s) : 0.0;
+    st->ch = cos(h), st->sh = sin(h);
+}
+
 bool sensim__risley_dir(const sensim_pattern *p, uint32_t laser, double t_s, float dir[3])
 {
-    double angles[SENSIM_MAX_PRISMS];
-    for (uint32_t i = 0; i < p->nprism; i++)
-        angles[i] = turn(p->rot_hz[i], t_s) + p->phase[i];
+    sensim_risley_state st;
+    sensim__risley_angles(p, t_s, &st);
+    return sensim__risley_dir_at(p, laser, &st, dir);
+}
+
+bool sensim__risley_dir_at(const sensim_pattern *p, uint32_t laser, const sensim_risley_state *st, float dir[3])
+{
     double in[3] = {p->laser_dir[3 * laser], p->laser_dir[3 * laser + 1], p->laser_dir[3 * laser + 2]};
     double o[3];
-    if (!sensim__risley_trace(p, in, angles, o) || o[0] <= 0.0)
+    if (!trace_state(p, in, st, o) || o[0] <= 0.0)
         return false;
     /* tilt the optical axis up by the boresight elevation, then spin the head */
-    double cb = cos(p->bore_el), sb = sin(p->bore_el);
-    double x = o[0] * cb - o[2] * sb, y = o[1], z = o[0] * sb + o[2] * cb;
+    double x = o[0] * p->cos_bore - o[2] * p->sin_bore, y = o[1], z = o[0] * p->sin_bore + o[2] * p->cos_bore;
     if (p->head_hz != 0.0) {
-        double h = turn(p->head_hz, t_s), ch = cos(h), sh = sin(h);
-        double xr = x * ch - y * sh;
-        y = x * sh + y * ch;
+        double xr = x * st->ch - y * st->sh;
+        y = x * st->sh + y * st->ch;
         x = xr;
     }
     dir[0] = (float)x;
@@ -95,6 +118,8 @@ sensim_status sensim__risley_init(sensim_pattern *p, const sensim_lidar_desc *d)
         if (fabs(r->rotation_hz[i]) > 1e5)
             return RANGE_FAIL("lidar: prism %u rotation = %g Hz too fast", i, r->rotation_hz[i]);
         p->wedge[i] = r->wedge_rad[i];
+        p->cos_wedge[i] = cos(fabs(p->wedge[i]));
+        p->sin_wedge[i] = sin(fabs(p->wedge[i]));
         p->index[i] = r->refractive_index[i];
         p->rot_hz[i] = r->rotation_hz[i];
         p->phase[i] = r->phase_rad[i];
@@ -105,6 +130,8 @@ sensim_status sensim__risley_init(sensim_pattern *p, const sensim_lidar_desc *d)
         return RANGE_FAIL("lidar: boresight_elevation %g rad or head_spin %g Hz out of range",
                           r->boresight_elevation_rad, r->head_spin_hz);
     p->bore_el = r->boresight_elevation_rad;
+    p->cos_bore = cos(p->bore_el);
+    p->sin_bore = sin(p->bore_el);
     p->head_hz = r->head_spin_hz;
     p->laser_dir = malloc(p->channels * 3 * sizeof(float));
     if (!p->laser_dir)
@@ -139,13 +166,30 @@ static const struct {
     {48, 0.25, 1, 2, -2}, {48, -8.25, 0, 2, -2},
 };
 
+void sensim__mems_carriers(const sensim_pattern *p, double t_s, double *X, double *s)
+{
+    *X = 12.5 * cos(turn(p->mems_h_hz, t_s));
+    *s = sin(turn(p->mems_v_hz, t_s) + SENSIM_PI / 2);
+}
+
 void sensim__mems_dir(const sensim_pattern *p, uint32_t c, double t_s, float dir[3])
 {
-    double X = 12.5 * cos(turn(p->mems_h_hz, t_s));
-    double s = sin(turn(p->mems_v_hz, t_s) + SENSIM_PI / 2);
+    double X, s;
+    sensim__mems_carriers(p, t_s, &X, &s);
+    sensim__mems_dir_at(c, X, s, dir);
+}
+
+/* cos/sin of the tilt angles k·0.01π for k = -2 .. 2 */
+static const double tilt_cos[5] = {0.99802672842827156, 0.99950656036573160, 1.0, 0.99950656036573160,
+                                   0.99802672842827156};
+static const double tilt_sin[5] = {-0.06279051952931337, -0.03141075907812829, 0.0, 0.03141075907812829,
+                                   0.06279051952931337};
+
+void sensim__mems_dir_at(uint32_t c, double X, double s, float dir[3])
+{
     double x = X + mems_sub[c].dx, y = (mems_sub[c].upper ? 9.25 : 7.25) * s + mems_sub[c].dy;
-    double a = mems_sub[c].a * 0.01 * SENSIM_PI, b = mems_sub[c].b * 0.01 * SENSIM_PI;
-    double h = x * cos(a) + y * sin(a), v = -x * sin(b) + y * cos(b);
+    int a = (int)mems_sub[c].a + 2, b = (int)mems_sub[c].b + 2;
+    double h = x * tilt_cos[a] + y * tilt_sin[a], v = -x * tilt_sin[b] + y * tilt_cos[b];
     double az = -h * DEG, el = v * DEG;
     dir[0] = (float)(cos(el) * cos(az));
     dir[1] = (float)(cos(el) * sin(az));

@@ -248,8 +248,8 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
         return;
     const sensim_return_params *rp = s->rp;
     double total = path + hit->t;
-    sensim_material m;
-    sensim__material_for_hit(s->scene, hit->material, hit->tag, &m);
+    const sensim_material *mp = sensim__material_for_hit(s->scene, hit->material, hit->tag);
+    const float refl = mp->reflectivity, retro = mp->retro_gain, spec = mp->specular, transp = mp->transparency;
     double nx = hit->ng[0], ny = hit->ng[1], nz = hit->ng[2], nn = sqrt(nx * nx + ny * ny + nz * nz);
     double dn = nn > 0 ? (nx * ray->dir[0] + ny * ray->dir[1] + nz * ray->dir[2]) / nn : -1.0;
     double cosi = fabs(dn);
@@ -259,24 +259,24 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
     else if (rp->d.intensity_model == SENSIM_INTENSITY_COSINE)
         e = f * cosi;
     else
-        e = f * ((1.0 - m.specular - m.transparency) * m.reflectivity + m.retro_gain) * cosi *
-            exp(-2.0 * rp->ext_per_m * total) * calib(rp, total);
+        e = f * ((1.0 - spec - transp) * refl + retro) * cosi *
+            (rp->ext_per_m > 0 ? exp(-2.0 * rp->ext_per_m * total) : 1.0) * calib(rp, total);
     add_cand(s, total, e, hit->object_id, hit->tag, flags);
     if (depth >= MAX_DEPTH)
         return;
     float p[3] = {ray->org[0] + ray->dir[0] * hit->t, ray->org[1] + ray->dir[1] * hit->t,
                   ray->org[2] + ray->dir[2] * hit->t};
-    if (m.transparency > 0) {
+    if (transp > 0) {
         sensim_ray r2 = {{p[0], p[1], p[2]}, {ray->dir[0], ray->dir[1], ray->dir[2]}, 1e-3f,
                          (float)(rp->max_range_m - total), ray->time};
         sensim_hit h2;
         if (r2.tfar > r2.tnear) {
             sensim__trace_rays(s->scene, &r2, 1, &h2);
-            follow(s, &r2, &h2, f * m.transparency * m.transparency, total, bounces_left, flags, sub, depth + 1);
+            follow(s, &r2, &h2, f * transp * transp, total, bounces_left, flags, sub, depth + 1);
         }
     }
-    if (m.specular > 0 && bounces_left > 0 && nn > 0 &&
-        uniform(rp, s->shot, sub * 8 + (uint32_t)depth, SENSIM_RNG_GHOST) < m.specular) {
+    if (spec > 0 && bounces_left > 0 && nn > 0 &&
+        uniform(rp, s->shot, sub * 8 + (uint32_t)depth, SENSIM_RNG_GHOST) < spec) {
         double k = 2.0 * dn / nn;
         sensim_ray r2 = {{p[0], p[1], p[2]},
                          {(float)(ray->dir[0] - k * nx), (float)(ray->dir[1] - k * ny), (float)(ray->dir[2] - k * nz)},

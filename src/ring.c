@@ -254,6 +254,45 @@ void sensim__ring_push(sensim_ring *r, const sensim_point *pt)
     hdr(r, r->prod_head)->point_count++;
 }
 
+uint64_t sensim__ring_reserve(sensim_ring *r, uint64_t n, sensim_point **span0, uint64_t *n0, sensim_point **span1)
+{
+    *span0 = *span1 = NULL;
+    *n0 = 0;
+    if (n == 0)
+        return 0;
+    if (r->tx_overflow || !r->open) {
+        r->tx_would_write += n;
+        return 0;
+    }
+    uint64_t fit = n;
+    while (r->write_point + fit - tail_point(r) > r->point_capacity) {
+        if (r->policy == SENSIM_OVERFLOW_FAIL) {
+            r->tx_overflow = 1;
+            r->tx_would_write += n;
+            return 0;
+        }
+        if (!drop_oldest(r)) {
+            /* the open frame alone fills the ring: keep what fits, count the rest */
+            uint64_t room = r->point_capacity - (r->write_point - tail_point(r));
+            uint64_t lost = fit - room;
+            hdr(r, r->prod_head)->lost_points += lost;
+            atomic_fetch_add(&r->stat_lost, lost);
+            r->tx_lost += lost;
+            fit = room;
+            break;
+        }
+    }
+    uint64_t start = r->write_point % r->point_capacity;
+    uint64_t first = fit < r->point_capacity - start ? fit : r->point_capacity - start;
+    *span0 = pts(r) + start;
+    *n0 = first;
+    *span1 = pts(r);
+    r->write_point += fit;
+    r->tx_would_write += fit;
+    hdr(r, r->prod_head)->point_count += fit;
+    return fit;
+}
+
 /* ---------------- consumer ---------------- */
 
 sensim_status sensim_ring_peek(sensim_ring *r, sensim_frame_view *out)

@@ -21,6 +21,13 @@ void sensim__ring_add_scanned(sensim_ring *ring, int64_t ns, uint64_t world_step
 /* Sensor pose stored in the open frame's header (NULL if none is open). */
 const double *sensim__ring_open_pose(const sensim_ring *ring);
 void sensim__ring_push(sensim_ring *ring, const sensim_point *pt);
+/* Room for @p n more points of the open frame, as up to two spans (the
+ * caller fills them, from any threads, before the next ring call). Returns
+ * how many of the n fit: under FAIL all or (overflow) none; under
+ * DROP_OLDEST old frames are dropped first and points beyond a full ring are
+ * lost and counted, exactly as with n sensim__ring_push calls. */
+uint64_t sensim__ring_reserve(sensim_ring *ring, uint64_t n, sensim_point **span0, uint64_t *n0,
+                              sensim_point **span1);
 void sensim__ring_close_frame(sensim_ring *ring);
 
 #endif

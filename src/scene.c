@@ -412,38 +412,24 @@ sensim_status sensim_scene_load_file(sensim_scene *scene, const char *path,
 
 /* ---------------- materials ---------------- */
 
-static const struct {
-    float r, g, s, t;
-} tag_material[SENSIM_TAG_MAX + 1] = {
-    [0] = {0.3f, 0, 0, 0},     [1] = {0.12f, 0, 0, 0},   [2] = {0.25f, 0, 0, 0},    [3] = {0.35f, 0, 0, 0},
-    [4] = {0.35f, 0, 0, 0},    [5] = {0.3f, 0, 0, 0},    [6] = {0.3f, 0, 0, 0},     [7] = {0.3f, 0, 0, 0},
-    [8] = {0.5f, 5.0f, 0, 0},  [9] = {0.5f, 0, 0, 0},    [10] = {0.3f, 0, 0, 0},    [11] = {0.0f, 0, 0, 0},
-    [12] = {0.3f, 0, 0, 0},    [13] = {0.3f, 0, 0, 0},   [14] = {0.25f, 0, 0.1f, 0}, [15] = {0.25f, 0, 0.1f, 0},
-    [16] = {0.25f, 0, 0.1f, 0}, [17] = {0.25f, 0, 0.1f, 0}, [18] = {0.25f, 0, 0, 0}, [19] = {0.25f, 0, 0, 0},
-    [20] = {0.3f, 0, 0, 0},    [21] = {0.3f, 0, 0, 0},   [22] = {0.3f, 0, 0, 0},    [23] = {0.02f, 0, 0.8f, 0},
-    [24] = {0.5f, 1.0f, 0, 0}, [25] = {0.25f, 0, 0, 0},  [26] = {0.3f, 0, 0, 0},    [27] = {0.2f, 0, 0, 0},
-    [28] = {0.4f, 0, 0.1f, 0},
+/* Defaults per semantic tag: reflectivity, retro-reflective gain, specular, transparency. */
+const sensim_material sensim__tag_materials[SENSIM_TAG_MAX + 1] = {
+    [0] = {0.3f, 0, 0, 0, {0}},     [1] = {0.12f, 0, 0, 0, {0}},   [2] = {0.25f, 0, 0, 0, {0}},
+    [3] = {0.35f, 0, 0, 0, {0}},    [4] = {0.35f, 0, 0, 0, {0}},   [5] = {0.3f, 0, 0, 0, {0}},
+    [6] = {0.3f, 0, 0, 0, {0}},     [7] = {0.3f, 0, 0, 0, {0}},    [8] = {0.5f, 5.0f, 0, 0, {0}},
+    [9] = {0.5f, 0, 0, 0, {0}},     [10] = {0.3f, 0, 0, 0, {0}},   [11] = {0.0f, 0, 0, 0, {0}},
+    [12] = {0.3f, 0, 0, 0, {0}},    [13] = {0.3f, 0, 0, 0, {0}},   [14] = {0.25f, 0, 0.1f, 0, {0}},
+    [15] = {0.25f, 0, 0.1f, 0, {0}}, [16] = {0.25f, 0, 0.1f, 0, {0}}, [17] = {0.25f, 0, 0.1f, 0, {0}},
+    [18] = {0.25f, 0, 0, 0, {0}},   [19] = {0.25f, 0, 0, 0, {0}},  [20] = {0.3f, 0, 0, 0, {0}},
+    [21] = {0.3f, 0, 0, 0, {0}},    [22] = {0.3f, 0, 0, 0, {0}},   [23] = {0.02f, 0, 0.8f, 0, {0}},
+    [24] = {0.5f, 1.0f, 0, 0, {0}}, [25] = {0.25f, 0, 0, 0, {0}},  [26] = {0.3f, 0, 0, 0, {0}},
+    [27] = {0.2f, 0, 0, 0, {0}},    [28] = {0.4f, 0, 0.1f, 0, {0}},
 };
 
 void sensim_material_default(uint32_t tag, sensim_material *out)
 {
-    if (!out)
-        return;
-    if (tag > SENSIM_TAG_MAX)
-        tag = 0;
-    memset(out, 0, sizeof *out);
-    out->reflectivity = tag_material[tag].r;
-    out->retro_gain = tag_material[tag].g;
-    out->specular = tag_material[tag].s;
-    out->transparency = tag_material[tag].t;
-}
-
-void sensim__material_for_hit(const sensim_scene *scene, uint16_t id, uint8_t tag, sensim_material *out)
-{
-    if (id != 0 && id < scene->cmat_count && scene->cmats[id].defined && !scene->cmats[id].inherit)
-        *out = scene->cmats[id].m;
-    else
-        sensim_material_default(tag, out);
+    if (out)
+        *out = sensim__tag_materials[tag <= SENSIM_TAG_MAX ? tag : 0];
 }
 
 static sensim_status check_material(const sensim_material *m)

@@ -61,8 +61,14 @@ static inline float sensim__scene_ray_time(const sensim_scene *scene, int64_t t)
 /* World pose of actor @p a at normalised time @p u. */
 void sensim__actor_pose_at(const sensim_actor *a, double u, double out[16]);
 
-/* Effective material of a hit (committed table). */
-void sensim__material_for_hit(const sensim_scene *scene, uint16_t id, uint8_t tag, sensim_material *out);
+/* Effective material of a hit (committed table); never NULL, read-only. */
+extern const sensim_material sensim__tag_materials[SENSIM_TAG_MAX + 1];
+static inline const sensim_material *sensim__material_for_hit(const sensim_scene *scene, uint16_t id, uint8_t tag)
+{
+    if (id != 0 && id < scene->cmat_count && scene->cmats[id].defined && !scene->cmats[id].inherit)
+        return &scene->cmats[id].m;
+    return &sensim__tag_materials[tag <= SENSIM_TAG_MAX ? tag : 0];
+}
 /* Id for usemtl @p name, creating it (built-in by keyword, else inherit). */
 sensim_status sensim__scene_material_for_name(sensim_scene *scene, const char *name, uint16_t *out_id);
 

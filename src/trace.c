@@ -33,6 +33,22 @@ static void device_error(void *user, enum RTCError code, const char *str)
     sensim__log(ctx, SENSIM_LOG_ERROR, "embree error %d: %s", (int)code, str ? str : "");
 }
 
+static bool memory_monitor(void *user, ssize_t bytes, bool post)
+{
+    (void)post;
+    sensim_context *ctx = user;
+    atomic_fetch_add(&ctx->backend_bytes, (int64_t)bytes);
+    return true;
+}
+
+uint64_t sensim_context_backend_bytes(const sensim_context *ctx)
+{
+    if (!ctx)
+        return 0;
+    int64_t b = atomic_load(&((sensim_context *)ctx)->backend_bytes);
+    return b > 0 ? (uint64_t)b : 0;
+}
+
 sensim_status sensim__trace_device_create(sensim_context *ctx)
 {
     RTCDevice dev = rtcNewDevice(NULL);
@@ -40,6 +56,7 @@ sensim_status sensim__trace_device_create(sensim_context *ctx)
         return sensim__fail(SENSIM_ERR_BACKEND, "embree: rtcNewDevice failed (error %d)",
                             (int)rtcGetDeviceError(NULL));
     rtcSetDeviceErrorFunction(dev, device_error, ctx);
+    rtcSetDeviceMemoryMonitorFunction(dev, memory_monitor, ctx);
     ctx->device = dev;
     return SENSIM_OK;
 }
@@ -266,19 +283,86 @@ sensim_status sensim__trace_commit(sensim_scene *scene)
     return SENSIM_OK;
 }
 
-#define PACKET 8
+#ifndef PACKET
+#define PACKET 16
+#endif
 
-void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint32_t n,
-                        sensim_hit *hits)
+/* Fill a hit from Embree's answer (object space normal -> world). */
+static void fill_hit(const trace_state *t, unsigned geom, unsigned inst, unsigned prim, float tfar, float nx, float ny,
+                     float nz, float time, sensim_hit *h)
+{
+    if (geom == RTC_INVALID_GEOMETRY_ID) {
+        h->hit = 0;
+        h->t = INFINITY;
+        h->ng[0] = h->ng[1] = h->ng[2] = 0.0f;
+        h->object_id = 0;
+        h->material = 0;
+        h->tag = 0;
+        return;
+    }
+    const trace_inst *in = &t->inst[inst];
+    const sensim_mesh *mesh = in->object_id == 0 ? &t->meshes[t->static_mesh[geom]] : &t->meshes[in->mesh];
+    if (in->object_id == 0) { /* the static world is instanced with identity */
+        h->ng[0] = nx, h->ng[1] = ny, h->ng[2] = nz;
+    } else if (in->moving) {
+        double q[4], R[16];
+        const double zero[3] = {0, 0, 0};
+        sensim__quat_slerp(in->q0, in->q1, time, q);
+        sensim__mat_from_quat(q, zero, R);
+        h->ng[0] = (float)(R[0] * nx + R[4] * ny + R[8] * nz);
+        h->ng[1] = (float)(R[1] * nx + R[5] * ny + R[9] * nz);
+        h->ng[2] = (float)(R[2] * nx + R[6] * ny + R[10] * nz);
+    } else {
+        h->ng[0] = in->nrm[0] * nx + in->nrm[3] * ny + in->nrm[6] * nz;
+        h->ng[1] = in->nrm[1] * nx + in->nrm[4] * ny + in->nrm[7] * nz;
+        h->ng[2] = in->nrm[2] * nx + in->nrm[5] * ny + in->nrm[8] * nz;
+    }
+    h->t = tfar;
+    h->hit = 1;
+    h->object_id = in->object_id;
+    h->tag = mesh->tags[prim];
+    h->material = mesh->materials[prim];
+}
+
+/* One ray with rtcIntersect1: secondary rays and incoherent primaries. */
+static void trace_one(const trace_state *t, struct RTCIntersectContext *ictx, const sensim_ray *r, sensim_hit *h)
+{
+    struct RTCRayHit rh;
+    rh.ray.org_x = r->org[0], rh.ray.org_y = r->org[1], rh.ray.org_z = r->org[2];
+    rh.ray.dir_x = r->dir[0], rh.ray.dir_y = r->dir[1], rh.ray.dir_z = r->dir[2];
+    rh.ray.tnear = r->tnear, rh.ray.tfar = r->tfar, rh.ray.time = r->time;
+    rh.ray.mask = 0xFFFFFFFFu, rh.ray.id = 0, rh.ray.flags = 0;
+    rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+    rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+    rtcIntersect1(t->top, ictx, &rh);
+    fill_hit(t, rh.hit.geomID, rh.hit.instID[0], rh.hit.primID, rh.ray.tfar, rh.hit.Ng_x, rh.hit.Ng_y, rh.hit.Ng_z,
+             r->time, h);
+}
+
+void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint32_t n, sensim_hit *hits)
 {
     const trace_state *t = scene->trace;
-    struct RTCIntersectContext ictx;
+    struct RTCIntersectContext ictx, pctx;
     rtcInitIntersectContext(&ictx);
-    ictx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
-
+    rtcInitIntersectContext(&pctx);
+    pctx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
     for (uint32_t base = 0; base < n; base += PACKET) {
         uint32_t m = n - base < PACKET ? n - base : PACKET;
-        struct RTCRayHit8 rh;
+        /* Packets pay off for coherent rays (a spinning column, a rosette);
+         * packets spreading wider than 60 degrees (MEMS sub-pattern columns)
+         * are faster one at a time (measured: 2x on mems_m1; sensim bench). */
+        const float *d0 = rays[base].dir;
+        bool coherent = m > 2;
+        for (uint32_t j = 1; j < m && coherent; j++) {
+            const float *d = rays[base + j].dir;
+            coherent = d0[0] * d[0] + d0[1] * d[1] + d0[2] * d[2] > 0.5f;
+        }
+        if (!coherent) {
+            for (uint32_t j = 0; j < m; j++)
+                trace_one(t, &ictx, &rays[base + j], &hits[base + j]);
+            continue;
+        }
+        struct RTCRayHit16 rh;
         int valid[PACKET];
         for (uint32_t j = 0; j < PACKET; j++) {
             const sensim_ray *r = &rays[base + (j < m ? j : 0)];
@@ -298,42 +382,79 @@ void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint3
             rh.hit.geomID[j] = RTC_INVALID_GEOMETRY_ID;
             rh.hit.instID[0][j] = RTC_INVALID_GEOMETRY_ID;
         }
-        rtcIntersect8(valid, t->top, &ictx, &rh);
-        for (uint32_t j = 0; j < m; j++) {
-            sensim_hit *h = &hits[base + j];
-            if (rh.hit.geomID[j] == RTC_INVALID_GEOMETRY_ID) {
-                h->hit = 0;
-                h->t = INFINITY;
-                h->ng[0] = h->ng[1] = h->ng[2] = 0.0f;
-                h->object_id = 0;
-                h->material = 0;
-                h->tag = 0;
-                continue;
-            }
-            const trace_inst *in = &t->inst[rh.hit.instID[0][j]];
-            const sensim_mesh *mesh = in->object_id == 0 ? &t->meshes[t->static_mesh[rh.hit.geomID[j]]]
-                                                         : &t->meshes[in->mesh];
-            uint32_t prim = rh.hit.primID[j];
-            float nx = rh.hit.Ng_x[j], ny = rh.hit.Ng_y[j], nz = rh.hit.Ng_z[j];
-            /* Embree 3 reports Ng in the instanced object's space. */
-            if (in->moving) {
-                double q[4], R[16];
-                const double zero[3] = {0, 0, 0};
-                sensim__quat_slerp(in->q0, in->q1, rh.ray.time[j], q);
-                sensim__mat_from_quat(q, zero, R);
-                h->ng[0] = (float)(R[0] * nx + R[4] * ny + R[8] * nz);
-                h->ng[1] = (float)(R[1] * nx + R[5] * ny + R[9] * nz);
-                h->ng[2] = (float)(R[2] * nx + R[6] * ny + R[10] * nz);
-            } else {
-                h->ng[0] = in->nrm[0] * nx + in->nrm[3] * ny + in->nrm[6] * nz;
-                h->ng[1] = in->nrm[1] * nx + in->nrm[4] * ny + in->nrm[7] * nz;
-                h->ng[2] = in->nrm[2] * nx + in->nrm[5] * ny + in->nrm[8] * nz;
-            }
-            h->t = rh.ray.tfar[j];
-            h->hit = 1;
-            h->object_id = in->object_id;
-            h->tag = mesh->tags[prim];
-            h->material = mesh->materials[prim];
-        }
+        rtcIntersect16(valid, t->top, &pctx, &rh);
+        for (uint32_t j = 0; j < m; j++)
+            fill_hit(t, rh.hit.geomID[j], rh.hit.instID[0][j], rh.hit.primID[j], rh.ray.tfar[j], rh.hit.Ng_x[j],
+                     rh.hit.Ng_y[j], rh.hit.Ng_z[j], rh.ray.time[j], &hits[base + j]);
     }
+}
+
+/* ---- bare loops for benchmarks: the same rays, nothing but Embree ---- */
+
+static void bench_naive(RTCScene top, const sensim_ray *rays, uint64_t n, uint64_t *hits)
+{
+    struct RTCIntersectContext ictx;
+    rtcInitIntersectContext(&ictx);
+    uint64_t h = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        struct RTCRayHit rh;
+        rh.ray.org_x = rays[i].org[0], rh.ray.org_y = rays[i].org[1], rh.ray.org_z = rays[i].org[2];
+        rh.ray.dir_x = rays[i].dir[0], rh.ray.dir_y = rays[i].dir[1], rh.ray.dir_z = rays[i].dir[2];
+        rh.ray.tnear = rays[i].tnear, rh.ray.tfar = rays[i].tfar, rh.ray.time = rays[i].time;
+        rh.ray.mask = 0xFFFFFFFFu, rh.ray.id = 0, rh.ray.flags = 0;
+        rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+        rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+        rtcIntersect1(top, &ictx, &rh);
+        h += rh.hit.geomID != RTC_INVALID_GEOMETRY_ID;
+    }
+    *hits = h;
+}
+
+#define BENCH_PACKET(W, T, FN)                                                                              \
+    static void bench_packet##W(RTCScene top, const sensim_ray *rays, uint64_t n, uint64_t *hits)          \
+    {                                                                                                       \
+        struct RTCIntersectContext ictx;                                                                    \
+        rtcInitIntersectContext(&ictx);                                                                     \
+        ictx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;                                                   \
+        uint64_t h = 0;                                                                                     \
+        for (uint64_t base = 0; base < n; base += W) {                                                      \
+            T rh;                                                                                           \
+            int valid[W];                                                                                   \
+            for (unsigned j = 0; j < W; j++) {                                                              \
+                const sensim_ray *r = &rays[base + j < n ? base + j : base];                                 \
+                valid[j] = base + j < n ? -1 : 0;                                                           \
+                rh.ray.org_x[j] = r->org[0], rh.ray.org_y[j] = r->org[1], rh.ray.org_z[j] = r->org[2];      \
+                rh.ray.dir_x[j] = r->dir[0], rh.ray.dir_y[j] = r->dir[1], rh.ray.dir_z[j] = r->dir[2];      \
+                rh.ray.tnear[j] = r->tnear, rh.ray.tfar[j] = r->tfar, rh.ray.time[j] = r->time;             \
+                rh.ray.mask[j] = 0xFFFFFFFFu, rh.ray.id[j] = j, rh.ray.flags[j] = 0;                        \
+                rh.hit.geomID[j] = RTC_INVALID_GEOMETRY_ID;                                                 \
+                rh.hit.instID[0][j] = RTC_INVALID_GEOMETRY_ID;                                              \
+            }                                                                                               \
+            FN(valid, top, &ictx, &rh);                                                                     \
+            for (unsigned j = 0; j < W && base + j < n; j++)                                                \
+                h += rh.hit.geomID[j] != RTC_INVALID_GEOMETRY_ID;                                           \
+        }                                                                                                   \
+        *hits = h;                                                                                          \
+    }
+BENCH_PACKET(8, struct RTCRayHit8, rtcIntersect8)
+BENCH_PACKET(16, struct RTCRayHit16, rtcIntersect16)
+
+void sensim__trace_bench(const sensim_scene *scene, const sensim_ray *rays, uint64_t n, int32_t variant,
+                         uint32_t threads, uint64_t *out_hits)
+{
+    const trace_state *t = scene->trace;
+    const uint64_t block = 4096, nblocks = (n + block - 1) / block;
+    uint64_t total = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : total) if (threads > 1)
+    for (uint64_t b = 0; b < nblocks; b++) {
+        uint64_t lo = b * block, m = n - lo < block ? n - lo : block, h = 0;
+        if (variant == SENSIM_BENCH_NAIVE)
+            bench_naive(t->top, rays + lo, m, &h);
+        else if (variant == SENSIM_BENCH_PACKET8)
+            bench_packet8(t->top, rays + lo, m, &h);
+        else
+            bench_packet16(t->top, rays + lo, m, &h);
+        total += h;
+    }
+    *out_hits = total;
 }

@@ -33,4 +33,8 @@ void sensim__trace_mesh_release(sensim_mesh *mesh);
 void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint32_t n,
                         sensim_hit *hits);
 
+/* Bare Embree loops for benchmarks (see <sensim/bench.h>). */
+void sensim__trace_bench(const sensim_scene *scene, const sensim_ray *rays, uint64_t n, int32_t variant,
+                         uint32_t threads, uint64_t *out_hits);
+
 #endif

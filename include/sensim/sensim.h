@@ -23,5 +23,6 @@
 #include <sensim/pattern.h>
 #include <sensim/rig.h>
 #include <sensim/frames.h>
+#include <sensim/bench.h>
 
 #endif

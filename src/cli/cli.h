@@ -18,5 +18,6 @@ int parse_numbers(const char *s, double *v, int lo, int hi);
 int ensure_dir(const char *dir);
 sensim_status load_scene(const char *what, int32_t frame, sensim_scene *scene);
 int cmd_batch(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

@@ -43,6 +43,8 @@ int usage(const char *msg)
             "               --out DIR [--frames A:B] [--shard K/N] [--threads N] [--seed N]\n"
             "               [--set KEY=VALUE]... [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla]\n"
             "               [--images] [--resume] [--frame native|carla|ue] [--quiet]\n"
+            "  sensim bench [--scene FILE|street] [--preset P]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
+            "               [--threads N] [--json]\n"
             "  sensim demo [--out DIR] [--threads N]\n"
             "  sensim pattern export PRESET|FILE --duration S --out FILE.csv [--set KEY=VALUE]...\n"
             "  sensim pattern stats PRESET|FILE [--times 0.1,0.2,0.5,1,2] [--bin-deg B] [--png FILE]\n"
@@ -515,6 +517,8 @@ int main(int argc, char **argv)
         return cmd_pattern(argc, argv);
     if (!strcmp(cmd, "batch"))
         return cmd_batch(argc, argv);
+    if (!strcmp(cmd, "bench"))
+        return cmd_bench(argc, argv);
     if (strcmp(cmd, "scan") && strcmp(cmd, "demo"))
         return usage("unknown command");
 

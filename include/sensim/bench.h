@@ -1,0 +1,50 @@
+/**
+ * @file sensim/bench.h
+ * @brief Benchmark helpers: the bare ray-tracing loop over a lidar's rays.
+ *
+ * The figure of merit of libsensim is the speed of the full pipeline relative
+ * to a bare Embree loop over the very same rays in the same process; these
+ * functions provide that bare loop. Thread safety: not concurrently with a
+ * scan of the same lidar.
+ */
+#ifndef SENSIM_BENCH_H
+#define SENSIM_BENCH_H
+
+#include <sensim/lidar.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SENSIM_BENCH_NAIVE   0 /**< rtcIntersect1, one ray at a time */
+#define SENSIM_BENCH_PACKET8 1 /**< rtcIntersect8 over consecutive rays (coherent flag) */
+#define SENSIM_BENCH_PACKET16 2 /**< rtcIntersect16 over consecutive rays (coherent flag) */
+
+/**
+ * Generate the world-frame rays of the shots the lidar fires in
+ * [t_begin_ns, t_end_ns) from a static @p platform_pose (not timed), then
+ * trace them with the bare Embree loop @p variant on the context's threads
+ * (OpenMP over blocks of 4096 rays) and report the tracing time only.
+ * @param out_seconds  wall time of the tracing.
+ * @param out_rays     rays traced; @p out_hits rays that hit (may be NULL).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_NOT_COMMITTED,
+ *         SENSIM_ERR_TIME_ORDER, SENSIM_ERR_OUT_OF_MEMORY.
+ * Since 0.1.
+ */
+SENSIM_API sensim_status sensim_bench_trace(const sensim_lidar *lidar, const sensim_scene *scene,
+                                            int64_t t_begin_ns, int64_t t_end_ns, const double platform_pose[16],
+                                            int32_t variant, double *out_seconds, uint64_t *out_rays,
+                                            uint64_t *out_hits);
+
+/**
+ * Bytes the ray-tracing backend (Embree) holds for the context right now
+ * (BVHs and their buffers), from Embree's memory monitor.
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API uint64_t sensim_context_backend_bytes(const sensim_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

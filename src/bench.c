@@ -1,0 +1,63 @@
+/* Benchmark support: the bare Embree loop over a lidar's own rays. */
+#include "lidar_impl.h"
+#include "motion.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,
+                                 const double pose[16], int32_t variant, double *out_s, uint64_t *out_rays,
+                                 uint64_t *out_hits)
+{
+    if (!l || !scene || !pose || !out_s || variant < SENSIM_BENCH_NAIVE || variant > SENSIM_BENCH_PACKET16)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_bench_trace: NULL argument or unknown variant");
+    if (te < tb)
+        return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_bench_trace: t_end_ns < t_begin_ns");
+    sensim_status st = sensim__scene_scan_begin(scene);
+    if (st != SENSIM_OK)
+        return st;
+    const sensim_pattern *p = &l->pat;
+    int64_t g0 = sensim__pattern_first_at(p, tb), g1 = sensim__pattern_first_at(p, te);
+    uint64_t n = (uint64_t)(g1 - g0), m = 0;
+    sensim_ray *rays = malloc((n ? n : 1) * sizeof *rays);
+    if (!rays) {
+        sensim__scene_scan_end(scene);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_bench_trace: %llu rays", (unsigned long long)n);
+    }
+    double S[16];
+    sensim__mat4_mul(pose, l->mount, S);
+    for (int64_t g = g0; g < g1; g++) {
+        int64_t t = sensim__pattern_time(p, g);
+        uint16_t ch;
+        float d[3];
+        if (!sensim__pattern_shot(p, g, t, &ch, d))
+            continue;
+        sensim_ray *r = &rays[m++];
+        r->org[0] = (float)S[12], r->org[1] = (float)S[13], r->org[2] = (float)S[14];
+        for (int row = 0; row < 3; row++)
+            r->dir[row] = (float)(S[row] * d[0] + S[4 + row] * d[1] + S[8 + row] * d[2]);
+        r->tnear = 0.0f;
+        r->tfar = l->rp.max_range_m;
+        r->time = sensim__scene_ray_time(scene, t);
+    }
+    uint64_t hits = 0;
+    double t0 = now_s();
+    sensim__trace_bench(scene, rays, m, variant, l->ctx->thread_count, &hits);
+    *out_s = now_s() - t0;
+    free(rays);
+    sensim__scene_scan_end(scene);
+    if (out_rays)
+        *out_rays = m;
+    if (out_hits)
+        *out_hits = hits;
+    return SENSIM_OK;
+}

@@ -1,0 +1,225 @@
+/* sensim bench: the full pipeline against bare Embree loops on the same rays. */
+#include "cli.h"
+#include "street.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_PRESETS 32
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct stat3 {
+    double med, min, max;
+} stat3;
+
+static stat3 summarize(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    stat3 s = {v[n / 2], v[0], v[n - 1]};
+    return s;
+}
+
+/* Pipeline: scan @p reps frames (after one warm-up) of a static lidar. */
+static int time_pipeline(sensim_lidar *l, sensim_scene *scene, const double pose[16], int reps, stat3 *out,
+                         uint64_t *points)
+{
+    sensim_lidar_info li;
+    sensim_lidar_get_info(l, &li);
+    uint64_t cap = 2 * li.shots_per_frame;
+    size_t size;
+    void *mem;
+    sensim_ring *ring;
+    if (sensim_ring_required_size(cap, 2, &size) || !(mem = malloc(size)) ||
+        sensim_ring_init(mem, size, cap, 2, SENSIM_OVERFLOW_DROP_OLDEST, &ring))
+        return 0;
+    double t[64];
+    for (int k = 0; k <= reps; k++) {
+        sensim_scan_result res;
+        double a = now_s();
+        sensim_status st = sensim_lidar_scan(l, scene, k * li.frame_period_ns, (k + 1) * li.frame_period_ns, pose,
+                                             ring, &res);
+        double dt = now_s() - a;
+        if (st) {
+            free(mem);
+            return 0;
+        }
+        sensim_ring_release(ring);
+        if (k > 0)
+            t[k - 1] = dt, *points = res.points;
+    }
+    free(mem);
+    *out = summarize(t, reps);
+    return 1;
+}
+
+static int time_bare(sensim_lidar *l, sensim_scene *scene, const double pose[16], int variant, int reps, stat3 *out,
+                     uint64_t *rays)
+{
+    sensim_lidar_info li;
+    sensim_lidar_get_info(l, &li);
+    double t[64];
+    for (int k = 0; k <= reps; k++) {
+        double s;
+        if (sensim_bench_trace(l, scene, 0, li.frame_period_ns, pose, variant, &s, rays, NULL))
+            return 0;
+        if (k > 0)
+            t[k - 1] = s;
+    }
+    *out = summarize(t, reps);
+    return 1;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    const char *scene_arg = "street", *presets[MAX_PRESETS], *sets[64];
+    uint32_t nsets = 0;
+    int npresets = 0, reps = 5, json = 0;
+    uint32_t threads = 0, detail = 12;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--json")) {
+            json = 1;
+            continue;
+        }
+        if (!v)
+            return usage("bench option without a value");
+        i++;
+        if (!strcmp(a, "--scene"))
+            scene_arg = v;
+        else if (!strcmp(a, "--preset") && npresets < MAX_PRESETS)
+            presets[npresets++] = v;
+        else if (!strcmp(a, "--set") && nsets < 64 && strchr(v, '='))
+            sets[nsets++] = v;
+        else if (!strcmp(a, "--reps")) {
+            reps = atoi(v);
+            if (reps < 1 || reps > 50)
+                return usage("--reps needs 1..50");
+        } else if (!strcmp(a, "--threads")) {
+            if (!parse_u32(v, &threads) || threads > 1024)
+                return usage("--threads needs 0..1024");
+        } else if (!strcmp(a, "--detail")) {
+            if (!parse_u32(v, &detail) || detail < 1 || detail > 64)
+                return usage("--detail needs 1..64");
+        } else {
+            return usage("unknown bench option");
+        }
+    }
+    if (npresets == 0) {
+        static const char *const def[] = {"vlp16", "pandar64", "pandar128", "mid40", "avia", "mems_m1"};
+        for (int i = 0; i < 6; i++)
+            presets[npresets++] = def[i];
+    }
+    sensim_context_desc cd;
+    sensim_context_desc_init(&cd);
+    cd.thread_count = threads;
+    sensim_status st = sensim_context_create(&cd, &g_ctx);
+    if (st)
+        return fail(st);
+    sensim_scene *scene = NULL;
+    int rc = 0;
+    double t0 = now_s(), load_s = 0, bytes = 0;
+    if ((st = sensim_scene_create(g_ctx, &scene))) {
+        rc = fail(st);
+        goto out;
+    }
+    if (!strcmp(scene_arg, "street")) {
+        street_info si;
+        st = street_scene_build(scene, 400.0f, detail, &si);
+    } else {
+        struct stat sb;
+        if (stat(scene_arg, &sb) == 0)
+            bytes = (double)sb.st_size;
+        st = load_scene(scene_arg, SENSIM_FRAME_NATIVE, scene);
+    }
+    load_s = now_s() - t0;
+    if (st) {
+        rc = fail(st);
+        goto out;
+    }
+    double c0 = now_s();
+    if ((st = sensim_scene_commit(scene))) {
+        rc = fail(st);
+        goto out;
+    }
+    double commit_s = now_s() - c0;
+    sensim_scene_info si;
+    sensim_scene_get_info(scene, &si);
+    double mtri = si.triangle_count / 1e6, bvh_mb = sensim_context_backend_bytes(g_ctx) / 1048576.0;
+    uint32_t nthreads = sensim_context_thread_count(g_ctx);
+    if (!json) {
+        printf("scene %s: %.3f M triangles, %u actors; load %.3f s%s; commit %.3f s (%.3f s per M triangles); "
+               "backend memory %.1f MB (%.1f MB per M triangles)\n",
+               scene_arg, mtri, si.actor_count, load_s,
+               bytes > 0 ? "" : " (procedural)", commit_s, mtri > 0 ? commit_s / mtri : 0, bvh_mb,
+               mtri > 0 ? bvh_mb / mtri : 0);
+        if (bytes > 0)
+            printf("load throughput %.1f MB/s\n", bytes / 1048576.0 / load_s);
+        printf("%u threads, median of %d (min-max)\n", nthreads, reps);
+        printf("%-10s %11s %11s %8s %20s %18s %18s %9s %9s %7s\n", "preset", "shots/s", "points/s", "x real",
+               "pipeline ms", "embree naive ms", "embree best ms", "vs best", "vs naive", "1->N");
+    }
+    const double pose[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1.8, 1};
+    for (int i = 0; i < npresets && !rc; i++) {
+        sensim_lidar *l;
+        if ((st = sensim_lidar_create_from_preset(g_ctx, presets[i], sets, nsets, &l))) {
+            rc = fail(st);
+            break;
+        }
+        sensim_lidar_info li;
+        sensim_lidar_get_info(l, &li);
+        stat3 pipe, naive, p8, p16;
+        uint64_t points = 0, rays = 0;
+        if (!time_pipeline(l, scene, pose, reps, &pipe, &points) ||
+            !time_bare(l, scene, pose, SENSIM_BENCH_NAIVE, reps, &naive, &rays) ||
+            !time_bare(l, scene, pose, SENSIM_BENCH_PACKET8, reps, &p8, &rays) ||
+            !time_bare(l, scene, pose, SENSIM_BENCH_PACKET16, reps, &p16, &rays)) {
+            rc = fail(SENSIM_ERR_BACKEND);
+            sensim_lidar_destroy(l);
+            break;
+        }
+        /* thread scaling: the same pipeline on one thread */
+        stat3 one = pipe;
+        if (nthreads > 1) {
+            sensim_lidar *l1;
+            sensim_context_set_thread_count(g_ctx, 1);
+            if (!sensim_lidar_create_from_preset(g_ctx, presets[i], sets, nsets, &l1)) {
+                uint64_t p1;
+                time_pipeline(l1, scene, pose, reps, &one, &p1);
+                sensim_lidar_destroy(l1);
+            }
+            sensim_context_set_thread_count(g_ctx, nthreads);
+        }
+        stat3 best = p8.med < p16.med ? p8 : p16;
+        if (naive.med < best.med)
+            best = naive;
+        double shots = (double)rays, period = li.frame_period_ns * 1e-9;
+        if (json) {
+            printf("{\"preset\": \"%s\", \"scene\": \"%s\", \"triangles\": %llu, \"threads\": %u, \"reps\": %d, "
+                   "\"shots_per_s\": %.1f, \"points_per_s\": %.1f, \"realtime_factor\": %.4f, "
+                   "\"pipeline_frame_ms\": %.4f, \"embree_naive_ms\": %.4f, \"embree_best_ms\": %.4f, "
+                   "\"ratio_vs_embree_best\": %.4f, \"ratio_vs_embree_naive\": %.4f, \"thread_scaling\": %.4f}\n",
+                   presets[i], scene_arg, (unsigned long long)si.triangle_count, nthreads, reps, shots / pipe.med,
+                   points / pipe.med, period / pipe.med, pipe.med * 1e3, naive.med * 1e3, best.med * 1e3,
+                   best.med / pipe.med, naive.med / pipe.med, one.med / pipe.med);
+        } else {
+            printf("%-10s %11.0f %11.0f %8.2f %7.2f (%5.2f-%5.2f) %6.2f (%4.2f-%4.2f) %6.2f (%4.2f-%4.2f) %9.3f %9.3f "
+                   "%7.2f\n",
+                   presets[i], shots / pipe.med, points / pipe.med, period / pipe.med, pipe.med * 1e3,
+                   pipe.min * 1e3, pipe.max * 1e3, naive.med * 1e3, naive.min * 1e3, naive.max * 1e3,
+                   best.med * 1e3, best.min * 1e3, best.max * 1e3, best.med / pipe.med, naive.med / pipe.med,
+                   one.med / pipe.med);
+        }
+        sensim_lidar_destroy(l);
+    }
+out:
+    sensim_scene_destroy(scene);
+    sensim_context_destroy(g_ctx);
+    return rc;
+}
