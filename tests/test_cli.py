@@ -471,5 +471,16 @@ with tempfile.TemporaryDirectory() as tmp:
     check(all(filecmp.cmp(os.path.join(ref, n), os.path.join(heavy, n), shallow=False)
               for n in os.listdir(ref) if n != "meta.json"), "resumed frames equal a fresh run")
 
+    # ---- sensim bench --json (issue 8) ----
+    r = run("bench", "--scene", box, "--preset", "vlp16", "--reps", "1", "--json")
+    try:
+        js = json.loads(r.stdout.strip())
+    except ValueError:
+        js = {}
+    check(r.returncode == 0 and all(k in js for k in ("shots_per_s", "points_per_s", "realtime_factor",
+                                                    "ratio_vs_embree_best", "ratio_vs_embree_naive", "threads")),
+          "bench --json keys: " + r.stdout + r.stderr)
+    check(js.get("shots_per_s", 0) > 0 and js.get("ratio_vs_embree_naive", 0) > 0, "bench figures are positive")
+
 print("%d passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)
