@@ -66,6 +66,12 @@ static inline int64_t sensim__floordiv(int64_t a, int64_t b)
 bool sensim__finite_array_f(const float *v, size_t n);
 bool sensim__finite_array_d(const double *v, size_t n);
 
+/* A lidar from preset text in memory (@p label names it; table_file paths
+ * resolve relative to it); for fuzzing. */
+sensim_status sensim__lidar_from_preset_mem(sensim_context *ctx, const char *label, const char *data, size_t size,
+                                            const char *const *overrides, uint32_t override_count,
+                                            sensim_lidar **out);
+
 /* Convert @p n vertices (xyz floats) from @p frame to native in place. */
 sensim_status sensim__vertices_from_frame(float *v, size_t n, int32_t frame);
 

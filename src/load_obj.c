@@ -46,8 +46,23 @@ static int32_t tag_of_rest(const char *b, const char *e)
     return sensim_tag_from_name(name);
 }
 
-sensim_status sensim_scene_load_obj(sensim_scene *scene, const char *path,
-                                    const sensim_load_options *opt, uint32_t *out_mesh_id)
+static sensim_status load_obj(sensim_scene *scene, const char *path, const sensim_load_options *opt,
+                              uint32_t *out_mesh_id, const char *mem, size_t mem_size);
+
+sensim_status sensim_scene_load_obj(sensim_scene *scene, const char *path, const sensim_load_options *opt,
+                                    uint32_t *out_mesh_id)
+{
+    return load_obj(scene, path, opt, out_mesh_id, NULL, 0);
+}
+
+sensim_status sensim__scene_load_obj_mem(sensim_scene *scene, const char *label, const char *data, size_t size,
+                                         const sensim_load_options *opt, uint32_t *out_mesh_id)
+{
+    return load_obj(scene, label, opt, out_mesh_id, data ? data : "", size);
+}
+
+static sensim_status load_obj(sensim_scene *scene, const char *path, const sensim_load_options *opt,
+                              uint32_t *out_mesh_id, const char *mem, size_t mem_size)
 {
     if (!scene || !path)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_load_obj: NULL argument");
@@ -64,11 +79,16 @@ sensim_status sensim_scene_load_obj(sensim_scene *scene, const char *path,
     if (o.frame < SENSIM_FRAME_NATIVE || o.frame > SENSIM_FRAME_ISO8855)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: load option frame = %d unknown", path, o.frame);
 
-    char *data;
+    char *data, *owned = NULL;
     size_t size;
-    sensim_status st = sensim__read_file(path, max_bytes, &data, &size);
-    if (st != SENSIM_OK)
-        return st;
+    sensim_status st = SENSIM_OK;
+    if (mem) {
+        data = (char *)mem, size = mem_size;
+    } else {
+        if ((st = sensim__read_file(path, max_bytes, &data, &size)) != SENSIM_OK)
+            return st;
+        owned = data;
+    }
 
     growbuf verts = {.elem = sizeof(float)}, idx = {.elem = sizeof(uint32_t)},
             tags = {.elem = 1}, poly = {.elem = sizeof(uint32_t)}, mats = {.elem = sizeof(uint16_t)},
@@ -229,6 +249,6 @@ done:
     free(poly.data);
     free(mats.data);
     free(names.data);
-    free(data);
+    free(owned);
     return st;
 }

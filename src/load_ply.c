@@ -122,8 +122,23 @@ static bool rec_end_ok(ply_reader *r)
     return r->fmt != F_ASCII || sensim__skip_space(r->lp, r->le) == r->le;
 }
 
-sensim_status sensim_scene_load_ply(sensim_scene *scene, const char *path,
-                                    const sensim_load_options *opt, uint32_t *out_mesh_id)
+static sensim_status load_ply(sensim_scene *scene, const char *path, const sensim_load_options *opt,
+                              uint32_t *out_mesh_id, const char *mem, size_t mem_size);
+
+sensim_status sensim_scene_load_ply(sensim_scene *scene, const char *path, const sensim_load_options *opt,
+                                    uint32_t *out_mesh_id)
+{
+    return load_ply(scene, path, opt, out_mesh_id, NULL, 0);
+}
+
+sensim_status sensim__scene_load_ply_mem(sensim_scene *scene, const char *label, const char *data, size_t size,
+                                         const sensim_load_options *opt, uint32_t *out_mesh_id)
+{
+    return load_ply(scene, label, opt, out_mesh_id, data ? data : "", size);
+}
+
+static sensim_status load_ply(sensim_scene *scene, const char *path, const sensim_load_options *opt,
+                              uint32_t *out_mesh_id, const char *mem, size_t mem_size)
 {
     if (!scene || !path)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_load_ply: NULL argument");
@@ -140,11 +155,16 @@ sensim_status sensim_scene_load_ply(sensim_scene *scene, const char *path,
     if (o.frame < SENSIM_FRAME_NATIVE || o.frame > SENSIM_FRAME_ISO8855)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: load option frame = %d unknown", path, o.frame);
 
-    char *data;
+    char *data, *owned = NULL;
     size_t size;
-    sensim_status st = sensim__read_file(path, max_bytes, &data, &size);
-    if (st != SENSIM_OK)
-        return st;
+    sensim_status st = SENSIM_OK;
+    if (mem) {
+        data = (char *)mem, size = mem_size;
+    } else {
+        if ((st = sensim__read_file(path, max_bytes, &data, &size)) != SENSIM_OK)
+            return st;
+        owned = data;
+    }
 
     ply_elem *elems = calloc(MAX_ELEMENTS, sizeof *elems);
     int nelems = 0;
@@ -408,6 +428,6 @@ done:
     free(verts);
     free(idx);
     free(tags);
-    free(data);
+    free(owned);
     return st;
 }

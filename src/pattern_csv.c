@@ -35,21 +35,28 @@ sensim_status sensim__csv_load(const char *path, int time_seconds, double period
     sensim_status st = sensim__read_file(path, UINT64_C(1) << 30, &data, &size);
     if (st != SENSIM_OK)
         return st;
+    st = sensim__csv_parse(path, data, size, time_seconds, period_s, out);
+    free(data);
+    return st;
+}
+
+sensim_status sensim__csv_parse(const char *path, const char *data, size_t size, int time_seconds, double period_s,
+                                sensim_csv_table *out)
+{
+    memset(out, 0, sizeof *out);
+    sensim_status st = SENSIM_OK;
     /* upper bound of rows: one per line terminator (LF or CR) + 1 */
     uint64_t cap = 1;
     for (size_t i = 0; i < size; i++)
         cap += data[i] == '\n' || data[i] == '\r';
-    if (cap > MAX_ROWS) {
-        free(data);
+    if (cap > MAX_ROWS)
         return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: more than 2^32 rows", path);
-    }
     double *tsec = NULL;
     out->az_rad = malloc(cap * sizeof(float));
     out->el_rad = malloc(cap * sizeof(float));
     if (time_seconds)
         tsec = malloc(cap * sizeof(double));
     if (!out->az_rad || !out->el_rad || (time_seconds && !tsec)) {
-        free(data);
         free(tsec);
         sensim__csv_free(out);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: cannot allocate %llu rows", path, (unsigned long long)cap);
@@ -119,7 +126,6 @@ sensim_status sensim__csv_load(const char *path, int time_seconds, double period
         out->el_rad[n] = (float)((90.0 - v[2]) * SENSIM_PI / 180.0);
         n++;
     }
-    free(data);
     if (st == SENSIM_OK && n == 0)
         st = sensim__fail(SENSIM_ERR_EMPTY, "%s: no pattern rows", path);
     if (st == SENSIM_OK && time_seconds) {

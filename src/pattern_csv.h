@@ -17,5 +17,8 @@ typedef struct sensim_csv_table {
  * first column is ignored (several official files hold an index there). */
 sensim_status sensim__csv_load(const char *path, int time_seconds, double period_s, sensim_csv_table *out);
 void sensim__csv_free(sensim_csv_table *t);
+/* The same from a buffer (@p path only names it in messages). */
+sensim_status sensim__csv_parse(const char *path, const char *data, size_t size, int time_seconds, double period_s,
+                                sensim_csv_table *out);
 
 #endif

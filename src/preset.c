@@ -503,9 +503,25 @@ static void relative_to(const char *preset_path, const char *file, char *out, si
         snprintf(out, cap, "%.*s/%s", (int)(slash - preset_path), preset_path, file);
 }
 
+static sensim_status create_impl(sensim_context *ctx, const char *name_or_path, const char *const *overrides,
+                                 uint32_t override_count, sensim_lidar **out, const char *mem, size_t mem_size);
+
 sensim_status sensim_lidar_create_from_preset(sensim_context *ctx, const char *name_or_path,
                                               const char *const *overrides, uint32_t override_count,
                                               sensim_lidar **out)
+{
+    return create_impl(ctx, name_or_path, overrides, override_count, out, NULL, 0);
+}
+
+sensim_status sensim__lidar_from_preset_mem(sensim_context *ctx, const char *label, const char *data, size_t size,
+                                            const char *const *overrides, uint32_t override_count,
+                                            sensim_lidar **out)
+{
+    return create_impl(ctx, label, overrides, override_count, out, data ? data : "", size);
+}
+
+static sensim_status create_impl(sensim_context *ctx, const char *name_or_path, const char *const *overrides,
+                                 uint32_t override_count, sensim_lidar **out, const char *mem, size_t mem_size)
 {
     if (!ctx || !name_or_path || !out || (override_count && !overrides))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_create_from_preset: NULL argument");
@@ -515,9 +531,9 @@ sensim_status sensim_lidar_create_from_preset(sensim_context *ctx, const char *n
     preset ps;
     memset(&ps, 0, sizeof ps);
     sensim_lidar_desc_init(&ps.d);
-    bool csv = ends_with_ci(name_or_path, ".csv");
+    bool csv = !mem && ends_with_ci(name_or_path, ".csv");
     unsigned long long last_line = 0;
-    const sensim_lidar_desc *reg = csv ? NULL : sensim__context_find_pattern(ctx, name_or_path);
+    const sensim_lidar_desc *reg = (csv || mem) ? NULL : sensim__context_find_pattern(ctx, name_or_path);
     if (reg) {
         /* a registered pattern: overrides apply to its scalar keys */
         snprintf(path, sizeof path, "registered pattern '%s'", name_or_path);
@@ -536,12 +552,18 @@ sensim_status sensim_lidar_create_from_preset(sensim_context *ctx, const char *n
         snprintf(ps.name, sizeof ps.name, "%s", base ? base + 1 : name_or_path);
         st = SENSIM_OK;
     } else {
-        if ((st = resolve(name_or_path, path, sizeof path)) != SENSIM_OK)
-            return st;
-        char *data;
+        char *data, *owned = NULL;
         size_t size;
-        if ((st = sensim__read_file(path, 16u << 20, &data, &size)) != SENSIM_OK)
-            return st;
+        if (mem) {
+            snprintf(path, sizeof path, "%s", name_or_path);
+            data = (char *)mem, size = mem_size;
+        } else {
+            if ((st = resolve(name_or_path, path, sizeof path)) != SENSIM_OK)
+                return st;
+            if ((st = sensim__read_file(path, 16u << 20, &data, &size)) != SENSIM_OK)
+                return st;
+            owned = data;
+        }
         sensim_lines it = {data, data + size, 0};
         const char *lb, *le;
         origin o = {path, 0, -1};
@@ -550,7 +572,7 @@ sensim_status sensim_lidar_create_from_preset(sensim_context *ctx, const char *n
             st = parse_line(&ps, lb, le, &o);
         }
         last_line = it.line_no;
-        free(data);
+        free(owned);
     }
     for (uint32_t i = 0; st == SENSIM_OK && i < override_count; i++) {
         if (!overrides[i]) {

@@ -77,6 +77,12 @@ sensim_status sensim__scene_material_for_name(sensim_scene *scene, const char *n
 sensim_status sensim__scene_append_mesh(sensim_scene *scene, sensim_mesh *mesh, uint32_t *out_id);
 void sensim__mesh_free(sensim_mesh *mesh);
 
+/* Loaders from memory (@p label names the data in messages); for fuzzing. */
+sensim_status sensim__scene_load_obj_mem(sensim_scene *scene, const char *label, const char *data, size_t size,
+                                         const sensim_load_options *opt, uint32_t *out_mesh_id);
+sensim_status sensim__scene_load_ply_mem(sensim_scene *scene, const char *label, const char *data, size_t size,
+                                         const sensim_load_options *opt, uint32_t *out_mesh_id);
+
 /* Exclusive edit section; fails with SENSIM_ERR_BUSY while scans run. */
 sensim_status sensim__scene_edit_begin(sensim_scene *scene);
 void sensim__scene_edit_end(sensim_scene *scene);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Per-thread error text, as Embree keeps errors per device and thread. */
 static _Thread_local char tls_error[1024];
@@ -94,6 +95,11 @@ bool sensim__finite_array_d(const double *v, size_t n)
 sensim_status sensim__read_file(const char *path, uint64_t max_bytes, char **out_data,
                                 size_t *out_size)
 {
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return sensim__fail(SENSIM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode)) /* a FIFO or device could block or never end */
+        return sensim__fail(SENSIM_ERR_IO, "%s: not a regular file", path);
     FILE *f = fopen(path, "rb");
     if (!f)
         return sensim__fail(SENSIM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));

@@ -62,37 +62,6 @@ double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int parse_u32(const char *s, uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || end == s || *end || v > 0xFFFFFFFFul || s[0] == '-')
-        return 0;
-    *out = (uint32_t)v;
-    return 1;
-}
-
-/* Comma-separated finite numbers; returns how many (between lo and hi), 0 on error. */
-int parse_numbers(const char *s, double *v, int lo, int hi)
-{
-    const char *p = s;
-    int n = 0;
-    while (n < hi) {
-        char *end;
-        errno = 0;
-        v[n] = strtod(p, &end);
-        if (end == p || errno || !isfinite(v[n]))
-            return 0;
-        n++;
-        p = end;
-        if (*p != ',')
-            break;
-        p++;
-    }
-    return (*p || n < lo) ? 0 : n;
-}
-
 int ensure_dir(const char *dir)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
