@@ -1,7 +1,9 @@
 # Thin wrapper over meson. Every target installs missing Debian packages first.
 BUILD ?= build
 
-.PHONY: all deps build demo test bench install clean
+FUZZ_SECONDS ?= 20
+
+.PHONY: all deps build demo test fuzz bench install clean
 
 all: build
 
@@ -20,13 +22,19 @@ demo: build
 
 SAN_BUILD ?= build-sanitize
 
-# Whole test suite (cmocka, CLI end-to-end, headers, exported symbols), then
-# the same suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Whole test suite (cmocka, Python, CLI end-to-end, headers, exported
+# symbols, corpus replays, Slurm array), then the same suite under
+# AddressSanitizer + UndefinedBehaviorSanitizer, the concurrency test under
+# ThreadSanitizer, and every libFuzzer target for FUZZ_SECONDS.
 test: build $(SAN_BUILD)/build.ninja
 	meson test -C $(BUILD) --print-errorlogs
 	ninja -C $(SAN_BUILD)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  meson test -C $(SAN_BUILD) --print-errorlogs
+	$(MAKE) --no-print-directory fuzz
+
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
 $(SAN_BUILD)/build.ninja: | deps
 	meson setup $(SAN_BUILD) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
@@ -38,4 +46,4 @@ install: build
 	meson install -C $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD) out
+	rm -rf $(BUILD) $(SAN_BUILD) build-fuzz build-tsan out

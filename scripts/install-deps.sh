@@ -8,6 +8,7 @@ pkgs=(
   libembree-dev libcglm-dev libpng-dev libcmocka-dev
   python3 python3-numpy python3-open3d
   munge slurmctld slurmd slurm-client
+  clang-14 libclang-rt-14-dev libomp-14-dev valgrind
 )
 
 missing=()

@@ -115,6 +115,10 @@ sensim_status sensim__csv_parse(const char *path, const char *data, size_t size,
             break;
         }
         if (time_seconds) {
+            if (!(fabs(v[0]) <= 1e9)) {
+                st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s:%llu: time %g s outside +-1e9 s", path, ln, v[0]);
+                break;
+            }
             if (n > 0 && v[0] < tsec[n - 1]) {
                 st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s:%llu: time %.9g s goes backwards (previous %.9g s)",
                                   path, ln, v[0], tsec[n - 1]);
@@ -136,7 +140,7 @@ sensim_status sensim__csv_parse(const char *path, const char *data, size_t size,
             out->time_ns[i] = (int64_t)llround((tsec[i] - tsec[0]) * 1e9);
         if (st == SENSIM_OK) {
             int64_t last = out->time_ns[n - 1];
-            int64_t period = period_s > 0 ? (int64_t)llround(period_s * 1e9)
+            int64_t period = period_s > 0 ? (int64_t)llround(fmin(period_s, 1e9) * 1e9)
                                           : (n > 1 ? last + (int64_t)llround((double)last / (double)(n - 1)) : 1);
             if (period <= last)
                 st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE,

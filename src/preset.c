@@ -352,8 +352,8 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
             break;
         }
         case 5:
-            if (!(x > 0))
-                return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be > 0");
+            if (!(x > 0 && x <= 1e6))
+                return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be in (0, 1e6] seconds");
             ps->table_period_s = x;
             break;
         default:
@@ -527,7 +527,7 @@ static sensim_status create_impl(sensim_context *ctx, const char *name_or_path, 
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_create_from_preset: NULL argument");
     *out = NULL;
     char path[4096];
-    sensim_status st;
+    sensim_status st = SENSIM_OK;
     preset ps;
     memset(&ps, 0, sizeof ps);
     sensim_lidar_desc_init(&ps.d);

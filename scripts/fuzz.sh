@@ -1,0 +1,33 @@
+#!/bin/sh
+# Build the libFuzzer targets with clang (ASan + UBSan) and run each for a
+# bounded time from the seed corpus in tests/corpus/<target>. Findings are
+# written to $FUZZ_OUT (default build-fuzz/findings) and make this fail; add
+# them to tests/corpus/<target>/ as regression seeds once fixed.
+#   scripts/fuzz.sh [seconds per target]
+set -eu
+cd "$(dirname "$0")/.."
+seconds=${1:-${FUZZ_SECONDS:-20}}
+build=${FUZZ_BUILD:-build-fuzz}
+out=${FUZZ_OUT:-$build/findings}
+if [ ! -f "$build/build.ninja" ]; then
+  CC=clang-14 CXX=clang++-14 meson setup "$build" -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false \
+    --buildtype=debugoptimized >/dev/null
+fi
+targets="obj ply preset csv trajectory rig"
+ninja -C "$build" $(for t in $targets; do printf 'tests/fuzz/fuzz_%s ' "$t"; done) >/dev/null
+mkdir -p "$out"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+failed=0
+for t in $targets; do
+  work=$(mktemp -d)
+  if "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 \
+      -artifact_prefix="$out/$t-" "$work" "tests/corpus/$t" > "$out/$t.log" 2>&1; then
+    echo "fuzz $t: $(grep -E '^Done [0-9]+ runs' "$out/$t.log" | tail -n 1), corpus $(ls "$work" | wc -l) inputs"
+  else
+    echo "fuzz $t: FAILED, see $out/$t.log and $out/$t-*"
+    tail -n 20 "$out/$t.log"
+    failed=1
+  fi
+  rm -rf "$work"
+done
+exit $failed
