@@ -3,7 +3,7 @@ BUILD ?= build
 
 FUZZ_SECONDS ?= 20
 
-.PHONY: all deps build demo test fuzz bench install clean
+.PHONY: all deps build demo test tsan fuzz bench install clean
 
 all: build
 
@@ -31,7 +31,14 @@ test: build $(SAN_BUILD)/build.ninja
 	ninja -C $(SAN_BUILD)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  meson test -C $(SAN_BUILD) --print-errorlogs
+	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory fuzz
+
+# Threads scanning one scene, and edits during scans, under ThreadSanitizer.
+tsan: deps
+	@[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false >/dev/null
+	ninja -C build-tsan tests/test_concurrency
+	SENSIM_PRESET_PATH=$(CURDIR)/scan_patterns TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test_concurrency
 
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
