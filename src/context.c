@@ -37,6 +37,7 @@ sensim_status sensim_context_create(const sensim_context_desc *desc, sensim_cont
     if (!ctx)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate context");
     atomic_init(&ctx->refs, 1);
+    ctx->magic = SENSIM_MAGIC_CONTEXT;
     ctx->thread_count = resolve_threads(d.thread_count);
     ctx->log_fn = d.log_fn;
     ctx->log_user = d.log_user;
@@ -72,6 +73,7 @@ void sensim__context_release(sensim_context *ctx)
         for (uint32_t i = 0; i < ctx->registered_count; i++)
             free_desc_arrays(&ctx->registered[i].desc);
         sensim__trace_device_destroy(ctx);
+        ctx->magic = SENSIM_MAGIC_DEAD;
         free(ctx);
     }
 }
@@ -96,7 +98,8 @@ const sensim_lidar_desc *sensim__context_find_pattern(const sensim_context *ctx,
 
 sensim_status sensim_context_register_pattern(sensim_context *ctx, const char *name, const sensim_lidar_desc *desc)
 {
-    if (!ctx || !name || !desc)
+    SENSIM_CHECK_HANDLE(ctx, SENSIM_MAGIC_CONTEXT, "context");
+    if (!name || !desc)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_context_register_pattern: NULL argument");
     size_t len = strlen(name);
     if (len == 0 || len > 31)
@@ -148,19 +151,18 @@ sensim_status sensim_context_register_pattern(sensim_context *ctx, const char *n
 
 void sensim_context_destroy(sensim_context *ctx)
 {
-    if (ctx)
+    if (ctx && ctx->magic == SENSIM_MAGIC_CONTEXT)
         sensim__context_release(ctx);
 }
 
 uint32_t sensim_context_thread_count(const sensim_context *ctx)
 {
-    return ctx ? ctx->thread_count : 0;
+    return ctx && ctx->magic == SENSIM_MAGIC_CONTEXT ? ctx->thread_count : 0;
 }
 
 sensim_status sensim_context_set_thread_count(sensim_context *ctx, uint32_t n)
 {
-    if (!ctx)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_context_set_thread_count: ctx is NULL");
+    SENSIM_CHECK_HANDLE(ctx, SENSIM_MAGIC_CONTEXT, "context");
     if (n > SENSIM_MAX_THREADS)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "thread_count = %u exceeds %u", n,
                             SENSIM_MAX_THREADS);

@@ -11,6 +11,24 @@
 
 #define SENSIM_PI 3.14159265358979323846
 
+/* Handle tags: a wrong-type or destroyed handle is refused with
+ * SENSIM_ERR_BAD_HANDLE instead of being used (best effort: freed memory may
+ * be reused). */
+#define SENSIM_MAGIC_CONTEXT 0x43534E53u /* "SNSC" */
+#define SENSIM_MAGIC_SCENE   0x53534E53u
+#define SENSIM_MAGIC_LIDAR   0x4C534E53u
+#define SENSIM_MAGIC_RIG     0x52534E53u
+#define SENSIM_MAGIC_DEAD    0xDEADDEADu
+
+#define SENSIM_CHECK_HANDLE(h, tag, what)                                                          \
+    do {                                                                                           \
+        if (!(h))                                                                                  \
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: %s is NULL", __func__, what);    \
+        if ((h)->magic != (tag))                                                                   \
+            return sensim__fail(SENSIM_ERR_BAD_HANDLE, "%s: %s is not a live %s handle", __func__, \
+                                what, what);                                                       \
+    } while (0)
+
 #if defined(__GNUC__)
 #  define SENSIM_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
@@ -26,6 +44,7 @@ typedef struct sensim_registered {
 } sensim_registered;
 
 struct sensim_context {
+    uint32_t magic;         /* SENSIM_MAGIC_CONTEXT while alive */
     atomic_int refs;
     void *device;           /* RTCDevice, owned by trace.c */
     uint32_t thread_count;  /* resolved, >= 1 */

@@ -31,8 +31,9 @@ void sensim_lidar_desc_init(sensim_lidar_desc *d)
 
 void sensim_lidar_destroy(sensim_lidar *l)
 {
-    if (!l)
+    if (!l || (l->magic != SENSIM_MAGIC_LIDAR && l->magic != 0))
         return;
+    l->magic = SENSIM_MAGIC_DEAD;
     sensim__pattern_free(&l->pat);
     free(l->rays);
     free(l->hits);
@@ -45,7 +46,8 @@ void sensim_lidar_destroy(sensim_lidar *l)
 
 sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *d, sensim_lidar **out)
 {
-    if (!ctx || !d || !out)
+    SENSIM_CHECK_HANDLE(ctx, SENSIM_MAGIC_CONTEXT, "context");
+    if (!d || !out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_create: NULL argument");
     *out = NULL;
     float maxr = d->max_range_m == 0.0f ? 100.0f : d->max_range_m;
@@ -104,13 +106,15 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
         sensim_lidar_destroy(l);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "lidar: cannot allocate scan scratch");
     }
+    l->magic = SENSIM_MAGIC_LIDAR;
     *out = l;
     return SENSIM_OK;
 }
 
 sensim_status sensim_lidar_get_info(const sensim_lidar *l, sensim_lidar_info *o)
 {
-    if (!l || !o)
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
+    if (!o)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_get_info: NULL argument");
     memset(o, 0, sizeof *o);
     memcpy(o->name, l->name, sizeof o->name);
@@ -137,8 +141,7 @@ sensim_status sensim_lidar_get_info(const sensim_lidar *l, sensim_lidar_info *o)
 
 sensim_status sensim_lidar_get_elevations(const sensim_lidar *l, float *dst, uint32_t cap, uint32_t *out_count)
 {
-    if (!l)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_get_elevations: lidar is NULL");
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
     if (out_count)
         *out_count = l->pat.channels;
     if (!dst)
@@ -152,7 +155,8 @@ sensim_status sensim_lidar_get_elevations(const sensim_lidar *l, float *dst, uin
 
 sensim_status sensim_lidar_set_mount_pose(sensim_lidar *l, const double pose[16])
 {
-    if (!l || !pose)
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
+    if (!pose)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_set_mount_pose: NULL argument");
     if (!sensim__finite_array_d(pose, 16))
         return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_lidar_set_mount_pose: NaN or infinite element");
@@ -162,7 +166,8 @@ sensim_status sensim_lidar_set_mount_pose(sensim_lidar *l, const double pose[16]
 
 sensim_status sensim_lidar_count_shots(const sensim_lidar *l, int64_t tb, int64_t te, uint64_t *out)
 {
-    if (!l || !out)
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
+    if (!out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_count_shots: NULL argument");
     if (te < tb)
         return sensim__fail(SENSIM_ERR_TIME_ORDER, "t_end_ns %lld < t_begin_ns %lld", (long long)te, (long long)tb);
@@ -342,8 +347,10 @@ sensim_status sensim_lidar_scan_motion(sensim_lidar *l, const sensim_scene *scen
 {
     if (res)
         memset(res, 0, sizeof *res);
-    if (!l || !scene || !motion)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_scan: NULL lidar, scene or motion");
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!motion)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_scan: NULL motion");
     sensim_status st = sensim__ring_check(ring);
     if (st != SENSIM_OK)
         return st;

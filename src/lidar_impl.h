@@ -12,6 +12,7 @@
 #define SENSIM_CHUNK_SHOTS (SENSIM_LANE_SHOTS * SENSIM_CHUNK_LANES)
 
 struct sensim_lidar {
+    uint32_t magic;
     sensim_context *ctx;
     char name[32];
     sensim_pattern pat;

@@ -1,4 +1,5 @@
 /* Synchronous rigs: one world clock driving lidars and proximity sensors. */
+#include "lidar_impl.h"
 #include "motion.h"
 #include "ring_impl.h"
 #include "scene_impl.h"
@@ -15,6 +16,7 @@ typedef struct rig_sensor {
 } rig_sensor;
 
 struct sensim_rig {
+    uint32_t magic;
     sensim_context *ctx;
     rig_sensor sensors[SENSIM_RIG_MAX_SENSORS];
     uint32_t count;
@@ -33,11 +35,13 @@ void sensim_proximity_desc_init(sensim_proximity_desc *d)
 
 sensim_status sensim_rig_create(sensim_context *ctx, sensim_rig **out)
 {
-    if (!ctx || !out)
+    SENSIM_CHECK_HANDLE(ctx, SENSIM_MAGIC_CONTEXT, "context");
+    if (!out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_create: NULL argument");
     sensim_rig *r = calloc(1, sizeof *r);
     if (!r)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate rig");
+    r->magic = SENSIM_MAGIC_RIG;
     r->ctx = ctx;
     sensim__context_retain(ctx);
     *out = r;
@@ -46,8 +50,9 @@ sensim_status sensim_rig_create(sensim_context *ctx, sensim_rig **out)
 
 void sensim_rig_destroy(sensim_rig *rig)
 {
-    if (!rig)
+    if (!rig || rig->magic != SENSIM_MAGIC_RIG)
         return;
+    rig->magic = SENSIM_MAGIC_DEAD;
     sensim_context *ctx = rig->ctx;
     free(rig);
     sensim__context_release(ctx);
@@ -69,8 +74,8 @@ static sensim_status add_check(sensim_rig *rig, const void *lidar, const sensim_
 
 sensim_status sensim_rig_add_lidar(sensim_rig *rig, sensim_lidar *lidar, sensim_ring *ring, uint32_t *out_index)
 {
-    if (!rig || !lidar)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_lidar: NULL argument");
+    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
+    SENSIM_CHECK_HANDLE(lidar, SENSIM_MAGIC_LIDAR, "lidar");
     sensim_status st = add_check(rig, lidar, ring);
     if (st != SENSIM_OK)
         return st;
@@ -87,7 +92,8 @@ sensim_status sensim_rig_add_lidar(sensim_rig *rig, sensim_lidar *lidar, sensim_
 sensim_status sensim_rig_add_proximity(sensim_rig *rig, const sensim_proximity_desc *d, sensim_ring *ring,
                                        uint32_t *out_index)
 {
-    if (!rig || !d)
+    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
+    if (!d)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_proximity: NULL argument");
     const double v[] = {d->rate_hz, d->box_center[0], d->box_center[1], d->box_center[2], d->box_half_extents[0],
                         d->box_half_extents[1], d->box_half_extents[2], d->front_m, d->back_m, d->side_m};
@@ -114,8 +120,9 @@ sensim_status sensim_rig_add_proximity(sensim_rig *rig, const sensim_proximity_d
 
 sensim_status sensim_rig_set_time(sensim_rig *rig, int64_t t_ns)
 {
-    if (!rig || rig->step != 0)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_set_time: NULL rig or already stepped");
+    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
+    if (rig->step != 0)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_set_time: the rig has already stepped");
     rig->t_ns = t_ns;
     return SENSIM_OK;
 }
@@ -224,7 +231,9 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
 {
     if (out)
         memset(out, 0, sizeof *out);
-    if (!rig || !scene || !platform || dt <= 0)
+    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!platform || dt <= 0)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_step: NULL argument or dt_ns <= 0");
     sensim_path path;
     sensim_status st = sensim__path_init(&path, platform->keys, platform->key_count);

@@ -24,12 +24,14 @@ void sensim_load_options_init(sensim_load_options *opt)
 
 sensim_status sensim_scene_create(sensim_context *ctx, sensim_scene **out_scene)
 {
-    if (!ctx || !out_scene)
+    SENSIM_CHECK_HANDLE(ctx, SENSIM_MAGIC_CONTEXT, "context");
+    if (!out_scene)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_create: NULL argument");
     *out_scene = NULL;
     sensim_scene *s = calloc(1, sizeof *s);
     if (!s)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate scene");
+    s->magic = SENSIM_MAGIC_SCENE;
     s->ctx = ctx;
     atomic_init(&s->use, 0);
     s->dirty = true;
@@ -50,8 +52,9 @@ void sensim__mesh_free(sensim_mesh *m)
 
 void sensim_scene_destroy(sensim_scene *scene)
 {
-    if (!scene)
+    if (!scene || scene->magic != SENSIM_MAGIC_SCENE)
         return;
+    scene->magic = SENSIM_MAGIC_DEAD;
     sensim__trace_scene_release(scene);
     for (uint32_t i = 0; i < scene->mesh_count; i++)
         sensim__mesh_free(&scene->meshes[i]);
@@ -66,6 +69,7 @@ void sensim_scene_destroy(sensim_scene *scene)
 
 sensim_status sensim__scene_edit_begin(sensim_scene *scene)
 {
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
     int expected = 0;
     if (!atomic_compare_exchange_strong(&scene->use, &expected, -1))
         return sensim__fail(SENSIM_ERR_BUSY, "scene edit refused: %s",
@@ -81,6 +85,7 @@ void sensim__scene_edit_end(sensim_scene *scene)
 sensim_status sensim__scene_scan_begin(const sensim_scene *cscene)
 {
     sensim_scene *scene = (sensim_scene *)cscene; /* only the use counter changes */
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
     int v = atomic_load(&scene->use);
     do {
         if (v < 0)
@@ -384,7 +389,8 @@ sensim_status sensim_scene_commit(sensim_scene *scene)
 
 sensim_status sensim_scene_get_info(const sensim_scene *scene, sensim_scene_info *out)
 {
-    if (!scene || !out)
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_get_info: NULL argument");
     memset(out, 0, sizeof *out);
     out->mesh_count = scene->mesh_count;

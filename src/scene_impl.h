@@ -32,6 +32,7 @@ typedef struct sensim_mat_entry {
 } sensim_mat_entry;
 
 struct sensim_scene {
+    uint32_t magic;
     sensim_context *ctx;
     sensim_mesh *meshes;
     uint32_t mesh_count, mesh_cap;

@@ -240,12 +240,84 @@ static void test_scan_misuse(void **state)
     sensim_scene_destroy(s);
 }
 
+/* The rest of the bad-input matrix: wrong handles, degenerate geometry,
+ * absurd sizes, non-regular files, NaN motion. */
+static void test_bad_input_matrix(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    /* zero-area and degenerate triangles are accepted and never produce NaN points */
+    const float v[] = {-50, -50, 0, 50, -50, 0, 50, 50, 0, -50, 50, 0, 1, 1, 0};
+    const uint32_t idx[] = {0, 1, 2, 0, 2, 3, 4, 4, 4, 0, 0, 1, 1, 2, 3};
+    sensim_mesh_desc d;
+    sensim_mesh_desc_init(&d);
+    d.vertices = v, d.vertex_count = 5, d.indices = idx, d.triangle_count = 5, d.tag = 1;
+    CHECK_OK(sensim_scene_add_mesh(s, &d, NULL));
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", NULL, 0, &l));
+    sensim_ring *r = test_ring(100000, 4, SENSIM_OVERFLOW_FAIL);
+    double pose[16];
+    translation(pose, 0.3, 0.2, 2);
+    CHECK_OK(sensim_lidar_scan(l, s, 0, 100000000, pose, r, NULL));
+    sensim_point *p = malloc(100000 * sizeof *p);
+    uint64_t n;
+    CHECK_OK(sensim_ring_pop(r, NULL, p, 100000, &n));
+    assert_true(n > 1000);
+    for (uint64_t i = 0; i < n; i++)
+        assert_true(isfinite(p[i].x) && isfinite(p[i].y) && isfinite(p[i].z) && isfinite(p[i].intensity));
+    free(p);
+    /* a handle of the wrong type is refused, not used */
+    assert_int_equal(sensim_lidar_scan((sensim_lidar *)s, s, 0, 10, pose, r, NULL), SENSIM_ERR_BAD_HANDLE);
+    assert_int_equal(sensim_lidar_scan(l, (sensim_scene *)l, 100000000, 100000010, pose, r, NULL),
+                     SENSIM_ERR_BAD_HANDLE);
+    assert_int_equal(sensim_scene_commit((sensim_scene *)l), SENSIM_ERR_BAD_HANDLE);
+    sensim_scene *s2;
+    assert_int_equal(sensim_scene_create((sensim_context *)s, &s2), SENSIM_ERR_BAD_HANDLE);
+    sensim_lidar_info li;
+    assert_int_equal(sensim_lidar_get_info((sensim_lidar *)s, &li), SENSIM_ERR_BAD_HANDLE);
+    assert_int_equal(sensim_ring_peek((sensim_ring *)l, NULL), SENSIM_ERR_BAD_HANDLE);
+    sensim_lidar_destroy((sensim_lidar *)s); /* ignored: not a lidar */
+    sensim_scene_destroy((sensim_scene *)l); /* ignored: not a scene */
+    /* sizes that would overflow */
+    d.triangle_count = 0x7fffffffu;
+    assert_int_equal(sensim_scene_add_mesh(s, &d, NULL), SENSIM_ERR_TOO_LARGE);
+    size_t size;
+    assert_int_equal(sensim_ring_required_size(UINT64_C(1) << 41, 4, &size), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_ring_required_size(10, UINT32_MAX, &size), SENSIM_ERR_OUT_OF_RANGE);
+    /* non-regular files: a directory, a character device */
+    assert_int_equal(sensim_scene_load_obj(s, "/tmp", NULL, NULL), SENSIM_ERR_IO);
+    assert_int_equal(sensim_scene_load_ply(s, "/dev/null", NULL, NULL), SENSIM_ERR_IO);
+    assert_non_null(strstr(sensim_context_last_error(ctx), "not a regular file"));
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, "/dev/zero", NULL, 0, &l), SENSIM_ERR_IO);
+    /* NaN in motion keys */
+    sensim_pose_key keys[2];
+    keys[0].t_ns = 0, keys[1].t_ns = 10;
+    identity(keys[0].pose);
+    identity(keys[1].pose);
+    keys[1].pose[13] = NAN;
+    sensim_motion m;
+    memset(&m, 0, sizeof m);
+    m.keys = keys, m.key_count = 2;
+    sensim_lidar *l2;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", NULL, 0, &l2));
+    assert_int_equal(sensim_lidar_scan_motion(l2, s, 0, 10, &m, r, NULL), SENSIM_ERR_NOT_FINITE);
+    m.key_count = 65;
+    assert_int_equal(sensim_lidar_scan_motion(l2, s, 0, 10, &m, r, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    free(r);
+    sensim_lidar_destroy(l);
+    sensim_lidar_destroy(l2);
+    sensim_scene_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_version_and_status), cmocka_unit_test(test_required_presets),
         cmocka_unit_test(test_overrides),          cmocka_unit_test(test_preset_file_errors),
         cmocka_unit_test(test_desc_validation),    cmocka_unit_test(test_scan_misuse),
+        cmocka_unit_test(test_bad_input_matrix),
     };
     return cmocka_run_group_tests_name("api", tests, setup, teardown);
 }

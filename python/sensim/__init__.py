@@ -84,6 +84,11 @@ def _closed(what):
     return BadHandle(12, "%s is closed" % what)
 
 
+def _want(obj, cls, what):
+    if not isinstance(obj, cls):
+        raise InvalidArgument(1, "%s must be a sensim.%s, not %s" % (what, cls.__name__, type(obj).__name__))
+
+
 # ---------------------------------------------------------------- helpers
 
 def _mat16(m):
@@ -286,6 +291,7 @@ class Scene(_Handle):
 
     def __init__(self, context):
         super().__init__()
+        _want(context, Context, "context")
         self.context = context
         h = ctypes.c_void_p()
         _check(_L.sensim_scene_create(context.handle, ctypes.byref(h)))
@@ -482,6 +488,7 @@ class Lidar(_Handle):
 
     def __init__(self, context, preset, overrides=None):
         super().__init__()
+        _want(context, Context, "context")
         self.context = context
         if isinstance(overrides, dict):
             overrides = ["%s=%s" % (k, v) for k, v in overrides.items()]
@@ -518,6 +525,8 @@ class Lidar(_Handle):
 
     def scan(self, scene, t0_ns, t1_ns, ring, pose=None, keys=None, world_step=0):
         """Fire the shots of [t0, t1) into ``ring``; ``keys`` = [(t_ns, 4x4), ...] for motion."""
+        _want(scene, Scene, "scene")
+        _want(ring, Ring, "ring")
         k = _keys(pose, keys)
         m = _lib.Motion(keys=k, key_count=len(k), world_step=world_step)
         r = _lib.ScanResult()
@@ -548,6 +557,7 @@ class Rig(_Handle):
 
     def __init__(self, context):
         super().__init__()
+        _want(context, Context, "context")
         self.context = context
         self._members = []  # the rig borrows lidars and rings: keep them alive
         h = ctypes.c_void_p()
@@ -555,6 +565,8 @@ class Rig(_Handle):
         self._h = h.value
 
     def add_lidar(self, lidar, ring):
+        _want(lidar, Lidar, "lidar")
+        _want(ring, Ring, "ring")
         idx = ctypes.c_uint32()
         _check(_L.sensim_rig_add_lidar(self.handle, lidar.handle, ring.handle, ctypes.byref(idx)))
         self._members += [lidar, ring]
@@ -562,6 +574,7 @@ class Rig(_Handle):
 
     def add_proximity(self, ring, rate_hz=10.0, half_extents=(1, 1, 1), center=(0, 0, 0), front=0.0, back=0.0,
                       side=0.0, sensor_id=0, exclude_actor_id=0):
+        _want(ring, Ring, "ring")
         d = _lib.ProximityDesc()
         _L.sensim_proximity_desc_init(ctypes.byref(d))
         d.sensor_id, d.exclude_actor_id, d.rate_hz = sensor_id, exclude_actor_id, rate_hz
@@ -576,6 +589,7 @@ class Rig(_Handle):
         _check(_L.sensim_rig_set_time(self.handle, t_ns))
 
     def step(self, scene, dt_ns, pose=None, keys=None):
+        _want(scene, Scene, "scene")
         k = _keys(pose, keys)
         m = _lib.Motion(keys=k, key_count=len(k))
         r = _lib.RigStepResult()

@@ -93,6 +93,24 @@ class Basics(unittest.TestCase):
             with self.assertRaises(sensim.InvalidArgument):
                 scene.set_actor_pose(1, [[1, 0], [0, 1]])
 
+    def test_wrong_types_and_closed_handles(self):
+        ctx = sensim.Context(1)
+        scene = sensim.Scene(ctx)
+        lidar = sensim.Lidar(ctx, "vlp16")
+        ring = sensim.Ring(1000)
+        with self.assertRaises(sensim.InvalidArgument):
+            lidar.scan(ring, 0, 10, scene)  # arguments swapped
+        with self.assertRaises(sensim.InvalidArgument):
+            sensim.Scene(scene)
+        with self.assertRaises(sensim.InvalidArgument):
+            sensim.Rig(ctx).add_lidar(scene, ring)
+        scene.close()
+        with self.assertRaises(sensim.BadHandle):
+            lidar.scan(scene, 0, 10, ring)
+        ctx.close()
+        with self.assertRaises(sensim.BadHandle):
+            sensim.Scene(ctx)
+
     def test_any_destruction_order(self):
         ctx = sensim.Context(1)
         scene = sensim.Scene(ctx)
