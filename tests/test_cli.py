@@ -482,5 +482,34 @@ with tempfile.TemporaryDirectory() as tmp:
           "bench --json keys: " + r.stdout + r.stderr)
     check(js.get("shots_per_s", 0) > 0 and js.get("ratio_vs_embree_naive", 0) > 0, "bench figures are positive")
 
+    # ---- every corpus input through the CLI: a status, never a signal, one line (issue 9) ----
+    corpus = os.path.join(HERE, "corpus")
+    garbage = os.path.join(tmp, "garbage")
+    os.makedirs(garbage)
+    samples = {"empty": b"", "binary": bytes(range(256)) * 4, "huge": b"v 1e999999 -1e999999 nan\nf 1 1 1\n",
+               "header": b"ply\nformat ascii 1.0\nelement vertex 99999999999\nend_header\n"}
+    for kind, exts in (("obj", [".obj"]), ("ply", [".ply"]), ("csv", [".csv"]), ("preset", [".preset"]),
+                       ("trajectory", [".csv"])):
+        paths = [os.path.join(corpus, kind, n) for n in sorted(os.listdir(os.path.join(corpus, kind)))]
+        for name, data in samples.items():
+            pth = os.path.join(garbage, "%s_%s%s" % (kind, name, exts[0]))
+            with open(pth, "wb") as f:
+                f.write(data)
+            paths.append(pth)
+        for pth in paths:
+            if kind in ("obj", "ply"):
+                cmd = ["scan", "--scene", pth, "--lidar", "vlp16", "--out", os.path.join(tmp, "g")]
+            elif kind == "csv":
+                cmd = ["scan", "--scene", box, "--lidar", pth, "--shot-rate", "1000", "--out", os.path.join(tmp, "g")]
+            elif kind == "preset":
+                cmd = ["pattern", "stats", pth, "--times", "0.1"]
+            else:
+                cmd = ["batch", "--scene", box, "--lidar", "vlp16", "--trajectory", pth, "--frames", "0:1",
+                       "--out", os.path.join(tmp, "g"), "--quiet"]
+            r = run(*cmd)
+            ok = r.returncode >= 0 and (r.returncode == 0 or len(r.stderr.strip().splitlines()) == 1)
+            ok = ok and r.returncode in (0, 2) + tuple(range(10, 31))
+            check(ok, "%s %s: rc %d, stderr %r" % (kind, os.path.basename(pth), r.returncode, r.stderr[:300]))
+
 print("%d passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)
