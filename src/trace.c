@@ -363,7 +363,7 @@ void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint3
             continue;
         }
         struct RTCRayHit16 rh;
-        int valid[PACKET];
+        _Alignas(64) int valid[PACKET]; /* Embree requires the mask aligned like the packet */
         for (uint32_t j = 0; j < PACKET; j++) {
             const sensim_ray *r = &rays[base + (j < m ? j : 0)];
             valid[j] = j < m ? -1 : 0;
@@ -419,7 +419,7 @@ static void bench_naive(RTCScene top, const sensim_ray *rays, uint64_t n, uint64
         uint64_t h = 0;                                                                                     \
         for (uint64_t base = 0; base < n; base += W) {                                                      \
             T rh;                                                                                           \
-            int valid[W];                                                                                   \
+            _Alignas(64) int valid[W];                                                                     \
             for (unsigned j = 0; j < W; j++) {                                                              \
                 const sensim_ray *r = &rays[base + j < n ? base + j : base];                                 \
                 valid[j] = base + j < n ? -1 : 0;                                                           \
