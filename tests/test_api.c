@@ -290,7 +290,9 @@ static void test_bad_input_matrix(void **state)
     assert_int_equal(sensim_scene_load_obj(s, "/tmp", NULL, NULL), SENSIM_ERR_IO);
     assert_int_equal(sensim_scene_load_ply(s, "/dev/null", NULL, NULL), SENSIM_ERR_IO);
     assert_non_null(strstr(sensim_context_last_error(ctx), "not a regular file"));
-    assert_int_equal(sensim_lidar_create_from_preset(ctx, "/dev/zero", NULL, 0, &l), SENSIM_ERR_IO);
+    sensim_lidar *none;
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, "/dev/zero", NULL, 0, &none), SENSIM_ERR_IO);
+    assert_null(none);
     /* NaN in motion keys */
     sensim_pose_key keys[2];
     keys[0].t_ns = 0, keys[1].t_ns = 10;
