@@ -142,29 +142,14 @@ static sensim_status load_ply(sensim_scene *scene, const char *path, const sensi
 {
     if (!scene || !path)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_load_ply: NULL argument");
-    sensim_load_options o;
-    sensim_load_options_init(&o);
-    if (opt)
-        o = *opt;
-    float scale = o.scale == 0.0f ? 1.0f : o.scale;
-    if (!isfinite(scale) || scale < 0.0f)
-        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: load option scale = %g must be > 0", path, (double)scale);
-    if (o.default_tag > SENSIM_TAG_MAX)
-        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: default_tag = %u > %d", path, o.default_tag, SENSIM_TAG_MAX);
-    uint64_t max_bytes = o.max_file_bytes ? o.max_file_bytes : (UINT64_C(4) << 30);
-    if (o.frame < SENSIM_FRAME_NATIVE || o.frame > SENSIM_FRAME_ISO8855)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: load option frame = %d unknown", path, o.frame);
-
-    char *data, *owned = NULL;
-    size_t size;
-    sensim_status st = SENSIM_OK;
-    if (mem) {
-        data = (char *)mem, size = mem_size;
-    } else {
-        if ((st = sensim__read_file(path, max_bytes, &data, &size)) != SENSIM_OK)
-            return st;
-        owned = data;
-    }
+    sensim_load_input in;
+    sensim_status st = sensim__load_begin(path, opt, mem, mem_size, &in);
+    if (st != SENSIM_OK)
+        return st;
+    const sensim_load_options o = in.o;
+    const float scale = in.scale;
+    const char *data = in.data;
+    const size_t size = in.size;
 
     ply_elem *elems = calloc(MAX_ELEMENTS, sizeof *elems);
     int nelems = 0;
@@ -428,6 +413,6 @@ done:
     free(verts);
     free(idx);
     free(tags);
-    free(owned);
+    free(in.owned);
     return st;
 }

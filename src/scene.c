@@ -403,6 +403,34 @@ sensim_status sensim_scene_get_info(const sensim_scene *scene, sensim_scene_info
     return SENSIM_OK;
 }
 
+sensim_status sensim__load_begin(const char *path, const sensim_load_options *opt, const char *mem, size_t mem_size,
+                                 sensim_load_input *in)
+{
+    memset(in, 0, sizeof *in);
+    sensim_load_options_init(&in->o);
+    if (opt)
+        in->o = *opt;
+    in->scale = in->o.scale == 0.0f ? 1.0f : in->o.scale;
+    if (!isfinite(in->scale) || in->scale < 0.0f)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: load option scale = %g must be > 0", path,
+                            (double)in->scale);
+    if (in->o.default_tag > SENSIM_TAG_MAX)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: default_tag = %u > %d", path, in->o.default_tag,
+                            SENSIM_TAG_MAX);
+    if (in->o.frame < SENSIM_FRAME_NATIVE || in->o.frame > SENSIM_FRAME_ISO8855)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: load option frame = %d unknown", path, in->o.frame);
+    if (mem) {
+        in->data = mem, in->size = mem_size;
+        return SENSIM_OK;
+    }
+    uint64_t max_bytes = in->o.max_file_bytes ? in->o.max_file_bytes : (UINT64_C(4) << 30);
+    char *data;
+    sensim_status st = sensim__read_file(path, max_bytes, &data, &in->size);
+    if (st == SENSIM_OK)
+        in->data = in->owned = data;
+    return st;
+}
+
 sensim_status sensim_scene_load_file(sensim_scene *scene, const char *path,
                                      const sensim_load_options *opt, uint32_t *out_mesh_id)
 {

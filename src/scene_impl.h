@@ -78,6 +78,18 @@ sensim_status sensim__scene_material_for_name(sensim_scene *scene, const char *n
 sensim_status sensim__scene_append_mesh(sensim_scene *scene, sensim_mesh *mesh, uint32_t *out_id);
 void sensim__mesh_free(sensim_mesh *mesh);
 
+/* What a loader works on: validated options and the bytes (from the file,
+ * or from memory when @p mem is given). */
+typedef struct sensim_load_input {
+    sensim_load_options o;
+    float scale;
+    const char *data;
+    size_t size;
+    char *owned;       /* free() when done */
+} sensim_load_input;
+sensim_status sensim__load_begin(const char *path, const sensim_load_options *opt, const char *mem, size_t mem_size,
+                                 sensim_load_input *in);
+
 /* Loaders from memory (@p label names the data in messages); for fuzzing. */
 sensim_status sensim__scene_load_obj_mem(sensim_scene *scene, const char *label, const char *data, size_t size,
                                          const sensim_load_options *opt, uint32_t *out_mesh_id);

@@ -33,6 +33,47 @@ static inline sensim_context *test_ctx(uint32_t threads)
     return ctx;
 }
 
+/* A group fixture: `ctx` (with @p threads workers) and, when @p with_dir,
+ * a scratch directory `dir` removed afterwards. */
+#define TEST_GROUP_FIXTURE(threads, with_dir)                                                      \
+    static sensim_context *ctx;                                                                    \
+    static char dir[256];                                                                          \
+    static int setup(void **state)                                                                 \
+    {                                                                                              \
+        (void)state;                                                                               \
+        ctx = test_ctx(threads);                                                                   \
+        if (with_dir) {                                                                            \
+            snprintf(dir, sizeof dir, "/tmp/sensim_test_XXXXXX");                                 \
+            assert_non_null(mkdtemp(dir));                                                         \
+        }                                                                                          \
+        return 0;                                                                                  \
+    }                                                                                              \
+    static int teardown(void **state)                                                              \
+    {                                                                                              \
+        (void)state;                                                                               \
+        if (with_dir) {                                                                            \
+            char cmd[300];                                                                         \
+            snprintf(cmd, sizeof cmd, "rm -rf %s", dir);                                           \
+            assert_int_equal(system(cmd), 0);                                                      \
+        }                                                                                          \
+        sensim_context_destroy(ctx);                                                               \
+        return 0;                                                                                  \
+    }
+
+/* Write @p n bytes to DIR/NAME; returns the path (static storage, 4 slots). */
+static inline const char *write_test_file(const char *dir, const char *name, const void *data, size_t n)
+{
+    static char path[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/%s", dir, name);
+    FILE *f = fopen(path[k], "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+    return path[k];
+}
+
 static inline void identity(double m[16])
 {
     memset(m, 0, 16 * sizeof(double));

@@ -3,21 +3,7 @@
 
 #include <unistd.h>
 
-static sensim_context *ctx;
-
-static int setup(void **state)
-{
-    (void)state;
-    ctx = test_ctx(0);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    sensim_context_destroy(ctx);
-    return 0;
-}
+TEST_GROUP_FIXTURE(0, 0)
 
 static void test_version_and_status(void **state)
 {
@@ -118,10 +104,10 @@ static void test_overrides(void **state)
 static void test_preset_file_errors(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/sensim_test_presets_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char pdir[] = "/tmp/sensim_test_presets_XXXXXX";
+    assert_non_null(mkdtemp(pdir));
     char path[256];
-    snprintf(path, sizeof path, "%s/bad.preset", dir);
+    snprintf(path, sizeof path, "%s/bad.preset", pdir);
     static const struct {
         const char *text;
         sensim_status st;
@@ -150,7 +136,7 @@ static void test_preset_file_errors(void **state)
     assert_int_equal(sensim_lidar_create_from_preset(ctx, "../etc/passwd", NULL, 0, &l), SENSIM_ERR_IO);
     assert_int_equal(sensim_lidar_create_from_preset(ctx, "a b", NULL, 0, &l), SENSIM_ERR_NOT_FOUND);
     unlink(path);
-    rmdir(dir);
+    rmdir(pdir);
 }
 
 static void test_desc_validation(void **state)

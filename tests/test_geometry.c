@@ -3,21 +3,7 @@
 
 #define PI 3.14159265358979323846
 
-static sensim_context *ctx;
-
-static int setup(void **state)
-{
-    (void)state;
-    ctx = test_ctx(0);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    sensim_context_destroy(ctx);
-    return 0;
-}
+TEST_GROUP_FIXTURE(0, 0)
 
 /* Scan exactly one frame [0, P) and copy its points out. */
 static sensim_point *scan_frame(sensim_lidar *l, sensim_scene *s, const double pose[16], uint64_t *n,

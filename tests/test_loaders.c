@@ -3,37 +3,11 @@
 
 #include <unistd.h>
 
-static sensim_context *ctx;
-static char dir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    ctx = test_ctx(1);
-    snprintf(dir, sizeof dir, "/tmp/sensim_test_loaders_XXXXXX");
-    assert_non_null(mkdtemp(dir));
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
-    sensim_context_destroy(ctx);
-    return 0;
-}
+TEST_GROUP_FIXTURE(1, 1)
 
 static const char *write_file(const char *name, const void *data, size_t n)
 {
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, n, f), n);
-    fclose(f);
-    return path;
+    return write_test_file(dir, name, data, n);
 }
 
 static const char *write_text(const char *name, const char *text)

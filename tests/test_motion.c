@@ -3,21 +3,7 @@
 
 #define PI 3.14159265358979323846
 
-static sensim_context *ctx;
-
-static int setup(void **state)
-{
-    (void)state;
-    ctx = test_ctx(2);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    sensim_context_destroy(ctx);
-    return 0;
-}
+TEST_GROUP_FIXTURE(2, 0)
 
 static void wall_x(sensim_scene *s, float x)
 {

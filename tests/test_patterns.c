@@ -8,27 +8,7 @@
 #define PI 3.14159265358979323846
 #define DEG (PI / 180.0)
 
-static sensim_context *ctx;
-static char dir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    ctx = test_ctx(2);
-    snprintf(dir, sizeof dir, "/tmp/sensim_test_patterns_XXXXXX");
-    assert_non_null(mkdtemp(dir));
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
-    sensim_context_destroy(ctx);
-    return 0;
-}
+TEST_GROUP_FIXTURE(2, 1)
 
 static const char *tmp_path(const char *name)
 {
@@ -41,12 +21,7 @@ static const char *tmp_path(const char *name)
 
 static const char *write_text(const char *name, const char *text)
 {
-    const char *path = tmp_path(name);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
+    return write_test_file(dir, name, text, strlen(text));
 }
 
 static double angle_deg(const double a[3])

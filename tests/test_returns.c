@@ -5,21 +5,7 @@
 
 #define PI 3.14159265358979323846
 
-static sensim_context *ctx;
-
-static int setup(void **state)
-{
-    (void)state;
-    ctx = test_ctx(2);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    sensim_context_destroy(ctx);
-    return 0;
-}
+TEST_GROUP_FIXTURE(2, 0)
 
 /* Quad in the plane through @p c with normal @p n (unit), half-size h. */
 static void add_quad(sensim_scene *s, const double c[3], const double n[3], double h, uint8_t tag, uint16_t mat)
