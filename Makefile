@@ -33,6 +33,7 @@ test: build $(SAN_BUILD)/build.ninja
 	  meson test -C $(SAN_BUILD) --print-errorlogs
 	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory fuzz
+	@BUILD=$(BUILD) SAN_BUILD=$(SAN_BUILD) scripts/test_summary.sh
 
 # Threads scanning one scene, and edits during scans, under ThreadSanitizer.
 tsan: deps

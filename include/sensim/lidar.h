@@ -230,7 +230,7 @@ typedef struct sensim_lidar_desc {
     double mount_pose[16];
     /** Id written into frame headers and mixed into the random stream. */
     uint32_t lidar_id;
-    /** Seed of every random decision (noise, later drop-out and ghosts). */
+    /** Seed of every random decision (noise, jitter, drop-out, ghosts, droplets). */
     uint64_t seed;
     /** Sequence patterns: frames per second (0 = 10). */
     double frame_rate_hz;
