@@ -453,7 +453,12 @@ with tempfile.TemporaryDirectory() as tmp:
     args = [SENSIM, "batch", "--scene", "street", "--lidar", "pandar128", "--trajectory", traj, "--out", heavy,
             "--images"]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
+    # interrupt once the first frame is on disk (the handler is in place by then), whatever the machine's speed
+    for _ in range(1200):
+        if p.poll() is not None or (os.path.isdir(heavy) and
+                                    any(n.endswith(".json") and n != "meta.json" for n in os.listdir(heavy))):
+            break
+        time.sleep(0.1)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate()
     if p.returncode == 130:
