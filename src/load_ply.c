@@ -183,6 +183,8 @@ static sensim_status load_ply(sensim_scene *scene, const char *path, const sensi
             break;
         }
         if (sensim__token_is(kb, ke, "format")) {
+            if (have_format)
+                FAIL(SENSIM_ERR_PARSE, "%s:%llu: second format line", path, ln);
             const char *fe;
             const char *fb = sensim__token(ke, le, &fe);
             if (sensim__token_is(fb, fe, "ascii"))
@@ -301,6 +303,8 @@ static sensim_status load_ply(sensim_scene *scene, const char *path, const sensi
     /* ---- body ---- */
     for (int e = 0; e < nelems; e++) {
         const ply_elem *el = &elems[e];
+        if (el->nprops == 0)
+            continue; /* records without properties hold no data (any count, read in no time) */
         for (uint64_t rec = 0; rec < el->count; rec++) {
             unsigned long long where = r.fmt == F_ASCII ? (unsigned long long)r.text.line_no + 1
                                                        : (unsigned long long)rec;

@@ -196,6 +196,37 @@ static void test_ply_formats_agree(void **state)
     }
 }
 
+/* Elements without properties carry no data: any declared count, even 2^40, reads in no time. */
+static void test_ply_empty_elements(void **state)
+{
+    (void)state;
+    const char *h = "ply\nformat %s 1.0\nelement marker 1099511627776\nelement vertex 3\nproperty float x\n"
+                    "property float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\n"
+                    "element trailer 1099511627776\nend_header\n";
+    char buf[1024];
+    int n = snprintf(buf, sizeof buf, h, "ascii");
+    snprintf(buf + n, sizeof buf - (size_t)n, "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
+    char pa[512];
+    snprintf(pa, sizeof pa, "%s", write_text("empty_a.ply", buf));
+    n = snprintf(buf, sizeof buf, h, "binary_little_endian");
+    size_t o = (size_t)n;
+    const float v[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    for (int i = 0; i < 9; i++)
+        o = put((unsigned char *)buf, o, &v[i], 4, 0);
+    buf[o++] = 3;
+    const int32_t tri[3] = {0, 1, 2};
+    for (int i = 0; i < 3; i++)
+        o = put((unsigned char *)buf, o, &tri[i], 4, 0);
+    const char *pb = write_file("empty_b.ply", buf, o);
+    const char *paths[2] = {pa, pb};
+    for (int k = 0; k < 2; k++) {
+        sensim_scene_info info;
+        CHECK_OK(load(paths[k], &info, NULL));
+        assert_int_equal(info.vertex_count, 3);
+        assert_int_equal(info.triangle_count, 1);
+    }
+}
+
 static void expect_ply_fail(const char *path, sensim_status want, const char *msg_part)
 {
     sensim_scene_info info;
@@ -231,6 +262,8 @@ static void test_ply_errors(void **state)
     expect_ply_fail(write_text("notply.ply", "solid cube\n"), SENSIM_ERR_PARSE, "notply.ply:1");
     expect_ply_fail(write_text("fmt.ply", "ply\nformat binary_middle_endian 1.0\nend_header\n"), SENSIM_ERR_PARSE,
                     "fmt.ply:2");
+    expect_ply_fail(write_text("fmt2.ply", "ply\nformat ascii 1.0\nformat binary_little_endian 1.0\nend_header\n"),
+                    SENSIM_ERR_PARSE, "fmt2.ply:3: second format line");
     expect_ply_fail(write_text("huge.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 900000000\n"
                                            "property float x\nproperty float y\nproperty float z\n"
                                            "element face 1\nproperty list uchar int vertex_indices\nend_header\n"),
@@ -308,7 +341,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_obj_valid),        cmocka_unit_test(test_obj_errors),
-        cmocka_unit_test(test_ply_formats_agree), cmocka_unit_test(test_ply_errors),
+        cmocka_unit_test(test_ply_formats_agree), cmocka_unit_test(test_ply_empty_elements),
+        cmocka_unit_test(test_ply_errors),
         cmocka_unit_test(test_raw_mesh_errors),  cmocka_unit_test(test_tag_names),
     };
     return cmocka_run_group_tests_name("loaders", tests, setup, teardown);
