@@ -3,7 +3,10 @@
 # bounded time from the seed corpus in tests/corpus/<target>. Findings are
 # written to $FUZZ_OUT (default build-fuzz/findings) and make this fail; add
 # them to tests/corpus/<target>/ as regression seeds once fixed.
-#   scripts/fuzz.sh [seconds per target]
+#   scripts/fuzz.sh [seconds per target]      exploration: random seed, time-bounded
+#   FUZZ_RUNS=N [FUZZ_SEED=S] scripts/fuzz.sh   reproducible: N inputs per target from seed S
+#                                             (default 1); `make test` uses this, so the CI
+#                                             verdict of a commit does not depend on luck or speed
 set -eu
 cd "$(dirname "$0")/.."
 seconds=${1:-${FUZZ_SECONDS:-20}}
@@ -17,10 +20,15 @@ targets="obj ply preset csv trajectory rig"
 ninja -C "$build" $(for t in $targets; do printf 'tests/fuzz/fuzz_%s ' "$t"; done) >/dev/null
 mkdir -p "$out"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+if [ -n "${FUZZ_RUNS:-}" ]; then
+  budget="-runs=$FUZZ_RUNS -seed=${FUZZ_SEED:-1}"
+else
+  budget="-max_total_time=$seconds"
+fi
 failed=0
 for t in $targets; do
   work=$(mktemp -d)
-  if "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 \
+  if "$build/tests/fuzz/fuzz_$t" $budget -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 \
       -artifact_prefix="$out/$t-" "$work" "tests/corpus/$t" > "$out/$t.log" 2>&1; then
     echo "fuzz $t: $(grep -E '^Done [0-9]+ runs' "$out/$t.log" | tail -n 1), corpus $(ls "$work" | wc -l) inputs"
   else
