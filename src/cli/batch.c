@@ -318,12 +318,9 @@ int cmd_batch(int argc, char **argv)
         return rc;
     }
 
-    sensim_context_desc cd;
-    sensim_context_desc_init(&cd);
-    cd.thread_count = threads;
-    sensim_status st = sensim_context_create(&cd, &g_ctx);
-    if (st)
-        return fail(st);
+    if ((rc = open_context(threads)))
+        return rc;
+    sensim_status st;
     sensim_scene *scene = NULL;
     sensim_lidar *lidars[MAX_SENSORS] = {0};
     void *mem = NULL;

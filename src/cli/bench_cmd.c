@@ -116,14 +116,11 @@ int cmd_bench(int argc, char **argv)
         for (int i = 0; i < 6; i++)
             presets[npresets++] = def[i];
     }
-    sensim_context_desc cd;
-    sensim_context_desc_init(&cd);
-    cd.thread_count = threads;
-    sensim_status st = sensim_context_create(&cd, &g_ctx);
-    if (st)
-        return fail(st);
+    int rc = open_context(threads);
+    if (rc)
+        return rc;
+    sensim_status st;
     sensim_scene *scene = NULL;
-    int rc = 0;
     double t0 = now_s(), load_s = 0, bytes = 0;
     if ((st = sensim_scene_create(g_ctx, &scene))) {
         rc = fail(st);

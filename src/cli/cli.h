@@ -16,6 +16,8 @@
 extern sensim_context *g_ctx;
 
 int fail(sensim_status st);
+/* Create g_ctx with `threads` workers (0: all cores); 0 or the exit status of fail(). */
+int open_context(uint32_t threads);
 int usage(const char *msg);
 double now_s(void);
 int parse_u32(const char *s, uint32_t *out);

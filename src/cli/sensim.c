@@ -26,6 +26,15 @@ int fail(sensim_status st)
     return EXIT_STATUS_BASE + st;
 }
 
+int open_context(uint32_t threads)
+{
+    sensim_context_desc cd;
+    sensim_context_desc_init(&cd);
+    cd.thread_count = threads;
+    sensim_status st = sensim_context_create(&cd, &g_ctx);
+    return st ? fail(st) : 0;
+}
+
 int usage(const char *msg)
 {
     if (msg)
@@ -118,17 +127,14 @@ static sensim_status frame_keys(const run_opts *o, int64_t te, sensim_pose_key k
 
 static int run_scan(run_opts *o)
 {
-    sensim_context_desc cd;
-    sensim_context_desc_init(&cd);
-    cd.thread_count = o->threads;
-    sensim_status st = sensim_context_create(&cd, &g_ctx);
-    if (st)
-        return fail(st);
+    int rc = open_context(o->threads);
+    if (rc)
+        return rc;
+    sensim_status st;
     sensim_scene *scene = NULL;
     sensim_lidar *lidar = NULL;
     void *mem = NULL;
     sensim_point *buf = NULL;
-    int rc = 0;
     double t0 = now_s();
     if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(o->scene, o->frame, scene)) ||
         (st = sensim_scene_commit(scene)) ||

@@ -22,4 +22,22 @@ static inline sensim_context *fuzz_ctx(void)
     return ctx;
 }
 
+/* Mesh loaders: the first byte picks the load frame; a mesh that loads must also commit. */
+typedef sensim_status (*fuzz_mesh_loader)(sensim_scene *, const char *, const char *, size_t,
+                                          const sensim_load_options *, uint32_t *);
+
+static inline int fuzz_mesh(fuzz_mesh_loader load, const char *label, const uint8_t *data, size_t size)
+{
+    sensim_scene *s;
+    if (sensim_scene_create(fuzz_ctx(), &s) != SENSIM_OK)
+        return 0;
+    sensim_load_options o;
+    sensim_load_options_init(&o);
+    o.frame = size ? data[0] % 4 : 0;
+    if (load(s, label, (const char *)data, size, &o, NULL) == SENSIM_OK && sensim_scene_commit(s) != SENSIM_OK)
+        __builtin_trap();
+    sensim_scene_destroy(s);
+    return 0;
+}
+
 #endif
