@@ -37,6 +37,7 @@ sensim_status sensim_context_create(const sensim_context_desc *desc, sensim_cont
     if (!ctx)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate context");
     atomic_init(&ctx->refs, 1);
+    atomic_init(&ctx->cancel, 0);
     ctx->magic = SENSIM_MAGIC_CONTEXT;
     ctx->thread_count = resolve_threads(d.thread_count);
     ctx->log_fn = d.log_fn;
@@ -158,6 +159,13 @@ void sensim_context_destroy(sensim_context *ctx)
 uint32_t sensim_context_thread_count(const sensim_context *ctx)
 {
     return ctx && ctx->magic == SENSIM_MAGIC_CONTEXT ? ctx->thread_count : 0;
+}
+
+sensim_status sensim_context_set_cancel(sensim_context *ctx, int32_t cancel)
+{
+    SENSIM_CHECK_HANDLE(ctx, SENSIM_MAGIC_CONTEXT, "context");
+    atomic_store(&ctx->cancel, cancel != 0);
+    return SENSIM_OK;
 }
 
 sensim_status sensim_context_set_thread_count(sensim_context *ctx, uint32_t n)

@@ -53,7 +53,13 @@ struct sensim_context {
     sensim_registered registered[SENSIM_MAX_REGISTERED];
     uint32_t registered_count;
     _Atomic int64_t backend_bytes; /* Embree's memory monitor */
+    atomic_int cancel;             /* sensim_context_set_cancel() */
 };
+
+static inline bool sensim__context_cancelled(const sensim_context *ctx)
+{
+    return atomic_load_explicit(&((sensim_context *)ctx)->cancel, memory_order_relaxed) != 0;
+}
 
 /* Registered descriptor named @p name, or NULL. */
 const sensim_lidar_desc *sensim__context_find_pattern(const sensim_context *ctx, const char *name);
@@ -81,6 +87,23 @@ static inline int64_t sensim__floordiv(int64_t a, int64_t b)
     int64_t q = a / b;
     return (a % b != 0 && a < 0) ? q - 1 : q;
 }
+
+/* Largest coordinate accepted anywhere (poses, mounts, vertices), metres.
+ * Geographic users put UTM or ECEF coordinates (~1e7 m) in poses; float32
+ * geometry is already metre-coarse at 1e8 m; Embree aborts on rays beyond
+ * ~1.8e18. 1e9 m keeps every product of pose and range finite and far inside
+ * what Embree accepts. */
+#define SENSIM_MAX_COORD_M 1e9
+/* Times accepted anywhere: |t| <= 2^62 ns (146 years), so that sums and
+ * differences of two times and a period never overflow int64. */
+#define SENSIM_MAX_TIME_NS (INT64_C(1) << 62)
+
+/* A pose matrix (column-major 4x4) a scan can use: finite, translation
+ * within SENSIM_MAX_COORD_M, linear part within 1e6 per element (scaled
+ * actors), last row 0 0 0 1. @p what names it in the message. */
+sensim_status sensim__check_pose(const double pose[16], const char *what);
+/* SENSIM_ERR_OUT_OF_RANGE unless |t| <= SENSIM_MAX_TIME_NS. */
+sensim_status sensim__check_time(int64_t t, const char *what);
 
 bool sensim__finite_array_f(const float *v, size_t n);
 bool sensim__finite_array_d(const double *v, size_t n);

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,15 @@ void sensim_lidar_destroy(sensim_lidar *l)
 {
     if (!l || (l->magic != SENSIM_MAGIC_LIDAR && l->magic != 0))
         return;
-    l->magic = SENSIM_MAGIC_DEAD;
+    bool live = l->magic == SENSIM_MAGIC_LIDAR;
+    l->magic = SENSIM_MAGIC_DEAD; /* new scans are refused from here */
+    /* a scan running on another thread: wait for it instead of freeing its scratch */
+    while (live) {
+        int expected = 0;
+        if (atomic_compare_exchange_weak(&l->busy, &expected, 1))
+            break;
+        sched_yield();
+    }
     sensim__pattern_free(&l->pat);
     free(l->rays);
     free(l->hits);
@@ -61,8 +70,13 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "lidar: range_noise_stddev_m = %g < 0", (double)d->range_noise_stddev_m);
     if (d->atmos_atten_per_m < 0.0f)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "lidar: atmos_atten_per_m = %g < 0", (double)d->atmos_atten_per_m);
-    if (!sensim__finite_array_d(d->mount_pose, 16))
+    if (!sensim__mat4_is_zero(d->mount_pose)) {
+        sensim_status pst = sensim__check_pose(d->mount_pose, "lidar: mount_pose");
+        if (pst != SENSIM_OK)
+            return pst;
+    } else if (!sensim__finite_array_d(d->mount_pose, 16)) {
         return sensim__fail(SENSIM_ERR_NOT_FINITE, "lidar: mount_pose has a NaN or infinite element");
+    }
 
     sensim_lidar *l = calloc(1, sizeof *l);
     if (!l)
@@ -78,6 +92,17 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
         free(l);
         return st;
     }
+    /* t_offset_ns is a uint32 from the frame start: a longer frame would wrap */
+    if (l->pat.frame_ns > (int64_t)UINT32_MAX) {
+        int64_t fns = l->pat.frame_ns;
+        sensim__pattern_free(&l->pat);
+        free(l);
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE,
+                            "lidar: a frame of %.3f s is longer than the 4.295 s the uint32 t_offset_ns of a point "
+                            "holds (frame_rate_hz or rotation_hz must be >= 0.25)",
+                            (double)fns * 1e-9);
+    }
+    atomic_init(&l->busy, 0);
     l->ctx = ctx;
     sensim__context_retain(ctx);
     snprintf(l->name, sizeof l->name, "%s", d->name ? d->name : "custom");
@@ -158,9 +183,11 @@ sensim_status sensim_lidar_set_mount_pose(sensim_lidar *l, const double pose[16]
     SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
     if (!pose)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_set_mount_pose: NULL argument");
-    if (!sensim__finite_array_d(pose, 16))
-        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_lidar_set_mount_pose: NaN or infinite element");
+    sensim_status st = sensim__check_pose(pose, "sensim_lidar_set_mount_pose: pose");
+    if (st != SENSIM_OK || (st = sensim__lidar_acquire(l)) != SENSIM_OK)
+        return st;
     memcpy(l->mount, pose, sizeof l->mount);
+    sensim__lidar_release(l);
     return SENSIM_OK;
 }
 
@@ -169,6 +196,9 @@ sensim_status sensim_lidar_count_shots(const sensim_lidar *l, int64_t tb, int64_
     SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
     if (!out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_count_shots: NULL argument");
+    if (sensim__check_time(tb, "sensim_lidar_count_shots: t_begin_ns") != SENSIM_OK ||
+        sensim__check_time(te, "sensim_lidar_count_shots: t_end_ns") != SENSIM_OK)
+        return SENSIM_ERR_OUT_OF_RANGE;
     if (te < tb)
         return sensim__fail(SENSIM_ERR_TIME_ORDER, "t_end_ns %lld < t_begin_ns %lld", (long long)te, (long long)tb);
     *out = (uint64_t)(sensim__pattern_first_at(&l->pat, te) - sensim__pattern_first_at(&l->pat, tb));
@@ -342,6 +372,27 @@ sensim_status sensim_lidar_scan(sensim_lidar *l, const sensim_scene *scene, int6
     return sensim_lidar_scan_motion(l, scene, tb, te, &m, ring, res);
 }
 
+static sensim_status scan_locked(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,
+                                 const sensim_motion *motion, sensim_ring *ring, sensim_scan_result *res);
+
+sensim_status sensim__lidar_acquire(sensim_lidar *l)
+{
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&l->busy, &expected, 1))
+        return sensim__fail(SENSIM_ERR_BUSY, "lidar '%s' is in use by a scan on another thread (one lidar scans "
+                                             "on one thread at a time)", l->name);
+    if (l->magic != SENSIM_MAGIC_LIDAR) { /* destroyed meanwhile */
+        atomic_store(&l->busy, 0);
+        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "lidar was destroyed");
+    }
+    return SENSIM_OK;
+}
+
+void sensim__lidar_release(sensim_lidar *l)
+{
+    atomic_store(&l->busy, 0);
+}
+
 sensim_status sensim_lidar_scan_motion(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,
                                        const sensim_motion *motion, sensim_ring *ring, sensim_scan_result *res)
 {
@@ -354,6 +405,23 @@ sensim_status sensim_lidar_scan_motion(sensim_lidar *l, const sensim_scene *scen
     sensim_status st = sensim__ring_check(ring);
     if (st != SENSIM_OK)
         return st;
+    if ((st = sensim__lidar_acquire(l)) != SENSIM_OK)
+        return st;
+    if ((st = sensim__scene_scan_begin(scene)) == SENSIM_OK) {
+        st = scan_locked(l, scene, tb, te, motion, ring, res);
+        sensim__scene_scan_end(scene);
+    }
+    sensim__lidar_release(l);
+    return st;
+}
+
+sensim_status sensim__lidar_scan_check(const sensim_lidar *l, int64_t tb, int64_t te, const sensim_motion *motion,
+                                       sensim_path *path)
+{
+    sensim_status st;
+    if ((st = sensim__check_time(tb, "sensim_lidar_scan: t_begin_ns")) != SENSIM_OK ||
+        (st = sensim__check_time(te, "sensim_lidar_scan: t_end_ns")) != SENSIM_OK)
+        return st;
     if (te < tb)
         return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_lidar_scan: t_end_ns %lld < t_begin_ns %lld",
                             (long long)te, (long long)tb);
@@ -361,47 +429,76 @@ sensim_status sensim_lidar_scan_motion(sensim_lidar *l, const sensim_scene *scen
         return sensim__fail(SENSIM_ERR_TIME_ORDER,
                             "sensim_lidar_scan: t_begin_ns %lld is before the previous call's t_end_ns %lld",
                             (long long)tb, (long long)l->last_end_ns);
-    sensim_path path;
-    if ((st = sensim__path_init(&path, motion->keys, motion->key_count)) != SENSIM_OK)
+    if (sensim__context_cancelled(l->ctx))
+        return sensim__fail(SENSIM_ERR_CANCELLED, "sensim_lidar_scan: cancelled (sensim_context_set_cancel)");
+    if ((st = sensim__path_init(path, motion->keys, motion->key_count)) != SENSIM_OK)
         return st;
-    if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK)
-        return st;
+    double S0[16];
+    sensim__mat4_mul(path->pose0, l->mount, S0);
+    return sensim__check_pose(S0, "sensim_lidar_scan: sensor pose (platform pose x mount)");
+}
 
+sensim_status sensim__lidar_scan_tx(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,
+                                    const sensim_path *path, uint64_t world_step, sensim_ring *ring,
+                                    uint64_t *out_shots, uint64_t *out_frames)
+{
     const sensim_pattern *p = &l->pat;
     scan_env env;
     env.scene = scene;
-    env.path = &path;
+    env.path = path;
     env.mount = l->mount;
     env.nthreads = l->ctx->thread_count;
-    sensim__mat4_mul(path.pose0, l->mount, env.S0);
+    sensim__mat4_mul(path->pose0, l->mount, env.S0);
     uint64_t shots = 0, frames = 0;
-
-    sensim__ring_tx_begin(ring);
+    *out_shots = *out_frames = 0;
     if (te > tb) {
         int64_t r0 = sensim__floordiv(tb, p->frame_ns), r1 = sensim__floordiv(te - 1, p->frame_ns);
-        for (int64_t r = r0; r <= r1; r++) {
+        /* Stop as soon as the scan cannot succeed (a FAIL ring already
+         * overflowed: the whole scan will be refused) or the host cancelled;
+         * both are checked once per chunk. */
+        for (int64_t r = r0; r <= r1 && !sensim__ring_tx_failed(ring); r++) {
             int64_t fb = r * p->frame_ns, fe = fb + p->frame_ns;
             int64_t sb = tb > fb ? tb : fb, se = te < fe ? te : fe;
             double Sb[16];
             sensor_pose(&env, sb, Sb);
-            sensim__ring_open_frame(ring, (uint64_t)r, fb, fe, Sb, l->rp.lidar_id, motion->world_step);
-            sensim__ring_add_scanned(ring, se - sb, motion->world_step);
+            sensim__ring_open_frame(ring, (uint64_t)r, fb, fe, Sb, l->rp.lidar_id, world_step);
+            sensim__ring_add_scanned(ring, se - sb, world_step);
             const double *H = sensim__ring_open_pose(ring);
             sensim__mat4_rigid_inverse(H ? H : Sb, env.Hinv);
             int64_t g0 = sensim__pattern_first_at(p, sb), g1 = sensim__pattern_first_at(p, se);
             shots += (uint64_t)(g1 - g0);
-            for (int64_t g = g0; g < g1; g += SENSIM_CHUNK_SHOTS)
+            for (int64_t g = g0; g < g1 && !sensim__ring_tx_failed(ring); g += SENSIM_CHUNK_SHOTS) {
+                if (sensim__context_cancelled(l->ctx))
+                    return sensim__fail(SENSIM_ERR_CANCELLED, "sensim_lidar_scan: cancelled "
+                                                              "(sensim_context_set_cancel); nothing was written");
                 scan_chunk(l, &env, fb, g, g + SENSIM_CHUNK_SHOTS < g1 ? g + SENSIM_CHUNK_SHOTS : g1, ring);
+            }
             if (se == fe) {
                 sensim__ring_close_frame(ring);
                 frames++;
             }
         }
     }
-    uint64_t written = 0, lost = 0;
-    st = sensim__ring_tx_end(ring, &written, &lost);
-    sensim__scene_scan_end(scene);
+    *out_shots = shots;
+    *out_frames = frames;
+    return SENSIM_OK;
+}
+
+static sensim_status scan_locked(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,
+                                 const sensim_motion *motion, sensim_ring *ring, sensim_scan_result *res)
+{
+    sensim_path path;
+    sensim_status st = sensim__lidar_scan_check(l, tb, te, motion, &path);
     if (st != SENSIM_OK)
+        return st;
+    uint64_t shots, frames, written = 0, lost = 0;
+    sensim__ring_tx_begin(ring);
+    if ((st = sensim__lidar_scan_tx(l, scene, tb, te, &path, motion->world_step, ring, &shots, &frames)) !=
+        SENSIM_OK) {
+        sensim__ring_tx_abort(ring);
+        return st;
+    }
+    if ((st = sensim__ring_tx_end(ring, &written, &lost)) != SENSIM_OK)
         return st;
     l->has_last = true;
     l->last_end_ns = te;

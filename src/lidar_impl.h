@@ -2,6 +2,7 @@
 #ifndef SENSIM_LIDAR_IMPL_H
 #define SENSIM_LIDAR_IMPL_H
 
+#include "motion.h"
 #include "pattern.h"
 #include "returns.h"
 
@@ -21,6 +22,7 @@ struct sensim_lidar {
     int32_t points_frame;
     int64_t last_end_ns;
     bool has_last;
+    atomic_int busy;    /* 1 while a scan (or a rig step) uses the lidar */
     /* scratch, SENSIM_CHUNK_SHOTS entries each, allocated at creation */
     sensim_ray *rays;
     sensim_hit *hits;
@@ -28,5 +30,19 @@ struct sensim_lidar {
     sensim_point *slots;      /* 2 per shot: up to two returns */
     uint32_t lane_points[SENSIM_CHUNK_LANES]; /* points per lane, then their offsets */
 };
+
+/* Take the lidar for one scan: SENSIM_ERR_BUSY if another thread has it. */
+sensim_status sensim__lidar_acquire(sensim_lidar *l);
+void sensim__lidar_release(sensim_lidar *l);
+/* The checks of sensim_lidar_scan_motion() (times, order, cancel, motion,
+ * sensor pose); fills @p path. */
+sensim_status sensim__lidar_scan_check(const sensim_lidar *l, int64_t tb, int64_t te, const sensim_motion *motion,
+                                       sensim_path *path);
+/* The scan itself inside a ring transaction the caller opened and will end
+ * or abort; the caller holds the lidar and a scan section on the scene, and
+ * sets last_end_ns when it commits. SENSIM_OK or SENSIM_ERR_CANCELLED. */
+sensim_status sensim__lidar_scan_tx(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,
+                                    const sensim_path *path, uint64_t world_step, sensim_ring *ring,
+                                    uint64_t *out_shots, uint64_t *out_frames);
 
 #endif

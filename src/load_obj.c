@@ -7,6 +7,7 @@
 #include <string.h>
 
 #define MAX_ELEMS (1u << 30)
+#define NAME_SLOTS (1u << 17)
 
 typedef struct growbuf {
     void *data;
@@ -64,7 +65,8 @@ sensim_status sensim__scene_load_obj_mem(sensim_scene *scene, const char *label,
 static sensim_status load_obj(sensim_scene *scene, const char *path, const sensim_load_options *opt,
                               uint32_t *out_mesh_id, const char *mem, size_t mem_size)
 {
-    if (!scene || !path)
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!path)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_load_obj: NULL argument");
     sensim_load_input in;
     sensim_status st = sensim__load_begin(path, opt, mem, mem_size, &in);
@@ -80,6 +82,7 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
             names = {.elem = 64};
     int32_t mtl_tag = -1, grp_tag = -1;
     uint16_t cur_mat = 0; /* 1-based index into names, 0 = none */
+    uint16_t *name_slot = NULL; /* hash of names: 1-based index, 0 = empty */
     sensim_lines it = {data, data + size, 0};
     const char *lb, *le;
     st = SENSIM_OK;
@@ -170,18 +173,39 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
                 ne--;
             mtl_tag = tag_of_rest(nb, ne);
             char name[64] = {0};
-            size_t nl = (size_t)(ne - nb) < sizeof name - 1 ? (size_t)(ne - nb) : sizeof name - 1;
+            size_t nl = (size_t)(ne - nb);
+            if (nl >= sizeof name)
+                FAIL(SENSIM_ERR_TOO_LARGE, "%s:%llu: usemtl name of %zu bytes (at most %zu)", path, ln, nl,
+                     sizeof name - 1);
+            if (memchr(nb, '\0', nl))
+                FAIL(SENSIM_ERR_PARSE, "%s:%llu: NUL byte in usemtl name", path, ln);
             memcpy(name, nb, nl);
             cur_mat = 0;
-            for (size_t k = 0; k < names.len; k++)
-                if (strcmp((const char *)names.data + 64 * k, name) == 0)
-                    cur_mat = (uint16_t)(k + 1);
-            if (cur_mat == 0 && nl > 0) {
-                if (names.len >= 65535)
-                    FAIL(SENSIM_ERR_TOO_LARGE, "%s:%llu: more than 65535 material names", path, ln);
-                if (!gb_push(&names, name))
-                    FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
-                cur_mat = (uint16_t)names.len;
+            if (nl > 0) {
+                if (!name_slot) {
+                    name_slot = calloc(NAME_SLOTS, sizeof *name_slot);
+                    if (!name_slot)
+                        FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
+                }
+                /* FNV-1a into a table of 2^17 slots: at most 65 535 names, so
+                 * probes stay short whatever the file (was a linear search) */
+                uint32_t h = 2166136261u;
+                for (size_t k = 0; k < nl; k++)
+                    h = (h ^ (uint8_t)name[k]) * 16777619u;
+                uint32_t i = h & (NAME_SLOTS - 1);
+                for (; name_slot[i]; i = (i + 1) & (NAME_SLOTS - 1))
+                    if (strcmp((const char *)names.data + 64 * (name_slot[i] - 1), name) == 0) {
+                        cur_mat = name_slot[i];
+                        break;
+                    }
+                if (cur_mat == 0) {
+                    if (names.len >= 65535)
+                        FAIL(SENSIM_ERR_TOO_LARGE, "%s:%llu: more than 65535 material names", path, ln);
+                    if (!gb_push(&names, name))
+                        FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
+                    cur_mat = (uint16_t)names.len;
+                    name_slot[i] = cur_mat;
+                }
             }
         } else if (sensim__token_is(kb, ke, "g") || sensim__token_is(kb, ke, "o")) {
             grp_tag = tag_of_rest(sensim__skip_space(ke, le), le);
@@ -209,18 +233,30 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
         m.flags = o.flags & SENSIM_MESH_PROTOTYPE;
         m.materials = mats.data;
         verts.data = idx.data = tags.data = mats.data = NULL;
-        /* usemtl names become scene materials (ids) only now that the file parsed */
+        /* usemtl names become scene materials (ids) only now that the file
+         * parsed, in the same edit section as the mesh: the load lands whole
+         * or, on failure, the scene is as it was. */
         uint16_t *map = calloc(names.len + 1, sizeof *map);
         st = map ? sensim__scene_edit_begin(scene) : sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
         if (st == SENSIM_OK) {
+            sensim_scene_mark mark;
+            sensim__scene_mark(scene, &mark);
             for (size_t k = 0; st == SENSIM_OK && k < names.len; k++)
                 st = sensim__scene_material_for_name(scene, (const char *)names.data + 64 * k, &map[k + 1]);
+            if (st == SENSIM_OK) {
+                for (size_t t = 0; t < m.triangle_count; t++)
+                    m.materials[t] = map[m.materials[t]];
+                uint32_t dropped = sensim__mesh_drop_duplicates(&m);
+                st = sensim__scene_append_mesh_locked(scene, &m, out_mesh_id);
+                if (st == SENSIM_OK)
+                    scene->duplicates_dropped += dropped;
+            } else {
+                sensim__mesh_free(&m);
+                st = sensim__fail(st, "%s: %s", path, sensim_context_last_error(NULL));
+            }
+            if (st != SENSIM_OK)
+                sensim__scene_rollback(scene, &mark);
             sensim__scene_edit_end(scene);
-        }
-        if (st == SENSIM_OK) {
-            for (size_t t = 0; t < m.triangle_count; t++)
-                m.materials[t] = map[m.materials[t]];
-            st = sensim__scene_append_mesh(scene, &m, out_mesh_id);
         } else {
             sensim__mesh_free(&m);
         }
@@ -234,6 +270,7 @@ done:
     free(poly.data);
     free(mats.data);
     free(names.data);
+    free(name_slot);
     free(in.owned);
     return st;
 }

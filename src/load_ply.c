@@ -140,7 +140,8 @@ sensim_status sensim__scene_load_ply_mem(sensim_scene *scene, const char *label,
 static sensim_status load_ply(sensim_scene *scene, const char *path, const sensim_load_options *opt,
                               uint32_t *out_mesh_id, const char *mem, size_t mem_size)
 {
-    if (!scene || !path)
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!path)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_load_ply: NULL argument");
     sensim_load_input in;
     sensim_status st = sensim__load_begin(path, opt, mem, mem_size, &in);
@@ -409,7 +410,14 @@ static sensim_status load_ply(sensim_scene *scene, const char *path, const sensi
             sensim__mesh_free(&m);
             FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
         }
-        st = sensim__scene_append_mesh(scene, &m, out_mesh_id);
+        uint32_t dropped = sensim__mesh_drop_duplicates(&m);
+        if ((st = sensim__scene_edit_begin(scene)) != SENSIM_OK) {
+            sensim__mesh_free(&m);
+        } else {
+            if ((st = sensim__scene_append_mesh_locked(scene, &m, out_mesh_id)) == SENSIM_OK)
+                scene->duplicates_dropped += dropped;
+            sensim__scene_edit_end(scene);
+        }
     }
 #undef FAIL
 done:

@@ -28,6 +28,8 @@ typedef struct preset {
     double table_period_s;
     unsigned long long table_line; /* where table_file was set, for messages */
     int mount_set;                 /* a mount key was given */
+    char (*seen)[64];              /* keys given in the file, to refuse a second one */
+    uint32_t n_seen;
 } preset;
 
 /* Where a key/value came from, for messages: "file:line" or "override N". */
@@ -114,9 +116,25 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
     char key[64];
     size_t kl = (size_t)(ke - kb);
     if (kl >= sizeof key)
-        kl = sizeof key - 1;
+        return failo(SENSIM_ERR_UNKNOWN_KEY, o, "key '%.40s...' %s", kb, "is too long to be a key");
     memcpy(key, kb, kl);
     key[kl] = '\0';
+    if (memchr(key, '\0', kl))
+        return failo(SENSIM_ERR_PARSE, o, "%s%s", "NUL byte in a key", "");
+    /* A key twice in one file is a mistake to report, not "last wins";
+     * overrides are meant to replace file values and are not counted. */
+    if (o->override_index < 0) {
+        for (uint32_t i = 0; i < ps->n_seen; i++)
+            if (!strcmp(ps->seen[i], key))
+                return failo(SENSIM_ERR_DUPLICATE, o, "key '%s' %s", key, "given twice in the file");
+        if ((ps->n_seen & (ps->n_seen - 1)) == 0) {
+            void *n = realloc(ps->seen, (ps->n_seen ? 2 * ps->n_seen : 16) * sizeof *ps->seen);
+            if (!n)
+                return failo(SENSIM_ERR_OUT_OF_MEMORY, o, "%s%s", "out of memory", "");
+            ps->seen = n;
+        }
+        memcpy(ps->seen[ps->n_seen++], key, sizeof key);
+    }
     /* trim value */
     vb = sensim__skip_space(vb, ve);
     while (ve > vb && (ve[-1] == ' ' || ve[-1] == '\t'))
@@ -125,7 +143,11 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
         return failo(SENSIM_ERR_PARSE, o, "%s: %s", key, "empty value");
 
     if (!strcmp(key, "name")) {
-        size_t n = (size_t)(ve - vb) < sizeof ps->name - 1 ? (size_t)(ve - vb) : sizeof ps->name - 1;
+        size_t n = (size_t)(ve - vb);
+        if (n >= sizeof ps->name)
+            return failo(SENSIM_ERR_TOO_LARGE, o, "%s: %s", key, "longer than 31 bytes");
+        if (memchr(vb, '\0', n))
+            return failo(SENSIM_ERR_PARSE, o, "%s: %s", key, "NUL byte in the value");
         memcpy(ps->name, vb, n);
         ps->name[n] = '\0';
         return SENSIM_OK;
@@ -276,45 +298,46 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
 
     static const struct {
         const char *key;
-        int kind; /* 0 double, 1 float, 2 uint32, 3 uint64, 4 channels, 5 table period */
+        int kind; /* 0 double, 1 float, 2 uint32, 3 uint64, 4 channels, 5 table period, 6 int32 */
         size_t off;
         double scale;
+        int zero_is_default; /* 0 in the descriptor selects the default: refuse an explicit 0 */
     } scalars[] = {
-        {"channels", 4, 0, 1},
-        {"rotation_hz", 0, offsetof(sensim_lidar_desc, rotation_hz), 1},
-        {"shots_per_s", 0, offsetof(sensim_lidar_desc, shots_per_s), 1},
-        {"azimuth_resolution_deg", 0, offsetof(sensim_lidar_desc, azimuth_resolution_rad), DEG},
-        {"hfov_deg", 0, offsetof(sensim_lidar_desc, hfov_rad), DEG},
-        {"start_azimuth_deg", 0, offsetof(sensim_lidar_desc, start_azimuth_rad), DEG},
-        {"min_range_m", 1, offsetof(sensim_lidar_desc, min_range_m), 1},
-        {"max_range_m", 1, offsetof(sensim_lidar_desc, max_range_m), 1},
-        {"range_noise_stddev_m", 1, offsetof(sensim_lidar_desc, range_noise_stddev_m), 1},
-        {"atmos_atten_per_m", 1, offsetof(sensim_lidar_desc, atmos_atten_per_m), 1},
-        {"lidar_id", 2, offsetof(sensim_lidar_desc, lidar_id), 1},
-        {"seed", 3, offsetof(sensim_lidar_desc, seed), 1},
-        {"frame_rate_hz", 0, offsetof(sensim_lidar_desc, frame_rate_hz), 1},
-        {"boresight_elevation_deg", 0, offsetof(sensim_lidar_desc, risley.boresight_elevation_rad), DEG},
-        {"head_spin_hz", 0, offsetof(sensim_lidar_desc, risley.head_spin_hz), 1},
-        {"mems_h_freq_hz", 0, offsetof(sensim_lidar_desc, mems.h_freq_hz), 1},
-        {"mems_v_freq_hz", 0, offsetof(sensim_lidar_desc, mems.v_freq_hz), 1},
-        {"table_period_s", 5, 0, 1},
-        {"intensity_ref_range_m", 1, offsetof(sensim_lidar_desc, ret.intensity_ref_range_m), 1},
-        {"extinction_per_m", 1, offsetof(sensim_lidar_desc, ret.extinction_per_m), 1},
-        {"visibility_m", 1, offsetof(sensim_lidar_desc, ret.visibility_m), 1},
-        {"rain_rate_mm_h", 1, offsetof(sensim_lidar_desc, ret.rain_rate_mm_h), 1},
-        {"rain_false_returns", 2, offsetof(sensim_lidar_desc, ret.rain_false_returns), 1},
-        {"dropoff_general_rate", 1, offsetof(sensim_lidar_desc, ret.dropoff_general_rate), 1},
-        {"dropoff_intensity_limit", 1, offsetof(sensim_lidar_desc, ret.dropoff_intensity_limit), 1},
-        {"dropoff_zero_intensity", 1, offsetof(sensim_lidar_desc, ret.dropoff_zero_intensity), 1},
-        {"detect_threshold", 1, offsetof(sensim_lidar_desc, ret.detect_threshold), 1},
-        {"detect_noise", 1, offsetof(sensim_lidar_desc, ret.detect_noise), 1},
-        {"range_noise_per_m", 1, offsetof(sensim_lidar_desc, ret.range_noise_per_m), 1},
-        {"angular_jitter_deg", 1, offsetof(sensim_lidar_desc, ret.angular_jitter_rad), DEG},
-        {"max_bounces", 2, offsetof(sensim_lidar_desc, ret.max_bounces), 1},
-        {"beam_divergence_h_mrad", 1, offsetof(sensim_lidar_desc, ret.beam_divergence_h_rad), 1e-3},
-        {"beam_divergence_v_mrad", 1, offsetof(sensim_lidar_desc, ret.beam_divergence_v_rad), 1e-3},
-        {"beam_subrays", 2, offsetof(sensim_lidar_desc, ret.beam_subrays), 1},
-        {"range_resolution_m", 1, offsetof(sensim_lidar_desc, ret.range_resolution_m), 1},
+        {"channels", 4, 0, 1, 0},
+        {"rotation_hz", 0, offsetof(sensim_lidar_desc, rotation_hz), 1, 1},
+        {"shots_per_s", 0, offsetof(sensim_lidar_desc, shots_per_s), 1, 0},
+        {"azimuth_resolution_deg", 0, offsetof(sensim_lidar_desc, azimuth_resolution_rad), DEG, 0},
+        {"hfov_deg", 0, offsetof(sensim_lidar_desc, hfov_rad), DEG, 0},
+        {"start_azimuth_deg", 0, offsetof(sensim_lidar_desc, start_azimuth_rad), DEG, 0},
+        {"min_range_m", 1, offsetof(sensim_lidar_desc, min_range_m), 1, 0},
+        {"max_range_m", 1, offsetof(sensim_lidar_desc, max_range_m), 1, 1},
+        {"range_noise_stddev_m", 1, offsetof(sensim_lidar_desc, range_noise_stddev_m), 1, 0},
+        {"atmos_atten_per_m", 1, offsetof(sensim_lidar_desc, atmos_atten_per_m), 1, 0},
+        {"lidar_id", 2, offsetof(sensim_lidar_desc, lidar_id), 1, 0},
+        {"seed", 3, offsetof(sensim_lidar_desc, seed), 1, 0},
+        {"frame_rate_hz", 0, offsetof(sensim_lidar_desc, frame_rate_hz), 1, 1},
+        {"boresight_elevation_deg", 0, offsetof(sensim_lidar_desc, risley.boresight_elevation_rad), DEG, 0},
+        {"head_spin_hz", 0, offsetof(sensim_lidar_desc, risley.head_spin_hz), 1, 0},
+        {"mems_h_freq_hz", 0, offsetof(sensim_lidar_desc, mems.h_freq_hz), 1, 0},
+        {"mems_v_freq_hz", 0, offsetof(sensim_lidar_desc, mems.v_freq_hz), 1, 0},
+        {"table_period_s", 5, 0, 1, 0},
+        {"intensity_ref_range_m", 1, offsetof(sensim_lidar_desc, ret.intensity_ref_range_m), 1, 1},
+        {"extinction_per_m", 1, offsetof(sensim_lidar_desc, ret.extinction_per_m), 1, 0},
+        {"visibility_m", 1, offsetof(sensim_lidar_desc, ret.visibility_m), 1, 0},
+        {"rain_rate_mm_h", 1, offsetof(sensim_lidar_desc, ret.rain_rate_mm_h), 1, 0},
+        {"rain_false_returns", 2, offsetof(sensim_lidar_desc, ret.rain_false_returns), 1, 0},
+        {"dropoff_general_rate", 1, offsetof(sensim_lidar_desc, ret.dropoff_general_rate), 1, 0},
+        {"dropoff_intensity_limit", 1, offsetof(sensim_lidar_desc, ret.dropoff_intensity_limit), 1, 0},
+        {"dropoff_zero_intensity", 1, offsetof(sensim_lidar_desc, ret.dropoff_zero_intensity), 1, 0},
+        {"detect_threshold", 1, offsetof(sensim_lidar_desc, ret.detect_threshold), 1, 1},
+        {"detect_noise", 1, offsetof(sensim_lidar_desc, ret.detect_noise), 1, 1},
+        {"range_noise_per_m", 1, offsetof(sensim_lidar_desc, ret.range_noise_per_m), 1, 0},
+        {"angular_jitter_deg", 1, offsetof(sensim_lidar_desc, ret.angular_jitter_rad), DEG, 0},
+        {"max_bounces", 6, offsetof(sensim_lidar_desc, ret.max_bounces), 1, 0},
+        {"beam_divergence_h_mrad", 1, offsetof(sensim_lidar_desc, ret.beam_divergence_h_rad), 1e-3, 0},
+        {"beam_divergence_v_mrad", 1, offsetof(sensim_lidar_desc, ret.beam_divergence_v_rad), 1e-3, 0},
+        {"beam_subrays", 2, offsetof(sensim_lidar_desc, ret.beam_subrays), 1, 1},
+        {"range_resolution_m", 1, offsetof(sensim_lidar_desc, ret.range_resolution_m), 1, 1},
     };
     for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++) {
         if (strcmp(key, scalars[i].key))
@@ -323,6 +346,9 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
         sensim_status st = parse_number(vb, ve, o, key, &x);
         if (st != SENSIM_OK)
             return st;
+        if (scalars[i].zero_is_default && x == 0.0)
+            return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key,
+                         "0 is not a valid value (leave the key out for the default)");
         char *base = (char *)&ps->d;
         switch (scalars[i].kind) {
         case 0: {
@@ -348,6 +374,13 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
             if (x < 0 || x > 9007199254740992.0 || x != floor(x))
                 return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be an integer in 0..2^53");
             uint64_t v = (uint64_t)x;
+            memcpy(base + scalars[i].off, &v, sizeof v);
+            break;
+        }
+        case 6: {
+            if (x < -1 || x > 2147483647.0 || x != floor(x))
+                return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be an integer >= -1");
+            int32_t v = (int32_t)x;
             memcpy(base + scalars[i].off, &v, sizeof v);
             break;
         }
@@ -637,5 +670,6 @@ static sensim_status create_impl(sensim_context *ctx, const char *name_or_path, 
     free(ps.elev);
     free(ps.azoff);
     free(ps.fireoff);
+    free(ps.seen);
     return st;
 }

@@ -91,7 +91,7 @@ sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_
         d.detect_noise = 0.0001f;
     if (d.range_resolution_m == 0)
         d.range_resolution_m = 0.1f;
-    if (d.max_bounces < 0)
+    if (d.max_bounces == -1)
         d.max_bounces = 1;
     if (d.beam_subrays == 0)
         d.beam_subrays = 1;
@@ -122,7 +122,7 @@ sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_
                 (double)d.range_noise_per_m);
     CHECK_RANGE(d.angular_jitter_rad >= 0 && d.angular_jitter_rad < 0.1f,
                 "lidar: angular_jitter_rad = %g outside [0, 0.1)", (double)d.angular_jitter_rad);
-    CHECK_RANGE(d.max_bounces <= 4, "lidar: max_bounces = %d outside -1..4", d.max_bounces);
+    CHECK_RANGE(d.max_bounces >= 0 && d.max_bounces <= 4, "lidar: max_bounces = %d outside -1..4", d.max_bounces);
     CHECK_RANGE(d.beam_divergence_h_rad >= 0 && d.beam_divergence_h_rad < 0.2f && d.beam_divergence_v_rad >= 0 &&
                     d.beam_divergence_v_rad < 0.2f,
                 "lidar: beam divergence (%g, %g) rad outside [0, 0.2)", (double)d.beam_divergence_h_rad,

@@ -123,6 +123,9 @@ sensim_status sensim_rig_set_time(sensim_rig *rig, int64_t t_ns)
     SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
     if (rig->step != 0)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_set_time: the rig has already stepped");
+    sensim_status st = sensim__check_time(t_ns, "sensim_rig_set_time: t_ns");
+    if (st != SENSIM_OK)
+        return st;
     rig->t_ns = t_ns;
     return SENSIM_OK;
 }
@@ -235,48 +238,86 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
     SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
     if (!platform || dt <= 0)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_step: NULL argument or dt_ns <= 0");
+    int64_t t0 = rig->t_ns, t1;
+    if (dt > SENSIM_MAX_TIME_NS || __builtin_add_overflow(t0, dt, &t1) || t1 > SENSIM_MAX_TIME_NS)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_rig_step: t = %lld ns + dt_ns %lld goes beyond 2^62 ns",
+                            (long long)t0, (long long)dt);
     sensim_path path;
     sensim_status st = sensim__path_init(&path, platform->keys, platform->key_count);
     if (st != SENSIM_OK)
         return st;
-    /* refuse up front what would fail for every sensor, so a failed step scans nothing */
-    if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK)
-        return st;
-    sensim__scene_scan_end(scene);
-    int64_t t0 = rig->t_ns, t1 = t0 + dt;
     sensim_motion m = *platform;
     m.world_step = rig->step;
-    uint64_t frames = 0;
+
+    /* A step is one transaction over all sensors: the scene stays committed
+     * for the whole step (no edit lands between sensors), every lidar is
+     * held and checked before anything is traced, and a cancel or an error
+     * leaves every ring and lidar as before the call (the rig does not
+     * advance). Only a FAIL ring that overflows refuses its own sensor. */
+    if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK)
+        return st;
+    uint32_t held = 0;
+    for (; held < rig->count; held++) {
+        sensim_lidar *l = rig->sensors[held].lidar;
+        if (!l)
+            continue;
+        if (l->magic != SENSIM_MAGIC_LIDAR) {
+            st = sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_rig_step: sensor %u's lidar was destroyed", held);
+            break;
+        }
+        sensim_path lp;
+        if ((st = sensim__lidar_acquire(l)) != SENSIM_OK)
+            break;
+        if ((st = sensim__lidar_scan_check(l, t0, t1, &m, &lp)) != SENSIM_OK) {
+            sensim__lidar_release(l);
+            st = sensim__fail(st, "sensim_rig_step: sensor %u: %s", held, sensim_context_last_error(NULL));
+            break;
+        }
+    }
+    uint64_t frames = 0, sensor_frames[SENSIM_RIG_MAX_SENSORS] = {0};
     uint32_t refused = 0;
-    for (uint32_t i = 0; i < rig->count; i++) {
-        rig_sensor *s = &rig->sensors[i];
-        if (s->lidar) {
-            sensim_scan_result res;
-            st = sensim_lidar_scan_motion(s->lidar, scene, t0, t1, &m, s->ring, &res);
-            if (st == SENSIM_ERR_RING_FULL) {
+    if (st == SENSIM_OK) {
+        for (uint32_t i = 0; i < rig->count; i++)
+            sensim__ring_tx_begin(rig->sensors[i].ring);
+        for (uint32_t i = 0; st == SENSIM_OK && i < rig->count; i++) {
+            rig_sensor *s = &rig->sensors[i];
+            if (s->lidar) {
+                uint64_t shots, fr;
+                st = sensim__lidar_scan_tx(s->lidar, scene, t0, t1, &path, rig->step, s->ring, &shots, &fr);
+                sensor_frames[i] = fr;
+                continue;
+            }
+            /* proximity: frames whose start lies in [t0, t1) */
+            int64_t P = s->prox_period_ns;
+            for (int64_t k = -sensim__floordiv(-t0, P); k * P < t1; k++) {
+                proximity_frame(scene, s, &path, k, rig->step);
+                sensor_frames[i]++;
+            }
+        }
+        for (uint32_t i = 0; i < rig->count; i++) {
+            rig_sensor *s = &rig->sensors[i];
+            if (st != SENSIM_OK) {
+                sensim__ring_tx_abort(s->ring);
+                continue;
+            }
+            uint64_t written, lost;
+            if (sensim__ring_tx_end(s->ring, &written, &lost) != SENSIM_OK) {
                 refused++;
                 continue;
             }
-            if (st != SENSIM_OK)
-                return st; /* earlier sensors have scanned: the host sees the detail */
-            frames += res.frames_completed;
-            continue;
+            frames += sensor_frames[i];
+            if (s->lidar) {
+                s->lidar->has_last = true;
+                s->lidar->last_end_ns = t1;
+            }
         }
-        /* proximity: frames whose start lies in [t0, t1) */
-        if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK)
-            return st;
-        int64_t P = s->prox_period_ns;
-        sensim__ring_tx_begin(s->ring);
-        for (int64_t k = -sensim__floordiv(-t0, P); k * P < t1; k++) {
-            proximity_frame(scene, s, &path, k, rig->step);
-            frames++;
-        }
-        uint64_t written, lost;
-        st = sensim__ring_tx_end(s->ring, &written, &lost);
-        sensim__scene_scan_end(scene);
-        if (st == SENSIM_ERR_RING_FULL)
-            refused++;
     }
+    for (uint32_t i = 0; i < held; i++)
+        if (rig->sensors[i].lidar)
+            sensim__lidar_release(rig->sensors[i].lidar);
+    sensim__scene_scan_end(scene);
+    if (st != SENSIM_OK)
+        return st;
     if (out) {
         out->world_step = rig->step;
         out->t_begin_ns = t0;

@@ -33,6 +33,7 @@ struct sensim_ring {
     int32_t tx_open;
     int32_t tx_overflow;
     uint64_t tx_prod_head, tx_write_point, tx_would_write, tx_lost;
+    uint64_t tx_dropped_frames, tx_dropped_points; /* frames of this transaction dropped */
     sensim_frame_header tx_open_header;
 };
 
@@ -129,6 +130,10 @@ static bool drop_oldest(sensim_ring *r)
         if (atomic_compare_exchange_strong(&r->frame_tail, &tail, tail + 1)) {
             atomic_fetch_add(&r->stat_dropped_frames, 1);
             atomic_fetch_add(&r->stat_dropped_points, n);
+            if (tail >= r->tx_prod_head) { /* a frame of the running transaction */
+                r->tx_dropped_frames++;
+                r->tx_dropped_points += n;
+            }
             return true;
         }
         /* the consumer released it meanwhile: tail was reloaded, try again */
@@ -144,8 +149,33 @@ void sensim__ring_tx_begin(sensim_ring *r)
     r->tx_write_point = r->write_point;
     r->tx_would_write = 0;
     r->tx_lost = 0;
+    r->tx_dropped_frames = r->tx_dropped_points = 0;
     if (r->open)
         r->tx_open_header = *hdr(r, r->prod_head);
+}
+
+bool sensim__ring_tx_failed(const sensim_ring *r)
+{
+    return r->tx_overflow != 0;
+}
+
+void sensim__ring_tx_abort(sensim_ring *r)
+{
+    /* Frames of this transaction that DROP_OLDEST dropped never existed for
+     * the consumer (frame_head was not advanced): take them off the tail and
+     * out of the counters. Older frames it dropped stay dropped. */
+    uint64_t tail = atomic_load(&r->frame_tail);
+    if (tail > r->tx_prod_head) {
+        atomic_store(&r->frame_tail, r->tx_prod_head);
+        atomic_fetch_sub(&r->stat_dropped_frames, r->tx_dropped_frames);
+        atomic_fetch_sub(&r->stat_dropped_points, r->tx_dropped_points);
+    }
+    atomic_fetch_sub(&r->stat_lost, r->tx_lost);
+    r->prod_head = r->tx_prod_head;
+    r->write_point = r->tx_write_point;
+    r->open = r->tx_open;
+    if (r->open)
+        *hdr(r, r->prod_head) = r->tx_open_header;
 }
 
 sensim_status sensim__ring_tx_end(sensim_ring *r, uint64_t *out_written, uint64_t *out_lost)
@@ -162,7 +192,7 @@ sensim_status sensim__ring_tx_end(sensim_ring *r, uint64_t *out_written, uint64_
         atomic_fetch_add(&r->stat_refused_scans, 1);
         atomic_fetch_add(&r->stat_refused_points, r->tx_would_write);
         return sensim__fail(SENSIM_ERR_RING_FULL,
-                            "ring full: the scan needs room for %llu more points or frames than free; "
+                            "ring full: the scan needs room for at least %llu more points or frames than free; "
                             "nothing was written (policy FAIL); read frames and retry",
                             (unsigned long long)r->tx_would_write);
     }

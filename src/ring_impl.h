@@ -9,6 +9,12 @@ sensim_status sensim__ring_check(const sensim_ring *ring);
 
 /* A scan is one transaction: under SENSIM_OVERFLOW_FAIL it is all or nothing. */
 void sensim__ring_tx_begin(sensim_ring *ring);
+/* True once this transaction overflowed a FAIL ring (it will be refused). */
+bool sensim__ring_tx_failed(const sensim_ring *ring);
+/* Undo this transaction (a cancelled scan): the ring is as at tx_begin,
+ * except frames DROP_OLDEST dropped before the transaction began, which stay
+ * dropped and counted. */
+void sensim__ring_tx_abort(sensim_ring *ring);
 /* Publish frames closed in the transaction. Returns SENSIM_ERR_RING_FULL and
  * rolls everything back if the transaction overflowed under FAIL. */
 sensim_status sensim__ring_tx_end(sensim_ring *ring, uint64_t *out_written, uint64_t *out_lost);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <strings.h>
 
 #define SENSIM_MAX_MESH_TRIANGLES (1u << 30)
@@ -54,7 +55,15 @@ void sensim_scene_destroy(sensim_scene *scene)
 {
     if (!scene || scene->magic != SENSIM_MAGIC_SCENE)
         return;
-    scene->magic = SENSIM_MAGIC_DEAD;
+    scene->magic = SENSIM_MAGIC_DEAD; /* new scans and edits are refused from here */
+    /* Scans or edits already running on other threads hold the counter: wait
+     * for them instead of freeing the BVH under them. */
+    for (;;) {
+        int expected = 0;
+        if (atomic_compare_exchange_weak(&scene->use, &expected, -1))
+            break;
+        sched_yield();
+    }
     sensim__trace_scene_release(scene);
     for (uint32_t i = 0; i < scene->mesh_count; i++)
         sensim__mesh_free(&scene->meshes[i]);
@@ -62,6 +71,7 @@ void sensim_scene_destroy(sensim_scene *scene)
     free(scene->actors);
     free(scene->mats);
     free(scene->cmats);
+    free(scene->mat_hash);
     sensim_context *ctx = scene->ctx;
     free(scene);
     sensim__context_release(ctx);
@@ -82,20 +92,37 @@ void sensim__scene_edit_end(sensim_scene *scene)
     atomic_store(&scene->use, 0);
 }
 
-sensim_status sensim__scene_scan_begin(const sensim_scene *cscene)
+sensim_status sensim__scene_read_begin(const sensim_scene *cscene)
 {
     sensim_scene *scene = (sensim_scene *)cscene; /* only the use counter changes */
     SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
     int v = atomic_load(&scene->use);
     do {
         if (v < 0)
-            return sensim__fail(SENSIM_ERR_BUSY, "scan refused: the scene is being edited");
+            return sensim__fail(SENSIM_ERR_BUSY, "%s refused: the scene is being edited or destroyed",
+                                "reading the scene");
     } while (!atomic_compare_exchange_weak(&scene->use, &v, v + 1));
+    return SENSIM_OK;
+}
+
+void sensim__scene_read_end(const sensim_scene *cscene)
+{
+    atomic_fetch_sub(&((sensim_scene *)cscene)->use, 1);
+}
+
+sensim_status sensim__scene_scan_begin(const sensim_scene *cscene)
+{
+    sensim_scene *scene = (sensim_scene *)cscene;
+    sensim_status st = sensim__scene_read_begin(scene);
+    if (st != SENSIM_OK)
+        return st == SENSIM_ERR_BUSY ? sensim__fail(st, "scan refused: the scene is being edited") : st;
+    /* The fields are read while our share of the counter keeps edits out,
+     * and only then is the share given back. */
     if (scene->dirty) {
+        bool ever = scene->ever_committed;
         atomic_fetch_sub(&scene->use, 1);
-        return sensim__fail(SENSIM_ERR_NOT_COMMITTED,
-                            scene->ever_committed ? "scene has staged edits: call sensim_scene_commit"
-                                                  : "scene was never committed: call sensim_scene_commit");
+        return sensim__fail(SENSIM_ERR_NOT_COMMITTED, ever ? "scene has staged edits: call sensim_scene_commit"
+                                                           : "scene was never committed: call sensim_scene_commit");
     }
     return SENSIM_OK;
 }
@@ -105,7 +132,81 @@ void sensim__scene_scan_end(const sensim_scene *cscene)
     atomic_fetch_sub(&((sensim_scene *)cscene)->use, 1);
 }
 
-sensim_status sensim__scene_append_mesh(sensim_scene *scene, sensim_mesh *mesh, uint32_t *out_id)
+static void rebuild_mat_hash(sensim_scene *scene);
+
+/* Triangle @p t as its three vertex positions sorted lexicographically
+ * (-0 taken as +0), so that the same face in any vertex order compares equal. */
+static void tri_key(const sensim_mesh *m, uint32_t t, float k[9])
+{
+    const float *v[3];
+    for (int i = 0; i < 3; i++)
+        v[i] = &m->vertices[3 * (size_t)m->indices[3 * (size_t)t + i]];
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if ((v[j][0] < v[i][0] || (v[j][0] == v[i][0] && (v[j][1] < v[i][1] ||
+                                                               (v[j][1] == v[i][1] && v[j][2] < v[i][2]))))) {
+                const float *x = v[i];
+                v[i] = v[j], v[j] = x;
+            }
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < 3; c++)
+            k[3 * i + c] = v[i][c] == 0.0f ? 0.0f : v[i][c];
+}
+
+static uint64_t key_hash(const float k[9])
+{
+    uint64_t h = 1469598103934665603u;
+    for (int i = 0; i < 9; i++) {
+        uint32_t b;
+        memcpy(&b, &k[i], 4);
+        h = (h ^ b) * 1099511628211u;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+uint32_t sensim__mesh_drop_duplicates(sensim_mesh *m)
+{
+    uint32_t n = m->triangle_count;
+    if (n < 2)
+        return 0;
+    uint64_t cap = 16;
+    while (cap < 2 * (uint64_t)n)
+        cap *= 2;
+    uint32_t *slot = malloc(cap * sizeof *slot); /* triangle + 1, 0 = empty */
+    if (!slot)
+        return 0;
+    memset(slot, 0, cap * sizeof *slot);
+    uint32_t kept = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        float k[9], o[9];
+        tri_key(m, t, k);
+        bool dup = false;
+        uint64_t i = key_hash(k) & (cap - 1);
+        for (; slot[i]; i = (i + 1) & (cap - 1)) {
+            tri_key(m, slot[i] - 1, o);
+            if (memcmp(k, o, sizeof k) == 0) {
+                dup = true;
+                break;
+            }
+        }
+        if (dup)
+            continue;
+        /* compact in place: triangle t moves to kept (kept <= t) */
+        if (kept != t) {
+            memmove(&m->indices[3 * (size_t)kept], &m->indices[3 * (size_t)t], 3 * sizeof *m->indices);
+            m->tags[kept] = m->tags[t];
+            m->materials[kept] = m->materials[t];
+        }
+        slot[i] = kept + 1;
+        kept++;
+    }
+    free(slot);
+    m->triangle_count = kept;
+    return n - kept;
+}
+
+sensim_status sensim__scene_append_mesh_locked(sensim_scene *scene, sensim_mesh *mesh, uint32_t *out_id)
 {
     for (int c = 0; c < 3; c++) {
         mesh->lo[c] = INFINITY;
@@ -117,16 +218,14 @@ sensim_status sensim__scene_append_mesh(sensim_scene *scene, sensim_mesh *mesh, 
             mesh->lo[c] = v < mesh->lo[c] ? v : mesh->lo[c];
             mesh->hi[c] = v > mesh->hi[c] ? v : mesh->hi[c];
         }
-    sensim_status st = sensim__scene_edit_begin(scene);
-    if (st != SENSIM_OK) {
+    if (scene->mesh_count == UINT32_MAX - 1) {
         sensim__mesh_free(mesh);
-        return st;
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "scene: too many meshes");
     }
     if (scene->mesh_count == scene->mesh_cap) {
-        uint32_t cap = scene->mesh_cap ? scene->mesh_cap * 2 : 8;
-        sensim_mesh *nm = realloc(scene->meshes, cap * sizeof *nm);
+        uint32_t cap = scene->mesh_cap ? (scene->mesh_cap > UINT32_MAX / 4 ? UINT32_MAX - 1 : scene->mesh_cap * 2) : 8;
+        sensim_mesh *nm = realloc(scene->meshes, (size_t)cap * sizeof *nm);
         if (!nm) {
-            sensim__scene_edit_end(scene);
             sensim__mesh_free(mesh);
             return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot grow mesh table");
         }
@@ -138,15 +237,46 @@ sensim_status sensim__scene_append_mesh(sensim_scene *scene, sensim_mesh *mesh, 
     if (!(mesh->flags & SENSIM_MESH_PROTOTYPE))
         scene->static_dirty = true;
     scene->dirty = true;
-    sensim__scene_edit_end(scene);
     if (out_id)
         *out_id = id;
     return SENSIM_OK;
 }
 
+sensim_status sensim__scene_append_mesh(sensim_scene *scene, sensim_mesh *mesh, uint32_t *out_id)
+{
+    sensim_status st = sensim__scene_edit_begin(scene);
+    if (st != SENSIM_OK) {
+        sensim__mesh_free(mesh);
+        return st;
+    }
+    st = sensim__scene_append_mesh_locked(scene, mesh, out_id);
+    sensim__scene_edit_end(scene);
+    return st;
+}
+
+void sensim__scene_mark(const sensim_scene *scene, sensim_scene_mark *mark)
+{
+    mark->mat_count = scene->mat_count;
+    mark->dirty = scene->dirty;
+    mark->static_dirty = scene->static_dirty;
+}
+
+void sensim__scene_rollback(sensim_scene *scene, const sensim_scene_mark *mark)
+{
+    /* Materials created since the mark go; the ids below it are untouched
+     * (material_for_name only appends). */
+    if (scene->mat_count > mark->mat_count) {
+        scene->mat_count = mark->mat_count;
+        rebuild_mat_hash(scene);
+    }
+    scene->dirty = mark->dirty;
+    scene->static_dirty = mark->static_dirty;
+}
+
 sensim_status sensim_scene_add_mesh(sensim_scene *scene, const sensim_mesh_desc *d, uint32_t *out_id)
 {
-    if (!scene || !d)
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!d)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_add_mesh: NULL argument");
     if (d->triangle_count == 0 || d->vertex_count == 0)
         return sensim__fail(SENSIM_ERR_EMPTY, "sensim_scene_add_mesh: %u vertices, %u triangles",
@@ -198,8 +328,9 @@ sensim_status sensim_scene_add_mesh(sensim_scene *scene, const sensim_mesh_desc 
 
 static sensim_status check_pose(const double pose[16])
 {
-    if (!sensim__finite_array_d(pose, 16))
-        return sensim__fail(SENSIM_ERR_NOT_FINITE, "actor pose has a NaN or infinite element");
+    sensim_status st = sensim__check_pose(pose, "actor pose");
+    if (st != SENSIM_OK)
+        return st;
     double det = pose[0] * (pose[5] * pose[10] - pose[9] * pose[6]) -
                  pose[4] * (pose[1] * pose[10] - pose[9] * pose[2]) +
                  pose[8] * (pose[1] * pose[6] - pose[5] * pose[2]);
@@ -221,20 +352,31 @@ static sensim_actor *find_actor(sensim_scene *scene, uint32_t id)
 sensim_status sensim_scene_add_actor(sensim_scene *scene, uint32_t mesh_id, uint32_t actor_id,
                                      const double pose[16])
 {
-    if (!scene || !pose)
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!pose)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_add_actor: NULL argument");
     if (actor_id == 0)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_add_actor: actor id 0 is reserved for static world");
-    if (mesh_id >= scene->mesh_count)
-        return sensim__fail(SENSIM_ERR_BAD_INDEX, "sensim_scene_add_actor: mesh %u does not exist (%u meshes)",
-                            mesh_id, scene->mesh_count);
     sensim_status st = check_pose(pose);
     if (st != SENSIM_OK)
         return st;
-    if (find_actor(scene, actor_id))
-        return sensim__fail(SENSIM_ERR_DUPLICATE, "sensim_scene_add_actor: actor id %u already exists", actor_id);
+    /* the mesh and actor tables are read only inside the edit section */
     if ((st = sensim__scene_edit_begin(scene)) != SENSIM_OK)
         return st;
+    if (mesh_id >= scene->mesh_count) {
+        uint32_t n = scene->mesh_count;
+        sensim__scene_edit_end(scene);
+        return sensim__fail(SENSIM_ERR_BAD_INDEX, "sensim_scene_add_actor: mesh %u does not exist (%u meshes)",
+                            mesh_id, n);
+    }
+    if (find_actor(scene, actor_id)) {
+        sensim__scene_edit_end(scene);
+        return sensim__fail(SENSIM_ERR_DUPLICATE, "sensim_scene_add_actor: actor id %u already exists", actor_id);
+    }
+    if (scene->actor_count == UINT32_MAX / 2) {
+        sensim__scene_edit_end(scene);
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "sensim_scene_add_actor: too many actors");
+    }
     if (scene->actor_count == scene->actor_cap) {
         uint32_t cap = scene->actor_cap ? scene->actor_cap * 2 : 16;
         sensim_actor *na = realloc(scene->actors, cap * sizeof *na);
@@ -257,7 +399,8 @@ sensim_status sensim_scene_add_actor(sensim_scene *scene, uint32_t mesh_id, uint
 
 sensim_status sensim_scene_set_actor_pose(sensim_scene *scene, uint32_t actor_id, const double pose[16])
 {
-    if (!scene || !pose)
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!pose)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_set_actor_pose: NULL argument");
     sensim_status st = check_pose(pose);
     if (st != SENSIM_OK)
@@ -277,8 +420,10 @@ sensim_status sensim_scene_set_actor_pose(sensim_scene *scene, uint32_t actor_id
 
 sensim_status sensim_scene_set_motion_interval(sensim_scene *scene, int64_t t0, int64_t t1)
 {
-    if (!scene)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_set_motion_interval: NULL scene");
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (sensim__check_time(t0, "sensim_scene_set_motion_interval: t0_ns") != SENSIM_OK ||
+        sensim__check_time(t1, "sensim_scene_set_motion_interval: t1_ns") != SENSIM_OK)
+        return SENSIM_ERR_OUT_OF_RANGE;
     if (t1 <= t0)
         return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_scene_set_motion_interval: t1 %lld <= t0 %lld",
                             (long long)t1, (long long)t0);
@@ -297,13 +442,17 @@ sensim_status sensim_scene_set_motion_interval(sensim_scene *scene, int64_t t0, 
 sensim_status sensim_scene_set_actor_motion(sensim_scene *scene, uint32_t actor_id, const double p0[16],
                                             const double p1[16])
 {
-    if (!scene || !p0 || !p1)
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!p0 || !p1)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_set_actor_motion: NULL argument");
-    if (!sensim__finite_array_d(p0, 16) || !sensim__finite_array_d(p1, 16))
-        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_scene_set_actor_motion: NaN or infinite pose");
+    sensim_status st = sensim__check_pose(p0, "sensim_scene_set_actor_motion: p0");
+    if (st == SENSIM_OK)
+        st = sensim__check_pose(p1, "sensim_scene_set_actor_motion: p1");
+    if (st != SENSIM_OK)
+        return st;
     if (!sensim__mat4_is_rigid(p0) || !sensim__mat4_is_rigid(p1))
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_scene_set_actor_motion: poses must be rigid");
-    sensim_status st = sensim__scene_edit_begin(scene);
+    st = sensim__scene_edit_begin(scene);
     if (st != SENSIM_OK)
         return st;
     sensim_actor *a = find_actor(scene, actor_id);
@@ -339,8 +488,7 @@ void sensim__actor_pose_at(const sensim_actor *a, double u, double out[16])
 
 sensim_status sensim_scene_remove_actor(sensim_scene *scene, uint32_t actor_id)
 {
-    if (!scene)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_remove_actor: NULL scene");
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
     sensim_status st = sensim__scene_edit_begin(scene);
     if (st != SENSIM_OK)
         return st;
@@ -355,8 +503,7 @@ sensim_status sensim_scene_remove_actor(sensim_scene *scene, uint32_t actor_id)
 
 sensim_status sensim_scene_commit(sensim_scene *scene)
 {
-    if (!scene)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_commit: NULL scene");
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
     sensim_status st = sensim__scene_edit_begin(scene);
     if (st != SENSIM_OK)
         return st;
@@ -392,6 +539,9 @@ sensim_status sensim_scene_get_info(const sensim_scene *scene, sensim_scene_info
     SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
     if (!out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_get_info: NULL argument");
+    sensim_status st = sensim__scene_read_begin(scene);
+    if (st != SENSIM_OK)
+        return st;
     memset(out, 0, sizeof *out);
     out->mesh_count = scene->mesh_count;
     out->actor_count = scene->actor_count;
@@ -400,6 +550,8 @@ sensim_status sensim_scene_get_info(const sensim_scene *scene, sensim_scene_info
         out->vertex_count += scene->meshes[i].vertex_count;
     }
     out->committed = !scene->dirty;
+    out->duplicate_triangles_dropped = scene->duplicates_dropped;
+    sensim__scene_read_end(scene);
     return SENSIM_OK;
 }
 
@@ -434,7 +586,8 @@ sensim_status sensim__load_begin(const char *path, const sensim_load_options *op
 sensim_status sensim_scene_load_file(sensim_scene *scene, const char *path,
                                      const sensim_load_options *opt, uint32_t *out_mesh_id)
 {
-    if (!scene || !path)
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!path)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_load_file: NULL argument");
     const char *dot = strrchr(path, '.');
     if (dot && (strcasecmp(dot, ".obj") == 0))
@@ -482,6 +635,69 @@ static sensim_status check_material(const sensim_material *m)
     return SENSIM_OK;
 }
 
+/* Material names are found through an open-addressing table of ids keyed
+ * by name (FNV-1a), so 65 535 names and any number of usemtl lines load in
+ * linear time. */
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+static void mat_hash_insert(sensim_scene *scene, uint32_t id)
+{
+    uint32_t mask = scene->mat_hash_cap - 1;
+    for (uint32_t i = name_hash(scene->mats[id].name) & mask;; i = (i + 1) & mask)
+        if (scene->mat_hash[i] == 0) {
+            scene->mat_hash[i] = id;
+            return;
+        }
+}
+
+/* Make room for @p n named materials (load factor <= 1/2). */
+static sensim_status mat_hash_reserve(sensim_scene *scene, uint32_t n)
+{
+    if (2 * n <= scene->mat_hash_cap)
+        return SENSIM_OK;
+    uint32_t cap = 64;
+    while (cap < 2 * n)
+        cap *= 2;
+    uint32_t *h = calloc(cap, sizeof *h);
+    if (!h)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot grow the material name table");
+    free(scene->mat_hash);
+    scene->mat_hash = h;
+    scene->mat_hash_cap = cap;
+    for (uint32_t id = 1; id < scene->mat_count; id++)
+        if (scene->mats[id].defined && scene->mats[id].name[0])
+            mat_hash_insert(scene, id);
+    return SENSIM_OK;
+}
+
+static void rebuild_mat_hash(sensim_scene *scene)
+{
+    if (scene->mat_hash)
+        memset(scene->mat_hash, 0, scene->mat_hash_cap * sizeof *scene->mat_hash);
+    for (uint32_t id = 1; id < scene->mat_count; id++)
+        if (scene->mats[id].defined && scene->mats[id].name[0])
+            mat_hash_insert(scene, id);
+}
+
+static uint32_t mat_hash_find(const sensim_scene *scene, const char *name)
+{
+    if (!scene->mat_hash_cap || !name[0])
+        return 0;
+    uint32_t mask = scene->mat_hash_cap - 1;
+    for (uint32_t i = name_hash(name) & mask; scene->mat_hash[i]; i = (i + 1) & mask) {
+        uint32_t id = scene->mat_hash[i];
+        if (strcmp(scene->mats[id].name, name) == 0)
+            return id;
+    }
+    return 0;
+}
+
 static sensim_status grow_mats(sensim_scene *scene, uint32_t id)
 {
     if (id < scene->mat_count)
@@ -498,7 +714,8 @@ static sensim_status grow_mats(sensim_scene *scene, uint32_t id)
 
 sensim_status sensim_scene_set_material(sensim_scene *scene, uint32_t id, const sensim_material *mat)
 {
-    if (!scene || !mat || id == 0 || id > 65535)
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!mat || id == 0 || id > 65535)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_set_material: NULL argument or id %u outside 1..65535", id);
     sensim_status st = check_material(mat);
     if (st != SENSIM_OK)
@@ -517,14 +734,18 @@ sensim_status sensim_scene_set_material(sensim_scene *scene, uint32_t id, const 
 
 sensim_status sensim_scene_find_material(const sensim_scene *scene, const char *name, uint32_t *out_id)
 {
-    if (!scene || !name || !out_id)
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!name || !out_id)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_find_material: NULL argument");
-    for (uint32_t i = 1; i < scene->mat_count; i++)
-        if (scene->mats[i].defined && strcmp(scene->mats[i].name, name) == 0) {
-            *out_id = i;
-            return SENSIM_OK;
-        }
-    return sensim__fail(SENSIM_ERR_NOT_FOUND, "no material named '%s'", name);
+    sensim_status st = sensim__scene_read_begin(scene);
+    if (st != SENSIM_OK)
+        return st;
+    uint32_t id = mat_hash_find(scene, name);
+    sensim__scene_read_end(scene);
+    if (id == 0)
+        return sensim__fail(SENSIM_ERR_NOT_FOUND, "no material named '%.200s'", name);
+    *out_id = id;
+    return SENSIM_OK;
 }
 
 static bool has_ci(const char *hay, const char *needle)
@@ -539,8 +760,8 @@ static bool has_ci(const char *hay, const char *needle)
 /* Called by the loaders inside their own edit section. */
 sensim_status sensim__scene_material_for_name(sensim_scene *scene, const char *name, uint16_t *out_id)
 {
-    uint32_t id;
-    if (sensim_scene_find_material(scene, name, &id) == SENSIM_OK) {
+    uint32_t id = mat_hash_find(scene, name);
+    if (id != 0) {
         *out_id = (uint16_t)id;
         return SENSIM_OK;
     }
@@ -548,6 +769,8 @@ sensim_status sensim__scene_material_for_name(sensim_scene *scene, const char *n
     if (id > 65535)
         return sensim__fail(SENSIM_ERR_TOO_LARGE, "more than 65535 materials");
     sensim_status st = grow_mats(scene, id);
+    if (st == SENSIM_OK)
+        st = mat_hash_reserve(scene, id + 1);
     if (st != SENSIM_OK)
         return st;
     sensim_mat_entry *e = &scene->mats[id];
@@ -568,6 +791,7 @@ sensim_status sensim__scene_material_for_name(sensim_scene *scene, const char *n
     } else {
         e->inherit = 1;
     }
+    mat_hash_insert(scene, id);
     scene->dirty = true;
     *out_id = (uint16_t)id;
     return SENSIM_OK;

@@ -48,7 +48,23 @@ struct sensim_scene {
     sensim_mat_entry *cmats;  /* committed copy read by scans */
     uint32_t cmat_count;
     int64_t motion_t0, motion_t1; /* actor motion interval (t1 > t0 when set) */
+    uint32_t *mat_hash;       /* open addressing: material ids by name, 0 = empty */
+    uint32_t mat_hash_cap;    /* power of two, or 0 */
+    uint32_t duplicates_dropped; /* duplicate triangles the loaders left out */
 };
+
+/* What a failed load restores (loaders only append). */
+typedef struct sensim_scene_mark {
+    uint32_t mat_count;
+    bool dirty, static_dirty;
+} sensim_scene_mark;
+void sensim__scene_mark(const sensim_scene *scene, sensim_scene_mark *mark);
+void sensim__scene_rollback(sensim_scene *scene, const sensim_scene_mark *mark);
+
+/* Drop exact duplicate triangles (the same three vertex positions in any
+ * order) from @p mesh in place, keeping the first in file order. Returns how
+ * many were dropped; 0 when memory is short (nothing changes). */
+uint32_t sensim__mesh_drop_duplicates(sensim_mesh *mesh);
 
 /* Normalised ray time of a shot at @p t in the motion interval. */
 static inline float sensim__scene_ray_time(const sensim_scene *scene, int64_t t)
@@ -76,6 +92,8 @@ sensim_status sensim__scene_material_for_name(sensim_scene *scene, const char *n
 /* Take ownership of @p mesh's arrays (validated by the caller) and append it.
  * On failure frees them. */
 sensim_status sensim__scene_append_mesh(sensim_scene *scene, sensim_mesh *mesh, uint32_t *out_id);
+/* The same inside an edit section the caller holds. */
+sensim_status sensim__scene_append_mesh_locked(sensim_scene *scene, sensim_mesh *mesh, uint32_t *out_id);
 void sensim__mesh_free(sensim_mesh *mesh);
 
 /* What a loader works on: validated options and the bytes (from the file,
@@ -102,6 +120,9 @@ void sensim__scene_edit_end(sensim_scene *scene);
 /* Shared scan section; fails with SENSIM_ERR_BUSY during an edit,
  * SENSIM_ERR_NOT_COMMITTED when staged edits are pending. */
 sensim_status sensim__scene_scan_begin(const sensim_scene *scene);
+/* Shared read section (committed or not): keeps edits and destroy out. */
+sensim_status sensim__scene_read_begin(const sensim_scene *scene);
+void sensim__scene_read_end(const sensim_scene *scene);
 void sensim__scene_scan_end(const sensim_scene *scene);
 
 #endif

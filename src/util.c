@@ -62,6 +62,7 @@ const char *sensim_status_string(sensim_status s)
     case SENSIM_ERR_OVERRUN: return "SENSIM_ERR_OVERRUN: frame dropped while read";
     case SENSIM_ERR_BACKEND: return "SENSIM_ERR_BACKEND: ray-tracing backend error";
     case SENSIM_ERR_DUPLICATE: return "SENSIM_ERR_DUPLICATE: id already in use";
+    case SENSIM_ERR_CANCELLED: return "SENSIM_ERR_CANCELLED: cancelled by the host";
     default: return "unknown status";
     }
 }
@@ -133,5 +134,32 @@ sensim_status sensim__read_file(const char *path, uint64_t max_bytes, char **out
     buf[len] = '\0';
     *out_data = buf;
     *out_size = (size_t)len;
+    return SENSIM_OK;
+}
+
+sensim_status sensim__check_pose(const double pose[16], const char *what)
+{
+    if (!sensim__finite_array_d(pose, 16))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "%s has a NaN or infinite element", what);
+    for (int i = 0; i < 3; i++)
+        if (fabs(pose[12 + i]) > SENSIM_MAX_COORD_M)
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: translation %c = %g m beyond the limit of %g m", what,
+                                "xyz"[i], pose[12 + i], SENSIM_MAX_COORD_M);
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++)
+            if (fabs(pose[4 * c + r]) > 1e6)
+                return sensim__fail(SENSIM_ERR_OUT_OF_RANGE,
+                                    "%s: linear element (%d, %d) = %g beyond the limit of 1e6", what, r, c,
+                                    pose[4 * c + r]);
+    if (pose[3] != 0.0 || pose[7] != 0.0 || pose[11] != 0.0 || pose[15] != 1.0)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: last row must be (0, 0, 0, 1)", what);
+    return SENSIM_OK;
+}
+
+sensim_status sensim__check_time(int64_t t, const char *what)
+{
+    if (t > SENSIM_MAX_TIME_NS || t < -SENSIM_MAX_TIME_NS)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s = %lld ns outside +-2^62 ns (146 years)", what,
+                            (long long)t);
     return SENSIM_OK;
 }

@@ -106,7 +106,8 @@ static void test_overflow_fail(void **state)
     sensim_ring_stats rs;
     CHECK_OK(sensim_ring_get_stats(r, &rs));
     assert_int_equal(rs.scans_refused, 1);
-    assert_int_equal(rs.points_refused, F);
+    /* the scan stopped once it no longer fitted: more than the F/2 free, at most F */
+    assert_true(rs.points_refused > F / 2 && rs.points_refused <= F);
     assert_int_equal(rs.frames_ready, 1);
     /* a partial interval that fits is accepted, then the rest is refused */
     CHECK_OK(sensim_lidar_scan(l, box_scene, P, P + P / 4, pose, r, &res));

@@ -53,6 +53,7 @@ typedef int32_t sensim_status;
 #define SENSIM_ERR_OVERRUN           18  /**< frame dropped (drop-oldest) while the consumer read it */
 #define SENSIM_ERR_BACKEND           19  /**< ray-tracing backend (Embree) reported an error */
 #define SENSIM_ERR_DUPLICATE         20  /**< id already in use */
+#define SENSIM_ERR_CANCELLED         21  /**< the host cancelled the call (sensim_context_set_cancel); nothing written */
 
 /**
  * Static, human-readable name of a status code ("SENSIM_ERR_PARSE: ...").

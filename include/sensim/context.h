@@ -92,6 +92,20 @@ SENSIM_API uint32_t sensim_context_thread_count(const sensim_context *ctx);
 SENSIM_API sensim_status sensim_context_set_thread_count(sensim_context *ctx,
                                                          uint32_t thread_count);
 
+/**
+ * Cancel (@p cancel != 0) or allow again (0) the scans on this context: a
+ * running sensim_lidar_scan(), sensim_lidar_scan_motion() or
+ * sensim_rig_step() notices within one chunk of shots (16 384) and returns
+ * SENSIM_ERR_CANCELLED having written nothing to its ring and leaving the
+ * lidar as before the call (a retry after clearing gives the same points);
+ * while set, new scans return SENSIM_ERR_CANCELLED at once. The way out of a
+ * long scan for a host (Ctrl-C, a watchdog, a GUI's stop button).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_BAD_HANDLE.
+ * Thread safety: any thread, also a signal handler (one lock-free atomic
+ * store). Since 0.1.
+ */
+SENSIM_API sensim_status sensim_context_set_cancel(sensim_context *ctx, int32_t cancel);
+
 #ifdef __cplusplus
 }
 #endif

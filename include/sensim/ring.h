@@ -12,8 +12,9 @@
  * Overflow is never silent. The policy is chosen at init:
  *  - SENSIM_OVERFLOW_FAIL: a scan whose points do not fit writes nothing,
  *    leaves the lidar where it was (the same call can be retried after the
- *    consumer has read), and returns SENSIM_ERR_RING_FULL; the refused points
- *    are counted in sensim_ring_stats.points_refused.
+ *    consumer has read), and returns SENSIM_ERR_RING_FULL as soon as the
+ *    overflow happens (the rest of the interval is not traced); the refused
+ *    points are counted in sensim_ring_stats.points_refused.
  *  - SENSIM_OVERFLOW_DROP_OLDEST: the oldest complete frames are dropped to
  *    make room (counted in frames_dropped / points_dropped); if the frame
  *    being written alone exceeds the ring, its excess points are lost and
@@ -173,7 +174,11 @@ typedef struct sensim_ring_stats {
     uint64_t points_dropped;  /**< points in those dropped frames */
     uint64_t points_lost;     /**< points that never fitted (DROP_OLDEST, frame > ring) */
     uint64_t scans_refused;   /**< scans refused with SENSIM_ERR_RING_FULL (FAIL) */
-    uint64_t points_refused;  /**< points those refused scans would have written */
+    /** Points those refused scans had traced when they stopped: more than
+     *  the free room, at most what the scans needed (a scan stops tracing at
+     *  the first chunk of 16 384 shots that no longer fits, instead of
+     *  tracing the rest for nothing). */
+    uint64_t points_refused;
     uint64_t frames_ready;    /**< complete frames waiting to be read now */
     uint64_t reserved[5];
 } sensim_ring_stats;

@@ -260,7 +260,10 @@ typedef struct sensim_scene_info {
     uint64_t triangle_count;   /**< triangles of all meshes (prototypes counted once) */
     uint64_t vertex_count;
     int32_t committed;         /**< 1 when the staged state is committed */
-    uint32_t reserved[7];
+    /** Exact duplicate triangles (same three vertex positions in any order)
+     *  the OBJ/PLY loaders left out, keeping the first. */
+    uint32_t duplicate_triangles_dropped;
+    uint32_t reserved[6];
 } sensim_scene_info;
 
 /**
