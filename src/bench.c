@@ -18,12 +18,22 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
                                  const double pose[16], int32_t variant, double *out_s, uint64_t *out_rays,
                                  uint64_t *out_hits)
 {
-    if (!l || !scene || !pose || !out_s || variant < SENSIM_BENCH_NAIVE || variant > SENSIM_BENCH_PACKET16)
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!pose || !out_s || variant < SENSIM_BENCH_NAIVE || variant > SENSIM_BENCH_PACKET16)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_bench_trace: NULL argument or unknown variant");
+    sensim_status st;
+    if ((st = sensim__check_time(tb, "sensim_bench_trace: t_begin_ns")) != SENSIM_OK ||
+        (st = sensim__check_time(te, "sensim_bench_trace: t_end_ns")) != SENSIM_OK)
+        return st;
     if (te < tb)
         return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_bench_trace: t_end_ns < t_begin_ns");
-    sensim_status st = sensim__scene_scan_begin(scene);
-    if (st != SENSIM_OK)
+    double S0[16];
+    sensim__mat4_mul(pose, l->mount, S0);
+    if ((st = sensim__check_pose(pose, "sensim_bench_trace: pose")) != SENSIM_OK ||
+        (st = sensim__check_pose(S0, "sensim_bench_trace: sensor pose")) != SENSIM_OK)
+        return st;
+    if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK)
         return st;
     const sensim_pattern *p = &l->pat;
     int64_t g0 = sensim__pattern_first_at(p, tb), g1 = sensim__pattern_first_at(p, te);

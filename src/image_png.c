@@ -20,11 +20,9 @@ sensim_status sensim_write_png(const char *path, uint32_t w, uint32_t h, uint32_
     if (stride < (size_t)w * channels * (depth / 8))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_write_png: stride %zu too small", stride);
     char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_write_png: path too long");
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = sensim__create_tmp(path, tmp, sizeof tmp);
     if (!f)
-        return sensim__fail(SENSIM_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        return strlen(path) > 4000 ? SENSIM_ERR_INVALID_ARGUMENT : SENSIM_ERR_IO;
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {

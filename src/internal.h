@@ -117,6 +117,11 @@ sensim_status sensim__lidar_from_preset_mem(sensim_context *ctx, const char *lab
 /* Convert @p n vertices (xyz floats) from @p frame to native in place. */
 sensim_status sensim__vertices_from_frame(float *v, size_t n, int32_t frame);
 
+/* Create a temporary next to @p path (path.tmp.XXXXXX, exclusive, 0644)
+ * for writing; its name goes to @p tmp. NULL with the error recorded. */
+#include <stdio.h>
+FILE *sensim__create_tmp(const char *path, char *tmp, size_t cap);
+
 /* Read a whole file into a NUL-terminated heap buffer. */
 sensim_status sensim__read_file(const char *path, uint64_t max_bytes, char **out_data,
                                 size_t *out_size);

@@ -81,11 +81,9 @@ static sensim_status write_spans(const char *path, int32_t format, const sensim_
         total += counts[s];
     }
     char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "write points: path too long");
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = sensim__create_tmp(path, tmp, sizeof tmp);
     if (!f)
-        return sensim__fail(SENSIM_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        return strlen(path) > 4000 ? SENSIM_ERR_INVALID_ARGUMENT : SENSIM_ERR_IO;
     bool ascii = format == SENSIM_FORMAT_PLY_ASCII || format == SENSIM_FORMAT_PCD_ASCII;
     if (format == SENSIM_FORMAT_PLY || format == SENSIM_FORMAT_PLY_ASCII) {
         fprintf(f, "ply\nformat %s 1.0\n", ascii ? "ascii" : "binary_little_endian");

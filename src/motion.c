@@ -1,6 +1,7 @@
 #include "motion.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 void sensim__mat4_identity(double out[16])
@@ -160,8 +161,13 @@ sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, 
     path->n = n;
     path->moving = false;
     for (uint32_t i = 0; i < n; i++) {
-        if (!sensim__finite_array_d(keys[i].pose, 16))
-            return sensim__fail(SENSIM_ERR_NOT_FINITE, "motion: key %u pose has a NaN or infinite element", i);
+        char what[48];
+        snprintf(what, sizeof what, "motion: key %u pose", i);
+        sensim_status st = sensim__check_pose(keys[i].pose, what);
+        if (st == SENSIM_OK)
+            st = sensim__check_time(keys[i].t_ns, "motion: key time");
+        if (st != SENSIM_OK)
+            return st;
         if (i > 0 && keys[i].t_ns <= keys[i - 1].t_ns)
             return sensim__fail(SENSIM_ERR_TIME_ORDER, "motion: key %u time %lld ns is not after key %u (%lld ns)", i,
                                 (long long)keys[i].t_ns, i - 1, (long long)keys[i - 1].t_ns);
@@ -223,6 +229,11 @@ sensim_status sensim_motion_from_velocity(const double pose[16], int64_t t0, int
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_motion_from_velocity: NULL argument");
     if (!sensim__finite_array_d(pose, 16) || !sensim__finite_array_d(v, 3) || !sensim__finite_array_d(w, 3))
         return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_motion_from_velocity: NaN or infinite input");
+    sensim_status st;
+    if ((st = sensim__check_time(t0, "sensim_motion_from_velocity: t0_ns")) != SENSIM_OK ||
+        (st = sensim__check_time(t1, "sensim_motion_from_velocity: t1_ns")) != SENSIM_OK ||
+        (st = sensim__check_pose(pose, "sensim_motion_from_velocity: pose")) != SENSIM_OK)
+        return st;
     if (t1 <= t0)
         return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_motion_from_velocity: t1 <= t0");
     double dt = (double)(t1 - t0) * 1e-9;
@@ -245,7 +256,7 @@ sensim_status sensim_motion_from_velocity(const double pose[16], int64_t t0, int
     R1[14] = pose[14] + v[2] * dt;
     out[1].t_ns = t1;
     memcpy(out[1].pose, R1, sizeof R1);
-    return SENSIM_OK;
+    return sensim__check_pose(R1, "sensim_motion_from_velocity: pose at t1");
 }
 
 sensim_status sensim_motion_pose_at(const sensim_pose_key *keys, uint32_t n, int64_t t, double out[16])

@@ -101,8 +101,8 @@ bool sensim__parse_double(const char **pp, const char *end, double *out)
             mant = mant * 10 + (uint64_t)(*p - '0');
             if (mant)
                 digits++;
-        } else {
-            exp10++;
+        } else if (exp10 < 100000) {
+            exp10++; /* digits beyond 19 only scale; capped so a huge run cannot overflow */
         }
         p++;
     }
@@ -114,7 +114,8 @@ bool sensim__parse_double(const char **pp, const char *end, double *out)
                 mant = mant * 10 + (uint64_t)(*p - '0');
                 if (mant)
                     digits++;
-                exp10--;
+                if (exp10 > -100000)
+                    exp10--;
             }
             p++;
         }
@@ -165,16 +166,20 @@ bool sensim__parse_int(const char **pp, const char *end, int64_t *out)
     }
     if (p >= end || *p < '0' || *p > '9')
         return false;
-    uint64_t v = 0;
+    /* Overflow of the accumulator is checked digit by digit: a number beyond
+     * the int64 range is refused, never wrapped (18446744073709551617 once
+     * read as 1). */
+    uint64_t v = 0, limit = neg ? (UINT64_C(1) << 63) : (uint64_t)INT64_MAX;
     while (p < end && *p >= '0' && *p <= '9') {
-        if (v > (UINT64_C(1) << 62))
-            return false; /* far beyond any count we accept */
-        v = v * 10 + (uint64_t)(*p - '0');
+        uint64_t d = (uint64_t)(*p - '0');
+        if (v > (limit - d) / 10)
+            return false;
+        v = v * 10 + d;
         p++;
     }
     if (!terminator_ok(p, end))
         return false;
-    *out = neg ? -(int64_t)v : (int64_t)v;
+    *out = neg ? (v == (UINT64_C(1) << 63) ? INT64_MIN : -(int64_t)v) : (int64_t)v;
     *pp = p;
     return true;
 }

@@ -13,8 +13,12 @@ sensim_status sensim_pattern_measure(const sensim_lidar *l, int64_t tb, int64_t 
                                      uint32_t ndur, double *cov, uint32_t *density, uint64_t density_cap,
                                      sensim_pattern_stats *out)
 {
-    if (!l || !out || (ndur && (!dur || !cov)))
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
+    if (!out || (ndur && (!dur || !cov)))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_pattern_measure: NULL argument");
+    if (sensim__check_time(tb, "sensim_pattern_measure: t_begin_ns") != SENSIM_OK ||
+        sensim__check_time(te, "sensim_pattern_measure: t_end_ns") != SENSIM_OK)
+        return SENSIM_ERR_OUT_OF_RANGE;
     if (te < tb)
         return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_pattern_measure: t_end_ns < t_begin_ns");
     if (!isfinite(bin) || bin < 1e-4 || bin > 0.5)
@@ -93,16 +97,18 @@ sensim_status sensim_pattern_measure(const sensim_lidar *l, int64_t tb, int64_t 
 sensim_status sensim_pattern_export_csv(const sensim_lidar *l, int64_t tb, int64_t te, const char *path,
                                         uint64_t *out_rows)
 {
-    if (!l || !path)
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
+    if (!path)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_pattern_export_csv: NULL argument");
+    if (sensim__check_time(tb, "sensim_pattern_export_csv: t_begin_ns") != SENSIM_OK ||
+        sensim__check_time(te, "sensim_pattern_export_csv: t_end_ns") != SENSIM_OK)
+        return SENSIM_ERR_OUT_OF_RANGE;
     if (te < tb)
         return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_pattern_export_csv: t_end_ns < t_begin_ns");
     char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_pattern_export_csv: path too long");
-    FILE *f = fopen(tmp, "w");
+    FILE *f = sensim__create_tmp(path, tmp, sizeof tmp);
     if (!f)
-        return sensim__fail(SENSIM_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        return strlen(path) > 4000 ? SENSIM_ERR_INVALID_ARGUMENT : SENSIM_ERR_IO;
     fputs("Time/s,Azimuth/deg,Zenith/deg,Line\n", f);
     const sensim_pattern *p = &l->pat;
     int64_t g0 = sensim__pattern_first_at(p, tb), g1 = sensim__pattern_first_at(p, te);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Per-thread error text, as Embree keeps errors per device and thread. */
 static _Thread_local char tls_error[1024];
@@ -162,4 +163,28 @@ sensim_status sensim__check_time(int64_t t, const char *what)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s = %lld ns outside +-2^62 ns (146 years)", what,
                             (long long)t);
     return SENSIM_OK;
+}
+
+FILE *sensim__create_tmp(const char *path, char *tmp, size_t cap)
+{
+    /* A fresh name created with O_EXCL (mkstemp): never an existing file or
+     * a symlink planted in the output folder. */
+    if (snprintf(tmp, cap, "%s.tmp.XXXXXX", path) >= (int)cap) {
+        sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: path too long", path);
+        return NULL;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        sensim__fail(SENSIM_ERR_IO, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        return NULL;
+    }
+    (void)fchmod(fd, 0644); /* mkstemp's 0600 would hide outputs from other users */
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        remove(tmp);
+        sensim__fail(SENSIM_ERR_IO, "%s: cannot open a temporary file: %s", path, strerror(e));
+    }
+    return f;
 }

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +27,10 @@ static void on_sigint(int sig)
 {
     (void)sig;
     g_stop = 1;
+    /* the scan running now stops within a chunk and writes nothing (one
+     * atomic store: async-signal-safe) */
+    if (g_ctx)
+        sensim_context_set_cancel(g_ctx, 1);
 }
 
 /* ---- writer thread: frame i+1 is scanned while frame i is written ---- */
@@ -43,6 +49,8 @@ typedef struct writer {
     pthread_cond_t cv;
     job slots[2];
     int head, count, quit, error;
+    char message[4400];   /* the first error, for the main thread's summary */
+    uint64_t written;     /* frames completely on disk */
     int32_t format;
     int images;
     double write_s;
@@ -54,27 +62,24 @@ static const char *ext_of(int32_t format)
     return e[format];
 }
 
-static int write_job(writer *w, job *j)
+/* The per-frame JSON, through an exclusive temporary renamed into place
+ * (a symlink or file planted under the temporary name is never followed). */
+static int write_frame_json(writer *w, const job *j)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%.4090s.%s", j->base, ext_of(w->format));
-    if (sensim_write_points(path, w->format, &j->h, j->pts, j->n) != SENSIM_OK)
-        return 0;
-    if (w->images) {
-        char rp[4200], ip[4200], lp[4200];
-        snprintf(rp, sizeof rp, "%.4090s_range.png", j->base);
-        snprintf(ip, sizeof ip, "%.4090s_intensity.png", j->base);
-        snprintf(lp, sizeof lp, "%.4090s_label.png", j->base);
-        if (sensim_write_frame_images(j->lidar, j->pts, j->n, 0, rp, ip, lp, NULL, NULL) != SENSIM_OK)
-            return 0;
-    }
-    /* the per-frame JSON is written last: its presence marks a finished frame (--resume) */
-    char tmp[4200];
+    char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%.4090s.json", j->base);
-    snprintf(tmp, sizeof tmp, "%.4090s.json.tmp", j->base);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        snprintf(w->message, sizeof w->message, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(tmp);
+        }
         return 0;
+    }
+    fchmod(fd, 0644);
     fprintf(f, "{\"sensor\": \"%s\", \"frame\": %llu, \"t_begin_ns\": %lld, \"t_end_ns\": %lld, \"points\": %llu, "
                "\"lost_points\": %llu, \"partial\": %s, \"sensor_pose\": [",
             j->sensor, (unsigned long long)j->h.frame_number, (long long)j->h.t_begin_ns, (long long)j->h.t_end_ns,
@@ -83,7 +88,41 @@ static int write_job(writer *w, job *j)
     for (int i = 0; i < 16; i++)
         fprintf(f, "%s%.17g", i ? ", " : "", j->h.sensor_pose[i]);
     fprintf(f, "]}\n");
-    return fclose(f) == 0 && rename(tmp, path) == 0;
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(w->message, sizeof w->message, "%s: write failed (disk full?)", path);
+        remove(tmp);
+        return 0;
+    }
+    if (rename(tmp, path) != 0) {
+        snprintf(w->message, sizeof w->message, "%s: cannot rename into place: %s", path, strerror(errno));
+        remove(tmp);
+        return 0;
+    }
+    return 1;
+}
+
+static int write_job(writer *w, job *j)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%.4090s.%s", j->base, ext_of(w->format));
+    /* library errors are per thread: copy the text here, on the writer thread */
+    if (sensim_write_points(path, w->format, &j->h, j->pts, j->n) != SENSIM_OK) {
+        snprintf(w->message, sizeof w->message, "%s", sensim_context_last_error(NULL));
+        return 0;
+    }
+    if (w->images) {
+        char rp[4200], ip[4200], lp[4200];
+        snprintf(rp, sizeof rp, "%.4090s_range.png", j->base);
+        snprintf(ip, sizeof ip, "%.4090s_intensity.png", j->base);
+        snprintf(lp, sizeof lp, "%.4090s_label.png", j->base);
+        if (sensim_write_frame_images(j->lidar, j->pts, j->n, 0, rp, ip, lp, NULL, NULL) != SENSIM_OK) {
+            snprintf(w->message, sizeof w->message, "%s", sensim_context_last_error(NULL));
+            return 0;
+        }
+    }
+    /* the per-frame JSON is written last: its presence marks a finished frame (--resume) */
+    return write_frame_json(w, j);
 }
 
 static void *writer_main(void *arg)
@@ -102,9 +141,11 @@ static void *writer_main(void *arg)
         double dt = now_s() - t0;
         pthread_mutex_lock(&w->mu);
         w->write_s += dt;
+        if (ok)
+            w->written++;
         if (!ok && !w->error) {
             w->error = 1;
-            fprintf(stderr, "sensim: error: %s\n", sensim_context_last_error(NULL));
+            fprintf(stderr, "sensim: error: %s\n", w->message[0] ? w->message : "writing a frame failed");
         }
         j->full = 0;
         w->head = (w->head + 1) % 2;
@@ -182,16 +223,42 @@ static uint64_t fnv1a_file(const char *path, int *ok)
     return h;
 }
 
-static void json_str(FILE *f, const char *s)
+/* Length of the well-formed UTF-8 sequence at @p s (1..4), 0 if none. */
+static int utf8_len(const unsigned char *s)
 {
+    unsigned c = s[0];
+    int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0 || (n == 2 && c < 0xC2) || (n == 4 && c > 0xF4))
+        return 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if ((n == 3 && c == 0xE0 && s[1] < 0xA0) || (n == 3 && c == 0xED && s[1] >= 0xA0) ||
+        (n == 4 && c == 0xF0 && s[1] < 0x90) || (n == 4 && c == 0xF4 && s[1] >= 0x90))
+        return 0; /* overlong, surrogate, beyond U+10FFFF */
+    return n;
+}
+
+/* A JSON string that is valid UTF-8 for any bytes: control characters
+ * escaped, bytes that are not UTF-8 written as U+FFFD. */
+static void json_str(FILE *f, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
     fputc('"', f);
-    for (; *s; s++) {
+    while (*s) {
+        int n = utf8_len(s);
+        if (n == 0) {
+            fputs("\\ufffd", f);
+            s++;
+            continue;
+        }
         if (*s == '"' || *s == '\\')
             fputc('\\', f);
-        if ((unsigned char)*s < 0x20)
+        if (*s < 0x20 || *s == 0x7F)
             fprintf(f, "\\u%04x", *s);
         else
-            fputc(*s, f);
+            fwrite(s, 1, (size_t)n, f);
+        s += n;
     }
     fputc('"', f);
 }
@@ -202,6 +269,74 @@ static int file_exists(const char *p)
     return stat(p, &sb) == 0;
 }
 
+/* Whether the run may write into @p out: 0, or an exit status after one
+ * line. A folder holds one run: an existing meta.json must describe this
+ * run (same inputs, sensors, overrides and format) unless --overwrite; a
+ * folder with other files and no meta.json is refused unless --overwrite;
+ * a finished or partial run is only continued with --resume (shards of one
+ * run share the folder). */
+static int check_output(const char *out, const char *mp, const char *meta, size_t len, int resume, int overwrite,
+                        uint32_t shard_n)
+{
+    if (overwrite)
+        return 0;
+    FILE *f = fopen(mp, "rb");
+    if (!f) {
+        DIR *d = opendir(out);
+        struct dirent *e;
+        int other = 0;
+        while (d && (e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                other = 1;
+        if (d)
+            closedir(d);
+        if (other) {
+            fprintf(stderr, "sensim: error: %s is not empty and holds no meta.json of a run: refusing to mix "
+                            "(choose an empty folder, or --overwrite)\n", out);
+            return EXIT_STATUS_BASE + SENSIM_ERR_DUPLICATE;
+        }
+        return 0;
+    }
+    char *old = malloc(len + 2);
+    size_t n = old ? fread(old, 1, len + 1, f) : 0;
+    fclose(f);
+    if (!old) {
+        fprintf(stderr, "sensim: error: out of memory\n");
+        return EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+    }
+    old[n] = '\0';
+    if (n == len && memcmp(old, meta, len) == 0) {
+        free(old);
+        if (resume || shard_n > 1)
+            return 0;
+        fprintf(stderr, "sensim: error: %s already holds this run: --resume to continue it, --overwrite to "
+                        "render every frame again\n", out);
+        return EXIT_STATUS_BASE + SENSIM_ERR_DUPLICATE;
+    }
+    /* name the first line that differs */
+    const char *a = old, *b = meta;
+    while (*a && *b) {
+        const char *ae = strchr(a, '\n'), *be = strchr(b, '\n');
+        size_t al = ae ? (size_t)(ae - a) : strlen(a), bl = be ? (size_t)(be - b) : strlen(b);
+        if (al != bl || memcmp(a, b, al) != 0)
+            break;
+        a += al + (ae != NULL);
+        b += bl + (be != NULL);
+    }
+    while (*a == ' ')
+        a++;
+    while (*b == ' ')
+        b++;
+    int an = (int)(strchr(a, '\n') ? strchr(a, '\n') - a : (ptrdiff_t)strlen(a));
+    int bn = (int)(strchr(b, '\n') ? strchr(b, '\n') - b : (ptrdiff_t)strlen(b));
+    fprintf(stderr, "sensim: error: %s holds another run (%s): it has %.*s%s, this run %.*s%s; nothing was "
+                    "written (another folder, or --overwrite)\n",
+            mp, resume ? "--resume refused" : "refusing to mix", an > 160 ? 160 : an, a, an > 160 ? "..." : "",
+            bn > 160 ? 160 : bn, b, bn > 160 ? "..." : "");
+    free(old);
+    return EXIT_STATUS_BASE + SENSIM_ERR_DUPLICATE;
+}
+
 int cmd_batch(int argc, char **argv)
 {
     const char *scene_arg = NULL, *lidar_arg = NULL, *rig_arg = NULL, *traj_arg = NULL, *out = NULL;
@@ -209,7 +344,7 @@ int cmd_batch(int argc, char **argv)
     uint32_t nglobal = 0, threads = 0, shard_k = 0, shard_n = 1;
     int64_t fa = 0, fb = INT64_MAX;
     int32_t format = SENSIM_FORMAT_PLY, frame = SENSIM_FRAME_NATIVE;
-    int images = 0, resume = 0, quiet = 0;
+    int images = 0, resume = 0, quiet = 0, overwrite = 0;
     char seedbuf[64];
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -219,6 +354,10 @@ int cmd_batch(int argc, char **argv)
         }
         if (!strcmp(a, "--resume")) {
             resume = 1;
+            continue;
+        }
+        if (!strcmp(a, "--overwrite")) {
+            overwrite = 1;
             continue;
         }
         if (!strcmp(a, "--quiet")) {
@@ -262,12 +401,14 @@ int cmd_batch(int argc, char **argv)
             shard_k = (uint32_t)k, shard_n = (uint32_t)n;
         } else if (!strcmp(a, "--frames")) {
             char *end;
+            errno = 0;
             long long x = strtoll(v, &end, 10), y;
-            if (end == v || *end != ':' || x < 0)
+            if (end == v || *end != ':' || x < 0 || errno || !(v[0] >= '0' && v[0] <= '9'))
                 return usage("--frames needs A:B (frame indices, B exclusive, B may be empty)");
-            y = end[1] ? strtoll(end + 1, &end, 10) : INT64_MAX;
-            if (*end && *end != ':')
-                return usage("--frames needs A:B");
+            const char *yb = end + 1;
+            y = *yb ? strtoll(yb, &end, 10) : INT64_MAX;
+            if (*yb && (end == yb || *end || errno || !(*yb >= '0' && *yb <= '9')))
+                return usage("--frames needs A:B (two non-negative integers, nothing else)");
             if (y < x)
                 return usage("--frames needs A <= B");
             fa = x, fb = y;
@@ -354,22 +495,15 @@ int cmd_batch(int argc, char **argv)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
         goto done;
     }
-    for (uint32_t s = 0; s < nspecs && rig_arg; s++) {
-        char d[4200];
-        snprintf(d, sizeof d, "%.4000s/%.63s", out, specs[s].name);
-        if (!ensure_dir(d)) {
-            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
-            goto done;
-        }
-    }
     {
         char mp[4200], mt[4300];
         snprintf(mp, sizeof mp, "%.4000s/meta.json", out);
-        snprintf(mt, sizeof mt, "%s.tmp.%d", mp, (int)getpid());
-        FILE *f = fopen(mt, "w");
+        char *meta = NULL;
+        size_t meta_len = 0;
+        FILE *f = open_memstream(&meta, &meta_len);
         if (!f) {
-            fprintf(stderr, "sensim: error: %s: cannot create\n", mt);
-            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+            fprintf(stderr, "sensim: error: out of memory\n");
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
             goto done;
         }
         int ok;
@@ -388,7 +522,7 @@ int cmd_batch(int argc, char **argv)
                 i++;
                 continue;
             }
-            if (!strcmp(argv[i], "--resume") || !strcmp(argv[i], "--quiet"))
+            if (!strcmp(argv[i], "--resume") || !strcmp(argv[i], "--quiet") || !strcmp(argv[i], "--overwrite"))
                 continue;
             fprintf(f, "%s", first ? "" : ", ");
             json_str(f, argv[i]);
@@ -415,8 +549,39 @@ int cmd_batch(int argc, char **argv)
             fprintf(f, "]}");
         }
         fprintf(f, "\n  ]\n}\n");
-        if (fclose(f) != 0 || rename(mt, mp) != 0) {
-            fprintf(stderr, "sensim: error: %s: cannot write\n", mp);
+        if (fclose(f) != 0) {
+            free(meta);
+            fprintf(stderr, "sensim: error: out of memory\n");
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+            goto done;
+        }
+        /* meta.json identifies the run (inputs by hash, sensors, overrides,
+         * format; not shard, threads, frames): a folder holds one run. */
+        rc = check_output(out, mp, meta, meta_len, resume, overwrite, shard_n);
+        if (rc == 0) {
+            snprintf(mt, sizeof mt, "%s.tmp.XXXXXX", mp);
+            int fd = mkstemp(mt);
+            FILE *mf = fd >= 0 ? fdopen(fd, "w") : NULL;
+            if (fd >= 0)
+                fchmod(fd, 0644);
+            int wok = mf && fwrite(meta, 1, meta_len, mf) == meta_len;
+            if (mf && fclose(mf) != 0)
+                wok = 0;
+            if (!wok || rename(mt, mp) != 0) {
+                fprintf(stderr, "sensim: error: %s: cannot write: %s\n", mp, strerror(errno));
+                if (fd >= 0)
+                    remove(mt);
+                rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+            }
+        }
+        free(meta);
+        if (rc)
+            goto done;
+    }
+    for (uint32_t s = 0; s < nspecs && rig_arg; s++) {
+        char d[4200];
+        snprintf(d, sizeof d, "%.4000s/%.63s", out, specs[s].name);
+        if (!ensure_dir(d)) {
             rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
             goto done;
         }
@@ -510,7 +675,10 @@ int cmd_batch(int argc, char **argv)
                 m.key_count = (uint32_t)(hi - lo + 1);
                 m.world_step = (uint64_t)r;
                 if ((st = sensim_lidar_scan_motion(lidars[s], scene, a, b, &m, ring, NULL))) {
-                    rc = fail(st);
+                    if (st == SENSIM_ERR_CANCELLED && g_stop)
+                        rc = -1; /* Ctrl-C: this frame is not written; reported below */
+                    else
+                        rc = fail(st);
                     break;
                 }
                 a = b;
@@ -544,6 +712,9 @@ int cmd_batch(int argc, char **argv)
         }
     }
     writer_drain(&w);
+    if (rc == -1)
+        rc = 0; /* cancelled by Ctrl-C: reported as an interruption below */
+    done_frames = w.written + skipped; /* what is on disk, not what was handed to the writer */
     if (w.error && !rc)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
     progress(tty, quiet, done_frames, total, points, t_start, 1);

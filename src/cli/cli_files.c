@@ -3,6 +3,9 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,12 +44,60 @@ int parse_numbers(const char *s, double *v, int lo, int hi)
 
 static int with_file(const char *path, FILE **f)
 {
-    *f = fopen(path, "r");
-    if (!*f) {
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; only regular
+     * files are read (a FIFO could block forever, /dev/zero never ends). */
+    *f = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0) {
         fprintf(stderr, "sensim: error: %s: cannot open: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        fprintf(stderr, "sensim: error: %s: not a regular file (%s)\n", path,
+                S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO" :
+                S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device" : "a special file");
+        close(fd);
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    if (sb.st_size > (off_t)1 << 30) {
+        fprintf(stderr, "sensim: error: %s: %lld bytes exceeds the limit of 1 GiB\n", path, (long long)sb.st_size);
+        close(fd);
+        return EXIT_STATUS_BASE + SENSIM_ERR_TOO_LARGE;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (!(*f = fdopen(fd, "r"))) {
+        fprintf(stderr, "sensim: error: %s: cannot open: %s\n", path, strerror(errno));
+        close(fd);
         return EXIT_STATUS_BASE + SENSIM_ERR_IO;
     }
     return 0;
+}
+
+/* Next line of @p f into @p line (cap bytes, NUL-terminated, line end
+ * kept). 1: a line; 0: end of file; -1: error already reported (line too
+ * long, or a NUL byte: text after it would otherwise be silently ignored). */
+static int next_line(FILE *f, const char *path, unsigned long long ln, char *line, size_t cap)
+{
+    size_t n = 0;
+    int c = EOF;
+    while (n + 1 < cap && (c = getc(f)) != EOF) {
+        if (c == '\0') {
+            fprintf(stderr, "sensim: error: %s:%llu: NUL byte in the line\n", path, ln);
+            return -1;
+        }
+        line[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    line[n] = '\0';
+    if (n + 1 == cap && c != '\n') {
+        fprintf(stderr, "sensim: error: %s:%llu: line longer than %zu bytes\n", path, ln, cap - 2);
+        return -1;
+    }
+    return n > 0 ? 1 : 0;
 }
 
 int load_trajectory_file(const char *path, int32_t frame, traj *t)
@@ -95,7 +146,8 @@ int load_trajectory(FILE *f, const char *path, int32_t frame, traj *t)
     size_t cap = 0;
     int rc = 0;
     double prev_t = -INFINITY;
-    while (fgets(line, sizeof line, f)) {
+    int got;
+    while ((got = next_line(f, path, ln + 1, line, sizeof line)) > 0) {
         ln++;
         size_t len = strlen(line);
         while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
@@ -150,9 +202,15 @@ int load_trajectory(FILE *f, const char *path, int32_t frame, traj *t)
             break;
         }
         if (quat) {
+            /* A unit quaternion within 1e-3 (files round to ~6 digits): any
+             * other norm means a wrong column order or garbage, and huge
+             * components overflowed the norm to infinity (once: identity). */
             double qn = sqrt(v[4] * v[4] + v[5] * v[5] + v[6] * v[6] + v[7] * v[7]);
-            if (qn < 1e-9 || frame != SENSIM_FRAME_NATIVE) {
-                rc = msg_fail("%s:%llu: %s", path, ln, qn < 1e-9 ? "zero quaternion" : "quaternions only in the native frame");
+            if (!(fabs(qn - 1.0) <= 1e-3) || frame != SENSIM_FRAME_NATIVE) {
+                char why[128];
+                snprintf(why, sizeof why, frame != SENSIM_FRAME_NATIVE ? "quaternions only in the native frame"
+                                                                       : "quaternion (qw,qx,qy,qz) has norm %g, not 1", qn);
+                rc = msg_fail("%s:%llu: %s", path, ln, why);
                 break;
             }
             double w = v[4] / qn, x = v[5] / qn, y = v[6] / qn, z = v[7] / qn, *m = k->pose;
@@ -171,6 +229,8 @@ int load_trajectory(FILE *f, const char *path, int32_t frame, traj *t)
         }
         t->n++;
     }
+    if (got < 0 && rc == 0)
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
     if (rc == 0 && t->n < 2) {
         fprintf(stderr, "sensim: error: %s: a trajectory needs at least 2 rows\n", path);
         rc = EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
@@ -185,7 +245,8 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
     unsigned long long ln = 0;
     int rc = 0;
     sensor_spec *cur = NULL;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
+    int got = 0;
+    while (rc == 0 && (got = next_line(f, path, ln + 1, line, sizeof line)) > 0) {
         ln++;
         char *c = strchr(line, '#');
         if (c)
@@ -200,10 +261,19 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
             continue;
         if (*p == '[') {
             char name[64];
-            if (sscanf(p, "[sensor %63[A-Za-z0-9_-]]", name) != 1 || p[strlen(p) - 1] != ']') {
-                rc = msg_fail("%s:%llu: expected [sensor NAME] (NAME of A-Z a-z 0-9 _ -)%s", path, ln, "");
+            size_t nl = 0;
+            const char *q = p + 8;
+            if (strncmp(p, "[sensor ", 8) == 0)
+                while (nl < 64 && ((q[nl] >= 'A' && q[nl] <= 'Z') || (q[nl] >= 'a' && q[nl] <= 'z') ||
+                                   (q[nl] >= '0' && q[nl] <= '9') || q[nl] == '_' || q[nl] == '-'))
+                    nl++;
+            /* the whole header, exactly: a name of 1..63 allowed characters and ']' */
+            if (strncmp(p, "[sensor ", 8) != 0 || nl == 0 || nl > 63 || strcmp(q + nl, "]") != 0) {
+                rc = msg_fail("%s:%llu: expected [sensor NAME] (NAME: 1 to 63 of A-Z a-z 0-9 _ -)%s", path, ln, "");
                 break;
             }
+            memcpy(name, q, nl);
+            name[nl] = '\0';
             if (*count == MAX_SENSORS) {
                 rc = msg_fail("%s:%llu: more than 16 sensors%s", path, ln, "");
                 break;
@@ -229,6 +299,14 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
         while (*v == ' ' || *v == '\t')
             v++;
         if (!strcmp(k, "preset")) {
+            if (cur->preset[0]) {
+                rc = msg_fail("%s:%llu: preset given twice for sensor '%s'", path, ln, cur->name);
+                break;
+            }
+            if (strlen(v) >= sizeof cur->preset || !*v) {
+                rc = msg_fail("%s:%llu: preset %s", path, ln, *v ? "name longer than 1023 bytes" : "is empty");
+                break;
+            }
             snprintf(cur->preset, sizeof cur->preset, "%s", v);
             continue;
         }
@@ -245,6 +323,8 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
         cur->owned[cur->nowned++] = kv;
         cur->sets[cur->nsets++] = kv;
     }
+    if (got < 0 && rc == 0)
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
     for (uint32_t i = 0; rc == 0 && i < *count; i++)
         if (!specs[i].preset[0]) {
             fprintf(stderr, "sensim: error: %s: sensor '%s' has no preset\n", path, specs[i].name);
