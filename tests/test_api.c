@@ -1,5 +1,6 @@
 /* Presets, descriptors, statuses, lifecycle and misuse. */
 #include "helpers.h"
+#include "../src/internal.h"
 
 #include <unistd.h>
 
@@ -11,7 +12,7 @@ static void test_version_and_status(void **state)
     assert_string_equal(sensim_version_string(), SENSIM_VERSION_STRING);
     assert_int_equal(sensim_version_number(),
                      SENSIM_VERSION_MAJOR * 10000 + SENSIM_VERSION_MINOR * 100 + SENSIM_VERSION_PATCH);
-    for (sensim_status s = 0; s <= SENSIM_ERR_DUPLICATE; s++) {
+    for (sensim_status s = 0; s <= SENSIM_ERR_CANCELLED; s++) {
         const char *t = sensim_status_string(s);
         assert_non_null(strstr(t, "SENSIM_"));
         for (sensim_status u = 0; u < s; u++)
@@ -299,13 +300,124 @@ static void test_bad_input_matrix(void **state)
     sensim_scene_destroy(s);
 }
 
+/* Finite but absurd numbers get a status before they reach Embree (a pose
+ * of 1.9e18 m aborted the process inside it) or wrap an integer. */
+static void test_hostile_numbers(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_plane(s, 100, 1);
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", NULL, 0, &l));
+    sensim_ring *r = test_ring(100000, 4, SENSIM_OVERFLOW_FAIL);
+    double pose[16];
+    translation(pose, 1.9e18, 0, 1.8);
+    assert_int_equal(sensim_lidar_scan(l, s, 0, 1000000, pose, r, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "translation x"));
+    translation(pose, 0, 0, 1.8);
+    pose[0] = 1e300; /* a "rotation" that would send rays to infinity */
+    assert_int_equal(sensim_lidar_scan(l, s, 0, 1000000, pose, r, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    translation(pose, 0, 0, 1.8);
+    /* mount within bounds, platform within bounds */
+    double far[16];
+    translation(far, 2e9, 0, 0);
+    assert_int_equal(sensim_lidar_set_mount_pose(l, far), SENSIM_ERR_OUT_OF_RANGE);
+    /* velocity that carries the pose beyond the bound */
+    sensim_pose_key keys[2];
+    const double v[3] = {1e300, 0, 0}, w[3] = {0, 0, 0};
+    assert_int_equal(sensim_motion_from_velocity(pose, 0, 1000000000, v, w, keys), SENSIM_ERR_OUT_OF_RANGE);
+    /* times near INT64_MAX are refused instead of overflowing */
+    assert_int_equal(sensim_lidar_scan(l, s, INT64_MAX - 10, INT64_MAX, pose, r, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    uint64_t n;
+    assert_int_equal(sensim_lidar_count_shots(l, INT64_MIN, 0, &n), SENSIM_ERR_OUT_OF_RANGE);
+    double sec;
+    uint64_t rays, hits;
+    pose[12] = NAN;
+    assert_int_equal(sensim_bench_trace(l, s, 0, 1000000, pose, SENSIM_BENCH_NAIVE, &sec, &rays, &hits),
+                     SENSIM_ERR_NOT_FINITE);
+    pose[12] = 0;
+    /* wrong-type handles where they were once used as the wrong struct */
+    assert_int_equal(sensim_bench_trace((sensim_lidar *)s, s, 0, 10, pose, SENSIM_BENCH_NAIVE, &sec, &rays, &hits),
+                     SENSIM_ERR_BAD_HANDLE);
+    uint32_t id;
+    assert_int_equal(sensim_scene_find_material((sensim_scene *)l, "x", &id), SENSIM_ERR_BAD_HANDLE);
+    assert_int_equal(sensim_scene_add_actor((sensim_scene *)l, 0, 5, pose), SENSIM_ERR_BAD_HANDLE);
+    sensim_pattern_stats ps;
+    assert_int_equal(sensim_pattern_measure((sensim_lidar *)s, 0, 10, 0.01, NULL, 0, NULL, NULL, 0, &ps),
+                     SENSIM_ERR_BAD_HANDLE);
+    assert_int_equal(sensim_pattern_export_csv((sensim_lidar *)s, 0, 10, "/tmp/never.csv", NULL),
+                     SENSIM_ERR_BAD_HANDLE);
+    /* t_offset_ns is uint32: frames longer than 4.29 s are refused, not wrapped */
+    const char *slow[] = {"frame_rate_hz=0.1"};
+    sensim_lidar *bad = NULL;
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, "mid40", slow, 1, &bad), SENSIM_ERR_OUT_OF_RANGE);
+    assert_null(bad);
+    const char *ok_slow[] = {"frame_rate_hz=0.25"};
+    sensim_lidar *l4;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "mid40", ok_slow, 1, &l4));
+    sensim_lidar_info li;
+    CHECK_OK(sensim_lidar_get_info(l4, &li));
+    assert_true(li.frame_period_ns <= (int64_t)UINT32_MAX);
+    /* a FAIL ring that cannot hold a long scan refuses it after the first chunk, not after tracing it all */
+    sensim_ring *tiny = test_ring(100, 4, SENSIM_OVERFLOW_FAIL);
+    translation(pose, 0, 0, 1.8);
+    assert_int_equal(sensim_lidar_scan(l, s, 0, 20000000000LL, pose, tiny, NULL), SENSIM_ERR_RING_FULL);
+    sensim_ring_stats rs;
+    CHECK_OK(sensim_ring_get_stats(tiny, &rs));
+    assert_true(rs.points_refused > 100 && rs.points_refused <= 2 * 16384); /* the whole scan: ~6 million */
+    free(tiny);
+    free(r);
+    sensim_lidar_destroy(l);
+    sensim_lidar_destroy(l4);
+    sensim_scene_destroy(s);
+}
+
+/* Preset values that were once taken silently. */
+static void test_preset_silent_accepts(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        sensim_status want;
+        const char *says;
+    } cases[] = {
+        {"type = table\nmax_bounces = 4294967295\n", SENSIM_ERR_OUT_OF_RANGE, "max_bounces"},
+        {"type = mechanical\nchannels = 1\nelevation_deg = 0\nrotation_hz = 0\n", SENSIM_ERR_OUT_OF_RANGE,
+         "rotation_hz"},
+        {"type = mechanical\nchannels = 1\nelevation_deg = 0\nrotation_hz = 10\nrotation_hz = 20\n",
+         SENSIM_ERR_DUPLICATE, ":5: key 'rotation_hz' given twice"},
+        {"name = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+         SENSIM_ERR_TOO_LARGE, "longer than 31"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sensim_lidar *l = NULL;
+        sensim_status st = sensim__lidar_from_preset_mem(ctx, "case.preset", cases[i].text, strlen(cases[i].text),
+                                                         NULL, 0, &l);
+        assert_int_equal(st, cases[i].want);
+        assert_null(l);
+        if (!strstr(sensim_context_last_error(NULL), cases[i].says))
+            fail_msg("case %zu: '%s' does not say '%s'", i, sensim_context_last_error(NULL), cases[i].says);
+    }
+    /* overrides still replace file values (not duplicates) */
+    const char *sets[] = {"rotation_hz=20", "rotation_hz=5"};
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", sets, 2, &l));
+    sensim_lidar_info li;
+    CHECK_OK(sensim_lidar_get_info(l, &li));
+    assert_int_equal(li.frame_period_ns, 200000000);
+    sensim_lidar_destroy(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_version_and_status), cmocka_unit_test(test_required_presets),
         cmocka_unit_test(test_overrides),          cmocka_unit_test(test_preset_file_errors),
         cmocka_unit_test(test_desc_validation),    cmocka_unit_test(test_scan_misuse),
-        cmocka_unit_test(test_bad_input_matrix),
+        cmocka_unit_test(test_bad_input_matrix),  cmocka_unit_test(test_hostile_numbers),
+        cmocka_unit_test(test_preset_silent_accepts),
     };
     return cmocka_run_group_tests_name("api", tests, setup, teardown);
 }

@@ -4,7 +4,10 @@
 #include "helpers.h"
 #include "street.h"
 
+#include "../src/scene_impl.h"
+
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <time.h>
 
@@ -184,11 +187,240 @@ static void test_edits_during_scans_are_refused(void **state)
            refused, atomic_load(&scans_ok), atomic_load(&busy_scans));
 }
 
+/* ---- states a test waits for: a pattern callback that stops inside a scan ---- */
+static atomic_int gate_armed, gate_inside, gate_open;
+
+static int32_t gated_shot(void *user, int64_t shot, int64_t t_ns, uint16_t *channel, float dir[3])
+{
+    (void)user;
+    (void)t_ns;
+    int expected = 1;
+    if (atomic_compare_exchange_strong(&gate_armed, &expected, 0)) {
+        atomic_store(&gate_inside, 1); /* the scan holds the lidar and the scene now */
+        while (!atomic_load(&gate_open))
+            sched_yield();
+    }
+    double az = ((double)(shot % 61) - 30.0) * 3.14159265358979 / 180.0; /* +-30 deg, towards the wall */
+    dir[0] = (float)cos(az), dir[1] = (float)sin(az), dir[2] = 0.0f;
+    *channel = 0;
+    return 0;
+}
+
+static sensim_lidar *gated_lidar(uint32_t id)
+{
+    sensim_lidar_desc d;
+    sensim_lidar_desc_init(&d);
+    d.pattern = SENSIM_PATTERN_CALLBACK;
+    d.channel_count = 1;
+    d.shots_per_s = 36000; /* 3600 shots per 0.1 s frame: a 1 s scan spans 10 frames */
+    d.frame_rate_hz = 10;
+    d.shot_fn = gated_shot;
+    d.lidar_id = id;
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create(ctx, &d, &l));
+    return l;
+}
+
+static sensim_scene *wall_scene(void)
+{
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const float v[] = {10, -50, -50, 10, 50, -50, 10, 50, 50, 10, -50, 50};
+    const uint32_t idx[] = {0, 1, 2, 0, 2, 3};
+    sensim_mesh_desc md;
+    sensim_mesh_desc_init(&md);
+    md.vertices = v, md.vertex_count = 4, md.indices = idx, md.triangle_count = 2, md.tag = 4;
+    CHECK_OK(sensim_scene_add_mesh(s, &md, NULL));
+    CHECK_OK(sensim_scene_commit(s));
+    return s;
+}
+
+typedef struct held_scan {
+    sensim_lidar *l;
+    sensim_scene *scene;
+    sensim_ring *ring;
+    int64_t t1;
+    sensim_status st;
+} held_scan;
+
+static void *held_scan_main(void *arg)
+{
+    held_scan *h = arg;
+    double pose[16];
+    identity(pose);
+    h->st = sensim_lidar_scan(h->l, h->scene, 0, h->t1, pose, h->ring, NULL);
+    return NULL;
+}
+
+static void start_held_scan(held_scan *h, pthread_t *th)
+{
+    atomic_store(&gate_inside, 0);
+    atomic_store(&gate_open, 0);
+    atomic_store(&gate_armed, 1);
+    assert_int_equal(pthread_create(th, NULL, held_scan_main, h), 0);
+    while (!atomic_load(&gate_inside)) /* a state, not a delay */
+        sched_yield();
+}
+
+static void *destroy_main(void *arg)
+{
+    sensim_scene_destroy(arg);
+    return NULL;
+}
+
+/* While one thread scans: the same lidar from another thread, its mount, an
+ * edit of the scene are refused with SENSIM_ERR_BUSY; destroying the scene
+ * waits for the scan instead of freeing the BVH under it (was SIGSEGV). */
+static void test_forbidden_threading_is_refused(void **state)
+{
+    (void)state;
+    sensim_scene *s = wall_scene();
+    sensim_lidar *l = gated_lidar(1);
+    held_scan h = {l, s, test_ring(100000, 16, SENSIM_OVERFLOW_FAIL), 100000000, -1};
+    pthread_t th, dt;
+    start_held_scan(&h, &th);
+    double pose[16];
+    identity(pose);
+    sensim_ring *r2 = test_ring(100000, 16, SENSIM_OVERFLOW_FAIL);
+    assert_int_equal(sensim_lidar_scan(l, s, 0, 100000000, pose, r2, NULL), SENSIM_ERR_BUSY);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "another thread"));
+    assert_int_equal(sensim_lidar_set_mount_pose(l, pose), SENSIM_ERR_BUSY);
+    assert_int_equal(sensim_scene_set_actor_pose(s, 1, pose), SENSIM_ERR_BUSY);
+    /* destroy from a third thread: it must wait for the running scan */
+    assert_int_equal(pthread_create(&dt, NULL, destroy_main, s), 0);
+    while (((volatile struct sensim_scene *)s)->magic != SENSIM_MAGIC_DEAD) /* destroy has begun */
+        sched_yield();
+    assert_int_equal(atomic_load(&s->use), 1); /* the scan still holds the scene: nothing freed */
+    atomic_store(&gate_open, 1);
+    pthread_join(th, NULL);
+    pthread_join(dt, NULL);
+    CHECK_OK(h.st); /* the scan finished on intact data */
+    sensim_frame_view v;
+    CHECK_OK(sensim_ring_peek(h.ring, &v));
+    assert_true(v.counts[0] + v.counts[1] > 100);
+    free(h.ring);
+    free(r2);
+    sensim_lidar_destroy(l);
+}
+
+/* A cancel set while a scan runs stops it within a chunk: nothing written,
+ * the lidar as before, and a retry after clearing gives the very points of
+ * an uninterrupted scan. */
+static void test_cancel_writes_nothing(void **state)
+{
+    (void)state;
+    sensim_scene *s = wall_scene();
+    sensim_lidar *l = gated_lidar(2), *ref = gated_lidar(2);
+    held_scan h = {l, s, test_ring(200000, 16, SENSIM_OVERFLOW_DROP_OLDEST), 1000000000, -1};
+    pthread_t th;
+    start_held_scan(&h, &th);
+    CHECK_OK(sensim_context_set_cancel(ctx, 1));
+    atomic_store(&gate_open, 1);
+    pthread_join(th, NULL);
+    assert_int_equal(h.st, SENSIM_ERR_CANCELLED);
+    sensim_frame_view v;
+    assert_int_equal(sensim_ring_peek(h.ring, &v), SENSIM_ERR_RING_EMPTY);
+    sensim_ring_stats rs;
+    CHECK_OK(sensim_ring_get_stats(h.ring, &rs));
+    assert_int_equal(rs.frames_written, 0);
+    assert_int_equal(rs.frames_dropped + rs.points_dropped + rs.points_lost, 0);
+    double pose[16];
+    identity(pose);
+    assert_int_equal(sensim_lidar_scan(l, s, 0, 1000000000, pose, h.ring, NULL), SENSIM_ERR_CANCELLED);
+    CHECK_OK(sensim_context_set_cancel(ctx, 0));
+    CHECK_OK(sensim_lidar_scan(l, s, 0, 1000000000, pose, h.ring, NULL)); /* same interval: the lidar did not move on */
+    sensim_ring *r2 = test_ring(200000, 16, SENSIM_OVERFLOW_DROP_OLDEST);
+    CHECK_OK(sensim_lidar_scan(ref, s, 0, 1000000000, pose, r2, NULL));
+    sensim_point *a = NULL, *b = NULL;
+    uint64_t na = 0, nb = 0;
+    drain(h.ring, &a, &na, NULL, 0, NULL);
+    drain(r2, &b, &nb, NULL, 0, NULL);
+    assert_true(na > 1000);
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, na * sizeof *a);
+    free(a);
+    free(b);
+    free(h.ring);
+    free(r2);
+    sensim_lidar_destroy(l);
+    sensim_lidar_destroy(ref);
+    sensim_scene_destroy(s);
+}
+
+typedef struct held_step {
+    sensim_rig *rig;
+    sensim_scene *scene;
+    sensim_status st;
+} held_step;
+
+static void *held_step_main(void *arg)
+{
+    held_step *h = arg;
+    sensim_pose_key k = {0};
+    identity(k.pose);
+    sensim_motion m = {0};
+    m.keys = &k;
+    m.key_count = 1;
+    h->st = sensim_rig_step(h->rig, h->scene, 1000000000, &m, NULL);
+    return NULL;
+}
+
+/* A rig step is one transaction: cancelled after its first sensor has
+ * scanned, no ring holds anything and the rig has not advanced. */
+static void test_rig_step_is_all_or_nothing(void **state)
+{
+    (void)state;
+    sensim_scene *s = wall_scene();
+    sensim_lidar *first, *gated = gated_lidar(4);
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", NULL, 0, &first));
+    sensim_ring *r1 = test_ring(2000000, 32, SENSIM_OVERFLOW_FAIL), *r2 = test_ring(200000, 32, SENSIM_OVERFLOW_FAIL);
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    CHECK_OK(sensim_rig_add_lidar(rig, first, r1, NULL));
+    CHECK_OK(sensim_rig_add_lidar(rig, gated, r2, NULL));
+    held_step h = {rig, s, -1};
+    atomic_store(&gate_inside, 0);
+    atomic_store(&gate_open, 0);
+    atomic_store(&gate_armed, 1);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, held_step_main, &h), 0);
+    while (!atomic_load(&gate_inside)) /* the first sensor has scanned its second */
+        sched_yield();
+    assert_int_equal(sensim_scene_set_actor_pose(s, 1, (double[16]){1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}),
+                     SENSIM_ERR_BUSY); /* no edit lands between sensors */
+    CHECK_OK(sensim_context_set_cancel(ctx, 1));
+    atomic_store(&gate_open, 1);
+    pthread_join(th, NULL);
+    assert_int_equal(h.st, SENSIM_ERR_CANCELLED);
+    sensim_frame_view v;
+    assert_int_equal(sensim_ring_peek(r1, &v), SENSIM_ERR_RING_EMPTY);
+    assert_int_equal(sensim_ring_peek(r2, &v), SENSIM_ERR_RING_EMPTY);
+    CHECK_OK(sensim_context_set_cancel(ctx, 0));
+    /* the step is retried from the same time: the rig did not advance */
+    held_step h2 = {rig, s, -1};
+    held_step_main(&h2);
+    CHECK_OK(h2.st);
+    CHECK_OK(sensim_ring_peek(r1, &v));
+    assert_int_equal(v.header->t_begin_ns, 0);
+    assert_int_equal(v.header->world_step_first, 0);
+    CHECK_OK(sensim_ring_peek(r2, &v));
+    assert_int_equal(v.header->t_begin_ns, 0);
+    sensim_rig_destroy(rig);
+    sensim_lidar_destroy(first);
+    sensim_lidar_destroy(gated);
+    free(r1);
+    free(r2);
+    sensim_scene_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parallel_equals_sequential),
         cmocka_unit_test(test_edits_during_scans_are_refused),
+        cmocka_unit_test(test_forbidden_threading_is_refused),
+        cmocka_unit_test(test_cancel_writes_nothing),
+        cmocka_unit_test(test_rig_step_is_all_or_nothing),
     };
     return cmocka_run_group_tests_name("concurrency", tests, setup, teardown);
 }

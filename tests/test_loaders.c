@@ -1,5 +1,6 @@
 /* OBJ and PLY loaders: content, tags, every error path. */
 #include "helpers.h"
+#include "../src/scene_impl.h"
 
 #include <unistd.h>
 
@@ -337,6 +338,109 @@ static void test_tag_names(void **state)
         assert_int_equal(sensim_tag_from_name(sensim_tag_name(t)), (int32_t)t);
 }
 
+/* Text of an OBJ: one triangle, then @p names usemtl names (prefix @p tag)
+ * each with a face. Caller frees. */
+static char *obj_with_names(const char *tag, int names)
+{
+    size_t cap = 64 + (size_t)names * 40;
+    char *t = malloc(cap), *p = t;
+    p += sprintf(p, "v 0 0 0\nv 1 0 0\nv 0 1 0\n");
+    for (int i = 0; i < names; i++)
+        p += sprintf(p, "usemtl %s%d\nf 1 2 3\n", tag, i);
+    return t;
+}
+
+/* A load that fails leaves the scene exactly as it was: no materials of the
+ * failed file, no staged change (was: ~25 000 new materials and an
+ * uncommitted scene after hitting the 65 535 limit). */
+static void test_failed_load_changes_nothing(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    char *a = obj_with_names("a", 40000), *b = obj_with_names("b", 30000);
+    CHECK_OK(sensim__scene_load_obj_mem(s, "a.obj", a, strlen(a), NULL, NULL));
+    CHECK_OK(sensim_scene_commit(s));
+    uint32_t id;
+    CHECK_OK(sensim_scene_find_material(s, "a39999", &id));
+    assert_int_equal(id, 40000);
+    assert_int_equal(sensim__scene_load_obj_mem(s, "b.obj", b, strlen(b), NULL, NULL), SENSIM_ERR_TOO_LARGE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "b.obj"));
+    sensim_scene_info si;
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    assert_int_equal(si.mesh_count, 1);
+    assert_int_equal(si.committed, 1);
+    assert_int_equal(sensim_scene_find_material(s, "b0", &id), SENSIM_ERR_NOT_FOUND);
+    assert_int_equal(sensim_scene_find_material(s, "b25534", &id), SENSIM_ERR_NOT_FOUND);
+    CHECK_OK(sensim_scene_find_material(s, "a17", &id));
+    assert_int_equal(id, 18);
+    /* the names the failed file would have taken are free again */
+    char *c = obj_with_names("c", 25535);
+    CHECK_OK(sensim__scene_load_obj_mem(s, "c.obj", c, strlen(c), NULL, NULL));
+    CHECK_OK(sensim_scene_find_material(s, "c25534", &id));
+    assert_int_equal(id, 65535);
+    free(a);
+    free(b);
+    free(c);
+    sensim_scene_destroy(s);
+}
+
+/* Exact duplicate faces (same positions, any order, even through duplicated
+ * vertices) are dropped at load and counted; one million copies of a
+ * triangle once cost 47 s per frame. */
+static void test_duplicate_faces_dropped(void **state)
+{
+    (void)state;
+    size_t cap = 200 + 2000 * 16;
+    char *t = malloc(cap), *p = t;
+    p += sprintf(p, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 0 0\nv 5 5 5\n");
+    for (int i = 0; i < 1000; i++)
+        p += sprintf(p, "f 1 2 3\nf 3 1 4\n"); /* 4 is at 2's position: the same face, reordered */
+    p += sprintf(p, "f 1 2 5\n"); /* a different face is kept */
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    CHECK_OK(sensim__scene_load_obj_mem(s, "dup.obj", t, strlen(t), NULL, NULL));
+    sensim_scene_info si;
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    assert_int_equal(si.triangle_count, 2);
+    assert_int_equal(si.duplicate_triangles_dropped, 1999);
+    /* PLY too */
+    const char *ply = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                      "property float z\nelement face 3\nproperty list uchar int vertex_indices\nend_header\n"
+                      "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n3 2 1 0\n3 1 2 0\n";
+    CHECK_OK(sensim__scene_load_ply_mem(s, "dup.ply", ply, strlen(ply), NULL, NULL));
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    assert_int_equal(si.triangle_count, 3);
+    assert_int_equal(si.duplicate_triangles_dropped, 2001);
+    free(t);
+    sensim_scene_destroy(s);
+}
+
+/* Integers beyond int64 are refused, not wrapped (18446744073709551617 was
+ * read as 1, a valid index); over-long material names are refused, not cut. */
+static void test_numbers_and_names_never_wrap(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const char *wrap = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 18446744073709551617 2 3\n";
+    assert_int_equal(sensim__scene_load_obj_mem(s, "w.obj", wrap, strlen(wrap), NULL, NULL), SENSIM_ERR_PARSE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "w.obj:4"));
+    const char *min = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -9223372036854775808 2 3\n";
+    assert_int_equal(sensim__scene_load_obj_mem(s, "m.obj", min, strlen(min), NULL, NULL), SENSIM_ERR_BAD_INDEX);
+    const char *ok = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 9223372036854775807 2 3\n";
+    assert_int_equal(sensim__scene_load_obj_mem(s, "k.obj", ok, strlen(ok), NULL, NULL), SENSIM_ERR_BAD_INDEX);
+    const char *lng = "v 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl "
+                      "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm\n"
+                      "f 1 2 3\n";
+    assert_int_equal(sensim__scene_load_obj_mem(s, "n.obj", lng, strlen(lng), NULL, NULL), SENSIM_ERR_TOO_LARGE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "n.obj:4"));
+    /* huge exponents and digit runs parse to what they are, without overflow */
+    const char *big = "v 1e99999999999 0 0\n";
+    assert_int_equal(sensim__scene_load_obj_mem(s, "b.obj", big, strlen(big), NULL, NULL), SENSIM_ERR_NOT_FINITE);
+    sensim_scene_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,6 +448,8 @@ int main(void)
         cmocka_unit_test(test_ply_formats_agree), cmocka_unit_test(test_ply_empty_elements),
         cmocka_unit_test(test_ply_errors),
         cmocka_unit_test(test_raw_mesh_errors),  cmocka_unit_test(test_tag_names),
+        cmocka_unit_test(test_failed_load_changes_nothing), cmocka_unit_test(test_duplicate_faces_dropped),
+        cmocka_unit_test(test_numbers_and_names_never_wrap),
     };
     return cmocka_run_group_tests_name("loaders", tests, setup, teardown);
 }
