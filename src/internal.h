@@ -44,7 +44,7 @@ typedef struct sensim_registered {
 } sensim_registered;
 
 struct sensim_context {
-    uint32_t magic;         /* SENSIM_MAGIC_CONTEXT while alive */
+    _Atomic uint32_t magic; /* SENSIM_MAGIC_CONTEXT while alive; atomic: destroy may race a handle check */
     atomic_int refs;
     void *device;           /* RTCDevice, owned by trace.c */
     uint32_t thread_count;  /* resolved, >= 1 */

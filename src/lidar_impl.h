@@ -13,7 +13,7 @@
 #define SENSIM_CHUNK_SHOTS (SENSIM_LANE_SHOTS * SENSIM_CHUNK_LANES)
 
 struct sensim_lidar {
-    uint32_t magic;
+    _Atomic uint32_t magic; /* atomic: destroy may run while another thread checks the handle */
     sensim_context *ctx;
     char name[32];
     sensim_pattern pat;

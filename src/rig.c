@@ -16,7 +16,7 @@ typedef struct rig_sensor {
 } rig_sensor;
 
 struct sensim_rig {
-    uint32_t magic;
+    _Atomic uint32_t magic; /* atomic: destroy may run while another thread checks the handle */
     sensim_context *ctx;
     rig_sensor sensors[SENSIM_RIG_MAX_SENSORS];
     uint32_t count;

@@ -32,7 +32,7 @@ typedef struct sensim_mat_entry {
 } sensim_mat_entry;
 
 struct sensim_scene {
-    uint32_t magic;
+    _Atomic uint32_t magic; /* atomic: destroy may run while another thread checks the handle */
     sensim_context *ctx;
     sensim_mesh *meshes;
     uint32_t mesh_count, mesh_cap;

@@ -288,7 +288,7 @@ static void test_forbidden_threading_is_refused(void **state)
     assert_int_equal(sensim_scene_set_actor_pose(s, 1, pose), SENSIM_ERR_BUSY);
     /* destroy from a third thread: it must wait for the running scan */
     assert_int_equal(pthread_create(&dt, NULL, destroy_main, s), 0);
-    while (((volatile struct sensim_scene *)s)->magic != SENSIM_MAGIC_DEAD) /* destroy has begun */
+    while (atomic_load(&s->magic) != SENSIM_MAGIC_DEAD) /* destroy has begun */
         sched_yield();
     assert_int_equal(atomic_load(&s->use), 1); /* the scan still holds the scene: nothing freed */
     atomic_store(&gate_open, 1);
