@@ -40,10 +40,10 @@ test: build $(SAN_BUILD)/build.ninja
 	@BUILD=$(BUILD) SAN_BUILD=$(SAN_BUILD) scripts/test_summary.sh
 
 # Threads scanning one scene, edits during scans, forbidden threading,
-# cancel and rig transactions, under ThreadSanitizer, TSAN_RUNS times: a
-# race that shows once in ten runs (as one did) fails 15 runs with
-# probability 1 - 0.9^15 = 79 %, and a 3-in-10 race with 99.5 %.
-TSAN_RUNS ?= 15
+# cancel and rig transactions, under ThreadSanitizer, TSAN_RUNS times: the
+# scene race that failed 3 clean-clone runs in 10 fails 20 runs with
+# probability 1 - 0.7^20 = 99.9 %, a 1-in-10 race with 1 - 0.9^20 = 88 %.
+TSAN_RUNS ?= 20
 tsan: deps
 	@[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false >/dev/null
 	ninja -C build-tsan tests/test_concurrency
