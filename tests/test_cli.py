@@ -465,7 +465,7 @@ with tempfile.TemporaryDirectory() as tmp:
         jsons = [n for n in os.listdir(heavy) if n.endswith(".json") and n != "meta.json"]
         complete = all(os.path.exists(os.path.join(heavy, n[:-5] + ".ply")) for n in jsons)
         check(0 < len(jsons) < 100 and complete and "--resume" in err, "interrupted cleanly after %d frames" % len(jsons))
-        check(not [n for n in os.listdir(heavy) if n.endswith(".tmp")], "no temporary files left")
+        check(not [n for n in os.listdir(heavy) if ".tmp" in n], "no temporary files left")
     else:
         check(p.returncode == 0, "batch finished before the interrupt (rc %d)" % p.returncode)
     r = subprocess.run(args + ["--resume", "--frames", "0:100"], capture_output=True, text=True)
@@ -515,6 +515,119 @@ with tempfile.TemporaryDirectory() as tmp:
             ok = r.returncode >= 0 and (r.returncode == 0 or len(r.stderr.strip().splitlines()) == 1)
             ok = ok and r.returncode in (0, 2) + tuple(range(10, 31))
             check(ok, "%s %s: rc %d, stderr %r" % (kind, os.path.basename(pth), r.returncode, r.stderr[:300]))
+
+    # ---- hostile inputs of the reliability issue (12) ----
+    def one_line(r):
+        return len(r.stderr.strip().splitlines()) == 1
+
+    # a finite but huge pose: a status and one line, not an abort inside Embree
+    r = run("scan", "--scene", box, "--lidar", "vlp16", "--pose", "1.9e18,0,1.8,0,0,0", "--out", os.path.join(tmp, "h"))
+    check(r.returncode == 15 and one_line(r) and "translation" in r.stderr, "huge --pose: rc %d %r" % (r.returncode, r.stderr))
+    r = run("scan", "--scene", box, "--lidar", "vlp16", "--velocity", "1e300,0,0", "--out", os.path.join(tmp, "h"))
+    check(r.returncode == 15 and one_line(r), "huge --velocity: rc %d %r" % (r.returncode, r.stderr))
+    # frames longer than the uint32 time offset are refused, never wrapped
+    r = run("scan", "--scene", box, "--lidar", "mid40", "--set", "frame_rate_hz=0.1", "--out", os.path.join(tmp, "h"))
+    check(r.returncode == 15 and one_line(r) and "4.295 s" in r.stderr, "mid40 at 0.1 Hz refused: %r" % r.stderr)
+    # trajectory / rig files that are not regular files: refused at once (the timeout only guards a hang)
+    fifo = os.path.join(tmp, "fifo.csv")
+    os.mkfifo(fifo)
+    for what, path in (("FIFO", fifo), ("device", "/dev/zero"), ("directory", tmp)):
+        for opt in ("--trajectory", "--rig"):
+            args = ["batch", "--scene", box, "--out", os.path.join(tmp, "h2"), "--trajectory", traj]
+            args += ["--rig", path] if opt == "--rig" else ["--lidar", "vlp16"]
+            if opt == "--trajectory":
+                args[args.index("--trajectory") + 1] = path
+            try:
+                r = subprocess.run([SENSIM, *args], capture_output=True, text=True, timeout=30)
+                ok = r.returncode == 13 and one_line(r) and "not a regular file" in r.stderr
+                msg = r.stderr
+            except subprocess.TimeoutExpired:
+                ok, msg = False, "hung"
+            check(ok, "%s %s: %s" % (opt, what, msg))
+    # silently accepted once: text after a NUL, rig headers with stray characters, --frames 0:1:2, huge quaternions
+    nul = os.path.join(tmp, "nul.csv")
+    with open(nul, "wb") as f:
+        f.write(b"t,x,y,z,roll,pitch,yaw\n0,0,0,0,0,0,0\n1,1,0,0,0,0,0\x00,99\n2,2,0,0,0,0,0\n")
+    r = run("batch", "--scene", box, "--lidar", "vlp16", "--trajectory", nul, "--out", os.path.join(tmp, "h3"))
+    check(r.returncode == 14 and "nul.csv:3" in r.stderr and "NUL" in r.stderr, "NUL in trajectory: %r" % r.stderr)
+    quat = os.path.join(tmp, "quat.csv")
+    with open(quat, "w") as f:
+        f.write("t,x,y,z,qw,qx,qy,qz\n0,0,0,0,1,0,0,0\n1,0,0,0,1e200,0,0,1e200\n")
+    r = run("batch", "--scene", box, "--lidar", "vlp16", "--trajectory", quat, "--out", os.path.join(tmp, "h3"))
+    check(r.returncode == 14 and "quat.csv:3" in r.stderr and "norm" in r.stderr, "huge quaternion: %r" % r.stderr)
+    qrig = os.path.join(tmp, "quote.rig")
+    with open(qrig, "w") as f:
+        f.write('[sensor a"b]\npreset = vlp16\n')
+    r = run("batch", "--scene", box, "--rig", qrig, "--trajectory", traj, "--out", os.path.join(tmp, "h3"))
+    check(r.returncode == 14 and "quote.rig:1" in r.stderr, "rig header with a quote: %r" % r.stderr)
+    r = run("batch", "--scene", box, "--lidar", "vlp16", "--trajectory", traj, "--frames", "0:1:2",
+            "--out", os.path.join(tmp, "h3"))
+    check(r.returncode == 2, "--frames 0:1:2 is a usage error")
+
+    # a folder holds one run: resume with another lidar is refused and leaves the first run untouched
+    first = os.path.join(tmp, "onerun")
+    r = run("batch", "--scene", box, "--lidar", "vlp16", "--trajectory", traj, "--out", first, "--frames", "0:2",
+            "--quiet")
+    check(r.returncode == 0, "first run " + r.stderr)
+
+    def snapshot(d):
+        out = {}
+        for n in sorted(os.listdir(d)):
+            with open(os.path.join(d, n), "rb") as f:
+                out[n] = f.read()
+        return out
+    before = snapshot(first)
+    r = run("batch", "--scene", box, "--lidar", "pandar64", "--trajectory", traj, "--out", first, "--frames", "0:4",
+            "--resume", "--quiet")
+    check(r.returncode == 30 and one_line(r) and "pandar64" in r.stderr and "vlp16" in r.stderr,
+          "resume with another --lidar refused, naming both: %r" % r.stderr)
+    check(snapshot(first) == before, "the first run's files are untouched")
+    r = run("batch", "--scene", box, "--lidar", "vlp16", "--trajectory", traj, "--out", first, "--frames", "0:2",
+            "--quiet")
+    check(r.returncode == 30 and "--resume" in r.stderr, "rerun without --resume refused: %r" % r.stderr)
+    r = run("batch", "--scene", box, "--lidar", "vlp16", "--trajectory", traj, "--out", first, "--frames", "0:3",
+            "--resume", "--quiet")
+    check(r.returncode == 0 and snapshot(first)["frame_000000.ply"] == before["frame_000000.ply"]
+          and "frame_000002.ply" in os.listdir(first), "resume of the same run continues it")
+    r = run("batch", "--scene", box, "--lidar", "pandar64", "--trajectory", traj, "--out", first, "--frames", "0:1",
+            "--overwrite", "--quiet")
+    with open(os.path.join(first, "meta.json")) as f:
+        check(r.returncode == 0 and "pandar64" in f.read(), "--overwrite renders the new run")
+    # temporaries are created exclusively: a symlink planted under a temporary's old fixed name is not followed
+    planted = os.path.join(tmp, "planted")
+    victim = os.path.join(tmp, "victim.txt")
+    with open(victim, "w") as f:
+        f.write("keep me")
+    os.makedirs(planted)
+    os.symlink(victim, os.path.join(planted, "frame_000000.json.tmp"))
+    os.symlink(victim, os.path.join(planted, "frame_000000.ply.tmp"))
+    r = run("batch", "--scene", box, "--lidar", "vlp16", "--trajectory", traj, "--out", planted, "--frames", "0:1",
+            "--overwrite", "--quiet")
+    with open(victim) as f:
+        check(r.returncode == 0 and f.read() == "keep me", "planted symlinks are not followed " + r.stderr)
+    # meta.json is valid UTF-8 JSON whatever bytes the paths hold
+    odd = os.path.join(tmp.encode(), b"sc\xffene\x01.obj")
+    with open(box, "rb") as src, open(odd, "wb") as dst:
+        dst.write(src.read())
+    oddout = os.path.join(tmp, "oddout")
+    r = subprocess.run([SENSIM.encode(), b"batch", b"--scene", odd, b"--lidar", b"vlp16", b"--trajectory",
+                        traj.encode(), b"--out", oddout.encode(), b"--frames", b"0:1", b"--quiet"], capture_output=True)
+    try:
+        with open(os.path.join(oddout, "meta.json"), "rb") as f:
+            meta = json.loads(f.read().decode("utf-8", errors="strict"))
+        ok = meta["scene"].endswith("sc\ufffdene\x01.obj")
+    except (ValueError, OSError, KeyError):
+        ok = False
+    check(r.returncode == 0 and ok, "meta.json is UTF-8 JSON for any path bytes")
+    # when only the per-frame JSON cannot be written, the message names it (was "sensim: error: " on
+    # another thread's empty error text), no temporary stays and the summary does not count the frame
+    blocked = os.path.join(tmp, "blocked")
+    os.makedirs(os.path.join(blocked, "frame_000000.json"))  # a directory where the JSON must go
+    r = run("batch", "--scene", box, "--lidar", "vlp16", "--trajectory", traj, "--out", blocked, "--frames", "0:1",
+            "--overwrite")
+    msg = [m for m in r.stderr.strip().splitlines() if m.startswith("sensim: error:")]
+    check(r.returncode == 13 and msg and "frame_000000.json" in msg[0] and "0 frames" in r.stderr
+          and not [n for n in os.listdir(blocked) if ".tmp" in n], "writer errors carry a message: %r" % r.stderr)
 
 print("%d passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)
