@@ -301,7 +301,9 @@ SENSIM_API sensim_status sensim_context_register_pattern(sensim_context *ctx, co
 /**
  * Directory @p index of the preset search path: the directories of
  * $SENSIM_PRESET_PATH (colon-separated) in order, then the source tree's
- * scan_patterns/ (uninstalled builds), then the installed data directory.
+ * scan_patterns/ only when the library runs from its build tree, then the
+ * installed data directory (an installed library never reads the build
+ * machine's source tree).
  * Returns NULL past the end. Static or environment text; do not free.
  * Thread safety: any thread (not while the environment changes). Since 0.1.
  */

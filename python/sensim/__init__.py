@@ -15,8 +15,11 @@ back as structured arrays whose dtype is built from the library's own field
 table; without numpy, as ``memoryview`` objects over the 32-byte records plus
 :func:`unpack_points` to decode them.
 """
+import contextlib
 import ctypes
+import numbers
 import os
+import threading
 import struct as _struct
 
 from . import _lib
@@ -66,7 +69,7 @@ _STATUS_NAMES = [
     (1, "InvalidArgument"), (2, "OutOfMemory"), (3, "FileError"), (4, "ParseError"), (5, "OutOfRange"),
     (6, "NotFinite"), (7, "BadIndex"), (8, "Empty"), (9, "NotCommitted"), (10, "RingFull"), (11, "RingEmpty"),
     (12, "BadHandle"), (13, "TooLarge"), (14, "UnknownKey"), (15, "NotFound"), (16, "Busy"), (17, "TimeOrder"),
-    (18, "Overrun"), (19, "BackendError"), (20, "Duplicate"),
+    (18, "Overrun"), (19, "BackendError"), (20, "Duplicate"), (21, "Cancelled"),
 ]
 _ERRORS = {}
 for _code, _name in _STATUS_NAMES:
@@ -82,6 +85,42 @@ def _check(status):
 
 def _closed(what):
     return BadHandle(12, "%s is closed" % what)
+
+
+def _i64(value, what):
+    """An int64 for C: ints only (no bool, no float), never wrapped by ctypes."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidArgument(1, "%s must be an integer number of nanoseconds, not %s" % (what, type(value).__name__))
+    value = int(value)
+    if not -2 ** 63 <= value < 2 ** 63:
+        raise OutOfRange(5, "%s = %d does not fit in int64 nanoseconds" % (what, value))
+    return value
+
+
+def _u64(value, what):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= int(value) < 2 ** 64:
+        raise OutOfRange(5, "%s must be an integer in 0..2**64-1" % what)
+    return int(value)
+
+
+@contextlib.contextmanager
+def _using(*objs):
+    """Hold objects' C handles for the length of a call: close() on another
+    thread waits until the call returns instead of freeing under it."""
+    held = []
+    try:
+        for o in objs:
+            with o._cv:
+                if not o._h:
+                    raise _closed(o._what)
+                o._calls += 1
+            held.append(o)
+        yield tuple(o._h for o in objs)
+    finally:
+        for o in held:
+            with o._cv:
+                o._calls -= 1
+                o._cv.notify_all()
 
 
 def _want(obj, cls, what):
@@ -220,6 +259,9 @@ class _Handle:
 
     def __init__(self):
         self._h = None
+        self._cv = threading.Condition()
+        self._calls = 0     # calls running on other threads (_using)
+        self._holders = 0   # rigs this object is a member of
 
     @property
     def handle(self):
@@ -228,10 +270,17 @@ class _Handle:
         return self._h
 
     def close(self):
-        """Free the C object now (idempotent)."""
-        if self._h:
-            getattr(_L, self._destroy)(self._h)
-            self._h = None
+        """Free the C object now (idempotent). Waits for calls running on
+        other threads; refused while a Rig holds the object."""
+        with self._cv:
+            if not self._h:
+                return
+            if self._holders:
+                raise InvalidArgument(1, "%s is a member of a Rig: close the Rig first" % self._what)
+            while self._calls:
+                self._cv.wait()
+            h, self._h = self._h, None
+        getattr(_L, self._destroy)(h)
 
     def __enter__(self):
         return self
@@ -467,7 +516,7 @@ def _keys(pose_matrix=None, keys=None):
         return arr
     arr = (_lib.PoseKey * len(keys))()
     for i, (t, m) in enumerate(keys):
-        arr[i].t_ns = int(t)
+        arr[i].t_ns = _i64(t, "key time")
         arr[i].pose = _mat16(m)
     return arr
 
@@ -517,7 +566,8 @@ class Lidar(_Handle):
 
     def count_shots(self, t0_ns, t1_ns):
         out = ctypes.c_uint64()
-        _check(_L.sensim_lidar_count_shots(self.handle, t0_ns, t1_ns, ctypes.byref(out)))
+        _check(_L.sensim_lidar_count_shots(self.handle, _i64(t0_ns, "t0_ns"), _i64(t1_ns, "t1_ns"),
+                                           ctypes.byref(out)))
         return out.value
 
     def set_mount(self, pose_matrix):
@@ -528,25 +578,28 @@ class Lidar(_Handle):
         _want(scene, Scene, "scene")
         _want(ring, Ring, "ring")
         k = _keys(pose, keys)
-        m = _lib.Motion(keys=k, key_count=len(k), world_step=world_step)
+        t0_ns, t1_ns = _i64(t0_ns, "t0_ns"), _i64(t1_ns, "t1_ns")
+        m = _lib.Motion(keys=k, key_count=len(k), world_step=_u64(world_step, "world_step"))
         r = _lib.ScanResult()
-        _check(_L.sensim_lidar_scan_motion(self.handle, scene.handle, t0_ns, t1_ns, ctypes.byref(m), ring.handle,
-                                           ctypes.byref(r)))
+        with _using(self, scene) as (lh, sh):
+            _check(_L.sensim_lidar_scan_motion(lh, sh, t0_ns, t1_ns, ctypes.byref(m), ring.handle, ctypes.byref(r)))
         return dict(shots=r.shots, points=r.points, frames_completed=r.frames_completed, points_lost=r.points_lost)
 
     def pattern_stats(self, t0_ns, t1_ns, bin_rad, durations_ns=()):
         n = len(durations_ns)
-        d = (ctypes.c_int64 * max(1, n))(*durations_ns)
+        d = (ctypes.c_int64 * max(1, n))(*[_i64(x, "duration") for x in durations_ns])
         cov = (ctypes.c_double * max(1, n))()
         s = _lib.PatternStats()
-        _check(_L.sensim_pattern_measure(self.handle, t0_ns, t1_ns, bin_rad, d, n, cov, None, 0, ctypes.byref(s)))
+        _check(_L.sensim_pattern_measure(self.handle, _i64(t0_ns, "t0_ns"), _i64(t1_ns, "t1_ns"), bin_rad, d, n, cov,
+                                         None, 0, ctypes.byref(s)))
         out = {k: getattr(s, k) for k, _ in _lib.PatternStats._fields_ if k != "reserved"}
         out["coverage"] = list(cov)[:n]
         return out
 
     def export_csv(self, t0_ns, t1_ns, path):
         rows = ctypes.c_uint64()
-        _check(_L.sensim_pattern_export_csv(self.handle, t0_ns, t1_ns, os.fsencode(path), ctypes.byref(rows)))
+        _check(_L.sensim_pattern_export_csv(self.handle, _i64(t0_ns, "t0_ns"), _i64(t1_ns, "t1_ns"), os.fsencode(path),
+                                            ctypes.byref(rows)))
         return rows.value
 
 
@@ -570,6 +623,8 @@ class Rig(_Handle):
         idx = ctypes.c_uint32()
         _check(_L.sensim_rig_add_lidar(self.handle, lidar.handle, ring.handle, ctypes.byref(idx)))
         self._members += [lidar, ring]
+        with lidar._cv:
+            lidar._holders += 1  # Lidar.close() is refused until this rig is closed
         return idx.value
 
     def add_proximity(self, ring, rate_hz=10.0, half_extents=(1, 1, 1), center=(0, 0, 0), front=0.0, back=0.0,
@@ -586,14 +641,28 @@ class Rig(_Handle):
         return idx.value
 
     def set_time(self, t_ns):
-        _check(_L.sensim_rig_set_time(self.handle, t_ns))
+        _check(_L.sensim_rig_set_time(self.handle, _i64(t_ns, "t_ns")))
+
+    def close(self):
+        """Free the rig (waits for a step on another thread); its lidars may
+        then be closed."""
+        was_open = bool(self._h)
+        super().close()
+        if was_open:
+            for m in self._members:
+                if isinstance(m, Lidar):
+                    with m._cv:
+                        m._holders -= 1
 
     def step(self, scene, dt_ns, pose=None, keys=None):
         _want(scene, Scene, "scene")
         k = _keys(pose, keys)
         m = _lib.Motion(keys=k, key_count=len(k))
         r = _lib.RigStepResult()
-        _check(_L.sensim_rig_step(self.handle, scene.handle, dt_ns, ctypes.byref(m), ctypes.byref(r)))
+        dt_ns = _i64(dt_ns, "dt_ns")
+        lidars = [x for x in self._members if isinstance(x, Lidar)]
+        with _using(self, scene, *lidars) as hs:
+            _check(_L.sensim_rig_step(hs[0], hs[1], dt_ns, ctypes.byref(m), ctypes.byref(r)))
         return dict(world_step=r.world_step, t_begin_ns=r.t_begin_ns, t_end_ns=r.t_end_ns,
                     frames_completed=r.frames_completed, sensors_refused=r.sensors_refused)
 

@@ -186,11 +186,9 @@ def _candidates():
     if env:
         yield env
         return
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))  # python/sensim -> repository
-    for build in ("build", "build-sanitize"):
-        yield os.path.join(root, build, "libsensim.so")
-    # installed next to the package (prefix/lib/...) or on the loader path
+    # Installed code looks only in installed places: the loader path. (A
+    # guess at ../build/libsensim.so would load whatever sits there when the
+    # package is copied; a source checkout sets SENSIM_LIBRARY.)
     yield "libsensim.so.0"
     found = ctypes.util.find_library("sensim")
     if found:

@@ -8,6 +8,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 import sensim
@@ -264,6 +265,70 @@ class Scanning(unittest.TestCase):
 
 
 @unittest.skipIf(os.environ.get("SENSIM_DISABLE_NUMPY"), "already the no-numpy run")
+class Hostile(unittest.TestCase):
+    """Misuse from Python gets an exception, never a crash or a wrapped value."""
+
+    def setUp(self):
+        self.ctx = sensim.Context(1)
+
+    def plane_scene(self):
+        scene = sensim.Scene(self.ctx)
+        scene.add_mesh([[-100, -100, 0], [100, -100, 0], [100, 100, 0], [-100, 100, 0]], [[0, 1, 2], [0, 2, 3]],
+                       tag=1)
+        scene.commit()
+        return scene
+
+    def test_times_never_wrap(self):
+        scene = self.plane_scene()
+        lidar, ring = sensim.Lidar(self.ctx, "vlp16"), sensim.Ring(100000, 4)
+        with self.assertRaises(sensim.OutOfRange):
+            lidar.scan(scene, 0, 2 ** 63, ring)  # was INT64_MIN after ctypes wrapped it
+        with self.assertRaises(sensim.OutOfRange):
+            lidar.scan(scene, 2 ** 62 + 1, 2 ** 62 + 2, ring)  # fits int64, beyond the library's bound
+        with self.assertRaises(sensim.InvalidArgument):
+            lidar.scan(scene, 0.5, 1, ring)
+        with self.assertRaises(sensim.OutOfRange):
+            lidar.scan(scene, 0, 1000, ring, pose=sensim.pose(x=1e20))
+
+    def test_close_scene_during_scan(self):
+        scene = self.plane_scene()
+        lidar = sensim.Lidar(self.ctx, "pandar64")
+        ring = sensim.Ring(4000000, 16, "drop_oldest")
+        started, outcome = threading.Event(), []
+
+        def scan():
+            started.set()
+            try:
+                outcome.append(lidar.scan(scene, 0, 1000000000, ring, pose=sensim.pose(z=1.8)))
+            except sensim.BadHandle as e:  # the close came first: refused, not crashed
+                outcome.append(e)
+        for _ in range(5):
+            th = threading.Thread(target=scan)
+            th.start()
+            started.wait()
+            scene.close()  # waits for a running scan (ctypes released the GIL) instead of freeing under it
+            th.join()
+            self.assertEqual(len(outcome), 1)
+            self.assertTrue(isinstance(outcome[0], (dict, sensim.BadHandle)), outcome)
+            outcome.clear()
+            started.clear()
+            scene = self.plane_scene()
+            lidar = sensim.Lidar(self.ctx, "pandar64")
+
+    def test_lidar_in_rig_cannot_be_closed(self):
+        scene = self.plane_scene()
+        lidar = sensim.Lidar(self.ctx, "vlp16")
+        rig = sensim.Rig(self.ctx)
+        rig.add_lidar(lidar, sensim.Ring(200000, 8))
+        with self.assertRaises(sensim.InvalidArgument):
+            lidar.close()  # was a use-after-free at the next step
+        rig.step(scene, 100000000, pose=sensim.pose(z=2))
+        rig.close()
+        lidar.close()
+        with self.assertRaises(sensim.BadHandle):
+            lidar.info
+
+
 class NoNumpySmoke(unittest.TestCase):
     def test_package_works_without_numpy(self):
         env = dict(os.environ, SENSIM_DISABLE_NUMPY="1")
