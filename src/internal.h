@@ -66,6 +66,8 @@ const sensim_lidar_desc *sensim__context_find_pattern(const sensim_context *ctx,
 
 /* Record the calling thread's error text and return @p status. */
 sensim_status sensim__fail(sensim_status status, const char *fmt, ...) SENSIM_PRINTF(2, 3);
+/* Put "@p prefix: " before this thread's error text; returns @p status. */
+sensim_status sensim__fail_prefixed(sensim_status status, const char *prefix);
 void sensim__log(const sensim_context *ctx, int32_t level, const char *fmt, ...) SENSIM_PRINTF(3, 4);
 
 void sensim__context_retain(sensim_context *ctx);

@@ -107,6 +107,9 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
                     FAIL(SENSIM_ERR_PARSE, "%s:%llu: vertex needs 3 numbers (component %d)", path, ln, c + 1);
                 if (!isfinite(v) || !isfinite((float)(v * scale)))
                     FAIL(SENSIM_ERR_NOT_FINITE, "%s:%llu: vertex component %d is not finite", path, ln, c + 1);
+                if (fabs(v * scale) > SENSIM_MAX_COORD_M * (o.frame == SENSIM_FRAME_UE ? 100.0 : 1.0))
+                    FAIL(SENSIM_ERR_OUT_OF_RANGE, "%s:%llu: vertex component %d = %g beyond the limit of %g m", path,
+                         ln, c + 1, v * scale, SENSIM_MAX_COORD_M);
                 float f = (float)(v * scale);
                 if (!gb_push(&verts, &f))
                     FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
@@ -252,7 +255,7 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
                     scene->duplicates_dropped += dropped;
             } else {
                 sensim__mesh_free(&m);
-                st = sensim__fail(st, "%s: %s", path, sensim_context_last_error(NULL));
+                st = sensim__fail_prefixed(st, path);
             }
             if (st != SENSIM_OK)
                 sensim__scene_rollback(scene, &mark);

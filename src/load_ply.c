@@ -416,6 +416,8 @@ static sensim_status load_ply(sensim_scene *scene, const char *path, const sensi
         } else {
             if ((st = sensim__scene_append_mesh_locked(scene, &m, out_mesh_id)) == SENSIM_OK)
                 scene->duplicates_dropped += dropped;
+            else
+                st = sensim__fail_prefixed(st, path);
             sensim__scene_edit_end(scene);
         }
     }

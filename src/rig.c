@@ -270,7 +270,11 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
             break;
         if ((st = sensim__lidar_scan_check(l, t0, t1, &m, &lp)) != SENSIM_OK) {
             sensim__lidar_release(l);
-            st = sensim__fail(st, "sensim_rig_step: sensor %u: %s", held, sensim_context_last_error(NULL));
+            {
+                char pre[48];
+                snprintf(pre, sizeof pre, "sensim_rig_step: sensor %u", held);
+                st = sensim__fail_prefixed(st, pre);
+            }
             break;
         }
     }

@@ -218,6 +218,14 @@ sensim_status sensim__scene_append_mesh_locked(sensim_scene *scene, sensim_mesh 
             mesh->lo[c] = v < mesh->lo[c] ? v : mesh->lo[c];
             mesh->hi[c] = v > mesh->hi[c] ? v : mesh->hi[c];
         }
+    for (int c = 0; c < 3; c++)
+        if (mesh->lo[c] < -SENSIM_MAX_COORD_M || mesh->hi[c] > SENSIM_MAX_COORD_M) {
+            double v = mesh->lo[c] < -SENSIM_MAX_COORD_M ? mesh->lo[c] : mesh->hi[c];
+            sensim__mesh_free(mesh);
+            /* such a vertex loaded but was never hit: refuse it instead */
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "mesh vertex %c = %g m beyond the limit of %g m", "xyz"[c],
+                                v, SENSIM_MAX_COORD_M);
+        }
     if (scene->mesh_count == UINT32_MAX - 1) {
         sensim__mesh_free(mesh);
         return sensim__fail(SENSIM_ERR_TOO_LARGE, "scene: too many meshes");

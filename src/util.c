@@ -21,6 +21,13 @@ sensim_status sensim__fail(sensim_status status, const char *fmt, ...)
     return status;
 }
 
+sensim_status sensim__fail_prefixed(sensim_status status, const char *prefix)
+{
+    char msg[sizeof tls_error];
+    memcpy(msg, tls_error, sizeof msg); /* the text is rewritten in place below */
+    return sensim__fail(status, "%.400s: %s", prefix, msg);
+}
+
 const char *sensim_context_last_error(const sensim_context *ctx)
 {
     (void)ctx;

@@ -436,6 +436,16 @@ static void test_numbers_and_names_never_wrap(void **state)
     assert_int_equal(sensim__scene_load_obj_mem(s, "n.obj", lng, strlen(lng), NULL, NULL), SENSIM_ERR_TOO_LARGE);
     assert_non_null(strstr(sensim_context_last_error(NULL), "n.obj:4"));
     /* huge exponents and digit runs parse to what they are, without overflow */
+    /* vertices beyond 1e9 m loaded once and were never hit: refused, naming the line */
+    const char *far = "v 0 0 0\nv 1e19 0 0\nv 0 1 0\nf 1 2 3\n";
+    assert_int_equal(sensim__scene_load_obj_mem(s, "far.obj", far, strlen(far), NULL, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "far.obj:2"));
+    const float fv[] = {0, 0, 0, 1e19f, 0, 0, 0, 1, 0};
+    const uint32_t fi[] = {0, 1, 2};
+    sensim_mesh_desc md;
+    sensim_mesh_desc_init(&md);
+    md.vertices = fv, md.vertex_count = 3, md.indices = fi, md.triangle_count = 1;
+    assert_int_equal(sensim_scene_add_mesh(s, &md, NULL), SENSIM_ERR_OUT_OF_RANGE);
     const char *big = "v 1e99999999999 0 0\n";
     assert_int_equal(sensim__scene_load_obj_mem(s, "b.obj", big, strlen(big), NULL, NULL), SENSIM_ERR_NOT_FINITE);
     sensim_scene_destroy(s);
