@@ -23,8 +23,8 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
     if (!pose || !out_s || variant < SENSIM_BENCH_NAIVE || variant > SENSIM_BENCH_PACKET16)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_bench_trace: NULL argument or unknown variant");
     sensim_status st;
-    if ((st = sensim__check_time(tb, "sensim_bench_trace: t_begin_ns")) != SENSIM_OK ||
-        (st = sensim__check_time(te, "sensim_bench_trace: t_end_ns")) != SENSIM_OK)
+    if ((st = sensim__lidar_check_time(l, tb, "sensim_bench_trace: t_begin_ns")) != SENSIM_OK ||
+        (st = sensim__lidar_check_time(l, te, "sensim_bench_trace: t_end_ns")) != SENSIM_OK)
         return st;
     if (te < tb)
         return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_bench_trace: t_end_ns < t_begin_ns");

@@ -102,6 +102,20 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
                             "holds (frame_rate_hz or rotation_hz must be >= 0.25)",
                             (double)fns * 1e-9);
     }
+    /* Shot indices are int64: bound |t| so that the index of any shot (plus
+     * a margin of two frames) fits in 2^62, whatever the shot rate. */
+    {
+        const sensim_pattern *p = &l->pat;
+        double per_ns; /* shots (indices) per nanosecond */
+        if (p->kind == SENSIM_PATTERN_MECHANICAL)
+            per_ns = (double)p->shots_per_rev / (double)p->frame_ns;
+        else if (p->ttime)
+            per_ns = (double)p->table_n / (double)p->tperiod;
+        else
+            per_ns = (double)p->lanes * 1000.0 / (double)p->q_ps;
+        double lim = per_ns > 0.0 ? 0.25 * 4611686018427387904.0 / per_ns : (double)SENSIM_MAX_TIME_NS;
+        l->pat.t_limit_ns = lim >= (double)SENSIM_MAX_TIME_NS ? SENSIM_MAX_TIME_NS : (int64_t)lim;
+    }
     atomic_init(&l->busy, 0);
     l->ctx = ctx;
     sensim__context_retain(ctx);
@@ -196,8 +210,8 @@ sensim_status sensim_lidar_count_shots(const sensim_lidar *l, int64_t tb, int64_
     SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
     if (!out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_count_shots: NULL argument");
-    if (sensim__check_time(tb, "sensim_lidar_count_shots: t_begin_ns") != SENSIM_OK ||
-        sensim__check_time(te, "sensim_lidar_count_shots: t_end_ns") != SENSIM_OK)
+    if (sensim__lidar_check_time(l, tb, "sensim_lidar_count_shots: t_begin_ns") != SENSIM_OK ||
+        sensim__lidar_check_time(l, te, "sensim_lidar_count_shots: t_end_ns") != SENSIM_OK)
         return SENSIM_ERR_OUT_OF_RANGE;
     if (te < tb)
         return sensim__fail(SENSIM_ERR_TIME_ORDER, "t_end_ns %lld < t_begin_ns %lld", (long long)te, (long long)tb);
@@ -375,6 +389,16 @@ sensim_status sensim_lidar_scan(sensim_lidar *l, const sensim_scene *scene, int6
 static sensim_status scan_locked(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,
                                  const sensim_motion *motion, sensim_ring *ring, sensim_scan_result *res);
 
+sensim_status sensim__lidar_check_time(const sensim_lidar *l, int64_t t, const char *what)
+{
+    sensim_status st = sensim__check_time(t, what);
+    if (st == SENSIM_OK && (t > l->pat.t_limit_ns || t < -l->pat.t_limit_ns))
+        st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE,
+                          "%s = %lld ns: this pattern's shot index leaves int64 beyond +-%lld ns", what,
+                          (long long)t, (long long)l->pat.t_limit_ns);
+    return st;
+}
+
 sensim_status sensim__lidar_acquire(sensim_lidar *l)
 {
     int expected = 0;
@@ -419,8 +443,8 @@ sensim_status sensim__lidar_scan_check(const sensim_lidar *l, int64_t tb, int64_
                                        sensim_path *path)
 {
     sensim_status st;
-    if ((st = sensim__check_time(tb, "sensim_lidar_scan: t_begin_ns")) != SENSIM_OK ||
-        (st = sensim__check_time(te, "sensim_lidar_scan: t_end_ns")) != SENSIM_OK)
+    if ((st = sensim__lidar_check_time(l, tb, "sensim_lidar_scan: t_begin_ns")) != SENSIM_OK ||
+        (st = sensim__lidar_check_time(l, te, "sensim_lidar_scan: t_end_ns")) != SENSIM_OK)
         return st;
     if (te < tb)
         return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_lidar_scan: t_end_ns %lld < t_begin_ns %lld",

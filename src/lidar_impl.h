@@ -31,6 +31,8 @@ struct sensim_lidar {
     uint32_t lane_points[SENSIM_CHUNK_LANES]; /* points per lane, then their offsets */
 };
 
+/* sensim__check_time() and the pattern's own bound (shot indices in int64). */
+sensim_status sensim__lidar_check_time(const sensim_lidar *l, int64_t t, const char *what);
 /* Take the lidar for one scan: SENSIM_ERR_BUSY if another thread has it. */
 sensim_status sensim__lidar_acquire(sensim_lidar *l);
 void sensim__lidar_release(sensim_lidar *l);

@@ -9,6 +9,7 @@ typedef struct sensim_pattern {
     int32_t kind;            /* SENSIM_PATTERN_* */
     uint32_t channels;
     int64_t frame_ns;        /* F: frames are [r·F, (r+1)·F) */
+    int64_t t_limit_ns;      /* |t| beyond which shot indices would leave int64 (set by the lidar) */
     float *elevation_rad;    /* per channel (mechanical, risley lasers), for get_elevations */
 
     /* MECHANICAL: shot s of a frame is column s / channels, channel

@@ -16,8 +16,8 @@ sensim_status sensim_pattern_measure(const sensim_lidar *l, int64_t tb, int64_t 
     SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
     if (!out || (ndur && (!dur || !cov)))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_pattern_measure: NULL argument");
-    if (sensim__check_time(tb, "sensim_pattern_measure: t_begin_ns") != SENSIM_OK ||
-        sensim__check_time(te, "sensim_pattern_measure: t_end_ns") != SENSIM_OK)
+    if (sensim__lidar_check_time(l, tb, "sensim_pattern_measure: t_begin_ns") != SENSIM_OK ||
+        sensim__lidar_check_time(l, te, "sensim_pattern_measure: t_end_ns") != SENSIM_OK)
         return SENSIM_ERR_OUT_OF_RANGE;
     if (te < tb)
         return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_pattern_measure: t_end_ns < t_begin_ns");
@@ -100,8 +100,8 @@ sensim_status sensim_pattern_export_csv(const sensim_lidar *l, int64_t tb, int64
     SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
     if (!path)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_pattern_export_csv: NULL argument");
-    if (sensim__check_time(tb, "sensim_pattern_export_csv: t_begin_ns") != SENSIM_OK ||
-        sensim__check_time(te, "sensim_pattern_export_csv: t_end_ns") != SENSIM_OK)
+    if (sensim__lidar_check_time(l, tb, "sensim_pattern_export_csv: t_begin_ns") != SENSIM_OK ||
+        sensim__lidar_check_time(l, te, "sensim_pattern_export_csv: t_end_ns") != SENSIM_OK)
         return SENSIM_ERR_OUT_OF_RANGE;
     if (te < tb)
         return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_pattern_export_csv: t_end_ns < t_begin_ns");

@@ -711,11 +711,19 @@ static sensim_status grow_mats(sensim_scene *scene, uint32_t id)
     if (id < scene->mat_count)
         return SENSIM_OK;
     uint32_t n = id + 1;
-    sensim_mat_entry *m = realloc(scene->mats, n * sizeof *m);
-    if (!m)
-        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot grow the material table");
-    memset(m + scene->mat_count, 0, (n - scene->mat_count) * sizeof *m);
-    scene->mats = m;
+    if (n > scene->mat_cap) {
+        /* geometric growth: one name at a time (the OBJ loader) was a
+         * quadratic copy of up to 65 535 entries */
+        uint32_t cap = scene->mat_cap ? scene->mat_cap : 16;
+        while (cap < n)
+            cap *= 2;
+        sensim_mat_entry *m = realloc(scene->mats, (size_t)cap * sizeof *m);
+        if (!m)
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot grow the material table");
+        scene->mats = m;
+        scene->mat_cap = cap;
+    }
+    memset(scene->mats + scene->mat_count, 0, (n - scene->mat_count) * sizeof *scene->mats);
     scene->mat_count = n;
     return SENSIM_OK;
 }

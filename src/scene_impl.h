@@ -44,7 +44,7 @@ struct sensim_scene {
     atomic_int use;      /* > 0: scans running; -1: an edit is running */
     void *trace;         /* trace.c committed state */
     sensim_mat_entry *mats;   /* staged, indexed by id */
-    uint32_t mat_count;
+    uint32_t mat_count, mat_cap;
     sensim_mat_entry *cmats;  /* committed copy read by scans */
     uint32_t cmat_count;
     int64_t motion_t0, motion_t1; /* actor motion interval (t1 > t0 when set) */

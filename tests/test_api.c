@@ -349,6 +349,28 @@ static void test_hostile_numbers(void **state)
                      SENSIM_ERR_BAD_HANDLE);
     assert_int_equal(sensim_pattern_export_csv((sensim_lidar *)s, 0, 10, "/tmp/never.csv", NULL),
                      SENSIM_ERR_BAD_HANDLE);
+    /* Unix-epoch times in ns (ROS stamps) scan like any other time; indices stay in int64 (UBSan build) */
+    static const char *const at_epoch[] = {"vlp16", "pandar128", "mid40", "avia", "mems_m1"};
+    const int64_t T = INT64_C(1700000000000000000);
+    for (size_t i = 0; i < sizeof at_epoch / sizeof at_epoch[0]; i++) {
+        sensim_lidar *e;
+        CHECK_OK(sensim_lidar_create_from_preset(ctx, at_epoch[i], NULL, 0, &e));
+        sensim_ring *er = test_ring(4000000, 8, SENSIM_OVERFLOW_DROP_OLDEST);
+        sensim_scan_result res;
+        CHECK_OK(sensim_lidar_scan(e, s, T, T + 20000000, pose, er, &res));
+        assert_true(res.shots > 1000);
+        CHECK_OK(sensim_lidar_count_shots(e, -T, T, &n));
+        free(er);
+        sensim_lidar_destroy(e);
+    }
+    /* a pattern of 10^10 shots/s would leave int64 shot indices at that time: refused */
+    const char *fast[] = {"shots_per_s=1e10"};
+    sensim_lidar *fl;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "mems_m1", fast, 1, &fl));
+    assert_int_equal(sensim_lidar_count_shots(fl, 0, T, &n), SENSIM_ERR_OUT_OF_RANGE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "shot index"));
+    assert_int_equal(sensim_lidar_scan(fl, s, T, T + 1000, pose, r, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    sensim_lidar_destroy(fl);
     /* t_offset_ns is uint32: frames longer than 4.29 s are refused, not wrapped */
     const char *slow[] = {"frame_rate_hz=0.1"};
     sensim_lidar *bad = NULL;
