@@ -516,6 +516,22 @@ with tempfile.TemporaryDirectory() as tmp:
             ok = ok and r.returncode in (0, 2) + tuple(range(10, 31))
             check(ok, "%s %s: rc %d, stderr %r" % (kind, os.path.basename(pth), r.returncode, r.stderr[:300]))
 
+    # Ctrl-C during `sensim scan`: the running scan is cancelled, files on disk are complete, exit 130
+    sdir = os.path.join(tmp, "scan_int")
+    p = subprocess.Popen([SENSIM, "scan", "--scene", "street", "--lidar", "pandar128", "--frames", "200",
+                          "--out", sdir], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(1200):  # wait for a state (the first frame on disk), not for a time
+        if p.poll() is not None or (os.path.isdir(sdir) and any(n.endswith(".ply") for n in os.listdir(sdir))):
+            break
+        time.sleep(0.1)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate()
+    plys = [n for n in os.listdir(sdir) if n.endswith(".ply")] if os.path.isdir(sdir) else []
+    complete = all(len(read_ply(os.path.join(sdir, n))[1]) > 0 for n in plys)
+    check(p.returncode == 130 and "interrupted" in err and 0 < len(plys) < 200 and complete
+          and not [n for n in os.listdir(sdir) if ".tmp" in n],
+          "scan interrupted cleanly: rc %d, %d frames, %r" % (p.returncode, len(plys), err[-200:]))
+
     # ---- hostile inputs of the reliability issue (12) ----
     def one_line(r):
         return len(r.stderr.strip().splitlines()) == 1

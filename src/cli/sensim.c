@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,21 @@ sensim_context *g_ctx;
 
 int fail(sensim_status st)
 {
+    if (st == SENSIM_ERR_CANCELLED) { /* only Ctrl-C sets the cancel flag here */
+        fprintf(stderr, "sensim: interrupted; every file written so far is complete\n");
+        return EXIT_INTERRUPTED;
+    }
     fprintf(stderr, "sensim: error: %s (%s)\n", sensim_context_last_error(g_ctx), sensim_status_string(st));
     return EXIT_STATUS_BASE + st;
+}
+
+/* Ctrl-C cancels the scan running now (it writes nothing); the command then
+ * stops between files. One atomic store: async-signal-safe. */
+static void cancel_on_signal(int sig)
+{
+    (void)sig;
+    if (g_ctx)
+        sensim_context_set_cancel(g_ctx, 1);
 }
 
 int open_context(uint32_t threads)
@@ -32,7 +46,14 @@ int open_context(uint32_t threads)
     sensim_context_desc_init(&cd);
     cd.thread_count = threads;
     sensim_status st = sensim_context_create(&cd, &g_ctx);
-    return st ? fail(st) : 0;
+    if (st)
+        return fail(st);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = cancel_on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    return 0;
 }
 
 int usage(const char *msg)
