@@ -309,7 +309,9 @@ SENSIM_API sensim_status sensim_context_register_pattern(sensim_context *ctx, co
  */
 SENSIM_API const char *sensim_preset_search_dir(uint32_t index);
 
-/** Destroy a lidar. NULL is a no-op. Not while it scans. Since 0.1. */
+/** Destroy a lidar. NULL is a no-op. A scan of it already running on another
+ * thread is waited for (its scratch is not freed under it); using the handle
+ * after destroy has begun is undefined. Thread safety: any thread. Since 0.1. */
 SENSIM_API void sensim_lidar_destroy(sensim_lidar *lidar);
 
 /** Derived figures of a lidar. */
@@ -356,8 +358,11 @@ SENSIM_API sensim_status sensim_lidar_count_shots(const sensim_lidar *lidar, int
 
 /**
  * Replace the sensor-to-platform mount transform (column-major, copied).
- * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_NOT_FINITE.
- * Thread safety: not during a scan of this lidar. Since 0.1.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_NOT_FINITE,
+ *         SENSIM_ERR_OUT_OF_RANGE (translation beyond ±1e9 m, linear element
+ *         beyond ±1e6, last row not 0 0 0 1), SENSIM_ERR_BUSY (a scan of
+ *         this lidar runs on another thread).
+ * Thread safety: any thread; refused during a scan of this lidar. Since 0.1.
  */
 SENSIM_API sensim_status sensim_lidar_set_mount_pose(sensim_lidar *lidar, const double pose[16]);
 
@@ -432,11 +437,19 @@ typedef struct sensim_scan_result {
  * @param out_result     optional summary (may be NULL).
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_NOT_COMMITTED,
  *         SENSIM_ERR_TIME_ORDER, SENSIM_ERR_NOT_FINITE (pose),
- *         SENSIM_ERR_RING_FULL (FAIL policy: nothing written, lidar unchanged),
+ *         SENSIM_ERR_OUT_OF_RANGE (a pose or mount translation beyond ±1e9 m
+ *         or linear element beyond ±1e6; a time beyond ±2^62 ns or beyond
+ *         where this pattern's shot index fits int64),
+ *         SENSIM_ERR_RING_FULL (FAIL policy: nothing written, lidar
+ *         unchanged; the scan stops tracing at the first chunk that no
+ *         longer fits), SENSIM_ERR_CANCELLED (sensim_context_set_cancel():
+ *         nothing written, lidar unchanged), SENSIM_ERR_BUSY (the lidar is
+ *         scanning on another thread, or the scene is being edited),
  *         SENSIM_ERR_BAD_HANDLE (ring memory not initialised).
  * Output is bit-identical for any thread count and any split of time.
- * Thread safety: one call at a time per lidar and per ring; several lidars
- * may scan one committed scene concurrently. Allocates nothing. Since 0.1.
+ * Thread safety: one call at a time per lidar (a second concurrent call is
+ * refused with SENSIM_ERR_BUSY) and per ring; several lidars may scan one
+ * committed scene concurrently. Allocates nothing. Since 0.1.
  */
 SENSIM_API sensim_status sensim_lidar_scan(sensim_lidar *lidar, const sensim_scene *scene,
                                            int64_t t_begin_ns, int64_t t_end_ns,

@@ -99,10 +99,18 @@ typedef struct sensim_rig_step_result {
  * whose ring refuses (SENSIM_OVERFLOW_FAIL and full) skips this step — the
  * refusal is counted in its ring's stats and its frame is flagged partial —
  * and the step still succeeds: a full ring never blocks the world.
+ * The step is one transaction: the scene stays committed for all sensors
+ * (no edit lands between them), every lidar is held and checked before any
+ * is traced.
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (dt <= 0, NULL),
- *         SENSIM_ERR_NOT_COMMITTED, SENSIM_ERR_BUSY, and motion-key errors;
- *         on error nothing was scanned and the clock did not move.
- * Thread safety: one thread at a time per rig; the scene may be shared. Since 0.1.
+ *         SENSIM_ERR_NOT_COMMITTED, SENSIM_ERR_BUSY (scene edited, or a
+ *         member lidar scanning elsewhere), SENSIM_ERR_TIME_ORDER (a member
+ *         lidar was scanned past t outside the rig), SENSIM_ERR_OUT_OF_RANGE
+ *         (t + dt beyond 2^62 ns), SENSIM_ERR_CANCELLED, and motion-key
+ *         errors; on error no ring holds anything of the step, no lidar
+ *         moved on and the clock did not move (retry the same step).
+ * Thread safety: one thread at a time per rig; the scene may be shared;
+ * member lidars must not be destroyed while in the rig. Since 0.1.
  */
 SENSIM_API sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_t dt_ns,
                                          const sensim_motion *platform, sensim_rig_step_result *out_result);

@@ -84,7 +84,9 @@ SENSIM_API void sensim_load_options_init(sensim_load_options *opt);
 SENSIM_API sensim_status sensim_scene_create(sensim_context *ctx,
                                              sensim_scene **out_scene);
 
-/** Destroy a scene. NULL is a no-op. Not while a scan uses it. Since 0.1. */
+/** Destroy a scene. NULL is a no-op. Scans (and edits) already running on
+ * other threads are waited for, not freed under; using the handle after
+ * destroy has begun is undefined. Thread safety: any thread. Since 0.1. */
 SENSIM_API void sensim_scene_destroy(sensim_scene *scene);
 
 /**
@@ -107,12 +109,18 @@ SENSIM_API sensim_status sensim_scene_add_mesh(sensim_scene *scene,
  * Per-triangle semantic tags come from the usemtl name, else the g/o name,
  * mapped by the name table of sensim_tag_from_name(). vt, vn, s, mtllib, l, p
  * and the other OBJ statements are ignored; any other keyword is an error.
+ * Exact duplicate triangles (the same three vertex positions in any order)
+ * are dropped, keeping the first (sensim_scene_info counts them). usemtl
+ * names are at most 63 bytes; vertices within ±1e9 m.
  * @param path  file path, borrowed for the call.
  * @param opt   options, NULL for defaults.
  * @return SENSIM_OK, SENSIM_ERR_IO, SENSIM_ERR_PARSE, SENSIM_ERR_BAD_INDEX,
- *         SENSIM_ERR_NOT_FINITE, SENSIM_ERR_EMPTY, SENSIM_ERR_TOO_LARGE,
+ *         SENSIM_ERR_NOT_FINITE, SENSIM_ERR_OUT_OF_RANGE (vertex beyond
+ *         ±1e9 m), SENSIM_ERR_EMPTY, SENSIM_ERR_TOO_LARGE (incl. more than
+ *         65 535 materials in the scene, a usemtl name over 63 bytes),
  *         SENSIM_ERR_BUSY, SENSIM_ERR_OUT_OF_MEMORY. The message names file
- *         and line. On failure the scene is unchanged.
+ *         and line. On failure the scene is unchanged: no mesh, no material,
+ *         no staged change.
  * Thread safety: one thread at a time per scene. Since 0.1.
  */
 SENSIM_API sensim_status sensim_scene_load_obj(sensim_scene *scene, const char *path,
@@ -247,8 +255,9 @@ SENSIM_API sensim_status sensim_scene_set_material(sensim_scene *scene, uint32_t
  * glass: ρ 0.05, specular 0.08, transparency 0.85; retroreflector: ρ 0.5,
  * retro 20; water: ρ 0.02, specular 0.8; wet: ρ 0.08, specular 0.5);
  * other names take their triangles' tag defaults until set.
- * @return SENSIM_OK, SENSIM_ERR_NOT_FOUND, SENSIM_ERR_INVALID_ARGUMENT.
- * Thread safety: not concurrently with edits. Since 0.1.
+ * @return SENSIM_OK, SENSIM_ERR_NOT_FOUND, SENSIM_ERR_INVALID_ARGUMENT,
+ *         SENSIM_ERR_BAD_HANDLE, SENSIM_ERR_BUSY (an edit is running).
+ * Thread safety: any thread; refused during an edit. Since 0.1.
  */
 SENSIM_API sensim_status sensim_scene_find_material(const sensim_scene *scene, const char *name,
                                                     uint32_t *out_id);
@@ -267,8 +276,9 @@ typedef struct sensim_scene_info {
 } sensim_scene_info;
 
 /**
- * Query counts. @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT.
- * Thread safety: any thread, not concurrently with edits. Since 0.1.
+ * Query counts. @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT,
+ * SENSIM_ERR_BUSY (an edit is running on another thread).
+ * Thread safety: any thread; refused during an edit. Since 0.1.
  */
 SENSIM_API sensim_status sensim_scene_get_info(const sensim_scene *scene,
                                                sensim_scene_info *out_info);
