@@ -609,6 +609,17 @@ with tempfile.TemporaryDirectory() as tmp:
             "--overwrite", "--quiet")
     with open(os.path.join(first, "meta.json")) as f:
         check(r.returncode == 0 and "pandar64" in f.read(), "--overwrite renders the new run")
+    # a FIFO planted as meta.json is refused at once, not read (the timeout only guards a hang)
+    fifodir = os.path.join(tmp, "fifodir")
+    os.makedirs(fifodir)
+    os.mkfifo(os.path.join(fifodir, "meta.json"))
+    try:
+        r = subprocess.run([SENSIM, "batch", "--scene", box, "--lidar", "vlp16", "--trajectory", traj, "--out",
+                            fifodir, "--frames", "0:1", "--quiet"], capture_output=True, text=True, timeout=60)
+        ok, msg = r.returncode == 13 and one_line(r) and "not a regular file" in r.stderr, r.stderr
+    except subprocess.TimeoutExpired:
+        ok, msg = False, "hung"
+    check(ok, "meta.json FIFO: " + msg)
     # temporaries are created exclusively: a symlink planted under a temporary's old fixed name is not followed
     planted = os.path.join(tmp, "planted")
     victim = os.path.join(tmp, "victim.txt")

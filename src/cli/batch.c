@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -280,7 +281,17 @@ static int check_output(const char *out, const char *mp, const char *meta, size_
 {
     if (overwrite)
         return 0;
-    FILE *f = fopen(mp, "rb");
+    /* non-blocking and regular only: a FIFO planted as meta.json must not hang the run */
+    int fd = open(mp, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
+        close(fd);
+        fprintf(stderr, "sensim: error: %s is not a regular file: refusing to use this folder\n", mp);
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (fd >= 0 && !f)
+        close(fd);
     if (!f) {
         DIR *d = opendir(out);
         struct dirent *e;
