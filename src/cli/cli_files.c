@@ -202,11 +202,12 @@ int load_trajectory(FILE *f, const char *path, int32_t frame, traj *t)
             break;
         }
         if (quat) {
-            /* A unit quaternion within 1e-3 (files round to ~6 digits): any
-             * other norm means a wrong column order or garbage, and huge
-             * components overflowed the norm to infinity (once: identity). */
+            /* A unit quaternion within 1e-2 (files rounded to two decimals
+             * pass, then it is normalised): any other norm means a wrong
+             * column order or garbage, and huge components overflowed the
+             * norm to infinity (once: identity). */
             double qn = sqrt(v[4] * v[4] + v[5] * v[5] + v[6] * v[6] + v[7] * v[7]);
-            if (!(fabs(qn - 1.0) <= 1e-3) || frame != SENSIM_FRAME_NATIVE) {
+            if (!(fabs(qn - 1.0) <= 1e-2) || frame != SENSIM_FRAME_NATIVE) {
                 char why[128];
                 snprintf(why, sizeof why, frame != SENSIM_FRAME_NATIVE ? "quaternions only in the native frame"
                                                                        : "quaternion (qw,qx,qy,qz) has norm %g, not 1", qn);
