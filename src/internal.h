@@ -107,6 +107,15 @@ sensim_status sensim__check_pose(const double pose[16], const char *what);
 /* SENSIM_ERR_OUT_OF_RANGE unless |t| <= SENSIM_MAX_TIME_NS. */
 sensim_status sensim__check_time(int64_t t, const char *what);
 
+/* FNV-1a of @p n bytes: the hash of the material-name tables. */
+static inline uint32_t sensim__fnv1a(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h;
+}
+
 bool sensim__finite_array_f(const float *v, size_t n);
 bool sensim__finite_array_d(const double *v, size_t n);
 

@@ -192,10 +192,7 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
                 }
                 /* FNV-1a into a table of 2^17 slots: at most 65 535 names, so
                  * probes stay short whatever the file (was a linear search) */
-                uint32_t h = 2166136261u;
-                for (size_t k = 0; k < nl; k++)
-                    h = (h ^ (uint8_t)name[k]) * 16777619u;
-                uint32_t i = h & (NAME_SLOTS - 1);
+                uint32_t i = sensim__fnv1a(name, nl) & (NAME_SLOTS - 1);
                 for (; name_slot[i]; i = (i + 1) & (NAME_SLOTS - 1))
                     if (strcmp((const char *)names.data + 64 * (name_slot[i] - 1), name) == 0) {
                         cur_mat = name_slot[i];

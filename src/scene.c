@@ -99,8 +99,7 @@ sensim_status sensim__scene_read_begin(const sensim_scene *cscene)
     int v = atomic_load(&scene->use);
     do {
         if (v < 0)
-            return sensim__fail(SENSIM_ERR_BUSY, "%s refused: the scene is being edited or destroyed",
-                                "reading the scene");
+            return sensim__fail(SENSIM_ERR_BUSY, "scene in use: it is being edited or destroyed");
     } while (!atomic_compare_exchange_weak(&scene->use, &v, v + 1));
     return SENSIM_OK;
 }
@@ -344,8 +343,6 @@ static sensim_status check_pose(const double pose[16])
                  pose[8] * (pose[1] * pose[6] - pose[5] * pose[2]);
     if (fabs(det) < 1e-12)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "actor pose rotation part is singular (det = %g)", det);
-    if (pose[3] != 0.0 || pose[7] != 0.0 || pose[11] != 0.0 || pose[15] != 1.0)
-        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "actor pose last row must be (0, 0, 0, 1)");
     return SENSIM_OK;
 }
 
@@ -648,10 +645,7 @@ static sensim_status check_material(const sensim_material *m)
  * linear time. */
 static uint32_t name_hash(const char *s)
 {
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 16777619u;
-    return h;
+    return sensim__fnv1a(s, strlen(s));
 }
 
 static void mat_hash_insert(sensim_scene *scene, uint32_t id)
@@ -662,6 +656,15 @@ static void mat_hash_insert(sensim_scene *scene, uint32_t id)
             scene->mat_hash[i] = id;
             return;
         }
+}
+
+static void rebuild_mat_hash(sensim_scene *scene)
+{
+    if (scene->mat_hash)
+        memset(scene->mat_hash, 0, scene->mat_hash_cap * sizeof *scene->mat_hash);
+    for (uint32_t id = 1; id < scene->mat_count; id++)
+        if (scene->mats[id].defined && scene->mats[id].name[0])
+            mat_hash_insert(scene, id);
 }
 
 /* Make room for @p n named materials (load factor <= 1/2). */
@@ -678,19 +681,8 @@ static sensim_status mat_hash_reserve(sensim_scene *scene, uint32_t n)
     free(scene->mat_hash);
     scene->mat_hash = h;
     scene->mat_hash_cap = cap;
-    for (uint32_t id = 1; id < scene->mat_count; id++)
-        if (scene->mats[id].defined && scene->mats[id].name[0])
-            mat_hash_insert(scene, id);
+    rebuild_mat_hash(scene);
     return SENSIM_OK;
-}
-
-static void rebuild_mat_hash(sensim_scene *scene)
-{
-    if (scene->mat_hash)
-        memset(scene->mat_hash, 0, scene->mat_hash_cap * sizeof *scene->mat_hash);
-    for (uint32_t id = 1; id < scene->mat_count; id++)
-        if (scene->mats[id].defined && scene->mats[id].name[0])
-            mat_hash_insert(scene, id);
 }
 
 static uint32_t mat_hash_find(const sensim_scene *scene, const char *name)
