@@ -28,6 +28,7 @@ void sensim_lidar_desc_init(sensim_lidar_desc *d)
     d->ret.range_resolution_m = 0.1f;
     d->ret.detect_threshold = 0.0002f;
     d->ret.detect_noise = 0.0001f;
+    d->ret.dropoff_model = SENSIM_DROPOFF_PHYSICAL;
 }
 
 void sensim_lidar_destroy(sensim_lidar *l)

@@ -31,6 +31,7 @@ typedef struct preset {
     double table_period_s;
     unsigned long long table_line; /* where table_file was set, for messages */
     int mount_set;                 /* a mount key was given */
+    int ideal_beam;                /* beam = ideal: drop divergence, sub-rays, noise, pulse */
     char (*seen)[64];              /* keys given in the file, to refuse a second one */
     uint32_t n_seen;
 } preset;
@@ -233,6 +234,15 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
             }
         return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "unknown value (see scan_patterns/README.md)");
     }
+    if (!strcmp(key, "beam")) {
+        if (sensim__token_is(vb, ve, "datasheet"))
+            ps->ideal_beam = 0;
+        else if (sensim__token_is(vb, ve, "ideal"))
+            ps->ideal_beam = 1;
+        else
+            return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be datasheet or ideal");
+        return SENSIM_OK;
+    }
     if (!strcmp(key, "spin")) {
         if (sensim__token_is(vb, ve, "cw"))
             ps->d.spin = SENSIM_SPIN_CW;
@@ -341,6 +351,10 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
         {"beam_divergence_v_mrad", 1, offsetof(sensim_lidar_desc, ret.beam_divergence_v_rad), 1e-3, 0},
         {"beam_subrays", 2, offsetof(sensim_lidar_desc, ret.beam_subrays), 1, 1},
         {"range_resolution_m", 1, offsetof(sensim_lidar_desc, ret.range_resolution_m), 1, 1},
+        {"pulse_width_ns", 1, offsetof(sensim_lidar_desc, ret.pulse_width_ns), 1, 0},
+        /* FWHM full angles, stored as 1/e² full angles: × √(2/ln 2) = 1.6986 */
+        {"beam_divergence_fwhm_h_mrad", 1, offsetof(sensim_lidar_desc, ret.beam_divergence_h_rad), 1.69864e-3, 0},
+        {"beam_divergence_fwhm_v_mrad", 1, offsetof(sensim_lidar_desc, ret.beam_divergence_v_rad), 1.69864e-3, 0},
     };
     for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++) {
         if (strcmp(key, scalars[i].key))
@@ -665,6 +679,15 @@ static sensim_status create_impl(sensim_context *ctx, const char *name_or_path, 
             ps.d.table.time_ns = table.time_ns;
             ps.d.table.period_ns = table.period_ns;
         }
+    }
+    if (st == SENSIM_OK && ps.ideal_beam) {
+        /* the ideal beam: one thin, noiseless ray per shot, whatever the preset says */
+        ps.d.ret.beam_divergence_h_rad = ps.d.ret.beam_divergence_v_rad = 0;
+        ps.d.ret.beam_subrays = 1;
+        ps.d.ret.angular_jitter_rad = 0;
+        ps.d.ret.range_noise_per_m = 0;
+        ps.d.ret.pulse_width_ns = 0;
+        ps.d.range_noise_stddev_m = 0;
     }
     if (st == SENSIM_OK) {
         ps.d.name = ps.name[0] ? ps.name : name_or_path;

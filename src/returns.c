@@ -5,7 +5,9 @@
 #include <math.h>
 #include <string.h>
 
-#define MAX_CAND 16
+/* Candidate returns held per shot; when full they are merged in place
+ * (energy kept), so no sub-ray, bounce or layer is ever dropped. */
+#define MAX_CAND 64
 #define MAX_DEPTH 6
 #define RAIN_N0 8000.0     /* Marshall–Palmer, m^-3 mm^-1 */
 #define WATER_FRESNEL 0.02 /* reflectance of water at normal incidence */
@@ -79,7 +81,7 @@ sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_
     const float f[] = {d.intensity_ref_range_m, d.extinction_per_m, d.visibility_m, d.rain_rate_mm_h,
                        d.dropoff_general_rate, d.dropoff_intensity_limit, d.dropoff_zero_intensity,
                        d.detect_threshold, d.detect_noise, d.range_noise_per_m, d.angular_jitter_rad,
-                       d.beam_divergence_h_rad, d.beam_divergence_v_rad, d.range_resolution_m};
+                       d.beam_divergence_h_rad, d.beam_divergence_v_rad, d.range_resolution_m, d.pulse_width_ns};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         if (!isfinite(f[i]))
             return sensim__fail(SENSIM_ERR_NOT_FINITE, "lidar: a return-model parameter is NaN or infinite");
@@ -131,6 +133,8 @@ sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_
                 "lidar: beam_subrays = %u must be 1, 7, 19 or 37", d.beam_subrays);
     CHECK_RANGE(d.range_resolution_m > 0 && d.range_resolution_m <= 100, "lidar: range_resolution_m = %g outside (0, 100]",
                 (double)d.range_resolution_m);
+    CHECK_RANGE(d.pulse_width_ns >= 0 && d.pulse_width_ns <= 1000, "lidar: pulse_width_ns = %g outside [0, 1000]",
+                (double)d.pulse_width_ns);
     CHECK_RANGE(d.dropoff_model != SENSIM_DROPOFF_CARLA || d.dropoff_intensity_limit > 0,
                 "lidar: CARLA drop-off needs dropoff_intensity_limit > 0");
     rp->d = d;
@@ -161,6 +165,9 @@ sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_
     for (uint32_t i = 0; i < n; i++)
         rp->sub_w[i] = (float)(rp->sub_w[i] / wsum);
     rp->nsub = n;
+    /* angular cell one sub-ray samples: the ring spacing along the wider axis */
+    rp->cell_rad = rings ? 0.5 * fmax(d.beam_divergence_h_rad, d.beam_divergence_v_rad) / rings : 0.0;
+    rp->pulse_half_m = 0.25 * 0.299792458 * d.pulse_width_ns; /* echoes closer than c·τ/2 overlap */
     if (d.rain_false_returns && d.rain_rate_mm_h > 0) {
         double theta = 0.5 * (d.beam_divergence_h_rad + d.beam_divergence_v_rad);
         if (theta <= 0)
@@ -221,6 +228,7 @@ void sensim__returns_subray_dir(const sensim_return_params *rp, uint64_t shot, u
 
 typedef struct cand {
     double range, energy;
+    double half;       /* half the range extent this hit spreads the echo over, m */
     uint32_t object_id;
     uint8_t tag, flags;
 } cand;
@@ -233,10 +241,31 @@ typedef struct shot_state {
     uint32_t n;
 } shot_state;
 
-static void add_cand(shot_state *s, double range, double e, uint32_t obj, uint8_t tag, uint8_t flags)
+static void merge(shot_state *s, double res);
+
+static void add_cand(shot_state *s, double range, double e, double half, uint32_t obj, uint8_t tag, uint8_t flags)
 {
-    if (s->n < MAX_CAND)
-        s->c[s->n++] = (cand){range, e, obj, tag, flags};
+    if (s->n == MAX_CAND) {
+        merge(s, s->rp->d.range_resolution_m);
+        if (s->n == MAX_CAND) { /* all resolved apart: join the closest neighbours */
+            uint32_t best = 0;
+            for (uint32_t i = 1; i + 1 < s->n; i++)
+                if (s->c[i + 1].range - s->c[i].range < s->c[best + 1].range - s->c[best].range)
+                    best = i;
+            cand *a = &s->c[best], *b = &s->c[best + 1];
+            double esum = a->energy + b->energy;
+            if (b->energy > a->energy) {
+                a->object_id = b->object_id, a->tag = b->tag, a->flags = b->flags;
+            }
+            double lo = fmin(a->range - a->half, b->range - b->half), hi = fmax(a->range + a->half, b->range + b->half);
+            a->range = esum > 0 ? (a->energy * a->range + b->energy * b->range) / esum : 0.5 * (a->range + b->range);
+            a->half = fmax(a->range - lo, hi - a->range);
+            a->energy = esum;
+            memmove(b, b + 1, (size_t)(s->n - best - 2) * sizeof *b);
+            s->n--;
+        }
+    }
+    s->c[s->n++] = (cand){range, e, half, obj, tag, flags};
 }
 
 /* A hit at total path @p path reached with energy factor @p f; follow
@@ -261,7 +290,12 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
     else
         e = f * ((1.0 - spec - transp) * refl + retro) * cosi *
             (rp->ext_per_m > 0 ? exp(-2.0 * rp->ext_per_m * total) : 1.0) * calib(rp, total);
-    add_cand(s, total, e, hit->object_id, hit->tag, flags);
+    /* The hit stands for the patch of beam its sub-ray samples (angular
+     * cell rp->cell_rad): on a surface inclined by θ that patch spans
+     * total·tanθ·cell in range, plus the pulse's own length. */
+    double tan_i = cosi > 0.01 ? sqrt(1.0 - cosi * cosi) / cosi : 100.0;
+    double half = 0.5 * total * tan_i * rp->cell_rad + rp->pulse_half_m;
+    add_cand(s, total, e, half, hit->object_id, hit->tag, flags);
     if (depth >= MAX_DEPTH)
         return;
     float p[3] = {ray->org[0] + ray->dir[0] * hit->t, ray->org[1] + ray->dir[1] * hit->t,
@@ -275,8 +309,8 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
             follow(s, &r2, &h2, f * transp * transp, total, bounces_left, flags, sub, depth + 1);
         }
     }
-    if (spec > 0 && bounces_left > 0 && nn > 0 &&
-        uniform(rp, s->shot, sub * 8 + (uint32_t)depth, SENSIM_RNG_GHOST) < spec) {
+    (void)sub;
+    if (spec > 0 && bounces_left > 0 && nn > 0) {
         double k = 2.0 * dn / nn;
         sensim_ray r2 = {{p[0], p[1], p[2]},
                          {(float)(ray->dir[0] - k * nx), (float)(ray->dir[1] - k * ny), (float)(ray->dir[2] - k * nz)},
@@ -284,12 +318,16 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
         sensim_hit h2;
         if (r2.tfar > r2.tnear) {
             sensim__trace_rays(s->scene, &r2, 1, &h2);
-            follow(s, &r2, &h2, f, total, bounces_left - 1, (uint8_t)(flags | SENSIM_POINT_GHOST), sub, depth + 1);
+            follow(s, &r2, &h2, f * spec, total, bounces_left - 1, (uint8_t)(flags | SENSIM_POINT_GHOST), sub,
+                   depth + 1);
         }
     }
 }
 
-/* Sort by range and merge returns closer than the range resolution. */
+/* Sort by range, then join hits whose echoes overlap: each hit spreads over
+ * [range - half, range + half]; a hit starting less than the range
+ * resolution after the group's furthest end joins the group. A group is one
+ * return: summed energy, energy-weighted range, the strongest hit's object. */
 static void merge(shot_state *s, double res)
 {
     for (uint32_t i = 1; i < s->n; i++)
@@ -300,18 +338,21 @@ static void merge(shot_state *s, double res)
         }
     uint32_t out = 0;
     for (uint32_t i = 0; i < s->n;) {
-        double first = s->c[i].range, esum = 0, rsum = 0, rplain = 0;
+        double end = s->c[i].range + s->c[i].half, lo = s->c[i].range - s->c[i].half;
+        double esum = 0, rsum = 0, rplain = 0;
         uint32_t best = i, j = i;
-        for (; j < s->n && s->c[j].range - first < res; j++) {
+        for (; j < s->n && (j == i || s->c[j].range - s->c[j].half - end < res); j++) {
             esum += s->c[j].energy;
             rsum += s->c[j].energy * s->c[j].range;
             rplain += s->c[j].range;
+            end = fmax(end, s->c[j].range + s->c[j].half);
             if (s->c[j].energy > s->c[best].energy)
                 best = j;
         }
         cand g = s->c[best];
         g.energy = esum;
         g.range = esum > 0 ? rsum / esum : rplain / (j - i);
+        g.half = fmax(g.range - lo, end - g.range);
         s->c[out++] = g;
         i = j;
     }
@@ -328,7 +369,11 @@ static bool detect(const sensim_return_params *rp, uint64_t shot, uint32_t idx, 
         return uniform(rp, shot, idx, SENSIM_RNG_DROP_POINT) < keep;
     }
     if (rp->d.dropoff_model == SENSIM_DROPOFF_PHYSICAL) {
-        double p = 0.5 * erfc(-(intensity - rp->d.detect_threshold) / (rp->d.detect_noise * sqrt(2.0)));
+        /* shot-noise limited: σ grows as √I, so no signal is never detected */
+        if (!(intensity > 0))
+            return false;
+        double sigma = rp->d.detect_noise * sqrt(intensity / rp->d.detect_threshold);
+        double p = 0.5 * erfc(-(intensity - rp->d.detect_threshold) / (sigma * sqrt(2.0)));
         return uniform(rp, shot, idx, SENSIM_RNG_DROP_POINT) < p;
     }
     return true;
@@ -366,7 +411,7 @@ static void rain(shot_state *s, double limit)
     double dd = dmin_mm - log1p(-uniform(rp, s->shot, 1, SENSIM_RNG_RAIN)) / rp->rain_lambda_mm;
     double frac = dd / (2000.0 * b);
     double e = tcal * fmin(1.0, frac * frac);
-    add_cand(s, r, e, 0, 0, SENSIM_POINT_WEATHER);
+    add_cand(s, r, e, rp->pulse_half_m, 0, 0, SENSIM_POINT_WEATHER);
 }
 
 static void emit(const shot_state *s, const cand *c, uint32_t idx, const float nominal[3], sensim_point *out,

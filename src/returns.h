@@ -19,6 +19,8 @@ typedef struct sensim_return_params {
     double ext_per_m;         /* physical two-way extinction a: clear + fog + rain */
     double r0;                /* intensity calibration range */
     uint32_t nsub;            /* sub-rays (1 = single) */
+    double cell_rad;          /* angular spacing of the sub-ray rings */
+    double pulse_half_m;      /* c·pulse_width/4: half the range overlap of two echoes */
     float sub_h[SENSIM_MAX_SUBRAYS], sub_v[SENSIM_MAX_SUBRAYS], sub_w[SENSIM_MAX_SUBRAYS];
     /* rain droplets: cumulative expected count of detectable drops up to r = k·rain_dr */
     double rain_dr, rain_lambda_mm;

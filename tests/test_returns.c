@@ -446,6 +446,201 @@ static void test_obj_materials(void **state)
     assert_true(m.specular == 0.8f);
 }
 
+/* Every sub-ray counts: 1, 7, 19 and 37 sub-rays read the same wall, for
+ * direct and ghost returns, at every bounce count (37 sub-rays with ghosts
+ * hold more candidates than the per-shot buffer, which merges in place). */
+static void test_subray_counts(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    /* glossy plate at x = 10 facing (-1, 1)/sqrt2: the mirror ray turns to +y and meets a wall at y = 5 */
+    const double pc[3] = {10, 0, 0}, pn[3] = {-sqrt(0.5), sqrt(0.5), 0};
+    add_quad(s, pc, pn, 3, 3, 4);
+    set_mat(s, 4, 0.5f, 0, 0.4f, 0);
+    const double wc[3] = {10, 5, 0}, wn[3] = {0, -1, 0};
+    add_quad(s, wc, wn, 40, 3, 5);
+    set_mat(s, 5, 0.8f, 0, 0, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    const char *counts[] = {"beam_subrays=1", "beam_subrays=7", "beam_subrays=19", "beam_subrays=37"};
+    const char *bounces[] = {"max_bounces=0", "max_bounces=1", "max_bounces=4"};
+    for (int b = 0; b < 3; b++) {
+        double ref_first = 0, ref_last = 0, ref_r = 0;
+        for (int k = 0; k < 4; k++) {
+            const char *sets[] = {counts[k], bounces[b], "beam_divergence_h_mrad=3", "beam_divergence_v_mrad=1.5",
+                                  "return_mode=dual", "dropoff_model=none"};
+            sensim_lidar *l = pencil(0, 0, 1000, sets, 6);
+            uint64_t n;
+            sensim_point *p = shoot(l, s, 100000000, &n);
+            assert_int_equal(n, b == 0 ? 100 : 200);
+            double first = p[0].intensity, last = b ? p[1].intensity : 0, r = p[0].range_m;
+            /* direct: diffuse share 0.6 x 0.5 x cos 45; ghost: specular share 0.4 x 0.8 at 15 m */
+            printf("# %s %s: direct %.6f at %.5f m, ghost %.6f\n", counts[k], bounces[b], first, r, last);
+            assert_true(fabs(first - 0.6 * 0.5 * sqrt(0.5)) < 0.01 * first);
+            if (b)
+                assert_true(fabs(last - 0.4 * 0.8 * (10.0 / 15) * (10.0 / 15)) < 0.01 * last);
+            if (k == 0)
+                ref_first = first, ref_last = last, ref_r = r;
+            assert_true(fabs(first - ref_first) < 0.01 * ref_first);
+            assert_true(fabs(last - ref_last) <= 0.01 * ref_last);
+            assert_true(fabs(r - ref_r) < 1e-3);
+            free(p);
+            sensim_lidar_destroy(l);
+        }
+    }
+    sensim_scene_destroy(s);
+}
+
+/* A divergent beam on a slanted ground plane is one return carrying the
+ * beam's intensity, at the beam centre's range within the range resolution. */
+static void test_ground_divergence(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const double gc[3] = {0, 0, -2}, gn[3] = {0, 0, 1};
+    add_quad(s, gc, gn, 1000, 1, 6);
+    set_mat(s, 6, 0.8f, 0, 0, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    const double elev[] = {-2, -3, -5, -9, -15};
+    const char *subs[] = {"beam_subrays=7", "beam_subrays=19", "beam_subrays=37"};
+    for (size_t e = 0; e < sizeof elev / sizeof elev[0]; e++)
+        for (int k = 0; k < 3; k++) {
+            const char *sets[] = {subs[k], "beam_divergence_h_mrad=3", "beam_divergence_v_mrad=1.5",
+                                  "return_mode=dual", "dropoff_model=none", "max_range_m=200"};
+            sensim_lidar *l = pencil(0, elev[e] * PI / 180, 1000, sets, 6);
+            uint64_t n;
+            sensim_point *p = shoot(l, s, 100000000, &n);
+            double sn = sin(-elev[e] * PI / 180), R = 2.0 / sn, cal = 10.0 / (R > 10 ? R : 10);
+            double want = 0.8 * sn * cal * cal;
+            printf("# ground at %g deg, %s: %llu points for 100 shots, I %.6f (beam %.6f), range %.4f (centre %.4f)\n",
+                   elev[e], subs[k], (unsigned long long)n, p[0].intensity, want, p[0].range_m, R);
+            assert_int_equal(n, 100); /* one return per shot: dual mode found nothing else */
+            assert_true(fabs(p[0].intensity - want) < 0.02 * want);
+            assert_true(fabs(p[0].range_m - R) < 0.1);
+            free(p);
+            sensim_lidar_destroy(l);
+        }
+    sensim_scene_destroy(s);
+}
+
+/* Detection: fog cuts the range with the default model; a target that
+ * returns no light is never detected. Documented detection range (50 %):
+ * ρ·(R0/R)²·exp(−2aR) = detect_threshold. */
+static double det_range(double rho, double a, double thr)
+{
+    double lo = 1, hi = 1e4;
+    for (int i = 0; i < 200; i++) {
+        double m = 0.5 * (lo + hi), cal = 10.0 / (m > 10 ? m : 10);
+        if (rho * cal * cal * exp(-2 * a * m) > thr)
+            lo = m;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
+static void test_detection(void **state)
+{
+    (void)state;
+    double a = 3.912 / 50.0; /* V = 50 m: q = 0 */
+    double r50 = det_range(0.35, a, 0.0002), r_never = det_range(0.35, a, 0.0002 / 9);
+    printf("# fog V = 50 m: Building (0.35) detected to %.1f m (50 %%), never beyond %.1f m\n", r50, r_never);
+    const double walls[] = {0.6 * r50, r50, r_never + 0.01, 80, 100};
+    for (int k = 0; k < 5; k++) {
+        sensim_scene *s;
+        CHECK_OK(sensim_scene_create(ctx, &s));
+        const double c[3] = {walls[k], 0, 0}, nrm[3] = {-1, 0, 0};
+        add_quad(s, c, nrm, 20, 3, 0);
+        CHECK_OK(sensim_scene_commit(s));
+        const char *sets[] = {"visibility_m=50", "seed=5"};
+        sensim_lidar *l = pencil(0, 0, 1e5, sets, 2);
+        uint64_t n;
+        sensim_point *p = shoot(l, s, 100000000, &n);
+        printf("# fog wall at %.1f m: %llu of 10000 detected\n", walls[k], (unsigned long long)n);
+        if (k == 0)
+            assert_int_equal(n, 10000);
+        else if (k == 1)
+            assert_true(fabs(n / 1e4 - 0.5) < 5 * sqrt(0.25 / 1e4));
+        else
+            assert_int_equal(n, 0);
+        free(p);
+        sensim_lidar_destroy(l);
+        /* without fog the same wall is always there */
+        l = pencil(0, 0, 1e5, NULL, 0);
+        p = shoot(l, s, 100000000, &n);
+        assert_int_equal(n, 10000);
+        free(p);
+        sensim_lidar_destroy(l);
+        sensim_scene_destroy(s);
+    }
+    /* an invisible target (no diffuse, retro or specular light): nothing, with any model but none */
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const double c[3] = {5, 0, 0}, nrm[3] = {-1, 0, 0};
+    add_quad(s, c, nrm, 20, 3, 8);
+    set_mat(s, 8, 0.0f, 0, 0, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    const char *none[] = {"dropoff_model=none"}, *phys[] = {"dropoff_model=physical", "detect_noise=1"};
+    sensim_lidar *l = pencil(0, 0, 1e5, NULL, 0);
+    uint64_t n;
+    sensim_point *p = shoot(l, s, 100000000, &n);
+    assert_int_equal(n, 0);
+    free(p);
+    sensim_lidar_destroy(l);
+    l = pencil(0, 0, 1e5, phys, 2);
+    p = shoot(l, s, 100000000, &n);
+    assert_int_equal(n, 0);
+    free(p);
+    sensim_lidar_destroy(l);
+    l = pencil(0, 0, 1e5, none, 1);
+    p = shoot(l, s, 100000000, &n);
+    assert_int_equal(n, 10000); /* "none" reports every hit, even at zero intensity */
+    free(p);
+    sensim_lidar_destroy(l);
+    sensim_scene_destroy(s);
+}
+
+/* Glossy car paint (specular 0.1) keeps its direct return; the ghost carries
+ * only the specular share. */
+static void test_glossy_paint(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const double pc[3] = {5, 0, 0}, pn[3] = {-sqrt(0.5), sqrt(0.5), 0};
+    add_quad(s, pc, pn, 2, 14, 0); /* tag 14 = Car: ρ 0.25, specular 0.1 */
+    const double wc[3] = {5, 1, 0}, wn[3] = {0, -1, 0};
+    add_quad(s, wc, wn, 20, 3, 9);
+    set_mat(s, 9, 0.9f, 0, 0, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    const char *strongest[] = {"seed=1"};
+    sensim_lidar *l = pencil(0, 0, 1e4, strongest, 1);
+    uint64_t n;
+    sensim_point *p = shoot(l, s, 100000000, &n);
+    assert_int_equal(n, 1000);
+    for (uint64_t i = 0; i < n; i++) {
+        assert_int_equal(p[i].tag, 14);
+        assert_int_equal(p[i].flags & SENSIM_POINT_GHOST, 0);
+        assert_true(fabs(p[i].intensity - 0.9 * 0.25 * sqrt(0.5)) < 1e-5);
+    }
+    free(p);
+    sensim_lidar_destroy(l);
+    const char *last[] = {"return_mode=last"};
+    l = pencil(0, 0, 1e4, last, 1);
+    p = shoot(l, s, 100000000, &n);
+    assert_int_equal(n, 1000);
+    printf("# glossy paint: ghost %.5f at %.4f m\n", p[0].intensity, p[0].range_m);
+    for (uint64_t i = 0; i < n; i++) {
+        assert_true(p[i].flags & SENSIM_POINT_GHOST);
+        assert_true(fabs(p[i].range_m - 6.0) < 1e-4);
+        assert_true(fabs(p[i].intensity - 0.1 * 0.9) < 1e-5);
+    }
+    free(p);
+    sensim_lidar_destroy(l);
+    sensim_scene_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -453,7 +648,9 @@ int main(void)
         cmocka_unit_test(test_retro_and_glass),  cmocka_unit_test(test_range_noise),
         cmocka_unit_test(test_carla_dropoff),    cmocka_unit_test(test_mirror_ghost),
         cmocka_unit_test(test_divergence_dual),  cmocka_unit_test(test_weather),
-        cmocka_unit_test(test_obj_materials),
+        cmocka_unit_test(test_obj_materials),    cmocka_unit_test(test_subray_counts),
+        cmocka_unit_test(test_ground_divergence), cmocka_unit_test(test_detection),
+        cmocka_unit_test(test_glossy_paint),
     };
     return cmocka_run_group_tests_name("returns", tests, setup, teardown);
 }
