@@ -71,11 +71,11 @@ int main(int argc, char **argv)
     if (sensim_context_create(NULL, &ctx) || sensim_scene_create(ctx, &scene))
         return 1;
     street_info si;
-    const char *fast[] = {"rotation_hz=20", "shots_per_s=288000", "lidar_id=2", "mount_xyz_m=2,0,0.6"};
+    const char *fast[] = {"rotation_hz=20", "lidar_id=2", "mount_xyz_m=2,0,0.6"};
     const char *slow[] = {"lidar_id=1", "mount_xyz_m=0,0,1.8"};
     if (street_scene_build(scene, 200.0f, 1, &si) || sensim_scene_commit(scene) ||
         sensim_lidar_create_from_preset(ctx, "pandar64", slow, 2, &top) ||
-        sensim_lidar_create_from_preset(ctx, "vlp16", fast, 4, &front)) {
+        sensim_lidar_create_from_preset(ctx, "vlp16", fast, 3, &front)) {
         fprintf(stderr, "sync_collector: %s\n", sensim_context_last_error(ctx));
         return 1;
     }

@@ -1,18 +1,14 @@
 #!/usr/bin/env python3
 """Writes scan_patterns/*.preset for the mechanical models of
-../shared/reference/lidar_models_pcsim.md. Run once by hand when a table
+../shared/reference/lidar_models_pcsim.md that have no vendor firing table
+(vlp16, hdl32, hdl64, pandar64, pandar128, os1_64, os1_64_gen2 and os0_128 come
+from scripts/gen_vendor_presets.py). Run once by hand when a table
 changes; the generated files are committed and are the source of truth."""
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "scan_patterns")
 
-PANDAR64 = [14.882, 11.032, 8.059, 5.057, 3.04, 2.028, 1.86, 1.688, 1.522, 1.351, 1.184, 1.013,
-            -1.184, -1.351, -1.522, -1.688, -1.86, -2.028, -2.198, -2.365, -2.536, -2.7, -2.873, 0.846,
-            0.675, 0.508, 0.337, 0.169, 0, -0.169, -0.337, -0.508, -0.675, -0.845, -1.013, -3.04,
-            -3.21, -3.375, -3.548, -3.712, -3.884, -4.05, -4.221, -4.385, -4.558, -4.72, -4.892, -5.057,
-            -5.229, -5.391, -5.565, -5.726, -5.898, -6.061, -7.063, -8.059, -9.06, -9.885, -11.032,
-            -12.006, -12.974, -13.93, -18.889, -24.897]
 RUBY128 = [-13.565, -1.09, -4.39, 1.91, -6.65, -0.29, -3.59, 2.71, -5.79, 0.51, -2.79, 3.51, -4.99,
            1.31, -1.99, 5.06, -4.19, 2.11, -19.582, -1.29, -3.39, 2.91, -7.15, -0.49, -2.59, 3.71,
            -5.99, 0.31, -1.79, 5.96, -5.19, 1.11, -0.99, -4.29, 2.01, -25, -0.19, -3.49, 2.81, -7.65,
@@ -34,40 +30,10 @@ PANDAR40 = [15, 11, 8, 5, 3, 2, 1.67, 1.33, 1, 0.67, 0.33, 0, -0.33, -0.67, -1, 
             -11, -12, -13, -14, -19, -25]
 
 
-def pandar128():
-    t = [-6 + 0.125 * i for i in range(64)]
-    t += [-6.5 - 0.5 * (i - 64) for i in range(64, 100)]
-    t += [2 + 0.5 * (i - 100) for i in range(100, 124)]
-    t += [14, -24.5, 15, -25]  # PCSim has -26 at ch 125
-    return t
-
-
-# VLP-16 fires its 16 lasers 2.304 us apart in the order of laser ids, whose
-# elevations are -15, 1, -13, 3, ... (datasheet). Channels here are sorted by
-# elevation (PCSim's order), so channel c fires at 2304 ns * laser_id(c).
-VLP16_LASER_ORDER = [-15, 1, -13, 3, -11, 5, -9, 7, -7, 9, -5, 11, -3, 13, -1, 15]
-
 MODELS = [
-    dict(name="vlp16", desc="Velodyne VLP-16 (Puck)", ch=16, el=[-15 + 2 * i for i in range(16)],
-         rot=10, pps=300000, rmax=100,
-         fire=[2304 * VLP16_LASER_ORDER.index(-15 + 2 * i) for i in range(16)],
-         notes=["PCSim range 200 m; VLP-16 datasheet says 100 m: datasheet wins.",
-                "Firing offsets: 2.304 us per laser in datasheet firing order (PCSim fires all at once)."]),
     dict(name="vlp32", desc="Velodyne VLP-32C (uniform approximation)", ch=32,
          el=[-25 + 1.25 * i for i in range(32)], rot=10, pps=600000, rmax=120,
          notes=["Uniform 1.25 deg spacing as PCSim; the real VLP-32C is non-uniform."]),
-    dict(name="hdl32", desc="Velodyne HDL-32E", ch=32, el=[-30.67 + (41.33 / 31) * i for i in range(32)],
-         rot=20, pps=1300000, rmax=70,
-         notes=["PCSim: 1.3 M pts/s at 20 Hz gives 2031.25 columns; rounded to 2031."]),
-    dict(name="hdl64", desc="Velodyne HDL-64E (uniform approximation)", ch=64,
-         el=[-24.9 + 0.427 * i for i in range(64)], rot=10, pps=1300000, rmax=120,
-         notes=["Uniform 0.427 deg spacing as PCSim; the real HDL-64E has two non-uniform blocks.",
-                "1.3 M pts/s at 10 Hz gives 2031.25 columns; rounded to 2031."]),
-    dict(name="pandar64", desc="Hesai Pandar64", ch=64, el=PANDAR64, rot=10, pps=1152000, rmax=200,
-         noise=0.0, notes=["Angle table as PCSim (vendor datasheet order)."]),
-    dict(name="pandar128", desc="Hesai Pandar128", ch=128, el=pandar128(), rot=10, pps=3456000, rmax=200,
-         notes=["Fix: PCSim puts channel 125 at -26 deg, outside the real -25..+15 FOV;",
-                "here it is -24.5, the step missing from the -6.5..-25 run."]),
     dict(name="ruby128", desc="RoboSense RS-Ruby 128", ch=128, el=RUBY128, rot=10, pps=2300000, rmax=200,
          notes=["2.3 M pts/s at 10 Hz gives 1796.875 columns; rounded to 1797."]),
     dict(name="pandar_qt", desc="Hesai PandarQT", ch=64, el=PANDAR_QT, rot=10, pps=384000, rmax=20),
@@ -82,14 +48,6 @@ MODELS = [
          notes=["Fix: PCSim computes (90/32)*i in integer arithmetic (2*i, 0..62 deg);",
                 "the intended 2.8125*i (0..87.19 deg) is used.",
                 "Fix: PCSim's 4,608,000 pts/s (0.025 deg) is 8x the datasheet's 576,000 pts/s (0.2 deg)."]),
-    dict(name="os1_64_gen2", desc="Ouster OS1-64 Gen2 (PCSim name; same as os1_64)", ch=64,
-         el=[-22.5 + 45.0 / 63 * i for i in range(64)], rot=10, pps=1310720, rmax=120,
-         notes=["Fix: PCSim spaces 64 channels by 45/64 deg; here 45/63 deg (-22.5..+22.5)."]),
-    dict(name="os1_64", desc="Ouster OS1-64 Gen2", ch=64, el=[-22.5 + 45.0 / 63 * i for i in range(64)],
-         rot=10, pps=1310720, rmax=120,
-         notes=["Fix: PCSim spaces 64 channels by 45/64 deg (top channel +21.8);",
-                "45 deg over 64 channels is 63 gaps of 45/63 deg (-22.5..+22.5).",
-                "64 x 2048 columns x 10 Hz = 1,310,720 pts/s (PCSim: 1,311,000)."]),
     dict(name="waymo_top", desc="Waymo top lidar (PCSim approximation)", ch=64,
          el=[-17.6 + (20.0 / 63) * i for i in range(64)], rot=10, pps=1696000, rmax=75, noise=0.025),
 ]

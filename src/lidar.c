@@ -109,7 +109,8 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
         const sensim_pattern *p = &l->pat;
         double per_ns; /* shots (indices) per nanosecond */
         if (p->kind == SENSIM_PATTERN_MECHANICAL)
-            per_ns = (double)p->shots_per_rev / (double)p->frame_ns;
+            per_ns = p->col_q_ps ? (double)p->channels * 1000.0 / (double)p->col_q_ps
+                                 : (double)p->shots_per_rev / (double)p->frame_ns;
         else if (p->ttime)
             per_ns = (double)p->table_n / (double)p->tperiod;
         else
@@ -167,7 +168,9 @@ sensim_status sensim_lidar_get_info(const sensim_lidar *l, sensim_lidar_info *o)
     o->frame_period_ns = p->frame_ns;
     o->frame_rate_hz = 1e9 / (double)p->frame_ns;
     o->table_size = p->table_n;
-    if (p->kind == SENSIM_PATTERN_MECHANICAL)
+    if (p->kind == SENSIM_PATTERN_MECHANICAL && p->col_q_ps)
+        o->shots_per_s = (double)p->channels * 1e12 / (double)p->col_q_ps;
+    else if (p->kind == SENSIM_PATTERN_MECHANICAL)
         o->shots_per_s = (double)p->shots_per_rev * o->frame_rate_hz;
     else if (p->ttime)
         o->shots_per_s = (double)p->table_n * 1e9 / (double)p->tperiod;
@@ -279,6 +282,7 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
     const int64_t n = g1 - g0;
     const int nlanes = (int)((n + SENSIM_LANE_SHOTS - 1) / SENSIM_LANE_SHOTS);
     const bool moving = env->path->moving;
+    const bool beam_origin = p->kind == SENSIM_PATTERN_MECHANICAL && p->beam_origin_m > 0.0;
     float R0[9], org0[3];
     to_floats(env->S0, R0, org0);
     sensim_point *span0 = NULL, *span1 = NULL;
@@ -315,6 +319,12 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                 sensim__returns_subray_dir(rp, (uint64_t)g, 0, &dirs[3 * m], td);
                 sensim_ray *ray = &l->rays[a + m];
                 memcpy(ray->org, org, 3 * sizeof(float));
+                if (beam_origin) { /* the beam leaves the optics off the axis */
+                    float bo[3];
+                    sensim__pattern_origin(p, g, when[m], bo);
+                    for (int row = 0; row < 3; row++)
+                        ray->org[row] += R[row] * bo[0] + R[3 + row] * bo[1] + R[6 + row] * bo[2];
+                }
                 for (int row = 0; row < 3; row++)
                     ray->dir[row] = R[row] * td[0] + R[3 + row] * td[1] + R[6 + row] * td[2];
                 ray->tnear = 0.0f;
@@ -338,7 +348,11 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                 sensim_point *pt = &slot[out];
                 uint32_t k = sensim__returns_shot(rp, scene, R, &dirs[3 * j], &l->rays[a + j], &l->hits[a + j],
                                                   (uint64_t)(g0 + a + live[j]), pt);
+                float bo[3] = {0, 0, 0};
+                if (beam_origin && k)
+                    sensim__pattern_origin(p, g0 + a + live[j], when[j], bo);
                 for (uint32_t q = 0; q < k; q++) {
+                    pt[q].x += bo[0], pt[q].y += bo[1], pt[q].z += bo[2];
                     pt[q].t_offset_ns = (uint32_t)(when[j] - frame_begin);
                     pt[q].channel = chan[j];
                     output_frame(l, env, S, &pt[q]);

@@ -81,8 +81,7 @@ bool sensim__pattern_shot(const sensim_pattern *p, int64_t g, int64_t t, uint16_
 {
     switch (p->kind) {
     case SENSIM_PATTERN_MECHANICAL:
-        sensim__mech_dir(p, g, channel, dir);
-        return true;
+        return sensim__mech_dir(p, g, channel, dir);
     case SENSIM_PATTERN_TABLE: {
         int64_t e = g - sensim__floordiv(g, (int64_t)p->table_n) * (int64_t)p->table_n;
         memcpy(dir, &p->tdir[3 * e], 3 * sizeof(float));
@@ -124,30 +123,7 @@ void sensim__pattern_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int6
     if (n == 0)
         return;
     if (p->kind == SENSIM_PATTERN_MECHANICAL) {
-        /* walk (revolution, column, firing slot) incrementally: no division per shot */
-        int64_t spr = (int64_t)p->shots_per_rev, r = sensim__floordiv(g0, spr);
-        uint64_t s = (uint64_t)(g0 - r * spr);
-        uint32_t k = (uint32_t)(s / p->channels), j = (uint32_t)(s % p->channels);
-        int64_t colt = r * p->frame_ns + (int64_t)k * p->frame_ns / p->cols_per_rev;
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t c = p->fire_order[j];
-            t[i] = colt + p->fire_off_ns[c];
-            float ca = p->cos_col[k] * p->cos_off[c] - p->sin_col[k] * p->sin_off[c];
-            float sa = p->sin_col[k] * p->cos_off[c] + p->cos_col[k] * p->sin_off[c];
-            dir[3 * i] = p->cos_el[c] * ca;
-            dir[3 * i + 1] = p->cos_el[c] * sa;
-            dir[3 * i + 2] = p->sin_el[c];
-            ch[i] = (uint16_t)c;
-            ok[i] = 1;
-            if (++j == p->channels) {
-                j = 0;
-                if (++k == p->cols_in_fov) {
-                    k = 0;
-                    r++;
-                }
-                colt = r * p->frame_ns + (int64_t)k * p->frame_ns / p->cols_per_rev;
-            }
-        }
+        sensim__mech_batch(p, g0, n, t, ch, dir, ok);
         return;
     }
     if (p->kind == SENSIM_PATTERN_RISLEY || p->kind == SENSIM_PATTERN_MEMS) {

@@ -12,13 +12,21 @@ typedef struct sensim_pattern {
     int64_t t_limit_ns;      /* |t| beyond which shot indices would leave int64 (set by the lidar) */
     float *elevation_rad;    /* per channel (mechanical, risley lasers), for get_elevations */
 
-    /* MECHANICAL: shot s of a frame is column s / channels, channel
-     * fire_order[s % channels]; the frame is one revolution. */
+    /* MECHANICAL. Revolution-locked (col_q_ps == 0): shot s of a revolution
+     * is column s / channels, channel fire_order[s % channels]. Free-running
+     * (col_q_ps > 0): global column m = g / channels fires at
+     * floor(m·col_q_ps/1000) ns whatever the revolution, and points where
+     * the head is at that time. Either way a channel fires fire_off_ns
+     * after its column and points az_off + spin·2π·fire_off/P from the
+     * column's head angle (cos_off, sin_off): the head keeps turning. */
     uint32_t cols_per_rev, cols_in_fov;
-    uint64_t shots_per_rev;
+    uint64_t shots_per_rev;  /* free-running: upper bound of shots in one revolution */
     float *cos_el, *sin_el, *cos_off, *sin_off, *cos_col, *sin_col;
     int32_t *fire_off_ns;
     uint32_t *fire_order;
+    int64_t col_q_ps;        /* free-running column period, ps; 0 = revolution-locked */
+    double start_az, spin, hfov; /* free-running head angle: start + spin·2π·(t mod P)/P */
+    double beam_origin_m;    /* beam origin this far from the axis along the head angle */
 
     /* Sequence kinds: column m fires at floor(m·q_ps/1000), L shots each. */
     uint32_t lanes;
@@ -62,6 +70,9 @@ bool sensim__pattern_shot(const sensim_pattern *p, int64_t g, int64_t t, uint16_
  * sharing per-column work (column times, prism angles, MEMS carriers). */
 void sensim__pattern_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
                            uint8_t *ok);
+/* Sensor-frame beam origin of shot g (fired at t): zero unless the pattern
+ * has a beam-origin offset (mechanical beam_origin_offset_m). */
+void sensim__pattern_origin(const sensim_pattern *p, int64_t g, int64_t t, float org[3]);
 
 /* Upper bound of shots in one frame. */
 uint64_t sensim__pattern_max_frame_shots(const sensim_pattern *p);
@@ -70,7 +81,9 @@ uint64_t sensim__pattern_max_frame_shots(const sensim_pattern *p);
 sensim_status sensim__mech_init(sensim_pattern *p, const sensim_lidar_desc *d);
 int64_t sensim__mech_time(const sensim_pattern *p, int64_t g);
 int64_t sensim__mech_first_at(const sensim_pattern *p, int64_t t);
-void sensim__mech_dir(const sensim_pattern *p, int64_t g, uint16_t *channel, float dir[3]);
+bool sensim__mech_dir(const sensim_pattern *p, int64_t g, uint16_t *channel, float dir[3]);
+void sensim__mech_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
+                        uint8_t *ok);
 
 sensim_status sensim__risley_init(sensim_pattern *p, const sensim_lidar_desc *d);
 bool sensim__risley_dir(const sensim_pattern *p, uint32_t laser, double t_s, float dir[3]);

@@ -234,6 +234,15 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
             }
         return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "unknown value (see scan_patterns/README.md)");
     }
+    if (!strcmp(key, "firing")) {
+        if (sensim__token_is(vb, ve, "sequential"))
+            ps->d.column_firing = 0;
+        else if (sensim__token_is(vb, ve, "column"))
+            ps->d.column_firing = 1;
+        else
+            return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be sequential or column");
+        return SENSIM_OK;
+    }
     if (!strcmp(key, "beam")) {
         if (sensim__token_is(vb, ve, "datasheet"))
             ps->ideal_beam = 0;
@@ -329,6 +338,8 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
         {"lidar_id", 2, offsetof(sensim_lidar_desc, lidar_id), 1, 0},
         {"seed", 3, offsetof(sensim_lidar_desc, seed), 1, 0},
         {"frame_rate_hz", 0, offsetof(sensim_lidar_desc, frame_rate_hz), 1, 1},
+        {"column_period_ns", 0, offsetof(sensim_lidar_desc, column_period_ns), 1, 0},
+        {"beam_origin_offset_mm", 0, offsetof(sensim_lidar_desc, beam_origin_offset_m), 1e-3, 0},
         {"boresight_elevation_deg", 0, offsetof(sensim_lidar_desc, risley.boresight_elevation_rad), DEG, 0},
         {"head_spin_hz", 0, offsetof(sensim_lidar_desc, risley.head_spin_hz), 1, 0},
         {"mems_h_freq_hz", 0, offsetof(sensim_lidar_desc, mems.h_freq_hz), 1, 0},
@@ -542,6 +553,12 @@ static sensim_status finish(preset *ps, const char *path)
             return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: elevation_deg has %u entries, channels = %lld", path,
                                 ps->n_elev, (long long)ps->channels);
     }
+    if (kind == SENSIM_PATTERN_MECHANICAL && ps->d.column_period_ns != 0.0 &&
+        (ps->d.shots_per_s > 0.0 || ps->d.azimuth_resolution_rad > 0.0))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE,
+                            "%s: column_period_ns (free-running firing) and shots_per_s / azimuth_resolution_deg "
+                            "(revolution-locked) are both set; override column_period_ns=0 to use the latter",
+                            path);
     if (ps->azoff && ps->n_azoff != ps->channels)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: azimuth_offset_deg has %u entries, channels = %lld", path,
                             ps->n_azoff, (long long)ps->channels);

@@ -79,7 +79,8 @@ with tempfile.TemporaryDirectory() as tmp:
     # the acceptance command
     out1 = os.path.join(tmp, "t1")
     r = run("scan", "--scene", plane, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--frames", "1",
-            "--threads", "1", "--set", "dropoff_model=none", "--out", out1)
+            "--threads", "1", "--set", "dropoff_model=none", "--set", "beam=ideal", "--set", "min_range_m=0",
+            "--out", out1)
     check(r.returncode == 0, "scan exit status: " + r.stderr)
     names, pts, comments = read_ply(os.path.join(out1, "frame_000000.ply"))
     for p in ["x", "y", "z", "intensity", "range", "time", "ring", "tag", "object_id"]:
@@ -96,16 +97,29 @@ with tempfile.TemporaryDirectory() as tmp:
         per_ring[p["ring"]] = per_ring.get(p["ring"], 0) + 1
     check(worst < 1e-3, "ring radius within 1 mm (worst %.2e m)" % worst)
     for ring, e in enumerate(el):
+        # laser ring fires 2304 ns x ring after each 55 296 ns cycle start: cycles m with 55296 m + 2304 ring < 1e8
         slant = 2.0 / math.sin(math.radians(-e)) if e < 0 else math.inf
-        want = 1875 if slant < 100.0 else 0
+        want = (100000000 - 1 - 2304 * ring) // 55296 + 1 if slant < 100.0 else 0
         check(per_ring.get(ring, 0) == want, "ring %d has %d points, want %d" % (ring, per_ring.get(ring, 0), want))
+    # the acceptance figure: ring 0 fires every 55 296 ns, and every laser's azimuth is where the head
+    # (10 Hz, clockwise from +x) pointed at its own timestamp
+    t0 = sorted(p["time"] for p in pts if p["ring"] == 0)
+    check(len(t0) > 1000 and all(b - a == 55296 for a, b in zip(t0, t0[1:])) and t0[0] == 0,
+          "ring-0 times 55 296 ns apart (first %r)" % t0[:3])
+    worst_az = 0.0
+    for p in pts:
+        head = -360.0 * p["time"] / 1e8
+        az = math.degrees(math.atan2(p["y"], p["x"]))
+        worst_az = max(worst_az, abs((az - head + 180.0) % 360.0 - 180.0))
+    check(worst_az < 0.001, "azimuth follows each point's timestamp within 0.001 deg (worst %.2e)" % worst_az)
     check(all(p["tag"] == 1 and p["object_id"] == 0 for p in pts), "tags Roads, object 0")
     check(comments.get("frame_number") == ["0"], "frame number comment")
 
     # identical bytes with 2 threads
     out2 = os.path.join(tmp, "t2")
     r = run("scan", "--scene", plane, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--frames", "1",
-            "--threads", "2", "--set", "dropoff_model=none", "--out", out2)
+            "--threads", "2", "--set", "dropoff_model=none", "--set", "beam=ideal", "--set", "min_range_m=0",
+            "--out", out2)
     with open(os.path.join(out1, "frame_000000.ply"), "rb") as a, open(os.path.join(out2, "frame_000000.ply"), "rb") as b:
         check(a.read() == b.read(), "--threads 1 and 2 give identical files")
 
@@ -265,7 +279,7 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("v -50 3 -50\nv 50 3 -50\nv 50 3 50\nv -50 3 50\nf 5 6 7 8\n")
         f.write("v 60 -100 -100\nv 60 100 -100\nv 60 100 100\nv 60 -100 100\nf 9 10 11 12\n")
     out = os.path.join(tmp, "mirror_out")
-    r = run("scan", "--scene", mirror, "--lidar", "vlp16", "--out", out)
+    r = run("scan", "--scene", mirror, "--lidar", "vlp16", "--set", "beam=ideal", "--out", out)
     check(r.returncode == 0, "mirror scan " + r.stderr)
     _, mp, _ = read_ply(os.path.join(out, "frame_000000.ply"))
     ghosts = [p for p in mp if p["flags"] & 4]
@@ -284,7 +298,8 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(wall, "w") as f:
         f.write("o wall\nv 40 -500 -500\nv 40 500 -500\nv 40 500 500\nv 40 -500 500\nf 1 2 3 4\n")
     out = os.path.join(tmp, "moving")
-    r = run("scan", "--scene", wall, "--lidar", "vlp16", "--velocity", "10,0,0", "--frames", "2", "--out", out)
+    r = run("scan", "--scene", wall, "--lidar", "vlp16", "--set", "beam=ideal", "--velocity", "10,0,0", "--frames", "2",
+            "--out", out)
     check(r.returncode == 0, "--velocity scan " + r.stderr)
     worst, count = 0.0, 0
     for k in range(2):
@@ -518,7 +533,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # Ctrl-C during `sensim scan`: the running scan is cancelled, files on disk are complete, exit 130
     sdir = os.path.join(tmp, "scan_int")
-    p = subprocess.Popen([SENSIM, "scan", "--scene", "street", "--lidar", "pandar128", "--frames", "200",
+    p = subprocess.Popen([SENSIM, "scan", "--scene", "street", "--lidar", "pandar128", "--pose", "0,0,1.8,0,0,0", "--frames", "200",
                           "--out", sdir], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for _ in range(1200):  # wait for a state (the first frame on disk), not for a time
         if p.poll() is not None or (os.path.isdir(sdir) and any(n.endswith(".ply") for n in os.listdir(sdir))):

@@ -55,9 +55,9 @@ static void test_platform_toward_wall(void **state)
     for (int f = 0; f < 3; f++) {
         char pf[64];
         snprintf(pf, sizeof pf, "points_frame=%s", frames[f]);
-        const char *all[] = {sets[0], pf};
+        const char *all[] = {sets[0], pf, "beam=ideal", "dropoff_model=none"};
         sensim_lidar *l;
-        CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", all, 2, &l));
+        CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", all, 4, &l));
         uint64_t n;
         sensim_frame_header h[64];
         uint32_t nh = 0;

@@ -286,8 +286,8 @@ static void test_mirror_ghost(void **state)
     add_quad(s, bc, bn, 200, 4, 0);
     CHECK_OK(sensim_scene_commit(s));
     sensim_lidar *l;
-    const char *sets[] = {"max_range_m=100"};
-    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", sets, 1, &l));
+    const char *sets[] = {"max_range_m=100", "beam=ideal"};
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", sets, 2, &l));
     uint64_t n;
     sensim_point *p = shoot(l, s, 100000000, &n);
     uint64_t ghosts = 0;

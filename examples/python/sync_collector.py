@@ -14,7 +14,7 @@ def main(out, seconds=1.0):
     ctx = sensim.Context()
     scene, _, _ = build(ctx)
     top = sensim.Lidar(ctx, "pandar64", {"lidar_id": 1, "mount_xyz_m": "0,0,1.8"})
-    front = sensim.Lidar(ctx, "vlp16", {"rotation_hz": 20, "shots_per_s": 288000, "lidar_id": 2,
+    front = sensim.Lidar(ctx, "vlp16", {"rotation_hz": 20, "lidar_id": 2,
                                         "mount_xyz_m": "2,0,0.6"})
     rings = {"top_10hz": sensim.Ring(top.info["shots_per_frame"] * 3, 8, "drop_oldest"),
              "front_20hz": sensim.Ring(front.info["shots_per_frame"] * 3, 8, "drop_oldest"),

@@ -7,15 +7,22 @@
  * measured from +x towards +y (counter-clockwise seen from above), elevation
  * up from the xy plane.
  *
- * Mechanical pattern: a revolution lasts frame_period_ns = round(1e9 /
- * rotation_hz) and holds C = columns_per_revolution equally spaced columns
- * (C = round(shots_per_s / channels / rotation_hz), or round(2π /
- * azimuth_resolution_rad)). Column k of revolution r fires at
- *     t = r · frame_period_ns + floor(k · frame_period_ns / C)   [+ firing_offset_ns[ch]]
- * at azimuth start_azimuth + spin · 2π·k/C [+ azimuth_offset[ch]], where spin
- * is -1 for clockwise (default, as Velodyne, Hesai, Ouster and CARLA) and +1
- * for counter-clockwise. With a horizontal FOV below 2π only the columns
- * with 2π·k/C < hfov fire. A frame is one revolution: [r·P, (r+1)·P).
+ * Mechanical pattern: a revolution lasts P = frame_period_ns = round(1e9 /
+ * rotation_hz). Revolution-locked (default) it holds C =
+ * columns_per_revolution equally spaced columns (C = round(shots_per_s /
+ * channels / rotation_hz), or round(2π / azimuth_resolution_rad)); column k
+ * of revolution r fires at
+ *     T = r · P + floor(k · P / C)   at head angle  start_azimuth + spin · 2π·k/C,
+ * where spin is -1 for clockwise (default, as Velodyne, Hesai, Ouster and
+ * CARLA) and +1 for counter-clockwise; with a horizontal FOV below 2π only
+ * the columns with 2π·k/C < hfov fire. Free-running (column_period_ns > 0,
+ * Velodyne's firing cycle) columns fire every column_period_ns regardless of
+ * the revolution, at the head angle of their time. Channel ch fires at
+ * T + firing_offset_ns[ch] and points at
+ *     head angle + azimuth_offset[ch] + spin · 2π · firing_offset_ns[ch] / P
+ * (the head keeps turning while a column's lasers fire, so every point's
+ * azimuth is where the head was at its own timestamp), elevation
+ * elevation[ch]. A frame is one revolution: [r·P, (r+1)·P).
  * Shot times are a pure function of the shot index, so the phase continues
  * across calls and any split of time gives the same points, bit for bit.
  */
@@ -268,7 +275,25 @@ typedef struct sensim_lidar_desc {
      *  the lidar's life). */
     sensim_shot_fn shot_fn;
     void *shot_user;
-    uint64_t reserved[8];
+    /** MECHANICAL free-running firing: a column fires every column_period_ns
+     *  (ns, fractional allowed, resolved to 1 ps; [1, 1e9]) whatever the
+     *  revolution, as Velodyne's firing cycle (VLP-16: 55.296 µs). Column m
+     *  fires at floor(m · round(1000·column_period_ns) / 1000) ns and its
+     *  head angle is start_azimuth + spin · 2π · (t mod P) / P. Columns whose
+     *  head angle is beyond hfov produce no beam. 0 = revolution-locked
+     *  (C columns per revolution, below). */
+    double column_period_ns;
+    /** MECHANICAL: 1 = every channel of a column fires at the column time
+     *  (CARLA/PCSim "column firing"; firing_offset_ns ignored); 0 = each
+     *  channel at its firing offset. */
+    int32_t column_firing;
+    uint32_t reserved_u32;
+    /** MECHANICAL: distance of the beam origin from the rotation axis, metres,
+     *  [0, 1], along the head angle of the column (Ouster's
+     *  lidar_origin_to_beam_origin_mm / 1000). Rays start there; range_m is
+     *  measured from it (Ouster's raw range is range_m + this offset). */
+    double beam_origin_offset_m;
+    uint64_t reserved[5];
 } sensim_lidar_desc;
 
 /** Fill @p desc with defaults. Thread safety: any thread. Since 0.1. */
@@ -338,9 +363,9 @@ SENSIM_API void sensim_lidar_destroy(sensim_lidar *lidar);
 typedef struct sensim_lidar_info {
     char name[32];
     uint32_t channel_count;
-    uint32_t columns_per_revolution;  /**< C (mechanical; 0 otherwise) */
-    uint32_t columns_per_frame;       /**< columns inside the FOV (mechanical; 0 otherwise) */
-    uint64_t shots_per_frame;         /**< most shots any frame holds (exact for mechanical) */
+    uint32_t columns_per_revolution;  /**< C (mechanical; free-running: ceil(P / column period); 0 otherwise) */
+    uint32_t columns_per_frame;       /**< columns inside the FOV (mechanical, free-running: an upper bound; 0 otherwise) */
+    uint64_t shots_per_frame;         /**< most shots any frame holds (exact for revolution-locked mechanical) */
     double shots_per_s;               /**< effective, after rounding C */
     double frame_rate_hz;             /**< 1e9 / frame_period_ns */
     int64_t frame_period_ns;

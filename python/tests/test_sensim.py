@@ -182,7 +182,7 @@ class Scanning(unittest.TestCase):
         scene = sensim.Scene(self.ctx)
         scene.add_mesh([[-50, -50, 0], [50, -50, 0], [50, 50, 0], [-50, 50, 0]], [[0, 1, 2], [0, 2, 3]], tag=1)
         scene.commit()
-        lidar = sensim.Lidar(self.ctx, "vlp16")
+        lidar = sensim.Lidar(self.ctx, "vlp16", {"beam": "ideal"})
         ring = sensim.Ring(lidar.info["shots_per_frame"])
         lidar.scan(scene, 0, 100000000, ring, pose=sensim.pose(z=2))
         header, view = ring.peek()
@@ -338,7 +338,7 @@ class NoNumpySmoke(unittest.TestCase):
                 "s = sensim.Scene(ctx)\n"
                 "s.add_mesh([[-50,-50,0],[50,-50,0],[50,50,0],[-50,50,0]], [[0,1,2],[0,2,3]], tag=1)\n"
                 "s.commit()\n"
-                "l = sensim.Lidar(ctx, 'vlp16')\n"
+                "l = sensim.Lidar(ctx, 'vlp16', {'beam': 'ideal'})\n"
                 "r = sensim.Ring(l.info['shots_per_frame'])\n"
                 "l.scan(s, 0, 100000000, r, pose=sensim.pose(z=2))\n"
                 "f = r.pop()\n"
