@@ -1,5 +1,6 @@
 /* Frame images: range, intensity and label projections (PNG via image_png.c). */
 #include "internal.h"
+#include "lidar_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,6 +10,8 @@ typedef struct grid {
     uint32_t w, h;
     bool mech;
     uint32_t *row_of;   /* mechanical: channel -> row */
+    double *shift;      /* mechanical: channel -> spin·azimuth offset in columns */
+    int32_t *fire;      /* mechanical: channel -> firing offset, ns */
     int64_t cols, period;
     double az0, el0, res;
 } grid;
@@ -27,6 +30,21 @@ static sensim_status grid_init(grid *g, const sensim_lidar *l, double res)
         if (!el || !g->row_of) {
             free(el);
             return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "images: out of memory");
+        }
+        g->shift = malloc(n * sizeof *g->shift);
+        g->fire = malloc(n * sizeof *g->fire);
+        if (!g->shift || !g->fire) {
+            free(el);
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "images: out of memory");
+        }
+        /* destagger: each channel's azimuth offset (without the firing-time
+         * turn, which the column time already carries) in columns */
+        const sensim_pattern *p = &l->pat;
+        for (uint32_t c = 0; c < n; c++) {
+            double turn = 2.0 * SENSIM_PI * (double)p->fire_off_ns[c] / (double)p->frame_ns;
+            double off = atan2((double)p->sin_off[c], (double)p->cos_off[c]) - p->spin * turn;
+            g->shift[c] = p->spin * off * (double)li.columns_per_revolution / (2.0 * SENSIM_PI);
+            g->fire[c] = p->fire_off_ns[c];
         }
         sensim_lidar_get_elevations(l, el, n, &n);
         for (uint32_t c = 0; c < n; c++) { /* rank by elevation, highest first; ties by channel */
@@ -61,9 +79,13 @@ static sensim_status grid_init(grid *g, const sensim_lidar *l, double res)
 static bool cell(const grid *g, const sensim_point *p, uint32_t *x, uint32_t *y)
 {
     if (g->mech) {
-        int64_t k = ((int64_t)p->t_offset_ns + 1) * g->cols;
-        k = (k + g->period - 1) / g->period - 1; /* column whose slot holds the firing time */
-        if (k < 0 || k >= (int64_t)g->w || p->channel >= g->h)
+        if (p->channel >= g->h)
+            return false;
+        /* destaggered: the column whose head angle is nearest the point's azimuth */
+        double f = (double)((int64_t)p->t_offset_ns - g->fire[p->channel]) / (double)g->period;
+        double k = floor(f * (double)g->cols + g->shift[p->channel] + 0.5);
+        k -= floor(k / (double)g->cols) * (double)g->cols;
+        if (!(k >= 0 && k < (double)g->w))
             return false;
         *x = (uint32_t)k, *y = g->row_of[p->channel];
         return true;
@@ -87,8 +109,12 @@ sensim_status sensim_write_frame_images(const sensim_lidar *l, const sensim_poin
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "images: resolution %g rad", res);
     grid g;
     sensim_status st = grid_init(&g, l, res);
-    if (st != SENSIM_OK)
+    if (st != SENSIM_OK) {
+        free(g.row_of);
+        free(g.shift);
+        free(g.fire);
         return st;
+    }
     size_t cells = (size_t)g.w * g.h;
     uint16_t *rng = calloc(cells, sizeof *rng);
     uint8_t *inten = calloc(cells, 1), *lab = calloc(cells * 3, 1);
@@ -130,5 +156,7 @@ out:
     free(lab);
     free(best);
     free(g.row_of);
+    free(g.shift);
+    free(g.fire);
     return st;
 }

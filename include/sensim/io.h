@@ -69,8 +69,13 @@ SENSIM_API sensim_status sensim_write_png(const char *path, uint32_t width, uint
  * Project one frame's points into images and write them as PNG (any path may
  * be NULL to skip that image).
  * Layout: for mechanical lidars, one row per channel sorted by elevation
- * (top row = highest) and one column per firing column of the frame (column
- * from the point's time offset); for other patterns an equirectangular grid
+ * (top row = highest) and C = columns_per_revolution columns, DESTAGGERED
+ * (Ouster's convention for viewing): column c holds the points whose
+ * azimuth is nearest the head angle start_azimuth + spin·2π·c/C, from the
+ * point's firing column and its channel's azimuth offset, so a vertical edge
+ * is a vertical line even for sensors whose beams sit at different azimuths
+ * (Ouster, Hesai, HDL-64E). Ouster's own destaggered images differ by a
+ * constant column shift (its firmware shifts start at 0); for other patterns an equirectangular grid
  * of @p resolution_rad (0 = 0.2°) over the pattern's extents in one frame
  * (azimuth decreasing to the right, elevation decreasing downwards), from
  * each point's direction in the sensor frame. Only first returns (return
