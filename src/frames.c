@@ -106,3 +106,22 @@ sensim_status sensim__vertices_from_frame(float *v, size_t n, int32_t frame)
     }
     return SENSIM_OK;
 }
+
+sensim_status sensim_pose_matrix_to_frame(int32_t frame, const double m[16], double out[16])
+{
+    if (!m || !out)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_pose_matrix_to_frame: NULL argument");
+    sensim_status st = check_frame(frame);
+    if (st != SENSIM_OK)
+        return st;
+    double tmp[16];
+    memcpy(tmp, m, sizeof tmp);
+    bool flip = frame == SENSIM_FRAME_CARLA || frame == SENSIM_FRAME_UE;
+    double u = 1.0 / unit(frame);
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) {
+            double sg = (flip && ((r == 1) != (c == 1))) ? -1.0 : 1.0;
+            out[c * 4 + r] = tmp[c * 4 + r] * sg * (c == 3 && r < 3 ? u : 1.0);
+        }
+    return SENSIM_OK;
+}

@@ -364,6 +364,27 @@ with tempfile.TemporaryDirectory() as tmp:
     worst = max(max(abs(a["x"] - 100 * b["x"]), abs(a["y"] - 100 * b["y"]), abs(a["z"] - 100 * b["z"]))
                 for a, b in zip(pu, pc))
     check(r3.returncode == 0 and len(pu) == len(pc) and worst < 1e-2, "UE frame = CARLA frame in cm (%.2e)" % worst)
+    # everything in one frame and unit system, and the file says which
+    _, _, cc = read_ply(os.path.join(oc, "frame_000000.ply"))
+    _, _, cn = read_ply(os.path.join(on, "frame_000000.ply"))
+    _, _, cu = read_ply(os.path.join(ou, "frame_000000.ply"))
+    posec = [float(v) for v in cc["sensor_pose"]]
+    posen = [float(v) for v in cn["sensor_pose"]]
+    poseu = [float(v) for v in cu["sensor_pose"]]
+    check(cc["frame"] == ["carla"] and cc["units"] == ["m"] and cn["frame"] == ["native"] and cn["units"] == ["m"]
+          and cu["frame"] == ["ue"] and cu["units"] == ["cm"], "PLY comments name frame and units")
+    check(max(abs(a - b) for a, b in zip(posec[12:15], [1, 2, 1.5])) < 1e-9 and abs(posen[13] + 2) < 1e-9,
+          "CARLA sensor_pose carries the CARLA location %r" % posec[12:15])
+    check(max(abs(a - b) for a, b in zip(poseu[12:15], [100, 200, 150])) < 1e-6 and
+          max(abs(a - b) for a, b in zip(poseu[:12], posec[:12])) < 1e-9, "UE sensor_pose in cm %r" % poseu[12:15])
+    # the CARLA pose maps CARLA sensor points to the CARLA world: a point's world y is the mirrored native one
+    pa, pb = pc[0], pn[0]
+    wc = [sum(posec[c * 4 + r] * v for c, v in enumerate([pa["x"], pa["y"], pa["z"], 1.0])) for r in range(3)]
+    wn = [sum(posen[c * 4 + r] * v for c, v in enumerate([pb["x"], pb["y"], pb["z"], 1.0])) for r in range(3)]
+    check(abs(wc[0] - wn[0]) < 1e-3 and abs(wc[1] + wn[1]) < 1e-3 and abs(wc[2] - wn[2]) < 1e-3,
+          "CARLA point through CARLA pose = mirrored native world point")
+    worst_r = max(abs(a["range"] - 100 * b["range"]) for a, b in zip(pu, pc))
+    check(worst_r < 1e-2, "UE ranges in cm (worst %.2e)" % worst_r)
 
     # ---- batch generation (issue 7) ----
     import filecmp
@@ -449,6 +470,19 @@ with tempfile.TemporaryDirectory() as tmp:
         meta = json.load(f)
     check([s["name"] for s in meta["sensors"]] == ["roof", "front"] and meta["sensors"][1]["pattern"] == 2,
           "meta.json lists the sensors and their parameters")
+    check(meta["format"] == "ply" and meta["frame"] == "native" and meta["units"] == "m",
+          "meta.json names format, frame and units: %r %r" % (meta["format"], meta["frame"]))
+    for fmt_name in ("kitti", "carla"):
+        o = os.path.join(tmp, "meta_" + fmt_name)
+        r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj, "--out", o, "--frames", "0:1",
+                "--format", fmt_name, "--frame", "carla", "--quiet")
+        check(r.returncode == 0, "batch --format %s: %s" % (fmt_name, r.stderr))
+        with open(os.path.join(o, "meta.json")) as f:
+            m = json.load(f)
+        with open(os.path.join(o, "frame_000000.json")) as f:
+            fj = json.load(f)
+        check(r.returncode == 0 and m["format"] == fmt_name and m["frame"] == "carla" and
+              fj["frame_of_reference"] == "carla" and fj["units"] == "m", "batch --format %s meta %r" % (fmt_name, m))
 
     # bad inputs: one line naming the file and line
     badt = os.path.join(tmp, "badtraj.csv")

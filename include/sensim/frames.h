@@ -43,6 +43,16 @@ SENSIM_API sensim_status sensim_pose_from_frame(int32_t frame, const double loca
 SENSIM_API sensim_status sensim_pose_to_frame(int32_t frame, const double pose[16], double out_location[3],
                                               double out_rotation_deg[3]);
 
+/**
+ * A native pose matrix (column-major, maps native sensor points to the native
+ * world) expressed in @p frame: S·M·S with S = diag(1, -1, 1) for CARLA and
+ * UE (it maps frame-converted sensor points to the frame's world), the
+ * translation in the frame's unit (UE: cm). Native and ISO 8855: a copy.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, unknown frame).
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_pose_matrix_to_frame(int32_t frame, const double pose[16], double out_pose[16]);
+
 /** Point (or vector) from native to @p frame, in place-safe (in may equal out). Since 0.1. */
 SENSIM_API sensim_status sensim_point_to_frame(int32_t frame, const double in[3], double out[3]);
 

@@ -6,6 +6,7 @@
 #define SENSIM_IO_H
 
 #include <sensim/lidar.h>
+#include <sensim/frames.h>
 #include <sensim/ring.h>
 
 #ifdef __cplusplus
@@ -51,6 +52,24 @@ SENSIM_API sensim_status sensim_write_ply_view(const char *path, const sensim_fr
  */
 SENSIM_API sensim_status sensim_write_points(const char *path, int32_t format, const sensim_frame_header *header,
                                              const sensim_point *points, uint64_t count);
+
+/**
+ * As sensim_write_points(), with everything written in output frame @p frame
+ * (SENSIM_FRAME_*, <sensim/frames.h>): x, y, z and range_m of every point
+ * and the header's sensor_pose. CARLA: y negated, metres, and the pose
+ * S·M·S (S = diag(1, -1, 1)) so that it maps CARLA-frame sensor points to
+ * the CARLA world; UE: the same in centimetres (x, y, z, range and the pose's
+ * translation × 100). PLY and PCD headers say which: "frame native|carla|ue"
+ * and "units m|cm" (sensim_write_points writes "frame native", "units m").
+ * SENSIM_FORMAT_CARLA is the CARLA frame in metres whatever @p frame (UE is
+ * refused).
+ * @return as sensim_write_points(); SENSIM_ERR_INVALID_ARGUMENT for an
+ *         unknown frame.
+ * Thread safety: any thread (distinct paths). Since 0.1.
+ */
+SENSIM_API sensim_status sensim_write_points_frame(const char *path, int32_t format, int32_t frame,
+                                                   const sensim_frame_header *header, const sensim_point *points,
+                                                   uint64_t count);
 
 /**
  * Write an image as PNG (libpng).

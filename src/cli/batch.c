@@ -53,6 +53,7 @@ typedef struct writer {
     char message[4400];   /* the first error, for the main thread's summary */
     uint64_t written;     /* frames completely on disk */
     int32_t format;
+    int32_t frame;        /* output frame of points and poses */
     int images;
     double write_s;
 } writer;
@@ -61,6 +62,17 @@ static const char *ext_of(int32_t format)
 {
     static const char *const e[] = {"ply", "ply", "pcd", "pcd", "bin", "bin"};
     return e[format];
+}
+
+static const char *format_name(int32_t format)
+{
+    static const char *const e[] = {"ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla"};
+    return e[format];
+}
+
+static const char *frame_name(int32_t frame)
+{
+    return frame == SENSIM_FRAME_CARLA ? "carla" : frame == SENSIM_FRAME_UE ? "ue" : "native";
 }
 
 /* The per-frame JSON, through an exclusive temporary renamed into place
@@ -86,9 +98,12 @@ static int write_frame_json(writer *w, const job *j)
             j->sensor, (unsigned long long)j->h.frame_number, (long long)j->h.t_begin_ns, (long long)j->h.t_end_ns,
             (unsigned long long)j->n, (unsigned long long)j->h.lost_points,
             (j->h.flags & SENSIM_FRAME_PARTIAL) ? "true" : "false");
+    double pose[16];
+    sensim_pose_matrix_to_frame(w->frame, j->h.sensor_pose, pose);
     for (int i = 0; i < 16; i++)
-        fprintf(f, "%s%.17g", i ? ", " : "", j->h.sensor_pose[i]);
-    fprintf(f, "]}\n");
+        fprintf(f, "%s%.17g", i ? ", " : "", pose[i]);
+    fprintf(f, "], \"frame_of_reference\": \"%s\", \"units\": \"%s\"}\n", frame_name(w->frame),
+            w->frame == SENSIM_FRAME_UE ? "cm" : "m");
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         snprintf(w->message, sizeof w->message, "%s: write failed (disk full?)", path);
@@ -108,7 +123,7 @@ static int write_job(writer *w, job *j)
     char path[4200];
     snprintf(path, sizeof path, "%.4090s.%s", j->base, ext_of(w->format));
     /* library errors are per thread: copy the text here, on the writer thread */
-    if (sensim_write_points(path, w->format, &j->h, j->pts, j->n) != SENSIM_OK) {
+    if (sensim_write_points_frame(path, w->format, w->frame, &j->h, j->pts, j->n) != SENSIM_OK) {
         snprintf(w->message, sizeof w->message, "%s", sensim_context_last_error(NULL));
         return 0;
     }
@@ -526,7 +541,8 @@ int cmd_batch(int argc, char **argv)
         json_str(f, traj_arg);
         fprintf(f, ",\n  \"trajectory_rows\": %zu,\n  \"trajectory_fnv1a64\": \"%016llx\",\n", tr.n,
                 (unsigned long long)fnv1a_file(traj_arg, &ok));
-        fprintf(f, "  \"format\": \"%s\",\n  \"frame\": %d,\n  \"command\": [", ext_of(format), frame);
+        fprintf(f, "  \"format\": \"%s\",\n  \"frame\": \"%s\",\n  \"units\": \"%s\",\n  \"command\": [",
+                format_name(format), frame_name(frame), frame == SENSIM_FRAME_UE ? "cm" : "m");
         int first = 1;
         for (int i = 0; i < argc; i++) {
             if (!strcmp(argv[i], "--shard") || !strcmp(argv[i], "--threads") || !strcmp(argv[i], "--frames") ||
@@ -623,6 +639,7 @@ int cmd_batch(int argc, char **argv)
     }
     w.format = format;
     w.images = images;
+    w.frame = frame;
     pthread_mutex_init(&w.mu, NULL);
     pthread_cond_init(&w.cv, NULL);
     pthread_t wt;
@@ -709,12 +726,6 @@ int cmd_batch(int argc, char **argv)
             j->n = n;
             j->sensor = specs[s].name;
             j->lidar = lidars[s];
-            if (frame != SENSIM_FRAME_NATIVE && format != SENSIM_FORMAT_CARLA)
-                for (uint64_t q = 0; q < n; q++) {
-                    double in[3] = {j->pts[q].x, j->pts[q].y, j->pts[q].z}, o3[3];
-                    sensim_point_to_frame(frame, in, o3);
-                    j->pts[q].x = (float)o3[0], j->pts[q].y = (float)o3[1], j->pts[q].z = (float)o3[2];
-                }
             writer_submit(&w);
             points += n;
             done_frames++;

@@ -218,15 +218,9 @@ static int run_scan(run_opts *o)
                 goto out;
             }
         }
-        if (o->frame != SENSIM_FRAME_NATIVE)
-            for (uint64_t i = 0; i < n; i++) {
-                double in[3] = {buf[i].x, buf[i].y, buf[i].z}, outp[3];
-                sensim_point_to_frame(o->frame, in, outp);
-                buf[i].x = (float)outp[0], buf[i].y = (float)outp[1], buf[i].z = (float)outp[2];
-            }
         char path[4096];
         snprintf(path, sizeof path, "%.4000s/frame_%06u.ply", o->out, f);
-        if ((st = sensim_write_ply(path, &h, buf, n))) {
+        if ((st = sensim_write_points_frame(path, SENSIM_FORMAT_PLY, o->frame, &h, buf, n))) {
             rc = fail(st);
             goto out;
         }
