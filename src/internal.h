@@ -134,6 +134,16 @@ sensim_status sensim__vertices_from_frame(float *v, size_t n, int32_t frame);
 FILE *sensim__create_tmp(const char *path, char *tmp, size_t cap);
 
 /* Read a whole file into a NUL-terminated heap buffer. */
+/* Name -> tag rules (user mapping files): key = the name's words, concatenated lower-case. */
+typedef struct sensim_tag_rule {
+    char key[64];
+    uint8_t tag;
+} sensim_tag_rule;
+/* Tag of @p name: the user rules first, then the built-in table (whole words); -1 if none. */
+int32_t sensim__tag_match(const char *name, const sensim_tag_rule *rules, uint32_t nrules);
+/* Read a mapping file ("name = Tag" lines, # comments); *out is freed by the caller. */
+sensim_status sensim__tag_rules_load(const char *path, sensim_tag_rule **out, uint32_t *out_n);
+
 sensim_status sensim__read_file(const char *path, uint64_t max_bytes, char **out_data,
                                 size_t *out_size);
 

@@ -36,7 +36,7 @@ static const char *const ignored_keywords[] = {
     "d_interp", "lod", "maplib", "usemap", "shadow_obj", "trace_obj", "ctech", "stech", "call", "csh",
 };
 
-static int32_t tag_of_rest(const char *b, const char *e)
+static int32_t tag_of_rest(const char *b, const char *e, const sensim_tag_rule *rules, uint32_t nrules)
 {
     char name[256];
     size_t n = (size_t)(e - b);
@@ -44,7 +44,7 @@ static int32_t tag_of_rest(const char *b, const char *e)
         n = sizeof name - 1;
     memcpy(name, b, n);
     name[n] = '\0';
-    return sensim_tag_from_name(name);
+    return sensim__tag_match(name, rules, nrules);
 }
 
 static sensim_status load_obj(sensim_scene *scene, const char *path, const sensim_load_options *opt,
@@ -76,6 +76,12 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
     const float scale = in.scale;
     const char *data = in.data;
     const size_t size = in.size;
+    sensim_tag_rule *rules = NULL;
+    uint32_t nrules = 0;
+    if (o.tag_map_file && (st = sensim__tag_rules_load(o.tag_map_file, &rules, &nrules)) != SENSIM_OK) {
+        free(in.owned);
+        return st;
+    }
 
     growbuf verts = {.elem = sizeof(float)}, idx = {.elem = sizeof(uint32_t)},
             tags = {.elem = 1}, poly = {.elem = sizeof(uint32_t)}, mats = {.elem = sizeof(uint16_t)},
@@ -174,7 +180,7 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
             const char *nb = sensim__skip_space(ke, le), *ne = le;
             while (ne > nb && (ne[-1] == ' ' || ne[-1] == '\t'))
                 ne--;
-            mtl_tag = tag_of_rest(nb, ne);
+            mtl_tag = tag_of_rest(nb, ne, rules, nrules);
             char name[64] = {0};
             size_t nl = (size_t)(ne - nb);
             if (nl >= sizeof name)
@@ -208,7 +214,7 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
                 }
             }
         } else if (sensim__token_is(kb, ke, "g") || sensim__token_is(kb, ke, "o")) {
-            grp_tag = tag_of_rest(sensim__skip_space(ke, le), le);
+            grp_tag = tag_of_rest(sensim__skip_space(ke, le), le, rules, nrules);
         } else {
             bool known = false;
             for (size_t k = 0; k < sizeof ignored_keywords / sizeof ignored_keywords[0]; k++)
@@ -264,6 +270,7 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
     }
 #undef FAIL
 done:
+    free(rules);
     free(verts.data);
     free(idx.data);
     free(tags.data);

@@ -386,6 +386,22 @@ with tempfile.TemporaryDirectory() as tmp:
     worst_r = max(abs(a["range"] - 100 * b["range"]) for a, b in zip(pu, pc))
     check(worst_r < 1e-2, "UE ranges in cm (worst %.2e)" % worst_r)
 
+    # OBJ names map to tags by whole words; --tags FILE adds the user's rules
+    floor = os.path.join(tmp, "carpet.obj")
+    with open(floor, "w") as f:
+        f.write("o red_carpet\nv -50 -50 0\nv 50 -50 0\nv 50 50 0\nv -50 50 0\nf 1 2 3 4\n")
+    tagmap = os.path.join(tmp, "tags.txt")
+    with open(tagmap, "w") as f:
+        f.write("carpet = Ground\n")
+    for extra, want in (([], 0), (["--tags", tagmap], 25)):
+        o = os.path.join(tmp, "tags_%d" % want)
+        r = run("scan", "--scene", floor, "--lidar", "vlp16", "--pose", "0,0,1.5,0,0,0", "--out", o, *extra)
+        _, tp, _ = read_ply(os.path.join(o, "frame_000000.ply"))
+        check(r.returncode == 0 and len(tp) > 1000 and all(p["tag"] == want for p in tp),
+              "carpet tagged %d %s" % (want, r.stderr))
+    r = run("scan", "--scene", floor, "--lidar", "vlp16", "--tags", sym, "--out", os.path.join(tmp, "tags_bad"))
+    check(r.returncode != 0 and (sym + ":1:") in r.stderr, "a bad tag file names its line: " + r.stderr)
+
     # ---- batch generation (issue 7) ----
     import filecmp
     import signal

@@ -2,6 +2,7 @@
 #include "helpers.h"
 #include "../src/scene_impl.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 TEST_GROUP_FIXTURE(1, 1)
@@ -336,6 +337,84 @@ static void test_tag_names(void **state)
     assert_string_equal(sensim_tag_name(29), "");
     for (uint32_t t = 1; t <= 28; t++) /* every CARLA name maps back to its own id */
         assert_int_equal(sensim_tag_from_name(sensim_tag_name(t)), (int32_t)t);
+    /* whole words, not substrings */
+    const struct {
+        const char *name;
+        int32_t tag;
+    } words[] = {
+        {"carpet", -1},          {"scar", -1},           {"design", -1},          {"Trailer", -1},
+        {"Streetlight_pole", 6}, {"crosswalk_01", 24},   {"SM_TrafficLight02", 7}, {"Cars", 14},
+        {"road_line", 24},       {"HTTPRoadSign", 8},    {"wall-2.fence", 4},     {"street light", 6},
+        {"Buses", 16},           {"Roadside tree", 9},   {"SM_Hedge_3", 9},       {"railway", 27},
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        if (sensim_tag_from_name(words[i].name) != words[i].tag)
+            fail_msg("%s -> %d, want %d", words[i].name, sensim_tag_from_name(words[i].name), words[i].tag);
+    }
+    assert_int_equal(sensim_tag_from_label("car"), 14);
+    assert_int_equal(sensim_tag_from_label("GuardRail"), 28);
+    assert_int_equal(sensim_tag_from_label("7"), 7);
+    assert_int_equal(sensim_tag_from_label("29"), -1);
+    assert_int_equal(sensim_tag_from_label("Carpet"), -1);
+}
+
+/* A user mapping file is tried before the built-in names; its errors name the line. */
+static void test_tag_map_file(void **state)
+{
+    (void)state;
+    const char *map = "# my asset names\ncrash_barrier = GuardRail\nCarpet = 3   # indoor floor\n\nSM_Car = Static\n";
+    const char *map_path = write_test_file(dir, "tags.txt", map, strlen(map));
+    char mp[512];
+    snprintf(mp, sizeof mp, "%s", map_path);
+    const char *obj = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
+                      "v 3 0 0\nv 4 0 0\nv 4 1 0\nv 3 1 0\n"
+                      "v 6 0 0\nv 7 0 0\nv 7 1 0\nv 6 1 0\n"
+                      "usemtl SM_CrashBarrier_02\nf 1 2 3 4\nusemtl red_carpet\nf 5 6 7 8\n"
+                      "usemtl SM_Car_Sedan\nf 9 10 11 12\n";
+    const char *obj_path = write_test_file(dir, "tagged.obj", obj, strlen(obj));
+    const double xy[3][2] = {{0.5, 0.5}, {3.5, 0.5}, {6.5, 0.5}};
+    uint8_t tags[3];
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    CHECK_OK(sensim_scene_load_obj(s, obj_path, NULL, NULL));
+    tags_below(s, tags, xy, 3);
+    assert_int_equal(tags[0], 0);  /* no built-in name */
+    assert_int_equal(tags[1], 0);  /* carpet is not a car */
+    assert_int_equal(tags[2], 14); /* SM_Car -> Car */
+    sensim_scene_destroy(s);
+    sensim_load_options lo;
+    sensim_load_options_init(&lo);
+    lo.tag_map_file = mp;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    CHECK_OK(sensim_scene_load_obj(s, obj_path, &lo, NULL));
+    tags_below(s, tags, xy, 3);
+    assert_int_equal(tags[0], 28);
+    assert_int_equal(tags[1], 3);
+    assert_int_equal(tags[2], 20); /* the user's two-word rule beats the built-in "car" */
+    /* bad rules: the file and line are named, nothing is loaded */
+    const char *bad[] = {"crash_barrier = Barrier\n", "ok = Car\nno equals sign\n", " = Car\n"};
+    const unsigned lines[] = {1, 2, 1};
+    for (int k = 0; k < 3; k++) {
+        const char *bp = write_test_file(dir, "bad_tags.txt", bad[k], strlen(bad[k]));
+        char bpath[512];
+        snprintf(bpath, sizeof bpath, "%s", bp);
+        lo.tag_map_file = bpath;
+        sensim_scene_info before, after;
+        CHECK_OK(sensim_scene_get_info(s, &before));
+        assert_int_equal(sensim_scene_load_obj(s, obj_path, &lo, NULL), SENSIM_ERR_PARSE);
+        char want[600];
+        snprintf(want, sizeof want, "%s:%u:", bpath, lines[k]);
+        assert_non_null(strstr(sensim_context_last_error(NULL), want));
+        CHECK_OK(sensim_scene_get_info(s, &after));
+        assert_int_equal(after.mesh_count, before.mesh_count);
+    }
+    /* a FIFO as the mapping file: refused, not waited on */
+    char fifo[512];
+    snprintf(fifo, sizeof fifo, "%s/tags.fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    lo.tag_map_file = fifo;
+    assert_true(sensim_scene_load_obj(s, obj_path, &lo, NULL) != SENSIM_OK);
+    sensim_scene_destroy(s);
 }
 
 /* Text of an OBJ: one triangle, then @p names usemtl names (prefix @p tag)
@@ -457,7 +536,7 @@ int main(void)
         cmocka_unit_test(test_obj_valid),        cmocka_unit_test(test_obj_errors),
         cmocka_unit_test(test_ply_formats_agree), cmocka_unit_test(test_ply_empty_elements),
         cmocka_unit_test(test_ply_errors),
-        cmocka_unit_test(test_raw_mesh_errors),  cmocka_unit_test(test_tag_names),
+        cmocka_unit_test(test_raw_mesh_errors),  cmocka_unit_test(test_tag_names), cmocka_unit_test(test_tag_map_file),
         cmocka_unit_test(test_failed_load_changes_nothing), cmocka_unit_test(test_duplicate_faces_dropped),
         cmocka_unit_test(test_numbers_and_names_never_wrap),
     };

@@ -69,7 +69,14 @@ typedef struct sensim_load_options {
      *  CARLA/UE files are converted to native on load (y negated; UE cm → m). */
     int32_t frame;
     uint32_t reserved_u32;
-    uint64_t reserved[5];
+    /** Optional tag mapping file (borrowed for the call): lines "name = Tag"
+     *  (Tag a CARLA tag name such as Car or GuardRail, or 0..28; # starts a
+     *  comment). A rule matches when its name's words appear as a run of the
+     *  OBJ usemtl/g/o name's words (see sensim_tag_from_name); the user rules
+     *  are tried before the built-in table, the longest run wins, ties go to
+     *  the earlier rule. Errors name the file and line (SENSIM_ERR_PARSE). */
+    const char *tag_map_file;
+    uint64_t reserved[4];
 } sensim_load_options;
 
 /** Fill @p opt with defaults. Thread safety: any thread. Since 0.1. */
@@ -284,18 +291,29 @@ SENSIM_API sensim_status sensim_scene_get_info(const sensim_scene *scene,
                                                sensim_scene_info *out_info);
 
 /**
- * Map an object/material/group name to a semantic tag (CARLA 0.9.14+ ids).
- * Case-insensitive substring match against this table, first match wins:
- * roadline|lane_marking|lanemarking→24, guardrail→28, railtrack|rail→27,
- * sidewalk→2, road|street|asphalt→1, building|house→3, wall→4, fence→5,
- * trafficlight|traffic_light→7, trafficsign|traffic_sign|sign→8, pole→6,
- * vegetation|tree|bush→9, terrain|grass→10, sky→11, pedestrian|person→12,
- * rider→13, truck→15, bus→16, train→17, motorcycle|motorbike→18,
- * bicycle|bike→19, car|vehicle→14, static→20, dynamic→21, water→23,
- * ground→25, bridge→26, other→22. No match gives -1.
+ * Map an object/material/group name to a semantic tag (CARLA 0.9.14+ ids)
+ * by whole words: the name is split into words at every character that is
+ * not a letter or digit, at camelCase humps and at letter/digit boundaries
+ * ("SM_TrafficLight02" -> sm traffic light 02), lower-cased; a key matches a
+ * run of consecutive words whose concatenation is the key or its plural
+ * (+s, +es). The longest run wins, ties go to the earlier key:
+ * roadline|lanemarking|crosswalk→24, guardrail→28, railtrack|railway|rail→27,
+ * sidewalk|pavement→2, road|street|asphalt→1, building|house→3, wall→4,
+ * fence→5, trafficlight→7, trafficsign|roadsign|streetsign|sign→8,
+ * streetlight|lamppost|pole→6,
+ * vegetation|tree|bush|hedge→9, terrain|grass→10, sky→11,
+ * pedestrian|person→12, rider→13, truck→15, bus→16, train→17,
+ * motorcycle|motorbike→18, bicycle|bike→19, car|vehicle→14, static→20,
+ * dynamic→21, water→23, ground→25, bridge→26, other→22. So "carpet",
+ * "scar", "design" and "Trailer" match nothing, "Streetlight_pole" is a Pole.
+ * No match gives -1 (use a mapping file, sensim_load_options.tag_map_file).
  * Thread safety: any thread. Since 0.1.
  */
 SENSIM_API int32_t sensim_tag_from_name(const char *name);
+
+/** Tag id of a CARLA tag name ("Car", "guardrail"; case-insensitive) or of a
+ *  decimal id 0..28; -1 otherwise. Thread safety: any thread. Since 0.1. */
+SENSIM_API int32_t sensim_tag_from_label(const char *label);
 
 /** CARLA palette colour of a tag (RGB), black for ids > 28. Since 0.1. */
 SENSIM_API void sensim_tag_color(uint32_t tag, uint8_t out_rgb[3]);

@@ -192,6 +192,11 @@ def tag_from_name(name):
     return _L.sensim_tag_from_name(name.encode())
 
 
+def tag_from_label(label):
+    """Tag id of a CARLA tag name or a decimal id; -1 otherwise."""
+    return _L.sensim_tag_from_label(str(label).encode())
+
+
 def preset_search_dirs():
     out, i = [], 0
     while True:
@@ -364,11 +369,14 @@ class Scene(_Handle):
         _check(_L.sensim_scene_add_mesh(self.handle, ctypes.byref(d), ctypes.byref(out)))
         return out.value
 
-    def load(self, path, frame="native", prototype=False, scale=0.0):
-        """Load an OBJ or PLY file; returns its mesh id."""
+    def load(self, path, frame="native", prototype=False, scale=0.0, tags=None):
+        """Load an OBJ or PLY file; returns its mesh id. tags: a tag mapping
+        file ("name = Tag" lines, tried before the built-in names)."""
         o = _lib.LoadOptions()
         _L.sensim_load_options_init(ctypes.byref(o))
         o.frame, o.flags, o.scale = FRAMES[frame], 1 if prototype else 0, scale
+        if tags is not None:
+            o.tag_map_file = os.fsencode(tags)
         out = ctypes.c_uint32()
         _check(_L.sensim_scene_load_file(self.handle, os.fsencode(path), ctypes.byref(o), ctypes.byref(out)))
         return out.value

@@ -25,7 +25,8 @@ class MeshDesc(Structure):
 
 class LoadOptions(Structure):
     _fields_ = [("flags", c_uint32), ("scale", c_float), ("default_tag", c_uint8), ("max_file_bytes", c_uint64),
-                ("frame", c_int32), ("reserved_u32", c_uint32), ("reserved", c_uint64 * 5)]
+                ("frame", c_int32), ("reserved_u32", c_uint32), ("tag_map_file", c_char_p),
+                ("reserved", c_uint64 * 4)]
 
 
 class SceneInfo(Structure):
@@ -141,6 +142,7 @@ PROTOTYPES = {
     "sensim_scene_find_material": (status_t, [c_void_p, c_char_p, POINTER(c_uint32)]),
     "sensim_material_default": (None, [c_uint32, POINTER(Material)]),
     "sensim_tag_from_name": (c_int32, [c_char_p]),
+    "sensim_tag_from_label": (c_int32, [c_char_p]),
     "sensim_tag_name": (c_char_p, [c_uint32]),
     "sensim_point_fields": (POINTER(Field), [POINTER(c_uint32)]),
     "sensim_ring_required_size": (status_t, [c_uint64, c_uint32, POINTER(c_size_t)]),

@@ -366,7 +366,7 @@ static int check_output(const char *out, const char *mp, const char *meta, size_
 
 int cmd_batch(int argc, char **argv)
 {
-    const char *scene_arg = NULL, *lidar_arg = NULL, *rig_arg = NULL, *traj_arg = NULL, *out = NULL;
+    const char *scene_arg = NULL, *lidar_arg = NULL, *rig_arg = NULL, *traj_arg = NULL, *out = NULL, *tags_arg = NULL;
     const char *global_sets[MAX_SETS];
     uint32_t nglobal = 0, threads = 0, shard_k = 0, shard_n = 1;
     int64_t fa = 0, fb = INT64_MAX;
@@ -397,7 +397,9 @@ int cmd_batch(int argc, char **argv)
             return usage(m);
         }
         i++;
-        if (!strcmp(a, "--scene"))
+        if (!strcmp(a, "--tags"))
+            tags_arg = v;
+        else if (!strcmp(a, "--scene"))
             scene_arg = v;
         else if (!strcmp(a, "--lidar"))
             lidar_arg = v;
@@ -496,7 +498,7 @@ int cmd_batch(int argc, char **argv)
     writer w;
     memset(&w, 0, sizeof w);
     int writer_started = 0;
-    if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(scene_arg, frame, scene)) ||
+    if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(scene_arg, frame, tags_arg, scene)) ||
         (st = sensim_scene_commit(scene))) {
         rc = fail(st);
         goto done;

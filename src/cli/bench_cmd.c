@@ -133,7 +133,7 @@ int cmd_bench(int argc, char **argv)
         struct stat sb;
         if (stat(scene_arg, &sb) == 0)
             bytes = (double)sb.st_size;
-        st = load_scene(scene_arg, SENSIM_FRAME_NATIVE, scene);
+        st = load_scene(scene_arg, SENSIM_FRAME_NATIVE, NULL, scene);
     }
     load_s = now_s() - t0;
     if (st) {

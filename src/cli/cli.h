@@ -23,7 +23,7 @@ double now_s(void);
 int parse_u32(const char *s, uint32_t *out);
 int parse_numbers(const char *s, double *v, int lo, int hi);
 int ensure_dir(const char *dir);
-sensim_status load_scene(const char *what, int32_t frame, sensim_scene *scene);
+sensim_status load_scene(const char *what, int32_t frame, const char *tags_file, sensim_scene *scene);
 int cmd_batch(int argc, char **argv);
 
 typedef struct traj {

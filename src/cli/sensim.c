@@ -68,11 +68,12 @@ int usage(const char *msg)
             "              [--shot-rate HZ] (for a pattern CSV given as --lidar)\n"
             "              [--velocity vx,vy,vz[,wroll,wpitch,wyaw]] (m/s, deg/s; moves the platform)\n"
             "              [--frame native|iso8855|carla|ue] (scene, pose, velocity and points)\n"
-            "              [--points sensor|deskewed|world] [--images]\n"
+            "              [--points sensor|deskewed|world] [--images] (destaggered range/intensity/label PNGs)\n"
+            "              [--tags FILE] (OBJ name -> tag rules, 'name = Tag' lines, before the built-in names)\n"
             "  sensim batch --scene FILE|street (--lidar PRESET|FILE | --rig RIG_FILE) --trajectory FILE\n"
             "               --out DIR [--frames A:B] [--shard K/N] [--threads N] [--seed N]\n"
             "               [--set KEY=VALUE]... [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla]\n"
-            "               [--images] [--resume] [--frame native|carla|ue] [--quiet]\n"
+            "               [--images] [--resume] [--frame native|carla|ue] [--tags FILE] [--quiet]\n"
             "  sensim bench [--scene FILE|street] [--preset P]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
             "               [--threads N] [--json]\n"
             "  sensim demo [--out DIR] [--threads N]\n"
@@ -102,7 +103,7 @@ int ensure_dir(const char *dir)
 }
 
 typedef struct run_opts {
-    const char *scene, *lidar, *out;
+    const char *scene, *lidar, *out, *tags;
     double pose_in[6];      /* x, y, z, roll, pitch, yaw as given (frame units, degrees) */
     double vel_in[6];       /* vx, vy, vz, wroll, wpitch, wyaw (frame units / s, deg/s) */
     int32_t frame;          /* SENSIM_FRAME_* of scene, poses and output points */
@@ -113,7 +114,7 @@ typedef struct run_opts {
     int images;
 } run_opts;
 
-sensim_status load_scene(const char *what, int32_t frame, sensim_scene *scene)
+sensim_status load_scene(const char *what, int32_t frame, const char *tags_file, sensim_scene *scene)
 {
     if (strcmp(what, "street") == 0) {
         street_info si;
@@ -122,6 +123,7 @@ sensim_status load_scene(const char *what, int32_t frame, sensim_scene *scene)
     sensim_load_options lo;
     sensim_load_options_init(&lo);
     lo.frame = frame;
+    lo.tag_map_file = tags_file;
     return sensim_scene_load_file(scene, what, &lo, NULL);
 }
 
@@ -157,7 +159,7 @@ static int run_scan(run_opts *o)
     void *mem = NULL;
     sensim_point *buf = NULL;
     double t0 = now_s();
-    if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(o->scene, o->frame, scene)) ||
+    if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(o->scene, o->frame, o->tags, scene)) ||
         (st = sensim_scene_commit(scene)) ||
         (st = sensim_lidar_create_from_preset(g_ctx, o->lidar, o->sets, o->nsets, &lidar))) {
         rc = fail(st);
@@ -541,6 +543,8 @@ int main(int argc, char **argv)
             int k = parse_numbers(v, o.vel_in, 3, 6);
             if (k != 3 && k != 6)
                 return usage("--velocity needs vx,vy,vz[,wroll,wpitch,wyaw] (m/s, deg/s)");
+        } else if (!strcmp(a, "--tags") && v && !demo) {
+            o.tags = v;
         } else if (!strcmp(a, "--frame") && v && !demo) {
             if (!strcmp(v, "native") || !strcmp(v, "iso8855"))
                 o.frame = SENSIM_FRAME_NATIVE;
