@@ -91,12 +91,12 @@ bool sensim__pattern_shot(const sensim_pattern *p, int64_t g, int64_t t, uint16_
     case SENSIM_PATTERN_RISLEY: {
         uint32_t lane = (uint32_t)(g - sensim__floordiv(g, p->lanes) * p->lanes);
         *channel = (uint16_t)lane;
-        return sensim__risley_dir(p, lane, (double)t * 1e-9, dir);
+        return sensim__risley_dir(p, lane, t, dir);
     }
     case SENSIM_PATTERN_MEMS: {
         uint32_t lane = (uint32_t)(g - sensim__floordiv(g, p->lanes) * p->lanes);
         *channel = (uint16_t)lane;
-        sensim__mems_dir(p, lane, (double)t * 1e-9, dir);
+        sensim__mems_dir(p, lane, t, dir);
         return true;
     }
     default: {
@@ -137,9 +137,9 @@ void sensim__pattern_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int6
             if (m != col) { /* every lane of a column shares its time */
                 col = m;
                 if (p->kind == SENSIM_PATTERN_RISLEY)
-                    sensim__risley_angles(p, (double)t[i] * 1e-9, &rs);
+                    sensim__risley_angles(p, t[i], &rs);
                 else
-                    sensim__mems_carriers(p, (double)t[i] * 1e-9, &X, &sv);
+                    sensim__mems_carriers(p, t[i], &X, &sv);
             }
             ch[i] = (uint16_t)lane;
             if (p->kind == SENSIM_PATTERN_RISLEY) {

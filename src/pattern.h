@@ -86,21 +86,22 @@ void sensim__mech_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t
                         uint8_t *ok);
 
 sensim_status sensim__risley_init(sensim_pattern *p, const sensim_lidar_desc *d);
-bool sensim__risley_dir(const sensim_pattern *p, uint32_t laser, double t_s, float dir[3]);
+/* Times are integer ns (exact phase at any epoch). */
+bool sensim__risley_dir(const sensim_pattern *p, uint32_t laser, int64_t t_ns, float dir[3]);
 /* The same with the prism angles (and head angle) of time t_s computed once. */
 /* Per-time state of the prisms: face-normal angles (cos, sin) and head angle. */
 typedef struct sensim_risley_state {
     double c[SENSIM_MAX_PRISMS], s[SENSIM_MAX_PRISMS];
     double ch, sh;
 } sensim_risley_state;
-void sensim__risley_angles(const sensim_pattern *p, double t_s, sensim_risley_state *st);
+void sensim__risley_angles(const sensim_pattern *p, int64_t t_ns, sensim_risley_state *st);
 bool sensim__risley_dir_at(const sensim_pattern *p, uint32_t laser, const sensim_risley_state *st, float dir[3]);
 /* Exact trace of one beam through the prisms at the given prism angles;
  * false on total internal reflection. Exposed for tests. */
 bool sensim__risley_trace(const sensim_pattern *p, const double in_dir[3], const double *angles, double out[3]);
 sensim_status sensim__mems_init(sensim_pattern *p, const sensim_lidar_desc *d);
-void sensim__mems_dir(const sensim_pattern *p, uint32_t column, double t_s, float dir[3]);
-void sensim__mems_carriers(const sensim_pattern *p, double t_s, double *X, double *s);
+void sensim__mems_dir(const sensim_pattern *p, uint32_t column, int64_t t_ns, float dir[3]);
+void sensim__mems_carriers(const sensim_pattern *p, int64_t t_ns, double *X, double *s);
 void sensim__mems_dir_at(uint32_t column, double X, double s, float dir[3]);
 
 #endif

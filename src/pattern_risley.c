@@ -58,26 +58,32 @@ bool sensim__risley_trace(const sensim_pattern *p, const double in_dir[3], const
     return trace_state(&q, in_dir, &st, out);
 }
 
-static double turn(double hz, double t_s)
+/* 2π·frac(hz·t) for t in integer ns, exact at any epoch: t = s·1e9 + r,
+ * hz·s held as a double-double (fma), so an epoch time (1.7e18 ns) loses no
+ * more phase than t = r does. */
+static double turn(double hz, int64_t t_ns)
 {
-    double x = hz * t_s;
+    int64_t s = sensim__floordiv(t_ns, 1000000000);
+    double r = (double)(t_ns - s * 1000000000) * 1e-9, ds = (double)s;
+    double hi = hz * ds, lo = fma(hz, ds, -hi);
+    double x = (hi - floor(hi)) + lo + hz * r;
     return 2.0 * SENSIM_PI * (x - floor(x));
 }
 
-void sensim__risley_angles(const sensim_pattern *p, double t_s, sensim_risley_state *st)
+void sensim__risley_angles(const sensim_pattern *p, int64_t t_ns, sensim_risley_state *st)
 {
     for (uint32_t i = 0; i < p->nprism; i++) {
-        double a = turn(p->rot_hz[i], t_s) + p->phase[i];
+        double a = turn(p->rot_hz[i], t_ns) + p->phase[i];
         st->c[i] = cos(a), st->s[i] = sin(a);
     }
-    double h = p->head_hz != 0.0 ? turn(p->head_hz, t_s) : 0.0;
+    double h = p->head_hz != 0.0 ? turn(p->head_hz, t_ns) : 0.0;
     st->ch = cos(h), st->sh = sin(h);
 }
 
-bool sensim__risley_dir(const sensim_pattern *p, uint32_t laser, double t_s, float dir[3])
+bool sensim__risley_dir(const sensim_pattern *p, uint32_t laser, int64_t t_ns, float dir[3])
 {
     sensim_risley_state st;
-    sensim__risley_angles(p, t_s, &st);
+    sensim__risley_angles(p, t_ns, &st);
     return sensim__risley_dir_at(p, laser, &st, dir);
 }
 
@@ -166,16 +172,16 @@ static const struct {
     {48, 0.25, 1, 2, -2}, {48, -8.25, 0, 2, -2},
 };
 
-void sensim__mems_carriers(const sensim_pattern *p, double t_s, double *X, double *s)
+void sensim__mems_carriers(const sensim_pattern *p, int64_t t_ns, double *X, double *s)
 {
-    *X = 12.5 * cos(turn(p->mems_h_hz, t_s));
-    *s = sin(turn(p->mems_v_hz, t_s) + SENSIM_PI / 2);
+    *X = 12.5 * cos(turn(p->mems_h_hz, t_ns));
+    *s = sin(turn(p->mems_v_hz, t_ns) + SENSIM_PI / 2);
 }
 
-void sensim__mems_dir(const sensim_pattern *p, uint32_t c, double t_s, float dir[3])
+void sensim__mems_dir(const sensim_pattern *p, uint32_t c, int64_t t_ns, float dir[3])
 {
     double X, s;
-    sensim__mems_carriers(p, t_s, &X, &s);
+    sensim__mems_carriers(p, t_ns, &X, &s);
     sensim__mems_dir_at(c, X, s, dir);
 }
 

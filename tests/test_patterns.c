@@ -411,9 +411,39 @@ static void test_registry(void **state)
     sensim_lidar_destroy(l);
 }
 
+/* Prism and MEMS phases are exact at epoch times: with rates that repeat
+ * every second, the directions at 1.7e18 ns + r equal those at r (a phase
+ * from (double)t·1e-9 would be off by ~0.007 deg there). */
+static void test_epoch_phase(void **state)
+{
+    (void)state;
+    const char *sets[] = {"prism_rotation_hz=100,-61", "head_spin_hz=7"};
+    const char *names[] = {"mid40", "mems_m1"};
+    for (int k = 0; k < 2; k++) {
+        sensim_lidar *l;
+        CHECK_OK(sensim_lidar_create_from_preset(ctx, names[k], k == 0 ? sets : NULL, k == 0 ? 2 : 0, &l));
+        const int64_t T = INT64_C(1700000000000000000);
+        double worst = 0;
+        for (int64_t r = 0; r < 1000000000; r += 7777777) {
+            uint16_t c0, c1;
+            float d0[3], d1[3];
+            bool a = sensim__pattern_shot(&l->pat, 0, r, &c0, d0), b = sensim__pattern_shot(&l->pat, 0, T + r, &c1, d1);
+            assert_true(a == b);
+            if (!a)
+                continue;
+            double dx = (double)d0[0] - d1[0], dy = (double)d0[1] - d1[1], dz = (double)d0[2] - d1[2];
+            worst = fmax(worst, sqrt(dx * dx + dy * dy + dz * dz) / DEG); /* chord = angle for small angles */
+        }
+        printf("# %s: direction at epoch + r vs r, worst %.2e deg\n", names[k], worst);
+        assert_true(worst < 1e-4);
+        sensim_lidar_destroy(l);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_epoch_phase),
         cmocka_unit_test(test_snell_single_prism),  cmocka_unit_test(test_risley_fov),
         cmocka_unit_test(test_sequence_split_invariance), cmocka_unit_test(test_export_replay),
         cmocka_unit_test(test_table_cursor),        cmocka_unit_test(test_csv_variants),
