@@ -269,7 +269,7 @@ static void add_cand(shot_state *s, double range, double e, double half, uint32_
 }
 
 /* A hit at total path @p path reached with energy factor @p f; follow
- * transmission and (with probability s) the mirror direction. */
+ * transmission and the mirror direction (carrying the specular share). */
 static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, double f, double path,
                    int bounces_left, uint8_t flags, uint32_t sub, int depth)
 {
