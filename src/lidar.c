@@ -45,10 +45,8 @@ void sensim_lidar_destroy(sensim_lidar *l)
         sched_yield();
     }
     sensim__pattern_free(&l->pat);
-    free(l->rays);
-    free(l->hits);
-    free(l->dirs);
     free(l->slots);
+    free(l->lane_points);
     sensim_context *ctx = l->ctx;
     free(l);
     sensim__context_release(ctx);
@@ -138,12 +136,12 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
     else
         memcpy(l->mount, d->mount_pose, sizeof l->mount);
 
-    size_t slots = SENSIM_CHUNK_SHOTS;
-    l->rays = malloc(slots * sizeof *l->rays);
-    l->hits = malloc(slots * sizeof *l->hits);
-    l->dirs = malloc(slots * 3 * sizeof *l->dirs);
-    l->slots = malloc(2 * slots * sizeof *l->slots);
-    if (!l->rays || !l->hits || !l->dirs || !l->slots) {
+    uint64_t most = sensim__pattern_max_frame_shots(&l->pat);
+    most = (most + SENSIM_LANE_SHOTS - 1) / SENSIM_LANE_SHOTS * SENSIM_LANE_SHOTS;
+    l->block_shots = most < SENSIM_BLOCK_SHOTS ? most : SENSIM_BLOCK_SHOTS;
+    l->slots = malloc(2 * l->block_shots * sizeof *l->slots);
+    l->lane_points = malloc(l->block_shots / SENSIM_LANE_SHOTS * sizeof *l->lane_points);
+    if (!l->slots || !l->lane_points) {
         sensim_lidar_destroy(l);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "lidar: cannot allocate scan scratch");
     }
@@ -270,9 +268,11 @@ static void output_frame(const sensim_lidar *l, const scan_env *env, const doubl
 }
 
 /* Generate, trace and write shots [g0, g1) of one frame (g1 - g0 <= one
- * chunk). Lanes of consecutive shots run in parallel; each lane then copies
- * its points to its own offset of the space reserved in the ring, so the
- * output is in shot order whatever the thread count. */
+ * block). Lanes of consecutive shots run in parallel, handed out
+ * dynamically; each lane then copies its points to its own offset of the
+ * space reserved in the ring, so the output is in shot order whatever the
+ * thread count and schedule. A cancel skips the remaining lanes (the caller
+ * then aborts the transaction). */
 static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin, int64_t g0, int64_t g1,
                        sensim_ring *ring)
 {
@@ -290,14 +290,20 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
 
 #pragma omp parallel num_threads(env->nthreads) if (env->nthreads > 1 && nlanes > 1)
     {
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 4)
         for (int lane = 0; lane < nlanes; lane++) {
             int64_t a = (int64_t)lane * SENSIM_LANE_SHOTS, b = a + SENSIM_LANE_SHOTS < n ? a + SENSIM_LANE_SHOTS : n;
             uint32_t cnt = (uint32_t)(b - a), m = 0, out = 0;
             int64_t when[SENSIM_LANE_SHOTS], live[SENSIM_LANE_SHOTS];
             uint16_t chan[SENSIM_LANE_SHOTS];
             uint8_t ok[SENSIM_LANE_SHOTS];
-            float *dirs = &l->dirs[a * 3];
+            float dirs[3 * SENSIM_LANE_SHOTS];
+            sensim_ray rays[SENSIM_LANE_SHOTS];
+            sensim_hit hits[SENSIM_LANE_SHOTS];
+            if (sensim__context_cancelled(l->ctx)) {
+                l->lane_points[lane] = 0;
+                continue;
+            }
             sensim__pattern_batch(p, g0 + a, cnt, when, chan, dirs, ok);
             /* compact the live shots at the front of the lane's scratch */
             for (uint32_t i = 0; i < cnt; i++) {
@@ -317,7 +323,7 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                     when[m] = when[i], chan[m] = chan[i];
                 }
                 sensim__returns_subray_dir(rp, (uint64_t)g, 0, &dirs[3 * m], td);
-                sensim_ray *ray = &l->rays[a + m];
+                sensim_ray *ray = &rays[m];
                 memcpy(ray->org, org, 3 * sizeof(float));
                 if (beam_origin) { /* the beam leaves the optics off the axis */
                     float bo[3];
@@ -333,7 +339,7 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                 live[m++] = (int64_t)i;
             }
             if (m > 0)
-                sensim__trace_rays(scene, &l->rays[a], m, &l->hits[a]);
+                sensim__trace_rays(scene, rays, m, hits);
             sensim_point *slot = &l->slots[2 * a];
             for (uint32_t j = 0; j < m; j++) {
                 double S[16];
@@ -346,7 +352,7 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                     R = Rf;
                 }
                 sensim_point *pt = &slot[out];
-                uint32_t k = sensim__returns_shot(rp, scene, R, &dirs[3 * j], &l->rays[a + j], &l->hits[a + j],
+                uint32_t k = sensim__returns_shot(rp, scene, R, &dirs[3 * j], &rays[j], &hits[j],
                                                   (uint64_t)(g0 + a + live[j]), pt);
                 float bo[3] = {0, 0, 0};
                 if (beam_origin && k)
@@ -506,12 +512,15 @@ sensim_status sensim__lidar_scan_tx(sensim_lidar *l, const sensim_scene *scene, 
             sensim__mat4_rigid_inverse(H ? H : Sb, env.Hinv);
             int64_t g0 = sensim__pattern_first_at(p, sb), g1 = sensim__pattern_first_at(p, se);
             shots += (uint64_t)(g1 - g0);
-            for (int64_t g = g0; g < g1 && !sensim__ring_tx_failed(ring); g += SENSIM_CHUNK_SHOTS) {
+            const int64_t B = (int64_t)l->block_shots;
+            for (int64_t g = g0; g < g1 && !sensim__ring_tx_failed(ring); g += B) {
                 if (sensim__context_cancelled(l->ctx))
-                    return sensim__fail(SENSIM_ERR_CANCELLED, "sensim_lidar_scan: cancelled "
-                                                              "(sensim_context_set_cancel); nothing was written");
-                scan_chunk(l, &env, fb, g, g + SENSIM_CHUNK_SHOTS < g1 ? g + SENSIM_CHUNK_SHOTS : g1, ring);
+                    break;
+                scan_chunk(l, &env, fb, g, g + B < g1 ? g + B : g1, ring);
             }
+            if (sensim__context_cancelled(l->ctx))
+                return sensim__fail(SENSIM_ERR_CANCELLED, "sensim_lidar_scan: cancelled "
+                                                          "(sensim_context_set_cancel); nothing was written");
             if (se == fe) {
                 sensim__ring_close_frame(ring);
                 frames++;

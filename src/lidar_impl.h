@@ -6,11 +6,12 @@
 #include "pattern.h"
 #include "returns.h"
 
-/* Shots per parallel work item (lane) and lanes per chunk: a chunk of
- * LANE_SHOTS·CHUNK_LANES shots is generated, traced and written per step. */
+/* Shots per parallel work item (lane), and the most shots one parallel
+ * region handles: a frame of up to SENSIM_BLOCK_SHOTS shots (every preset
+ * here) costs one fork/join and three barriers, whatever the load on the
+ * machine; lanes are handed out dynamically. */
 #define SENSIM_LANE_SHOTS 64u
-#define SENSIM_CHUNK_LANES 256u
-#define SENSIM_CHUNK_SHOTS (SENSIM_LANE_SHOTS * SENSIM_CHUNK_LANES)
+#define SENSIM_BLOCK_SHOTS (SENSIM_LANE_SHOTS * 4096u)
 
 struct sensim_lidar {
     _Atomic uint32_t magic; /* atomic: destroy may run while another thread checks the handle */
@@ -23,12 +24,11 @@ struct sensim_lidar {
     int64_t last_end_ns;
     bool has_last;
     atomic_int busy;    /* 1 while a scan (or a rig step) uses the lidar */
-    /* scratch, SENSIM_CHUNK_SHOTS entries each, allocated at creation */
-    sensim_ray *rays;
-    sensim_hit *hits;
-    float *dirs;        /* sensor-frame directions, 3 per shot */
+    /* scratch for one block of block_shots shots, allocated at creation
+     * (rays and hits live on each lane's stack) */
+    uint64_t block_shots;     /* min(SENSIM_BLOCK_SHOTS, most shots of a frame), a multiple of a lane */
     sensim_point *slots;      /* 2 per shot: up to two returns */
-    uint32_t lane_points[SENSIM_CHUNK_LANES]; /* points per lane, then their offsets */
+    uint32_t *lane_points;    /* per lane: points, then their offsets */
 };
 
 /* sensim__check_time() and the pattern's own bound (shot indices in int64). */

@@ -95,7 +95,7 @@ SENSIM_API sensim_status sensim_context_set_thread_count(sensim_context *ctx,
 /**
  * Cancel (@p cancel != 0) or allow again (0) the scans on this context: a
  * running sensim_lidar_scan(), sensim_lidar_scan_motion() or
- * sensim_rig_step() notices within one chunk of shots (16 384) and returns
+ * sensim_rig_step() notices within one lane of 64 shots per thread and returns
  * SENSIM_ERR_CANCELLED having written nothing to its ring and leaving the
  * lidar as before the call (a retry after clearing gives the same points);
  * while set, new scans return SENSIM_ERR_CANCELLED at once. The way out of a

@@ -176,8 +176,8 @@ typedef struct sensim_ring_stats {
     uint64_t scans_refused;   /**< scans refused with SENSIM_ERR_RING_FULL (FAIL) */
     /** Points those refused scans had traced when they stopped: more than
      *  the free room, at most what the scans needed (a scan stops tracing at
-     *  the first chunk of 16 384 shots that no longer fits, instead of
-     *  tracing the rest for nothing). */
+     *  the first block that no longer fits: a frame, or 262 144 shots,
+     *  instead of tracing the rest for nothing). */
     uint64_t points_refused;
     uint64_t frames_ready;    /**< complete frames waiting to be read now */
     uint64_t reserved[5];
