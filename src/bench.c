@@ -20,7 +20,7 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
 {
     SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
     SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
-    if (!pose || !out_s || variant < SENSIM_BENCH_NAIVE || variant > SENSIM_BENCH_PACKET16)
+    if (!pose || !out_s || variant < SENSIM_BENCH_NAIVE || variant > SENSIM_BENCH_PATTERN16)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_bench_trace: NULL argument or unknown variant");
     sensim_status st;
     if ((st = sensim__lidar_check_time(l, tb, "sensim_bench_trace: t_begin_ns")) != SENSIM_OK ||
@@ -38,13 +38,14 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
     const sensim_pattern *p = &l->pat;
     int64_t g0 = sensim__pattern_first_at(p, tb), g1 = sensim__pattern_first_at(p, te);
     uint64_t n = (uint64_t)(g1 - g0), m = 0;
-    sensim_ray *rays = malloc((n ? n : 1) * sizeof *rays);
+    sensim_ray *rays = malloc((n ? n : 1) * sizeof *rays), *tiled = NULL;
     if (!rays) {
         sensim__scene_scan_end(scene);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_bench_trace: %llu rays", (unsigned long long)n);
     }
     double S[16];
     sensim__mat4_mul(pose, l->mount, S);
+    double t_pattern = now_s();
     for (int64_t g = g0; g < g1; g++) {
         int64_t t = sensim__pattern_time(p, g);
         uint16_t ch;
@@ -59,10 +60,51 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
         r->tfar = l->rp.max_range_m;
         r->time = sensim__scene_ray_time(scene, t);
     }
+    t_pattern = now_s() - t_pattern; /* one thread: SENSIM_BENCH_PATTERN16 charges it divided by the threads */
+    if (variant == SENSIM_BENCH_TILED16 && p->kind == SENSIM_PATTERN_MECHANICAL && m == n && p->channels >= 4 &&
+        g0 % p->channels == 0) {
+        /* 4 x 4 tiles: 4 consecutive columns x 4 channels neighbouring in direction */
+        uint32_t L = p->channels;
+        uint32_t *slot_of = malloc(L * sizeof *slot_of), *by_dir = malloc(L * sizeof *by_dir);
+        tiled = malloc(m * sizeof *tiled);
+        if (!slot_of || !by_dir || !tiled) {
+            free(slot_of), free(by_dir), free(tiled), free(rays);
+            sensim__scene_scan_end(scene);
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_bench_trace: tiles");
+        }
+        for (uint32_t j = 0; j < L; j++) /* firing slot of each channel */
+            slot_of[p->fire_order[j]] = j;
+        for (uint32_t c = 0; c < L; c++) { /* channels by (azimuth offset in 0.5° bins, elevation) */
+            double ac = floor(atan2(p->sin_off[c], p->cos_off[c]) / (0.5 * SENSIM_PI / 180) + 0.5);
+            uint32_t r = 0;
+            for (uint32_t e = 0; e < L; e++) {
+                double ae = floor(atan2(p->sin_off[e], p->cos_off[e]) / (0.5 * SENSIM_PI / 180) + 0.5);
+                r += ae < ac || (ae == ac && (p->elevation_rad[e] < p->elevation_rad[c] ||
+                                              (p->elevation_rad[e] == p->elevation_rad[c] && e < c)));
+            }
+            by_dir[r] = c;
+        }
+        uint64_t k = 0, cols = m / L;
+        for (uint64_t c0 = 0; c0 < cols; c0 += 4) {
+            uint64_t nc = cols - c0 < 4 ? cols - c0 : 4;
+            for (uint32_t q = 0; q < L; q += 4)
+                for (uint64_t c = c0; c < c0 + nc; c++)
+                    for (uint32_t r = q; r < q + 4 && r < L; r++)
+                        tiled[k++] = rays[c * L + slot_of[by_dir[r]]];
+        }
+        for (uint64_t i = cols * L; i < m; i++)
+            tiled[k++] = rays[i];
+        free(slot_of);
+        free(by_dir);
+    }
     uint64_t hits = 0;
+    int32_t v = variant == SENSIM_BENCH_TILED16 || variant == SENSIM_BENCH_PATTERN16 ? SENSIM_BENCH_PACKET16 : variant;
     double t0 = now_s();
-    sensim__trace_bench(scene, rays, m, variant, l->ctx->thread_count, &hits);
+    sensim__trace_bench(scene, tiled ? tiled : rays, m, v, l->ctx->thread_count, &hits);
     *out_s = now_s() - t0;
+    if (variant == SENSIM_BENCH_PATTERN16)
+        *out_s += t_pattern / (l->ctx->thread_count ? l->ctx->thread_count : 1);
+    free(tiled);
     free(rays);
     sensim__scene_scan_end(scene);
     if (out_rays)

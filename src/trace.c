@@ -443,9 +443,9 @@ void sensim__trace_bench(const sensim_scene *scene, const sensim_ray *rays, uint
                          uint32_t threads, uint64_t *out_hits)
 {
     const trace_state *t = scene->trace;
-    const uint64_t block = 4096, nblocks = (n + block - 1) / block;
+    const uint64_t block = 1024, nblocks = (n + block - 1) / block;
     uint64_t total = 0;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : total) if (threads > 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic) reduction(+ : total) if (threads > 1)
     for (uint64_t b = 0; b < nblocks; b++) {
         uint64_t lo = b * block, m = n - lo < block ? n - lo : block, h = 0;
         if (variant == SENSIM_BENCH_NAIVE)

@@ -19,12 +19,17 @@ extern "C" {
 #define SENSIM_BENCH_NAIVE   0 /**< rtcIntersect1, one ray at a time */
 #define SENSIM_BENCH_PACKET8 1 /**< rtcIntersect8 over consecutive rays (coherent flag) */
 #define SENSIM_BENCH_PACKET16 2 /**< rtcIntersect16 over consecutive rays (coherent flag) */
+#define SENSIM_BENCH_TILED16 3  /**< rtcIntersect16 over 4 columns x 4 channels tiles (mechanical: channels
+                                     ordered by direction within a column); = PACKET16 for other patterns */
+#define SENSIM_BENCH_PATTERN16 4 /**< PACKET16 with the pattern evaluation and ray setup inside the timed
+                                      loop: the bare limit for patterns computed per shot (Risley, MEMS) */
 
 /**
  * Generate the world-frame rays of the shots the lidar fires in
- * [t_begin_ns, t_end_ns) from a static @p platform_pose (not timed), then
- * trace them with the bare Embree loop @p variant on the context's threads
- * (OpenMP over blocks of 4096 rays) and report the tracing time only.
+ * [t_begin_ns, t_end_ns) from a static @p platform_pose (not timed, except
+ * for SENSIM_BENCH_PATTERN16), then trace them with the bare Embree loop
+ * @p variant on the context's threads (OpenMP, dynamic over blocks of 1024
+ * rays so that 10 000 rays use two threads) and report the tracing time.
  * @param out_seconds  wall time of the tracing.
  * @param out_rays     rays traced; @p out_hits rays that hit (may be NULL).
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_NOT_COMMITTED,

@@ -26,7 +26,9 @@ static stat3 summarize(double *v, int n)
     return s;
 }
 
-/* Pipeline: scan @p reps frames (after one warm-up) of a static lidar. */
+/* Pipeline: scan frames 2 .. reps+1 of a static lidar after two warm-up
+ * frames; the bare loops trace the very same frames. */
+#define WARMUP 2
 static int time_pipeline(sensim_lidar *l, sensim_scene *scene, const double pose[16], int reps, stat3 *out,
                          uint64_t *points)
 {
@@ -40,7 +42,7 @@ static int time_pipeline(sensim_lidar *l, sensim_scene *scene, const double pose
         sensim_ring_init(mem, size, cap, 2, SENSIM_OVERFLOW_DROP_OLDEST, &ring))
         return 0;
     double t[64];
-    for (int k = 0; k <= reps; k++) {
+    for (int k = 0; k < reps + WARMUP; k++) {
         sensim_scan_result res;
         double a = now_s();
         sensim_status st = sensim_lidar_scan(l, scene, k * li.frame_period_ns, (k + 1) * li.frame_period_ns, pose,
@@ -51,8 +53,8 @@ static int time_pipeline(sensim_lidar *l, sensim_scene *scene, const double pose
             return 0;
         }
         sensim_ring_release(ring);
-        if (k > 0)
-            t[k - 1] = dt, *points = res.points;
+        if (k >= WARMUP)
+            t[k - WARMUP] = dt, *points = res.points;
     }
     free(mem);
     *out = summarize(t, reps);
@@ -65,12 +67,13 @@ static int time_bare(sensim_lidar *l, sensim_scene *scene, const double pose[16]
     sensim_lidar_info li;
     sensim_lidar_get_info(l, &li);
     double t[64];
-    for (int k = 0; k <= reps; k++) {
+    for (int k = 0; k < reps + WARMUP; k++) {
         double s;
-        if (sensim_bench_trace(l, scene, 0, li.frame_period_ns, pose, variant, &s, rays, NULL))
+        if (sensim_bench_trace(l, scene, k * li.frame_period_ns, (k + 1) * li.frame_period_ns, pose, variant, &s,
+                               rays, NULL))
             return 0;
-        if (k > 0)
-            t[k - 1] = s;
+        if (k >= WARMUP)
+            t[k - WARMUP] = s;
     }
     *out = summarize(t, reps);
     return 1;
@@ -159,8 +162,9 @@ int cmd_bench(int argc, char **argv)
         if (bytes > 0)
             printf("load throughput %.1f MB/s\n", bytes / 1048576.0 / load_s);
         printf("%u threads, median of %d (min-max)\n", nthreads, reps);
-        printf("%-10s %11s %11s %8s %20s %18s %18s %9s %9s %7s\n", "preset", "shots/s", "points/s", "x real",
-               "pipeline ms", "embree naive ms", "embree best ms", "vs best", "vs naive", "1->N");
+        printf("%-10s %11s %11s %8s %20s %18s %18s %9s %9s %9s %9s %7s\n", "preset", "shots/s", "points/s", "x real",
+               "pipeline ms", "embree naive ms", "embree best ms", "vs best", "vs naive", "vs tiled", "vs b+pat",
+               "1->N");
     }
     const double pose[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1.8, 1};
     for (int i = 0; i < npresets && !rc; i++) {
@@ -171,12 +175,14 @@ int cmd_bench(int argc, char **argv)
         }
         sensim_lidar_info li;
         sensim_lidar_get_info(l, &li);
-        stat3 pipe, naive, p8, p16;
+        stat3 pipe, naive, p8, p16, tiled, withpat;
         uint64_t points = 0, rays = 0;
         if (!time_pipeline(l, scene, pose, reps, &pipe, &points) ||
             !time_bare(l, scene, pose, SENSIM_BENCH_NAIVE, reps, &naive, &rays) ||
             !time_bare(l, scene, pose, SENSIM_BENCH_PACKET8, reps, &p8, &rays) ||
-            !time_bare(l, scene, pose, SENSIM_BENCH_PACKET16, reps, &p16, &rays)) {
+            !time_bare(l, scene, pose, SENSIM_BENCH_PACKET16, reps, &p16, &rays) ||
+            !time_bare(l, scene, pose, SENSIM_BENCH_TILED16, reps, &tiled, &rays) ||
+            !time_bare(l, scene, pose, SENSIM_BENCH_PATTERN16, reps, &withpat, &rays)) {
             rc = fail(SENSIM_ERR_BACKEND);
             sensim_lidar_destroy(l);
             break;
@@ -196,22 +202,27 @@ int cmd_bench(int argc, char **argv)
         stat3 best = p8.med < p16.med ? p8 : p16;
         if (naive.med < best.med)
             best = naive;
+        if (tiled.med < best.med)
+            best = tiled;
         double shots = (double)rays, period = li.frame_period_ns * 1e-9;
         if (json) {
             printf("{\"preset\": \"%s\", \"scene\": \"%s\", \"triangles\": %llu, \"threads\": %u, \"reps\": %d, "
                    "\"shots_per_s\": %.1f, \"points_per_s\": %.1f, \"realtime_factor\": %.4f, "
                    "\"pipeline_frame_ms\": %.4f, \"embree_naive_ms\": %.4f, \"embree_best_ms\": %.4f, "
-                   "\"ratio_vs_embree_best\": %.4f, \"ratio_vs_embree_naive\": %.4f, \"thread_scaling\": %.4f}\n",
+                   "\"ratio_vs_embree_best\": %.4f, \"ratio_vs_embree_naive\": %.4f, \"thread_scaling\": %.4f, "
+                   "\"embree_tiled_ms\": %.4f, \"ratio_vs_embree_tiled\": %.4f, \"embree_with_pattern_ms\": %.4f, "
+                   "\"ratio_vs_embree_with_pattern\": %.4f}\n",
                    presets[i], scene_arg, (unsigned long long)si.triangle_count, nthreads, reps, shots / pipe.med,
                    points / pipe.med, period / pipe.med, pipe.med * 1e3, naive.med * 1e3, best.med * 1e3,
-                   best.med / pipe.med, naive.med / pipe.med, one.med / pipe.med);
+                   best.med / pipe.med, naive.med / pipe.med, one.med / pipe.med, tiled.med * 1e3,
+                   tiled.med / pipe.med, withpat.med * 1e3, withpat.med / pipe.med);
         } else {
             printf("%-10s %11.0f %11.0f %8.2f %7.2f (%5.2f-%5.2f) %6.2f (%4.2f-%4.2f) %6.2f (%4.2f-%4.2f) %9.3f %9.3f "
-                   "%7.2f\n",
+                   "%9.3f %9.3f %7.2f\n",
                    presets[i], shots / pipe.med, points / pipe.med, period / pipe.med, pipe.med * 1e3,
                    pipe.min * 1e3, pipe.max * 1e3, naive.med * 1e3, naive.min * 1e3, naive.max * 1e3,
                    best.med * 1e3, best.min * 1e3, best.max * 1e3, best.med / pipe.med, naive.med / pipe.med,
-                   one.med / pipe.med);
+                   tiled.med / pipe.med, withpat.med / pipe.med, one.med / pipe.med);
         }
         sensim_lidar_destroy(l);
     }
