@@ -61,8 +61,7 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
         r->time = sensim__scene_ray_time(scene, t);
     }
     t_pattern = now_s() - t_pattern; /* one thread: SENSIM_BENCH_PATTERN16 charges it divided by the threads */
-    if (variant == SENSIM_BENCH_TILED16 && p->kind == SENSIM_PATTERN_MECHANICAL && m == n && p->channels >= 4 &&
-        g0 % p->channels == 0) {
+    if (variant == SENSIM_BENCH_TILED16 && p->kind == SENSIM_PATTERN_MECHANICAL && m == n && p->channels >= 4) {
         /* 4 x 4 tiles: 4 consecutive columns x 4 channels neighbouring in direction */
         uint32_t L = p->channels;
         uint32_t *slot_of = malloc(L * sizeof *slot_of), *by_dir = malloc(L * sizeof *by_dir);
@@ -84,15 +83,21 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
             }
             by_dir[r] = c;
         }
-        uint64_t k = 0, cols = m / L;
+        /* a frame may start inside a column: those rays first, then whole columns */
+        uint64_t lead = (L - (uint64_t)(g0 - sensim__floordiv(g0, L) * L)) % L, k = 0;
+        lead = lead < m ? lead : m;
+        const sensim_ray *cr = rays + lead;
+        uint64_t cols = (m - lead) / L;
+        for (uint64_t i = 0; i < lead; i++)
+            tiled[k++] = rays[i];
         for (uint64_t c0 = 0; c0 < cols; c0 += 4) {
             uint64_t nc = cols - c0 < 4 ? cols - c0 : 4;
             for (uint32_t q = 0; q < L; q += 4)
                 for (uint64_t c = c0; c < c0 + nc; c++)
                     for (uint32_t r = q; r < q + 4 && r < L; r++)
-                        tiled[k++] = rays[c * L + slot_of[by_dir[r]]];
+                        tiled[k++] = cr[c * L + slot_of[by_dir[r]]];
         }
-        for (uint64_t i = cols * L; i < m; i++)
+        for (uint64_t i = lead + cols * L; i < m; i++)
             tiled[k++] = rays[i];
         free(slot_of);
         free(by_dir);

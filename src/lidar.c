@@ -47,6 +47,8 @@ void sensim_lidar_destroy(sensim_lidar *l)
     sensim__pattern_free(&l->pat);
     free(l->slots);
     free(l->lane_points);
+    free(l->dir_rank);
+    free(l->scr);
     sensim_context *ctx = l->ctx;
     free(l);
     sensim__context_release(ctx);
@@ -136,12 +138,31 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
     else
         memcpy(l->mount, d->mount_pose, sizeof l->mount);
 
-    uint64_t most = sensim__pattern_max_frame_shots(&l->pat);
-    most = (most + SENSIM_LANE_SHOTS - 1) / SENSIM_LANE_SHOTS * SENSIM_LANE_SHOTS;
-    l->block_shots = most < SENSIM_BLOCK_SHOTS ? most : SENSIM_BLOCK_SHOTS;
+    const sensim_pattern *pt = &l->pat;
+    l->lane_shots = SENSIM_LANE_SHOTS;
+    if (pt->kind == SENSIM_PATTERN_MECHANICAL) {
+        uint32_t L = pt->channels;
+        l->tile_cols = L <= 128 ? 4 : L <= 256 ? 2 : L <= 512 ? 1 : 0;
+        l->lane_shots = l->tile_cols ? (uint64_t)l->tile_cols * L : SENSIM_LANE_MAX;
+        l->dir_rank = malloc(L * sizeof *l->dir_rank);
+        if (l->dir_rank) /* vendors fire far-apart directions back to back: trace neighbours together */
+            for (uint32_t c = 0; c < L; c++) {
+                double bc = floor(atan2(pt->sin_off[c], pt->cos_off[c]) / (0.5 * SENSIM_PI / 180.0) + 0.5);
+                uint32_t r = 0;
+                for (uint32_t e = 0; e < L; e++) {
+                    double be = floor(atan2(pt->sin_off[e], pt->cos_off[e]) / (0.5 * SENSIM_PI / 180.0) + 0.5);
+                    r += be < bc || (be == bc && (pt->elevation_rad[e] < pt->elevation_rad[c] ||
+                                                  (pt->elevation_rad[e] == pt->elevation_rad[c] && e < c)));
+                }
+                l->dir_rank[c] = (uint16_t)r;
+            }
+    }
+    uint64_t most = sensim__pattern_max_frame_shots(pt) + 2 * l->lane_shots;
+    most = (most + l->lane_shots - 1) / l->lane_shots * l->lane_shots;
+    l->block_shots = most < SENSIM_BLOCK_SHOTS ? most : SENSIM_BLOCK_SHOTS / l->lane_shots * l->lane_shots;
     l->slots = malloc(2 * l->block_shots * sizeof *l->slots);
-    l->lane_points = malloc(l->block_shots / SENSIM_LANE_SHOTS * sizeof *l->lane_points);
-    if (!l->slots || !l->lane_points) {
+    l->lane_points = malloc((l->block_shots / l->lane_shots + 2) * sizeof *l->lane_points);
+    if (!l->slots || !l->lane_points || (pt->kind == SENSIM_PATTERN_MECHANICAL && !l->dir_rank)) {
         sensim_lidar_destroy(l);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "lidar: cannot allocate scan scratch");
     }
@@ -273,14 +294,53 @@ static void output_frame(const sensim_lidar *l, const scan_env *env, const doubl
  * space reserved in the ring, so the output is in shot order whatever the
  * thread count and schedule. A cancel skips the remaining lanes (the caller
  * then aborts the transaction). */
+/* Trace a lane's m rays in tile order: columns x channels neighbouring in
+ * direction, so each 16-ray packet is coherent; hits return to firing order
+ * (Embree's result for a ray does not depend on its packet). */
+static void trace_lane(const sensim_lidar *l, const sensim_scene *scene, sensim_lane_scratch *w, int64_t lane_g0,
+                       uint32_t m)
+{
+    const sensim_pattern *p = &l->pat;
+    if (!l->tile_cols || m < 2) {
+        if (m)
+            sensim__trace_rays(scene, w->rays, m, w->hits);
+        return;
+    }
+    uint32_t kc = l->tile_cols, T = 16 / kc, L = p->channels;
+    uint32_t span = kc * ((L + T - 1) / T) * T;
+    int64_t col0 = sensim__floordiv(lane_g0, L);
+    for (uint32_t k = 0; k < span; k++)
+        w->pos[k] = -1;
+    for (uint32_t j = 0; j < m; j++) {
+        uint32_t c = (uint32_t)(sensim__floordiv(lane_g0 + w->live[j], L) - col0), r = l->dir_rank[w->chan[j]];
+        w->pos[((r / T) * kc + c) * T + r % T] = (int16_t)j;
+    }
+    uint32_t k = 0;
+    for (uint32_t q = 0; q < span; q++)
+        if (w->pos[q] >= 0)
+            w->trays[k++] = w->rays[w->pos[q]];
+    sensim__trace_rays(scene, w->trays, m, w->thits);
+    k = 0;
+    for (uint32_t q = 0; q < span; q++)
+        if (w->pos[q] >= 0)
+            w->hits[w->pos[q]] = w->thits[k++];
+}
+
+/* Generate, trace and write shots [g0, g1) of one frame (g1 - g0 <= one
+ * block). Lanes (aligned to multiples of lane_shots, so a mechanical lane
+ * holds whole columns) run in parallel, handed out dynamically; each lane
+ * then copies its points to its own offset of the space reserved in the
+ * ring, so the output is in shot order whatever the thread count and
+ * schedule. A cancel skips the remaining lanes (the caller then aborts the
+ * transaction). */
 static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin, int64_t g0, int64_t g1,
                        sensim_ring *ring)
 {
     const sensim_pattern *p = &l->pat;
     const sensim_return_params *rp = &l->rp;
     const sensim_scene *scene = env->scene;
-    const int64_t n = g1 - g0;
-    const int nlanes = (int)((n + SENSIM_LANE_SHOTS - 1) / SENSIM_LANE_SHOTS);
+    const int64_t LS = (int64_t)l->lane_shots, base = sensim__floordiv(g0, LS);
+    const int nlanes = (int)(sensim__floordiv(g1 - 1, LS) - base + 1);
     const bool moving = env->path->moving;
     const bool beam_origin = p->kind == SENSIM_PATTERN_MECHANICAL && p->beam_origin_m > 0.0;
     float R0[9], org0[3];
@@ -290,24 +350,27 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
 
 #pragma omp parallel num_threads(env->nthreads) if (env->nthreads > 1 && nlanes > 1)
     {
-#pragma omp for schedule(dynamic, 4)
+        sensim_lane_scratch *w = &l->scr[omp_get_thread_num()];
+#pragma omp for schedule(dynamic, 1)
         for (int lane = 0; lane < nlanes; lane++) {
-            int64_t a = (int64_t)lane * SENSIM_LANE_SHOTS, b = a + SENSIM_LANE_SHOTS < n ? a + SENSIM_LANE_SHOTS : n;
-            uint32_t cnt = (uint32_t)(b - a), m = 0, out = 0;
-            int64_t when[SENSIM_LANE_SHOTS], live[SENSIM_LANE_SHOTS];
-            uint16_t chan[SENSIM_LANE_SHOTS];
-            uint8_t ok[SENSIM_LANE_SHOTS];
-            float dirs[3 * SENSIM_LANE_SHOTS];
-            sensim_ray rays[SENSIM_LANE_SHOTS];
-            sensim_hit hits[SENSIM_LANE_SHOTS];
+            int64_t lg0 = (base + lane) * LS, lg1 = lg0 + LS;
+            lg0 = lg0 < g0 ? g0 : lg0, lg1 = lg1 > g1 ? g1 : lg1;
+            const int64_t a = lg0 - g0; /* the lane's first shot within the block */
+            uint32_t cnt = (uint32_t)(lg1 - lg0), m = 0, out = 0;
+            int64_t *when = w->when, *live = w->live;
+            uint16_t *chan = w->chan;
+            uint8_t *ok = w->ok;
+            float *dirs = w->dirs;
+            sensim_ray *rays = w->rays;
+            sensim_hit *hits = w->hits;
             if (sensim__context_cancelled(l->ctx)) {
                 l->lane_points[lane] = 0;
                 continue;
             }
-            sensim__pattern_batch(p, g0 + a, cnt, when, chan, dirs, ok);
+            sensim__pattern_batch(p, lg0, cnt, when, chan, dirs, ok);
             /* compact the live shots at the front of the lane's scratch */
             for (uint32_t i = 0; i < cnt; i++) {
-                int64_t g = g0 + a + i;
+                int64_t g = lg0 + i;
                 if (!ok[i] || !sensim__returns_keep_shot(rp, (uint64_t)g))
                     continue;
                 float td[3], Rf[9], of[3];
@@ -338,8 +401,7 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                 ray->time = sensim__scene_ray_time(scene, when[m]);
                 live[m++] = (int64_t)i;
             }
-            if (m > 0)
-                sensim__trace_rays(scene, rays, m, hits);
+            trace_lane(l, scene, w, lg0, m);
             sensim_point *slot = &l->slots[2 * a];
             for (uint32_t j = 0; j < m; j++) {
                 double S[16];
@@ -353,10 +415,10 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                 }
                 sensim_point *pt = &slot[out];
                 uint32_t k = sensim__returns_shot(rp, scene, R, &dirs[3 * j], &rays[j], &hits[j],
-                                                  (uint64_t)(g0 + a + live[j]), pt);
+                                                  (uint64_t)(lg0 + live[j]), pt);
                 float bo[3] = {0, 0, 0};
                 if (beam_origin && k)
-                    sensim__pattern_origin(p, g0 + a + live[j], when[j], bo);
+                    sensim__pattern_origin(p, lg0 + live[j], when[j], bo);
                 for (uint32_t q = 0; q < k; q++) {
                     pt[q].x += bo[0], pt[q].y += bo[1], pt[q].z += bo[2];
                     pt[q].t_offset_ns = (uint32_t)(when[j] - frame_begin);
@@ -383,7 +445,8 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
             uint64_t end = lane + 1 < nlanes ? l->lane_points[lane + 1] : fit;
             if (end > fit)
                 end = fit;
-            const sensim_point *src = &l->slots[2 * (int64_t)lane * SENSIM_LANE_SHOTS];
+            int64_t lg0 = (base + lane) * LS;
+            const sensim_point *src = &l->slots[2 * ((lg0 < g0 ? g0 : lg0) - g0)];
             for (uint64_t i = off; i < end; i++)
                 *(i < n0 ? &span0[i] : &span1[i - n0]) = src[i - off];
         }
@@ -496,6 +559,15 @@ sensim_status sensim__lidar_scan_tx(sensim_lidar *l, const sensim_scene *scene, 
     sensim__mat4_mul(path->pose0, l->mount, env.S0);
     uint64_t shots = 0, frames = 0;
     *out_shots = *out_frames = 0;
+    if (l->scr_threads < env.nthreads) { /* the first scan on this many threads allocates; later ones do not */
+        sensim_lane_scratch *ns = malloc(env.nthreads * sizeof *ns);
+        if (!ns)
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_lidar_scan: lane scratch for %u threads",
+                                env.nthreads);
+        free(l->scr);
+        l->scr = ns;
+        l->scr_threads = env.nthreads;
+    }
     if (te > tb) {
         int64_t r0 = sensim__floordiv(tb, p->frame_ns), r1 = sensim__floordiv(te - 1, p->frame_ns);
         /* Stop as soon as the scan cannot succeed (a FAIL ring already

@@ -6,12 +6,27 @@
 #include "pattern.h"
 #include "returns.h"
 
-/* Shots per parallel work item (lane), and the most shots one parallel
- * region handles: a frame of up to SENSIM_BLOCK_SHOTS shots (every preset
- * here) costs one fork/join and three barriers, whatever the load on the
- * machine; lanes are handed out dynamically. */
+/* Shots per parallel work item (lane): 64, or for mechanical lidars whole
+ * columns (4 columns up to 128 channels, 2 up to 256, 1 up to 512; 512
+ * shots beyond) traced in tiles of columns x channels neighbouring in
+ * direction, 16 rays a packet. The most shots one parallel region handles:
+ * a frame of up to SENSIM_BLOCK_SHOTS shots (every preset here) costs one
+ * fork/join and three barriers, whatever the load on the machine; lanes are
+ * handed out dynamically. */
 #define SENSIM_LANE_SHOTS 64u
+#define SENSIM_LANE_MAX 512u
 #define SENSIM_BLOCK_SHOTS (SENSIM_LANE_SHOTS * 4096u)
+
+/* One thread's lane scratch (heap: about 110 KB). */
+typedef struct sensim_lane_scratch {
+    int64_t when[SENSIM_LANE_MAX], live[SENSIM_LANE_MAX];
+    uint16_t chan[SENSIM_LANE_MAX];
+    uint8_t ok[SENSIM_LANE_MAX];
+    float dirs[3 * SENSIM_LANE_MAX];
+    sensim_ray rays[SENSIM_LANE_MAX], trays[SENSIM_LANE_MAX];
+    sensim_hit hits[SENSIM_LANE_MAX], thits[SENSIM_LANE_MAX];
+    int16_t pos[2 * SENSIM_LANE_MAX]; /* tile position -> live shot, -1 = none */
+} sensim_lane_scratch;
 
 struct sensim_lidar {
     _Atomic uint32_t magic; /* atomic: destroy may run while another thread checks the handle */
@@ -26,9 +41,14 @@ struct sensim_lidar {
     atomic_int busy;    /* 1 while a scan (or a rig step) uses the lidar */
     /* scratch for one block of block_shots shots, allocated at creation
      * (rays and hits live on each lane's stack) */
+    uint64_t lane_shots;      /* shots per lane (see SENSIM_LANE_MAX) */
+    uint32_t tile_cols;       /* mechanical: columns per lane and per tile, 0 = no tiles */
+    uint16_t *dir_rank;       /* mechanical: channel -> rank by (azimuth offset bin, elevation) */
     uint64_t block_shots;     /* min(SENSIM_BLOCK_SHOTS, most shots of a frame), a multiple of a lane */
     sensim_point *slots;      /* 2 per shot: up to two returns */
     uint32_t *lane_points;    /* per lane: points, then their offsets */
+    sensim_lane_scratch *scr; /* one per thread, allocated by the first scan on that many threads */
+    uint32_t scr_threads;
 };
 
 /* sensim__check_time() and the pattern's own bound (shot indices in int64). */
