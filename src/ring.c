@@ -95,6 +95,10 @@ sensim_status sensim_ring_init(void *mem, size_t size, uint64_t point_capacity, 
     r->points_offset = r->headers_offset + align64((uint64_t)frame_capacity * sizeof(sensim_frame_header));
     atomic_init(&r->frame_tail, 0);
     atomic_init(&r->frame_head, 0);
+    /* pre-touch: one write a page, so the first scan's stores do not fault */
+    volatile unsigned char *bytes = mem;
+    for (size_t off = sizeof *r; off < need; off += 4096)
+        bytes[off] = 0;
     r->magic = RING_MAGIC;
     *out_ring = r;
     return SENSIM_OK;
