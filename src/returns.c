@@ -373,6 +373,9 @@ static bool detect(const sensim_return_params *rp, uint64_t shot, uint32_t idx, 
         if (!(intensity > 0))
             return false;
         double sigma = rp->d.detect_noise * sqrt(intensity / rp->d.detect_threshold);
+        double z = (intensity - rp->d.detect_threshold) / sigma;
+        if (z > 9.0) /* Φ(z) rounds to exactly 1.0 beyond z ≈ 8.3: detected, the same as drawing */
+            return true;
         double p = 0.5 * erfc(-(intensity - rp->d.detect_threshold) / (sigma * sqrt(2.0)));
         return uniform(rp, shot, idx, SENSIM_RNG_DROP_POINT) < p;
     }
