@@ -183,8 +183,9 @@ sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, 
             if (d < 0)
                 for (int k = 0; k < 4; k++)
                     path->q[i][k] = -path->q[i][k];
-            if (memcmp(keys[i].pose, keys[0].pose, sizeof keys[0].pose) != 0)
-                path->moving = true;
+            for (int k = 0; k < 16; k++) /* by value: -0 and +0 are the same pose */
+                if (keys[i].pose[k] != keys[0].pose[k])
+                    path->moving = true;
         }
     }
     memcpy(path->pose0, keys[0].pose, sizeof path->pose0);
