@@ -194,6 +194,15 @@ sensim_status sensim__trace_commit(sensim_scene *scene)
         }
     }
 
+    if (t->statics && scene->actor_count == 0) {
+        /* no actors: trace the static world directly, without an instance level */
+        rtcRetainScene(t->statics);
+        t->top = t->statics;
+        t->inst_count = 0;
+        release_state(old);
+        scene->trace = t;
+        return SENSIM_OK;
+    }
     uint32_t ninst = (t->statics ? 1u : 0u) + scene->actor_count;
     t->inst = calloc(ninst ? ninst : 1, sizeof *t->inst);
     t->top = new_scene(dev);
@@ -298,6 +307,16 @@ static void fill_hit(const trace_state *t, unsigned geom, unsigned inst, unsigne
         h->object_id = 0;
         h->material = 0;
         h->tag = 0;
+        return;
+    }
+    if (inst == RTC_INVALID_GEOMETRY_ID) { /* the static world traced directly (no actors) */
+        const sensim_mesh *sm = &t->meshes[t->static_mesh[geom]];
+        h->ng[0] = nx, h->ng[1] = ny, h->ng[2] = nz;
+        h->t = tfar;
+        h->hit = 1;
+        h->object_id = 0;
+        h->tag = sm->tags[prim];
+        h->material = sm->materials[prim];
         return;
     }
     const trace_inst *in = &t->inst[inst];
