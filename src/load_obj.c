@@ -89,7 +89,7 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
     int32_t mtl_tag = -1, grp_tag = -1;
     uint16_t cur_mat = 0; /* 1-based index into names, 0 = none */
     uint16_t *name_slot = NULL; /* hash of names: 1-based index, 0 = empty */
-    sensim_lines it = {data, data + size, 0};
+    sensim_lines it = {data, data + size, 0, NULL};
     const char *lb, *le;
     st = SENSIM_OK;
 #define FAIL(code, ...)                                                                        \

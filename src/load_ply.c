@@ -159,7 +159,7 @@ static sensim_status load_ply(sensim_scene *scene, const char *path, const sensi
     uint8_t *tags = NULL;
     uint64_t ntri = 0, tri_cap = 0;
     ply_reader r = {0};
-    r.text = (sensim_lines){data, data + size, 0};
+    r.text = (sensim_lines){data, data + size, 0, NULL};
     const char *lb, *le;
 #define FAIL(code, ...)                                                                        \
     do {                                                                                       \

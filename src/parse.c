@@ -7,9 +7,18 @@ bool sensim__next_line(sensim_lines *it, const char **out_begin, const char **ou
 {
     if (it->cur >= it->end)
         return false;
-    const char *b = it->cur, *p = b;
-    while (p < it->end && *p != '\n' && *p != '\r')
-        p++;
+    /* memchr for LF (remembered, so a CR-only file is not searched again
+     * per line), then for a CR before it (CR-only and CRLF files) */
+    const char *b = it->cur;
+    if (!it->lf || it->lf < b) {
+        it->lf = memchr(b, '\n', (size_t)(it->end - b));
+        if (!it->lf)
+            it->lf = it->end;
+    }
+    const char *p = it->lf;
+    const char *cr = memchr(b, '\r', (size_t)(p - b));
+    if (cr)
+        p = cr;
     *out_begin = b;
     *out_end = p;
     if (p < it->end) {

@@ -11,6 +11,7 @@ typedef struct sensim_lines {
     const char *cur;
     const char *end;
     uint64_t line_no; /* 1-based number of the line last returned */
+    const char *lf;   /* the next LF at or after cur, end if none; NULL = not searched yet */
 } sensim_lines;
 
 /* Next line without its terminator (LF, CRLF or CR). False at end of input. */

@@ -61,7 +61,7 @@ sensim_status sensim__csv_parse(const char *path, const char *data, size_t size,
         sensim__csv_free(out);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: cannot allocate %llu rows", path, (unsigned long long)cap);
     }
-    sensim_lines it = {data, data + size, 0};
+    sensim_lines it = {data, data + size, 0, NULL};
     const char *lb, *le;
     uint64_t n = 0;
     bool first = true;

@@ -650,7 +650,7 @@ static sensim_status create_impl(sensim_context *ctx, const char *name_or_path, 
                 return st;
             owned = data;
         }
-        sensim_lines it = {data, data + size, 0};
+        sensim_lines it = {data, data + size, 0, NULL};
         const char *lb, *le;
         origin o = {path, 0, -1};
         while (st == SENSIM_OK && sensim__next_line(&it, &lb, &le)) {

@@ -164,6 +164,13 @@ static uint64_t key_hash(const float k[9])
     return h;
 }
 
+static uint64_t tri_hash(const float k[9])
+{
+    uint64_t h = key_hash(k);
+    h = (h ^ (h >> 33)) * UINT64_C(0xff51afd7ed558ccd);
+    return h ^ (h >> 33);
+}
+
 uint32_t sensim__mesh_drop_duplicates(sensim_mesh *m)
 {
     uint32_t n = m->triangle_count;
@@ -172,18 +179,38 @@ uint32_t sensim__mesh_drop_duplicates(sensim_mesh *m)
     uint64_t cap = 16;
     while (cap < 2 * (uint64_t)n)
         cap *= 2;
-    uint32_t *slot = malloc(cap * sizeof *slot); /* triangle + 1, 0 = empty */
+    /* slot: fingerprint (high 32 bits of the hash) << 32 | triangle + 1; 0 = empty.
+     * A probe reads the other triangle's vertices only when the fingerprints match. */
+    uint64_t *slot = malloc(cap * sizeof *slot);
     if (!slot)
         return 0;
     memset(slot, 0, cap * sizeof *slot);
     uint32_t kept = 0;
+    /* the table is far larger than the caches: hash PF triangles ahead and
+     * prefetch their slots, so the probes do not wait on memory */
+    enum { PF = 16 };
+    uint64_t ahead[PF];
+    float keys[PF][9];
+    for (uint32_t t = 0; t < n && t < PF; t++) {
+        tri_key(m, t, keys[t]);
+        ahead[t] = tri_hash(keys[t]);
+        __builtin_prefetch(&slot[ahead[t] & (cap - 1)]);
+    }
     for (uint32_t t = 0; t < n; t++) {
         float k[9], o[9];
-        tri_key(m, t, k);
+        memcpy(k, keys[t % PF], sizeof k);
+        uint64_t h = ahead[t % PF];
+        if (t + PF < n) {
+            tri_key(m, t + PF, keys[t % PF]);
+            ahead[t % PF] = tri_hash(keys[t % PF]);
+            __builtin_prefetch(&slot[ahead[t % PF] & (cap - 1)]);
+        }
         bool dup = false;
-        uint64_t i = key_hash(k) & (cap - 1);
+        uint64_t fp = h >> 32, i = h & (cap - 1);
         for (; slot[i]; i = (i + 1) & (cap - 1)) {
-            tri_key(m, slot[i] - 1, o);
+            if (slot[i] >> 32 != fp)
+                continue;
+            tri_key(m, (uint32_t)slot[i] - 1, o);
             if (memcmp(k, o, sizeof k) == 0) {
                 dup = true;
                 break;
@@ -197,7 +224,7 @@ uint32_t sensim__mesh_drop_duplicates(sensim_mesh *m)
             m->tags[kept] = m->tags[t];
             m->materials[kept] = m->materials[t];
         }
-        slot[i] = kept + 1;
+        slot[i] = fp << 32 | (uint64_t)(kept + 1);
         kept++;
     }
     free(slot);

@@ -156,7 +156,7 @@ sensim_status sensim__tag_rules_load(const char *path, sensim_tag_rule **out, ui
         return st;
     sensim_tag_rule *r = NULL;
     uint32_t n = 0;
-    sensim_lines it = {data, data + size, 0};
+    sensim_lines it = {data, data + size, 0, NULL};
     const char *lb, *le;
     while (sensim__next_line(&it, &lb, &le)) {
         for (const char *c = lb; c < le; c++)
