@@ -293,8 +293,11 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
     /* The hit stands for the patch of beam its sub-ray samples (angular
      * cell rp->cell_rad): on a surface inclined by θ that patch spans
      * total·tanθ·cell in range, plus the pulse's own length. */
-    double tan_i = cosi > 0.01 ? sqrt(1.0 - cosi * cosi) / cosi : 100.0;
-    double half = 0.5 * total * tan_i * rp->cell_rad + rp->pulse_half_m;
+    double half = rp->pulse_half_m;
+    if (rp->cell_rad > 0) {
+        double tan_i = cosi > 0.01 ? sqrt(1.0 - cosi * cosi) / cosi : 100.0;
+        half += 0.5 * total * tan_i * rp->cell_rad;
+    }
     add_cand(s, total, e, half, hit->object_id, hit->tag, flags);
     if (depth >= MAX_DEPTH)
         return;
@@ -372,10 +375,12 @@ static bool detect(const sensim_return_params *rp, uint64_t shot, uint32_t idx, 
         /* shot-noise limited: σ grows as √I, so no signal is never detected */
         if (!(intensity > 0))
             return false;
-        double sigma = rp->d.detect_noise * sqrt(intensity / rp->d.detect_threshold);
-        double z = (intensity - rp->d.detect_threshold) / sigma;
-        if (z > 9.0) /* Φ(z) rounds to exactly 1.0 beyond z ≈ 8.3: detected, the same as drawing */
+        /* Φ(z) rounds to exactly 1.0 beyond z ≈ 8.3: detected, the same as
+         * drawing. z > 9 <=> d > 9σ <=> d²·thr > 81·noise²·I (d > 0): no sqrt */
+        double d = intensity - rp->d.detect_threshold, nz = rp->d.detect_noise;
+        if (d > 0 && d * d * rp->d.detect_threshold > 81.0 * nz * nz * intensity)
             return true;
+        double sigma = nz * sqrt(intensity / rp->d.detect_threshold);
         double p = 0.5 * erfc(-(intensity - rp->d.detect_threshold) / (sigma * sqrt(2.0)));
         return uniform(rp, shot, idx, SENSIM_RNG_DROP_POINT) < p;
     }
