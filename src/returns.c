@@ -162,8 +162,11 @@ sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_
             n++;
         }
     }
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         rp->sub_w[i] = (float)(rp->sub_w[i] / wsum);
+        rp->tan_h[i] = tan((double)rp->sub_h[i]);
+        rp->tan_v[i] = tan((double)rp->sub_v[i]);
+    }
     rp->nsub = n;
     /* angular cell one sub-ray samples: the ring spacing along the wider axis */
     rp->cell_rad = rings ? 0.5 * fmax(d.beam_divergence_h_rad, d.beam_divergence_v_rad) / rings : 0.0;
@@ -218,7 +221,11 @@ void sensim__returns_subray_dir(const sensim_return_params *rp, uint64_t shot, u
     }
     ux /= un, uy /= un;
     double wx = dy * uz - dz * uy, wy = dz * ux - dx * uz, wz = dx * uy - dy * ux;
-    double th = tan(h), tv = tan(v);
+    double th, tv;
+    if (rp->d.angular_jitter_rad > 0)
+        th = tan(h), tv = tan(v);
+    else
+        th = rp->tan_h[k], tv = rp->tan_v[k]; /* the same tan of the same angle, computed once */
     double x = dx + th * ux + tv * wx, y = dy + th * uy + tv * wy, z = dz + th * uz + tv * wz;
     double n = sqrt(x * x + y * y + z * z);
     out[0] = (float)(x / n);
