@@ -429,27 +429,26 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
             }
             l->lane_points[lane] = out;
         }
-#pragma omp single
-        {
-            uint64_t total = 0;
-            for (int lane = 0; lane < nlanes; lane++) {
-                uint32_t c = l->lane_points[lane];
-                l->lane_points[lane] = (uint32_t)total;
-                total += c;
-            }
-            fit = sensim__ring_reserve(ring, total, &span0, &n0, &span1);
-        }
-#pragma omp for schedule(static)
-        for (int lane = 0; lane < nlanes; lane++) {
-            uint64_t off = l->lane_points[lane];
-            uint64_t end = lane + 1 < nlanes ? l->lane_points[lane + 1] : fit;
-            if (end > fit)
-                end = fit;
-            int64_t lg0 = (base + lane) * LS;
-            const sensim_point *src = &l->slots[2 * ((lg0 < g0 ? g0 : lg0) - g0)];
-            for (uint64_t i = off; i < end; i++)
-                *(i < n0 ? &span0[i] : &span1[i - n0]) = src[i - off];
-        }
+    }
+    /* One thread reserves and copies (memcpy per lane): no further barrier,
+     * which on a loaded machine costs a scheduler slice each. */
+    uint64_t total = 0;
+    for (int lane = 0; lane < nlanes; lane++)
+        total += l->lane_points[lane];
+    fit = sensim__ring_reserve(ring, total, &span0, &n0, &span1);
+    uint64_t off = 0;
+    for (int lane = 0; lane < nlanes && off < fit; lane++) {
+        uint64_t cnt = l->lane_points[lane];
+        if (cnt > fit - off)
+            cnt = fit - off;
+        int64_t lg0 = (base + lane) * LS;
+        const sensim_point *src = &l->slots[2 * ((lg0 < g0 ? g0 : lg0) - g0)];
+        uint64_t first = off < n0 ? (n0 - off < cnt ? n0 - off : cnt) : 0;
+        if (first)
+            memcpy(&span0[off], src, first * sizeof *src);
+        if (cnt > first)
+            memcpy(&span1[off + first - n0], src + first, (cnt - first) * sizeof *src);
+        off += cnt;
     }
 }
 
