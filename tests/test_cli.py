@@ -484,7 +484,7 @@ with tempfile.TemporaryDirectory() as tmp:
           "rig batch writes per-sensor frames " + r.stderr)
     with open(os.path.join(out, "meta.json")) as f:
         meta = json.load(f)
-    check([s["name"] for s in meta["sensors"]] == ["roof", "front"] and meta["sensors"][1]["pattern"] == 2,
+    check([s["name"] for s in meta["sensors"]] == ["roof", "front"] and meta["sensors"][1]["pattern"] == "risley",
           "meta.json lists the sensors and their parameters")
     check(meta["format"] == "ply" and meta["frame"] == "native" and meta["units"] == "m",
           "meta.json names format, frame and units: %r %r" % (meta["format"], meta["frame"]))

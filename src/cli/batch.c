@@ -568,9 +568,10 @@ int cmd_batch(int argc, char **argv)
             json_str(f, specs[s].preset);
             fprintf(f, ", \"model\": ");
             json_str(f, li.name);
-            fprintf(f, ", \"pattern\": %d, \"channels\": %u, \"shots_per_s\": %.17g, \"frame_period_ns\": %lld, "
+            static const char *const kinds[] = {"mechanical", "table", "risley", "mems", "callback"};
+            fprintf(f, ", \"pattern\": \"%s\", \"channels\": %u, \"shots_per_s\": %.17g, \"frame_period_ns\": %lld, "
                        "\"min_range_m\": %.9g, \"max_range_m\": %.9g, \"lidar_id\": %u, \"overrides\": [",
-                    li.pattern, li.channel_count, li.shots_per_s, (long long)li.frame_period_ns,
+                    li.pattern >= 0 && li.pattern <= 4 ? kinds[li.pattern] : "unknown", li.channel_count, li.shots_per_s, (long long)li.frame_period_ns,
                     (double)li.min_range_m, (double)li.max_range_m, li.lidar_id);
             for (uint32_t k = 0; k < specs[s].nsets + nglobal; k++) {
                 fprintf(f, "%s", k ? ", " : "");
