@@ -73,16 +73,8 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
         }
         for (uint32_t j = 0; j < L; j++) /* firing slot of each channel */
             slot_of[p->fire_order[j]] = j;
-        for (uint32_t c = 0; c < L; c++) { /* channels by (azimuth offset in 0.5° bins, elevation) */
-            double ac = floor(atan2(p->sin_off[c], p->cos_off[c]) / (0.5 * SENSIM_PI / 180) + 0.5);
-            uint32_t r = 0;
-            for (uint32_t e = 0; e < L; e++) {
-                double ae = floor(atan2(p->sin_off[e], p->cos_off[e]) / (0.5 * SENSIM_PI / 180) + 0.5);
-                r += ae < ac || (ae == ac && (p->elevation_rad[e] < p->elevation_rad[c] ||
-                                              (p->elevation_rad[e] == p->elevation_rad[c] && e < c)));
-            }
-            by_dir[r] = c;
-        }
+        for (uint32_t c = 0; c < L; c++) /* channels by direction: the pipeline's tile order */
+            by_dir[l->dir_rank[c]] = c;
         /* a frame may start inside a column: those rays first, then whole columns */
         uint64_t lead = (L - (uint64_t)(g0 - sensim__floordiv(g0, L) * L)) % L, k = 0;
         lead = lead < m ? lead : m;

@@ -43,6 +43,15 @@ const char *sensim__skip_space(const char *p, const char *end)
     return p;
 }
 
+bool sensim__line_content(const char **b, const char **e)
+{
+    const char *hash = memchr(*b, '#', (size_t)(*e - *b));
+    if (hash)
+        *e = hash;
+    *b = sensim__skip_space(*b, *e);
+    return *b < *e;
+}
+
 const char *sensim__token(const char *p, const char *end, const char **tok_end)
 {
     p = sensim__skip_space(p, end);

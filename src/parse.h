@@ -18,6 +18,9 @@ typedef struct sensim_lines {
 bool sensim__next_line(sensim_lines *it, const char **out_begin, const char **out_end);
 
 const char *sensim__skip_space(const char *p, const char *end);
+/* A "key = value" line's content: the # comment cut off, leading blanks
+ * skipped (*b and *e updated); false for a blank or comment-only line. */
+bool sensim__line_content(const char **b, const char **e);
 /* Token [begin, end) of non-space characters. */
 const char *sensim__token(const char *p, const char *end, const char **tok_end);
 bool sensim__token_is(const char *b, const char *e, const char *word);

@@ -429,14 +429,8 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
 
 static sensim_status parse_line(preset *ps, const char *lb, const char *le, const origin *o)
 {
-    /* strip comment */
-    for (const char *c = lb; c < le; c++)
-        if (*c == '#') {
-            le = c;
-            break;
-        }
-    const char *p = sensim__skip_space(lb, le);
-    if (p == le)
+    const char *p = lb;
+    if (!sensim__line_content(&p, &le))
         return SENSIM_OK;
     const char *eq = memchr(p, '=', (size_t)(le - p));
     if (!eq)

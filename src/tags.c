@@ -159,13 +159,8 @@ sensim_status sensim__tag_rules_load(const char *path, sensim_tag_rule **out, ui
     sensim_lines it = {data, data + size, 0, NULL};
     const char *lb, *le;
     while (sensim__next_line(&it, &lb, &le)) {
-        for (const char *c = lb; c < le; c++)
-            if (*c == '#') {
-                le = c;
-                break;
-            }
-        const char *p = sensim__skip_space(lb, le);
-        if (p == le)
+        const char *p = lb;
+        if (!sensim__line_content(&p, &le))
             continue;
         const char *eq = memchr(p, '=', (size_t)(le - p));
         char key[64], val[64];
