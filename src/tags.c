@@ -165,10 +165,15 @@ sensim_status sensim__tag_rules_load(const char *path, sensim_tag_rule **out, ui
         const char *eq = memchr(p, '=', (size_t)(le - p));
         char key[64], val[64];
         size_t kl = 0, vl = 0;
+        bool long_key = false;
         if (eq) {
             for (const char *c = p; c < eq; c++) /* the key's words, concatenated lower-case */
-                if (isalnum((unsigned char)*c) && kl + 1 < sizeof key)
-                    key[kl++] = (char)tolower((unsigned char)*c);
+                if (isalnum((unsigned char)*c)) {
+                    if (kl + 1 < sizeof key)
+                        key[kl++] = (char)tolower((unsigned char)*c);
+                    else
+                        long_key = true;
+                }
             const char *v = sensim__skip_space(eq + 1, le), *ve = le;
             while (ve > v && isspace((unsigned char)ve[-1]))
                 ve--;
@@ -179,6 +184,7 @@ sensim_status sensim__tag_rules_load(const char *path, sensim_tag_rule **out, ui
         val[vl] = '\0';
         int32_t tag = sensim_tag_from_label(val);
         const char *why = !eq ? "expected 'name = tag'" : kl == 0 ? "the name has no letters or digits"
+                          : long_key ? "the name has more than 63 letters and digits"
                           : tag < 0 ? "the tag must be a CARLA tag name (Car, Roads, ...) or 0..28" : NULL;
         if (!why && n == 4096)
             why = "more than 4096 rules";

@@ -392,9 +392,10 @@ static void test_tag_map_file(void **state)
     assert_int_equal(tags[1], 3);
     assert_int_equal(tags[2], 20); /* the user's two-word rule beats the built-in "car" */
     /* bad rules: the file and line are named, nothing is loaded */
-    const char *bad[] = {"crash_barrier = Barrier\n", "ok = Car\nno equals sign\n", " = Car\n"};
-    const unsigned lines[] = {1, 2, 1};
-    for (int k = 0; k < 3; k++) {
+    const char *bad[] = {"crash_barrier = Barrier\n", "ok = Car\nno equals sign\n", " = Car\n",
+                         "# long\nabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij_xyzw = Car\n"};
+    const unsigned lines[] = {1, 2, 1, 2};
+    for (int k = 0; k < 4; k++) {
         const char *bp = write_test_file(dir, "bad_tags.txt", bad[k], strlen(bad[k]));
         char bpath[512];
         snprintf(bpath, sizeof bpath, "%s", bp);
