@@ -143,6 +143,9 @@ typedef struct sensim_tag_rule {
 int32_t sensim__tag_match(const char *name, const sensim_tag_rule *rules, uint32_t nrules);
 /* Read a mapping file ("name = Tag" lines, # comments); *out is freed by the caller. */
 sensim_status sensim__tag_rules_load(const char *path, sensim_tag_rule **out, uint32_t *out_n);
+/* The same from memory; @p path only names the input in messages. */
+sensim_status sensim__tag_rules_parse(const char *path, const char *data, size_t size, sensim_tag_rule **out,
+                                      uint32_t *out_n);
 
 sensim_status sensim__read_file(const char *path, uint64_t max_bytes, char **out_data,
                                 size_t *out_size);

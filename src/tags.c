@@ -42,6 +42,7 @@ static const struct {
 
 typedef struct words {
     char w[MAX_WORDS][WORD_LEN];
+    size_t len[MAX_WORDS];
     int n;
 } words;
 
@@ -61,6 +62,7 @@ static void split_words(const char *name, words *out)
                    (prev == 2 && c == 2 && next == 1);
         if (cut && len > 0) {
             out->w[out->n][len] = '\0';
+            out->len[out->n] = len;
             if (++out->n == MAX_WORDS)
                 return;
             len = 0;
@@ -72,32 +74,44 @@ static void split_words(const char *name, words *out)
     }
     if (len > 0) {
         out->w[out->n][len] = '\0';
+        out->len[out->n] = len;
         out->n++;
     }
 }
 
-/* Longest run of @p nw words (from any position) equal to @p key (or its
- * plural); 0 if none. */
+/* Longest run of @p nw words (from any position) whose concatenation is
+ * @p key or its plural (+s, +es); 0 if none. Compared in place, word by word. */
 static int run_length(const words *nw, const char *key)
 {
     size_t kl = strlen(key);
     int best = 0;
     for (int i = 0; i < nw->n; i++) {
-        char cat[4 * WORD_LEN];
-        size_t cl = 0;
+        size_t pos = 0;
         for (int j = i; j < nw->n && j < i + 4; j++) {
-            size_t wl = strlen(nw->w[j]);
-            if (cl + wl >= sizeof cat)
+            const char *w = nw->w[j];
+            size_t wl = nw->len[j], left = kl - pos;
+            if (wl <= left) {
+                if (memcmp(key + pos, w, wl) != 0)
+                    break;
+                pos += wl;
+                if (pos == kl) {
+                    int run = j - i + 1;
+                    /* a plural ending as a word of its own ("car s") */
+                    if (j + 1 < nw->n && j + 1 < i + 4 &&
+                        (!strcmp(nw->w[j + 1], "s") || !strcmp(nw->w[j + 1], "es")))
+                        run++;
+                    if (run > best)
+                        best = run;
+                    break;
+                }
+            } else {
+                /* the word runs past the key: only a plural ending may follow */
+                const char *rest = w + left;
+                if (memcmp(key + pos, w, left) == 0 && (!strcmp(rest, "s") || !strcmp(rest, "es")) &&
+                    j - i + 1 > best)
+                    best = j - i + 1;
                 break;
-            memcpy(cat + cl, nw->w[j], wl + 1);
-            cl += wl;
-            if (cl > kl + 2)
-                break;
-            bool eq = (cl == kl && !memcmp(cat, key, kl)) ||
-                      (cl == kl + 1 && !memcmp(cat, key, kl) && cat[kl] == 's') ||
-                      (cl == kl + 2 && !memcmp(cat, key, kl) && cat[kl] == 'e' && cat[kl + 1] == 's');
-            if (eq && j - i + 1 > best)
-                best = j - i + 1;
+            }
         }
     }
     return best;
@@ -154,6 +168,16 @@ sensim_status sensim__tag_rules_load(const char *path, sensim_tag_rule **out, ui
     sensim_status st = sensim__read_file(path, 1u << 20, &data, &size);
     if (st != SENSIM_OK)
         return st;
+    st = sensim__tag_rules_parse(path, data, size, out, out_n);
+    free(data);
+    return st;
+}
+
+sensim_status sensim__tag_rules_parse(const char *path, const char *data, size_t size, sensim_tag_rule **out,
+                                      uint32_t *out_n)
+{
+    *out = NULL;
+    *out_n = 0;
     sensim_tag_rule *r = NULL;
     uint32_t n = 0;
     sensim_lines it = {data, data + size, 0, NULL};
@@ -190,14 +214,12 @@ sensim_status sensim__tag_rules_load(const char *path, sensim_tag_rule **out, ui
             why = "more than 4096 rules";
         if (why) {
             free(r);
-            free(data);
             return sensim__fail(SENSIM_ERR_PARSE, "%s:%llu: %s", path, (unsigned long long)it.line_no, why);
         }
         if (n % 64 == 0) {
             sensim_tag_rule *nr = realloc(r, (n + 64) * sizeof *nr);
             if (!nr) {
                 free(r);
-                free(data);
                 return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
             }
             r = nr;
@@ -206,7 +228,6 @@ sensim_status sensim__tag_rules_load(const char *path, sensim_tag_rule **out, ui
         r[n].tag = (uint8_t)tag;
         n++;
     }
-    free(data);
     *out = r;
     *out_n = n;
     return SENSIM_OK;
