@@ -288,12 +288,6 @@ static void output_frame(const sensim_lidar *l, const scan_env *env, const doubl
     pt->x = (float)w[0], pt->y = (float)w[1], pt->z = (float)w[2];
 }
 
-/* Generate, trace and write shots [g0, g1) of one frame (g1 - g0 <= one
- * block). Lanes of consecutive shots run in parallel, handed out
- * dynamically; each lane then copies its points to its own offset of the
- * space reserved in the ring, so the output is in shot order whatever the
- * thread count and schedule. A cancel skips the remaining lanes (the caller
- * then aborts the transaction). */
 /* Trace a lane's m rays in tile order: columns x channels neighbouring in
  * direction, so each 16-ray packet is coherent; hits return to firing order
  * (Embree's result for a ray does not depend on its packet). */
@@ -328,11 +322,11 @@ static void trace_lane(const sensim_lidar *l, const sensim_scene *scene, sensim_
 
 /* Generate, trace and write shots [g0, g1) of one frame (g1 - g0 <= one
  * block). Lanes (aligned to multiples of lane_shots, so a mechanical lane
- * holds whole columns) run in parallel, handed out dynamically; each lane
- * then copies its points to its own offset of the space reserved in the
- * ring, so the output is in shot order whatever the thread count and
- * schedule. A cancel skips the remaining lanes (the caller then aborts the
- * transaction). */
+ * holds whole columns) run in parallel, handed out dynamically, each into
+ * its own part of the slots; then one thread reserves ring space and copies
+ * the lanes in order, so the output is in shot order whatever the thread
+ * count and schedule. A cancel skips the remaining lanes (the caller then
+ * aborts the transaction). */
 static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin, int64_t g0, int64_t g1,
                        sensim_ring *ring)
 {

@@ -278,7 +278,7 @@ static void add_cand(shot_state *s, double range, double e, double half, uint32_
 /* A hit at total path @p path reached with energy factor @p f; follow
  * transmission and the mirror direction (carrying the specular share). */
 static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, double f, double path,
-                   int bounces_left, uint8_t flags, uint32_t sub, int depth)
+                   int bounces_left, uint8_t flags, int depth)
 {
     if (!hit->hit)
         return;
@@ -316,10 +316,9 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
         sensim_hit h2;
         if (r2.tfar > r2.tnear) {
             sensim__trace_rays(s->scene, &r2, 1, &h2);
-            follow(s, &r2, &h2, f * transp * transp, total, bounces_left, flags, sub, depth + 1);
+            follow(s, &r2, &h2, f * transp * transp, total, bounces_left, flags, depth + 1);
         }
     }
-    (void)sub;
     if (spec > 0 && bounces_left > 0 && nn > 0) {
         double k = 2.0 * dn / nn;
         sensim_ray r2 = {{p[0], p[1], p[2]},
@@ -328,8 +327,7 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
         sensim_hit h2;
         if (r2.tfar > r2.tnear) {
             sensim__trace_rays(s->scene, &r2, 1, &h2);
-            follow(s, &r2, &h2, f * spec, total, bounces_left - 1, (uint8_t)(flags | SENSIM_POINT_GHOST), sub,
-                   depth + 1);
+            follow(s, &r2, &h2, f * spec, total, bounces_left - 1, (uint8_t)(flags | SENSIM_POINT_GHOST), depth + 1);
         }
     }
 }
@@ -467,7 +465,7 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
     s.shot = shot;
     s.n = 0;
     int bounces = rp->d.max_bounces;
-    follow(&s, ray0, hit0, rp->sub_w[0], 0.0, bounces, 0, 0, 0);
+    follow(&s, ray0, hit0, rp->sub_w[0], 0.0, bounces, 0, 0);
     if (rp->nsub > 1) {
         sensim_ray rays[SENSIM_MAX_SUBRAYS];
         sensim_hit hits[SENSIM_MAX_SUBRAYS];
@@ -481,7 +479,7 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
         }
         sensim__trace_rays(scene, rays, m, hits);
         for (uint32_t k = 0; k < m; k++)
-            follow(&s, &rays[k], &hits[k], rp->sub_w[k + 1], 0.0, bounces, 0, k + 1, 0);
+            follow(&s, &rays[k], &hits[k], rp->sub_w[k + 1], 0.0, bounces, 0, 0);
     }
     if (rp->rain_dr > 0) {
         double limit = rp->max_range_m;

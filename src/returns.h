@@ -33,7 +33,7 @@ typedef struct sensim_return_params {
 #define SENSIM_RNG_JITTER      2u
 #define SENSIM_RNG_DROP_SHOT   3u
 #define SENSIM_RNG_DROP_POINT  4u
-#define SENSIM_RNG_GHOST       5u
+#define SENSIM_RNG_GHOST       5u /* unused since ghosts carry the specular share (kept: streams are numbered) */
 #define SENSIM_RNG_RAIN        6u
 
 /* Counter-based hash -> uniform in [0, 1). Same inputs, same number, always. */
