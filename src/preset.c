@@ -223,6 +223,7 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
         {"dropoff_model", offsetof(sensim_lidar_desc, ret.dropoff_model), {"none", "carla", "physical", NULL}},
         {"return_mode", offsetof(sensim_lidar_desc, ret.return_mode), {"strongest", "last", "first", "dual", NULL}},
         {"points_frame", offsetof(sensim_lidar_desc, points_frame), {"sensor", "deskewed", "world", NULL}},
+        {"firing", offsetof(sensim_lidar_desc, column_firing), {"sequential", "column", NULL}},
     };
     for (size_t i = 0; i < sizeof enums / sizeof enums[0]; i++) {
         if (strcmp(key, enums[i].key))
@@ -233,15 +234,6 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
                 return SENSIM_OK;
             }
         return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "unknown value (see scan_patterns/README.md)");
-    }
-    if (!strcmp(key, "firing")) {
-        if (sensim__token_is(vb, ve, "sequential"))
-            ps->d.column_firing = 0;
-        else if (sensim__token_is(vb, ve, "column"))
-            ps->d.column_firing = 1;
-        else
-            return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be sequential or column");
-        return SENSIM_OK;
     }
     if (!strcmp(key, "beam")) {
         if (sensim__token_is(vb, ve, "datasheet"))
