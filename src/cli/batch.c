@@ -296,8 +296,10 @@ static int check_output(const char *out, const char *mp, const char *meta, size_
 {
     if (overwrite)
         return 0;
+    int fd, tries = 0;
+again:
     /* non-blocking and regular only: a FIFO planted as meta.json must not hang the run */
-    int fd = open(mp, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    fd = open(mp, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat sb;
     if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
         close(fd);
@@ -310,13 +312,23 @@ static int check_output(const char *out, const char *mp, const char *meta, size_
     if (!f) {
         DIR *d = opendir(out);
         struct dirent *e;
-        int other = 0;
-        while (d && (e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-                strncmp(e->d_name, "meta.json.tmp.", 14) != 0) /* a shard writing meta.json right now */
+        int other = 0, meta_now = 0;
+        while (d && (e = readdir(d))) {
+            if (!strcmp(e->d_name, "meta.json"))
+                meta_now = 1;
+            else if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+                     strncmp(e->d_name, "meta.json.tmp.", 14) != 0) /* a shard writing meta.json right now */
                 other = 1;
+        }
         if (d)
             closedir(d);
+        /* Another shard renamed its meta.json in between our open and this
+         * listing (shards of a job array start together and reach this point
+         * within microseconds; its frames may already be there): compare
+         * with it instead of refusing the folder. */
+        if (meta_now && tries++ < 8)
+            goto again;
+        other |= meta_now; /* listed but never readable: not ours to replace */
         if (other) {
             fprintf(stderr, "sensim: error: %s is not empty and holds no meta.json of a run: refusing to mix "
                             "(choose an empty folder, or --overwrite)\n", out);
