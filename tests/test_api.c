@@ -1,6 +1,6 @@
 /* Presets, descriptors, statuses, lifecycle and misuse. */
 #include "helpers.h"
-#include "../src/internal.h"
+#include "internal.h"
 
 #include <unistd.h>
 

@@ -4,7 +4,7 @@
 #include "helpers.h"
 #include "street.h"
 
-#include "../src/scene_impl.h"
+#include "scene_impl.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -1,6 +1,6 @@
 /* OBJ and PLY loaders: content, tags, every error path. */
 #include "helpers.h"
-#include "../src/scene_impl.h"
+#include "scene_impl.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
