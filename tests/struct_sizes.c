@@ -23,5 +23,7 @@ int main(void)
     P(sensim_pattern_stats);
     P(sensim_proximity_desc);
     P(sensim_rig_step_result);
+    P(sensim_ray_batch);
+    P(sensim_ray_hit);
     return 0;
 }

@@ -17,6 +17,7 @@
 #include <sensim/common.h>
 #include <sensim/context.h>
 #include <sensim/scene.h>
+#include <sensim/query.h>
 #include <sensim/ring.h>
 #include <sensim/lidar.h>
 #include <sensim/io.h>

@@ -408,12 +408,101 @@ class Scene(_Handle):
     def commit(self):
         _check(_L.sensim_scene_commit(self.handle))
 
+    def _batch(self, origins, directions, tnear, tfar, time_ns):
+        """A RayBatch over the caller's arrays (numpy: no copy for float32
+        rows of 3 with any row stride) and the objects to keep alive."""
+        b, keep = _lib.RayBatch(), []
+
+        def vec3(a, what):
+            if _np is not None:
+                a = _np.asarray(a)
+                if a.size == 0:
+                    a = _np.zeros((0, 3), _np.float32)
+                if a.dtype != _np.float32 or a.ndim != 2 or a.shape[1:] != (3,) or a.strides[1] != 4:
+                    a = _np.ascontiguousarray(a, dtype=_np.float32)
+                if a.ndim != 2 or a.shape[1] != 3:
+                    raise InvalidArgument(1, "%s must have shape (N, 3), not %s" % (what, a.shape))
+                if a.strides[0] <= 0 or a.strides[0] % 4:
+                    a = _np.ascontiguousarray(a)
+                keep.append(a)
+                return a.shape[0], a.ctypes.data, a.strides[0]
+            flat = []
+            for row in a:
+                if len(row) != 3:
+                    raise InvalidArgument(1, "%s must be rows of 3 numbers" % what)
+                flat.extend(float(x) for x in row)
+            arr = (ctypes.c_float * len(flat))(*flat)
+            keep.append(arr)
+            return len(flat) // 3, ctypes.addressof(arr), 12
+
+        def scalars(a, n, what, ctype, nptype):
+            if a is None:
+                return None
+            if _np is not None:
+                a = _np.ascontiguousarray(a, dtype=nptype).reshape(-1)
+                ptr = a.ctypes.data
+            else:
+                a = (ctype * len(a))(*a)
+                ptr = ctypes.addressof(a)
+            if len(a) != n:
+                raise InvalidArgument(1, "%s has %d entries for %d rays" % (what, len(a), n))
+            keep.append(a)
+            return ptr
+
+        n, b.origins, b.origin_stride = vec3(origins, "origins")
+        nd, b.directions, b.direction_stride = vec3(directions, "directions")
+        if nd != n:
+            raise InvalidArgument(1, "%d origins but %d directions" % (n, nd))
+        b.count = n
+        b.tnear = scalars(tnear, n, "tnear", ctypes.c_float, _np and _np.float32)
+        b.tfar = scalars(tfar, n, "tfar", ctypes.c_float, _np and _np.float32)
+        if time_ns is None or isinstance(time_ns, numbers.Integral):
+            b.time_ns_all = _i64(time_ns or 0, "time_ns")
+        else:
+            b.time_ns = scalars(time_ns, n, "time_ns", ctypes.c_int64, _np and _np.int64)
+        return b, keep
+
+    def intersect(self, origins, directions, tnear=None, tfar=None, time_ns=0, out=None):
+        """Closest hit of each ray (world frame, metres; time_ns an int for
+        all rays or one per ray). With numpy: a structured array of
+        ``RAY_HIT_DTYPE`` (distance, normal, u, v, object_id, mesh_id,
+        primitive_id, material, tag, hit), written in place by the library
+        (pass ``out`` to reuse one); without numpy: a ctypes array of RayHit."""
+        b, keep = self._batch(origins, directions, tnear, tfar, time_ns)
+        if _np is not None:
+            if out is None:
+                out = _np.empty(b.count, RAY_HIT_DTYPE)
+            elif out.dtype != RAY_HIT_DTYPE or out.shape != (b.count,) or not out.flags.c_contiguous:
+                raise InvalidArgument(1, "out must be a contiguous RAY_HIT_DTYPE array of %d" % b.count)
+            ptr = out.ctypes.data
+        else:
+            out = (_lib.RayHit * b.count)()
+            ptr = ctypes.addressof(out)
+        with _using(self) as (h,):
+            _check(_L.sensim_scene_intersect(h, ctypes.byref(b), ptr))
+        return out
+
+    def occluded(self, origins, directions, tnear=None, tfar=None, time_ns=0):
+        """Whether anything lies on each ray between tnear and tfar (bool
+        numpy array, or a bytearray without numpy)."""
+        b, keep = self._batch(origins, directions, tnear, tfar, time_ns)
+        out = _np.empty(b.count, _np.uint8) if _np is not None else (ctypes.c_uint8 * max(b.count, 1))()
+        ptr = out.ctypes.data if _np is not None else ctypes.addressof(out)
+        with _using(self) as (h,):
+            _check(_L.sensim_scene_occluded(h, ctypes.byref(b), ptr))
+        return out.view(bool) if _np is not None else bytearray(out)[:b.count]
+
     @property
     def info(self):
         i = _lib.SceneInfo()
         _check(_L.sensim_scene_get_info(self.handle, ctypes.byref(i)))
         return dict(meshes=i.mesh_count, actors=i.actor_count, triangles=i.triangle_count,
                     vertices=i.vertex_count, committed=bool(i.committed))
+
+
+RAY_HIT_DTYPE = _np.dtype([("distance", "<f4"), ("normal", "<f4", (3,)), ("u", "<f4"), ("v", "<f4"),
+                           ("object_id", "<u4"), ("mesh_id", "<u4"), ("primitive_id", "<u4"),
+                           ("material", "<u2"), ("tag", "u1"), ("hit", "u1")]) if _np is not None else None
 
 
 def material_default(tag):

@@ -102,7 +102,21 @@ class RigStepResult(Structure):
                 ("reserved", c_uint64 * 4)]
 
 
+class RayBatch(Structure):
+    _fields_ = [("count", c_uint64), ("origins", c_void_p), ("directions", c_void_p), ("tnear", c_void_p),
+                ("tfar", c_void_p), ("time_ns", c_void_p), ("time_ns_all", c_int64), ("origin_stride", c_uint32),
+                ("direction_stride", c_uint32), ("tnear_stride", c_uint32), ("tfar_stride", c_uint32),
+                ("time_stride", c_uint32), ("reserved_u32", c_uint32), ("reserved", c_uint64 * 4)]
+
+
+class RayHit(Structure):
+    _fields_ = [("distance", c_float), ("normal", c_float * 3), ("u", c_float), ("v", c_float),
+                ("object_id", c_uint32), ("mesh_id", c_uint32), ("primitive_id", c_uint32), ("material", c_uint16),
+                ("tag", c_uint8), ("hit", c_uint8)]
+
+
 STRUCTS = {
+    "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit,
     "sensim_context_desc": ContextDesc, "sensim_mesh_desc": MeshDesc, "sensim_load_options": LoadOptions,
     "sensim_scene_info": SceneInfo, "sensim_material": Material, "sensim_field": Field,
     "sensim_frame_header": FrameHeader, "sensim_frame_view": FrameView, "sensim_ring_stats": RingStats,
@@ -138,6 +152,8 @@ PROTOTYPES = {
     "sensim_scene_set_actor_motion": (status_t, [c_void_p, c_uint32, d16, d16]),
     "sensim_scene_commit": (status_t, [c_void_p]),
     "sensim_scene_get_info": (status_t, [c_void_p, POINTER(SceneInfo)]),
+    "sensim_scene_intersect": (status_t, [c_void_p, POINTER(RayBatch), c_void_p]),
+    "sensim_scene_occluded": (status_t, [c_void_p, POINTER(RayBatch), c_void_p]),
     "sensim_scene_set_material": (status_t, [c_void_p, c_uint32, POINTER(Material)]),
     "sensim_scene_find_material": (status_t, [c_void_p, c_char_p, POINTER(c_uint32)]),
     "sensim_material_default": (None, [c_uint32, POINTER(Material)]),

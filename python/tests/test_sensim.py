@@ -329,6 +329,65 @@ class Hostile(unittest.TestCase):
             lidar.info
 
 
+class RayQueries(unittest.TestCase):
+    """Scene.intersect / occluded against the plane z = 0."""
+
+    def setUp(self):
+        self.ctx = sensim.Context(2)
+        self.scene = sensim.Scene(self.ctx)
+        self.scene.add_mesh([[-100, -100, 0], [100, -100, 0], [100, 100, 0], [-100, 100, 0]], [[0, 1, 2], [0, 2, 3]],
+                            tag=1)
+        self.scene.commit()
+
+    @unittest.skipIf(np is None, "numpy")
+    def test_numpy_zero_copy_and_analytic(self):
+        rng = np.random.default_rng(5)
+        n = 20000
+        table = np.zeros((n, 8), np.float32)  # origin, direction, 2 more columns: strided views, no copy
+        table[:, 0:2] = rng.uniform(-20, 20, (n, 2))
+        table[:, 2] = rng.uniform(0.5, 5, n)
+        table[:, 3:6] = rng.uniform(-1, 1, (n, 3))
+        table[:, 5] -= 0.2
+        o, d = table[:, 0:3], table[:, 3:6]
+        h = self.scene.intersect(o, d)
+        self.assertEqual(h.dtype, sensim.RAY_HIT_DTYPE)
+        self.assertEqual(sensim.RAY_HIT_DTYPE.itemsize, 40)
+        dz = d[:, 2] / np.linalg.norm(d.astype(np.float64), axis=1)
+        t = -o[:, 2] / dz
+        xy = o[:, :2] + (t / np.linalg.norm(d.astype(np.float64), axis=1))[:, None] * d[:, :2]
+        expect = (dz < 0) & (np.abs(xy) < 99.99).all(axis=1)
+        sure = expect | (dz >= 0) | (np.abs(xy) > 100.01).any(axis=1)
+        self.assertTrue(np.array_equal(h["hit"][sure] == 1, expect[sure]))
+        self.assertLess(np.max(np.abs(h["distance"][expect] - t[expect]) / t[expect]), 1e-5)
+        self.assertTrue(np.all(h["normal"][expect][:, 2] > 0.999999))
+        self.assertTrue(np.all(np.isinf(h["distance"][~h["hit"].astype(bool)])))
+        # out= is written in place; occluded agrees with intersect
+        out = np.empty(n, sensim.RAY_HIT_DTYPE)
+        self.assertIs(self.scene.intersect(o, d, out=out), out)
+        self.assertEqual(out.tobytes(), h.tobytes())
+        occ = self.scene.occluded(o, d, tfar=np.full(n, 10, np.float32))
+        self.assertTrue(np.array_equal(occ[sure], (expect & (t < 10))[sure]))
+
+    def test_hostile_arguments(self):
+        with self.assertRaises(sensim.InvalidArgument):
+            self.scene.intersect([[0, 0, 1]], [[0, 0, -1], [0, 0, -1]])
+        with self.assertRaises(sensim.InvalidArgument):
+            self.scene.intersect([[0, 0, 1, 4]], [[0, 0, -1]])
+        with self.assertRaises(sensim.NotFinite) as e:
+            self.scene.intersect([[0, 0, 1], [0, float("nan"), 1]], [[0, 0, -1], [0, 0, -1]])
+        self.assertIn("ray 1: origin[1]", str(e.exception))
+        with self.assertRaises(sensim.OutOfRange):
+            self.scene.intersect([[0, 0, 1]], [[0, 0, 0]])
+        with self.assertRaises(sensim.InvalidArgument):
+            self.scene.intersect([[0, 0, 1]], [[0, 0, -1]], tfar=[1, 2])
+        with self.assertRaises(sensim.OutOfRange):
+            self.scene.intersect([[0, 0, 1]], [[0, 0, -1]], time_ns=2 ** 63)
+        h = self.scene.intersect([[0, 0, 2]], [[0, 0, -1]])
+        self.assertEqual(int(h["hit"][0] if np is not None else h[0].hit), 1)
+        self.assertAlmostEqual(float(h["distance"][0] if np is not None else h[0].distance), 2.0, places=5)
+        self.assertEqual(len(self.scene.intersect([], [])), 0)
+
+
 class NoNumpySmoke(unittest.TestCase):
     def test_package_works_without_numpy(self):
         env = dict(os.environ, SENSIM_DISABLE_NUMPY="1")
@@ -345,6 +404,9 @@ class NoNumpySmoke(unittest.TestCase):
                 "recs = sensim.unpack_points(f.points)\n"
                 "assert isinstance(f.points, memoryview) and len(recs) == len(f) > 1000\n"
                 "assert all(abs(p['z'] + 2) < 1e-3 for p in recs)\n"
+                "h = s.intersect([[0, 0, 2], [0, 0, 2]], [[0, 0, -1], [0, 0, 1]])\n"
+                "assert h[0].hit == 1 and abs(h[0].distance - 2) < 1e-5 and h[1].hit == 0\n"
+                "assert s.occluded([[0, 0, 2]], [[0, 0, -1]]) == bytearray(b'\\x01')\n"
                 "print('no-numpy smoke ok', len(recs))\n")
         r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)

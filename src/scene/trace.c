@@ -408,6 +408,127 @@ void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint3
     }
 }
 
+/* ---- public ray queries (sensim/query.h) and cameras: every field of a hit ---- */
+
+static void fill_full(const trace_state *t, unsigned geom, unsigned inst, unsigned prim, float tfar, float nx,
+                      float ny, float nz, float u, float v, const sensim_ray *r, sensim_ray_hit *q)
+{
+    sensim_hit h;
+    fill_hit(t, geom, inst, prim, tfar, nx, ny, nz, r->time, &h);
+    memset(q, 0, sizeof *q);
+    if (!h.hit) {
+        q->distance = INFINITY;
+        return;
+    }
+    float l = sqrtf(h.ng[0] * h.ng[0] + h.ng[1] * h.ng[1] + h.ng[2] * h.ng[2]);
+    float sg = h.ng[0] * r->dir[0] + h.ng[1] * r->dir[1] + h.ng[2] * r->dir[2] > 0 ? -1.0f : 1.0f;
+    float k = l > 0 ? sg / l : 0;
+    q->distance = h.t;
+    q->normal[0] = h.ng[0] * k, q->normal[1] = h.ng[1] * k, q->normal[2] = h.ng[2] * k;
+    q->u = u, q->v = v;
+    q->object_id = h.object_id;
+    q->mesh_id = inst == RTC_INVALID_GEOMETRY_ID || t->inst[inst].object_id == 0 ? t->static_mesh[geom]
+                                                                                : t->inst[inst].mesh;
+    q->primitive_id = prim;
+    q->material = h.material;
+    q->tag = h.tag;
+    q->hit = 1;
+}
+
+/* Rays of a packet within 60 degrees of the first: worth a packet. */
+static bool packet_coherent(const sensim_ray *rays, uint32_t m)
+{
+    const float *d0 = rays[0].dir;
+    bool coherent = m > 2;
+    for (uint32_t j = 1; j < m && coherent; j++) {
+        const float *d = rays[j].dir;
+        coherent = d0[0] * d[0] + d0[1] * d[1] + d0[2] * d[2] > 0.5f;
+    }
+    return coherent;
+}
+
+static void load_packet(const sensim_ray *rays, uint32_t m, struct RTCRay16 *ray, int *valid)
+{
+    for (uint32_t j = 0; j < PACKET; j++) {
+        const sensim_ray *r = &rays[j < m ? j : 0];
+        valid[j] = j < m ? -1 : 0;
+        ray->org_x[j] = r->org[0], ray->org_y[j] = r->org[1], ray->org_z[j] = r->org[2];
+        ray->dir_x[j] = r->dir[0], ray->dir_y[j] = r->dir[1], ray->dir_z[j] = r->dir[2];
+        ray->tnear[j] = r->tnear, ray->tfar[j] = r->tfar, ray->time[j] = r->time;
+        ray->mask[j] = 0xFFFFFFFFu, ray->id[j] = j, ray->flags[j] = 0;
+    }
+}
+
+void sensim__trace_query(const sensim_scene *scene, const sensim_ray *rays, uint32_t n, sensim_ray_hit *hits)
+{
+    const trace_state *t = scene->trace;
+    struct RTCIntersectContext ictx, pctx;
+    rtcInitIntersectContext(&ictx);
+    rtcInitIntersectContext(&pctx);
+    pctx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
+    for (uint32_t base = 0; base < n; base += PACKET) {
+        uint32_t m = n - base < PACKET ? n - base : PACKET;
+        if (!packet_coherent(rays + base, m)) {
+            for (uint32_t j = 0; j < m; j++) {
+                const sensim_ray *r = &rays[base + j];
+                struct RTCRayHit rh;
+                rh.ray.org_x = r->org[0], rh.ray.org_y = r->org[1], rh.ray.org_z = r->org[2];
+                rh.ray.dir_x = r->dir[0], rh.ray.dir_y = r->dir[1], rh.ray.dir_z = r->dir[2];
+                rh.ray.tnear = r->tnear, rh.ray.tfar = r->tfar, rh.ray.time = r->time;
+                rh.ray.mask = 0xFFFFFFFFu, rh.ray.id = 0, rh.ray.flags = 0;
+                rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+                rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+                rtcIntersect1(t->top, &ictx, &rh);
+                fill_full(t, rh.hit.geomID, rh.hit.instID[0], rh.hit.primID, rh.ray.tfar, rh.hit.Ng_x, rh.hit.Ng_y,
+                          rh.hit.Ng_z, rh.hit.u, rh.hit.v, r, &hits[base + j]);
+            }
+            continue;
+        }
+        struct RTCRayHit16 rh;
+        _Alignas(64) int valid[PACKET];
+        load_packet(rays + base, m, &rh.ray, valid);
+        for (uint32_t j = 0; j < PACKET; j++) {
+            rh.hit.geomID[j] = RTC_INVALID_GEOMETRY_ID;
+            rh.hit.instID[0][j] = RTC_INVALID_GEOMETRY_ID;
+        }
+        rtcIntersect16(valid, t->top, &pctx, &rh);
+        for (uint32_t j = 0; j < m; j++)
+            fill_full(t, rh.hit.geomID[j], rh.hit.instID[0][j], rh.hit.primID[j], rh.ray.tfar[j], rh.hit.Ng_x[j],
+                      rh.hit.Ng_y[j], rh.hit.Ng_z[j], rh.hit.u[j], rh.hit.v[j], &rays[base + j], &hits[base + j]);
+    }
+}
+
+void sensim__trace_occluded(const sensim_scene *scene, const sensim_ray *rays, uint32_t n, uint8_t *occ)
+{
+    const trace_state *t = scene->trace;
+    struct RTCIntersectContext ictx, pctx;
+    rtcInitIntersectContext(&ictx);
+    rtcInitIntersectContext(&pctx);
+    pctx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
+    for (uint32_t base = 0; base < n; base += PACKET) {
+        uint32_t m = n - base < PACKET ? n - base : PACKET;
+        if (!packet_coherent(rays + base, m)) {
+            for (uint32_t j = 0; j < m; j++) {
+                const sensim_ray *r = &rays[base + j];
+                struct RTCRay ray;
+                ray.org_x = r->org[0], ray.org_y = r->org[1], ray.org_z = r->org[2];
+                ray.dir_x = r->dir[0], ray.dir_y = r->dir[1], ray.dir_z = r->dir[2];
+                ray.tnear = r->tnear, ray.tfar = r->tfar, ray.time = r->time;
+                ray.mask = 0xFFFFFFFFu, ray.id = 0, ray.flags = 0;
+                rtcOccluded1(t->top, &ictx, &ray);
+                occ[base + j] = ray.tfar < 0; /* Embree sets tfar = -inf on a hit */
+            }
+            continue;
+        }
+        struct RTCRay16 ray;
+        _Alignas(64) int valid[PACKET];
+        load_packet(rays + base, m, &ray, valid);
+        rtcOccluded16(valid, t->top, &pctx, &ray);
+        for (uint32_t j = 0; j < m; j++)
+            occ[base + j] = ray.tfar[j] < 0;
+    }
+}
+
 /* ---- bare loops for benchmarks: the same rays, nothing but Embree ---- */
 
 static void bench_naive(RTCScene top, const sensim_ray *rays, uint64_t n, uint64_t *hits)

@@ -33,6 +33,13 @@ void sensim__trace_mesh_release(sensim_mesh *mesh);
 void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint32_t n,
                         sensim_hit *hits);
 
+/* Every field of the closest hit (<sensim/query.h>), normals unit length
+ * and facing the ray; and occlusion (1: something between tnear and tfar).
+ * Packets of 16 where the rays are coherent. Thread-safe on a committed
+ * scene. No allocation. */
+void sensim__trace_query(const sensim_scene *scene, const sensim_ray *rays, uint32_t n, sensim_ray_hit *hits);
+void sensim__trace_occluded(const sensim_scene *scene, const sensim_ray *rays, uint32_t n, uint8_t *occ);
+
 /* Bare Embree loops for benchmarks (see <sensim/bench.h>). */
 void sensim__trace_bench(const sensim_scene *scene, const sensim_ray *rays, uint64_t n, int32_t variant,
                          uint32_t threads, uint64_t *out_hits);
