@@ -23,6 +23,7 @@
 #include <sensim/io.h>
 #include <sensim/pattern.h>
 #include <sensim/rig.h>
+#include <sensim/camera.h>
 #include <sensim/frames.h>
 #include <sensim/bench.h>
 

@@ -1,0 +1,679 @@
+/* Cameras (sensim/camera.h): lens models, and a tiled ray-traced render of
+ * depth, semantic, instance, normal and shaded colour images. Rays go
+ * through the trace module in 4 x 4 pixel tiles (one 16-wide packet). */
+#include "motion.h"
+#include "parse.h"
+#include "trace.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SENSIM_MAGIC_CAMERA 0x43434E53u
+#define TILE 4
+#define MAX_SIDE 16384
+
+struct sensim_camera {
+    _Atomic uint32_t magic;
+    sensim_context *ctx;
+    sensim_camera_desc d;
+    double fx, fy, cx, cy;
+    double mount[16];
+    atomic_int busy;
+    float *dirs;      /* optical unit ray of every pixel centre (NaN: outside the lens model) */
+    double *row_pose; /* world pose of the camera for each row (rolling shutter) */
+    float *row_time;  /* normalised scene ray time of each row */
+    uint32_t grid;    /* sqrt(samples_per_pixel) */
+};
+
+/* ---------------------------------------------------------------- descriptors */
+
+void sensim_camera_desc_init(sensim_camera_desc *d)
+{
+    if (!d)
+        return;
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "carla_default");
+    d->width = 800, d->height = 600;
+    d->model = SENSIM_CAMERA_PINHOLE;
+    d->samples_per_pixel = 1;
+    d->hfov_deg = 90.0;
+    d->max_depth_m = 1000.0;
+    d->sun_azimuth_deg = 135.0, d->sun_elevation_deg = 45.0;
+    d->ambient = 0.3;
+}
+
+static const struct {
+    const char *name;
+    uint32_t w, h;
+    int32_t model;
+    double fov;
+} presets[] = {
+    /* CARLA's sensor.camera.rgb defaults: image_size_x 800, image_size_y 600, fov 90 (carla_sensors.md 1.1) */
+    {"carla_default", 800, 600, SENSIM_CAMERA_PINHOLE, 90.0},
+    {"pinhole_720p", 1280, 720, SENSIM_CAMERA_PINHOLE, 90.0},
+    {"pinhole_1080p", 1920, 1080, SENSIM_CAMERA_PINHOLE, 90.0},
+    /* a generic 190-degree equidistant fisheye (surround-view style), not a vendor's datasheet */
+    {"fisheye_190", 1280, 960, SENSIM_CAMERA_FISHEYE, 190.0},
+};
+
+sensim_status sensim_camera_desc_preset(const char *name, sensim_camera_desc *d)
+{
+    if (!name || !d)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_desc_preset: %s is NULL", d ? "name" : "desc");
+    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
+        if (!strcmp(presets[i].name, name)) {
+            sensim_camera_desc_init(d);
+            snprintf(d->name, sizeof d->name, "%s", name);
+            d->width = presets[i].w, d->height = presets[i].h, d->model = presets[i].model;
+            d->hfov_deg = presets[i].fov;
+            return SENSIM_OK;
+        }
+    return sensim__fail(SENSIM_ERR_NOT_FOUND,
+                        "camera preset '%.64s' not found (built in: carla_default, pinhole_720p, pinhole_1080p, "
+                        "fisheye_190)", name);
+}
+
+sensim_status sensim_camera_desc_set(sensim_camera_desc *d, const char *key, const char *value)
+{
+    if (!d || !key || !value)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_desc_set: NULL argument");
+    if (!strcmp(key, "model")) {
+        if (!strcmp(value, "pinhole"))
+            d->model = SENSIM_CAMERA_PINHOLE;
+        else if (!strcmp(value, "fisheye"))
+            d->model = SENSIM_CAMERA_FISHEYE;
+        else
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera key model: '%.64s' (pinhole or fisheye)", value);
+        return SENSIM_OK;
+    }
+    const bool fish = d->model == SENSIM_CAMERA_FISHEYE;
+    struct {
+        const char *k;
+        double *dp;
+        uint32_t *up;
+        int64_t *ip;
+        double lo, hi;
+    } keys[] = {
+        {"width", NULL, &d->width, NULL, 1, MAX_SIDE},
+        {"height", NULL, &d->height, NULL, 1, MAX_SIDE},
+        {"samples_per_pixel", NULL, &d->samples_per_pixel, NULL, 1, 256},
+        {"fov", &d->hfov_deg, NULL, NULL, 1e-3, 360},
+        {"fx", &d->fx, NULL, NULL, 1e-6, 1e9},
+        {"fy", &d->fy, NULL, NULL, 1e-6, 1e9},
+        {"cx", &d->cx, NULL, NULL, -1e9, 1e9},
+        {"cy", &d->cy, NULL, NULL, -1e9, 1e9},
+        /* pinhole: k1 k2 p1 p2 k3 in distortion[0..4]; fisheye: k1 k2 k3 k4 in distortion[0..3] */
+        {"k1", &d->distortion[0], NULL, NULL, -10, 10},
+        {"k2", &d->distortion[1], NULL, NULL, -10, 10},
+        {"p1", fish ? NULL : &d->distortion[2], NULL, NULL, -10, 10},
+        {"p2", fish ? NULL : &d->distortion[3], NULL, NULL, -10, 10},
+        {"k3", &d->distortion[fish ? 2 : 4], NULL, NULL, -10, 10},
+        {"k4", fish ? &d->distortion[3] : NULL, NULL, NULL, -10, 10},
+        {"max_depth_m", &d->max_depth_m, NULL, NULL, 0, 1e9},
+        {"row_readout_ns", NULL, NULL, &d->row_readout_ns, 0, 1e9},
+        {"sun_azimuth_deg", &d->sun_azimuth_deg, NULL, NULL, -360, 360},
+        {"sun_elevation_deg", &d->sun_elevation_deg, NULL, NULL, -90, 90},
+        {"ambient", &d->ambient, NULL, NULL, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        if (strcmp(keys[i].k, key))
+            continue;
+        if (!keys[i].dp && !keys[i].up && !keys[i].ip)
+            return sensim__fail(SENSIM_ERR_UNKNOWN_KEY, "camera key %s: %s", key,
+                                fish ? "a fisheye takes k1 k2 k3 k4" : "a pinhole takes k1 k2 p1 p2 k3 (k4 is a fisheye "
+                                                                       "coefficient: set model = fisheye first)");
+        const char *p = value, *end = value + strlen(value);
+        double v;
+        int64_t iv = 0;
+        bool ok = keys[i].dp ? sensim__parse_double(&p, end, &v) : sensim__parse_int(&p, end, &iv);
+        if (!keys[i].dp)
+            v = (double)iv;
+        if (!ok || sensim__skip_space(p, end) != end)
+            return sensim__fail(SENSIM_ERR_PARSE, "camera key %s: '%.64s' is not a%s number", key, value,
+                                keys[i].dp ? "" : "n integer");
+        if (!isfinite(v))
+            return sensim__fail(SENSIM_ERR_NOT_FINITE, "camera key %s: %.64s", key, value);
+        if (v < keys[i].lo || v > keys[i].hi)
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera key %s: %.64s outside [%g, %g]", key, value,
+                                keys[i].lo, keys[i].hi);
+        if (keys[i].dp)
+            *keys[i].dp = v;
+        else if (keys[i].up)
+            *keys[i].up = (uint32_t)v;
+        else
+            *keys[i].ip = iv;
+        if (!strcmp(key, "fov"))
+            d->fx = d->fy = d->cx = d->cy = 0;
+        return SENSIM_OK;
+    }
+    return sensim__fail(SENSIM_ERR_UNKNOWN_KEY, "unknown camera key '%.64s'", key);
+}
+
+/* ---------------------------------------------------------------- lens models */
+
+static void distort_pinhole(const double *k, double x, double y, double *xd, double *yd)
+{
+    double r2 = x * x + y * y, rad = 1 + r2 * (k[0] + r2 * (k[1] + r2 * k[4]));
+    *xd = x * rad + 2 * k[2] * x * y + k[3] * (r2 + 2 * x * x);
+    *yd = y * rad + k[2] * (r2 + 2 * y * y) + 2 * k[3] * x * y;
+}
+
+static double fisheye_theta_d(const double *k, double th)
+{
+    double t2 = th * th;
+    return th * (1 + t2 * (k[0] + t2 * (k[1] + t2 * (k[2] + t2 * k[3]))));
+}
+
+static bool has_distortion(const double *k)
+{
+    return k[0] != 0 || k[1] != 0 || k[2] != 0 || k[3] != 0 || k[4] != 0;
+}
+
+/* Optical unit direction through normalised distorted coordinates (xd, yd). */
+static bool unproject_norm(const sensim_camera_desc *d, double xd, double yd, double out[3])
+{
+    const double *k = d->distortion;
+    if (d->model == SENSIM_CAMERA_FISHEYE) {
+        double rd = sqrt(xd * xd + yd * yd), th = rd;
+        if (rd == 0) {
+            out[0] = out[1] = 0, out[2] = 1;
+            return true;
+        }
+        for (int it = 0; it < 60; it++) {
+            double t2 = th * th;
+            double f = fisheye_theta_d(k, th) - rd;
+            double df = 1 + t2 * (3 * k[0] + t2 * (5 * k[1] + t2 * (7 * k[2] + t2 * 9 * k[3])));
+            if (!(fabs(df) > 1e-12))
+                return false;
+            double step = f / df;
+            th -= step;
+            if (fabs(step) < 1e-14)
+                break;
+        }
+        if (!(th >= 0 && th <= SENSIM_PI) || fabs(fisheye_theta_d(k, th) - rd) > 1e-9)
+            return false;
+        double s = sin(th) / rd;
+        out[0] = xd * s, out[1] = yd * s, out[2] = cos(th);
+        return true;
+    }
+    double x = xd, y = yd;
+    if (has_distortion(k)) {
+        int it;
+        for (it = 0; it < 60; it++) {
+            double ex, ey, h = 1e-7;
+            distort_pinhole(k, x, y, &ex, &ey);
+            double fx = ex - xd, fy = ey - yd;
+            if (fabs(fx) < 1e-13 && fabs(fy) < 1e-13)
+                break;
+            double ax, ay, bx, by; /* Jacobian by central differences (exact enough at h = 1e-7) */
+            double p1x, p1y, m1x, m1y;
+            distort_pinhole(k, x + h, y, &p1x, &p1y);
+            distort_pinhole(k, x - h, y, &m1x, &m1y);
+            ax = (p1x - m1x) / (2 * h), ay = (p1y - m1y) / (2 * h);
+            distort_pinhole(k, x, y + h, &p1x, &p1y);
+            distort_pinhole(k, x, y - h, &m1x, &m1y);
+            bx = (p1x - m1x) / (2 * h), by = (p1y - m1y) / (2 * h);
+            double det = ax * by - bx * ay;
+            if (!(fabs(det) > 1e-12))
+                return false;
+            x -= (by * fx - bx * fy) / det;
+            y -= (-ay * fx + ax * fy) / det;
+            if (!isfinite(x) || !isfinite(y))
+                return false;
+        }
+        double ex, ey;
+        distort_pinhole(k, x, y, &ex, &ey);
+        if (!(fabs(ex - xd) < 1e-9 && fabs(ey - yd) < 1e-9))
+            return false;
+    }
+    double l = sqrt(x * x + y * y + 1);
+    out[0] = x / l, out[1] = y / l, out[2] = 1 / l;
+    return true;
+}
+
+/* ---------------------------------------------------------------- object */
+
+sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc *desc, sensim_camera **out)
+{
+    SENSIM_CHECK_HANDLE(ctx, SENSIM_MAGIC_CONTEXT, "context");
+    if (!desc || !out)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_create: %s is NULL", desc ? "out" : "desc");
+    *out = NULL;
+    const sensim_camera_desc *d = desc;
+    for (int i = 0; i < 8; i++)
+        if (d->reserved[i])
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "camera: reserved[%d] is not zero", i);
+    if (d->width < 1 || d->width > MAX_SIDE || d->height < 1 || d->height > MAX_SIDE)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: size %ux%u (each 1..%d)", d->width, d->height, MAX_SIDE);
+    if (d->model != SENSIM_CAMERA_PINHOLE && d->model != SENSIM_CAMERA_FISHEYE)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: model %d (0 pinhole, 1 fisheye)", d->model);
+    uint32_t g = (uint32_t)lround(sqrt((double)d->samples_per_pixel));
+    if (d->samples_per_pixel < 1 || d->samples_per_pixel > 256 || g * g != d->samples_per_pixel)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: samples_per_pixel %u (a square 1..256: 1, 4, 9, 16, ...)",
+                            d->samples_per_pixel);
+    const double *vals[] = {&d->hfov_deg, &d->fx, &d->fy, &d->cx, &d->cy, &d->max_depth_m, &d->sun_azimuth_deg,
+                            &d->sun_elevation_deg, &d->ambient, &d->distortion[0], &d->distortion[1],
+                            &d->distortion[2], &d->distortion[3], &d->distortion[4]};
+    const char *names[] = {"hfov_deg", "fx", "fy", "cx", "cy", "max_depth_m", "sun_azimuth_deg", "sun_elevation_deg",
+                           "ambient", "k1", "k2", "p1 (fisheye k3)", "p2 (fisheye k4)", "k3"};
+    for (size_t i = 0; i < sizeof vals / sizeof *vals; i++)
+        if (!isfinite(*vals[i]))
+            return sensim__fail(SENSIM_ERR_NOT_FINITE, "camera: %s is %g", names[i], *vals[i]);
+    for (int i = 0; i < 5; i++)
+        if (fabs(d->distortion[i]) > 10)
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: %s = %g (|value| <= 10)", names[9 + i],
+                                d->distortion[i]);
+    if (d->model == SENSIM_CAMERA_FISHEYE && d->distortion[4] != 0)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: fisheye takes k1..k4 (distortion[4] must be 0)");
+    if (d->max_depth_m < 0 || d->max_depth_m > 1e9 || d->ambient < 0 || d->ambient > 1)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: max_depth_m %g (0..1e9) or ambient %g (0..1)",
+                            d->max_depth_m, d->ambient);
+    if (d->row_readout_ns < 0 || d->row_readout_ns > 1000000000 ||
+        (double)d->row_readout_ns * d->height > 1e9)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: row_readout_ns %lld (0..; height x readout <= 1 s)",
+                            (long long)d->row_readout_ns);
+    double fx = d->fx, fy = d->fy, cx = d->cx, cy = d->cy;
+    if (fx == 0) {
+        double fov = d->hfov_deg * SENSIM_PI / 180.0;
+        if (!(d->hfov_deg > 0) || (d->model == SENSIM_CAMERA_PINHOLE && d->hfov_deg >= 180) || d->hfov_deg > 360)
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: hfov_deg %g (pinhole: (0, 180), fisheye: (0, 360])",
+                                d->hfov_deg);
+        fx = d->model == SENSIM_CAMERA_PINHOLE ? d->width / (2.0 * tan(fov / 2)) : (d->width / 2.0) / (fov / 2);
+        fy = fx, cx = d->width / 2.0, cy = d->height / 2.0;
+    } else if (!(fx > 0 && fy > 0 && fx <= 1e9 && fy <= 1e9) || fabs(cx) > 1e9 || fabs(cy) > 1e9) {
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: fx %g, fy %g (> 0), cx %g, cy %g", fx, fy, cx, cy);
+    }
+    sensim_camera *c = calloc(1, sizeof *c);
+    size_t px = (size_t)d->width * d->height;
+    if (!c || !(c->dirs = malloc(px * 3 * sizeof *c->dirs)) ||
+        !(c->row_pose = malloc((size_t)d->height * 16 * sizeof *c->row_pose)) ||
+        !(c->row_time = malloc((size_t)d->height * sizeof *c->row_time))) {
+        if (c)
+            free(c->dirs), free(c->row_pose);
+        free(c);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "camera: %ux%u images", d->width, d->height);
+    }
+    c->d = *d;
+    c->d.name[sizeof c->d.name - 1] = '\0';
+    if (c->d.max_depth_m == 0)
+        c->d.max_depth_m = 1000.0;
+    c->fx = fx, c->fy = fy, c->cx = cx, c->cy = cy, c->grid = g;
+    sensim__mat4_identity(c->mount);
+    for (uint32_t j = 0; j < d->height; j++)
+        for (uint32_t i = 0; i < d->width; i++) {
+            double dir[3];
+            float *o = &c->dirs[3 * ((size_t)j * d->width + i)];
+            if (unproject_norm(&c->d, (i - cx) / fx, (j - cy) / fy, dir))
+                o[0] = (float)dir[0], o[1] = (float)dir[1], o[2] = (float)dir[2];
+            else
+                o[0] = o[1] = o[2] = NAN;
+        }
+    c->ctx = ctx;
+    sensim__context_retain(ctx);
+    atomic_init(&c->busy, 0);
+    c->magic = SENSIM_MAGIC_CAMERA;
+    *out = c;
+    return SENSIM_OK;
+}
+
+void sensim_camera_destroy(sensim_camera *c)
+{
+    if (!c || c->magic != SENSIM_MAGIC_CAMERA)
+        return;
+    c->magic = SENSIM_MAGIC_DEAD;
+    sensim_context *ctx = c->ctx;
+    free(c->dirs);
+    free(c->row_pose);
+    free(c->row_time);
+    free(c);
+    sensim__context_release(ctx);
+}
+
+sensim_status sensim_camera_set_mount_pose(sensim_camera *c, const double pose[16])
+{
+    SENSIM_CHECK_HANDLE(c, SENSIM_MAGIC_CAMERA, "camera");
+    if (!pose)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_set_mount_pose: pose is NULL");
+    sensim_status st = sensim__check_pose(pose, "camera mount pose");
+    if (st != SENSIM_OK)
+        return st;
+    if (!sensim__mat4_is_rigid(pose))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera mount pose is not rigid (rotation + translation)");
+    if (atomic_load(&c->busy))
+        return sensim__fail(SENSIM_ERR_BUSY, "camera mount pose: the camera is rendering");
+    memcpy(c->mount, pose, sizeof c->mount);
+    return SENSIM_OK;
+}
+
+sensim_status sensim_camera_get_info(const sensim_camera *c, sensim_camera_info *o)
+{
+    SENSIM_CHECK_HANDLE(c, SENSIM_MAGIC_CAMERA, "camera");
+    if (!o)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_get_info: out_info is NULL");
+    memset(o, 0, sizeof *o);
+    o->width = c->d.width, o->height = c->d.height;
+    snprintf(o->distortion_model, sizeof o->distortion_model, "%s",
+             c->d.model == SENSIM_CAMERA_FISHEYE ? "equidistant" : "plumb_bob");
+    if (c->d.model == SENSIM_CAMERA_FISHEYE)
+        memcpy(o->d, c->d.distortion, 4 * sizeof(double));
+    else
+        memcpy(o->d, c->d.distortion, 5 * sizeof(double));
+    double K[9] = {c->fx, 0, c->cx, 0, c->fy, c->cy, 0, 0, 1};
+    memcpy(o->k, K, sizeof K);
+    o->r[0] = o->r[4] = o->r[8] = 1;
+    double P[12] = {c->fx, 0, c->cx, 0, 0, c->fy, c->cy, 0, 0, 0, 1, 0};
+    memcpy(o->p, P, sizeof P);
+    if (c->d.model == SENSIM_CAMERA_FISHEYE)
+        o->hfov_deg = (c->cx / c->fx + (c->d.width - c->cx) / c->fx) * 180.0 / SENSIM_PI;
+    else
+        o->hfov_deg = (atan(c->cx / c->fx) + atan((c->d.width - c->cx) / c->fx)) * 180.0 / SENSIM_PI;
+    return SENSIM_OK;
+}
+
+sensim_status sensim_camera_project(const sensim_camera *c, const double p[3], double uv[2])
+{
+    SENSIM_CHECK_HANDLE(c, SENSIM_MAGIC_CAMERA, "camera");
+    if (!p || !uv)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_project: NULL argument");
+    if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_camera_project: point (%g, %g, %g)", p[0], p[1], p[2]);
+    double xd, yd;
+    if (c->d.model == SENSIM_CAMERA_FISHEYE) {
+        double r = hypot(p[0], p[1]);
+        if (r == 0 && p[2] <= 0)
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_camera_project: point on the fisheye's axis "
+                                                         "behind it or at its centre");
+        if (r == 0) {
+            xd = yd = 0;
+        } else {
+            double td = fisheye_theta_d(c->d.distortion, atan2(r, p[2]));
+            xd = td * p[0] / r, yd = td * p[1] / r;
+        }
+    } else {
+        if (!(p[2] > 0))
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_camera_project: point behind the camera (z = %g)",
+                                p[2]);
+        distort_pinhole(c->d.distortion, p[0] / p[2], p[1] / p[2], &xd, &yd);
+    }
+    uv[0] = c->fx * xd + c->cx, uv[1] = c->fy * yd + c->cy;
+    if (!isfinite(uv[0]) || !isfinite(uv[1]))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_camera_project: image coordinates overflow");
+    return SENSIM_OK;
+}
+
+sensim_status sensim_camera_unproject(const sensim_camera *c, double u, double v, double dir[3])
+{
+    SENSIM_CHECK_HANDLE(c, SENSIM_MAGIC_CAMERA, "camera");
+    if (!dir)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_unproject: out_dir is NULL");
+    if (!isfinite(u) || !isfinite(v))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_camera_unproject: (%g, %g)", u, v);
+    if (!unproject_norm(&c->d, (u - c->cx) / c->fx, (v - c->cy) / c->fy, dir))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_camera_unproject: (%g, %g) is outside the lens model",
+                            u, v);
+    return SENSIM_OK;
+}
+
+void sensim_depth_to_carla_rgb(float depth_m, uint8_t rgb[3])
+{
+    double d = depth_m != depth_m ? 1000.0 : depth_m < 0 ? 0 : depth_m > 1000 ? 1000 : depth_m;
+    uint32_t n = (uint32_t)llround(d / 1000.0 * 16777215.0);
+    rgb[0] = (uint8_t)(n & 255), rgb[1] = (uint8_t)((n >> 8) & 255), rgb[2] = (uint8_t)(n >> 16);
+}
+
+/* ---------------------------------------------------------------- render */
+
+/* Optical direction -> body frame (x forward, y left, z up) -> world. */
+static inline void optical_to_world(const double *P, const float o[3], float w[3])
+{
+    double b0 = o[2], b1 = -o[0], b2 = -o[1];
+    w[0] = (float)(P[0] * b0 + P[4] * b1 + P[8] * b2);
+    w[1] = (float)(P[1] * b0 + P[5] * b1 + P[9] * b2);
+    w[2] = (float)(P[2] * b0 + P[6] * b1 + P[10] * b2);
+}
+
+typedef struct render_job {
+    const sensim_camera *c;
+    const sensim_scene *scene;
+    const sensim_camera_images *im;
+    float sun[3];
+    bool sun_up;
+} render_job;
+
+static inline uint8_t to_srgb8(double lin)
+{
+    double s = lin <= 0.0031308 ? 12.92 * lin : 1.055 * pow(lin, 1 / 2.4) - 0.055;
+    return (uint8_t)lround((s < 0 ? 0 : s > 1 ? 1 : s) * 255.0);
+}
+
+static inline double from_srgb8(uint8_t v)
+{
+    double s = v / 255.0;
+    return s <= 0.04045 ? s / 12.92 : pow((s + 0.055) / 1.055, 2.4);
+}
+
+/* Linear colour of n rays' hits: the tag's CityScapes colour, sun with a shadow ray, sky ambient. */
+static void shade(const render_job *j, const sensim_ray *rays, const sensim_ray_hit *h, uint32_t n, double (*rgb)[3])
+{
+    sensim_ray sh[TILE * TILE];
+    uint8_t occ[TILE * TILE];
+    uint32_t m = 0, idx[TILE * TILE];
+    double ndl[TILE * TILE];
+    const double amb = j->c->d.ambient;
+    for (uint32_t k = 0; k < n; k++) {
+        uint8_t col[3];
+        if (!h[k].hit) {
+            sensim_tag_color(11, col); /* the sky */
+            for (int q = 0; q < 3; q++)
+                rgb[k][q] = from_srgb8(col[q]);
+            continue;
+        }
+        sensim_tag_color(h[k].tag, col);
+        double nl = j->sun_up ? h[k].normal[0] * j->sun[0] + h[k].normal[1] * j->sun[1] + h[k].normal[2] * j->sun[2]
+                              : 0;
+        for (int q = 0; q < 3; q++)
+            rgb[k][q] = from_srgb8(col[q]) * amb;
+        if (nl > 0) {
+            sensim_ray *r = &sh[m];
+            float eps = 1e-4f * (1.0f + h[k].distance);
+            for (int q = 0; q < 3; q++) {
+                r->org[q] = rays[k].org[q] + rays[k].dir[q] * h[k].distance + h[k].normal[q] * eps;
+                r->dir[q] = j->sun[q];
+            }
+            r->tnear = 0, r->tfar = INFINITY, r->time = rays[k].time;
+            ndl[m] = nl;
+            idx[m++] = k;
+        }
+    }
+    if (!m)
+        return;
+    sensim__trace_occluded(j->scene, sh, m, occ);
+    for (uint32_t s = 0; s < m; s++)
+        if (!occ[s]) {
+            uint32_t k = idx[s];
+            uint8_t col[3];
+            sensim_tag_color(h[k].tag, col);
+            for (int q = 0; q < 3; q++)
+                rgb[k][q] += from_srgb8(col[q]) * (1 - amb) * ndl[s];
+        }
+}
+
+static void render_tile(const render_job *j, uint32_t tx, uint32_t ty)
+{
+    const sensim_camera *c = j->c;
+    const uint32_t W = c->d.width, H = c->d.height;
+    sensim_ray rays[TILE * TILE];
+    sensim_ray_hit hits[TILE * TILE];
+    uint32_t px[TILE * TILE], n = 0;
+    float dz[TILE * TILE];
+    for (uint32_t y = ty; y < ty + TILE && y < H; y++)
+        for (uint32_t x = tx; x < tx + TILE && x < W; x++) {
+            size_t p = (size_t)y * W + x;
+            const float *o = &c->dirs[3 * p];
+            if (o[0] != o[0]) { /* outside the lens model: nothing to see */
+                if (j->im->depth)
+                    j->im->depth[p] = INFINITY;
+                if (j->im->semantic)
+                    j->im->semantic[p] = 0;
+                if (j->im->instance)
+                    j->im->instance[p] = 0;
+                if (j->im->normal)
+                    j->im->normal[3 * p] = j->im->normal[3 * p + 1] = j->im->normal[3 * p + 2] = 0;
+                if (j->im->rgb)
+                    j->im->rgb[3 * p] = j->im->rgb[3 * p + 1] = j->im->rgb[3 * p + 2] = 0;
+                continue;
+            }
+            const double *P = &c->row_pose[16 * y];
+            sensim_ray *r = &rays[n];
+            optical_to_world(P, o, r->dir);
+            r->org[0] = (float)P[12], r->org[1] = (float)P[13], r->org[2] = (float)P[14];
+            r->tnear = 0;
+            /* planar cut for a pinhole (depth <= max), along the ray for a fisheye */
+            dz[n] = c->d.model == SENSIM_CAMERA_PINHOLE ? o[2] : 1.0f;
+            r->tfar = (float)(c->d.max_depth_m / dz[n]);
+            r->time = c->row_time[y];
+            px[n++] = (uint32_t)p;
+        }
+    if (!n)
+        return;
+    sensim__trace_query(j->scene, rays, n, hits);
+    double rgb[TILE * TILE][3];
+    if (j->im->rgb && c->grid == 1)
+        shade(j, rays, hits, n, rgb);
+    for (uint32_t k = 0; k < n; k++) {
+        size_t p = px[k];
+        const sensim_ray_hit *h = &hits[k];
+        if (j->im->depth)
+            j->im->depth[p] = h->hit ? h->distance * dz[k] : INFINITY;
+        if (j->im->semantic)
+            j->im->semantic[p] = h->hit ? h->tag : 11;
+        if (j->im->instance)
+            j->im->instance[p] = h->hit ? h->object_id : 0;
+        if (j->im->normal) {
+            float *o = &j->im->normal[3 * p];
+            if (h->hit) { /* world -> body (R^T) -> optical (x = -y_b, y = -z_b, z = x_b) */
+                const double *P = &c->row_pose[16 * (p / W)];
+                double b[3];
+                for (int q = 0; q < 3; q++)
+                    b[q] = P[4 * q] * h->normal[0] + P[4 * q + 1] * h->normal[1] + P[4 * q + 2] * h->normal[2];
+                o[0] = (float)-b[1], o[1] = (float)-b[2], o[2] = (float)b[0];
+            } else {
+                o[0] = o[1] = o[2] = 0;
+            }
+        }
+        if (j->im->rgb && c->grid == 1)
+            for (int q = 0; q < 3; q++)
+                j->im->rgb[3 * p + q] = to_srgb8(rgb[k][q]);
+    }
+    if (!j->im->rgb || c->grid == 1)
+        return;
+    /* anti-aliased colour: g x g sub-pixel rays per pixel, one pixel's samples per trace */
+    const uint32_t g = c->grid, ns = g * g;
+    for (uint32_t k = 0; k < n; k++) {
+        size_t p = px[k];
+        uint32_t x = (uint32_t)(p % W), y = (uint32_t)(p / W);
+        const double *P = &c->row_pose[16 * y];
+        double acc[3] = {0, 0, 0};
+        for (uint32_t s0 = 0; s0 < ns; s0 += TILE * TILE) {
+            uint32_t m = 0;
+            sensim_ray sr[TILE * TILE];
+            sensim_ray_hit shh[TILE * TILE];
+            for (uint32_t s = s0; s < ns && s < s0 + TILE * TILE; s++) {
+                double du = ((s % g) + 0.5) / g - 0.5, dv = ((s / g) + 0.5) / g - 0.5, dir[3];
+                float o[3];
+                if (!unproject_norm(&c->d, (x + du - c->cx) / c->fx, (y + dv - c->cy) / c->fy, dir))
+                    dir[0] = c->dirs[3 * p], dir[1] = c->dirs[3 * p + 1], dir[2] = c->dirs[3 * p + 2];
+                o[0] = (float)dir[0], o[1] = (float)dir[1], o[2] = (float)dir[2];
+                sensim_ray *r = &sr[m++];
+                optical_to_world(P, o, r->dir);
+                r->org[0] = (float)P[12], r->org[1] = (float)P[13], r->org[2] = (float)P[14];
+                r->tnear = 0;
+                r->tfar = (float)(c->d.max_depth_m / (c->d.model == SENSIM_CAMERA_PINHOLE ? o[2] : 1.0f));
+                r->time = c->row_time[y];
+            }
+            sensim__trace_query(j->scene, sr, m, shh);
+            double col[TILE * TILE][3];
+            shade(j, sr, shh, m, col);
+            for (uint32_t s = 0; s < m; s++)
+                for (int q = 0; q < 3; q++)
+                    acc[q] += col[s][q];
+        }
+        for (int q = 0; q < 3; q++)
+            j->im->rgb[3 * p + q] = to_srgb8(acc[q] / ns);
+    }
+}
+
+sensim_status sensim_camera_render(sensim_camera *c, const sensim_scene *scene, const sensim_motion *platform,
+                                   int64_t t_ns, const sensim_camera_images *im, double out_pose[16])
+{
+    SENSIM_CHECK_HANDLE(c, SENSIM_MAGIC_CAMERA, "camera");
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!platform || !im)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_render: %s is NULL",
+                            platform ? "images" : "platform");
+    if (!im->depth && !im->semantic && !im->instance && !im->normal && !im->rgb)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_render: no image buffer is set");
+    for (int i = 0; i < 4; i++)
+        if (im->reserved[i] || (i < 4 && platform->reserved[i]))
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_render: reserved fields must be zero");
+    sensim_status st = sensim__check_time(t_ns, "camera capture time");
+    if (st != SENSIM_OK)
+        return st;
+    const int64_t span = c->d.row_readout_ns * (int64_t)(c->d.height - 1);
+    if ((st = sensim__check_time(t_ns + span, "camera last row time")) != SENSIM_OK)
+        return st;
+    sensim_path path;
+    if (!platform->keys || platform->key_count < 1 || platform->key_count > SENSIM_MAX_KEYS)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_render: platform needs 1..%d pose keys",
+                            SENSIM_MAX_KEYS);
+    if ((st = sensim__path_init(&path, platform->keys, platform->key_count)) != SENSIM_OK)
+        return st;
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&c->busy, &expect, 1))
+        return sensim__fail(SENSIM_ERR_BUSY, "camera '%s' is already rendering on another thread", c->d.name);
+    if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK) {
+        atomic_store(&c->busy, 0);
+        return st;
+    }
+    const uint32_t W = c->d.width, H = c->d.height;
+    for (uint32_t y = 0; y < H; y++) {
+        int64_t t = t_ns + c->d.row_readout_ns * (int64_t)y;
+        double B[16];
+        if (y > 0 && c->d.row_readout_ns == 0) {
+            memcpy(&c->row_pose[16 * y], c->row_pose, sizeof B);
+            c->row_time[y] = c->row_time[0];
+            continue;
+        }
+        sensim__path_pose(&path, t, B);
+        sensim__mat4_mul(B, c->mount, &c->row_pose[16 * y]);
+        c->row_time[y] = sensim__scene_ray_time(scene, t);
+    }
+    if (out_pose)
+        memcpy(out_pose, c->row_pose, 16 * sizeof(double));
+    render_job j = {.c = c, .scene = scene, .im = im};
+    double az = c->d.sun_azimuth_deg * SENSIM_PI / 180, el = c->d.sun_elevation_deg * SENSIM_PI / 180;
+    j.sun[0] = (float)(cos(el) * cos(az)), j.sun[1] = (float)(cos(el) * sin(az)), j.sun[2] = (float)sin(el);
+    j.sun_up = c->d.sun_elevation_deg > 0;
+    const uint32_t tw = (W + TILE - 1) / TILE, th = (H + TILE - 1) / TILE;
+    const int64_t tiles = (int64_t)tw * th;
+    int threads = (int)c->ctx->thread_count;
+    atomic_int cancelled = 0;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads) if (threads > 1)
+    for (int64_t t = 0; t < tiles; t++) {
+        if (atomic_load_explicit(&cancelled, memory_order_relaxed))
+            continue;
+        if (sensim__context_cancelled(c->ctx)) {
+            atomic_store(&cancelled, 1);
+            continue;
+        }
+        render_tile(&j, (uint32_t)(t % tw) * TILE, (uint32_t)(t / tw) * TILE);
+    }
+    sensim__scene_scan_end(scene);
+    atomic_store(&c->busy, 0);
+    if (atomic_load(&cancelled))
+        return sensim__fail(SENSIM_ERR_CANCELLED, "camera '%s': render cancelled by the host", c->d.name);
+    return SENSIM_OK;
+}

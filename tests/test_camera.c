@@ -1,0 +1,461 @@
+/* Cameras against analytic truth: planes, a sphere's silhouette, lens
+ * closed forms, rolling shutter, and agreement with a lidar on the same rig. */
+#include "helpers.h"
+
+TEST_GROUP_FIXTURE(2, 0)
+
+/* A wall x = d facing the origin, plus optional extras. */
+static void add_wall(sensim_scene *s, float d, float half, uint8_t tag)
+{
+    const float v[] = {d, -half, -half, d, half, -half, d, half, half, d, -half, half};
+    const uint32_t idx[] = {0, 1, 2, 0, 2, 3};
+    sensim_mesh_desc m;
+    sensim_mesh_desc_init(&m);
+    m.vertices = v, m.vertex_count = 4, m.indices = idx, m.triangle_count = 2, m.tag = tag;
+    uint32_t id;
+    CHECK_OK(sensim_scene_add_mesh(s, &m, &id));
+}
+
+/* UV sphere of radius r at c (prototype-free static mesh). */
+static void add_sphere(sensim_scene *s, const double c[3], double r, uint32_t nu, uint32_t nv, uint8_t tag)
+{
+    uint32_t nvert = (nu + 1) * (nv + 1);
+    float *v = malloc(nvert * 3 * sizeof *v);
+    uint32_t *idx = malloc(nu * nv * 6 * sizeof *idx), t = 0;
+    for (uint32_t j = 0; j <= nv; j++)
+        for (uint32_t i = 0; i <= nu; i++) {
+            double th = M_PI * j / nv, ph = 2 * M_PI * i / nu;
+            float *p = &v[3 * (j * (nu + 1) + i)];
+            p[0] = (float)(c[0] + r * sin(th) * cos(ph)), p[1] = (float)(c[1] + r * sin(th) * sin(ph));
+            p[2] = (float)(c[2] + r * cos(th));
+        }
+    for (uint32_t j = 0; j < nv; j++)
+        for (uint32_t i = 0; i < nu; i++) {
+            uint32_t a = j * (nu + 1) + i, b = a + 1, cc = a + nu + 1, d = cc + 1;
+            uint32_t q[6] = {a, cc, b, b, cc, d};
+            memcpy(&idx[6 * t++], q, sizeof q);
+        }
+    sensim_mesh_desc m;
+    sensim_mesh_desc_init(&m);
+    m.vertices = v, m.vertex_count = nvert, m.indices = idx, m.triangle_count = nu * nv * 2, m.tag = tag;
+    uint32_t id;
+    CHECK_OK(sensim_scene_add_mesh(s, &m, &id));
+    free(v), free(idx);
+}
+
+static sensim_motion still(sensim_pose_key *key, double x, double y, double z)
+{
+    key->t_ns = 0;
+    translation(key->pose, x, y, z);
+    sensim_motion m = {.keys = key, .key_count = 1};
+    return m;
+}
+
+static sensim_camera *make_camera(const char *preset, const char *const *sets)
+{
+    sensim_camera_desc d;
+    CHECK_OK(sensim_camera_desc_preset(preset, &d));
+    for (int i = 0; sets && sets[i]; i += 2)
+        CHECK_OK(sensim_camera_desc_set(&d, sets[i], sets[i + 1]));
+    sensim_camera *c;
+    CHECK_OK(sensim_camera_create(ctx, &d, &c));
+    return c;
+}
+
+static double decode_carla(const uint8_t rgb[3])
+{
+    return (rgb[0] + 256.0 * rgb[1] + 65536.0 * rgb[2]) / 16777215.0 * 1000.0;
+}
+
+/* A camera facing a wall at 10 m: planar depth 10 m in every pixel (1e-4 m),
+ * CARLA's 24-bit encoding decodes to it within 1 mm; K is CARLA's. */
+static void test_wall_depth(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_wall(s, 10.0f, 100.0f, 4);
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_camera *c = make_camera("carla_default", NULL);
+    sensim_camera_info info;
+    CHECK_OK(sensim_camera_get_info(c, &info));
+    assert_int_equal(info.width, 800);
+    assert_float_equal(info.k[0], 400.0, 1e-9); /* 800 / (2 tan 45°) */
+    assert_float_equal(info.k[2], 400.0, 1e-12);
+    assert_float_equal(info.k[5], 300.0, 1e-12);
+    assert_float_equal(info.hfov_deg, 90.0, 1e-9);
+    assert_string_equal(info.distortion_model, "plumb_bob");
+    float *depth = malloc(800 * 600 * sizeof *depth);
+    uint8_t *sem = malloc(800 * 600);
+    sensim_camera_images im = {.depth = depth, .semantic = sem};
+    sensim_pose_key key;
+    sensim_motion m = still(&key, 0, 0, 0);
+    CHECK_OK(sensim_camera_render(c, s, &m, 0, &im, NULL));
+    double worst = 0, worst_enc = 0;
+    for (int p = 0; p < 800 * 600; p++) {
+        worst = fmax(worst, fabs(depth[p] - 10.0));
+        uint8_t rgb[3];
+        sensim_depth_to_carla_rgb(depth[p], rgb);
+        worst_enc = fmax(worst_enc, fabs(decode_carla(rgb) - 10.0));
+        assert_int_equal(sem[p], 4);
+    }
+    printf("# wall at 10 m: worst planar depth error %.2e m, CARLA-encoded %.2e m\n", worst, worst_enc);
+    assert_true(worst < 1e-4);
+    assert_true(worst_enc < 1e-3);
+    /* nothing there: sky, +inf depth */
+    key.pose[0] = -1, key.pose[5] = -1; /* turned around (yaw 180°) */
+    CHECK_OK(sensim_camera_render(c, s, &m, 0, &im, NULL));
+    for (int p = 0; p < 800 * 600; p++) {
+        assert_true(isinf(depth[p]));
+        assert_int_equal(sem[p], 11);
+    }
+    free(depth), free(sem);
+    sensim_camera_destroy(c);
+    sensim_scene_destroy(s);
+}
+
+/* A sphere of radius 1 m at 10 m on the axis: its silhouette is a circle of
+ * radius f·tan(asin(R/D)) pixels; the pixel count gives it within 0.5 px. */
+static void test_sphere_silhouette(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const double c0[3] = {10, 0, 0};
+    add_sphere(s, c0, 1.0, 256, 128, 14);
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_camera *c = make_camera("carla_default", NULL);
+    uint8_t *sem = malloc(800 * 600);
+    uint32_t *inst = malloc(800 * 600 * sizeof *inst);
+    float *nrm = malloc(800 * 600 * 3 * sizeof *nrm);
+    sensim_camera_images im = {.semantic = sem, .instance = inst, .normal = nrm};
+    sensim_pose_key key;
+    sensim_motion m = still(&key, 0, 0, 0);
+    CHECK_OK(sensim_camera_render(c, s, &m, 0, &im, NULL));
+    uint32_t n = 0;
+    for (int p = 0; p < 800 * 600; p++)
+        n += sem[p] == 14;
+    double expect = 400.0 * tan(asin(0.1)), got = sqrt(n / M_PI);
+    printf("# sphere silhouette radius %.3f px, pinhole formula %.3f px\n", got, expect);
+    assert_true(fabs(got - expect) < 0.5);
+    /* the centre pixel looks at the sphere's nearest point: normal (0, 0, -1) in the optical frame */
+    size_t ctr = 300 * 800 + 400;
+    assert_float_equal(nrm[3 * ctr + 2], -1.0f, 1e-3);
+    assert_float_equal(nrm[3 * ctr + 0], 0.0f, 2e-2);
+    /* a pixel right of centre sees a normal pointing right (+x optical) */
+    size_t right = 300 * 800 + 430;
+    assert_true(nrm[3 * right] > 0.3f);
+    free(sem), free(inst), free(nrm);
+    sensim_camera_destroy(c);
+    sensim_scene_destroy(s);
+}
+
+/* Lens models against their closed forms, and unproject o project = identity. */
+static void test_lens_closed_forms(void **state)
+{
+    (void)state;
+    const char *const pin[] = {"fx", "500", "fy", "480", "cx", "321.5", "cy", "239.25", "k1", "-0.28", "k2",
+                               "0.07", "p1", "0.0012", "p2", "-0.0009", "k3", "-0.004", NULL};
+    sensim_camera *c = make_camera("pinhole_720p", pin);
+    const double K1 = -0.28, K2 = 0.07, P1 = 0.0012, P2 = -0.0009, K3 = -0.004;
+    double worst_uv = 0, worst_dir = 0;
+    for (int i = -6; i <= 6; i++)
+        for (int j = -4; j <= 4; j++) {
+            double p[3] = {i * 0.09, j * 0.08, 1.3}, uv[2], dv[3];
+            CHECK_OK(sensim_camera_project(c, p, uv));
+            double x = p[0] / p[2], y = p[1] / p[2], r2 = x * x + y * y;
+            double rad = 1 + K1 * r2 + K2 * r2 * r2 + K3 * r2 * r2 * r2;
+            double xd = x * rad + 2 * P1 * x * y + P2 * (r2 + 2 * x * x);
+            double yd = y * rad + P1 * (r2 + 2 * y * y) + 2 * P2 * x * y;
+            worst_uv = fmax(worst_uv, fmax(fabs(uv[0] - (500 * xd + 321.5)), fabs(uv[1] - (480 * yd + 239.25))));
+            CHECK_OK(sensim_camera_unproject(c, uv[0], uv[1], dv));
+            double l = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+            for (int k = 0; k < 3; k++)
+                worst_dir = fmax(worst_dir, fabs(dv[k] - p[k] / l));
+        }
+    printf("# plumb_bob: projection vs closed form %.1e px, unproject round trip %.1e\n", worst_uv, worst_dir);
+    assert_true(worst_uv < 1e-9);
+    assert_true(worst_dir < 1e-9);
+    sensim_camera_info info;
+    CHECK_OK(sensim_camera_get_info(c, &info));
+    assert_float_equal(info.d[0], K1, 0), assert_float_equal(info.d[2], P1, 0), assert_float_equal(info.d[4], K3, 0);
+    sensim_camera_destroy(c);
+
+    const char *const fish[] = {"model", "fisheye", "k1", "0.02", "k2", "-0.003", "k3", "0.0004", "k4", "-0.00002",
+                                NULL};
+    c = make_camera("fisheye_190", fish);
+    const double F = 640.0 / (95.0 * M_PI / 180.0);
+    worst_uv = worst_dir = 0;
+    for (int i = 0; i < 40; i++) {
+        double th = i * (100.0 / 39) * M_PI / 180, ph = i * 0.7;
+        double p[3] = {sin(th) * cos(ph) * 3, sin(th) * sin(ph) * 3, cos(th) * 3}, uv[2], dv[3];
+        CHECK_OK(sensim_camera_project(c, p, uv));
+        double td = th * (1 + 0.02 * th * th - 0.003 * pow(th, 4) + 0.0004 * pow(th, 6) - 0.00002 * pow(th, 8));
+        worst_uv = fmax(worst_uv, fmax(fabs(uv[0] - (F * td * cos(ph) + 640)), fabs(uv[1] - (F * td * sin(ph) + 480))));
+        CHECK_OK(sensim_camera_unproject(c, uv[0], uv[1], dv));
+        for (int k = 0; k < 3; k++)
+            worst_dir = fmax(worst_dir, fabs(dv[k] - p[k] / 3));
+    }
+    printf("# equidistant fisheye to 100 deg: projection vs closed form %.1e px, round trip %.1e\n", worst_uv,
+           worst_dir);
+    assert_true(worst_uv < 1e-9);
+    assert_true(worst_dir < 1e-9);
+    sensim_camera_destroy(c);
+}
+
+/* A fisheye facing a wall: each pixel's range is d / cos(theta), theta = r / f. */
+static void test_fisheye_wall(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_wall(s, 5.0f, 1000.0f, 4);
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_camera *c = make_camera("fisheye_190", NULL);
+    float *depth = malloc(1280 * 960 * sizeof *depth);
+    sensim_camera_images im = {.depth = depth};
+    sensim_pose_key key;
+    sensim_motion m = still(&key, 0, 0, 0);
+    CHECK_OK(sensim_camera_render(c, s, &m, 0, &im, NULL));
+    const double F = 640.0 / (95.0 * M_PI / 180.0);
+    int checked = 0, beyond = 0;
+    for (int j = 0; j < 960; j += 7)
+        for (int i = 0; i < 1280; i += 7) {
+            double th = hypot(i - 640.0, j - 480.0) / F;
+            float dd = depth[j * 1280 + i];
+            if (th < 80 * M_PI / 180) {
+                assert_true(fabs(dd - 5.0 / cos(th)) < 1e-4 * dd);
+                checked++;
+            } else if (th > 90.5 * M_PI / 180) {
+                assert_true(isinf(dd)); /* looking away from the wall */
+                beyond++;
+            }
+        }
+    assert_true(checked > 5000 && beyond > 1000);
+    free(depth);
+    sensim_camera_destroy(c);
+    sensim_scene_destroy(s);
+}
+
+/* Rolling shutter: the camera drives at 10 m/s towards a wall 20 m ahead;
+ * row j is exposed at j·30 µs and sees the wall 20 − 10·t_j ahead. */
+static void test_rolling_shutter(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_wall(s, 20.0f, 100.0f, 4);
+    CHECK_OK(sensim_scene_commit(s));
+    const char *const rs[] = {"row_readout_ns", "30000", NULL};
+    sensim_camera *c = make_camera("carla_default", rs);
+    float *depth = malloc(800 * 600 * sizeof *depth);
+    sensim_camera_images im = {.depth = depth};
+    sensim_pose_key keys[2];
+    translation(keys[0].pose, 0, 0, 0), keys[0].t_ns = 0;
+    translation(keys[1].pose, 10, 0, 0), keys[1].t_ns = 1000000000;
+    sensim_motion m = {.keys = keys, .key_count = 2};
+    double pose[16];
+    CHECK_OK(sensim_camera_render(c, s, &m, 50000000, &im, pose));
+    assert_float_equal(pose[12], 0.5, 1e-12);
+    for (int j = 0; j < 600; j += 37) {
+        double t = 0.05 + j * 30e-6, expect = 20 - 10 * t;
+        for (int i = 0; i < 800; i += 101)
+            assert_true(fabs(depth[j * 800 + i] - expect) < 1e-4);
+    }
+    assert_true(depth[599 * 800] < depth[0] - 0.17); /* 599 rows x 30 µs x 10 m/s = 0.18 m */
+    free(depth);
+    sensim_camera_destroy(c);
+    sensim_scene_destroy(s);
+}
+
+/* A lidar and a camera on one platform agree: each lidar point projected
+ * into the depth image lands where the (inverse-depth interpolated) depth
+ * equals the point's optical z within 1 cm. */
+static void test_lidar_camera_agree(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_plane(s, 200.0f, 1);
+    const float lo[3] = {6, -2, 0}, hi[3] = {8, 1, 1.5f}, lo2[3] = {12, 1, 0}, hi2[3] = {13, 4, 3};
+    add_box(s, lo, hi, 14, 0);
+    add_box(s, lo2, hi2, 3, 0);
+    add_wall(s, 30.0f, 50.0f, 4);
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_camera *c = make_camera("carla_default", NULL);
+    const char *ov[] = {"beam=ideal", "dropoff_model=none", "range_noise_stddev_m=0"};
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", ov, 3, &l));
+    float *depth = malloc(800 * 600 * sizeof *depth);
+    uint8_t *sem = malloc(800 * 600);
+    float *nrm = malloc(800 * 600 * 3 * sizeof *nrm);
+    sensim_camera_images im = {.depth = depth, .semantic = sem, .normal = nrm};
+    sensim_pose_key key;
+    sensim_motion m = still(&key, 0, 0, 1.5);
+    CHECK_OK(sensim_camera_render(c, s, &m, 0, &im, NULL));
+    sensim_ring *r = test_ring(400000, 2, SENSIM_OVERFLOW_FAIL);
+    CHECK_OK(sensim_lidar_scan(l, s, 0, 100000000, key.pose, r, NULL));
+    sensim_point *pts = NULL;
+    uint64_t len = 0;
+    sensim_frame_header h;
+    uint32_t nh = 0;
+    uint64_t n = drain(r, &pts, &len, &h, 1, &nh);
+    int checked = 0;
+    double worst = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        double p[3] = {-pts[k].y, -pts[k].z, pts[k].x}, uv[2]; /* sensor (body) frame -> optical */
+        if (p[2] < 1 || sensim_camera_project(c, p, uv) != SENSIM_OK)
+            continue;
+        int i0 = (int)floor(uv[0]), j0 = (int)floor(uv[1]);
+        if (i0 < 0 || j0 < 0 || i0 + 1 >= 800 || j0 + 1 >= 600)
+            continue;
+        uint8_t t0 = sem[j0 * 800 + i0];
+        if (sem[j0 * 800 + i0 + 1] != t0 || sem[(j0 + 1) * 800 + i0] != t0 || sem[(j0 + 1) * 800 + i0 + 1] != t0 ||
+            t0 != pts[k].tag)
+            continue; /* on an edge between surfaces */
+        const float *n0 = &nrm[3 * (j0 * 800 + i0)];
+        const size_t nb[3] = {j0 * 800 + i0 + 1, (j0 + 1) * 800 + i0, (j0 + 1) * 800 + i0 + 1};
+        int same = 1;
+        for (int q = 0; q < 3; q++)
+            for (int e = 0; e < 3; e++)
+                same &= fabsf(nrm[3 * nb[q] + e] - n0[e]) < 1e-4f;
+        if (!same)
+            continue; /* two faces of a box meet between these pixels */
+        double a = uv[0] - i0, b = uv[1] - j0;
+        double inv = (1 - a) * (1 - b) / depth[j0 * 800 + i0] + a * (1 - b) / depth[j0 * 800 + i0 + 1] +
+                     (1 - a) * b / depth[(j0 + 1) * 800 + i0] + a * b / depth[(j0 + 1) * 800 + i0 + 1];
+        double err = fabs(1 / inv - p[2]);
+        worst = fmax(worst, err);
+        checked++;
+    }
+    printf("# lidar points in the camera: %d checked, worst depth disagreement %.2e m\n", checked, worst);
+    assert_true(checked > 2000);
+    assert_true(worst < 0.01);
+    free(pts), free(r), free(depth), free(sem), free(nrm);
+    sensim_lidar_destroy(l);
+    sensim_camera_destroy(c);
+    sensim_scene_destroy(s);
+}
+
+/* Shaded colour: a box floating 3 m above the road under a sun at the
+ * zenith: the road under it shows the ambient share of its colour only, the
+ * road beside it its full colour; the same bytes for any thread count. */
+static uint8_t srgb_scaled(uint8_t c, double k)
+{
+    double sl = c / 255.0, lin = (sl <= 0.04045 ? sl / 12.92 : pow((sl + 0.055) / 1.055, 2.4)) * k;
+    double sv = lin <= 0.0031308 ? 12.92 * lin : 1.055 * pow(lin, 1 / 2.4) - 0.055;
+    return (uint8_t)lround(sv * 255);
+}
+
+static void test_shading_and_thread_invariance(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_plane(s, 100.0f, 1);
+    const float lo[3] = {8, -1, 3}, hi[3] = {10, 1, 4};
+    add_box(s, lo, hi, 14, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    const char *const aa[] = {"samples_per_pixel", "4", "sun_elevation_deg", "90", "ambient", "0.3", NULL};
+    sensim_camera *c = make_camera("carla_default", aa);
+    uint8_t *rgb[3];
+    sensim_pose_key key;
+    sensim_motion m = still(&key, 0, 0, 1.6);
+    for (uint32_t th = 1; th <= 3; th++) {
+        rgb[th - 1] = malloc(800 * 600 * 3);
+        CHECK_OK(sensim_context_set_thread_count(ctx, th));
+        sensim_camera_images im = {.rgb = rgb[th - 1]};
+        CHECK_OK(sensim_camera_render(c, s, &m, 0, &im, NULL));
+        if (th > 1)
+            assert_memory_equal(rgb[0], rgb[th - 1], 800 * 600 * 3);
+    }
+    CHECK_OK(sensim_context_set_thread_count(ctx, 2));
+    uint8_t road[3];
+    sensim_tag_color(1, road);
+    /* road point (9, 0, 0), in the shadow: optical (0, 1.6, 9) -> (400, 371.1); (9, 3, 0) lit -> (266.7, 371.1) */
+    const uint8_t *shadow = &rgb[0][3 * (371 * 800 + 400)], *lit = &rgb[0][3 * (371 * 800 + 267)];
+    for (int q = 0; q < 3; q++) {
+        assert_int_equal(shadow[q], srgb_scaled(road[q], 0.3));
+        assert_int_equal(lit[q], road[q]);
+    }
+    /* the sky where nothing is hit */
+    uint8_t sky[3];
+    sensim_tag_color(11, sky);
+    assert_memory_equal(&rgb[0][3 * (10 * 800 + 400)], sky, 3);
+    for (int k = 0; k < 3; k++)
+        free(rgb[k]);
+    sensim_camera_destroy(c);
+    sensim_scene_destroy(s);
+}
+
+/* Hostile descriptors, keys and calls: documented statuses with the field named. */
+static void test_hostile(void **state)
+{
+    (void)state;
+    sensim_camera_desc d;
+    sensim_camera *c = NULL;
+    assert_int_equal(sensim_camera_desc_preset("nope", &d), SENSIM_ERR_NOT_FOUND);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "carla_default"));
+    sensim_camera_desc_init(&d);
+    assert_int_equal(sensim_camera_desc_set(&d, "fov", "nan"), SENSIM_ERR_NOT_FINITE);
+    assert_int_equal(sensim_camera_desc_set(&d, "fov", "12x"), SENSIM_ERR_PARSE);
+    assert_int_equal(sensim_camera_desc_set(&d, "width", "99999"), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_camera_desc_set(&d, "width", "1.5"), SENSIM_ERR_PARSE);
+    assert_int_equal(sensim_camera_desc_set(&d, "k4", "0.1"), SENSIM_ERR_UNKNOWN_KEY);
+    assert_int_equal(sensim_camera_desc_set(&d, "zoom", "2"), SENSIM_ERR_UNKNOWN_KEY);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "zoom"));
+    assert_int_equal(sensim_camera_desc_set(&d, "model", "orthographic"), SENSIM_ERR_OUT_OF_RANGE);
+    sensim_camera_desc_init(&d), d.fx = NAN;
+    assert_int_equal(sensim_camera_create(ctx, &d, &c), SENSIM_ERR_NOT_FINITE);
+    sensim_camera_desc_init(&d), d.width = 0;
+    assert_int_equal(sensim_camera_create(ctx, &d, &c), SENSIM_ERR_OUT_OF_RANGE);
+    sensim_camera_desc_init(&d), d.samples_per_pixel = 3;
+    assert_int_equal(sensim_camera_create(ctx, &d, &c), SENSIM_ERR_OUT_OF_RANGE);
+    sensim_camera_desc_init(&d), d.hfov_deg = 180;
+    assert_int_equal(sensim_camera_create(ctx, &d, &c), SENSIM_ERR_OUT_OF_RANGE);
+    sensim_camera_desc_init(&d), d.row_readout_ns = 10000000; /* 600 rows x 10 ms = 6 s */
+    assert_int_equal(sensim_camera_create(ctx, &d, &c), SENSIM_ERR_OUT_OF_RANGE);
+    sensim_camera_desc_init(&d), d.reserved[3] = 1;
+    assert_int_equal(sensim_camera_create(ctx, &d, &c), SENSIM_ERR_INVALID_ARGUMENT);
+    sensim_camera_desc_init(&d), d.distortion[0] = 1e300;
+    assert_int_equal(sensim_camera_create(ctx, &d, &c), SENSIM_ERR_OUT_OF_RANGE);
+    assert_null(c);
+    sensim_camera_desc_init(&d), d.width = 64, d.height = 48;
+    CHECK_OK(sensim_camera_create(ctx, &d, &c));
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_wall(s, 3.0f, 10.0f, 4);
+    float depth[64 * 48];
+    sensim_camera_images im = {.depth = depth}, none = {0};
+    sensim_pose_key key;
+    sensim_motion m = still(&key, 0, 0, 0);
+    assert_int_equal(sensim_camera_render(c, s, &m, 0, &im, NULL), SENSIM_ERR_NOT_COMMITTED);
+    CHECK_OK(sensim_scene_commit(s));
+    assert_int_equal(sensim_camera_render(c, s, &m, 0, &none, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    key.pose[12] = NAN;
+    assert_int_equal(sensim_camera_render(c, s, &m, 0, &im, NULL), SENSIM_ERR_NOT_FINITE);
+    key.pose[12] = 0;
+    assert_int_equal(sensim_camera_render(c, s, &m, INT64_MAX, &im, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_camera_render((sensim_camera *)s, s, &m, 0, &im, NULL), SENSIM_ERR_BAD_HANDLE);
+    double behind[3] = {0, 0, -1}, uv[2];
+    assert_int_equal(sensim_camera_project(c, behind, uv), SENSIM_ERR_OUT_OF_RANGE);
+    double mount[16];
+    identity(mount);
+    mount[0] = 2;
+    assert_int_equal(sensim_camera_set_mount_pose(c, mount), SENSIM_ERR_OUT_OF_RANGE);
+    CHECK_OK(sensim_camera_render(c, s, &m, 0, &im, NULL));
+    assert_float_equal(depth[24 * 64 + 32], 3.0f, 1e-5);
+    sensim_camera_destroy(c);
+    sensim_scene_destroy(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wall_depth),        cmocka_unit_test(test_sphere_silhouette),
+        cmocka_unit_test(test_lens_closed_forms), cmocka_unit_test(test_fisheye_wall),
+        cmocka_unit_test(test_rolling_shutter),   cmocka_unit_test(test_lidar_camera_agree),
+        cmocka_unit_test(test_shading_and_thread_invariance), cmocka_unit_test(test_hostile),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
