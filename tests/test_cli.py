@@ -721,5 +721,101 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 13 and msg and "frame_000000.json" in msg[0] and "0 frames" in r.stderr
           and not [n for n in os.listdir(blocked) if ".tmp" in n], "writer errors carry a message: %r" % r.stderr)
 
+
+
+def read_png(path):
+    """Decode an 8-bit RGB or gray non-interlaced PNG (the kinds sensim writes) with zlib only."""
+    import zlib
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and ctype in (0, 2)
+            ch = 3 if ctype == 2 else 1
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, rows, prev = zlib.decompress(idat), w * ch, [], bytearray(w * ch)
+    for y in range(h):
+        ft, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - ch] if i >= ch else 0
+            b, c = prev[i], prev[i - ch] if i >= ch else 0
+            if ft == 1:
+                line[i] = (line[i] + a) & 255
+            elif ft == 2:
+                line[i] = (line[i] + b) & 255
+            elif ft == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif ft == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, ch, rows
+
+
+# ---- cameras: sensim render
+with tempfile.TemporaryDirectory() as tmp:
+    wall = os.path.join(tmp, "wall.obj")
+    with open(wall, "w") as f:  # a wall 10 m ahead, a car-tagged box (actor-free: object id 0) in front of it
+        f.write("o wall\nv 10 -50 -50\nv 10 50 -50\nv 10 50 50\nv 10 -50 50\nf 1 2 3 4\n")
+    out = os.path.join(tmp, "cam")
+    r = run("render", "--scene", wall, "--camera", "carla_default", "--outputs", "depth", "--out", out)
+    png = os.path.join(out, "depth", "000000.png")
+    check(r.returncode == 0 and os.path.exists(png), "render writes depth/000000.png: %r" % r.stderr)
+    if os.path.exists(png):
+        w, h, ch, rows = read_png(png)
+        dec = lambda x, y: (rows[y][3 * x] + 256 * rows[y][3 * x + 1] + 65536 * rows[y][3 * x + 2]) / 16777215.0 * 1000
+        check((w, h, ch) == (800, 600, 3), "carla_default is 800x600 RGB")
+        for x, y in [(400, 300), (0, 0), (799, 0), (0, 599), (799, 599)]:
+            check(abs(dec(x, y) - 10.0) < 1e-3, "planar depth at pixel (%d, %d) decodes to 10 m: %.6f" % (x, y, dec(x, y)))
+        with open(os.path.join(out, "depth", "000000.pfm"), "rb") as f:
+            hdr = [f.readline() for _ in range(3)]
+            vals = struct.unpack("<%df" % (800 * 600), f.read())
+        check(hdr == [b"Pf\n", b"800 600\n", b"-1.0\n"] and max(abs(v - 10) for v in vals) < 1e-4,
+              "depth PFM holds float metres")
+        info = json.load(open(os.path.join(out, "000000.json")))["camera_info"]
+        check(abs(info["K"][0] - 400) < 1e-9 and info["K"][2] == 400 and info["K"][5] == 300 and info["P"][3] == 0 and
+              info["distortion_model"] == "plumb_bob", "CameraInfo K/P written: %r" % info)
+    # semantic raw (tag in R) and instance (R tag, G/B id) follow CARLA; the CityScapes image uses the palette
+    out2 = os.path.join(tmp, "cam2")
+    r = run("render", "--scene", wall, "--outputs", "semantic,instance", "--out", out2, "--set", "width=64",
+            "--set", "height=48")
+    ok = r.returncode == 0
+    if ok:
+        _, _, _, sem = read_png(os.path.join(out2, "semantic", "000000.png"))
+        _, _, _, pal = read_png(os.path.join(out2, "semantic_cityscapes", "000000.png"))
+        _, _, _, ins = read_png(os.path.join(out2, "instance", "000000.png"))
+        ok = sem[24][96:99] == bytes([4, 0, 0]) and pal[24][96:99] == bytes([102, 102, 156]) and \
+            ins[24][96:99] == bytes([4, 0, 0])
+    check(ok, "semantic R = tag 4 (Wall), CityScapes (102, 102, 156), instance (tag, id lo, id hi): %r" % r.stderr)
+    # camera files: key = value with FILE:LINE errors; bad outputs and keys refused
+    camf = os.path.join(tmp, "cam.txt")
+    with open(camf, "w") as f:
+        f.write("preset = pinhole_720p\n# a comment\nwidth = 320\nheight = 200\nfov = 60\n")
+    r = run("render", "--scene", wall, "--camera", camf, "--outputs", "depth", "--out", os.path.join(tmp, "c3"))
+    j = json.load(open(os.path.join(tmp, "c3", "000000.json"))) if r.returncode == 0 else {}
+    check(r.returncode == 0 and j["camera_info"]["width"] == 320 and
+          abs(j["camera_info"]["K"][0] - 160 / math.tan(math.radians(30))) < 1e-9, "camera file read: %r" % r.stderr)
+    with open(camf, "w") as f:
+        f.write("width = 320\nfov = wide\n")
+    r = run("render", "--scene", wall, "--camera", camf, "--out", os.path.join(tmp, "c4"))
+    check(r.returncode == 14 and "cam.txt:2:" in r.stderr and "fov" in r.stderr, "camera file error names line: %r" % r.stderr)
+    with open(camf, "wb") as f:
+        f.write(b"width = 3\x0020\n")
+    r = run("render", "--scene", wall, "--camera", camf, "--out", os.path.join(tmp, "c5"))
+    check(r.returncode == 14 and "cam.txt:1: NUL" in r.stderr, "NUL in a camera file refused: %r" % r.stderr)
+    r = run("render", "--scene", wall, "--outputs", "depth,thermal", "--out", os.path.join(tmp, "c6"))
+    check(r.returncode == 2 and "thermal" in r.stderr and not os.path.exists(os.path.join(tmp, "c6")),
+          "unknown output refused before anything is written")
+    r = run("render", "--scene", wall, "--camera", "no_such_camera", "--out", os.path.join(tmp, "c7"))
+    check(r.returncode == 25 and "carla_default" in r.stderr, "unknown camera names the presets: %r" % r.stderr)
+
 print("%d passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)

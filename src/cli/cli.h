@@ -48,5 +48,6 @@ int load_rig(FILE *f, const char *label, sensor_spec *specs, uint32_t *count);
 int load_rig_file(const char *path, sensor_spec *specs, uint32_t *count);
 void free_specs(sensor_spec *specs, uint32_t count);
 int cmd_bench(int argc, char **argv);
+int cmd_render(int argc, char **argv);
 
 #endif

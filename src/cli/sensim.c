@@ -74,6 +74,9 @@ int usage(const char *msg)
             "               --out DIR [--frames A:B] [--shard K/N] [--threads N] [--seed N]\n"
             "               [--set KEY=VALUE]... [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla]\n"
             "               [--images] [--resume] [--frame native|carla|ue] [--tags FILE] [--quiet]\n"
+            "  sensim render --scene FILE|street --out DIR [--camera PRESET|FILE] [--pose x,y,z,roll,pitch,yaw]\n"
+            "               [--outputs depth,semantic,instance,normal,rgb] [--set KEY=VALUE]... [--threads N]\n"
+            "               [--tags FILE] (camera presets: carla_default, pinhole_720p, pinhole_1080p, fisheye_190)\n"
             "  sensim bench [--scene FILE|street] [--preset P]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
             "               [--threads N] [--json]\n"
             "  sensim demo [--out DIR] [--threads N]\n"
@@ -511,6 +514,8 @@ int main(int argc, char **argv)
         return cmd_batch(argc, argv);
     if (!strcmp(cmd, "bench"))
         return cmd_bench(argc, argv);
+    if (!strcmp(cmd, "render"))
+        return cmd_render(argc, argv);
     if (strcmp(cmd, "scan") && strcmp(cmd, "demo"))
         return usage("unknown command");
 

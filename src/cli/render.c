@@ -1,0 +1,306 @@
+/* sensim render: one camera image set of a scene, in the layout of a CARLA
+ * synchronized collection (OUT/<output>/000000.png plus OUT/000000.json). */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LINE 4096
+
+/* Camera from a preset name, or from a file of `key = value` lines (an
+ * optional first `preset = NAME`); errors name FILE:LINE. */
+static int load_camera(const char *what, sensim_camera_desc *d)
+{
+    if (sensim_camera_desc_preset(what, d) == SENSIM_OK)
+        return 0;
+    FILE *f = fopen(what, "r");
+    if (!f) {
+        fprintf(stderr, "sensim: error: --camera %s: neither a camera preset (carla_default, pinhole_720p, "
+                        "pinhole_1080p, fisheye_190) nor a readable file: %s\n", what, strerror(errno));
+        return EXIT_STATUS_BASE + SENSIM_ERR_NOT_FOUND;
+    }
+    sensim_camera_desc_init(d);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    unsigned long long ln = 0;
+    while ((got = getline(&line, &cap, f)) >= 0) {
+        ln++;
+        if (got > MAX_LINE || memchr(line, '\0', (size_t)got)) {
+            free(line);
+            fclose(f);
+            fprintf(stderr, "sensim: error: %s:%llu: %s\n", what, ln,
+                    got > MAX_LINE ? "line longer than 4096 bytes" : "NUL byte in the line");
+            return EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+        }
+        char *h = strchr(line, '#');
+        if (h)
+            *h = '\0';
+        char *eq = strchr(line, '=');
+        char *k = line;
+        while (*k == ' ' || *k == '\t')
+            k++;
+        if (*k == '\0' || *k == '\n' || *k == '\r')
+            continue;
+        if (!eq) {
+            free(line);
+            fclose(f);
+            fprintf(stderr, "sensim: error: %s:%llu: expected key = value\n", what, ln);
+            return EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+        }
+        char *ke = eq, *v = eq + 1;
+        while (ke > k && (ke[-1] == ' ' || ke[-1] == '\t'))
+            ke--;
+        *ke = '\0';
+        while (*v == ' ' || *v == '\t')
+            v++;
+        char *ve = v + strlen(v);
+        while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t' || ve[-1] == '\n' || ve[-1] == '\r'))
+            ve--;
+        *ve = '\0';
+        sensim_status st = !strcmp(k, "preset") ? sensim_camera_desc_preset(v, d) : sensim_camera_desc_set(d, k, v);
+        if (st != SENSIM_OK) {
+            free(line);
+            fclose(f);
+            fprintf(stderr, "sensim: error: %s:%llu: %s\n", what, ln, sensim_context_last_error(NULL));
+            return EXIT_STATUS_BASE + st;
+        }
+    }
+    free(line);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        fprintf(stderr, "sensim: error: %s: read error\n", what);
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    return 0;
+}
+
+/* PFM (grayscale "Pf", little-endian, rows bottom to top), through a temporary name. */
+static int write_pfm(const char *path, uint32_t w, uint32_t h, const float *data)
+{
+    char tmp[4400];
+    snprintf(tmp, sizeof tmp, "%.4300s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return 0;
+    fprintf(f, "Pf\n%u %u\n-1.0\n", w, h);
+    for (uint32_t y = h; y-- > 0;)
+        fwrite(data + (size_t)y * w, sizeof(float), w, f);
+    int ok = !ferror(f);
+    if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        return 0;
+    }
+    return 1;
+}
+
+static int out_png(const char *out, const char *sub, uint32_t w, uint32_t h, uint32_t ch, const uint8_t *px)
+{
+    char d[4200], p[4300];
+    snprintf(d, sizeof d, "%.4000s/%s", out, sub);
+    if (!ensure_dir(d))
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    snprintf(p, sizeof p, "%s/000000.png", d);
+    sensim_status st = sensim_write_png(p, w, h, ch, 8, px, (size_t)w * ch);
+    return st ? fail(st) : 0;
+}
+
+int cmd_render(int argc, char **argv)
+{
+    const char *scene_arg = NULL, *cam_arg = "carla_default", *out = NULL, *outputs = "depth,semantic,instance,normal,rgb";
+    const char *tags = NULL, *sets[MAX_SETS];
+    uint32_t nsets = 0, threads = 0;
+    double pose_in[6] = {0};
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v)
+            return usage("render: every option takes a value");
+        i++;
+        if (!strcmp(a, "--scene"))
+            scene_arg = v;
+        else if (!strcmp(a, "--camera"))
+            cam_arg = v;
+        else if (!strcmp(a, "--out"))
+            out = v;
+        else if (!strcmp(a, "--outputs"))
+            outputs = v;
+        else if (!strcmp(a, "--tags"))
+            tags = v;
+        else if (!strcmp(a, "--pose")) {
+            if (parse_numbers(v, pose_in, 6, 6) != 6)
+                return usage("render: --pose needs six finite numbers x,y,z,roll,pitch,yaw (metres, degrees)");
+        } else if (!strcmp(a, "--threads")) {
+            if (!parse_u32(v, &threads))
+                return usage("render: --threads needs a count");
+        } else if (!strcmp(a, "--set")) {
+            if (nsets == MAX_SETS)
+                return usage("render: too many --set");
+            sets[nsets++] = v;
+        } else
+            return usage("render: unknown option");
+    }
+    if (!scene_arg || !out)
+        return usage("render needs --scene and --out");
+    uint32_t want = 0;
+    {
+        const char *p = outputs;
+        while (*p) {
+            const char *e = strchr(p, ',');
+            size_t n = e ? (size_t)(e - p) : strlen(p);
+            static const char *const names[] = {"depth", "semantic", "instance", "normal", "rgb"};
+            int found = 0;
+            for (int k = 0; k < 5; k++)
+                if (strlen(names[k]) == n && !strncmp(p, names[k], n))
+                    want |= 1u << k, found = 1;
+            if (!found) {
+                fprintf(stderr, "sensim: error: --outputs: '%.*s' is not one of depth, semantic, instance, normal, "
+                                "rgb\n", (int)(n > 64 ? 64 : n), p);
+                return EXIT_USAGE;
+            }
+            p += n + (e != NULL);
+        }
+    }
+    if (!want)
+        return usage("render: --outputs is empty");
+    sensim_camera_desc d;
+    int rc = load_camera(cam_arg, &d);
+    if (rc)
+        return rc;
+    for (uint32_t k = 0; k < nsets; k++) {
+        char key[128];
+        const char *eq = strchr(sets[k], '=');
+        if (!eq || eq - sets[k] >= (ptrdiff_t)sizeof key)
+            return usage("render: --set needs KEY=VALUE");
+        memcpy(key, sets[k], (size_t)(eq - sets[k]));
+        key[eq - sets[k]] = '\0';
+        sensim_status st = sensim_camera_desc_set(&d, key, eq + 1);
+        if (st)
+            return fail(st);
+    }
+    if ((rc = open_context(threads)))
+        return rc;
+    sensim_scene *scene = NULL;
+    sensim_camera *cam = NULL;
+    sensim_status st;
+    size_t px = 0;
+    float *depth = NULL, *nrm = NULL;
+    uint8_t *sem = NULL, *rgb = NULL, *img = NULL;
+    uint32_t *inst = NULL;
+    if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(scene_arg, SENSIM_FRAME_NATIVE, tags, scene)) ||
+        (st = sensim_scene_commit(scene)) || (st = sensim_camera_create(g_ctx, &d, &cam))) {
+        rc = fail(st);
+        goto done;
+    }
+    px = (size_t)d.width * d.height;
+    sensim_camera_images im = {0};
+    if (((want & 1) && !(im.depth = depth = malloc(px * sizeof *depth))) ||
+        ((want & 6) && !(im.semantic = sem = malloc(px))) ||
+        ((want & 4) && !(im.instance = inst = malloc(px * sizeof *inst))) ||
+        ((want & 8) && !(im.normal = nrm = malloc(px * 3 * sizeof *nrm))) ||
+        ((want & 16) && !(im.rgb = rgb = malloc(px * 3))) || !(img = malloc(px * 3))) {
+        fprintf(stderr, "sensim: error: out of memory for %ux%u images\n", d.width, d.height);
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+        goto done;
+    }
+    sensim_pose_key key = {0};
+    const double rot[3] = {pose_in[3], pose_in[4], pose_in[5]};
+    if ((st = sensim_pose_from_frame(SENSIM_FRAME_NATIVE, pose_in, rot, key.pose))) {
+        rc = fail(st);
+        goto done;
+    }
+    sensim_motion m = {.keys = &key, .key_count = 1};
+    double cam_pose[16];
+    if ((st = sensim_camera_render(cam, scene, &m, 0, &im, cam_pose))) {
+        rc = fail(st);
+        goto done;
+    }
+    if (!ensure_dir(out)) {
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+        goto done;
+    }
+    if (want & 1) { /* CARLA's 24-bit encoding in a PNG, and float metres in a PFM */
+        for (size_t p = 0; p < px; p++)
+            sensim_depth_to_carla_rgb(depth[p], &img[3 * p]);
+        if ((rc = out_png(out, "depth", d.width, d.height, 3, img)))
+            goto done;
+        char path[4300];
+        snprintf(path, sizeof path, "%.4000s/depth/000000.pfm", out);
+        if (!write_pfm(path, d.width, d.height, depth)) {
+            fprintf(stderr, "sensim: error: %s: cannot write: %s\n", path, strerror(errno));
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+            goto done;
+        }
+    }
+    if (want & 2) { /* CARLA raw: tag in red; and the CityScapes palette */
+        for (size_t p = 0; p < px; p++)
+            img[3 * p] = sem[p], img[3 * p + 1] = img[3 * p + 2] = 0;
+        if ((rc = out_png(out, "semantic", d.width, d.height, 3, img)))
+            goto done;
+        for (size_t p = 0; p < px; p++)
+            sensim_tag_color(sem[p], &img[3 * p]);
+        if ((rc = out_png(out, "semantic_cityscapes", d.width, d.height, 3, img)))
+            goto done;
+    }
+    if (want & 4) { /* CARLA 0.9.14+: R tag, G id low byte, B id high byte */
+        for (size_t p = 0; p < px; p++)
+            img[3 * p] = sem[p], img[3 * p + 1] = (uint8_t)(inst[p] & 255), img[3 * p + 2] = (uint8_t)((inst[p] >> 8) & 255);
+        if ((rc = out_png(out, "instance", d.width, d.height, 3, img)))
+            goto done;
+    }
+    if (want & 8) { /* (n + 1) / 2 in each channel, optical frame */
+        for (size_t p = 0; p < 3 * px; p++)
+            img[p] = (uint8_t)lround((nrm[p] + 1.0) * 127.5);
+        if ((rc = out_png(out, "normal", d.width, d.height, 3, img)))
+            goto done;
+    }
+    if ((want & 16) && (rc = out_png(out, "rgb", d.width, d.height, 3, rgb)))
+        goto done;
+    {
+        sensim_camera_info ci;
+        sensim_camera_get_info(cam, &ci);
+        char path[4300], tmp[4400];
+        snprintf(path, sizeof path, "%.4000s/000000.json", out);
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);
+        FILE *f = fopen(tmp, "w");
+        if (!f) {
+            fprintf(stderr, "sensim: error: %s: %s\n", tmp, strerror(errno));
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+            goto done;
+        }
+        fprintf(f, "{\"t_ns\": 0, \"camera\": \"%s\", \"frame_of_reference\": \"native\", \"units\": \"m\",\n"
+                   " \"depth\": \"planar\", \"sensor_pose\": [", d.name);
+        for (int k = 0; k < 16; k++)
+            fprintf(f, "%s%.17g", k ? ", " : "", cam_pose[k]);
+        fprintf(f, "],\n \"camera_info\": {\"width\": %u, \"height\": %u, \"distortion_model\": \"%s\", \"D\": [",
+                ci.width, ci.height, ci.distortion_model);
+        for (int k = 0; k < 5; k++)
+            fprintf(f, "%s%.17g", k ? ", " : "", ci.d[k]);
+        fprintf(f, "], \"K\": [");
+        for (int k = 0; k < 9; k++)
+            fprintf(f, "%s%.17g", k ? ", " : "", ci.k[k]);
+        fprintf(f, "], \"R\": [");
+        for (int k = 0; k < 9; k++)
+            fprintf(f, "%s%.17g", k ? ", " : "", ci.r[k]);
+        fprintf(f, "], \"P\": [");
+        for (int k = 0; k < 12; k++)
+            fprintf(f, "%s%.17g", k ? ", " : "", ci.p[k]);
+        fprintf(f, "]}}\n");
+        int bad = ferror(f);
+        if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+            remove(tmp);
+            fprintf(stderr, "sensim: error: %s: cannot write\n", path);
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+            goto done;
+        }
+    }
+    printf("rendered %s %ux%u into %s\n", d.name, d.width, d.height, out);
+done:
+    free(depth), free(nrm), free(sem), free(rgb), free(img), free(inst);
+    sensim_camera_destroy(cam);
+    sensim_scene_destroy(scene);
+    sensim_context_destroy(g_ctx);
+    return rc;
+}
