@@ -11,6 +11,7 @@
 #define SENSIM_BENCH_H
 
 #include <sensim/lidar.h>
+#include <sensim/camera.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,6 +47,19 @@ SENSIM_API sensim_status sensim_bench_trace(const sensim_lidar *lidar, const sen
  * (BVHs and their buffers), from Embree's memory monitor.
  * Thread safety: any thread. Since 0.1.
  */
+/**
+ * The bare Embree loop for a camera: the camera's pixel-centre rays from
+ * @p platform_pose (world, column-major; mount applied), built before the
+ * clock starts, traced with rtcIntersect16 over 4 x 4 pixel tiles on the
+ * context's threads (the rays sensim_camera_render traces for depth and
+ * semantic images, and nothing else). Outputs as sensim_bench_trace().
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_BAD_HANDLE,
+ *         SENSIM_ERR_NOT_COMMITTED, SENSIM_ERR_OUT_OF_MEMORY. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_bench_camera_trace(const sensim_camera *camera, const sensim_scene *scene,
+                                                   const double platform_pose[16], double *out_seconds,
+                                                   uint64_t *out_rays, uint64_t *out_hits);
+
 SENSIM_API uint64_t sensim_context_backend_bytes(const sensim_context *ctx);
 
 #ifdef __cplusplus

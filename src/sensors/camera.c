@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SENSIM_MAGIC_CAMERA 0x43434E53u
 #define TILE 4
@@ -539,6 +540,20 @@ static void render_tile(const render_job *j, uint32_t tx, uint32_t ty)
         }
     if (!n)
         return;
+    if (!j->im->normal && !j->im->rgb) { /* depth, semantic, instance: the lidar's lighter hit record */
+        sensim_hit lh[TILE * TILE];
+        sensim__trace_rays(j->scene, rays, n, lh);
+        for (uint32_t k = 0; k < n; k++) {
+            size_t p = px[k];
+            if (j->im->depth)
+                j->im->depth[p] = lh[k].hit ? lh[k].t * dz[k] : INFINITY;
+            if (j->im->semantic)
+                j->im->semantic[p] = lh[k].hit ? lh[k].tag : 11;
+            if (j->im->instance)
+                j->im->instance[p] = lh[k].hit ? lh[k].object_id : 0;
+        }
+        return;
+    }
     sensim__trace_query(j->scene, rays, n, hits);
     double rgb[TILE * TILE][3];
     if (j->im->rgb && c->grid == 1)
@@ -675,5 +690,54 @@ sensim_status sensim_camera_render(sensim_camera *c, const sensim_scene *scene, 
     atomic_store(&c->busy, 0);
     if (atomic_load(&cancelled))
         return sensim__fail(SENSIM_ERR_CANCELLED, "camera '%s': render cancelled by the host", c->d.name);
+    return SENSIM_OK;
+}
+
+/* ---------------------------------------------------------------- bench */
+
+sensim_status sensim_bench_camera_trace(const sensim_camera *c, const sensim_scene *scene, const double platform[16],
+                                        double *out_s, uint64_t *out_rays, uint64_t *out_hits)
+{
+    SENSIM_CHECK_HANDLE(c, SENSIM_MAGIC_CAMERA, "camera");
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!platform || !out_s)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_bench_camera_trace: NULL argument");
+    sensim_status st = sensim__check_pose(platform, "bench platform pose");
+    if (st != SENSIM_OK || (st = sensim__scene_scan_begin(scene)) != SENSIM_OK)
+        return st;
+    const uint32_t W = c->d.width, H = c->d.height;
+    sensim_ray *rays = malloc((size_t)W * H * sizeof *rays);
+    if (!rays) {
+        sensim__scene_scan_end(scene);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "bench: %ux%u rays", W, H);
+    }
+    double P[16];
+    sensim__mat4_mul(platform, c->mount, P);
+    uint64_t m = 0;
+    for (uint32_t ty = 0; ty < H; ty += TILE) /* the render's order: 4 x 4 tiles, rows of tiles */
+        for (uint32_t tx = 0; tx < W; tx += TILE)
+            for (uint32_t y = ty; y < ty + TILE && y < H; y++)
+                for (uint32_t x = tx; x < tx + TILE && x < W; x++) {
+                    const float *o = &c->dirs[3 * ((size_t)y * W + x)];
+                    if (o[0] != o[0])
+                        continue;
+                    sensim_ray *r = &rays[m++];
+                    optical_to_world(P, o, r->dir);
+                    r->org[0] = (float)P[12], r->org[1] = (float)P[13], r->org[2] = (float)P[14];
+                    r->tnear = 0, r->time = 0;
+                    r->tfar = (float)(c->d.max_depth_m / (c->d.model == SENSIM_CAMERA_PINHOLE ? o[2] : 1.0f));
+                }
+    struct timespec a, b;
+    uint64_t hits = 0;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    sensim__trace_bench(scene, rays, m, SENSIM_BENCH_PACKET16, c->ctx->thread_count, &hits);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    *out_s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    free(rays);
+    sensim__scene_scan_end(scene);
+    if (out_rays)
+        *out_rays = m;
+    if (out_hits)
+        *out_hits = hits;
     return SENSIM_OK;
 }
