@@ -25,5 +25,8 @@ int main(void)
     P(sensim_rig_step_result);
     P(sensim_ray_batch);
     P(sensim_ray_hit);
+    P(sensim_camera_desc);
+    P(sensim_camera_info);
+    P(sensim_camera_images);
     return 0;
 }

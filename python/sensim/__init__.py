@@ -700,6 +700,72 @@ class Lidar(_Handle):
         return rows.value
 
 
+class Camera(_Handle):
+    """A camera from a preset (carla_default, pinhole_720p, pinhole_1080p,
+    fisheye_190) with ``overrides`` (dict or "key=value" list, sensim/camera.h
+    keys: width, height, fov, fx, fy, cx, cy, k1..k4, p1, p2, model, ...).
+    :meth:`render` returns numpy images (depth float32 metres, planar;
+    semantic uint8 tags; instance uint32 ids; normal float32 HxWx3 in the
+    optical frame; rgb uint8 HxWx3). Requires numpy."""
+    _destroy = "sensim_camera_destroy"
+    _what = "Camera"
+    OUTPUTS = ("depth", "semantic", "instance", "normal", "rgb")
+
+    def __init__(self, context, preset="carla_default", overrides=None):
+        super().__init__()
+        _want(context, Context, "context")
+        self.context = context
+        d = _lib.CameraDesc()
+        _check(_L.sensim_camera_desc_preset(str(preset).encode(), ctypes.byref(d)))
+        if isinstance(overrides, dict):
+            overrides = ["%s=%s" % (k, v) for k, v in overrides.items()]
+        for kv in overrides or []:
+            k, sep, v = str(kv).partition("=")
+            if not sep:
+                raise InvalidArgument(1, "camera override %r is not key=value" % kv)
+            _check(_L.sensim_camera_desc_set(ctypes.byref(d), k.strip().encode(), v.strip().encode()))
+        h = ctypes.c_void_p()
+        _check(_L.sensim_camera_create(context.handle, ctypes.byref(d), ctypes.byref(h)))
+        self._h = h.value
+        self.width, self.height = d.width, d.height
+
+    @property
+    def info(self):
+        """ROS CameraInfo fields: width, height, distortion_model, D, K, R, P (row-major lists)."""
+        i = _lib.CameraInfo()
+        _check(_L.sensim_camera_get_info(self.handle, ctypes.byref(i)))
+        return dict(width=i.width, height=i.height, distortion_model=i.distortion_model.decode(), D=list(i.d),
+                    K=list(i.k), R=list(i.r), P=list(i.p), hfov_deg=i.hfov_deg)
+
+    def set_mount(self, pose_matrix):
+        _check(_L.sensim_camera_set_mount_pose(self.handle, _mat16(pose_matrix)))
+
+    def render(self, scene, t_ns=0, pose=None, keys=None, outputs=("depth", "semantic")):
+        """Render the image captured at ``t_ns`` with the platform at ``pose``
+        (4x4) or on ``keys`` [(t_ns, 4x4), ...]; returns {name: array} and
+        "pose" (the camera's world pose at t_ns, 4x4)."""
+        if _np is None:
+            raise InvalidArgument(1, "Camera.render needs numpy")
+        _want(scene, Scene, "scene")
+        bad = [o for o in outputs if o not in self.OUTPUTS]
+        if bad or not outputs:
+            raise InvalidArgument(1, "outputs must be among %s, not %r" % (", ".join(self.OUTPUTS), bad or outputs))
+        h, w = self.height, self.width
+        shapes = dict(depth=((h, w), _np.float32), semantic=((h, w), _np.uint8), instance=((h, w), _np.uint32),
+                      normal=((h, w, 3), _np.float32), rgb=((h, w, 3), _np.uint8))
+        out = {o: _np.empty(*shapes[o]) for o in outputs}
+        im = _lib.CameraImages()
+        for o, a in out.items():
+            setattr(im, o, a.ctypes.data)
+        k = _keys(pose, keys)
+        m = _lib.Motion(keys=k, key_count=len(k))
+        cam_pose = _lib.d16()
+        with _using(self, scene) as (ch, sh):
+            _check(_L.sensim_camera_render(ch, sh, ctypes.byref(m), _i64(t_ns, "t_ns"), ctypes.byref(im), cam_pose))
+        out["pose"] = _from16(cam_pose)
+        return out
+
+
 class Rig(_Handle):
     """Sensors on one world clock; step(dt) scans every sensor over [t, t+dt)."""
     _destroy = "sensim_rig_destroy"

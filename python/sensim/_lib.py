@@ -115,8 +115,28 @@ class RayHit(Structure):
                 ("tag", c_uint8), ("hit", c_uint8)]
 
 
+class CameraDesc(Structure):
+    _fields_ = [("name", c_char * 32), ("width", c_uint32), ("height", c_uint32), ("model", c_int32),
+                ("samples_per_pixel", c_uint32), ("hfov_deg", c_double), ("fx", c_double), ("fy", c_double),
+                ("cx", c_double), ("cy", c_double), ("distortion", c_double * 5), ("max_depth_m", c_double),
+                ("row_readout_ns", c_int64), ("sun_azimuth_deg", c_double), ("sun_elevation_deg", c_double),
+                ("ambient", c_double), ("reserved", c_uint64 * 8)]
+
+
+class CameraInfo(Structure):
+    _fields_ = [("width", c_uint32), ("height", c_uint32), ("distortion_model", c_char * 16), ("d", c_double * 5),
+                ("k", c_double * 9), ("r", c_double * 9), ("p", c_double * 12), ("hfov_deg", c_double),
+                ("reserved", c_uint64 * 4)]
+
+
+class CameraImages(Structure):
+    _fields_ = [("depth", c_void_p), ("semantic", c_void_p), ("instance", c_void_p), ("normal", c_void_p),
+                ("rgb", c_void_p), ("reserved", c_uint64 * 4)]
+
+
 STRUCTS = {
-    "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit,
+    "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
+    "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages,
     "sensim_context_desc": ContextDesc, "sensim_mesh_desc": MeshDesc, "sensim_load_options": LoadOptions,
     "sensim_scene_info": SceneInfo, "sensim_material": Material, "sensim_field": Field,
     "sensim_frame_header": FrameHeader, "sensim_frame_view": FrameView, "sensim_ring_stats": RingStats,
@@ -154,6 +174,13 @@ PROTOTYPES = {
     "sensim_scene_get_info": (status_t, [c_void_p, POINTER(SceneInfo)]),
     "sensim_scene_intersect": (status_t, [c_void_p, POINTER(RayBatch), c_void_p]),
     "sensim_scene_occluded": (status_t, [c_void_p, POINTER(RayBatch), c_void_p]),
+    "sensim_camera_desc_preset": (status_t, [c_char_p, POINTER(CameraDesc)]),
+    "sensim_camera_desc_set": (status_t, [POINTER(CameraDesc), c_char_p, c_char_p]),
+    "sensim_camera_create": (status_t, [c_void_p, POINTER(CameraDesc), POINTER(c_void_p)]),
+    "sensim_camera_destroy": (None, [c_void_p]),
+    "sensim_camera_set_mount_pose": (status_t, [c_void_p, d16]),
+    "sensim_camera_get_info": (status_t, [c_void_p, POINTER(CameraInfo)]),
+    "sensim_camera_render": (status_t, [c_void_p, c_void_p, POINTER(Motion), c_int64, POINTER(CameraImages), d16]),
     "sensim_scene_set_material": (status_t, [c_void_p, c_uint32, POINTER(Material)]),
     "sensim_scene_find_material": (status_t, [c_void_p, c_char_p, POINTER(c_uint32)]),
     "sensim_material_default": (None, [c_uint32, POINTER(Material)]),

@@ -388,6 +388,29 @@ class RayQueries(unittest.TestCase):
         self.assertEqual(len(self.scene.intersect([], [])), 0)
 
 
+class Cameras(unittest.TestCase):
+    @unittest.skipIf(np is None, "numpy")
+    def test_wall_depth_and_semantics(self):
+        ctx = sensim.Context(2)
+        scene = sensim.Scene(ctx)
+        scene.add_mesh([[10, -50, -50], [10, 50, -50], [10, 50, 50], [10, -50, 50]], [[0, 1, 2], [0, 2, 3]], tag=4)
+        scene.commit()
+        cam = sensim.Camera(ctx, "carla_default", {"width": 160, "height": 120})
+        self.assertAlmostEqual(cam.info["K"][0], 80.0, places=9)
+        img = cam.render(scene, pose=sensim.pose(x=2), outputs=("depth", "semantic", "normal"))
+        self.assertEqual(img["depth"].shape, (120, 160))
+        self.assertLess(float(np.max(np.abs(img["depth"] - 8.0))), 1e-4)
+        self.assertTrue(np.all(img["semantic"] == 4))
+        self.assertTrue(np.allclose(img["normal"].reshape(-1, 3), [0, 0, -1], atol=1e-6))
+        self.assertAlmostEqual(img["pose"][0][3], 2.0)
+        with self.assertRaises(sensim.InvalidArgument):
+            cam.render(scene, outputs=("thermal",))
+        with self.assertRaises(sensim.UnknownKey):
+            sensim.Camera(ctx, "carla_default", ["zoom=2"])
+        with self.assertRaises(sensim.NotFound):
+            sensim.Camera(ctx, "no_such")
+
+
 class NoNumpySmoke(unittest.TestCase):
     def test_package_works_without_numpy(self):
         env = dict(os.environ, SENSIM_DISABLE_NUMPY="1")
