@@ -454,12 +454,17 @@ class Scene(_Handle):
         if nd != n:
             raise InvalidArgument(1, "%d origins but %d directions" % (n, nd))
         b.count = n
-        b.tnear = scalars(tnear, n, "tnear", ctypes.c_float, _np and _np.float32)
-        b.tfar = scalars(tfar, n, "tfar", ctypes.c_float, _np and _np.float32)
+        b.tnear = scalars(tnear, n, "tnear", ctypes.c_float, "float32")
+        b.tfar = scalars(tfar, n, "tfar", ctypes.c_float, "float32")
         if time_ns is None or isinstance(time_ns, numbers.Integral):
             b.time_ns_all = _i64(time_ns or 0, "time_ns")
-        else:
-            b.time_ns = scalars(time_ns, n, "time_ns", ctypes.c_int64, _np and _np.int64)
+        else:  # checked before any conversion: a float or out-of-range time must not truncate or wrap
+            if _np is not None and isinstance(time_ns, _np.ndarray) and time_ns.dtype.kind in "iu":
+                if time_ns.size and (int(time_ns.max()) >= 2 ** 63 or int(time_ns.min()) < -2 ** 63):
+                    raise OutOfRange(5, "time_ns must fit int64")
+            else:
+                time_ns = [_i64(t, "time_ns") for t in time_ns]
+            b.time_ns = scalars(time_ns, n, "time_ns", ctypes.c_int64, "int64")
         return b, keep
 
     def intersect(self, origins, directions, tnear=None, tfar=None, time_ns=0, out=None):

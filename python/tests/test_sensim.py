@@ -382,6 +382,10 @@ class RayQueries(unittest.TestCase):
             self.scene.intersect([[0, 0, 1]], [[0, 0, -1]], tfar=[1, 2])
         with self.assertRaises(sensim.OutOfRange):
             self.scene.intersect([[0, 0, 1]], [[0, 0, -1]], time_ns=2 ** 63)
+        with self.assertRaises(sensim.OutOfRange):  # one time per ray: no silent wrap either
+            self.scene.intersect([[0, 0, 1]], [[0, 0, -1]], time_ns=[2 ** 63])
+        with self.assertRaises(sensim.InvalidArgument):  # nor a float truncated to ns
+            self.scene.intersect([[0, 0, 1]], [[0, 0, -1]], time_ns=[0.5])
         h = self.scene.intersect([[0, 0, 2]], [[0, 0, -1]])
         self.assertEqual(int(h["hit"][0] if np is not None else h[0].hit), 1)
         self.assertAlmostEqual(float(h["distance"][0] if np is not None else h[0].distance), 2.0, places=5)

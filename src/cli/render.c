@@ -97,6 +97,13 @@ static int write_pfm(const char *path, uint32_t w, uint32_t h, const float *data
     return 1;
 }
 
+static void json_numbers(FILE *f, const double *v, int n)
+{
+    for (int k = 0; k < n; k++)
+        fprintf(f, "%s%.17g", k ? ", " : "[", v[k]);
+    fputc(']', f);
+}
+
 static int out_png(const char *out, const char *sub, uint32_t w, uint32_t h, uint32_t ch, const uint8_t *px)
 {
     char d[4200], p[4300];
@@ -271,23 +278,19 @@ int cmd_render(int argc, char **argv)
             goto done;
         }
         fprintf(f, "{\"t_ns\": 0, \"camera\": \"%s\", \"frame_of_reference\": \"native\", \"units\": \"m\",\n"
-                   " \"depth\": \"planar\", \"sensor_pose\": [", d.name);
-        for (int k = 0; k < 16; k++)
-            fprintf(f, "%s%.17g", k ? ", " : "", cam_pose[k]);
-        fprintf(f, "],\n \"camera_info\": {\"width\": %u, \"height\": %u, \"distortion_model\": \"%s\", \"D\": [",
+                   " \"depth\": \"%s\", \"sensor_pose\": ", d.name,
+                d.model == SENSIM_CAMERA_FISHEYE ? "along the ray" : "planar");
+        json_numbers(f, cam_pose, 16);
+        fprintf(f, ",\n \"camera_info\": {\"width\": %u, \"height\": %u, \"distortion_model\": \"%s\", \"D\": ",
                 ci.width, ci.height, ci.distortion_model);
-        for (int k = 0; k < 5; k++)
-            fprintf(f, "%s%.17g", k ? ", " : "", ci.d[k]);
-        fprintf(f, "], \"K\": [");
-        for (int k = 0; k < 9; k++)
-            fprintf(f, "%s%.17g", k ? ", " : "", ci.k[k]);
-        fprintf(f, "], \"R\": [");
-        for (int k = 0; k < 9; k++)
-            fprintf(f, "%s%.17g", k ? ", " : "", ci.r[k]);
-        fprintf(f, "], \"P\": [");
-        for (int k = 0; k < 12; k++)
-            fprintf(f, "%s%.17g", k ? ", " : "", ci.p[k]);
-        fprintf(f, "]}}\n");
+        json_numbers(f, ci.d, 5);
+        fprintf(f, ", \"K\": ");
+        json_numbers(f, ci.k, 9);
+        fprintf(f, ", \"R\": ");
+        json_numbers(f, ci.r, 9);
+        fprintf(f, ", \"P\": ");
+        json_numbers(f, ci.p, 12);
+        fprintf(f, "}}\n");
         int bad = ferror(f);
         if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
             remove(tmp);

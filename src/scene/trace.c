@@ -343,19 +343,63 @@ static void fill_hit(const trace_state *t, unsigned geom, unsigned inst, unsigne
     h->material = mesh->materials[prim];
 }
 
-/* One ray with rtcIntersect1: secondary rays and incoherent primaries. */
-static void trace_one(const trace_state *t, struct RTCIntersectContext *ictx, const sensim_ray *r, sensim_hit *h)
+/* Rays of a packet within 60 degrees of the first: worth a packet. Packets
+ * pay off for coherent rays (a spinning column, a rosette, a camera tile);
+ * packets spreading wider (MEMS sub-pattern columns) are faster one at a
+ * time (measured: 2x on mems_m1; sensim bench). */
+static bool packet_coherent(const sensim_ray *rays, uint32_t m)
 {
-    struct RTCRayHit rh;
-    rh.ray.org_x = r->org[0], rh.ray.org_y = r->org[1], rh.ray.org_z = r->org[2];
-    rh.ray.dir_x = r->dir[0], rh.ray.dir_y = r->dir[1], rh.ray.dir_z = r->dir[2];
-    rh.ray.tnear = r->tnear, rh.ray.tfar = r->tfar, rh.ray.time = r->time;
-    rh.ray.mask = 0xFFFFFFFFu, rh.ray.id = 0, rh.ray.flags = 0;
-    rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
-    rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-    rtcIntersect1(t->top, ictx, &rh);
-    fill_hit(t, rh.hit.geomID, rh.hit.instID[0], rh.hit.primID, rh.ray.tfar, rh.hit.Ng_x, rh.hit.Ng_y, rh.hit.Ng_z,
-             r->time, h);
+    const float *d0 = rays[0].dir;
+    bool coherent = m > 2;
+    for (uint32_t j = 1; j < m && coherent; j++) {
+        const float *d = rays[j].dir;
+        coherent = d0[0] * d[0] + d0[1] * d[1] + d0[2] * d[2] > 0.5f;
+    }
+    return coherent;
+}
+
+static inline void load_ray1(const sensim_ray *r, struct RTCRay *ray)
+{
+    ray->org_x = r->org[0], ray->org_y = r->org[1], ray->org_z = r->org[2];
+    ray->dir_x = r->dir[0], ray->dir_y = r->dir[1], ray->dir_z = r->dir[2];
+    ray->tnear = r->tnear, ray->tfar = r->tfar, ray->time = r->time;
+    ray->mask = 0xFFFFFFFFu, ray->id = 0, ray->flags = 0;
+}
+
+/* rtcIntersect1 of one ray: secondary rays and incoherent primaries. */
+static inline void intersect1(RTCScene top, struct RTCIntersectContext *ictx, const sensim_ray *r,
+                              struct RTCRayHit *rh)
+{
+    load_ray1(r, &rh->ray);
+    rh->hit.geomID = RTC_INVALID_GEOMETRY_ID;
+    rh->hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+    rtcIntersect1(top, ictx, rh);
+}
+
+/* The first @p m rays into a 16-wide packet (lanes past m invalid, copies of ray 0). */
+static void load_packet(const sensim_ray *rays, uint32_t m, struct RTCRay16 *ray, int *valid)
+{
+    for (uint32_t j = 0; j < PACKET; j++) {
+        const sensim_ray *r = &rays[j < m ? j : 0];
+        valid[j] = j < m ? -1 : 0;
+        ray->org_x[j] = r->org[0], ray->org_y[j] = r->org[1], ray->org_z[j] = r->org[2];
+        ray->dir_x[j] = r->dir[0], ray->dir_y[j] = r->dir[1], ray->dir_z[j] = r->dir[2];
+        ray->tnear[j] = r->tnear, ray->tfar[j] = r->tfar, ray->time[j] = r->time;
+        ray->mask[j] = 0xFFFFFFFFu, ray->id[j] = j, ray->flags[j] = 0;
+    }
+}
+
+/* rtcIntersect16 of the first @p m rays. Embree requires the mask aligned like the packet. */
+static inline void intersect16(RTCScene top, struct RTCIntersectContext *pctx, const sensim_ray *rays, uint32_t m,
+                               struct RTCRayHit16 *rh)
+{
+    _Alignas(64) int valid[PACKET];
+    load_packet(rays, m, &rh->ray, valid);
+    for (uint32_t j = 0; j < PACKET; j++) {
+        rh->hit.geomID[j] = RTC_INVALID_GEOMETRY_ID;
+        rh->hit.instID[0][j] = RTC_INVALID_GEOMETRY_ID;
+    }
+    rtcIntersect16(valid, top, pctx, rh);
 }
 
 void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint32_t n, sensim_hit *hits)
@@ -367,41 +411,18 @@ void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint3
     pctx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
     for (uint32_t base = 0; base < n; base += PACKET) {
         uint32_t m = n - base < PACKET ? n - base : PACKET;
-        /* Packets pay off for coherent rays (a spinning column, a rosette);
-         * packets spreading wider than 60 degrees (MEMS sub-pattern columns)
-         * are faster one at a time (measured: 2x on mems_m1; sensim bench). */
-        const float *d0 = rays[base].dir;
-        bool coherent = m > 2;
-        for (uint32_t j = 1; j < m && coherent; j++) {
-            const float *d = rays[base + j].dir;
-            coherent = d0[0] * d[0] + d0[1] * d[1] + d0[2] * d[2] > 0.5f;
-        }
-        if (!coherent) {
-            for (uint32_t j = 0; j < m; j++)
-                trace_one(t, &ictx, &rays[base + j], &hits[base + j]);
+        if (!packet_coherent(rays + base, m)) {
+            for (uint32_t j = 0; j < m; j++) {
+                const sensim_ray *r = &rays[base + j];
+                struct RTCRayHit rh;
+                intersect1(t->top, &ictx, r, &rh);
+                fill_hit(t, rh.hit.geomID, rh.hit.instID[0], rh.hit.primID, rh.ray.tfar, rh.hit.Ng_x, rh.hit.Ng_y,
+                         rh.hit.Ng_z, r->time, &hits[base + j]);
+            }
             continue;
         }
         struct RTCRayHit16 rh;
-        _Alignas(64) int valid[PACKET]; /* Embree requires the mask aligned like the packet */
-        for (uint32_t j = 0; j < PACKET; j++) {
-            const sensim_ray *r = &rays[base + (j < m ? j : 0)];
-            valid[j] = j < m ? -1 : 0;
-            rh.ray.org_x[j] = r->org[0];
-            rh.ray.org_y[j] = r->org[1];
-            rh.ray.org_z[j] = r->org[2];
-            rh.ray.dir_x[j] = r->dir[0];
-            rh.ray.dir_y[j] = r->dir[1];
-            rh.ray.dir_z[j] = r->dir[2];
-            rh.ray.tnear[j] = r->tnear;
-            rh.ray.tfar[j] = r->tfar;
-            rh.ray.time[j] = r->time;
-            rh.ray.mask[j] = 0xFFFFFFFFu;
-            rh.ray.id[j] = j;
-            rh.ray.flags[j] = 0;
-            rh.hit.geomID[j] = RTC_INVALID_GEOMETRY_ID;
-            rh.hit.instID[0][j] = RTC_INVALID_GEOMETRY_ID;
-        }
-        rtcIntersect16(valid, t->top, &pctx, &rh);
+        intersect16(t->top, &pctx, rays + base, m, &rh);
         for (uint32_t j = 0; j < m; j++)
             fill_hit(t, rh.hit.geomID[j], rh.hit.instID[0][j], rh.hit.primID[j], rh.ray.tfar[j], rh.hit.Ng_x[j],
                      rh.hit.Ng_y[j], rh.hit.Ng_z[j], rh.ray.time[j], &hits[base + j]);
@@ -435,30 +456,6 @@ static void fill_full(const trace_state *t, unsigned geom, unsigned inst, unsign
     q->hit = 1;
 }
 
-/* Rays of a packet within 60 degrees of the first: worth a packet. */
-static bool packet_coherent(const sensim_ray *rays, uint32_t m)
-{
-    const float *d0 = rays[0].dir;
-    bool coherent = m > 2;
-    for (uint32_t j = 1; j < m && coherent; j++) {
-        const float *d = rays[j].dir;
-        coherent = d0[0] * d[0] + d0[1] * d[1] + d0[2] * d[2] > 0.5f;
-    }
-    return coherent;
-}
-
-static void load_packet(const sensim_ray *rays, uint32_t m, struct RTCRay16 *ray, int *valid)
-{
-    for (uint32_t j = 0; j < PACKET; j++) {
-        const sensim_ray *r = &rays[j < m ? j : 0];
-        valid[j] = j < m ? -1 : 0;
-        ray->org_x[j] = r->org[0], ray->org_y[j] = r->org[1], ray->org_z[j] = r->org[2];
-        ray->dir_x[j] = r->dir[0], ray->dir_y[j] = r->dir[1], ray->dir_z[j] = r->dir[2];
-        ray->tnear[j] = r->tnear, ray->tfar[j] = r->tfar, ray->time[j] = r->time;
-        ray->mask[j] = 0xFFFFFFFFu, ray->id[j] = j, ray->flags[j] = 0;
-    }
-}
-
 void sensim__trace_query(const sensim_scene *scene, const sensim_ray *rays, uint32_t n, sensim_ray_hit *hits)
 {
     const trace_state *t = scene->trace;
@@ -472,26 +469,14 @@ void sensim__trace_query(const sensim_scene *scene, const sensim_ray *rays, uint
             for (uint32_t j = 0; j < m; j++) {
                 const sensim_ray *r = &rays[base + j];
                 struct RTCRayHit rh;
-                rh.ray.org_x = r->org[0], rh.ray.org_y = r->org[1], rh.ray.org_z = r->org[2];
-                rh.ray.dir_x = r->dir[0], rh.ray.dir_y = r->dir[1], rh.ray.dir_z = r->dir[2];
-                rh.ray.tnear = r->tnear, rh.ray.tfar = r->tfar, rh.ray.time = r->time;
-                rh.ray.mask = 0xFFFFFFFFu, rh.ray.id = 0, rh.ray.flags = 0;
-                rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
-                rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-                rtcIntersect1(t->top, &ictx, &rh);
+                intersect1(t->top, &ictx, r, &rh);
                 fill_full(t, rh.hit.geomID, rh.hit.instID[0], rh.hit.primID, rh.ray.tfar, rh.hit.Ng_x, rh.hit.Ng_y,
                           rh.hit.Ng_z, rh.hit.u, rh.hit.v, r, &hits[base + j]);
             }
             continue;
         }
         struct RTCRayHit16 rh;
-        _Alignas(64) int valid[PACKET];
-        load_packet(rays + base, m, &rh.ray, valid);
-        for (uint32_t j = 0; j < PACKET; j++) {
-            rh.hit.geomID[j] = RTC_INVALID_GEOMETRY_ID;
-            rh.hit.instID[0][j] = RTC_INVALID_GEOMETRY_ID;
-        }
-        rtcIntersect16(valid, t->top, &pctx, &rh);
+        intersect16(t->top, &pctx, rays + base, m, &rh);
         for (uint32_t j = 0; j < m; j++)
             fill_full(t, rh.hit.geomID[j], rh.hit.instID[0][j], rh.hit.primID[j], rh.ray.tfar[j], rh.hit.Ng_x[j],
                       rh.hit.Ng_y[j], rh.hit.Ng_z[j], rh.hit.u[j], rh.hit.v[j], &rays[base + j], &hits[base + j]);
@@ -511,10 +496,7 @@ void sensim__trace_occluded(const sensim_scene *scene, const sensim_ray *rays, u
             for (uint32_t j = 0; j < m; j++) {
                 const sensim_ray *r = &rays[base + j];
                 struct RTCRay ray;
-                ray.org_x = r->org[0], ray.org_y = r->org[1], ray.org_z = r->org[2];
-                ray.dir_x = r->dir[0], ray.dir_y = r->dir[1], ray.dir_z = r->dir[2];
-                ray.tnear = r->tnear, ray.tfar = r->tfar, ray.time = r->time;
-                ray.mask = 0xFFFFFFFFu, ray.id = 0, ray.flags = 0;
+                load_ray1(r, &ray);
                 rtcOccluded1(t->top, &ictx, &ray);
                 occ[base + j] = ray.tfar < 0; /* Embree sets tfar = -inf on a hit */
             }
@@ -538,13 +520,7 @@ static void bench_naive(RTCScene top, const sensim_ray *rays, uint64_t n, uint64
     uint64_t h = 0;
     for (uint64_t i = 0; i < n; i++) {
         struct RTCRayHit rh;
-        rh.ray.org_x = rays[i].org[0], rh.ray.org_y = rays[i].org[1], rh.ray.org_z = rays[i].org[2];
-        rh.ray.dir_x = rays[i].dir[0], rh.ray.dir_y = rays[i].dir[1], rh.ray.dir_z = rays[i].dir[2];
-        rh.ray.tnear = rays[i].tnear, rh.ray.tfar = rays[i].tfar, rh.ray.time = rays[i].time;
-        rh.ray.mask = 0xFFFFFFFFu, rh.ray.id = 0, rh.ray.flags = 0;
-        rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
-        rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-        rtcIntersect1(top, &ictx, &rh);
+        intersect1(top, &ictx, &rays[i], &rh);
         h += rh.hit.geomID != RTC_INVALID_GEOMETRY_ID;
     }
     *hits = h;
