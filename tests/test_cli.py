@@ -811,6 +811,15 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write(b"width = 3\x0020\n")
     r = run("render", "--scene", wall, "--camera", camf, "--out", os.path.join(tmp, "c5"))
     check(r.returncode == 14 and "cam.txt:1: NUL" in r.stderr, "NUL in a camera file refused: %r" % r.stderr)
+    with open(camf, "w") as f:
+        f.write("width = 320\npreset = fisheye_190\n")
+    r = run("render", "--scene", wall, "--camera", camf, "--out", os.path.join(tmp, "c8"))
+    check(r.returncode == 14 and "cam.txt:2: preset must come before" in r.stderr, "late preset refused: %r" % r.stderr)
+    fifo = os.path.join(tmp, "fifo.cam")
+    os.mkfifo(fifo)
+    r = subprocess.run([SENSIM, "render", "--scene", wall, "--camera", fifo, "--out", os.path.join(tmp, "c9")],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 13 and "not a regular file (a FIFO)" in r.stderr, "a FIFO as camera file: no hang: %r" % r.stderr)
     r = run("render", "--scene", wall, "--outputs", "depth,thermal", "--out", os.path.join(tmp, "c6"))
     check(r.returncode == 2 and "thermal" in r.stderr and not os.path.exists(os.path.join(tmp, "c6")),
           "unknown output refused before anything is written")

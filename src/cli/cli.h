@@ -47,6 +47,8 @@ int load_trajectory_file(const char *path, int32_t frame, traj *t);
 int load_rig(FILE *f, const char *label, sensor_spec *specs, uint32_t *count);
 int load_rig_file(const char *path, sensor_spec *specs, uint32_t *count);
 void free_specs(sensor_spec *specs, uint32_t count);
+int load_camera(FILE *f, const char *label, sensim_camera_desc *desc);
+int load_camera_file(const char *path, sensim_camera_desc *desc);
 int cmd_bench(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 

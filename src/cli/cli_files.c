@@ -100,6 +100,37 @@ static int next_line(FILE *f, const char *path, unsigned long long ln, char *lin
     return n > 0 ? 1 : 0;
 }
 
+/* The content of a line in place: the # comment cut off, blanks and the
+ * line end trimmed on both sides; NULL for a blank or comment-only line. */
+static char *line_content(char *line)
+{
+    char *c = strchr(line, '#');
+    if (c)
+        *c = '\0';
+    size_t len = strlen(line);
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+        line[--len] = '\0';
+    while (*line == ' ' || *line == '\t')
+        line++;
+    return *line ? line : NULL;
+}
+
+/* Split trimmed content "key = value" in place; 0 without "=". */
+static int split_key_value(char *p, char **key, char **value)
+{
+    char *eq = strchr(p, '=');
+    if (!eq)
+        return 0;
+    char *ke = eq, *v = eq + 1;
+    while (ke > p && (ke[-1] == ' ' || ke[-1] == '\t'))
+        ke--;
+    *ke = '\0';
+    while (*v == ' ' || *v == '\t')
+        v++;
+    *key = p, *value = v;
+    return 1;
+}
+
 int load_trajectory_file(const char *path, int32_t frame, traj *t)
 {
     FILE *f;
@@ -249,16 +280,8 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
     int got = 0;
     while (rc == 0 && (got = next_line(f, path, ln + 1, line, sizeof line)) > 0) {
         ln++;
-        char *c = strchr(line, '#');
-        if (c)
-            *c = '\0';
-        size_t len = strlen(line);
-        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
-            line[--len] = '\0';
-        char *p = line;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p)
+        char *p = line_content(line), *k, *v;
+        if (!p)
             continue;
         if (*p == '[') {
             char name[64];
@@ -287,18 +310,10 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
             snprintf(cur->name, sizeof cur->name, "%s", name);
             continue;
         }
-        char *eq = strchr(p, '=');
-        if (!cur || !eq) {
+        if (!cur || !split_key_value(p, &k, &v)) {
             rc = msg_fail("%s:%llu: %s", path, ln, cur ? "expected key = value" : "a key before any [sensor NAME]");
             break;
         }
-        char *k = p, *ke = eq;
-        while (ke > k && (ke[-1] == ' ' || ke[-1] == '\t'))
-            ke--;
-        *ke = '\0';
-        char *v = eq + 1;
-        while (*v == ' ' || *v == '\t')
-            v++;
         if (!strcmp(k, "preset")) {
             if (cur->preset[0]) {
                 rc = msg_fail("%s:%llu: preset given twice for sensor '%s'", path, ln, cur->name);
@@ -338,3 +353,45 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
     return rc;
 }
 
+
+/* ---- camera file: key = value lines (sensim_camera_desc_set keys), an optional first preset = NAME ---- */
+int load_camera(FILE *f, const char *path, sensim_camera_desc *d)
+{
+    char line[4096];
+    unsigned long long ln = 0;
+    int got, keys = 0;
+    sensim_camera_desc_init(d);
+    while ((got = next_line(f, path, ln + 1, line, sizeof line)) > 0) {
+        ln++;
+        char *p = line_content(line), *k, *v;
+        if (!p)
+            continue;
+        if (!split_key_value(p, &k, &v))
+            return msg_fail("%s:%llu: %s", path, ln, "expected key = value");
+        if (!strcmp(k, "preset") && keys)
+            return msg_fail("%s:%llu: %s", path, ln, "preset must come before the other keys (it sets them all)");
+        sensim_status st = !strcmp(k, "preset") ? sensim_camera_desc_preset(v, d) : sensim_camera_desc_set(d, k, v);
+        if (st != SENSIM_OK) {
+            msg_fail("%s:%llu: %s", path, ln, sensim_context_last_error(NULL));
+            return EXIT_STATUS_BASE + (int)st;
+        }
+        keys++;
+    }
+    if (got < 0 || ferror(f)) {
+        if (got >= 0)
+            fprintf(stderr, "sensim: error: %s: read error\n", path);
+        return EXIT_STATUS_BASE + (got < 0 ? SENSIM_ERR_PARSE : SENSIM_ERR_IO);
+    }
+    return 0;
+}
+
+int load_camera_file(const char *path, sensim_camera_desc *d)
+{
+    FILE *f;
+    int rc = with_file(path, &f);
+    if (rc)
+        return rc;
+    rc = load_camera(f, path, d);
+    fclose(f);
+    return rc;
+}

@@ -6,76 +6,19 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#define MAX_LINE 4096
-
-/* Camera from a preset name, or from a file of `key = value` lines (an
- * optional first `preset = NAME`); errors name FILE:LINE. */
-static int load_camera(const char *what, sensim_camera_desc *d)
+/* Camera from a preset name, or else from a camera file (cli_files.c). */
+static int load_camera_arg(const char *what, sensim_camera_desc *d)
 {
     if (sensim_camera_desc_preset(what, d) == SENSIM_OK)
         return 0;
-    FILE *f = fopen(what, "r");
-    if (!f) {
+    if (access(what, F_OK) != 0) {
         fprintf(stderr, "sensim: error: --camera %s: neither a camera preset (carla_default, pinhole_720p, "
-                        "pinhole_1080p, fisheye_190) nor a readable file: %s\n", what, strerror(errno));
+                        "pinhole_1080p, fisheye_190) nor a file\n", what);
         return EXIT_STATUS_BASE + SENSIM_ERR_NOT_FOUND;
     }
-    sensim_camera_desc_init(d);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    unsigned long long ln = 0;
-    while ((got = getline(&line, &cap, f)) >= 0) {
-        ln++;
-        if (got > MAX_LINE || memchr(line, '\0', (size_t)got)) {
-            free(line);
-            fclose(f);
-            fprintf(stderr, "sensim: error: %s:%llu: %s\n", what, ln,
-                    got > MAX_LINE ? "line longer than 4096 bytes" : "NUL byte in the line");
-            return EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
-        }
-        char *h = strchr(line, '#');
-        if (h)
-            *h = '\0';
-        char *eq = strchr(line, '=');
-        char *k = line;
-        while (*k == ' ' || *k == '\t')
-            k++;
-        if (*k == '\0' || *k == '\n' || *k == '\r')
-            continue;
-        if (!eq) {
-            free(line);
-            fclose(f);
-            fprintf(stderr, "sensim: error: %s:%llu: expected key = value\n", what, ln);
-            return EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
-        }
-        char *ke = eq, *v = eq + 1;
-        while (ke > k && (ke[-1] == ' ' || ke[-1] == '\t'))
-            ke--;
-        *ke = '\0';
-        while (*v == ' ' || *v == '\t')
-            v++;
-        char *ve = v + strlen(v);
-        while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t' || ve[-1] == '\n' || ve[-1] == '\r'))
-            ve--;
-        *ve = '\0';
-        sensim_status st = !strcmp(k, "preset") ? sensim_camera_desc_preset(v, d) : sensim_camera_desc_set(d, k, v);
-        if (st != SENSIM_OK) {
-            free(line);
-            fclose(f);
-            fprintf(stderr, "sensim: error: %s:%llu: %s\n", what, ln, sensim_context_last_error(NULL));
-            return EXIT_STATUS_BASE + st;
-        }
-    }
-    free(line);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        fprintf(stderr, "sensim: error: %s: read error\n", what);
-        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
-    }
-    return 0;
+    return load_camera_file(what, d);
 }
 
 /* PFM (grayscale "Pf", little-endian, rows bottom to top), through a temporary name. */
@@ -173,7 +116,7 @@ int cmd_render(int argc, char **argv)
     if (!want)
         return usage("render: --outputs is empty");
     sensim_camera_desc d;
-    int rc = load_camera(cam_arg, &d);
+    int rc = load_camera_arg(cam_arg, &d);
     if (rc)
         return rc;
     for (uint32_t k = 0; k < nsets; k++) {
