@@ -23,10 +23,14 @@ struct sensim_camera {
     double fx, fy, cx, cy;
     double mount[16];
     atomic_int busy;
-    float *dirs;      /* optical unit ray of every pixel centre (NaN: outside the lens model) */
+    bool plain;       /* undistorted pinhole: pixel rays computed when traced, no tables */
+    float *dirs;      /* otherwise: optical unit ray of every pixel centre (NaN: outside the lens model) */
+    float *tfar;      /* and where max_depth_m cuts it (pinhole: planar depth; fisheye: along the ray) */
     double *row_pose; /* world pose of the camera for each row (rolling shutter) */
     float *row_time;  /* normalised scene ray time of each row */
     uint32_t grid;    /* sqrt(samples_per_pixel) */
+    double srgb_lin[256];  /* linear value of each sRGB code */
+    double srgb_edge[255]; /* linear value of code c + 1/2: codes c and c + 1 meet there */
 };
 
 /* ---------------------------------------------------------------- descriptors */
@@ -237,6 +241,33 @@ static bool unproject_norm(const sensim_camera_desc *d, double xd, double yd, do
 
 /* ---------------------------------------------------------------- object */
 
+static double srgb_decode(double s);
+
+/* Planar depth per metre along a pixel's ray: its optical z for a pinhole
+ * (depth is planar), 1 for a fisheye (depth along the ray). */
+static inline float pixel_dz(const sensim_camera *c, const float o[3])
+{
+    return c->d.model == SENSIM_CAMERA_PINHOLE ? o[2] : 1.0f;
+}
+
+/* Optical unit ray through the centre of pixel (x, y) and where max_depth_m
+ * cuts it; false outside the lens model. An undistorted pinhole computes
+ * what unproject_norm() would (the same doubles); other lenses read the
+ * tables built at creation. */
+static inline bool pixel_ray(const sensim_camera *c, uint32_t x, uint32_t y, float o[3], float *tfar)
+{
+    if (c->plain) {
+        double u = (x - c->cx) / c->fx, v = (y - c->cy) / c->fy, l = sqrt(u * u + v * v + 1);
+        o[0] = (float)(u / l), o[1] = (float)(v / l), o[2] = (float)(1 / l);
+        *tfar = (float)(c->d.max_depth_m / o[2]);
+        return true;
+    }
+    size_t p = (size_t)y * c->d.width + x;
+    memcpy(o, &c->dirs[3 * p], 3 * sizeof(float));
+    *tfar = c->tfar[p];
+    return o[0] == o[0];
+}
+
 sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc *desc, sensim_camera **out)
 {
     SENSIM_CHECK_HANDLE(ctx, SENSIM_MAGIC_CONTEXT, "context");
@@ -289,11 +320,12 @@ sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc
     }
     sensim_camera *c = calloc(1, sizeof *c);
     size_t px = (size_t)d->width * d->height;
-    if (!c || !(c->dirs = malloc(px * 3 * sizeof *c->dirs)) ||
+    const bool plain = d->model == SENSIM_CAMERA_PINHOLE && !has_distortion(d->distortion);
+    if (!c || (!plain && (!(c->dirs = malloc(px * 3 * sizeof *c->dirs)) || !(c->tfar = malloc(px * sizeof *c->tfar)))) ||
         !(c->row_pose = malloc((size_t)d->height * 16 * sizeof *c->row_pose)) ||
         !(c->row_time = malloc((size_t)d->height * sizeof *c->row_time))) {
         if (c)
-            free(c->dirs), free(c->row_pose);
+            free(c->dirs), free(c->tfar), free(c->row_pose);
         free(c);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "camera: %ux%u images", d->width, d->height);
     }
@@ -302,8 +334,13 @@ sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc
     if (c->d.max_depth_m == 0)
         c->d.max_depth_m = 1000.0;
     c->fx = fx, c->fy = fy, c->cx = cx, c->cy = cy, c->grid = g;
+    for (int k = 0; k < 256; k++)
+        c->srgb_lin[k] = srgb_decode(k / 255.0);
+    for (int k = 0; k < 255; k++)
+        c->srgb_edge[k] = srgb_decode((k + 0.5) / 255.0);
     sensim__mat4_identity(c->mount);
-    for (uint32_t j = 0; j < d->height; j++)
+    c->plain = plain;
+    for (uint32_t j = 0; j < d->height && !plain; j++)
         for (uint32_t i = 0; i < d->width; i++) {
             double dir[3];
             float *o = &c->dirs[3 * ((size_t)j * d->width + i)];
@@ -311,6 +348,7 @@ sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc
                 o[0] = (float)dir[0], o[1] = (float)dir[1], o[2] = (float)dir[2];
             else
                 o[0] = o[1] = o[2] = NAN;
+            c->tfar[(size_t)j * d->width + i] = (float)(c->d.max_depth_m / pixel_dz(c, o));
         }
     c->ctx = ctx;
     sensim__context_retain(ctx);
@@ -327,6 +365,7 @@ void sensim_camera_destroy(sensim_camera *c)
     c->magic = SENSIM_MAGIC_DEAD;
     sensim_context *ctx = c->ctx;
     free(c->dirs);
+    free(c->tfar);
     free(c->row_pose);
     free(c->row_time);
     free(c);
@@ -444,16 +483,30 @@ typedef struct render_job {
     bool sun_up;
 } render_job;
 
-static inline uint8_t to_srgb8(double lin)
+static double srgb_decode(double s)
 {
-    double s = lin <= 0.0031308 ? 12.92 * lin : 1.055 * pow(lin, 1 / 2.4) - 0.055;
-    return (uint8_t)lround((s < 0 ? 0 : s > 1 ? 1 : s) * 255.0);
+    return s <= 0.04045 ? s / 12.92 : pow((s + 0.055) / 1.055, 2.4);
 }
 
-static inline double from_srgb8(uint8_t v)
+/* sRGB code of a linear value: the number of code boundaries (the linear
+ * values of codes c − 1/2, c = 1..255) at or below it, i.e. the rounded
+ * sRGB encoding, by binary search in the camera's table (no pow per pixel). */
+static inline uint8_t to_srgb8(const sensim_camera *c, double lin)
 {
-    double s = v / 255.0;
-    return s <= 0.04045 ? s / 12.92 : pow((s + 0.055) / 1.055, 2.4);
+    uint32_t lo = 0, hi = 255; /* answer in [lo, hi] */
+    while (lo < hi) {
+        uint32_t mid = (lo + hi + 1) / 2;
+        if (lin >= c->srgb_edge[mid - 1])
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return (uint8_t)lo;
+}
+
+static inline double from_srgb8(const sensim_camera *c, uint8_t v)
+{
+    return c->srgb_lin[v];
 }
 
 /* Linear colour of n rays' hits: the tag's CityScapes colour, sun with a shadow ray, sky ambient. */
@@ -469,14 +522,14 @@ static void shade(const render_job *j, const sensim_ray *rays, const sensim_ray_
         if (!h[k].hit) {
             sensim_tag_color(11, col); /* the sky */
             for (int q = 0; q < 3; q++)
-                rgb[k][q] = from_srgb8(col[q]);
+                rgb[k][q] = from_srgb8(j->c, col[q]);
             continue;
         }
         sensim_tag_color(h[k].tag, col);
         double nl = j->sun_up ? h[k].normal[0] * j->sun[0] + h[k].normal[1] * j->sun[1] + h[k].normal[2] * j->sun[2]
                               : 0;
         for (int q = 0; q < 3; q++)
-            rgb[k][q] = from_srgb8(col[q]) * amb;
+            rgb[k][q] = from_srgb8(j->c, col[q]) * amb;
         if (nl > 0) {
             sensim_ray *r = &sh[m];
             float eps = 1e-4f * (1.0f + h[k].distance);
@@ -498,7 +551,7 @@ static void shade(const render_job *j, const sensim_ray *rays, const sensim_ray_
             uint8_t col[3];
             sensim_tag_color(h[k].tag, col);
             for (int q = 0; q < 3; q++)
-                rgb[k][q] += from_srgb8(col[q]) * (1 - amb) * ndl[s];
+                rgb[k][q] += from_srgb8(j->c, col[q]) * (1 - amb) * ndl[s];
         }
 }
 
@@ -513,8 +566,8 @@ static void render_tile(const render_job *j, uint32_t tx, uint32_t ty)
     for (uint32_t y = ty; y < ty + TILE && y < H; y++)
         for (uint32_t x = tx; x < tx + TILE && x < W; x++) {
             size_t p = (size_t)y * W + x;
-            const float *o = &c->dirs[3 * p];
-            if (o[0] != o[0]) { /* outside the lens model: nothing to see */
+            float o[3], tf;
+            if (!pixel_ray(c, x, y, o, &tf)) { /* outside the lens model: nothing to see */
                 if (j->im->depth)
                     j->im->depth[p] = INFINITY;
                 if (j->im->semantic)
@@ -532,9 +585,8 @@ static void render_tile(const render_job *j, uint32_t tx, uint32_t ty)
             optical_to_world(P, o, r->dir);
             r->org[0] = (float)P[12], r->org[1] = (float)P[13], r->org[2] = (float)P[14];
             r->tnear = 0;
-            /* planar cut for a pinhole (depth <= max), along the ray for a fisheye */
-            dz[n] = c->d.model == SENSIM_CAMERA_PINHOLE ? o[2] : 1.0f;
-            r->tfar = (float)(c->d.max_depth_m / dz[n]);
+            dz[n] = pixel_dz(c, o);
+            r->tfar = tf;
             r->time = c->row_time[y];
             px[n++] = (uint32_t)p;
         }
@@ -581,7 +633,7 @@ static void render_tile(const render_job *j, uint32_t tx, uint32_t ty)
         }
         if (j->im->rgb && c->grid == 1)
             for (int q = 0; q < 3; q++)
-                j->im->rgb[3 * p + q] = to_srgb8(rgb[k][q]);
+                j->im->rgb[3 * p + q] = to_srgb8(c, rgb[k][q]);
     }
     if (!j->im->rgb || c->grid == 1)
         return;
@@ -592,6 +644,8 @@ static void render_tile(const render_job *j, uint32_t tx, uint32_t ty)
         uint32_t x = (uint32_t)(p % W), y = (uint32_t)(p / W);
         const double *P = &c->row_pose[16 * y];
         double acc[3] = {0, 0, 0};
+        float dz0[3], tf0;
+        pixel_ray(c, x, y, dz0, &tf0); /* inside the lens model: the tile kept only such pixels */
         for (uint32_t s0 = 0; s0 < ns; s0 += TILE * TILE) {
             uint32_t m = 0;
             sensim_ray sr[TILE * TILE];
@@ -600,13 +654,13 @@ static void render_tile(const render_job *j, uint32_t tx, uint32_t ty)
                 double du = ((s % g) + 0.5) / g - 0.5, dv = ((s / g) + 0.5) / g - 0.5, dir[3];
                 float o[3];
                 if (!unproject_norm(&c->d, (x + du - c->cx) / c->fx, (y + dv - c->cy) / c->fy, dir))
-                    dir[0] = c->dirs[3 * p], dir[1] = c->dirs[3 * p + 1], dir[2] = c->dirs[3 * p + 2];
+                    dir[0] = dz0[0], dir[1] = dz0[1], dir[2] = dz0[2]; /* a sub-pixel outside the model: the centre ray */
                 o[0] = (float)dir[0], o[1] = (float)dir[1], o[2] = (float)dir[2];
                 sensim_ray *r = &sr[m++];
                 optical_to_world(P, o, r->dir);
                 r->org[0] = (float)P[12], r->org[1] = (float)P[13], r->org[2] = (float)P[14];
                 r->tnear = 0;
-                r->tfar = (float)(c->d.max_depth_m / (c->d.model == SENSIM_CAMERA_PINHOLE ? o[2] : 1.0f));
+                r->tfar = (float)(c->d.max_depth_m / pixel_dz(c, o));
                 r->time = c->row_time[y];
             }
             sensim__trace_query(j->scene, sr, m, shh);
@@ -617,7 +671,7 @@ static void render_tile(const render_job *j, uint32_t tx, uint32_t ty)
                     acc[q] += col[s][q];
         }
         for (int q = 0; q < 3; q++)
-            j->im->rgb[3 * p + q] = to_srgb8(acc[q] / ns);
+            j->im->rgb[3 * p + q] = to_srgb8(c, acc[q] / ns);
     }
 }
 
@@ -676,7 +730,7 @@ sensim_status sensim_camera_render(sensim_camera *c, const sensim_scene *scene, 
     const int64_t tiles = (int64_t)tw * th;
     int threads = (int)c->ctx->thread_count;
     atomic_int cancelled = 0;
-#pragma omp parallel for schedule(dynamic, 16) num_threads(threads) if (threads > 1)
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads) if (threads > 1)
     for (int64_t t = 0; t < tiles; t++) {
         if (atomic_load_explicit(&cancelled, memory_order_relaxed))
             continue;
@@ -718,14 +772,14 @@ sensim_status sensim_bench_camera_trace(const sensim_camera *c, const sensim_sce
         for (uint32_t tx = 0; tx < W; tx += TILE)
             for (uint32_t y = ty; y < ty + TILE && y < H; y++)
                 for (uint32_t x = tx; x < tx + TILE && x < W; x++) {
-                    const float *o = &c->dirs[3 * ((size_t)y * W + x)];
-                    if (o[0] != o[0])
+                    float o[3], tf;
+                    if (!pixel_ray(c, x, y, o, &tf))
                         continue;
                     sensim_ray *r = &rays[m++];
                     optical_to_world(P, o, r->dir);
                     r->org[0] = (float)P[12], r->org[1] = (float)P[13], r->org[2] = (float)P[14];
                     r->tnear = 0, r->time = 0;
-                    r->tfar = (float)(c->d.max_depth_m / (c->d.model == SENSIM_CAMERA_PINHOLE ? o[2] : 1.0f));
+                    r->tfar = tf;
                 }
     struct timespec a, b;
     uint64_t hits = 0;
