@@ -1,5 +1,6 @@
 /* Public ray queries (sensim/query.h) against analytic answers. */
 #include "helpers.h"
+#include "internal.h"
 
 TEST_GROUP_FIXTURE(2, 0)
 
@@ -259,11 +260,273 @@ static void test_hostile(void **state)
     sensim_scene_destroy(s);
 }
 
+/* ---- sensors of your own in rigs ---- */
+
+typedef struct probe {
+    int64_t times[256];
+    uint32_t n;
+    sensim_rig *rig;           /* for the re-entry checks */
+    sensim_scene *edit_scene;  /* for the edit check */
+    sensim_sensor_output *kept;
+    sensim_status nested_step, nested_add, nested_edit;
+    int fail_at;               /* sample number whose callback fails (-1: none) */
+    sensim_camera *cam;
+} probe;
+
+/* Range straight ahead of the platform at the sample time, as one record. */
+static sensim_status range_sensor(void *user, const sensim_sensor_sample *s)
+{
+    probe *p = user;
+    if (p->n < 256)
+        p->times[p->n++] = s->t_ns;
+    if (p->fail_at >= 0 && (int64_t)s->frame_number == p->fail_at)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "probe refused sample %d", p->fail_at);
+    const double *P = s->platform_pose;
+    float o[3] = {(float)P[12], (float)P[13], (float)P[14]}, d[3] = {(float)P[0], (float)P[1], (float)P[2]};
+    sensim_ray_hit h;
+    sensim_ray_batch b = {.count = 1, .origins = o, .directions = d, .time_ns_all = s->t_ns};
+    sensim_status st = sensim_scene_intersect(s->scene, &b, &h);
+    if (st != SENSIM_OK)
+        return st;
+    sensim_point pt;
+    memset(&pt, 0, sizeof pt);
+    pt.x = h.distance, pt.range_m = h.distance, pt.object_id = h.object_id, pt.tag = h.tag;
+    pt.t_offset_ns = (uint32_t)s->frame_number;
+    return sensim_sensor_output_push(s->output, &pt, 1);
+}
+
+static sensim_scene *wall_scene(void)
+{
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const float v[] = {50, -50, -50, 50, 50, -50, 50, 50, 50, 50, -50, 50};
+    const uint32_t idx[] = {0, 1, 2, 0, 2, 3};
+    sensim_mesh_desc m;
+    sensim_mesh_desc_init(&m);
+    m.vertices = v, m.vertex_count = 4, m.indices = idx, m.triangle_count = 2, m.tag = 4;
+    uint32_t id;
+    CHECK_OK(sensim_scene_add_mesh(s, &m, &id));
+    CHECK_OK(sensim_scene_commit(s));
+    return s;
+}
+
+/* Drive at 5 m/s towards the wall at x = 50 over [0, 2 s] in steps of @p dts (cycled). */
+static uint64_t drive(sensim_scene *scene, probe *p, double rate, const int64_t *dts, int ndt, sensim_point *out,
+                      sensim_frame_header *hdrs)
+{
+    sensim_ring *r = test_ring(1000, 256, SENSIM_OVERFLOW_FAIL);
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    sensim_sensor_desc d;
+    sensim_sensor_desc_init(&d);
+    d.sensor_id = 9, d.rate_hz = rate, d.sample = range_sensor, d.user = p;
+    CHECK_OK(sensim_rig_add_sensor(rig, &d, r, NULL));
+    sensim_pose_key keys[2];
+    translation(keys[0].pose, 0, 0, 1), keys[0].t_ns = 0;
+    translation(keys[1].pose, 10, 0, 1), keys[1].t_ns = 2000000000;
+    sensim_motion m = {.keys = keys, .key_count = 2};
+    for (int64_t t = 0, i = 0; t < 2000000000; i++) {
+        int64_t dt = dts[i % ndt];
+        if (t + dt > 2000000000)
+            dt = 2000000000 - t;
+        CHECK_OK(sensim_rig_step(rig, scene, dt, &m, NULL));
+        t += dt;
+    }
+    uint64_t n = 0;
+    for (uint32_t f = 0;; f++) {
+        uint64_t got;
+        sensim_status st = sensim_ring_pop(r, &hdrs[f], out + n, 1000 - n, &got);
+        if (st == SENSIM_ERR_RING_EMPTY)
+            break;
+        CHECK_OK(st);
+        n += got;
+    }
+    sensim_rig_destroy(rig);
+    free(r);
+    return n;
+}
+
+/* Samples at exactly k·P, each frame [k·P, (k+1)·P) with the pose at k·P, the
+ * range the analytic one, and the same bytes however the host splits time. */
+static void test_user_sensor_times(void **state)
+{
+    (void)state;
+    sensim_scene *scene = wall_scene();
+    static sensim_point a[1000], b[1000];
+    static sensim_frame_header ha[256], hb[256];
+    probe pa = {.fail_at = -1}, pb = {.fail_at = -1};
+    const int64_t one[] = {100000000}, odd[] = {1, 37000001, 99999999, 3, 50000000};
+    uint64_t na = drive(scene, &pa, 30.0, one, 1, a, ha), nb = drive(scene, &pb, 30.0, odd, 5, b, hb);
+    assert_int_equal(na, 61); /* k·33 333 333 ns < 2 s for k = 0..60 (60·P = 1 999 999 980 ns) */
+    assert_int_equal(nb, na);
+    assert_memory_equal(a, b, na * sizeof *a);
+    for (uint32_t k = 0; k < na; k++) /* world step numbers follow the split; everything else must not */
+        ha[k].world_step_first = ha[k].world_step_last = hb[k].world_step_first = hb[k].world_step_last = 0;
+    assert_memory_equal(ha, hb, na * sizeof *ha);
+    for (uint32_t k = 0; k < na; k++) {
+        int64_t t = k * 33333333LL;
+        assert_int_equal(pa.times[k], t);
+        assert_int_equal(ha[k].t_begin_ns, t);
+        assert_int_equal(ha[k].t_end_ns, t + 33333333LL);
+        assert_int_equal(ha[k].lidar_id, 9);
+        assert_float_equal(a[k].range_m, 50.0 - 5.0 * t * 1e-9, 1e-4);
+        assert_float_equal(ha[k].sensor_pose[12], 5.0 * t * 1e-9, 1e-9);
+    }
+    sensim_scene_destroy(scene);
+}
+
+static sensim_status misuse_sensor(void *user, const sensim_sensor_sample *s)
+{
+    probe *p = user;
+    sensim_sensor_desc d;
+    sensim_sensor_desc_init(&d);
+    d.sample = misuse_sensor;
+    sensim_ring *r = test_ring(10, 2, SENSIM_OVERFLOW_FAIL);
+    p->nested_add = sensim_rig_add_sensor(p->rig, &d, r, NULL);
+    free(r);
+    sensim_pose_key k;
+    translation(k.pose, 0, 0, 0), k.t_ns = 0;
+    sensim_motion m = {.keys = &k, .key_count = 1};
+    p->nested_step = sensim_rig_step(p->rig, s->scene, 1000, &m, NULL);
+    p->nested_edit = sensim_scene_commit(p->edit_scene);
+    p->kept = s->output;
+    sensim_point bad;
+    memset(&bad, 0, sizeof bad);
+    bad.z = NAN;
+    if (sensim_sensor_output_push(s->output, &bad, 1) != SENSIM_ERR_NOT_FINITE)
+        return SENSIM_ERR_INVALID_ARGUMENT;
+    return range_sensor(user, s);
+}
+
+/* A failing callback aborts the step as a transaction; re-entry and edits
+ * from a callback are refused; an output is dead once its callback returned. */
+static void test_user_sensor_misuse(void **state)
+{
+    (void)state;
+    sensim_scene *scene = wall_scene();
+    sensim_ring *r = test_ring(1000, 64, SENSIM_OVERFLOW_FAIL);
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    probe p = {.fail_at = 2, .rig = rig, .edit_scene = scene};
+    sensim_sensor_desc d;
+    sensim_sensor_desc_init(&d);
+    d.rate_hz = 20, d.sample = range_sensor, d.user = &p;
+    CHECK_OK(sensim_rig_add_sensor(rig, &d, r, NULL));
+    sensim_pose_key k;
+    translation(k.pose, 0, 0, 1), k.t_ns = 0;
+    sensim_motion m = {.keys = &k, .key_count = 1};
+    /* samples 0, 1, 2 fall in the step; sample 2 fails: nothing of the step stays */
+    assert_int_equal(sensim_rig_step(rig, scene, 150000000, &m, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "sensor 0's callback (t = 100000000 ns): probe refused"));
+    sensim_ring_stats rs;
+    CHECK_OK(sensim_ring_get_stats(r, &rs));
+    sensim_frame_header h;
+    uint64_t got;
+    assert_int_equal(sensim_ring_pop(r, &h, NULL, 0, &got), SENSIM_ERR_RING_EMPTY);
+    p.fail_at = -1, p.n = 0;
+    sensim_rig_step_result res;
+    CHECK_OK(sensim_rig_step(rig, scene, 150000000, &m, &res)); /* the same step again */
+    assert_int_equal(res.world_step, 0);
+    assert_int_equal(res.frames_completed, 3);
+    assert_int_equal(p.n, 3);
+    sensim_rig_destroy(rig);
+
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    p.rig = rig;
+    sensim_ring *r2 = test_ring(1000, 64, SENSIM_OVERFLOW_FAIL);
+    d.sample = misuse_sensor;
+    CHECK_OK(sensim_rig_add_sensor(rig, &d, r2, NULL));
+    CHECK_OK(sensim_rig_step(rig, scene, 10000000, &m, NULL));
+    assert_int_equal(p.nested_add, SENSIM_ERR_BUSY);
+    assert_int_equal(p.nested_step, SENSIM_ERR_BUSY);
+    assert_int_equal(p.nested_edit, SENSIM_ERR_BUSY);
+    sensim_point pt;
+    memset(&pt, 0, sizeof pt);
+    assert_int_equal(sensim_sensor_output_push(p.kept, &pt, 1), SENSIM_ERR_INVALID_ARGUMENT);
+    /* descriptors */
+    sensim_sensor_desc_init(&d);
+    assert_int_equal(sensim_rig_add_sensor(rig, &d, r2, NULL), SENSIM_ERR_INVALID_ARGUMENT); /* no callback */
+    d.sample = range_sensor, d.rate_hz = NAN;
+    assert_int_equal(sensim_rig_add_sensor(rig, &d, r, NULL), SENSIM_ERR_NOT_FINITE);
+    d.rate_hz = 2e6;
+    assert_int_equal(sensim_rig_add_sensor(rig, &d, r, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    d.rate_hz = 10, d.reserved[1] = 1;
+    assert_int_equal(sensim_rig_add_sensor(rig, &d, r, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    d.reserved[1] = 0;
+    assert_int_equal(sensim_rig_add_sensor(rig, &d, r2, NULL), SENSIM_ERR_DUPLICATE); /* ring in use */
+    sensim_rig_destroy(rig);
+    free(r), free(r2);
+    sensim_scene_destroy(scene);
+}
+
+/* A camera as a user sensor: 20 Hz in 100 ms world steps gives exactly the
+ * two frames whose capture times fall in each step, each seeing the wall at
+ * the platform's position at its own capture time. */
+static sensim_status camera_sensor(void *user, const sensim_sensor_sample *s)
+{
+    probe *p = user;
+    float depth[16 * 12];
+    sensim_camera_images im = {.depth = depth};
+    sensim_pose_key k;
+    memcpy(k.pose, s->platform_pose, sizeof k.pose), k.t_ns = s->t_ns;
+    sensim_motion m = {.keys = &k, .key_count = 1};
+    sensim_status st = sensim_camera_render(p->cam, s->scene, &m, s->t_ns, &im, NULL);
+    if (st != SENSIM_OK)
+        return st;
+    sensim_point pt;
+    memset(&pt, 0, sizeof pt);
+    pt.range_m = depth[6 * 16 + 8]; /* the principal point's pixel */
+    return sensim_sensor_output_push(s->output, &pt, 1);
+}
+
+static void test_camera_as_user_sensor(void **state)
+{
+    (void)state;
+    sensim_scene *scene = wall_scene();
+    sensim_camera_desc cd;
+    sensim_camera_desc_init(&cd);
+    cd.width = 16, cd.height = 12;
+    probe p = {.fail_at = -1};
+    CHECK_OK(sensim_camera_create(ctx, &cd, &p.cam));
+    sensim_ring *r = test_ring(1000, 64, SENSIM_OVERFLOW_FAIL);
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    sensim_sensor_desc d;
+    sensim_sensor_desc_init(&d);
+    d.rate_hz = 20, d.sample = camera_sensor, d.user = &p;
+    CHECK_OK(sensim_rig_add_sensor(rig, &d, r, NULL));
+    sensim_pose_key keys[2];
+    translation(keys[0].pose, 0, 0, 1), keys[0].t_ns = 0;
+    translation(keys[1].pose, 10, 0, 1), keys[1].t_ns = 2000000000;
+    sensim_motion m = {.keys = keys, .key_count = 2};
+    for (int step = 0; step < 5; step++) {
+        sensim_rig_step_result res;
+        CHECK_OK(sensim_rig_step(rig, scene, 100000000, &m, &res));
+        assert_int_equal(res.frames_completed, 2);
+        for (int f = 0; f < 2; f++) {
+            sensim_frame_header h;
+            sensim_point pt;
+            uint64_t got;
+            CHECK_OK(sensim_ring_pop(r, &h, &pt, 1, &got));
+            int64_t t = (2 * step + f) * 50000000LL;
+            assert_int_equal(h.t_begin_ns, t);
+            assert_int_equal(h.world_step_first, step);
+            assert_float_equal(pt.range_m, 50.0 - 5.0 * t * 1e-9, 1e-4);
+        }
+    }
+    sensim_rig_destroy(rig);
+    sensim_camera_destroy(p.cam);
+    free(r);
+    sensim_scene_destroy(scene);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plane_analytic), cmocka_unit_test(test_occluded_agrees),
         cmocka_unit_test(test_moving_actor_time), cmocka_unit_test(test_invariance), cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_user_sensor_times), cmocka_unit_test(test_user_sensor_misuse),
+        cmocka_unit_test(test_camera_as_user_sensor),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

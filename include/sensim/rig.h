@@ -75,6 +75,73 @@ SENSIM_API sensim_status sensim_rig_add_lidar(sensim_rig *rig, sensim_lidar *lid
 SENSIM_API sensim_status sensim_rig_add_proximity(sensim_rig *rig, const sensim_proximity_desc *desc,
                                                   sensim_ring *ring, uint32_t *out_index);
 
+/* ---- sensors of your own ---------------------------------------------- */
+
+/** The frame a user sensor's callback fills (valid during the callback only). */
+typedef struct sensim_sensor_output sensim_sensor_output;
+
+/** One sample of a user sensor, as its callback sees it. */
+typedef struct sensim_sensor_sample {
+    uint32_t sensor_index;       /**< the sensor's index in the rig */
+    uint32_t sensor_id;          /**< its descriptor's id (frame headers' lidar_id) */
+    uint64_t frame_number;       /**< k: this sample is at k·period_ns */
+    int64_t t_ns;                /**< sample time on the world clock, k·period_ns */
+    int64_t period_ns;           /**< round(1e9 / rate_hz) */
+    uint64_t world_step;         /**< the rig step taking the sample */
+    double platform_pose[16];    /**< platform (body) pose in the world at t_ns, column-major */
+    const sensim_scene *scene;   /**< committed and held for the step: ray queries (sensim/query.h)
+                                      and camera renders at t_ns; edits are refused */
+    sensim_sensor_output *output; /**< this sample's frame [t_ns, t_ns + period_ns) in the sensor's ring */
+    uint64_t reserved[4];
+} sensim_sensor_sample;
+
+/** A user sensor's callback: fill sample->output, return SENSIM_OK; any
+ *  other status aborts the whole rig step (a transaction: nothing of the
+ *  step stays in any ring, the clock does not move). */
+typedef sensim_status (*sensim_sensor_fn)(void *user, const sensim_sensor_sample *sample);
+
+/** A sensor of your own in a rig (CARLA's "register, spawn on a parent, listen"). */
+typedef struct sensim_sensor_desc {
+    uint32_t sensor_id;          /**< written as lidar_id in its frame headers */
+    uint32_t reserved_u32;
+    double rate_hz;              /**< samples per second, [0.1, 1e6]; the period is rounded to whole ns */
+    sensim_sensor_fn sample;     /**< called once per sample, on the thread that steps the rig */
+    void *user;                  /**< passed to @ref sample */
+    uint64_t reserved[4];
+} sensim_sensor_desc;
+
+/** Defaults: id 0, 10 Hz, no callback. Since 0.1. */
+SENSIM_API void sensim_sensor_desc_init(sensim_sensor_desc *desc);
+
+/**
+ * Add a sensor of your own writing into @p ring (borrowed). At every sample
+ * time k·P (P = round(1e9 / rate_hz) ns) inside a step [t, t + dt) the rig
+ * opens the frame [k·P, (k+1)·P) in @p ring (header: platform pose at k·P,
+ * sensor id, world step), calls @p desc->sample, and publishes the frame —
+ * in sensor order, then time order, on the stepping thread, so the records
+ * are the same for any thread count and any way the host splits time.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL callback, reserved
+ *         fields), SENSIM_ERR_OUT_OF_RANGE / NOT_FINITE (rate),
+ *         SENSIM_ERR_BAD_HANDLE, SENSIM_ERR_TOO_LARGE, SENSIM_ERR_DUPLICATE,
+ *         SENSIM_ERR_BUSY (called from a sensor callback of this rig).
+ * Thread safety: one thread at a time per rig. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_rig_add_sensor(sensim_rig *rig, const sensim_sensor_desc *desc, sensim_ring *ring,
+                                               uint32_t *out_index);
+
+/**
+ * Append @p count records to the sample's frame (copied; any fields the
+ * sensor likes, documented by the sensor). Ring overflow is handled and
+ * counted by the ring's policy, as for lidars.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, or an output whose
+ *         callback has returned), SENSIM_ERR_NOT_FINITE (a NaN or infinite
+ *         x, y, z or range_m; the message names the record; nothing of
+ *         this call is appended).
+ * Thread safety: the callback's thread only. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_sensor_output_push(sensim_sensor_output *output, const sensim_point *points,
+                                                   uint64_t count);
+
 /**
  * Set the rig's current time (before the first step only).
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (after a step).
@@ -107,8 +174,10 @@ typedef struct sensim_rig_step_result {
  *         member lidar scanning elsewhere), SENSIM_ERR_TIME_ORDER (a member
  *         lidar was scanned past t outside the rig), SENSIM_ERR_OUT_OF_RANGE
  *         (t + dt beyond 2^62 ns), SENSIM_ERR_CANCELLED, and motion-key
- *         errors; on error no ring holds anything of the step, no lidar
- *         moved on and the clock did not move (retry the same step).
+ *         errors, or the status a user sensor's callback returned; on
+ *         error no ring holds anything of the step, no lidar moved on and
+ *         the clock did not move (retry the same step). SENSIM_ERR_BUSY
+ *         also when called from one of this rig's sensor callbacks.
  * Thread safety: one thread at a time per rig; the scene may be shared;
  * member lidars must not be destroyed while in the rig. Since 0.1.
  */

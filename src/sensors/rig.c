@@ -9,11 +9,19 @@
 #include <string.h>
 
 typedef struct rig_sensor {
-    sensim_lidar *lidar;        /* NULL for a proximity sensor */
+    sensim_lidar *lidar;        /* NULL for a proximity or user sensor */
     sensim_ring *ring;
     sensim_proximity_desc prox;
-    int64_t prox_period_ns;
+    sensim_sensor_desc user;    /* user.sample set: a sensor of the caller's */
+    int64_t period_ns;          /* proximity and user sensors */
 } rig_sensor;
+
+#define SENSIM_MAGIC_OUTPUT 0x4F534E53u
+
+struct sensim_sensor_output {
+    uint32_t magic; /* SENSIM_MAGIC_OUTPUT during its callback only */
+    sensim_ring *ring;
+};
 
 struct sensim_rig {
     _Atomic uint32_t magic; /* atomic: destroy may run while another thread checks the handle */
@@ -22,6 +30,7 @@ struct sensim_rig {
     uint32_t count;
     int64_t t_ns;
     uint64_t step;
+    atomic_int stepping; /* a step (and its sensor callbacks) is running */
 };
 
 void sensim_proximity_desc_init(sensim_proximity_desc *d)
@@ -60,6 +69,8 @@ void sensim_rig_destroy(sensim_rig *rig)
 
 static sensim_status add_check(sensim_rig *rig, const void *lidar, const sensim_ring *ring)
 {
+    if (atomic_load(&rig->stepping))
+        return sensim__fail(SENSIM_ERR_BUSY, "rig: sensors cannot be added while the rig steps");
     sensim_status st = sensim__ring_check(ring);
     if (st != SENSIM_OK)
         return st;
@@ -111,10 +122,91 @@ sensim_status sensim_rig_add_proximity(sensim_rig *rig, const sensim_proximity_d
     memset(s, 0, sizeof *s);
     s->ring = ring;
     s->prox = *d;
-    s->prox_period_ns = (int64_t)floor(1e9 / d->rate_hz + 0.5);
+    s->period_ns = (int64_t)floor(1e9 / d->rate_hz + 0.5);
     if (out_index)
         *out_index = rig->count;
     rig->count++;
+    return SENSIM_OK;
+}
+
+void sensim_sensor_desc_init(sensim_sensor_desc *d)
+{
+    if (!d)
+        return;
+    memset(d, 0, sizeof *d);
+    d->rate_hz = 10.0;
+}
+
+sensim_status sensim_rig_add_sensor(sensim_rig *rig, const sensim_sensor_desc *d, sensim_ring *ring,
+                                    uint32_t *out_index)
+{
+    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
+    if (!d || !d->sample)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_sensor: %s is NULL", d ? "desc->sample" : "desc");
+    if (d->reserved_u32 || d->reserved[0] || d->reserved[1] || d->reserved[2] || d->reserved[3])
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_sensor: reserved fields must be zero");
+    if (!isfinite(d->rate_hz))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_rig_add_sensor: rate_hz = %g", d->rate_hz);
+    if (!(d->rate_hz >= 0.1 && d->rate_hz <= 1e6))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_rig_add_sensor: rate_hz = %g outside [0.1, 1e6]",
+                            d->rate_hz);
+    sensim_status st = add_check(rig, NULL, ring);
+    if (st != SENSIM_OK)
+        return st;
+    rig_sensor *s = &rig->sensors[rig->count];
+    memset(s, 0, sizeof *s);
+    s->ring = ring;
+    s->user = *d;
+    s->period_ns = (int64_t)floor(1e9 / d->rate_hz + 0.5);
+    if (out_index)
+        *out_index = rig->count;
+    rig->count++;
+    return SENSIM_OK;
+}
+
+sensim_status sensim_sensor_output_push(sensim_sensor_output *out, const sensim_point *pts, uint64_t n)
+{
+    if (!out || out->magic != SENSIM_MAGIC_OUTPUT)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_sensor_output_push: %s",
+                            out ? "the output is only valid inside its sensor callback" : "output is NULL");
+    if (n && !pts)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_sensor_output_push: points is NULL");
+    for (uint64_t i = 0; i < n; i++)
+        if (!isfinite(pts[i].x) || !isfinite(pts[i].y) || !isfinite(pts[i].z) || !isfinite(pts[i].range_m))
+            return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_sensor_output_push: record %llu has a NaN or "
+                                                       "infinite x, y, z or range_m", (unsigned long long)i);
+    for (uint64_t i = 0; i < n; i++)
+        sensim__ring_push(out->ring, &pts[i]);
+    return SENSIM_OK;
+}
+
+/* One user-sensor sample k: frame [k·P, (k+1)·P) around the callback. */
+static sensim_status user_frame(const sensim_scene *scene, const rig_sensor *s, uint32_t index,
+                                const sensim_path *path, int64_t k, uint64_t step)
+{
+    sensim_sensor_sample smp;
+    memset(&smp, 0, sizeof smp);
+    smp.sensor_index = index;
+    smp.sensor_id = s->user.sensor_id;
+    smp.frame_number = (uint64_t)k;
+    smp.t_ns = k * s->period_ns;
+    smp.period_ns = s->period_ns;
+    smp.world_step = step;
+    sensim__path_pose(path, smp.t_ns, smp.platform_pose);
+    smp.scene = scene;
+    sensim_sensor_output out = {SENSIM_MAGIC_OUTPUT, s->ring};
+    smp.output = &out;
+    sensim__ring_open_frame(s->ring, (uint64_t)k, smp.t_ns, smp.t_ns + s->period_ns, smp.platform_pose,
+                            s->user.sensor_id, step);
+    sensim__ring_add_scanned(s->ring, s->period_ns, step);
+    sensim_status st = s->user.sample(s->user.user, &smp);
+    out.magic = SENSIM_MAGIC_DEAD;
+    sensim__ring_close_frame(s->ring);
+    if (st != SENSIM_OK) {
+        char pre[64];
+        snprintf(pre, sizeof pre, "sensim_rig_step: sensor %u's callback (t = %lld ns)", index, (long long)smp.t_ns);
+        return sensim__fail_prefixed(st, pre);
+    }
     return SENSIM_OK;
 }
 
@@ -189,7 +281,7 @@ static void proximity_frame(const sensim_scene *scene, const rig_sensor *s, cons
                             uint64_t step)
 {
     const sensim_proximity_desc *d = &s->prox;
-    int64_t t = k * s->prox_period_ns;
+    int64_t t = k * s->period_ns;
     double P[16];
     sensim__path_pose(path, t, P);
     double c[3] = {d->box_center[0] + 0.5 * (d->front_m - d->back_m), d->box_center[1], d->box_center[2]};
@@ -199,8 +291,8 @@ static void proximity_frame(const sensim_scene *scene, const rig_sensor *s, cons
     double Pinv[16];
     sensim__mat4_rigid_inverse(P, Pinv);
     float u = sensim__scene_ray_time(scene, t);
-    sensim__ring_open_frame(s->ring, (uint64_t)k, t, t + s->prox_period_ns, P, d->sensor_id, step);
-    sensim__ring_add_scanned(s->ring, s->prox_period_ns, step);
+    sensim__ring_open_frame(s->ring, (uint64_t)k, t, t + s->period_ns, P, d->sensor_id, step);
+    sensim__ring_add_scanned(s->ring, s->period_ns, step);
     for (uint32_t i = 0; i < scene->actor_count; i++) {
         const sensim_actor *a = &scene->actors[i];
         if (a->id == d->exclude_actor_id)
@@ -248,14 +340,20 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
         return st;
     sensim_motion m = *platform;
     m.world_step = rig->step;
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&rig->stepping, &idle, 1))
+        return sensim__fail(SENSIM_ERR_BUSY, "sensim_rig_step: the rig is already stepping (called from one of "
+                                             "its sensor callbacks, or from two threads)");
 
     /* A step is one transaction over all sensors: the scene stays committed
      * for the whole step (no edit lands between sensors), every lidar is
      * held and checked before anything is traced, and a cancel or an error
      * leaves every ring and lidar as before the call (the rig does not
      * advance). Only a FAIL ring that overflows refuses its own sensor. */
-    if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK)
+    if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK) {
+        atomic_store(&rig->stepping, 0);
         return st;
+    }
     uint32_t held = 0;
     for (; held < rig->count; held++) {
         sensim_lidar *l = rig->sensors[held].lidar;
@@ -291,10 +389,13 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
                 sensor_frames[i] = fr;
                 continue;
             }
-            /* proximity: frames whose start lies in [t0, t1) */
-            int64_t P = s->prox_period_ns;
-            for (int64_t k = -sensim__floordiv(-t0, P); k * P < t1; k++) {
-                proximity_frame(scene, s, &path, k, rig->step);
+            /* proximity and user sensors: frames whose start lies in [t0, t1) */
+            int64_t P = s->period_ns;
+            for (int64_t k = -sensim__floordiv(-t0, P); st == SENSIM_OK && k * P < t1; k++) {
+                if (s->user.sample)
+                    st = user_frame(scene, s, i, &path, k, rig->step);
+                else
+                    proximity_frame(scene, s, &path, k, rig->step);
                 sensor_frames[i]++;
             }
         }
@@ -320,6 +421,7 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
         if (rig->sensors[i].lidar)
             sensim__lidar_release(rig->sensors[i].lidar);
     sensim__scene_scan_end(scene);
+    atomic_store(&rig->stepping, 0);
     if (st != SENSIM_OK)
         return st;
     if (out) {
