@@ -771,6 +771,37 @@ class Camera(_Handle):
         return out
 
 
+class _Sample:
+    """One sample of a user sensor (see Rig.add_sensor); valid during its callback."""
+
+    def __init__(self, c, scene):
+        self.t_ns, self.frame_number, self.period_ns = c.t_ns, c.frame_number, c.period_ns
+        self.world_step, self.sensor_id, self.sensor_index = c.world_step, c.sensor_id, c.sensor_index
+        self.pose = _from16(c.platform_pose)
+        self.scene = scene
+        self._out = c.output
+
+    def push(self, records):
+        """Append records (POINT_DTYPE array, or dicts of point fields) to this sample's frame."""
+        if _np is not None and isinstance(records, _np.ndarray):
+            a = _np.ascontiguousarray(records, dtype=POINT_DTYPE)
+            n, ptr = a.size, a.ctypes.data
+        else:
+            names = [f[0] for f in _FIELDS]
+            rows = list(records)
+            for r in rows:
+                bad = set(r) - set(names)
+                if bad:
+                    raise InvalidArgument(1, "unknown point fields %s" % sorted(bad))
+            try:
+                buf = b"".join(_UNPACK.pack(*[r.get(k, 0) for k in names]) for r in rows)
+            except _struct.error as e:
+                raise InvalidArgument(1, "a point field has the wrong type or range: %s" % e)
+            a = ctypes.create_string_buffer(buf, max(1, len(buf)))
+            n, ptr = len(rows), ctypes.addressof(a)
+        _check(_L.sensim_sensor_output_push(self._out, ptr, n))
+
+
 class Rig(_Handle):
     """Sensors on one world clock; step(dt) scans every sensor over [t, t+dt)."""
     _destroy = "sensim_rig_destroy"
@@ -781,6 +812,7 @@ class Rig(_Handle):
         _want(context, Context, "context")
         self.context = context
         self._members = []  # the rig borrows lidars and rings: keep them alive
+        self._scene, self._errors = None, []
         h = ctypes.c_void_p()
         _check(_L.sensim_rig_create(context.handle, ctypes.byref(h)))
         self._h = h.value
@@ -808,6 +840,40 @@ class Rig(_Handle):
         self._members.append(ring)
         return idx.value
 
+    def add_sensor(self, ring, fn, rate_hz=10.0, sensor_id=0):
+        """A sensor of your own: ``fn(sample)`` runs at every sample time k/rate
+        inside each step, on the stepping thread. ``sample`` has t_ns,
+        frame_number, period_ns, world_step, sensor_id, ``pose`` (platform,
+        4x4, at t_ns), ``scene`` (the Scene being stepped: ray queries and
+        camera renders) and ``push(records)`` (a POINT_DTYPE array, or dicts
+        of point fields) into the frame [t_ns, t_ns + period_ns) of ``ring``.
+        An exception in ``fn`` aborts the step (nothing of it stays in any
+        ring) and is raised again by :meth:`step`."""
+        _want(ring, Ring, "ring")
+        if not callable(fn):
+            raise InvalidArgument(1, "fn must be callable")
+        rig = self
+
+        def trampoline(_user, sp):
+            try:
+                fn(_Sample(sp.contents, rig._scene))
+                return 0
+            except Exception as e:  # the step returns this status; step() re-raises e
+                rig._errors.append(e)
+                return e.status if isinstance(e, Error) else 1
+
+        cb = _lib.SENSOR_FN(trampoline)
+        d = _lib.SensorDesc()
+        _L.sensim_sensor_desc_init(ctypes.byref(d))
+        sid = _u64(sensor_id, "sensor_id")
+        if sid >= 2 ** 32:
+            raise OutOfRange(5, "sensor_id must fit 32 bits")
+        d.sensor_id, d.rate_hz, d.sample = sid, float(rate_hz), cb
+        idx = ctypes.c_uint32()
+        _check(_L.sensim_rig_add_sensor(self.handle, ctypes.byref(d), ring.handle, ctypes.byref(idx)))
+        self._members += [ring, cb]  # the C side keeps the callback pointer: keep it alive
+        return idx.value
+
     def set_time(self, t_ns):
         _check(_L.sensim_rig_set_time(self.handle, _i64(t_ns, "t_ns")))
 
@@ -829,8 +895,15 @@ class Rig(_Handle):
         r = _lib.RigStepResult()
         dt_ns = _i64(dt_ns, "dt_ns")
         lidars = [x for x in self._members if isinstance(x, Lidar)]
-        with _using(self, scene, *lidars) as hs:
-            _check(_L.sensim_rig_step(hs[0], hs[1], dt_ns, ctypes.byref(m), ctypes.byref(r)))
+        self._scene, self._errors = scene, []
+        try:
+            with _using(self, scene, *lidars) as hs:
+                st = _L.sensim_rig_step(hs[0], hs[1], dt_ns, ctypes.byref(m), ctypes.byref(r))
+        finally:
+            self._scene = None
+        if self._errors:
+            raise self._errors[0]
+        _check(st)
         return dict(world_step=r.world_step, t_begin_ns=r.t_begin_ns, t_end_ns=r.t_end_ns,
                     frames_completed=r.frames_completed, sensors_refused=r.sensors_refused)
 

@@ -96,6 +96,20 @@ class ProximityDesc(Structure):
                 ("back_m", c_double), ("side_m", c_double), ("reserved", c_uint64 * 4)]
 
 
+class SensorSample(Structure):
+    _fields_ = [("sensor_index", c_uint32), ("sensor_id", c_uint32), ("frame_number", c_uint64), ("t_ns", c_int64),
+                ("period_ns", c_int64), ("world_step", c_uint64), ("platform_pose", c_double * 16),
+                ("scene", c_void_p), ("output", c_void_p), ("reserved", c_uint64 * 4)]
+
+
+SENSOR_FN = CFUNCTYPE(c_int32, c_void_p, POINTER(SensorSample))
+
+
+class SensorDesc(Structure):
+    _fields_ = [("sensor_id", c_uint32), ("reserved_u32", c_uint32), ("rate_hz", c_double), ("sample", SENSOR_FN),
+                ("user", c_void_p), ("reserved", c_uint64 * 4)]
+
+
 class RigStepResult(Structure):
     _fields_ = [("world_step", c_uint64), ("t_begin_ns", c_int64), ("t_end_ns", c_int64),
                 ("frames_completed", c_uint64), ("sensors_refused", c_uint32), ("reserved_u32", c_uint32),
@@ -137,6 +151,7 @@ class CameraImages(Structure):
 STRUCTS = {
     "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
     "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages,
+    "sensim_sensor_sample": SensorSample, "sensim_sensor_desc": SensorDesc,
     "sensim_context_desc": ContextDesc, "sensim_mesh_desc": MeshDesc, "sensim_load_options": LoadOptions,
     "sensim_scene_info": SceneInfo, "sensim_material": Material, "sensim_field": Field,
     "sensim_frame_header": FrameHeader, "sensim_frame_view": FrameView, "sensim_ring_stats": RingStats,
@@ -218,6 +233,9 @@ PROTOTYPES = {
     "sensim_rig_add_lidar": (status_t, [c_void_p, c_void_p, c_void_p, POINTER(c_uint32)]),
     "sensim_rig_add_proximity": (status_t, [c_void_p, POINTER(ProximityDesc), c_void_p, POINTER(c_uint32)]),
     "sensim_rig_set_time": (status_t, [c_void_p, c_int64]),
+    "sensim_sensor_desc_init": (None, [POINTER(SensorDesc)]),
+    "sensim_rig_add_sensor": (status_t, [c_void_p, POINTER(SensorDesc), c_void_p, POINTER(c_uint32)]),
+    "sensim_sensor_output_push": (status_t, [c_void_p, c_void_p, c_uint64]),
     "sensim_rig_step": (status_t, [c_void_p, c_void_p, c_int64, POINTER(Motion), POINTER(RigStepResult)]),
     "sensim_pose_from_frame": (status_t, [c_int32, d3, d3, d16]),
     "sensim_pose_to_frame": (status_t, [c_int32, d16, d3, d3]),

@@ -415,6 +415,50 @@ class Cameras(unittest.TestCase):
             sensim.Camera(ctx, "no_such")
 
 
+class UserSensors(unittest.TestCase):
+    def test_range_sensor_on_the_world_clock(self):
+        ctx = sensim.Context(1)
+        scene = sensim.Scene(ctx)
+        scene.add_mesh([[50, -50, -50], [50, 50, -50], [50, 50, 50], [50, -50, 50]], [[0, 1, 2], [0, 2, 3]], tag=4)
+        scene.commit()
+        ring = sensim.Ring(100, 64)
+        rig = sensim.Rig(ctx)
+        seen = []
+
+        def ahead(sample):
+            p = sample.pose
+            h = sample.scene.intersect([[p[0][3], p[1][3], p[2][3]]], [[p[0][0], p[1][0], p[2][0]]])
+            d = float(h["distance"][0]) if np is not None else h[0].distance
+            seen.append(sample.t_ns)
+            sample.push([{"x": d, "range": d, "tag": 4, "t_offset_ns": sample.frame_number}])
+
+        rig.add_sensor(ring, ahead, rate_hz=20, sensor_id=3)
+        keys = [(0, sensim.pose(z=1)), (2_000_000_000, sensim.pose(x=10, z=1))]
+        for _ in range(3):
+            rig.step(scene, 100_000_000, keys=keys)
+        self.assertEqual(seen, [k * 50_000_000 for k in range(6)])
+        for k in range(6):
+            f = ring.pop()
+            rec = sensim.unpack_points(f.points)[0] if np is None else f.points[0]
+            self.assertEqual(f.header["t_begin_ns"], k * 50_000_000)
+            self.assertEqual(f.header["sensor_id"], 3)
+            self.assertAlmostEqual(float(rec["range"]), 50 - 0.25 * k, places=4)
+
+        def broken(sample):
+            if sample.frame_number == 7:
+                raise ValueError("sensor broke")
+            sample.push([])
+
+        ring2 = sensim.Ring(100, 64)
+        rig.add_sensor(ring2, broken, rate_hz=20)
+        with self.assertRaises(ValueError):
+            rig.step(scene, 100_000_000, keys=keys)  # samples 6 and 7: 7 raises, the step is undone
+        self.assertIsNone(ring.pop())  # sample 6 of the first sensor was undone with the step
+        self.assertIsNone(ring2.pop())
+        with self.assertRaises(sensim.InvalidArgument):
+            rig.add_sensor(ring2, "not callable")
+
+
 class NoNumpySmoke(unittest.TestCase):
     def test_package_works_without_numpy(self):
         env = dict(os.environ, SENSIM_DISABLE_NUMPY="1")
