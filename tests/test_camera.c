@@ -449,6 +449,240 @@ static void test_hostile(void **state)
     sensim_scene_destroy(s);
 }
 
+/* ---- cameras in rigs ---------------------------------------------------- */
+
+static sensim_ring *image_ring(uint32_t w, uint32_t h, uint32_t outputs, uint32_t frames, int32_t policy)
+{
+    size_t size;
+    CHECK_OK(sensim_image_ring_required_size(w, h, outputs, frames, &size));
+    void *mem = malloc(size);
+    assert_non_null(mem);
+    sensim_ring *r;
+    CHECK_OK(sensim_image_ring_init(mem, size, w, h, outputs, frames, policy, &r));
+    return r;
+}
+
+#define RW 24
+#define RH 16
+#define RIG_OUT (SENSIM_CAMERA_DEPTH | SENSIM_CAMERA_SEMANTIC | SENSIM_CAMERA_INSTANCE)
+
+/* Run a 20 Hz rig camera (rolling shutter) on a platform driving at a wall
+ * through 0.5 s cut into the steps @p dts (ns, cycled); return the images
+ * (depth, semantic, instance of each capture, in order) and check the
+ * frame headers against exact capture times. */
+static uint32_t rig_camera_run(sensim_scene *s, const int64_t *dts, int ndt, float *depth, uint8_t *sem,
+                               uint32_t *inst, int64_t *times)
+{
+    sensim_camera *c = make_camera("carla_default", (const char *const[]){"width", "24", "height", "16",
+                                                                          "row_readout_ns", "1000000", NULL});
+    sensim_ring *r = image_ring(RW, RH, RIG_OUT, 16, SENSIM_OVERFLOW_FAIL);
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    uint32_t idx;
+    CHECK_OK(sensim_rig_add_camera(rig, c, 20.0, 7, r, &idx));
+    sensim_pose_key keys[2];
+    translation(keys[0].pose, 0, 0, 1), keys[0].t_ns = 0;
+    translation(keys[1].pose, 10, 0, 1), keys[1].t_ns = 1000000000;
+    sensim_motion m = {.keys = keys, .key_count = 2};
+    uint32_t n = 0;
+    for (int64_t t = 0, i = 0; t < 500000000; i++) {
+        int64_t dt = dts[i % ndt];
+        if (t + dt > 500000000)
+            dt = 500000000 - t;
+        sensim_rig_step_result res;
+        CHECK_OK(sensim_rig_step(rig, s, dt, &m, &res));
+        /* exactly the captures k·50 ms inside [t, t + dt) */
+        uint64_t expect = (uint64_t)((t + dt + 49999999) / 50000000 - (t + 49999999) / 50000000);
+        assert_int_equal(res.frames_completed, expect);
+        sensim_image_view v;
+        while (sensim_ring_peek_image(r, &v) == SENSIM_OK) {
+            assert_int_equal(v.header->t_begin_ns, (int64_t)n * 50000000);
+            assert_int_equal(v.header->t_end_ns, (int64_t)(n + 1) * 50000000);
+            assert_int_equal(v.header->lidar_id, 7);
+            assert_int_equal(v.header->frame_number, n);
+            assert_int_equal(v.width, RW);
+            assert_null(v.normal);
+            assert_null(v.rgb);
+            /* the camera's pose at capture: platform at x = 10 t */
+            assert_float_equal(v.header->sensor_pose[12], 10.0 * n * 0.05, 1e-9);
+            assert_float_equal(v.header->sensor_pose[14], 1.0, 1e-12);
+            memcpy(depth + n * RW * RH, v.depth, RW * RH * sizeof *depth);
+            memcpy(sem + n * RW * RH, v.semantic, RW * RH);
+            memcpy(inst + n * RW * RH, v.instance, RW * RH * sizeof *inst);
+            times[n++] = v.header->t_begin_ns;
+            CHECK_OK(sensim_ring_release(r));
+        }
+        t += dt;
+    }
+    sensim_ring_stats st;
+    CHECK_OK(sensim_ring_get_stats(r, &st));
+    assert_int_equal(st.frames_written, n);
+    assert_int_equal(st.scans_refused, 0);
+    sensim_rig_destroy(rig);
+    sensim_camera_destroy(c);
+    free(r);
+    return n;
+}
+
+/* A rig camera takes exactly the captures k·P, each the image a direct
+ * render at k·P gives (rolling shutter rows included), for any way the host
+ * splits time: 100 ms steps, 1 kHz steps, and odd 37 ms / 3 ms steps. */
+static void test_rig_camera(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_wall(s, 50.0f, 100.0f, 4);
+    CHECK_OK(sensim_scene_commit(s));
+    enum { NF = 10, PIX = RW * RH };
+    float *depth[3];
+    uint8_t *sem[3];
+    uint32_t *inst[3];
+    int64_t times[3][NF + 1];
+    const int64_t split[3][2] = {{100000000, 100000000}, {1000000, 1000000}, {37000000, 3000000}};
+    for (int k = 0; k < 3; k++) {
+        depth[k] = malloc(NF * PIX * sizeof(float)), sem[k] = malloc(NF * PIX), inst[k] = malloc(NF * PIX * 4);
+        assert_int_equal(rig_camera_run(s, split[k], 2, depth[k], sem[k], inst[k], times[k]), NF);
+    }
+    for (int k = 1; k < 3; k++) {
+        assert_memory_equal(depth[0], depth[k], NF * PIX * sizeof(float));
+        assert_memory_equal(sem[0], sem[k], NF * PIX);
+        assert_memory_equal(inst[0], inst[k], NF * PIX * 4);
+    }
+    /* the same images as direct renders at the capture times */
+    sensim_camera *c = make_camera("carla_default", (const char *const[]){"width", "24", "height", "16",
+                                                                          "row_readout_ns", "1000000", NULL});
+    sensim_pose_key keys[2];
+    translation(keys[0].pose, 0, 0, 1), keys[0].t_ns = 0;
+    translation(keys[1].pose, 10, 0, 1), keys[1].t_ns = 1000000000;
+    sensim_motion m = {.keys = keys, .key_count = 2};
+    float d1[PIX];
+    for (int f = 0; f < NF; f++) {
+        sensim_camera_images im = {.depth = d1};
+        CHECK_OK(sensim_camera_render(c, s, &m, f * 50000000LL, &im, NULL));
+        assert_memory_equal(d1, depth[0] + f * PIX, sizeof d1);
+        /* row j was exposed at t + j ms with the platform at x = 10 (t + j ms) */
+        for (int j = 0; j < RH; j++)
+            assert_float_equal(d1[j * RW + RW / 2], 50.0 - 10.0 * (f * 0.05 + j * 0.001), 1e-4);
+    }
+    for (int k = 0; k < 3; k++)
+        free(depth[k]), free(sem[k]), free(inst[k]);
+    sensim_camera_destroy(c);
+    sensim_scene_destroy(s);
+}
+
+/* Image rings overflow as point rings do, always counted: FAIL refuses the
+ * camera's whole step (nothing written; the retry after reading succeeds),
+ * DROP_OLDEST keeps the newest images and counts the dropped ones. */
+static void test_image_ring_overflow(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_wall(s, 20.0f, 100.0f, 4);
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_camera *c = make_camera("carla_default", (const char *const[]){"width", "8", "height", "6", NULL});
+    sensim_pose_key key;
+    sensim_motion m = still(&key, 0, 0, 0);
+    for (int policy = 0; policy < 2; policy++) {
+        sensim_ring *r = image_ring(8, 6, SENSIM_CAMERA_DEPTH, 3, policy);
+        sensim_rig *rig;
+        CHECK_OK(sensim_rig_create(ctx, &rig));
+        CHECK_OK(sensim_rig_add_camera(rig, c, 20.0, 1, r, NULL));
+        sensim_rig_step_result res;
+        CHECK_OK(sensim_rig_step(rig, s, 100000000, &m, &res)); /* 2 images, 1 slot left */
+        assert_int_equal(res.frames_completed, 2);
+        CHECK_OK(sensim_rig_step(rig, s, 100000000, &m, &res)); /* 2 more: too many */
+        sensim_ring_stats st;
+        CHECK_OK(sensim_ring_get_stats(r, &st));
+        sensim_image_view v;
+        if (policy == SENSIM_OVERFLOW_FAIL) {
+            assert_int_equal(res.sensors_refused, 1);
+            assert_int_equal(res.frames_completed, 0);
+            assert_int_equal(st.scans_refused, 1);
+            assert_int_equal(st.points_refused, 2); /* images */
+            assert_int_equal(st.frames_ready, 2);
+            CHECK_OK(sensim_ring_peek_image(r, &v));
+            assert_int_equal(v.header->frame_number, 0);
+        } else {
+            assert_int_equal(res.sensors_refused, 0);
+            assert_int_equal(st.frames_dropped, 1);
+            assert_int_equal(st.points_dropped, 1); /* images */
+            assert_int_equal(st.frames_ready, 3);
+            CHECK_OK(sensim_ring_peek_image(r, &v));
+            assert_int_equal(v.header->frame_number, 1);
+        }
+        for (int p = 0; p < 48; p++)
+            assert_float_equal(v.depth[p], 20.0, 1e-4);
+        sensim_rig_destroy(rig);
+        free(r);
+    }
+    sensim_camera_destroy(c);
+    sensim_scene_destroy(s);
+}
+
+/* Misuse: rings of the wrong kind or size, bad rates, sizes, outputs. */
+static void test_image_ring_misuse(void **state)
+{
+    (void)state;
+    sensim_camera *c = make_camera("carla_default", (const char *const[]){"width", "8", "height", "6", NULL});
+    size_t size;
+    assert_int_equal(sensim_image_ring_required_size(8, 6, 0, 2, &size), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_image_ring_required_size(8, 6, 64, 2, &size), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_image_ring_required_size(0, 6, 1, 2, &size), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_image_ring_required_size(16385, 6, 1, 2, &size), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_image_ring_required_size(8, 6, 1, 0, &size), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_image_ring_required_size(16384, 16384, 31, 1u << 24, &size), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_image_ring_required_size(8, 6, 1, 2, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    CHECK_OK(sensim_image_ring_required_size(8, 6, 1, 2, &size));
+    void *mem = malloc(size);
+    sensim_ring *r;
+    assert_int_equal(sensim_image_ring_init(mem, size - 1, 8, 6, 1, 2, 0, &r), SENSIM_ERR_TOO_LARGE);
+    assert_int_equal(sensim_image_ring_init(mem, size, 8, 6, 1, 2, 5, &r), SENSIM_ERR_INVALID_ARGUMENT);
+    CHECK_OK(sensim_image_ring_init(mem, size, 8, 6, 1, 2, 0, &r));
+    sensim_ring *pr = test_ring(100, 4, SENSIM_OVERFLOW_FAIL);
+    sensim_ring *wrong = image_ring(6, 8, 1, 2, SENSIM_OVERFLOW_FAIL);
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    assert_int_equal(sensim_rig_add_camera(rig, c, 20, 0, pr, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_rig_add_camera(rig, c, 20, 0, wrong, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_rig_add_camera(rig, c, NAN, 0, r, NULL), SENSIM_ERR_NOT_FINITE);
+    assert_int_equal(sensim_rig_add_camera(rig, c, 0.01, 0, r, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_rig_add_camera(rig, NULL, 20, 0, r, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_rig_add_camera(rig, (sensim_camera *)pr, 20, 0, r, NULL), SENSIM_ERR_BAD_HANDLE);
+    CHECK_OK(sensim_rig_add_camera(rig, c, 20, 0, r, NULL));
+    assert_int_equal(sensim_rig_add_camera(rig, c, 20, 0, wrong, NULL), SENSIM_ERR_DUPLICATE); /* same camera */
+    /* points into an image ring, images read as points, and back */
+    sensim_proximity_desc pd;
+    sensim_proximity_desc_init(&pd);
+    assert_int_equal(sensim_rig_add_proximity(rig, &pd, wrong, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", NULL, 0, &l));
+    assert_int_equal(sensim_rig_add_lidar(rig, l, wrong, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_wall(s, 5.0f, 10.0f, 4);
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_pose_key key;
+    sensim_motion m = still(&key, 0, 0, 0);
+    assert_int_equal(sensim_lidar_scan(l, s, 0, 1000000, key.pose, wrong, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    sensim_frame_view fv;
+    sensim_image_view iv;
+    assert_int_equal(sensim_ring_peek(r, &fv), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_ring_pop(r, NULL, NULL, 0, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_ring_peek_image(pr, &iv), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_ring_peek_image(r, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_ring_peek_image(r, &iv), SENSIM_ERR_RING_EMPTY);
+    /* the camera still works in its rig after all the refusals */
+    CHECK_OK(sensim_rig_step(rig, s, 100000000, &m, NULL));
+    assert_int_equal(sensim_ring_peek_image(r, &iv), SENSIM_OK);
+    sensim_rig_destroy(rig);
+    sensim_lidar_destroy(l);
+    sensim_scene_destroy(s);
+    free(mem), free(pr), free(wrong);
+    sensim_camera_destroy(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -456,6 +690,8 @@ int main(void)
         cmocka_unit_test(test_lens_closed_forms), cmocka_unit_test(test_fisheye_wall),
         cmocka_unit_test(test_rolling_shutter),   cmocka_unit_test(test_lidar_camera_agree),
         cmocka_unit_test(test_shading_and_thread_invariance), cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_rig_camera),        cmocka_unit_test(test_image_ring_overflow),
+        cmocka_unit_test(test_image_ring_misuse),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -185,6 +185,70 @@ SENSIM_API sensim_status sensim_camera_render(sensim_camera *camera, const sensi
                                               const sensim_motion *platform, int64_t t_ns,
                                               const sensim_camera_images *images, double out_pose[16]);
 
+/* ---- image rings: camera frames in caller memory ----------------------- */
+
+/**
+ * Bytes of caller memory an image ring of @p frame_capacity frames needs,
+ * each frame holding the images @p outputs (SENSIM_CAMERA_* bits) of a
+ * @p width x @p height camera. An image ring is a sensim_ring (sensim/ring.h)
+ * whose frames are image sets instead of points: the same header (capture
+ * time, pose, sensor id, world steps), the same one-producer/one-consumer
+ * threading, transactions and overflow policies, the same counters.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, no or unknown
+ *         output bits), SENSIM_ERR_OUT_OF_RANGE (sizes 1..16384, frames
+ *         1..2^24), SENSIM_ERR_TOO_LARGE.
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_image_ring_required_size(uint32_t width, uint32_t height, uint32_t outputs,
+                                                         uint32_t frame_capacity, size_t *out_size);
+
+/**
+ * Initialise an image ring in @p mem (8-byte aligned, @p size bytes from
+ * sensim_image_ring_required_size, borrowed; no destroy: free @p mem).
+ * Overflow (sensim/ring.h): under SENSIM_OVERFLOW_FAIL a rig step whose
+ * images do not all fit writes none of them for this camera (counted in
+ * scans_refused; points_refused counts the images); under
+ * SENSIM_OVERFLOW_DROP_OLDEST the oldest unread images are dropped
+ * (frames_dropped; points_dropped counts images too). Read it with
+ * sensim_ring_peek_image() and sensim_ring_release(); sensim_ring_peek and
+ * sensim_ring_pop refuse an image ring, and lidars and point sensors refuse
+ * to write into one.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_RANGE,
+ *         SENSIM_ERR_TOO_LARGE (size too small).
+ * Thread safety: no other call may use the memory meanwhile. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_image_ring_init(void *mem, size_t size, uint32_t width, uint32_t height,
+                                                uint32_t outputs, uint32_t frame_capacity, int32_t overflow_policy,
+                                                sensim_ring **out_ring);
+
+/** The oldest complete image set of an image ring (borrowed pointers into
+ *  the ring, valid until sensim_ring_release; NULL for outputs the ring does
+ *  not hold). Layouts as in sensim_camera_images. header->t_begin_ns is the
+ *  capture time, header->sensor_pose the camera's world pose at it (row 0
+ *  of a rolling shutter), header->point_count the frame's size in 32-byte
+ *  blocks. */
+typedef struct sensim_image_view {
+    const sensim_frame_header *header;
+    uint32_t width, height;
+    uint32_t outputs;            /**< SENSIM_CAMERA_* bits held */
+    uint32_t reserved_u32;
+    const float *depth;
+    const uint8_t *semantic;
+    const uint32_t *instance;
+    const float *normal;
+    const uint8_t *rgb;
+    uint64_t reserved[4];
+} sensim_image_view;
+
+/**
+ * Look at the oldest complete image set without removing it (release it
+ * with sensim_ring_release()).
+ * @return SENSIM_OK, SENSIM_ERR_RING_EMPTY, SENSIM_ERR_BAD_HANDLE,
+ *         SENSIM_ERR_INVALID_ARGUMENT (NULL, or a point ring).
+ * Thread safety: consumer thread. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_ring_peek_image(sensim_ring *ring, sensim_image_view *out_view);
+
 /**
  * CARLA's depth encoding of metres @p depth_m into 24-bit RGB:
  * n = round(d / 1000 · (256³ − 1)), R = n & 255, G = (n >> 8) & 255,

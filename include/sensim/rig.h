@@ -12,6 +12,7 @@
 #ifndef SENSIM_RIG_H
 #define SENSIM_RIG_H
 
+#include <sensim/camera.h>
 #include <sensim/lidar.h>
 
 #ifdef __cplusplus
@@ -74,6 +75,28 @@ SENSIM_API sensim_status sensim_rig_add_lidar(sensim_rig *rig, sensim_lidar *lid
  */
 SENSIM_API sensim_status sensim_rig_add_proximity(sensim_rig *rig, const sensim_proximity_desc *desc,
                                                   sensim_ring *ring, uint32_t *out_index);
+
+/**
+ * Add a camera taking images at @p rate_hz on the world clock (CARLA's
+ * `sensor_tick`): capture k happens at t = k·P, P = round(1e9 / rate_hz) ns,
+ * and is rendered by the step whose interval [t0, t1) holds k·P, so a 20 Hz
+ * camera in 10 Hz steps gives exactly two images a step, for any way the
+ * host splits time. Each capture is one frame [k·P, (k+1)·P) of @p ring,
+ * an image ring (sensim_image_ring_init) whose size matches the camera and
+ * whose outputs are the images rendered; the header carries the camera's
+ * world pose at k·P and @p sensor_id. The camera and the ring are borrowed
+ * until the rig is destroyed (do not render the camera elsewhere meanwhile:
+ * the step would fail with SENSIM_ERR_BUSY).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, a point ring, or a
+ *         ring whose image size differs from the camera's; the message says
+ *         which), SENSIM_ERR_OUT_OF_RANGE / SENSIM_ERR_NOT_FINITE (rate
+ *         outside [0.1, 1000] Hz), SENSIM_ERR_BAD_HANDLE, SENSIM_ERR_TOO_LARGE,
+ *         SENSIM_ERR_DUPLICATE (camera or ring already in the rig),
+ *         SENSIM_ERR_BUSY (while the rig steps).
+ * Thread safety: one thread at a time per rig. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_rig_add_camera(sensim_rig *rig, sensim_camera *camera, double rate_hz,
+                                               uint32_t sensor_id, sensim_ring *ring, uint32_t *out_index);
 
 /* ---- sensors of your own ---------------------------------------------- */
 

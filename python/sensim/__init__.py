@@ -97,6 +97,19 @@ def _i64(value, what):
     return value
 
 
+def _u32(value, what):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= int(value) < 2 ** 32:
+        raise OutOfRange(5, "%s must be an integer in 0..2**32-1, not %r" % (what, value))
+    return int(value)
+
+
+def _f64(value, what):
+    """A double for C (NaN and inf reach C, which names them)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidArgument(1, "%s must be a number, not %s" % (what, type(value).__name__))
+    return float(value)
+
+
 def _u64(value, what):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= int(value) < 2 ** 64:
         raise OutOfRange(5, "%s must be an integer in 0..2**64-1" % what)
@@ -610,6 +623,90 @@ class Ring:
         return {k: getattr(s, k) for k, _ in _lib.RingStats._fields_ if k != "reserved"}
 
 
+class ImageRing(Ring):
+    """A ring of camera frames (sensim_image_ring_init) in memory this object
+    owns, sized for ``camera`` (a Camera, or (width, height)) and holding the
+    images ``outputs``. A camera in a rig (Rig.add_camera) writes into it;
+    :meth:`peek` gives zero-copy numpy views, :meth:`pop` copies. Overflow
+    as for point rings ("fail" refuses the camera's step, "drop_oldest" drops
+    the oldest images); :attr:`stats` counts images. Requires numpy."""
+
+    BITS = dict(depth=1, semantic=2, instance=4, normal=8, rgb=16)
+
+    def __init__(self, camera, outputs=("depth", "semantic"), frame_capacity=4, policy="fail"):
+        if _np is None:
+            raise InvalidArgument(1, "ImageRing needs numpy")
+        if isinstance(camera, Camera):
+            w, h = camera.width, camera.height
+        else:
+            try:
+                w, h = (int(v) for v in camera)
+            except (TypeError, ValueError):
+                raise InvalidArgument(1, "ImageRing: camera must be a Camera or (width, height)")
+        if isinstance(outputs, str):
+            outputs = [outputs]
+        bad = [o for o in outputs if o not in self.BITS]
+        if bad or not outputs:
+            raise InvalidArgument(1, "outputs must be among %s, not %r" % (", ".join(self.BITS), bad or outputs))
+        bits = 0
+        for o in outputs:
+            bits |= self.BITS[o]
+        w, h = _u32(w, "width"), _u32(h, "height")
+        size = ctypes.c_size_t()
+        _check(_L.sensim_image_ring_required_size(w, h, bits, _u32(frame_capacity, "frame_capacity"),
+                                                  ctypes.byref(size)))
+        if policy not in POLICIES:
+            raise InvalidArgument(1, "policy must be one of %s" % ", ".join(POLICIES))
+        self._mem = (ctypes.c_uint64 * ((size.value + 7) // 8))()
+        hd = ctypes.c_void_p()
+        _check(_L.sensim_image_ring_init(ctypes.addressof(self._mem), size.value, w, h, bits, frame_capacity,
+                                         POLICIES[policy], ctypes.byref(hd)))
+        self._h = hd.value
+        self.width, self.height, self.outputs = w, h, tuple(o for o in self.BITS if bits & self.BITS[o])
+
+    def _views(self, v):
+        h, w = v.height, v.width
+        shapes = dict(depth=((h, w), _np.float32), semantic=((h, w), _np.uint8), instance=((h, w), _np.uint32),
+                      normal=((h, w, 3), _np.float32), rgb=((h, w, 3), _np.uint8))
+        out = {}
+        for o in self.outputs:
+            shape, dt = shapes[o]
+            n = int(_np.prod(shape)) * _np.dtype(dt).itemsize
+            raw = (ctypes.c_char * n).from_address(getattr(v, o))
+            raw._keep = self._mem
+            out[o] = _np.frombuffer(raw, dtype=dt).reshape(shape)
+        return out
+
+    def peek(self):
+        """Oldest complete capture without removing it, or None: (header,
+        {output: zero-copy array}); the arrays belong to the ring again after
+        :meth:`release`."""
+        v = _lib.ImageView()
+        st = _L.sensim_ring_peek_image(self._h, ctypes.byref(v))
+        if st == 11:
+            return None
+        _check(st)
+        return _header(v.header.contents), self._views(v)
+
+    def pop(self):
+        """Remove and return the oldest capture as (header, {output: array copy}), or None."""
+        got = self.peek()
+        if got is None:
+            return None
+        hdr, views = got
+        images = {k: a.copy() for k, a in views.items()}
+        self.release()
+        return hdr, images
+
+    def frames(self):
+        """Pop every complete capture."""
+        while True:
+            f = self.pop()
+            if f is None:
+                return
+            yield f
+
+
 def _keys(pose_matrix=None, keys=None):
     if keys is None:
         arr = (_lib.PoseKey * 1)()
@@ -827,6 +924,19 @@ class Rig(_Handle):
             lidar._holders += 1  # Lidar.close() is refused until this rig is closed
         return idx.value
 
+    def add_camera(self, camera, ring, rate_hz=20.0, sensor_id=0):
+        """Add ``camera`` taking images into ``ring`` (an ImageRing of its
+        size) at ``rate_hz`` on the world clock (CARLA sensor_tick)."""
+        _want(camera, Camera, "camera")
+        _want(ring, ImageRing, "ring")
+        idx = ctypes.c_uint32()
+        _check(_L.sensim_rig_add_camera(self.handle, camera.handle, _f64(rate_hz, "rate_hz"),
+                                        _u32(sensor_id, "sensor_id"), ring.handle, ctypes.byref(idx)))
+        self._members += [camera, ring]
+        with camera._cv:
+            camera._holders += 1  # Camera.close() is refused until this rig is closed
+        return idx.value
+
     def add_proximity(self, ring, rate_hz=10.0, half_extents=(1, 1, 1), center=(0, 0, 0), front=0.0, back=0.0,
                       side=0.0, sensor_id=0, exclude_actor_id=0):
         _want(ring, Ring, "ring")
@@ -878,13 +988,13 @@ class Rig(_Handle):
         _check(_L.sensim_rig_set_time(self.handle, _i64(t_ns, "t_ns")))
 
     def close(self):
-        """Free the rig (waits for a step on another thread); its lidars may
-        then be closed."""
+        """Free the rig (waits for a step on another thread); its lidars and
+        cameras may then be closed."""
         was_open = bool(self._h)
         super().close()
         if was_open:
             for m in self._members:
-                if isinstance(m, Lidar):
+                if isinstance(m, (Lidar, Camera)):
                     with m._cv:
                         m._holders -= 1
 
@@ -894,7 +1004,7 @@ class Rig(_Handle):
         m = _lib.Motion(keys=k, key_count=len(k))
         r = _lib.RigStepResult()
         dt_ns = _i64(dt_ns, "dt_ns")
-        lidars = [x for x in self._members if isinstance(x, Lidar)]
+        lidars = [x for x in self._members if isinstance(x, (Lidar, Camera))]
         self._scene, self._errors = scene, []
         try:
             with _using(self, scene, *lidars) as hs:

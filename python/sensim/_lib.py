@@ -148,9 +148,15 @@ class CameraImages(Structure):
                 ("rgb", c_void_p), ("reserved", c_uint64 * 4)]
 
 
+class ImageView(Structure):
+    _fields_ = [("header", POINTER(FrameHeader)), ("width", c_uint32), ("height", c_uint32), ("outputs", c_uint32),
+                ("reserved_u32", c_uint32), ("depth", c_void_p), ("semantic", c_void_p), ("instance", c_void_p),
+                ("normal", c_void_p), ("rgb", c_void_p), ("reserved", c_uint64 * 4)]
+
+
 STRUCTS = {
     "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
-    "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages,
+    "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages, "sensim_image_view": ImageView,
     "sensim_sensor_sample": SensorSample, "sensim_sensor_desc": SensorDesc,
     "sensim_context_desc": ContextDesc, "sensim_mesh_desc": MeshDesc, "sensim_load_options": LoadOptions,
     "sensim_scene_info": SceneInfo, "sensim_material": Material, "sensim_field": Field,
@@ -207,6 +213,11 @@ PROTOTYPES = {
     "sensim_ring_init": (status_t, [c_void_p, c_size_t, c_uint64, c_uint32, c_int32, POINTER(c_void_p)]),
     "sensim_ring_peek": (status_t, [c_void_p, POINTER(FrameView)]),
     "sensim_ring_release": (status_t, [c_void_p]),
+    "sensim_image_ring_required_size": (status_t, [c_uint32, c_uint32, c_uint32, c_uint32, POINTER(c_size_t)]),
+    "sensim_image_ring_init": (status_t, [c_void_p, c_size_t, c_uint32, c_uint32, c_uint32, c_uint32, c_int32,
+                                          POINTER(c_void_p)]),
+    "sensim_ring_peek_image": (status_t, [c_void_p, POINTER(ImageView)]),
+    "sensim_rig_add_camera": (status_t, [c_void_p, c_void_p, c_double, c_uint32, c_void_p, POINTER(c_uint32)]),
     "sensim_ring_pop": (status_t, [c_void_p, POINTER(FrameHeader), c_void_p, c_uint64, POINTER(c_uint64)]),
     "sensim_ring_get_stats": (status_t, [c_void_p, POINTER(RingStats)]),
     "sensim_lidar_create_from_preset": (status_t, [c_void_p, c_char_p, POINTER(c_char_p), c_uint32,

@@ -414,6 +414,48 @@ class Cameras(unittest.TestCase):
         with self.assertRaises(sensim.NotFound):
             sensim.Camera(ctx, "no_such")
 
+    @unittest.skipIf(np is None, "numpy")
+    def test_rig_camera(self):
+        """A 20 Hz camera in 100 ms steps: two captures a step at k * 50 ms,
+        each equal to a direct render at its capture time; a full "fail"
+        ring refuses the step's images and counts them."""
+        ctx = sensim.Context(2)
+        scene = sensim.Scene(ctx)
+        scene.add_mesh([[50, -50, -50], [50, 50, -50], [50, 50, 50], [50, -50, 50]], [[0, 1, 2], [0, 2, 3]], tag=4)
+        scene.commit()
+        cam = sensim.Camera(ctx, "carla_default", {"width": 32, "height": 24})
+        ring = sensim.ImageRing(cam, ("depth", "semantic"), frame_capacity=5)
+        rig = sensim.Rig(ctx)
+        rig.add_camera(cam, ring, rate_hz=20, sensor_id=9)
+        keys = [(0, sensim.pose(z=1)), (1_000_000_000, sensim.pose(x=10, z=1))]
+        for _ in range(2):
+            rig.step(scene, 100_000_000, keys=keys)
+        got = list(ring.frames())
+        self.assertEqual([h["t_begin_ns"] for h, _ in got], [0, 50_000_000, 100_000_000, 150_000_000])
+        for h, im in got:
+            self.assertEqual(h["sensor_id"], 9)
+            ref = cam.render(scene, t_ns=h["t_begin_ns"], keys=keys, outputs=("depth",))
+            self.assertTrue(np.array_equal(im["depth"], ref["depth"]))
+            self.assertAlmostEqual(float(im["depth"][12, 16]), 50 - 10 * h["t_begin_ns"] * 1e-9, places=4)
+            self.assertTrue(np.all(im["semantic"] == 4))
+        with self.assertRaises(sensim.InvalidArgument):
+            cam.close()  # the rig holds it
+        for _ in range(3):  # 6 captures into 5 slots
+            rig.step(scene, 100_000_000, keys=keys)
+        st = ring.stats
+        self.assertEqual((st["scans_refused"], st["points_refused"], st["frames_ready"]), (1, 2, 4))
+        cam2 = sensim.Camera(ctx, "carla_default", {"width": 32, "height": 24})
+        with self.assertRaises(sensim.InvalidArgument):
+            rig.add_camera(cam2, sensim.ImageRing((31, 24)), rate_hz=20)  # ring of another size
+        with self.assertRaises(sensim.OutOfRange):
+            sensim.ImageRing((32, -1))
+        with self.assertRaises(sensim.InvalidArgument):
+            sensim.ImageRing(cam, ("thermal",))
+        with self.assertRaises(sensim.NotFinite):
+            rig.add_camera(cam2, sensim.ImageRing(cam), rate_hz=float("nan"))
+        rig.close()
+        cam.close()
+
 
 class UserSensors(unittest.TestCase):
     def test_range_sensor_on_the_world_clock(self):

@@ -35,6 +35,13 @@ struct sensim_ring {
     uint64_t tx_prod_head, tx_write_point, tx_would_write, tx_lost;
     uint64_t tx_dropped_frames, tx_dropped_points; /* frames of this transaction dropped */
     sensim_frame_header tx_open_header;
+
+    /* image rings (img_blocks > 0): every frame is one set of camera images
+     * taking img_blocks 32-byte records; the point capacity is a whole
+     * number of frames, so an image never wraps */
+    uint32_t img_width, img_height, img_outputs;
+    uint64_t img_blocks;
+    uint64_t img_offset[5]; /* byte offset of each plane in a frame: depth, semantic, instance, normal, rgb */
 };
 
 static sensim_frame_header *hdr(sensim_ring *r, uint64_t i)
@@ -336,6 +343,9 @@ sensim_status sensim_ring_peek(sensim_ring *r, sensim_frame_view *out)
         return st;
     if (!out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ring_peek: out_view is NULL");
+    if (r->img_blocks)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ring_peek: this ring holds camera images; "
+                                                         "read it with sensim_ring_peek_image");
     uint64_t head = atomic_load_explicit(&r->frame_head, memory_order_acquire);
     uint64_t tail = atomic_load(&r->frame_tail);
     if (tail >= head)
@@ -415,8 +425,146 @@ sensim_status sensim_ring_get_stats(const sensim_ring *cr, sensim_ring_stats *ou
     out->points_lost = atomic_load(&r->stat_lost);
     out->scans_refused = atomic_load(&r->stat_refused_scans);
     out->points_refused = atomic_load(&r->stat_refused_points);
+    if (r->img_blocks) { /* image rings count images, not 32-byte blocks */
+        out->points_dropped /= r->img_blocks;
+        out->points_lost /= r->img_blocks;
+        out->points_refused /= r->img_blocks;
+    }
     uint64_t head = atomic_load(&r->frame_head), tail = atomic_load(&r->frame_tail);
     out->frames_ready = head > tail ? head - tail : 0;
+    return SENSIM_OK;
+}
+
+/* ---------------- image rings ---------------- */
+
+#define IMG_PLANES 5
+static const uint32_t plane_bit[IMG_PLANES] = {SENSIM_CAMERA_DEPTH, SENSIM_CAMERA_SEMANTIC, SENSIM_CAMERA_INSTANCE,
+                                               SENSIM_CAMERA_NORMAL, SENSIM_CAMERA_RGB};
+static const uint32_t plane_bytes[IMG_PLANES] = {4, 1, 4, 12, 3}; /* per pixel */
+#define ALL_OUTPUTS (SENSIM_CAMERA_DEPTH | SENSIM_CAMERA_SEMANTIC | SENSIM_CAMERA_INSTANCE | SENSIM_CAMERA_NORMAL | \
+                     SENSIM_CAMERA_RGB)
+
+/* Planes of one frame, each 64-byte aligned; the frame size in 32-byte blocks. */
+static sensim_status image_layout(const char *fn, uint32_t w, uint32_t h, uint32_t outputs, uint64_t off[IMG_PLANES],
+                                  uint64_t *blocks)
+{
+    if (w < 1 || w > 16384 || h < 1 || h > 16384)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: image %u x %u outside 1..16384 pixels a side", fn, w, h);
+    if (outputs == 0 || (outputs & ~(uint32_t)ALL_OUTPUTS))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: outputs 0x%x must be a non-empty set of "
+                                                         "SENSIM_CAMERA_* bits", fn, outputs);
+    uint64_t at = 0;
+    for (int i = 0; i < IMG_PLANES; i++) {
+        off[i] = UINT64_MAX;
+        if (!(outputs & plane_bit[i]))
+            continue;
+        off[i] = at;
+        at = align64(at + (uint64_t)w * h * plane_bytes[i]);
+    }
+    *blocks = at / sizeof(sensim_point);
+    return SENSIM_OK;
+}
+
+sensim_status sensim_image_ring_required_size(uint32_t w, uint32_t h, uint32_t outputs, uint32_t frame_capacity,
+                                              size_t *out_size)
+{
+    uint64_t off[IMG_PLANES], blocks;
+    if (!out_size)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_image_ring_required_size: out_size is NULL");
+    sensim_status st = image_layout("sensim_image_ring_required_size", w, h, outputs, off, &blocks);
+    if (st != SENSIM_OK)
+        return st;
+    if (frame_capacity == 0 || frame_capacity > MAX_FRAMES || blocks * frame_capacity > MAX_POINTS)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_image_ring_required_size: %u frames of %llu bytes: "
+                                                     "frame_capacity outside 1..2^24 or more than 32 TiB",
+                            frame_capacity, (unsigned long long)(blocks * sizeof(sensim_point)));
+    return sensim_ring_required_size(blocks * frame_capacity, frame_capacity, out_size);
+}
+
+sensim_status sensim_image_ring_init(void *mem, size_t size, uint32_t w, uint32_t h, uint32_t outputs,
+                                     uint32_t frame_capacity, int32_t policy, sensim_ring **out_ring)
+{
+    uint64_t off[IMG_PLANES], blocks;
+    size_t need;
+    if (!mem || !out_ring)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_image_ring_init: NULL argument");
+    sensim_status st = sensim_image_ring_required_size(w, h, outputs, frame_capacity, &need);
+    if (st != SENSIM_OK)
+        return st;
+    image_layout("sensim_image_ring_init", w, h, outputs, off, &blocks);
+    if ((st = sensim_ring_init(mem, size, blocks * frame_capacity, frame_capacity, policy, out_ring)) != SENSIM_OK)
+        return st;
+    struct sensim_ring *r = *out_ring;
+    r->img_width = w;
+    r->img_height = h;
+    r->img_outputs = outputs;
+    r->img_blocks = blocks;
+    memcpy(r->img_offset, off, sizeof off);
+    return SENSIM_OK;
+}
+
+bool sensim__ring_is_image(const sensim_ring *ring)
+{
+    return ring->img_blocks != 0;
+}
+
+void sensim__ring_image_format(const sensim_ring *ring, uint32_t *w, uint32_t *h, uint32_t *outputs)
+{
+    *w = ring->img_width;
+    *h = ring->img_height;
+    *outputs = ring->img_outputs;
+}
+
+static void image_planes(const sensim_ring *r, char *base, sensim_camera_images *im)
+{
+    memset(im, 0, sizeof *im);
+    im->depth = r->img_offset[0] != UINT64_MAX ? (float *)(base + r->img_offset[0]) : NULL;
+    im->semantic = r->img_offset[1] != UINT64_MAX ? (uint8_t *)(base + r->img_offset[1]) : NULL;
+    im->instance = r->img_offset[2] != UINT64_MAX ? (uint32_t *)(base + r->img_offset[2]) : NULL;
+    im->normal = r->img_offset[3] != UINT64_MAX ? (float *)(base + r->img_offset[3]) : NULL;
+    im->rgb = r->img_offset[4] != UINT64_MAX ? (uint8_t *)(base + r->img_offset[4]) : NULL;
+}
+
+bool sensim__ring_image_reserve(sensim_ring *r, sensim_camera_images *im)
+{
+    sensim_point *s0, *s1;
+    uint64_t n0;
+    if (sensim__ring_reserve(r, r->img_blocks, &s0, &n0, &s1) != r->img_blocks)
+        return false; /* FAIL and full: the transaction is refused */
+    /* frames are whole multiples of the capacity's unit: never wrapped */
+    image_planes(r, (char *)s0, im);
+    return true;
+}
+
+sensim_status sensim_ring_peek_image(sensim_ring *r, sensim_image_view *out)
+{
+    sensim_status st = sensim__ring_check(r);
+    if (st != SENSIM_OK)
+        return st;
+    if (!out)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ring_peek_image: out_view is NULL");
+    if (!r->img_blocks)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ring_peek_image: this ring holds points; "
+                                                         "read it with sensim_ring_peek");
+    uint64_t head = atomic_load_explicit(&r->frame_head, memory_order_acquire);
+    uint64_t tail = atomic_load(&r->frame_tail);
+    if (tail >= head)
+        return SENSIM_ERR_RING_EMPTY;
+    const sensim_frame_header *h = hdr(r, tail);
+    sensim_camera_images im;
+    image_planes(r, (char *)(pts(r) + h->first_point % r->point_capacity), &im);
+    memset(out, 0, sizeof *out);
+    out->header = h;
+    out->width = r->img_width;
+    out->height = r->img_height;
+    out->outputs = r->img_outputs;
+    out->depth = im.depth;
+    out->semantic = im.semantic;
+    out->instance = im.instance;
+    out->normal = im.normal;
+    out->rgb = im.rgb;
+    r->peeked = tail;
+    r->has_peeked = 1;
     return SENSIM_OK;
 }
 

@@ -4,6 +4,8 @@
 
 #include "internal.h"
 
+#include <sensim/camera.h>
+
 /* Validate the handle; SENSIM_OK or SENSIM_ERR_BAD_HANDLE. */
 sensim_status sensim__ring_check(const sensim_ring *ring);
 
@@ -35,5 +37,12 @@ void sensim__ring_push(sensim_ring *ring, const sensim_point *pt);
 uint64_t sensim__ring_reserve(sensim_ring *ring, uint64_t n, sensim_point **span0, uint64_t *n0,
                               sensim_point **span1);
 void sensim__ring_close_frame(sensim_ring *ring);
+
+/* Image rings (sensim_image_ring_init). */
+bool sensim__ring_is_image(const sensim_ring *ring);
+void sensim__ring_image_format(const sensim_ring *ring, uint32_t *w, uint32_t *h, uint32_t *outputs);
+/* Room for one image set in the open frame: the planes of @p im point into
+ * the ring. False when a FAIL ring is full (the transaction is refused). */
+bool sensim__ring_image_reserve(sensim_ring *ring, sensim_camera_images *im);
 
 #endif

@@ -1,4 +1,4 @@
-/* Synchronous rigs: one world clock driving lidars and proximity sensors. */
+/* Synchronous rigs: one world clock driving lidars, cameras, proximity and user sensors. */
 #include "lidar_impl.h"
 #include "motion.h"
 #include "ring_impl.h"
@@ -9,11 +9,13 @@
 #include <string.h>
 
 typedef struct rig_sensor {
-    sensim_lidar *lidar;        /* NULL for a proximity or user sensor */
+    sensim_lidar *lidar;        /* NULL for a proximity, camera or user sensor */
+    sensim_camera *camera;      /* a camera writing into an image ring */
+    uint32_t camera_id;
     sensim_ring *ring;
     sensim_proximity_desc prox;
     sensim_sensor_desc user;    /* user.sample set: a sensor of the caller's */
-    int64_t period_ns;          /* proximity and user sensors */
+    int64_t period_ns;          /* proximity, camera and user sensors */
 } rig_sensor;
 
 #define SENSIM_MAGIC_OUTPUT 0x4F534E53u
@@ -67,19 +69,26 @@ void sensim_rig_destroy(sensim_rig *rig)
     sensim__context_release(ctx);
 }
 
-static sensim_status add_check(sensim_rig *rig, const void *lidar, const sensim_ring *ring)
+/* @p image: the sensor writes images (the ring must be an image ring), or points (it must not). */
+static sensim_status add_check(sensim_rig *rig, const void *sensor, const sensim_ring *ring, bool image)
 {
     if (atomic_load(&rig->stepping))
         return sensim__fail(SENSIM_ERR_BUSY, "rig: sensors cannot be added while the rig steps");
     sensim_status st = sensim__ring_check(ring);
     if (st != SENSIM_OK)
         return st;
+    if (sensim__ring_is_image(ring) != image)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "rig: %s", image ? "a camera needs an image ring "
+                                                                              "(sensim_image_ring_init)"
+                                                                            : "the ring holds camera images; this "
+                                                                              "sensor writes points");
     if (rig->count == SENSIM_RIG_MAX_SENSORS)
         return sensim__fail(SENSIM_ERR_TOO_LARGE, "rig: more than %d sensors", SENSIM_RIG_MAX_SENSORS);
     for (uint32_t i = 0; i < rig->count; i++)
-        if (rig->sensors[i].ring == ring || (lidar && rig->sensors[i].lidar == lidar))
+        if (rig->sensors[i].ring == ring ||
+            (sensor && (rig->sensors[i].lidar == sensor || (void *)rig->sensors[i].camera == sensor)))
             return sensim__fail(SENSIM_ERR_DUPLICATE, "rig: sensor %u already uses this %s", i,
-                                rig->sensors[i].ring == ring ? "ring" : "lidar");
+                                rig->sensors[i].ring == ring ? "ring" : image ? "camera" : "lidar");
     return SENSIM_OK;
 }
 
@@ -87,7 +96,7 @@ sensim_status sensim_rig_add_lidar(sensim_rig *rig, sensim_lidar *lidar, sensim_
 {
     SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
     SENSIM_CHECK_HANDLE(lidar, SENSIM_MAGIC_LIDAR, "lidar");
-    sensim_status st = add_check(rig, lidar, ring);
+    sensim_status st = add_check(rig, lidar, ring, false);
     if (st != SENSIM_OK)
         return st;
     rig_sensor *s = &rig->sensors[rig->count];
@@ -115,7 +124,7 @@ sensim_status sensim_rig_add_proximity(sensim_rig *rig, const sensim_proximity_d
     if (!(d->box_half_extents[0] > 0 && d->box_half_extents[1] > 0 && d->box_half_extents[2] > 0) ||
         d->front_m < 0 || d->back_m < 0 || d->side_m < 0)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "proximity: half extents must be > 0 and margins >= 0");
-    sensim_status st = add_check(rig, NULL, ring);
+    sensim_status st = add_check(rig, NULL, ring, false);
     if (st != SENSIM_OK)
         return st;
     rig_sensor *s = &rig->sensors[rig->count];
@@ -126,6 +135,64 @@ sensim_status sensim_rig_add_proximity(sensim_rig *rig, const sensim_proximity_d
     if (out_index)
         *out_index = rig->count;
     rig->count++;
+    return SENSIM_OK;
+}
+
+sensim_status sensim_rig_add_camera(sensim_rig *rig, sensim_camera *camera, double rate_hz, uint32_t sensor_id,
+                                    sensim_ring *ring, uint32_t *out_index)
+{
+    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
+    sensim_camera_info info;
+    sensim_status st = sensim_camera_get_info(camera, &info); /* checks the handle */
+    if (st != SENSIM_OK)
+        return st;
+    if (!isfinite(rate_hz))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_rig_add_camera: rate_hz = %g", rate_hz);
+    if (!(rate_hz >= 0.1 && rate_hz <= 1000))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_rig_add_camera: rate_hz = %g outside [0.1, 1000]",
+                            rate_hz);
+    if ((st = add_check(rig, camera, ring, true)) != SENSIM_OK)
+        return st;
+    uint32_t w, h, outputs;
+    sensim__ring_image_format(ring, &w, &h, &outputs);
+    if (w != info.width || h != info.height)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_camera: the ring holds %u x %u images, "
+                                                         "the camera takes %u x %u", w, h, info.width, info.height);
+    rig_sensor *s = &rig->sensors[rig->count];
+    memset(s, 0, sizeof *s);
+    s->ring = ring;
+    s->camera = camera;
+    s->camera_id = sensor_id;
+    s->period_ns = (int64_t)floor(1e9 / rate_hz + 0.5);
+    if (out_index)
+        *out_index = rig->count;
+    rig->count++;
+    return SENSIM_OK;
+}
+
+/* Capture k of a camera: frame [k·P, (k+1)·P) holding the images taken at k·P. */
+static sensim_status camera_frame(const sensim_scene *scene, const rig_sensor *s, uint32_t index,
+                                  const sensim_motion *platform, const sensim_path *path, int64_t k, uint64_t step)
+{
+    int64_t t = k * s->period_ns;
+    double P[16];
+    sensim__path_pose(path, t, P);
+    sensim__ring_open_frame(s->ring, (uint64_t)k, t, t + s->period_ns, P, s->camera_id, step);
+    sensim__ring_add_scanned(s->ring, s->period_ns, step);
+    sensim_camera_images im;
+    sensim_status st = SENSIM_OK;
+    const double *hdr_pose = sensim__ring_open_pose(s->ring);
+    if (sensim__ring_image_reserve(s->ring, &im) && hdr_pose) { /* refused: counted, nothing rendered */
+        double pose[16];
+        st = sensim_camera_render(s->camera, scene, platform, t, &im, pose);
+        memcpy((double *)hdr_pose, pose, sizeof pose); /* the camera's pose, not the platform's */
+    }
+    sensim__ring_close_frame(s->ring);
+    if (st != SENSIM_OK) {
+        char pre[64];
+        snprintf(pre, sizeof pre, "sensim_rig_step: camera %u (t = %lld ns)", index, (long long)t);
+        return sensim__fail_prefixed(st, pre);
+    }
     return SENSIM_OK;
 }
 
@@ -150,7 +217,7 @@ sensim_status sensim_rig_add_sensor(sensim_rig *rig, const sensim_sensor_desc *d
     if (!(d->rate_hz >= 0.1 && d->rate_hz <= 1e6))
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_rig_add_sensor: rate_hz = %g outside [0.1, 1e6]",
                             d->rate_hz);
-    sensim_status st = add_check(rig, NULL, ring);
+    sensim_status st = add_check(rig, NULL, ring, false);
     if (st != SENSIM_OK)
         return st;
     rig_sensor *s = &rig->sensors[rig->count];
@@ -389,11 +456,13 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
                 sensor_frames[i] = fr;
                 continue;
             }
-            /* proximity and user sensors: frames whose start lies in [t0, t1) */
+            /* proximity, camera and user sensors: frames whose start lies in [t0, t1) */
             int64_t P = s->period_ns;
             for (int64_t k = -sensim__floordiv(-t0, P); st == SENSIM_OK && k * P < t1; k++) {
                 if (s->user.sample)
                     st = user_frame(scene, s, i, &path, k, rig->step);
+                else if (s->camera)
+                    st = camera_frame(scene, s, i, &m, &path, k, rig->step);
                 else
                     proximity_frame(scene, s, &path, k, rig->step);
                 sensor_frames[i]++;
