@@ -122,6 +122,11 @@ SENSIM_API void sensim_camera_destroy(sensim_camera *camera);
  *  Thread safety: not while the camera renders. Since 0.1. */
 SENSIM_API sensim_status sensim_camera_set_mount_pose(sensim_camera *camera, const double pose[16]);
 
+/** The camera-to-platform mount transform (body frame, column-major) into
+ *  @p out_pose. @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT,
+ *  SENSIM_ERR_BAD_HANDLE. Thread safety: not while the mount is set. Since 0.1. */
+SENSIM_API sensim_status sensim_camera_get_mount_pose(const sensim_camera *camera, double out_pose[16]);
+
 /** Intrinsics as ROS `sensor_msgs/CameraInfo` writes them. */
 typedef struct sensim_camera_info {
     uint32_t width, height;

@@ -411,6 +411,11 @@ SENSIM_API sensim_status sensim_lidar_count_shots(const sensim_lidar *lidar, int
  */
 SENSIM_API sensim_status sensim_lidar_set_mount_pose(sensim_lidar *lidar, const double pose[16]);
 
+/** The sensor-to-platform mount transform (column-major) into @p out_pose.
+ *  @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_BAD_HANDLE.
+ *  Thread safety: not while sensim_lidar_set_mount_pose runs. Since 0.1. */
+SENSIM_API sensim_status sensim_lidar_get_mount_pose(const sensim_lidar *lidar, double out_pose[16]);
+
 /** A timed platform pose. */
 typedef struct sensim_pose_key {
     int64_t t_ns;      /**< time, ns */

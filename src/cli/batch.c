@@ -35,6 +35,207 @@ static void on_sigint(int sig)
 }
 
 /* ---- writer thread: frame i+1 is scanned while frame i is written ---- */
+/* A camera of the rig file (type = camera). */
+typedef struct cam_sensor {
+    sensim_camera *cam;
+    sensim_camera_desc d;
+    double rate_hz;
+    int64_t period_ns;
+    uint32_t want;
+    double mount[16];
+} cam_sensor;
+
+static void mat4_mul(const double a[16], const double b[16], double out[16])
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++)
+            out[4 * c + r] = a[r] * b[4 * c] + a[4 + r] * b[4 * c + 1] + a[8 + r] * b[4 * c + 2] +
+                             a[12 + r] * b[4 * c + 3];
+}
+
+/* The camera of rig section @p sp: its preset (or camera file) and camera
+ * keys, plus the batch keys rate_hz (default 10), outputs (default all),
+ * mount_xyz_m and mount_rpy_deg (platform frame, metres and degrees). */
+static int make_camera(const sensor_spec *sp, const char *rig, cam_sensor *c)
+{
+    int rc = load_camera_arg(sp->preset, &c->d);
+    if (rc)
+        return rc;
+    c->rate_hz = 10;
+    c->want = SENSIM_CAMERA_DEPTH | SENSIM_CAMERA_SEMANTIC | SENSIM_CAMERA_INSTANCE | SENSIM_CAMERA_NORMAL |
+              SENSIM_CAMERA_RGB;
+    double xyz[3] = {0}, rpy[3] = {0};
+    for (uint32_t k = 0; k < sp->nsets; k++) {
+        char key[64];
+        const char *eq = strchr(sp->sets[k], '='), *v = eq + 1;
+        snprintf(key, sizeof key, "%.*s", (int)(eq - sp->sets[k] < 63 ? eq - sp->sets[k] : 63), sp->sets[k]);
+        if (!strcmp(key, "rate_hz")) {
+            if (parse_numbers(v, &c->rate_hz, 1, 1) != 1 || !(c->rate_hz >= 0.1 && c->rate_hz <= 1000)) {
+                fprintf(stderr, "sensim: error: %s: sensor '%s': rate_hz must be a number in [0.1, 1000]\n", rig,
+                        sp->name);
+                return EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_RANGE;
+            }
+        } else if (!strcmp(key, "outputs")) {
+            if (parse_camera_outputs(v, &c->want)) {
+                fprintf(stderr, "sensim: error: %s: sensor '%s': bad outputs\n", rig, sp->name);
+                return EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+            }
+        } else if (!strcmp(key, "mount_xyz_m") || !strcmp(key, "mount_rpy_deg")) {
+            if (parse_numbers(v, key[6] == 'x' ? xyz : rpy, 3, 3) != 3) {
+                fprintf(stderr, "sensim: error: %s: sensor '%s': %s needs three finite numbers a, b, c\n", rig,
+                        sp->name, key);
+                return EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+            }
+        } else {
+            sensim_status st = sensim_camera_desc_set(&c->d, key, v);
+            if (st) {
+                fprintf(stderr, "sensim: error: %s: sensor '%s': %s\n", rig, sp->name, sensim_context_last_error(NULL));
+                return EXIT_STATUS_BASE + (int)st;
+            }
+        }
+    }
+    /* the whole capture set the camera keeps in memory */
+    c->period_ns = (int64_t)floor(1e9 / c->rate_hz + 0.5);
+    sensim_status st;
+    if ((st = sensim_pose_from_frame(SENSIM_FRAME_NATIVE, xyz, rpy, c->mount)) ||
+        (st = sensim_camera_create(g_ctx, &c->d, &c->cam)) || (st = sensim_camera_set_mount_pose(c->cam, c->mount))) {
+        fprintf(stderr, "sensim: error: %s: sensor '%s': %s\n", rig, sp->name, sensim_context_last_error(NULL));
+        return EXIT_STATUS_BASE + (int)st;
+    }
+    return 0;
+}
+
+/* Index of the last trajectory key at or before @p t (0 if none). */
+static size_t key_at(const traj *tr, int64_t t)
+{
+    size_t lo = 0, hi = tr->n;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tr->keys[mid].t_ns <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* World pose at @p t of a sensor mounted at @p mount, interpolated as scans do. */
+static void sensor_pose_at(const traj *tr, int64_t t, const double mount[16], double out[16])
+{
+    size_t lo = key_at(tr, t);
+    double P[16];
+    sensim_motion_pose_at(&tr->keys[lo], lo + 1 < tr->n ? 2 : 1, t, P);
+    mat4_mul(P, mount, out);
+}
+
+/* Render and write capture k of a camera (OUT/NAME/<output>/NNNNNN.png,
+ * OUT/NAME/NNNNNN.json). 0, or an exit status after a message. */
+static int camera_capture(const char *out, const char *name, cam_sensor *c, const sensim_scene *scene,
+                          const traj *tr, int64_t k, int32_t frame, const sensim_camera_images *im, uint8_t *scratch)
+{
+    int64_t t = k * c->period_ns, span = c->d.row_readout_ns * (int64_t)(c->d.height - 1);
+    size_t lo = key_at(tr, t), hi = lo;
+    while (hi + 1 < tr->n && tr->keys[hi].t_ns < t + span)
+        hi++;
+    if (hi + 1 < tr->n && hi == lo)
+        hi++;
+    if (hi - lo + 1 > 64 /* keys a sensim_motion takes */) {
+        fprintf(stderr, "sensim: error: camera '%s': the rolling shutter of capture %lld spans %zu trajectory "
+                        "rows, more than 64\n", name, (long long)k, hi - lo + 1);
+        return EXIT_STATUS_BASE + SENSIM_ERR_TOO_LARGE;
+    }
+    sensim_motion m;
+    memset(&m, 0, sizeof m);
+    m.keys = &tr->keys[lo];
+    m.key_count = (uint32_t)(hi - lo + 1);
+    double pose[16];
+    sensim_status st = sensim_camera_render(c->cam, scene, &m, t, im, pose);
+    if (st)
+        return st == SENSIM_ERR_CANCELLED && g_stop ? -1 : fail(st);
+    char dir[4200], stem[32];
+    snprintf(dir, sizeof dir, "%.4000s/%.63s", out, name);
+    snprintf(stem, sizeof stem, "%06lld", (long long)k);
+    return camera_write_capture(dir, stem, c->cam, name, c->want, im, scratch, pose, t, frame);
+}
+
+static const char *frame_name(int32_t frame)
+{
+    return frame == SENSIM_FRAME_CARLA ? "carla" : frame == SENSIM_FRAME_UE ? "ue" : "native";
+}
+
+/* The collection layout's per-step JSON, OUT/steps/NNNNNN.json: world step
+ * s covers [s·Δ, (s+1)·Δ); it lists the platform pose at its start and every
+ * sensor frame (lidar frame, camera capture) whose start time lies in it,
+ * with that time, the sensor's pose then and the frame's file stem. */
+typedef struct step_plan {
+    const char *out;
+    const traj *tr;
+    const sensor_spec *specs;
+    uint32_t nspecs;
+    const int64_t *periods, *first_frame, *nframes;
+    const double (*mounts)[16];
+    int64_t step_ns;
+    int32_t frame;
+} step_plan;
+
+static void json_pose(FILE *f, int32_t frame, const double pose[16])
+{
+    double o[16];
+    sensim_pose_matrix_to_frame(frame, pose, o);
+    json_numbers(f, o, 16);
+}
+
+static int write_step(const step_plan *sp, int64_t s)
+{
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%.4000s/steps/%06lld.json", sp->out, (long long)s);
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "sensim: error: %s: cannot create a temporary file: %s\n", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(tmp);
+        }
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    fchmod(fd, 0644);
+    const int64_t tb = s * sp->step_ns, te = tb + sp->step_ns;
+    static const double ident[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    double P[16];
+    sensor_pose_at(sp->tr, tb, ident, P);
+    fprintf(f, "{\"step\": %lld, \"t_begin_ns\": %lld, \"t_end_ns\": %lld, \"frame_of_reference\": \"%s\", "
+               "\"units\": \"%s\",\n \"platform_pose\": ",
+            (long long)s, (long long)tb, (long long)te, frame_name(sp->frame), sp->frame == SENSIM_FRAME_UE ? "cm" : "m");
+    json_pose(f, sp->frame, P);
+    fprintf(f, ",\n \"sensors\": [");
+    int n = 0;
+    for (uint32_t j = 0; j < sp->nspecs; j++) {
+        const int64_t Pj = sp->periods[j];
+        for (int64_t r = -floordiv(-tb, Pj); r * Pj < te; r++) {
+            if (r < sp->first_frame[j] || r >= sp->first_frame[j] + sp->nframes[j])
+                continue;
+            const int cam = sp->specs[j].camera;
+            sensor_pose_at(sp->tr, r * Pj, sp->mounts[j], P);
+            fprintf(f, "%s\n  {\"name\": \"%s\", \"type\": \"%s\", \"frame\": %lld, \"t_begin_ns\": %lld, "
+                       "\"t_end_ns\": %lld, \"files\": \"%s/%s%06lld\", \"sensor_pose\": ",
+                    n++ ? "," : "", sp->specs[j].name, cam ? "camera" : "lidar", (long long)r, (long long)(r * Pj),
+                    (long long)((r + 1) * Pj), sp->specs[j].name, cam ? "" : "frame_", (long long)r);
+            json_pose(f, sp->frame, P);
+            fprintf(f, "}");
+        }
+    }
+    fprintf(f, "\n ]}\n");
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        fprintf(stderr, "sensim: error: %s: cannot write: %s\n", path, strerror(errno));
+        remove(tmp);
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    return 0;
+}
+
 typedef struct job {
     sensim_point *pts;
     uint64_t n;
@@ -68,11 +269,6 @@ static const char *format_name(int32_t format)
 {
     static const char *const e[] = {"ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla"};
     return e[format];
-}
-
-static const char *frame_name(int32_t frame)
-{
-    return frame == SENSIM_FRAME_CARLA ? "carla" : frame == SENSIM_FRAME_UE ? "ue" : "native";
 }
 
 /* The per-frame JSON, through an exclusive temporary renamed into place
@@ -384,6 +580,8 @@ int cmd_batch(int argc, char **argv)
     int64_t fa = 0, fb = INT64_MAX;
     int32_t format = SENSIM_FORMAT_PLY, frame = SENSIM_FRAME_NATIVE;
     int images = 0, resume = 0, quiet = 0, overwrite = 0;
+    int64_t step_ns = 0; /* world step of the per-step JSON (--rig); default: the shortest sensor period */
+    int step_given = 0;
     char seedbuf[64];
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -424,6 +622,13 @@ int cmd_batch(int argc, char **argv)
         else if (!strcmp(a, "--threads")) {
             if (!parse_u32(v, &threads) || threads > 1024)
                 return usage("--threads needs an integer in 0..1024");
+        } else if (!strcmp(a, "--step-ns")) {
+            char *end;
+            errno = 0;
+            long long x = strtoll(v, &end, 10);
+            if (end == v || *end || errno || x < 1000 || x > 3600000000000LL)
+                return usage("--step-ns needs an integer number of nanoseconds in 1000..3.6e12");
+            step_ns = x, step_given = 1;
         } else if (!strcmp(a, "--seed")) {
             uint32_t sd;
             if (!parse_u32(v, &sd) || nglobal == MAX_SETS)
@@ -493,6 +698,13 @@ int cmd_batch(int argc, char **argv)
         snprintf(specs[0].preset, sizeof specs[0].preset, "%s", lidar_arg);
         nspecs = 1;
     }
+    for (uint32_t s = 0; s < nspecs && rig_arg; s++)
+        if (!strcmp(specs[s].name, "steps")) {
+            fprintf(stderr, "sensim: error: %s: a sensor may not be called 'steps' (the per-step JSON folder)\n",
+                    rig_arg);
+            free_specs(specs, nspecs);
+            return EXIT_STATUS_BASE + SENSIM_ERR_DUPLICATE;
+        }
     traj tr = {0};
     if ((rc = load_trajectory_file(traj_arg, frame, &tr))) {
         free(tr.keys);
@@ -505,7 +717,9 @@ int cmd_batch(int argc, char **argv)
     sensim_status st;
     sensim_scene *scene = NULL;
     sensim_lidar *lidars[MAX_SENSORS] = {0};
-    void *mem = NULL;
+    cam_sensor cams[MAX_SENSORS];
+    memset(cams, 0, sizeof cams);
+    void *mem = NULL, *cam_mem = NULL;
     sensim_point *bufs[2] = {0};
     writer w;
     memset(&w, 0, sizeof w);
@@ -516,7 +730,15 @@ int cmd_batch(int argc, char **argv)
         goto done;
     }
     uint64_t max_shots = 0;
+    size_t max_pixels = 0;
     for (uint32_t s = 0; s < nspecs; s++) {
+        if (specs[s].camera) {
+            if ((rc = make_camera(&specs[s], rig_arg, &cams[s])))
+                goto done;
+            size_t px = (size_t)cams[s].d.width * cams[s].d.height;
+            max_pixels = px > max_pixels ? px : max_pixels;
+            continue;
+        }
         const char *sets[2 * MAX_SETS];
         uint32_t n = 0;
         for (uint32_t k = 0; k < specs[s].nsets; k++)
@@ -530,6 +752,15 @@ int cmd_batch(int argc, char **argv)
         sensim_lidar_info li;
         sensim_lidar_get_info(lidars[s], &li);
         max_shots = li.shots_per_frame > max_shots ? li.shots_per_frame : max_shots;
+    }
+    int64_t periods[MAX_SENSORS];
+    for (uint32_t s = 0; s < nspecs; s++) {
+        sensim_lidar_info li;
+        if (!specs[s].camera)
+            sensim_lidar_get_info(lidars[s], &li);
+        periods[s] = specs[s].camera ? cams[s].period_ns : li.frame_period_ns;
+        if (!step_given && (s == 0 || periods[s] < step_ns))
+            step_ns = periods[s];
     }
     /* output tree and meta.json (identical for every shard: no shard, no clock) */
     if (!ensure_dir(out)) {
@@ -572,11 +803,37 @@ int cmd_batch(int argc, char **argv)
         }
         fprintf(f, "],\n  \"sensors\": [");
         for (uint32_t s = 0; s < nspecs; s++) {
+            if (specs[s].camera) {
+                const cam_sensor *c = &cams[s];
+                fprintf(f, "%s\n    {\"name\": ", s ? "," : "");
+                json_str(f, specs[s].name);
+                fprintf(f, ", \"type\": \"camera\", \"preset\": ");
+                json_str(f, specs[s].preset);
+                fprintf(f, ", \"model\": ");
+                json_str(f, c->d.name);
+                fprintf(f, ", \"rate_hz\": %.17g, \"frame_period_ns\": %lld, \"row_readout_ns\": %lld, \"outputs\": [",
+                        c->rate_hz, (long long)c->period_ns, (long long)c->d.row_readout_ns);
+                static const char *const onames[] = {"depth", "semantic", "instance", "normal", "rgb"};
+                for (int k = 0, n = 0; k < 5; k++)
+                    if (c->want & (1u << k))
+                        fprintf(f, "%s\"%s\"", n++ ? ", " : "", onames[k]);
+                fprintf(f, "], \"mount_pose\": ");
+                json_numbers(f, c->mount, 16);
+                fprintf(f, ", \"camera_info\": ");
+                json_camera_info(f, c->cam);
+                fprintf(f, ", \"overrides\": [");
+                for (uint32_t k = 0; k < specs[s].nsets; k++) {
+                    fprintf(f, "%s", k ? ", " : "");
+                    json_str(f, specs[s].sets[k]);
+                }
+                fprintf(f, "]}");
+                continue;
+            }
             sensim_lidar_info li;
             sensim_lidar_get_info(lidars[s], &li);
             fprintf(f, "%s\n    {\"name\": ", s ? "," : "");
             json_str(f, specs[s].name);
-            fprintf(f, ", \"preset\": ");
+            fprintf(f, ", \"type\": \"lidar\", \"preset\": ");
             json_str(f, specs[s].preset);
             fprintf(f, ", \"model\": ");
             json_str(f, li.name);
@@ -591,7 +848,10 @@ int cmd_batch(int argc, char **argv)
             }
             fprintf(f, "]}");
         }
-        fprintf(f, "\n  ]\n}\n");
+        fprintf(f, "\n  ]");
+        if (rig_arg)
+            fprintf(f, ",\n  \"world_step_ns\": %lld", (long long)step_ns);
+        fprintf(f, "\n}\n");
         if (fclose(f) != 0) {
             free(meta);
             fprintf(stderr, "sensim: error: out of memory\n");
@@ -621,9 +881,9 @@ int cmd_batch(int argc, char **argv)
         if (rc)
             goto done;
     }
-    for (uint32_t s = 0; s < nspecs && rig_arg; s++) {
+    for (uint32_t s = 0; s <= nspecs && rig_arg; s++) {
         char d[4200];
-        snprintf(d, sizeof d, "%.4000s/%.63s", out, specs[s].name);
+        snprintf(d, sizeof d, "%.4000s/%.63s", out, s < nspecs ? specs[s].name : "steps");
         if (!ensure_dir(d)) {
             rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
             goto done;
@@ -643,14 +903,33 @@ int cmd_batch(int argc, char **argv)
         goto done;
     }
     for (uint32_t s = 0; s < nspecs; s++) {
-        sensim_lidar_info li;
-        sensim_lidar_get_info(lidars[s], &li);
-        int64_t P = li.frame_period_ns, t0 = tr.keys[0].t_ns, t1 = tr.keys[tr.n - 1].t_ns;
+        int64_t P = periods[s], t0 = tr.keys[0].t_ns, t1 = tr.keys[tr.n - 1].t_ns;
         int64_t r0 = -floordiv(-t0, P), r1 = floordiv(t1, P); /* frames [r·P, (r+1)·P) inside [t0, t1] */
         first_frame[s] = r0;
         nframes[s] = r1 > r0 ? r1 - r0 : 0;
         for (int64_t i = fa; i < nframes[s] && i < fb; i++)
             total += (uint64_t)(i % shard_n) == shard_k;
+    }
+    sensim_camera_images cim;
+    memset(&cim, 0, sizeof cim);
+    uint8_t *cam_scratch = NULL;
+    if (max_pixels) { /* one capture's images, as large as the largest camera needs */
+        size_t px = max_pixels, off = 0, sz[5] = {4 * px, px, 4 * px, 12 * px, 3 * px};
+        cam_mem = malloc(sz[0] + sz[1] + sz[2] + sz[3] + sz[4] + 3 * px + 64);
+        if (!cam_mem) {
+            fprintf(stderr, "sensim: error: out of memory for camera images\n");
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+            free(first_frame);
+            free(nframes);
+            goto done;
+        }
+        char *b = cam_mem;
+        cim.depth = (float *)(b + off), off += sz[0];
+        cim.instance = (uint32_t *)(b + off), off += sz[2];
+        cim.normal = (float *)(b + off), off += sz[3];
+        cim.semantic = (uint8_t *)(b + off), off += sz[1];
+        cim.rgb = (uint8_t *)(b + off), off += sz[4];
+        cam_scratch = (uint8_t *)(b + off);
     }
     w.format = format;
     w.images = images;
@@ -675,7 +954,39 @@ int cmd_batch(int argc, char **argv)
     int tty = isatty(2);
     double t_start = now_s(), scan_s = 0;
     uint64_t done_frames = 0, skipped = 0, points = 0;
+    uint64_t captures = 0;
     for (uint32_t s = 0; s < nspecs && !rc && !g_stop; s++) {
+        if (specs[s].camera) {
+            cam_sensor *c = &cams[s];
+            /* the images this camera writes (instance images carry the tag: semantic is traced with them) */
+            sensim_camera_images im = {0};
+            im.depth = (c->want & SENSIM_CAMERA_DEPTH) ? cim.depth : NULL;
+            im.semantic = (c->want & (SENSIM_CAMERA_SEMANTIC | SENSIM_CAMERA_INSTANCE)) ? cim.semantic : NULL;
+            im.instance = (c->want & SENSIM_CAMERA_INSTANCE) ? cim.instance : NULL;
+            im.normal = (c->want & SENSIM_CAMERA_NORMAL) ? cim.normal : NULL;
+            im.rgb = (c->want & SENSIM_CAMERA_RGB) ? cim.rgb : NULL;
+            for (int64_t i = fa; i < nframes[s] && i < fb && !rc && !g_stop; i++) {
+                if ((uint64_t)(i % shard_n) != shard_k)
+                    continue;
+                int64_t k = first_frame[s] + i;
+                char marker[4200];
+                snprintf(marker, sizeof marker, "%.4000s/%.63s/%06lld.json", out, specs[s].name, (long long)k);
+                if (resume && file_exists(marker)) {
+                    skipped++;
+                    done_frames++;
+                    continue;
+                }
+                double a0 = now_s();
+                rc = camera_capture(out, specs[s].name, c, scene, &tr, k, frame, &im, cam_scratch);
+                scan_s += now_s() - a0;
+                if (rc)
+                    break;
+                captures++;
+                done_frames++;
+                progress(tty, quiet, done_frames, total, points, t_start, 0);
+            }
+            continue;
+        }
         sensim_ring *ring;
         if ((st = sensim_ring_init(mem, ring_size, cap, 2, SENSIM_OVERFLOW_FAIL, &ring))) {
             rc = fail(st);
@@ -749,10 +1060,29 @@ int cmd_batch(int argc, char **argv)
                 rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
         }
     }
+    if (rig_arg && !rc && !g_stop) {
+        double mounts[MAX_SENSORS][16];
+        for (uint32_t s = 0; s < nspecs; s++) {
+            if (specs[s].camera)
+                memcpy(mounts[s], cams[s].mount, sizeof mounts[s]);
+            else
+                sensim_lidar_get_mount_pose(lidars[s], mounts[s]);
+        }
+        step_plan sp = {out, &tr, specs, nspecs, periods, first_frame, nframes, (const double(*)[16])mounts,
+                        step_ns, frame};
+        int64_t t0 = tr.keys[0].t_ns, t1 = tr.keys[tr.n - 1].t_ns;
+        int64_t s0 = -floordiv(-t0, step_ns), s1 = floordiv(t1, step_ns);
+        for (int64_t i = fa; s0 + i < s1 && i < fb && !rc && !g_stop; i++) {
+            char p[4200];
+            snprintf(p, sizeof p, "%.4000s/steps/%06lld.json", out, (long long)(s0 + i));
+            if ((uint64_t)(i % shard_n) == shard_k && !(resume && file_exists(p)))
+                rc = write_step(&sp, s0 + i);
+        }
+    }
     writer_drain(&w);
     if (rc == -1)
         rc = 0; /* cancelled by Ctrl-C: reported as an interruption below */
-    done_frames = w.written + skipped; /* what is on disk, not what was handed to the writer */
+    done_frames = w.written + captures + skipped; /* what is on disk, not what was handed to the writer */
     if (w.error && !rc)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
     progress(tty, quiet, done_frames, total, points, t_start, 1);
@@ -781,8 +1111,11 @@ done:
     free(bufs[0]);
     free(bufs[1]);
     free(mem);
-    for (uint32_t s = 0; s < nspecs; s++)
+    free(cam_mem);
+    for (uint32_t s = 0; s < nspecs; s++) {
         sensim_lidar_destroy(lidars[s]);
+        sensim_camera_destroy(cams[s].cam);
+    }
     free_specs(specs, nspecs);
     free(tr.keys);
     sensim_scene_destroy(scene);

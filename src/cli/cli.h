@@ -33,6 +33,7 @@ typedef struct traj {
 
 typedef struct sensor_spec {
     char name[64];
+    int camera;        /* type = camera (default: lidar) */
     char preset[1024];
     const char *sets[MAX_SETS];
     uint32_t nsets;
@@ -50,6 +51,20 @@ void free_specs(sensor_spec *specs, uint32_t count);
 int load_camera(FILE *f, const char *label, sensim_camera_desc *desc);
 int load_camera_file(const char *path, sensim_camera_desc *desc);
 int cmd_bench(int argc, char **argv);
+/* Camera output (render.c): "depth,semantic,..." into SENSIM_CAMERA_* bits
+ * (0, or EXIT_USAGE after a message); JSON number arrays and CameraInfo. */
+int parse_camera_outputs(const char *list, uint32_t *want);
+/* A camera preset name or camera file (render.c): 0 or an exit status after a message. */
+int load_camera_arg(const char *what, sensim_camera_desc *desc);
+void json_numbers(FILE *f, const double *v, int n);
+void json_camera_info(FILE *f, const sensim_camera *cam);
+/* One capture in the collection layout: DIR/<output>/STEM.png (depth also
+ * .pfm; semantic also semantic_cityscapes), then DIR/STEM.json (time, pose
+ * converted to @p frame, CameraInfo). @p img: scratch of 3·W·H bytes.
+ * 0 or an exit status after a message. */
+int camera_write_capture(const char *dir, const char *stem, const sensim_camera *cam, const char *name,
+                         uint32_t want, const sensim_camera_images *im, uint8_t *img, const double pose[16],
+                         int64_t t_ns, int32_t frame);
 int cmd_render(int argc, char **argv);
 
 #endif

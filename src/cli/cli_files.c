@@ -270,7 +270,7 @@ int load_trajectory(FILE *f, const char *path, int32_t frame, traj *t)
     return rc;
 }
 
-/* ---- rig file: [sensor NAME] sections with preset = ... and preset keys ---- */
+/* ---- rig file: [sensor NAME] sections with type = lidar|camera, preset = ... and preset keys ---- */
 int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
 {
     char line[4096];
@@ -314,6 +314,14 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
             rc = msg_fail("%s:%llu: %s", path, ln, cur ? "expected key = value" : "a key before any [sensor NAME]");
             break;
         }
+        if (!strcmp(k, "type")) {
+            if (strcmp(v, "lidar") && strcmp(v, "camera")) {
+                rc = msg_fail("%s:%llu: type must be lidar or camera, not '%s'", path, ln, v);
+                break;
+            }
+            cur->camera = !strcmp(v, "camera");
+            continue;
+        }
         if (!strcmp(k, "preset")) {
             if (cur->preset[0]) {
                 rc = msg_fail("%s:%llu: preset given twice for sensor '%s'", path, ln, cur->name);
@@ -342,7 +350,9 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
     if (got < 0 && rc == 0)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
     for (uint32_t i = 0; rc == 0 && i < *count; i++)
-        if (!specs[i].preset[0]) {
+        if (specs[i].camera && !specs[i].preset[0])
+            snprintf(specs[i].preset, sizeof specs[i].preset, "carla_default");
+        else if (!specs[i].preset[0]) {
             fprintf(stderr, "sensim: error: %s: sensor '%s' has no preset\n", path, specs[i].name);
             rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
         }

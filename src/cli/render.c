@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 /* Camera from a preset name, or else from a camera file (cli_files.c). */
-static int load_camera_arg(const char *what, sensim_camera_desc *d)
+int load_camera_arg(const char *what, sensim_camera_desc *d)
 {
     if (sensim_camera_desc_preset(what, d) == SENSIM_OK)
         return 0;
@@ -40,22 +40,148 @@ static int write_pfm(const char *path, uint32_t w, uint32_t h, const float *data
     return 1;
 }
 
-static void json_numbers(FILE *f, const double *v, int n)
+void json_numbers(FILE *f, const double *v, int n)
 {
     for (int k = 0; k < n; k++)
         fprintf(f, "%s%.17g", k ? ", " : "[", v[k]);
     fputc(']', f);
 }
 
-static int out_png(const char *out, const char *sub, uint32_t w, uint32_t h, uint32_t ch, const uint8_t *px)
+void json_camera_info(FILE *f, const sensim_camera *cam)
+{
+    sensim_camera_info ci;
+    sensim_camera_get_info(cam, &ci);
+    fprintf(f, "{\"width\": %u, \"height\": %u, \"distortion_model\": \"%s\", \"D\": ", ci.width, ci.height,
+            ci.distortion_model);
+    json_numbers(f, ci.d, 5);
+    fprintf(f, ", \"K\": ");
+    json_numbers(f, ci.k, 9);
+    fprintf(f, ", \"R\": ");
+    json_numbers(f, ci.r, 9);
+    fprintf(f, ", \"P\": ");
+    json_numbers(f, ci.p, 12);
+    fprintf(f, "}");
+}
+
+static const char *const output_names[] = {"depth", "semantic", "instance", "normal", "rgb"};
+
+int parse_camera_outputs(const char *p, uint32_t *want)
+{
+    *want = 0;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        while (n && (*p == ' ' || *p == '\t'))
+            p++, n--;
+        size_t m = n;
+        while (m && (p[m - 1] == ' ' || p[m - 1] == '\t'))
+            m--;
+        int found = 0;
+        for (int k = 0; k < 5; k++)
+            if (strlen(output_names[k]) == m && !strncmp(p, output_names[k], m))
+                *want |= 1u << k, found = 1;
+        if (!found) {
+            fprintf(stderr, "sensim: error: outputs: '%.*s' is not one of depth, semantic, instance, normal, rgb\n",
+                    (int)(m > 64 ? 64 : m), p);
+            return EXIT_USAGE;
+        }
+        p += n + (e != NULL);
+    }
+    if (!*want) {
+        fprintf(stderr, "sensim: error: outputs: empty\n");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* dir/sub/stem.png through a temporary name (sensim_write_png). */
+static int out_png(const char *dir, const char *sub, const char *stem, uint32_t w, uint32_t h, const uint8_t *px)
 {
     char d[4200], p[4300];
-    snprintf(d, sizeof d, "%.4000s/%s", out, sub);
+    snprintf(d, sizeof d, "%.4000s/%s", dir, sub);
     if (!ensure_dir(d))
         return EXIT_STATUS_BASE + SENSIM_ERR_IO;
-    snprintf(p, sizeof p, "%s/000000.png", d);
-    sensim_status st = sensim_write_png(p, w, h, ch, 8, px, (size_t)w * ch);
+    snprintf(p, sizeof p, "%s/%.32s.png", d, stem);
+    sensim_status st = sensim_write_png(p, w, h, 3, 8, px, (size_t)w * 3);
     return st ? fail(st) : 0;
+}
+
+int camera_write_capture(const char *dir, const char *stem, const sensim_camera *cam, const char *name,
+                         uint32_t want, const sensim_camera_images *im, uint8_t *img, const double pose[16],
+                         int64_t t_ns, int32_t frame)
+{
+    sensim_camera_info ci;
+    sensim_camera_get_info(cam, &ci);
+    const uint32_t W = ci.width, H = ci.height;
+    const size_t px = (size_t)W * H;
+    int rc;
+    if (want & SENSIM_CAMERA_DEPTH) { /* CARLA's 24-bit encoding in a PNG, and float metres in a PFM */
+        for (size_t p = 0; p < px; p++)
+            sensim_depth_to_carla_rgb(im->depth[p], &img[3 * p]);
+        if ((rc = out_png(dir, "depth", stem, W, H, img)))
+            return rc;
+        char path[4300];
+        snprintf(path, sizeof path, "%.4000s/depth/%.32s.pfm", dir, stem);
+        if (!write_pfm(path, W, H, im->depth)) {
+            fprintf(stderr, "sensim: error: %s: cannot write: %s\n", path, strerror(errno));
+            return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+        }
+    }
+    if (want & SENSIM_CAMERA_SEMANTIC) { /* CARLA raw: tag in red; and the CityScapes palette */
+        for (size_t p = 0; p < px; p++)
+            img[3 * p] = im->semantic[p], img[3 * p + 1] = img[3 * p + 2] = 0;
+        if ((rc = out_png(dir, "semantic", stem, W, H, img)))
+            return rc;
+        for (size_t p = 0; p < px; p++)
+            sensim_tag_color(im->semantic[p], &img[3 * p]);
+        if ((rc = out_png(dir, "semantic_cityscapes", stem, W, H, img)))
+            return rc;
+    }
+    if (want & SENSIM_CAMERA_INSTANCE) { /* CARLA 0.9.14+: R tag, G id low byte, B id high byte */
+        for (size_t p = 0; p < px; p++)
+            img[3 * p] = im->semantic[p], img[3 * p + 1] = (uint8_t)(im->instance[p] & 255),
+            img[3 * p + 2] = (uint8_t)((im->instance[p] >> 8) & 255);
+        if ((rc = out_png(dir, "instance", stem, W, H, img)))
+            return rc;
+    }
+    if (want & SENSIM_CAMERA_NORMAL) { /* (n + 1) / 2 in each channel, optical frame */
+        for (size_t p = 0; p < 3 * px; p++)
+            img[p] = (uint8_t)lround((im->normal[p] + 1.0) * 127.5);
+        if ((rc = out_png(dir, "normal", stem, W, H, img)))
+            return rc;
+    }
+    if ((want & SENSIM_CAMERA_RGB) && (rc = out_png(dir, "rgb", stem, W, H, im->rgb)))
+        return rc;
+    /* the capture's JSON last: its presence marks a finished capture (batch --resume) */
+    char path[4300], tmp[4400];
+    snprintf(path, sizeof path, "%.4000s/%.32s.json", dir, stem);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "sensim: error: %s: %s\n", tmp, strerror(errno));
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    double out_pose[16];
+    sensim_pose_matrix_to_frame(frame, pose, out_pose);
+    fprintf(f, "{\"t_ns\": %lld, \"camera\": \"%s\", \"frame_of_reference\": \"%s\", \"units\": \"%s\",\n"
+               " \"depth\": \"%s\", \"outputs\": [",
+            (long long)t_ns, name, frame == SENSIM_FRAME_CARLA ? "carla" : frame == SENSIM_FRAME_UE ? "ue" : "native",
+            frame == SENSIM_FRAME_UE ? "cm" : "m", !strcmp(ci.distortion_model, "equidistant") ? "along the ray" : "planar");
+    for (int k = 0, n = 0; k < 5; k++)
+        if (want & (1u << k))
+            fprintf(f, "%s\"%s\"", n++ ? ", " : "", output_names[k]);
+    fprintf(f, "], \"sensor_pose\": ");
+    json_numbers(f, out_pose, 16);
+    fprintf(f, ",\n \"camera_info\": ");
+    json_camera_info(f, cam);
+    fprintf(f, "}\n");
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        fprintf(stderr, "sensim: error: %s: cannot write\n", path);
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    return 0;
 }
 
 int cmd_render(int argc, char **argv)
@@ -94,27 +220,9 @@ int cmd_render(int argc, char **argv)
     }
     if (!scene_arg || !out)
         return usage("render needs --scene and --out");
-    uint32_t want = 0;
-    {
-        const char *p = outputs;
-        while (*p) {
-            const char *e = strchr(p, ',');
-            size_t n = e ? (size_t)(e - p) : strlen(p);
-            static const char *const names[] = {"depth", "semantic", "instance", "normal", "rgb"};
-            int found = 0;
-            for (int k = 0; k < 5; k++)
-                if (strlen(names[k]) == n && !strncmp(p, names[k], n))
-                    want |= 1u << k, found = 1;
-            if (!found) {
-                fprintf(stderr, "sensim: error: --outputs: '%.*s' is not one of depth, semantic, instance, normal, "
-                                "rgb\n", (int)(n > 64 ? 64 : n), p);
-                return EXIT_USAGE;
-            }
-            p += n + (e != NULL);
-        }
-    }
-    if (!want)
-        return usage("render: --outputs is empty");
+    uint32_t want;
+    if (parse_camera_outputs(outputs, &want))
+        return EXIT_USAGE;
     sensim_camera_desc d;
     int rc = load_camera_arg(cam_arg, &d);
     if (rc)
@@ -171,77 +279,8 @@ int cmd_render(int argc, char **argv)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
         goto done;
     }
-    if (want & 1) { /* CARLA's 24-bit encoding in a PNG, and float metres in a PFM */
-        for (size_t p = 0; p < px; p++)
-            sensim_depth_to_carla_rgb(depth[p], &img[3 * p]);
-        if ((rc = out_png(out, "depth", d.width, d.height, 3, img)))
-            goto done;
-        char path[4300];
-        snprintf(path, sizeof path, "%.4000s/depth/000000.pfm", out);
-        if (!write_pfm(path, d.width, d.height, depth)) {
-            fprintf(stderr, "sensim: error: %s: cannot write: %s\n", path, strerror(errno));
-            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
-            goto done;
-        }
-    }
-    if (want & 2) { /* CARLA raw: tag in red; and the CityScapes palette */
-        for (size_t p = 0; p < px; p++)
-            img[3 * p] = sem[p], img[3 * p + 1] = img[3 * p + 2] = 0;
-        if ((rc = out_png(out, "semantic", d.width, d.height, 3, img)))
-            goto done;
-        for (size_t p = 0; p < px; p++)
-            sensim_tag_color(sem[p], &img[3 * p]);
-        if ((rc = out_png(out, "semantic_cityscapes", d.width, d.height, 3, img)))
-            goto done;
-    }
-    if (want & 4) { /* CARLA 0.9.14+: R tag, G id low byte, B id high byte */
-        for (size_t p = 0; p < px; p++)
-            img[3 * p] = sem[p], img[3 * p + 1] = (uint8_t)(inst[p] & 255), img[3 * p + 2] = (uint8_t)((inst[p] >> 8) & 255);
-        if ((rc = out_png(out, "instance", d.width, d.height, 3, img)))
-            goto done;
-    }
-    if (want & 8) { /* (n + 1) / 2 in each channel, optical frame */
-        for (size_t p = 0; p < 3 * px; p++)
-            img[p] = (uint8_t)lround((nrm[p] + 1.0) * 127.5);
-        if ((rc = out_png(out, "normal", d.width, d.height, 3, img)))
-            goto done;
-    }
-    if ((want & 16) && (rc = out_png(out, "rgb", d.width, d.height, 3, rgb)))
+    if ((rc = camera_write_capture(out, "000000", cam, d.name, want, &im, img, cam_pose, 0, SENSIM_FRAME_NATIVE)))
         goto done;
-    {
-        sensim_camera_info ci;
-        sensim_camera_get_info(cam, &ci);
-        char path[4300], tmp[4400];
-        snprintf(path, sizeof path, "%.4000s/000000.json", out);
-        snprintf(tmp, sizeof tmp, "%s.tmp", path);
-        FILE *f = fopen(tmp, "w");
-        if (!f) {
-            fprintf(stderr, "sensim: error: %s: %s\n", tmp, strerror(errno));
-            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
-            goto done;
-        }
-        fprintf(f, "{\"t_ns\": 0, \"camera\": \"%s\", \"frame_of_reference\": \"native\", \"units\": \"m\",\n"
-                   " \"depth\": \"%s\", \"sensor_pose\": ", d.name,
-                d.model == SENSIM_CAMERA_FISHEYE ? "along the ray" : "planar");
-        json_numbers(f, cam_pose, 16);
-        fprintf(f, ",\n \"camera_info\": {\"width\": %u, \"height\": %u, \"distortion_model\": \"%s\", \"D\": ",
-                ci.width, ci.height, ci.distortion_model);
-        json_numbers(f, ci.d, 5);
-        fprintf(f, ", \"K\": ");
-        json_numbers(f, ci.k, 9);
-        fprintf(f, ", \"R\": ");
-        json_numbers(f, ci.r, 9);
-        fprintf(f, ", \"P\": ");
-        json_numbers(f, ci.p, 12);
-        fprintf(f, "}}\n");
-        int bad = ferror(f);
-        if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-            remove(tmp);
-            fprintf(stderr, "sensim: error: %s: cannot write\n", path);
-            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
-            goto done;
-        }
-    }
     printf("rendered %s %ux%u into %s\n", d.name, d.width, d.height, out);
 done:
     free(depth), free(nrm), free(sem), free(rgb), free(img), free(inst);

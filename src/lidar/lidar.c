@@ -228,6 +228,15 @@ sensim_status sensim_lidar_set_mount_pose(sensim_lidar *l, const double pose[16]
     return SENSIM_OK;
 }
 
+sensim_status sensim_lidar_get_mount_pose(const sensim_lidar *l, double out[16])
+{
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
+    if (!out)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_get_mount_pose: NULL argument");
+    memcpy(out, l->mount, sizeof l->mount);
+    return SENSIM_OK;
+}
+
 sensim_status sensim_lidar_count_shots(const sensim_lidar *l, int64_t tb, int64_t te, uint64_t *out)
 {
     SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");

@@ -388,6 +388,15 @@ sensim_status sensim_camera_set_mount_pose(sensim_camera *c, const double pose[1
     return SENSIM_OK;
 }
 
+sensim_status sensim_camera_get_mount_pose(const sensim_camera *c, double out[16])
+{
+    SENSIM_CHECK_HANDLE(c, SENSIM_MAGIC_CAMERA, "camera");
+    if (!out)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_get_mount_pose: NULL argument");
+    memcpy(out, c->mount, sizeof c->mount);
+    return SENSIM_OK;
+}
+
 sensim_status sensim_camera_get_info(const sensim_camera *c, sensim_camera_info *o)
 {
     SENSIM_CHECK_HANDLE(c, SENSIM_MAGIC_CAMERA, "camera");
