@@ -29,6 +29,7 @@ int main(void)
     P(sensim_camera_info);
     P(sensim_camera_images);
     P(sensim_image_view);
+    P(sensim_appearance);
     P(sensim_sensor_sample);
     P(sensim_sensor_desc);
     return 0;

@@ -683,6 +683,175 @@ static void test_image_ring_misuse(void **state)
     sensim_camera_destroy(c);
 }
 
+/* ---- material appearance: OBJ/MTL Kd and PNG map_Kd ------------------------ */
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static sensim_scene *load_obj_scene(const char *path, sensim_status *out_st)
+{
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    sensim_load_options lo;
+    sensim_load_options_init(&lo);
+    *out_st = sensim_scene_load_file(s, path, &lo, NULL);
+    if (*out_st == SENSIM_OK)
+        CHECK_OK(sensim_scene_commit(s));
+    return s;
+}
+
+/* A 2 x 2 texture on a 10 m x 10 m wall 10 m ahead: with ambient light only
+ * (ambient 1) every pixel is its texel exactly, upright (row 0 of the PNG at
+ * v = 1); a Kd-only material shows Kd; lidars see the same as without MTL. */
+static void test_textures(void **state)
+{
+    (void)state;
+    char d[] = "/tmp/sensim_tex_XXXXXX", p[256];
+    assert_non_null(mkdtemp(d));
+    const uint8_t tex[12] = {255, 0, 0, 0, 255, 0, /* top: red, green */ 0, 0, 255, 255, 255, 255};
+    snprintf(p, sizeof p, "%s/checker.png", d);
+    CHECK_OK(sensim_write_png(p, 2, 2, 3, 8, tex, 6));
+    snprintf(p, sizeof p, "%s/wall.mtl", d);
+    write_text(p, "# materials\nnewmtl painted\nKd 1 1 1\nmap_Kd -s 1 1 1 checker.png\nnewmtl plain\n"
+                  "Kd 0.5 0.25 0\nKs 1 1 1\n");
+    const char *geo = "v 10 5 -5\nv 10 -5 -5\nv 10 -5 5\nv 10 5 5\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
+                      "v 10 -30 -50\nv 10 -30 50\nv 10 -60 0\n";
+    char obj[1024];
+    snprintf(obj, sizeof obj, "mtllib wall.mtl\n%susemtl painted\nf 1/1 2/2 3/3 4/4\nusemtl plain\nf 5 6 7\n", geo);
+    snprintf(p, sizeof p, "%s/wall.obj", d);
+    write_text(p, obj);
+    sensim_status st;
+    sensim_scene *s = load_obj_scene(p, &st);
+    CHECK_OK(st);
+    sensim_camera *c = make_camera("carla_default", (const char *const[]){"width", "20", "height", "20", "ambient",
+                                                                          "1", "sun_elevation_deg", "0", NULL});
+    uint8_t rgb[20 * 20 * 3];
+    sensim_camera_images im = {.rgb = rgb};
+    sensim_pose_key key;
+    sensim_motion m = still(&key, 0, 0, 0);
+    CHECK_OK(sensim_camera_render(c, s, &m, 0, &im, NULL));
+    const struct { int x, y; uint8_t r, g, b; } want[] = {
+        {6, 6, 255, 0, 0}, {13, 6, 0, 255, 0}, {6, 13, 0, 0, 255}, {13, 13, 255, 255, 255}};
+    for (int k = 0; k < 4; k++) {
+        const uint8_t *px = &rgb[3 * (want[k].y * 20 + want[k].x)];
+        assert_int_equal(px[0], want[k].r);
+        assert_int_equal(px[1], want[k].g);
+        assert_int_equal(px[2], want[k].b);
+    }
+    /* the Kd-only triangle (image left edge region, y = -30..-60 is image right): Kd decoded */
+    sensim_camera_destroy(c);
+    c = make_camera("carla_default", (const char *const[]){"width", "20", "height", "20", "ambient", "1",
+                                                           "sun_elevation_deg", "0", "fov", "160", NULL});
+    CHECK_OK(sensim_camera_render(c, s, &m, 0, &im, NULL));
+    const uint8_t *px = &rgb[3 * (10 * 20 + 17)];
+    const double kd[3] = {0.5, 0.25, 0.0};
+    for (int q = 0; q < 3; q++) {
+        double v = px[q] / 255.0, lin = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+        assert_true(fabs(lin - kd[q]) < 0.006);
+    }
+    /* lidars do not see appearances: the same points as the bare geometry */
+    char bare[256];
+    snprintf(bare, sizeof bare, "%s/bare.obj", d);
+    snprintf(obj, sizeof obj, "%susemtl painted\nf 1 2 3 4\nusemtl plain\nf 5 6 7\n", geo);
+    write_text(bare, obj);
+    sensim_scene *s2 = load_obj_scene(bare, &st);
+    CHECK_OK(st);
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", NULL, 0, &l));
+    sensim_ring *r1 = test_ring(100000, 2, SENSIM_OVERFLOW_FAIL), *r2 = test_ring(100000, 2, SENSIM_OVERFLOW_FAIL);
+    CHECK_OK(sensim_lidar_scan(l, s, 0, 100000000, key.pose, r1, NULL));
+    sensim_lidar_destroy(l);
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", NULL, 0, &l));
+    CHECK_OK(sensim_lidar_scan(l, s2, 0, 100000000, key.pose, r2, NULL));
+    static sensim_point a[100000], b[100000];
+    uint64_t na, nb;
+    CHECK_OK(sensim_ring_pop(r1, NULL, a, 100000, &na));
+    CHECK_OK(sensim_ring_pop(r2, NULL, b, 100000, &nb));
+    assert_true(na > 100);
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, na * sizeof *a);
+    sensim_lidar_destroy(l);
+    free(r1), free(r2);
+    sensim_scene_destroy(s2);
+    sensim_scene_destroy(s);
+    sensim_camera_destroy(c);
+
+    /* hostile files: each refused with the file and line, the scene untouched */
+    const struct { const char *mtl, *obj_extra, *msg; sensim_status st; } bad[] = {
+        {"newmtl painted\nKd 2 0 0\n", "", "wall.mtl:2", SENSIM_ERR_OUT_OF_RANGE},
+        {"newmtl painted\nKd nan 0 0\n", "", "wall.mtl:2", SENSIM_ERR_NOT_FINITE},
+        {"Kd 1 1 1\n", "", "wall.mtl:1", SENSIM_ERR_PARSE},
+        {"newmtl painted\n", "f 1/9 2/2 3/3\n", "texture coordinate index 9", SENSIM_ERR_BAD_INDEX},
+        {"newmtl painted\n", "vt 1 2 3 4\n", "vt needs 1 to 3 numbers", SENSIM_ERR_PARSE},
+        {"newmtl painted\n", "vt 1e9\n", "vt component 1", SENSIM_ERR_OUT_OF_RANGE},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        snprintf(p, sizeof p, "%s/wall.mtl", d);
+        write_text(p, bad[k].mtl);
+        snprintf(obj, sizeof obj, "mtllib wall.mtl\n%susemtl painted\nf 1/1 2/2 3/3 4/4\n%s", geo, bad[k].obj_extra);
+        snprintf(p, sizeof p, "%s/wall.obj", d);
+        write_text(p, obj);
+        s = load_obj_scene(p, &st);
+        if (st != bad[k].st || !strstr(sensim_context_last_error(NULL), bad[k].msg))
+            fail_msg("case %zu: %s: %s", k, sensim_status_string(st), sensim_context_last_error(NULL));
+        sensim_scene_info info;
+        CHECK_OK(sensim_scene_get_info(s, &info));
+        assert_int_equal(info.mesh_count, 0);
+        sensim_scene_destroy(s);
+    }
+    /* files that are not there or not PNGs: the geometry loads, Kd is used, the loss is counted */
+    snprintf(p, sizeof p, "%s/wall.mtl", d);
+    write_text(p, "newmtl painted\nKd 0 1 0\nmap_Kd missing.png\nnewmtl other\nmap_Kd wall.obj\n");
+    snprintf(p, sizeof p, "%s/wall.obj", d);
+    snprintf(obj, sizeof obj, "mtllib nowhere.mtl wall.mtl\n%susemtl painted\nf 1/1 2/2 3/3 4/4\nusemtl other\n"
+                              "f 5 6 7\n", geo);
+    write_text(p, obj);
+    s = load_obj_scene(p, &st);
+    CHECK_OK(st);
+    sensim_scene_info si;
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    assert_int_equal(si.material_files_missing, 1);
+    assert_int_equal(si.textures_skipped, 2);
+    c = make_camera("carla_default", (const char *const[]){"width", "20", "height", "20", "ambient", "1",
+                                                           "sun_elevation_deg", "0", NULL});
+    CHECK_OK(sensim_camera_render(c, s, &m, 0, &im, NULL));
+    assert_int_equal(rgb[3 * (10 * 20 + 10)], 0); /* Kd (0, 1, 0) without its texture */
+    assert_int_equal(rgb[3 * (10 * 20 + 10) + 1], 255);
+    sensim_camera_destroy(c);
+    sensim_scene_destroy(s);
+    /* the C API: colours in [0, 1], sizes with texels, reserved zero */
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    sensim_appearance ap = {.base_color = {0.2f, 0.3f, 0.4f}};
+    CHECK_OK(sensim_scene_set_material_appearance(s, 3, &ap));
+    ap.base_color[1] = 1.5f;
+    assert_int_equal(sensim_scene_set_material_appearance(s, 3, &ap), SENSIM_ERR_OUT_OF_RANGE);
+    ap.base_color[1] = NAN;
+    assert_int_equal(sensim_scene_set_material_appearance(s, 3, &ap), SENSIM_ERR_NOT_FINITE);
+    ap.base_color[1] = 0.5f, ap.texture = tex, ap.texture_width = 0, ap.texture_height = 2;
+    assert_int_equal(sensim_scene_set_material_appearance(s, 3, &ap), SENSIM_ERR_OUT_OF_RANGE);
+    ap.texture = NULL;
+    assert_int_equal(sensim_scene_set_material_appearance(s, 3, &ap), SENSIM_ERR_INVALID_ARGUMENT);
+    ap.texture_height = 0;
+    assert_int_equal(sensim_scene_set_material_appearance(s, 0, &ap), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_scene_set_material_appearance(s, 3, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    sensim_mesh_desc md;
+    sensim_mesh_desc_init(&md);
+    const float v3[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, uvbad[6] = {0, 0, 1, 0, NAN, 1};
+    const uint32_t i3[3] = {0, 1, 2};
+    md.vertices = v3, md.vertex_count = 3, md.indices = i3, md.triangle_count = 1, md.triangle_uvs = uvbad;
+    uint32_t mid;
+    assert_int_equal(sensim_scene_add_mesh(s, &md, &mid), SENSIM_ERR_NOT_FINITE);
+    sensim_scene_destroy(s);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -691,7 +860,7 @@ int main(void)
         cmocka_unit_test(test_rolling_shutter),   cmocka_unit_test(test_lidar_camera_agree),
         cmocka_unit_test(test_shading_and_thread_invariance), cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_rig_camera),        cmocka_unit_test(test_image_ring_overflow),
-        cmocka_unit_test(test_image_ring_misuse),
+        cmocka_unit_test(test_image_ring_misuse), cmocka_unit_test(test_textures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -26,9 +26,11 @@
  * that time, and sees moving actors where they are then.
  *
  * Colour is a geometric render, not a photoreal one: the base colour of a
- * surface is its semantic tag's CityScapes colour (textures and material
- * colours are not modelled yet), lit by a sun with hard shadows plus a sky
- * ambient term; pixels with nothing within max_depth_m show the sky colour.
+ * surface is its material's appearance (sensim_scene_set_material_appearance:
+ * OBJ/MTL Kd times the map_Kd texel at the hit's UV, nearest texel) or else
+ * its semantic tag's CityScapes colour, lit by a sun with hard shadows plus a
+ * sky ambient term (no specular highlights, no reflections, no texture
+ * filtering); pixels with nothing within max_depth_m show the sky colour.
  */
 #ifndef SENSIM_CAMERA_H
 #define SENSIM_CAMERA_H

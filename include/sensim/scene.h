@@ -49,7 +49,11 @@ typedef struct sensim_mesh_desc {
     uint16_t material_id;
     /** SENSIM_MESH_STATIC (default) or SENSIM_MESH_PROTOTYPE. */
     uint32_t flags;
-    uint64_t reserved[6];
+    /** Optional texture coordinates: 6 floats per triangle, (u, v) of its
+     *  three corners in index order (u right, v up, as OBJ `vt`; repeating
+     *  outside [0, 1]); copied. Cameras sample material textures with them. */
+    const float *triangle_uvs;
+    uint64_t reserved[5];
 } sensim_mesh_desc;
 
 /** Fill @p desc with defaults (zero). Thread safety: any thread. Since 0.1. */
@@ -255,6 +259,32 @@ SENSIM_API void sensim_material_default(uint32_t tag, sensim_material *out);
  */
 SENSIM_API sensim_status sensim_scene_set_material(sensim_scene *scene, uint32_t id, const sensim_material *mat);
 
+/** How a material looks to cameras (lidars do not use it). */
+typedef struct sensim_appearance {
+    float base_color[3];          /**< linear RGB, [0, 1] (OBJ/MTL `Kd`) */
+    const uint8_t *texture;       /**< optional sRGB texture, 3 bytes a texel, row 0 at the top (v = 1), no
+                                       padding; copied; multiplies base_color where a mesh has UVs */
+    uint32_t texture_width, texture_height; /**< texels, 1..16384 each (0 with texture NULL) */
+    uint64_t reserved[4];
+} sensim_appearance;
+
+/**
+ * Set the camera appearance of material @p id (1..65535; staged until the
+ * next commit; the material's lidar properties are unchanged). Cameras
+ * colour a surface with its material's base colour times the texel at the
+ * hit's UV (nearest texel, repeating) where its mesh has UVs, else with the
+ * base colour; surfaces of materials without an appearance take their tag's
+ * CityScapes colour. The OBJ loader sets it from MTL `Kd` and `map_Kd`
+ * (PNG).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (id 0, NULL, reserved
+ *         fields, a texture without sizes), SENSIM_ERR_NOT_FINITE,
+ *         SENSIM_ERR_OUT_OF_RANGE (a colour outside [0, 1], sizes),
+ *         SENSIM_ERR_BUSY, SENSIM_ERR_OUT_OF_MEMORY.
+ * Thread safety: one thread at a time per scene. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_set_material_appearance(sensim_scene *scene, uint32_t id,
+                                                              const sensim_appearance *appearance);
+
 /**
  * Id of the material the OBJ loader created for usemtl @p name (exact,
  * case-sensitive). Names containing (case-insensitive) mirror, glass|window,
@@ -279,7 +309,13 @@ typedef struct sensim_scene_info {
     /** Exact duplicate triangles (same three vertex positions in any order)
      *  the OBJ/PLY loaders left out, keeping the first. */
     uint32_t duplicate_triangles_dropped;
-    uint32_t reserved[6];
+    /** OBJ mtllib files that do not exist: their materials keep the tag
+     *  colours (the geometry loads; a malformed MTL is an error). */
+    uint32_t material_files_missing;
+    /** MTL map_Kd textures that could not be used (missing, not a PNG,
+     *  unreadable, too large): those materials show Kd alone. */
+    uint32_t textures_skipped;
+    uint32_t reserved[4];
 } sensim_scene_info;
 
 /**

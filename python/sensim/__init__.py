@@ -413,6 +413,26 @@ class Scene(_Handle):
         m = _lib.Material(reflectivity, retro_gain, specular, transparency)
         _check(_L.sensim_scene_set_material(self.handle, material_id, ctypes.byref(m)))
 
+    def set_appearance(self, material_id, base_color=(1.0, 1.0, 1.0), texture=None):
+        """How material ``material_id`` looks to cameras: linear base colour
+        in [0, 1], and optionally an sRGB texture (uint8 array H x W x 3,
+        row 0 at the top) sampled at the mesh's UVs."""
+        a = _lib.Appearance()
+        try:
+            a.base_color[:] = [float(c) for c in base_color]
+        except (TypeError, ValueError):
+            raise InvalidArgument(1, "base_color must be three numbers")
+        keep = None
+        if texture is not None:
+            if _np is None:
+                raise InvalidArgument(1, "textures need numpy")
+            keep = _np.ascontiguousarray(texture, dtype=_np.uint8)
+            if keep.ndim != 3 or keep.shape[2] != 3:
+                raise InvalidArgument(1, "texture must be H x W x 3 uint8")
+            a.texture, a.texture_height, a.texture_width = keep.ctypes.data, keep.shape[0], keep.shape[1]
+        _check(_L.sensim_scene_set_material_appearance(self.handle, _u32(material_id, "material_id"),
+                                                       ctypes.byref(a)))
+
     def find_material(self, name):
         out = ctypes.c_uint32()
         _check(_L.sensim_scene_find_material(self.handle, name.encode(), ctypes.byref(out)))
@@ -515,7 +535,9 @@ class Scene(_Handle):
         i = _lib.SceneInfo()
         _check(_L.sensim_scene_get_info(self.handle, ctypes.byref(i)))
         return dict(meshes=i.mesh_count, actors=i.actor_count, triangles=i.triangle_count,
-                    vertices=i.vertex_count, committed=bool(i.committed))
+                    vertices=i.vertex_count, committed=bool(i.committed),
+                    duplicate_triangles_dropped=i.duplicate_triangles_dropped,
+                    material_files_missing=i.material_files_missing, textures_skipped=i.textures_skipped)
 
 
 RAY_HIT_DTYPE = _np.dtype([("distance", "<f4"), ("normal", "<f4", (3,)), ("u", "<f4"), ("v", "<f4"),

@@ -20,7 +20,7 @@ class MeshDesc(Structure):
     _fields_ = [("vertices", POINTER(c_float)), ("vertex_count", c_uint32), ("indices", POINTER(c_uint32)),
                 ("triangle_count", c_uint32), ("triangle_tags", POINTER(c_uint8)),
                 ("triangle_materials", POINTER(c_uint16)), ("tag", c_uint8), ("material_id", c_uint16),
-                ("flags", c_uint32), ("reserved", c_uint64 * 6)]
+                ("flags", c_uint32), ("triangle_uvs", POINTER(c_float)), ("reserved", c_uint64 * 5)]
 
 
 class LoadOptions(Structure):
@@ -31,7 +31,13 @@ class LoadOptions(Structure):
 
 class SceneInfo(Structure):
     _fields_ = [("mesh_count", c_uint32), ("actor_count", c_uint32), ("triangle_count", c_uint64),
-                ("vertex_count", c_uint64), ("committed", c_int32), ("reserved", c_uint32 * 7)]
+                ("vertex_count", c_uint64), ("committed", c_int32), ("duplicate_triangles_dropped", c_uint32),
+                ("material_files_missing", c_uint32), ("textures_skipped", c_uint32), ("reserved", c_uint32 * 4)]
+
+
+class Appearance(Structure):
+    _fields_ = [("base_color", c_float * 3), ("texture", c_void_p), ("texture_width", c_uint32),
+                ("texture_height", c_uint32), ("reserved", c_uint64 * 4)]
 
 
 class Material(Structure):
@@ -157,6 +163,7 @@ class ImageView(Structure):
 STRUCTS = {
     "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
     "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages, "sensim_image_view": ImageView,
+    "sensim_appearance": Appearance,
     "sensim_sensor_sample": SensorSample, "sensim_sensor_desc": SensorDesc,
     "sensim_context_desc": ContextDesc, "sensim_mesh_desc": MeshDesc, "sensim_load_options": LoadOptions,
     "sensim_scene_info": SceneInfo, "sensim_material": Material, "sensim_field": Field,
@@ -203,6 +210,7 @@ PROTOTYPES = {
     "sensim_camera_get_info": (status_t, [c_void_p, POINTER(CameraInfo)]),
     "sensim_camera_render": (status_t, [c_void_p, c_void_p, POINTER(Motion), c_int64, POINTER(CameraImages), d16]),
     "sensim_scene_set_material": (status_t, [c_void_p, c_uint32, POINTER(Material)]),
+    "sensim_scene_set_material_appearance": (status_t, [c_void_p, c_uint32, POINTER(Appearance)]),
     "sensim_scene_find_material": (status_t, [c_void_p, c_char_p, POINTER(c_uint32)]),
     "sensim_material_default": (None, [c_uint32, POINTER(Material)]),
     "sensim_tag_from_name": (c_int32, [c_char_p]),

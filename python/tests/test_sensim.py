@@ -413,6 +413,12 @@ class Cameras(unittest.TestCase):
             sensim.Camera(ctx, "carla_default", ["zoom=2"])
         with self.assertRaises(sensim.NotFound):
             sensim.Camera(ctx, "no_such")
+        # a material's appearance: Kd colours the wall (ambient light only: the exact sRGB code)
+        scene.set_appearance(1, (1.0, 0.0, 0.0))
+        with self.assertRaises(sensim.OutOfRange):
+            scene.set_appearance(1, (2.0, 0.0, 0.0))
+        with self.assertRaises(sensim.InvalidArgument):
+            scene.set_appearance(1, (1.0, 0.0, 0.0), texture=np.zeros((2, 2), np.uint8))
 
     @unittest.skipIf(np is None, "numpy")
     def test_rig_camera(self):

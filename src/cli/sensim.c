@@ -131,7 +131,14 @@ sensim_status load_scene(const char *what, int32_t frame, const char *tags_file,
     sensim_load_options_init(&lo);
     lo.frame = frame;
     lo.tag_map_file = tags_file;
-    return sensim_scene_load_file(scene, what, &lo, NULL);
+    sensim_status st = sensim_scene_load_file(scene, what, &lo, NULL);
+    sensim_scene_info si;
+    if (st == SENSIM_OK && sensim_scene_get_info(scene, &si) == SENSIM_OK &&
+        (si.material_files_missing || si.textures_skipped))
+        fprintf(stderr, "sensim: note: %s: %u material file(s) missing, %u texture(s) not usable (missing or not "
+                        "PNG): cameras show those materials by Kd or tag colour\n",
+                what, si.material_files_missing, si.textures_skipped);
+    return st;
 }
 
 /* Platform pose at t = 0 and the keys of frame [tb, te) for constant velocity. */

@@ -48,6 +48,7 @@ void sensim__mesh_free(sensim_mesh *m)
     free(m->indices);
     free(m->tags);
     free(m->materials);
+    free(m->uvs);
     memset(m, 0, sizeof *m);
 }
 
@@ -72,6 +73,9 @@ void sensim_scene_destroy(sensim_scene *scene)
     free(scene->mats);
     free(scene->cmats);
     free(scene->mat_hash);
+    for (uint32_t i = 0; i < scene->tex_count; i++)
+        free(scene->textures[i].rgb);
+    free(scene->textures);
     sensim_context *ctx = scene->ctx;
     free(scene);
     sensim__context_release(ctx);
@@ -223,6 +227,8 @@ uint32_t sensim__mesh_drop_duplicates(sensim_mesh *m)
             memmove(&m->indices[3 * (size_t)kept], &m->indices[3 * (size_t)t], 3 * sizeof *m->indices);
             m->tags[kept] = m->tags[t];
             m->materials[kept] = m->materials[t];
+            if (m->uvs)
+                memmove(&m->uvs[6 * (size_t)kept], &m->uvs[6 * (size_t)t], 6 * sizeof *m->uvs);
         }
         slot[i] = fp << 32 | (uint64_t)(kept + 1);
         kept++;
@@ -291,6 +297,7 @@ sensim_status sensim__scene_append_mesh(sensim_scene *scene, sensim_mesh *mesh, 
 void sensim__scene_mark(const sensim_scene *scene, sensim_scene_mark *mark)
 {
     mark->mat_count = scene->mat_count;
+    mark->tex_count = scene->tex_count;
     mark->dirty = scene->dirty;
     mark->static_dirty = scene->static_dirty;
 }
@@ -303,6 +310,9 @@ void sensim__scene_rollback(sensim_scene *scene, const sensim_scene_mark *mark)
         scene->mat_count = mark->mat_count;
         rebuild_mat_hash(scene);
     }
+    /* textures added since the mark: no committed material refers to them */
+    while (scene->tex_count > mark->tex_count)
+        free(scene->textures[--scene->tex_count].rgb);
     scene->dirty = mark->dirty;
     scene->static_dirty = mark->static_dirty;
 }
@@ -332,6 +342,14 @@ sensim_status sensim_scene_add_mesh(sensim_scene *scene, const sensim_mesh_desc 
         if (d->indices[i] >= d->vertex_count)
             return sensim__fail(SENSIM_ERR_BAD_INDEX, "sensim_scene_add_mesh: triangle %zu index %u >= vertex_count %u",
                                 i / 3, d->indices[i], d->vertex_count);
+    if (d->reserved[0] || d->reserved[1] || d->reserved[2] || d->reserved[3] || d->reserved[4])
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_add_mesh: reserved fields must be zero");
+    if (d->triangle_uvs)
+        for (size_t i = 0; i < nt * 6; i++)
+            if (!isfinite(d->triangle_uvs[i]) || fabsf(d->triangle_uvs[i]) > 1e6f)
+                return sensim__fail(isfinite(d->triangle_uvs[i]) ? SENSIM_ERR_OUT_OF_RANGE : SENSIM_ERR_NOT_FINITE,
+                                    "sensim_scene_add_mesh: triangle %zu uv %zu is %g (finite, |x| <= 1e6)", i / 6,
+                                    i % 6, (double)d->triangle_uvs[i]);
     if (d->triangle_tags)
         for (size_t i = 0; i < nt; i++)
             if (d->triangle_tags[i] > SENSIM_TAG_MAX)
@@ -346,13 +364,16 @@ sensim_status sensim_scene_add_mesh(sensim_scene *scene, const sensim_mesh_desc 
     m.indices = malloc(nt * 3 * sizeof(uint32_t));
     m.tags = malloc(nt);
     m.materials = malloc(nt * sizeof(uint16_t));
-    if (!m.vertices || !m.indices || !m.tags || !m.materials) {
+    m.uvs = d->triangle_uvs ? malloc(nt * 6 * sizeof(float)) : NULL;
+    if (!m.vertices || !m.indices || !m.tags || !m.materials || (d->triangle_uvs && !m.uvs)) {
         sensim__mesh_free(&m);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_scene_add_mesh: cannot copy %zu triangles", nt);
     }
     memcpy(m.vertices, d->vertices, nv * sizeof(float));
     m.vertices[nv] = 0.0f;
     memcpy(m.indices, d->indices, nt * 3 * sizeof(uint32_t));
+    if (m.uvs)
+        memcpy(m.uvs, d->triangle_uvs, nt * 6 * sizeof(float));
     for (size_t i = 0; i < nt; i++) {
         m.tags[i] = d->triangle_tags ? d->triangle_tags[i] : d->tag;
         m.materials[i] = d->triangle_materials ? d->triangle_materials[i] : d->material_id;
@@ -583,6 +604,8 @@ sensim_status sensim_scene_get_info(const sensim_scene *scene, sensim_scene_info
     }
     out->committed = !scene->dirty;
     out->duplicate_triangles_dropped = scene->duplicates_dropped;
+    out->material_files_missing = scene->mtl_missing;
+    out->textures_skipped = scene->tex_skipped;
     sensim__scene_read_end(scene);
     return SENSIM_OK;
 }
@@ -763,6 +786,70 @@ sensim_status sensim_scene_set_material(sensim_scene *scene, uint32_t id, const 
         scene->mats[id].inherit = 0;
         scene->dirty = true;
     }
+    sensim__scene_edit_end(scene);
+    return st;
+}
+
+sensim_status sensim__scene_set_appearance_locked(sensim_scene *scene, uint32_t id, const sensim_appearance *a)
+{
+    if (!a || id == 0 || id > 65535)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "material appearance: NULL or id %u outside 1..65535", id);
+    if (a->reserved[0] || a->reserved[1] || a->reserved[2] || a->reserved[3])
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "material appearance: reserved fields must be zero");
+    for (int c = 0; c < 3; c++) {
+        if (!isfinite(a->base_color[c]))
+            return sensim__fail(SENSIM_ERR_NOT_FINITE, "material appearance: base_color[%d] is not finite", c);
+        if (a->base_color[c] < 0 || a->base_color[c] > 1)
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "material appearance: base_color[%d] = %g outside [0, 1]", c,
+                                (double)a->base_color[c]);
+    }
+    if (a->texture && (a->texture_width < 1 || a->texture_width > 16384 || a->texture_height < 1 ||
+                       a->texture_height > 16384))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "material appearance: texture %u x %u outside 1..16384 a side",
+                            a->texture_width, a->texture_height);
+    if (!a->texture && (a->texture_width || a->texture_height))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "material appearance: texture sizes without texels");
+    sensim_status st = grow_mats(scene, id);
+    if (st != SENSIM_OK)
+        return st;
+    uint32_t tex = 0;
+    if (a->texture) {
+        if (scene->tex_count == scene->tex_cap) {
+            uint32_t cap = scene->tex_cap ? 2 * scene->tex_cap : 8;
+            sensim_texture *t = realloc(scene->textures, cap * sizeof *t);
+            if (!t)
+                return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot grow the texture table");
+            scene->textures = t;
+            scene->tex_cap = cap;
+        }
+        size_t n = (size_t)a->texture_width * a->texture_height * 3;
+        uint8_t *px = malloc(n);
+        if (!px)
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot copy a %u x %u texture", a->texture_width,
+                                a->texture_height);
+        memcpy(px, a->texture, n);
+        scene->textures[scene->tex_count] = (sensim_texture){a->texture_width, a->texture_height, px};
+        tex = ++scene->tex_count;
+    }
+    sensim_mat_entry *e = &scene->mats[id];
+    if (!e->defined) { /* an id set only for its looks keeps the tag's lidar material */
+        e->defined = 1;
+        e->inherit = 1;
+    }
+    memcpy(e->kd, a->base_color, sizeof e->kd);
+    e->has_kd = 1;
+    e->tex = tex;
+    scene->dirty = true;
+    return SENSIM_OK;
+}
+
+sensim_status sensim_scene_set_material_appearance(sensim_scene *scene, uint32_t id, const sensim_appearance *a)
+{
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    sensim_status st = sensim__scene_edit_begin(scene);
+    if (st != SENSIM_OK)
+        return st;
+    st = sensim__scene_set_appearance_locked(scene, id, a);
     sensim__scene_edit_end(scene);
     return st;
 }

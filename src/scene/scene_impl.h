@@ -12,6 +12,7 @@ typedef struct sensim_mesh {
     uint32_t triangle_count;
     uint8_t *tags;          /* per triangle */
     uint16_t *materials;    /* per triangle */
+    float *uvs;             /* per triangle: (u, v) of its 3 corners (NaN: none), or NULL */
     uint32_t flags;
     void *proto;            /* trace.c: scene of this mesh alone, for actors */
 } sensim_mesh;
@@ -24,8 +25,17 @@ typedef struct sensim_actor {
     bool moving;
 } sensim_actor;
 
+/* A camera texture: sRGB texels, immutable once added (freed with the scene). */
+typedef struct sensim_texture {
+    uint32_t w, h;
+    uint8_t *rgb;
+} sensim_texture;
+
 typedef struct sensim_mat_entry {
     sensim_material m;
+    float kd[3];     /* base colour (linear), valid when has_kd */
+    uint8_t has_kd;
+    uint32_t tex;    /* 1-based index into scene->textures, 0: none */
     char name[64];   /* usemtl name, "" if set by id only */
     uint8_t defined; /* id in use */
     uint8_t inherit; /* take the triangle's tag default */
@@ -51,11 +61,14 @@ struct sensim_scene {
     uint32_t *mat_hash;       /* open addressing: material ids by name, 0 = empty */
     uint32_t mat_hash_cap;    /* power of two, or 0 */
     uint32_t duplicates_dropped; /* duplicate triangles the loaders left out */
+    uint32_t mtl_missing, tex_skipped; /* OBJ material files and textures that could not be used */
+    sensim_texture *textures;    /* appended only; committed materials may refer to any of them */
+    uint32_t tex_count, tex_cap;
 };
 
 /* What a failed load restores (loaders only append). */
 typedef struct sensim_scene_mark {
-    uint32_t mat_count;
+    uint32_t mat_count, tex_count;
     bool dirty, static_dirty;
 } sensim_scene_mark;
 void sensim__scene_mark(const sensim_scene *scene, sensim_scene_mark *mark);
@@ -86,6 +99,9 @@ static inline const sensim_material *sensim__material_for_hit(const sensim_scene
         return &scene->cmats[id].m;
     return &sensim__tag_materials[tag <= SENSIM_TAG_MAX ? tag : 0];
 }
+/* Set material @p id's appearance inside an edit section (validated here;
+ * the texture is copied). */
+sensim_status sensim__scene_set_appearance_locked(sensim_scene *scene, uint32_t id, const sensim_appearance *a);
 /* Id for usemtl @p name, creating it (built-in by keyword, else inherit). */
 sensim_status sensim__scene_material_for_name(sensim_scene *scene, const char *name, uint16_t *out_id);
 

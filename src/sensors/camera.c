@@ -518,27 +518,58 @@ static inline double from_srgb8(const sensim_camera *c, uint8_t v)
     return c->srgb_lin[v];
 }
 
-/* Linear colour of n rays' hits: the tag's CityScapes colour, sun with a shadow ray, sky ambient. */
+/* Linear base colour of a hit: its material's appearance (base colour times
+ * the nearest texel at the hit's UV, repeating, where the mesh has UVs),
+ * else its tag's CityScapes colour. */
+static void base_color(const render_job *j, const sensim_ray_hit *h, double out[3])
+{
+    const sensim_scene *s = j->scene;
+    if (h->material && h->material < s->cmat_count && s->cmats[h->material].has_kd) {
+        const sensim_mat_entry *e = &s->cmats[h->material];
+        for (int q = 0; q < 3; q++)
+            out[q] = e->kd[q];
+        const sensim_mesh *m = h->mesh_id < s->mesh_count ? &s->meshes[h->mesh_id] : NULL;
+        const float *uv = e->tex && m && m->uvs && h->primitive_id < m->triangle_count
+                              ? &m->uvs[6 * (size_t)h->primitive_id] : NULL;
+        if (uv && uv[0] == uv[0]) { /* NaN: a triangle without UVs */
+            const double w0 = 1.0 - h->u - h->v;
+            double tu = w0 * uv[0] + h->u * uv[2] + h->v * uv[4];
+            double tv = w0 * uv[1] + h->u * uv[3] + h->v * uv[5];
+            tu -= floor(tu), tv -= floor(tv);
+            const sensim_texture *t = &s->textures[e->tex - 1];
+            uint32_t x = (uint32_t)(tu * t->w), y = (uint32_t)((1.0 - tv) * t->h);
+            x = x < t->w ? x : t->w - 1, y = y < t->h ? y : t->h - 1;
+            const uint8_t *px = &t->rgb[3 * ((size_t)y * t->w + x)];
+            for (int q = 0; q < 3; q++)
+                out[q] *= from_srgb8(j->c, px[q]);
+        }
+        return;
+    }
+    uint8_t col[3];
+    sensim_tag_color(h->hit ? h->tag : 11, col); /* nothing hit: the sky */
+    for (int q = 0; q < 3; q++)
+        out[q] = from_srgb8(j->c, col[q]);
+}
+
+/* Linear colour of n rays' hits: base colour, sun with a shadow ray, sky ambient. */
 static void shade(const render_job *j, const sensim_ray *rays, const sensim_ray_hit *h, uint32_t n, double (*rgb)[3])
 {
     sensim_ray sh[TILE * TILE];
     uint8_t occ[TILE * TILE];
     uint32_t m = 0, idx[TILE * TILE];
-    double ndl[TILE * TILE];
+    double ndl[TILE * TILE], base[TILE * TILE][3];
     const double amb = j->c->d.ambient;
     for (uint32_t k = 0; k < n; k++) {
-        uint8_t col[3];
+        base_color(j, &h[k], base[k]);
         if (!h[k].hit) {
-            sensim_tag_color(11, col); /* the sky */
             for (int q = 0; q < 3; q++)
-                rgb[k][q] = from_srgb8(j->c, col[q]);
+                rgb[k][q] = base[k][q];
             continue;
         }
-        sensim_tag_color(h[k].tag, col);
         double nl = j->sun_up ? h[k].normal[0] * j->sun[0] + h[k].normal[1] * j->sun[1] + h[k].normal[2] * j->sun[2]
                               : 0;
         for (int q = 0; q < 3; q++)
-            rgb[k][q] = from_srgb8(j->c, col[q]) * amb;
+            rgb[k][q] = base[k][q] * amb;
         if (nl > 0) {
             sensim_ray *r = &sh[m];
             float eps = 1e-4f * (1.0f + h[k].distance);
@@ -557,10 +588,8 @@ static void shade(const render_job *j, const sensim_ray *rays, const sensim_ray_
     for (uint32_t s = 0; s < m; s++)
         if (!occ[s]) {
             uint32_t k = idx[s];
-            uint8_t col[3];
-            sensim_tag_color(h[k].tag, col);
             for (int q = 0; q < 3; q++)
-                rgb[k][q] += from_srgb8(j->c, col[q]) * (1 - amb) * ndl[s];
+                rgb[k][q] += base[k][q] * (1 - amb) * ndl[s];
         }
 }
 
