@@ -852,6 +852,51 @@ static void test_textures(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The depth/label path (packets written in place, no normals) gives the
+ * bytes of the full path on a scene with a static, a parked and a moving
+ * actor, global and rolling shutter, pinhole and fisheye. */
+static void test_label_path_equals_full_path(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_wall(s, 30.0f, 100.0f, 4);
+    const float lo[3] = {-1, -1, 0}, hi[3] = {1, 1, 1.5f};
+    uint32_t box = add_box(s, lo, hi, 14, SENSIM_MESH_PROTOTYPE);
+    double a0[16], a1[16], a2[16];
+    translation(a0, 12, 3, -1), translation(a1, 15, -4, -1), translation(a2, 10, 6, -1);
+    CHECK_OK(sensim_scene_add_actor(s, box, 7, a0));
+    CHECK_OK(sensim_scene_add_actor(s, box, 9, a1));
+    CHECK_OK(sensim_scene_set_motion_interval(s, 0, 100000000));
+    CHECK_OK(sensim_scene_set_actor_motion(s, 9, a1, a2));
+    CHECK_OK(sensim_scene_commit(s));
+    const char *const cams[3][8] = {{"carla_default", "width", "160", "height", "120", NULL},
+                                    {"carla_default", "width", "160", "height", "120", "row_readout_ns", "500000", NULL},
+                                    {"fisheye_190", "width", "160", "height", "120", NULL}};
+    for (int k = 0; k < 3; k++) {
+        sensim_camera *c = make_camera(cams[k][0], cams[k] + 1);
+        enum { PX = 160 * 120 };
+        static float d1[PX], d2[PX], nrm[3 * PX];
+        static uint8_t s1[PX], s2[PX];
+        static uint32_t i1[PX], i2[PX];
+        sensim_camera_images fast = {.depth = d1, .semantic = s1, .instance = i1};
+        sensim_camera_images full = {.depth = d2, .semantic = s2, .instance = i2, .normal = nrm};
+        sensim_pose_key key;
+        sensim_motion m = still(&key, 0, 0, 0.5);
+        CHECK_OK(sensim_camera_render(c, s, &m, 30000000, &fast, NULL));
+        CHECK_OK(sensim_camera_render(c, s, &m, 30000000, &full, NULL));
+        assert_memory_equal(d1, d2, sizeof d1);
+        assert_memory_equal(s1, s2, sizeof s1);
+        assert_memory_equal(i1, i2, sizeof i1);
+        int seen7 = 0, seen9 = 0;
+        for (int p = 0; p < PX; p++)
+            seen7 |= i1[p] == 7, seen9 |= i1[p] == 9;
+        assert_true(seen7 && seen9);
+        sensim_camera_destroy(c);
+    }
+    sensim_scene_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -861,6 +906,7 @@ int main(void)
         cmocka_unit_test(test_shading_and_thread_invariance), cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_rig_camera),        cmocka_unit_test(test_image_ring_overflow),
         cmocka_unit_test(test_image_ring_misuse), cmocka_unit_test(test_textures),
+        cmocka_unit_test(test_label_path_equals_full_path),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

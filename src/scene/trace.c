@@ -429,6 +429,62 @@ void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint3
     }
 }
 
+void sensim__trace_packet16(const sensim_scene *scene, sensim_packet16 *p, uint32_t m, float *t, uint8_t *tag,
+                            uint32_t *object_id)
+{
+    const trace_state *ts = scene->trace;
+    bool coherent = m > 2;
+    for (uint32_t j = 1; j < m && coherent; j++)
+        coherent = p->dx[0] * p->dx[j] + p->dy[0] * p->dy[j] + p->dz[0] * p->dz[j] > 0.5f;
+    if (!coherent) { /* what sensim__trace_rays does with such rays: one at a time */
+        sensim_ray r[PACKET] = {0};
+        sensim_hit h[PACKET];
+        for (uint32_t j = 0; j < m; j++)
+            r[j] = (sensim_ray){{p->ox[j], p->oy[j], p->oz[j]}, {p->dx[j], p->dy[j], p->dz[j]}, 0.0f, p->tfar[j],
+                                p->time[j]};
+        sensim__trace_rays(scene, r, m, h);
+        for (uint32_t j = 0; j < m; j++)
+            t[j] = h[j].hit ? h[j].t : INFINITY, tag[j] = h[j].tag, object_id[j] = h[j].object_id;
+        return;
+    }
+    struct RTCIntersectContext pctx;
+    rtcInitIntersectContext(&pctx);
+    pctx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
+    struct RTCRayHit16 rh;
+    _Alignas(64) int valid[PACKET];
+    for (uint32_t j = m; j < PACKET; j++) /* idle lanes: copies of lane 0, as load_packet writes them */
+        p->ox[j] = p->ox[0], p->oy[j] = p->oy[0], p->oz[j] = p->oz[0], p->dx[j] = p->dx[0], p->dy[j] = p->dy[0],
+        p->dz[j] = p->dz[0], p->tfar[j] = p->tfar[0], p->time[j] = p->time[0];
+    memcpy(rh.ray.org_x, p->ox, sizeof p->ox);
+    memcpy(rh.ray.org_y, p->oy, sizeof p->oy);
+    memcpy(rh.ray.org_z, p->oz, sizeof p->oz);
+    memcpy(rh.ray.dir_x, p->dx, sizeof p->dx);
+    memcpy(rh.ray.dir_y, p->dy, sizeof p->dy);
+    memcpy(rh.ray.dir_z, p->dz, sizeof p->dz);
+    memcpy(rh.ray.tfar, p->tfar, sizeof p->tfar);
+    memcpy(rh.ray.time, p->time, sizeof p->time);
+    for (uint32_t j = 0; j < PACKET; j++) {
+        valid[j] = j < m ? -1 : 0;
+        rh.ray.tnear[j] = 0.0f;
+        rh.ray.mask[j] = 0xFFFFFFFFu, rh.ray.id[j] = j, rh.ray.flags[j] = 0;
+        rh.hit.geomID[j] = RTC_INVALID_GEOMETRY_ID;
+        rh.hit.instID[0][j] = RTC_INVALID_GEOMETRY_ID;
+    }
+    rtcIntersect16(valid, ts->top, &pctx, &rh);
+    for (uint32_t j = 0; j < m; j++) {
+        unsigned geom = rh.hit.geomID[j], inst = rh.hit.instID[0][j], prim = rh.hit.primID[j];
+        if (geom == RTC_INVALID_GEOMETRY_ID) {
+            t[j] = INFINITY, tag[j] = 0, object_id[j] = 0;
+            continue;
+        }
+        const trace_inst *in = inst == RTC_INVALID_GEOMETRY_ID ? NULL : &ts->inst[inst];
+        const sensim_mesh *mesh = !in || in->object_id == 0 ? &ts->meshes[ts->static_mesh[geom]] : &ts->meshes[in->mesh];
+        t[j] = rh.ray.tfar[j];
+        tag[j] = mesh->tags[prim];
+        object_id[j] = in ? in->object_id : 0;
+    }
+}
+
 /* ---- public ray queries (sensim/query.h) and cameras: every field of a hit ---- */
 
 static void fill_full(const trace_state *t, unsigned geom, unsigned inst, unsigned prim, float tfar, float nx,

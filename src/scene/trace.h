@@ -33,6 +33,20 @@ void sensim__trace_mesh_release(sensim_mesh *mesh);
 void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint32_t n,
                         sensim_hit *hits);
 
+/* A packet of up to 16 primary rays written in place (SoA, tnear 0), as
+ * cameras build them from their pixel tiles. */
+typedef struct sensim_packet16 {
+    _Alignas(64) float ox[16];
+    float oy[16], oz[16], dx[16], dy[16], dz[16], tfar[16], time[16];
+} sensim_packet16;
+
+/* Closest hits of the first @p m lanes of @p p: distance (+inf: nothing),
+ * tag and object id, bit for bit what sensim__trace_rays gives for the same
+ * rays (a 16-wide packet when coherent, else one ray at a time). No normals:
+ * depth and label images. Thread-safe on a committed scene. */
+void sensim__trace_packet16(const sensim_scene *scene, sensim_packet16 *p, uint32_t m, float *t, uint8_t *tag,
+                            uint32_t *object_id);
+
 /* Every field of the closest hit (<sensim/query.h>), normals unit length
  * and facing the ray; and occlusion (1: something between tnear and tfar).
  * Packets of 16 where the rays are coherent. Thread-safe on a committed

@@ -24,6 +24,7 @@ struct sensim_camera {
     double mount[16];
     atomic_int busy;
     bool plain;       /* undistorted pinhole: pixel rays computed when traced, no tables */
+    double *col_u, *row_v; /* plain: (x - cx) / fx of each column, (y - cy) / fy of each row */
     float *dirs;      /* otherwise: optical unit ray of every pixel centre (NaN: outside the lens model) */
     float *tfar;      /* and where max_depth_m cuts it (pinhole: planar depth; fisheye: along the ray) */
     double *row_pose; /* world pose of the camera for each row (rolling shutter) */
@@ -257,7 +258,7 @@ static inline float pixel_dz(const sensim_camera *c, const float o[3])
 static inline bool pixel_ray(const sensim_camera *c, uint32_t x, uint32_t y, float o[3], float *tfar)
 {
     if (c->plain) {
-        double u = (x - c->cx) / c->fx, v = (y - c->cy) / c->fy, l = sqrt(u * u + v * v + 1);
+        double u = c->col_u[x], v = c->row_v[y], l = sqrt(u * u + v * v + 1);
         o[0] = (float)(u / l), o[1] = (float)(v / l), o[2] = (float)(1 / l);
         *tfar = (float)(c->d.max_depth_m / o[2]);
         return true;
@@ -322,10 +323,12 @@ sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc
     size_t px = (size_t)d->width * d->height;
     const bool plain = d->model == SENSIM_CAMERA_PINHOLE && !has_distortion(d->distortion);
     if (!c || (!plain && (!(c->dirs = malloc(px * 3 * sizeof *c->dirs)) || !(c->tfar = malloc(px * sizeof *c->tfar)))) ||
+        (plain && (!(c->col_u = malloc(d->width * sizeof *c->col_u)) ||
+                   !(c->row_v = malloc(d->height * sizeof *c->row_v)))) ||
         !(c->row_pose = malloc((size_t)d->height * 16 * sizeof *c->row_pose)) ||
         !(c->row_time = malloc((size_t)d->height * sizeof *c->row_time))) {
         if (c)
-            free(c->dirs), free(c->tfar), free(c->row_pose);
+            free(c->dirs), free(c->tfar), free(c->row_pose), free(c->col_u), free(c->row_v);
         free(c);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "camera: %ux%u images", d->width, d->height);
     }
@@ -340,6 +343,10 @@ sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc
         c->srgb_edge[k] = srgb_decode((k + 0.5) / 255.0);
     sensim__mat4_identity(c->mount);
     c->plain = plain;
+    for (uint32_t i = 0; i < d->width && plain; i++)
+        c->col_u[i] = (i - cx) / fx;
+    for (uint32_t j = 0; j < d->height && plain; j++)
+        c->row_v[j] = (j - cy) / fy;
     for (uint32_t j = 0; j < d->height && !plain; j++)
         for (uint32_t i = 0; i < d->width; i++) {
             double dir[3];
@@ -366,6 +373,8 @@ void sensim_camera_destroy(sensim_camera *c)
     sensim_context *ctx = c->ctx;
     free(c->dirs);
     free(c->tfar);
+    free(c->col_u);
+    free(c->row_v);
     free(c->row_pose);
     free(c->row_time);
     free(c);
@@ -593,8 +602,73 @@ static void shade(const render_job *j, const sensim_ray *rays, const sensim_ray_
         }
 }
 
+/* A pixel outside the lens model: nothing to see. */
+static void blank_pixel(const render_job *j, size_t p)
+{
+    if (j->im->depth)
+        j->im->depth[p] = INFINITY;
+    if (j->im->semantic)
+        j->im->semantic[p] = 0;
+    if (j->im->instance)
+        j->im->instance[p] = 0;
+    if (j->im->normal)
+        j->im->normal[3 * p] = j->im->normal[3 * p + 1] = j->im->normal[3 * p + 2] = 0;
+    if (j->im->rgb)
+        j->im->rgb[3 * p] = j->im->rgb[3 * p + 1] = j->im->rgb[3 * p + 2] = 0;
+}
+
+/* Depth, semantic and instance only: the tile's rays written straight into
+ * a 16-wide packet, hits decoded without normals (the same bytes as the
+ * general path below, which went through ray records and full hits). */
+static void render_tile_labels(const render_job *j, uint32_t tx, uint32_t ty)
+{
+    const sensim_camera *c = j->c;
+    const uint32_t W = c->d.width, H = c->d.height;
+    sensim_packet16 pk;
+    uint32_t px[TILE * TILE], n = 0;
+    float dz[TILE * TILE];
+    for (uint32_t y = ty; y < ty + TILE && y < H; y++) {
+        const double *P = &c->row_pose[16 * y];
+        for (uint32_t x = tx; x < tx + TILE && x < W; x++) {
+            size_t p = (size_t)y * W + x;
+            float o[3], tf, w[3];
+            if (!pixel_ray(c, x, y, o, &tf)) {
+                blank_pixel(j, p);
+                continue;
+            }
+            optical_to_world(P, o, w);
+            pk.ox[n] = (float)P[12], pk.oy[n] = (float)P[13], pk.oz[n] = (float)P[14];
+            pk.dx[n] = w[0], pk.dy[n] = w[1], pk.dz[n] = w[2];
+            pk.tfar[n] = tf;
+            pk.time[n] = c->row_time[y];
+            dz[n] = pixel_dz(c, o);
+            px[n++] = (uint32_t)p;
+        }
+    }
+    if (!n)
+        return;
+    float t[TILE * TILE];
+    uint8_t tag[TILE * TILE];
+    uint32_t obj[TILE * TILE];
+    sensim__trace_packet16(j->scene, &pk, n, t, tag, obj);
+    for (uint32_t k = 0; k < n; k++) {
+        const size_t p = px[k];
+        const bool hit = t[k] < INFINITY;
+        if (j->im->depth)
+            j->im->depth[p] = hit ? t[k] * dz[k] : INFINITY;
+        if (j->im->semantic)
+            j->im->semantic[p] = hit ? tag[k] : 11;
+        if (j->im->instance)
+            j->im->instance[p] = hit ? obj[k] : 0;
+    }
+}
+
 static void render_tile(const render_job *j, uint32_t tx, uint32_t ty)
 {
+    if (!j->im->normal && !j->im->rgb) {
+        render_tile_labels(j, tx, ty);
+        return;
+    }
     const sensim_camera *c = j->c;
     const uint32_t W = c->d.width, H = c->d.height;
     sensim_ray rays[TILE * TILE];
@@ -605,17 +679,8 @@ static void render_tile(const render_job *j, uint32_t tx, uint32_t ty)
         for (uint32_t x = tx; x < tx + TILE && x < W; x++) {
             size_t p = (size_t)y * W + x;
             float o[3], tf;
-            if (!pixel_ray(c, x, y, o, &tf)) { /* outside the lens model: nothing to see */
-                if (j->im->depth)
-                    j->im->depth[p] = INFINITY;
-                if (j->im->semantic)
-                    j->im->semantic[p] = 0;
-                if (j->im->instance)
-                    j->im->instance[p] = 0;
-                if (j->im->normal)
-                    j->im->normal[3 * p] = j->im->normal[3 * p + 1] = j->im->normal[3 * p + 2] = 0;
-                if (j->im->rgb)
-                    j->im->rgb[3 * p] = j->im->rgb[3 * p + 1] = j->im->rgb[3 * p + 2] = 0;
+            if (!pixel_ray(c, x, y, o, &tf)) {
+                blank_pixel(j, p);
                 continue;
             }
             const double *P = &c->row_pose[16 * y];
@@ -630,20 +695,6 @@ static void render_tile(const render_job *j, uint32_t tx, uint32_t ty)
         }
     if (!n)
         return;
-    if (!j->im->normal && !j->im->rgb) { /* depth, semantic, instance: the lidar's lighter hit record */
-        sensim_hit lh[TILE * TILE];
-        sensim__trace_rays(j->scene, rays, n, lh);
-        for (uint32_t k = 0; k < n; k++) {
-            size_t p = px[k];
-            if (j->im->depth)
-                j->im->depth[p] = lh[k].hit ? lh[k].t * dz[k] : INFINITY;
-            if (j->im->semantic)
-                j->im->semantic[p] = lh[k].hit ? lh[k].tag : 11;
-            if (j->im->instance)
-                j->im->instance[p] = lh[k].hit ? lh[k].object_id : 0;
-        }
-        return;
-    }
     sensim__trace_query(j->scene, rays, n, hits);
     double rgb[TILE * TILE][3];
     if (j->im->rgb && c->grid == 1)
