@@ -15,6 +15,7 @@
 #define SENSIM_MAGIC_CAMERA 0x43434E53u
 #define TILE 4
 #define MAX_SIDE 16384
+#define SRGB_BINS 4096
 
 struct sensim_camera {
     _Atomic uint32_t magic;
@@ -32,6 +33,7 @@ struct sensim_camera {
     uint32_t grid;    /* sqrt(samples_per_pixel) */
     double srgb_lin[256];  /* linear value of each sRGB code */
     double srgb_edge[255]; /* linear value of code c + 1/2: codes c and c + 1 meet there */
+    uint8_t srgb_bin[4096];  /* sRGB code of linear i / 4096 */
 };
 
 /* ---------------------------------------------------------------- descriptors */
@@ -243,6 +245,7 @@ static bool unproject_norm(const sensim_camera_desc *d, double xd, double yd, do
 /* ---------------------------------------------------------------- object */
 
 static double srgb_decode(double s);
+static uint8_t to_srgb8_search(const sensim_camera *c, double lin);
 
 /* Planar depth per metre along a pixel's ray: its optical z for a pinhole
  * (depth is planar), 1 for a fisheye (depth along the ray). */
@@ -341,6 +344,8 @@ sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc
         c->srgb_lin[k] = srgb_decode(k / 255.0);
     for (int k = 0; k < 255; k++)
         c->srgb_edge[k] = srgb_decode((k + 0.5) / 255.0);
+    for (int k = 0; k < SRGB_BINS; k++)
+        c->srgb_bin[k] = to_srgb8_search(c, (double)k / SRGB_BINS);
     sensim__mat4_identity(c->mount);
     c->plain = plain;
     for (uint32_t i = 0; i < d->width && plain; i++)
@@ -509,7 +514,7 @@ static double srgb_decode(double s)
 /* sRGB code of a linear value: the number of code boundaries (the linear
  * values of codes c − 1/2, c = 1..255) at or below it, i.e. the rounded
  * sRGB encoding, by binary search in the camera's table (no pow per pixel). */
-static inline uint8_t to_srgb8(const sensim_camera *c, double lin)
+static uint8_t to_srgb8_search(const sensim_camera *c, double lin)
 {
     uint32_t lo = 0, hi = 255; /* answer in [lo, hi] */
     while (lo < hi) {
@@ -520,6 +525,18 @@ static inline uint8_t to_srgb8(const sensim_camera *c, double lin)
             hi = mid - 1;
     }
     return (uint8_t)lo;
+}
+
+/* The same code in a step or two: the code at the start of lin's 1/4096 bin
+ * (exact: lin * 4096 is exact), then up over the edges inside the bin. */
+static inline uint8_t to_srgb8(const sensim_camera *c, double lin)
+{
+    if (!(lin >= 0)) /* negative, NaN: no edge lies below */
+        return 0;
+    uint32_t code = c->srgb_bin[lin < 1 ? (uint32_t)(lin * SRGB_BINS) : SRGB_BINS - 1];
+    while (code < 255 && lin >= c->srgb_edge[code])
+        code++;
+    return (uint8_t)code;
 }
 
 static inline double from_srgb8(const sensim_camera *c, uint8_t v)
@@ -617,6 +634,48 @@ static void blank_pixel(const render_job *j, size_t p)
         j->im->rgb[3 * p] = j->im->rgb[3 * p + 1] = j->im->rgb[3 * p + 2] = 0;
 }
 
+/* Rays of pixels x0 .. x0 + 3 of row y of an undistorted pinhole into
+ * lanes n .. n + 3 of @p pk (world frame from row pose @p P), two pixels
+ * per vector operation: the same IEEE operations in the same order as
+ * pixel_ray() and optical_to_world(), so the same bits. */
+typedef double v2d __attribute__((vector_size(16)));
+typedef float v2f __attribute__((vector_size(8)));
+static inline v2d v2d_sqrt(v2d a)
+{
+#if defined(__SSE2__)
+    return __builtin_ia32_sqrtpd(a);
+#else
+    return (v2d){sqrt(a[0]), sqrt(a[1])};
+#endif
+}
+
+static void plain_rays4(const sensim_camera *c, const double *P, uint32_t x0, uint32_t y, float time,
+                        sensim_packet16 *pk, uint32_t n, float *dz)
+{
+    const double v = c->row_v[y], maxd = c->d.max_depth_m;
+    for (uint32_t h = 0; h < 2; h++) {
+        v2d u = {c->col_u[x0 + 2 * h], c->col_u[x0 + 2 * h + 1]};
+        v2d l = v2d_sqrt(u * u + v * v + 1);
+        v2f o0 = __builtin_convertvector(u / l, v2f), o1 = __builtin_convertvector(v / l, v2f),
+            o2 = __builtin_convertvector(1 / l, v2f);
+        v2d b0 = __builtin_convertvector(o2, v2d), b1 = -__builtin_convertvector(o0, v2d),
+            b2 = -__builtin_convertvector(o1, v2d);
+        v2f tf = __builtin_convertvector(maxd / b0, v2f);
+        v2f w0 = __builtin_convertvector(P[0] * b0 + P[4] * b1 + P[8] * b2, v2f);
+        v2f w1 = __builtin_convertvector(P[1] * b0 + P[5] * b1 + P[9] * b2, v2f);
+        v2f w2 = __builtin_convertvector(P[2] * b0 + P[6] * b1 + P[10] * b2, v2f);
+        for (uint32_t k = 0; k < 2; k++) {
+            const uint32_t q = n + 2 * h + k;
+            pk->dx[q] = w0[k], pk->dy[q] = w1[k], pk->dz[q] = w2[k];
+            pk->tfar[q] = tf[k];
+            dz[q] = o2[k];
+        }
+    }
+    const float ox = (float)P[12], oy = (float)P[13], oz = (float)P[14];
+    for (uint32_t k = 0; k < 4; k++)
+        pk->ox[n + k] = ox, pk->oy[n + k] = oy, pk->oz[n + k] = oz, pk->time[n + k] = time;
+}
+
 /* Depth, semantic and instance only: the tile's rays written straight into
  * a 16-wide packet, hits decoded without normals (the same bytes as the
  * general path below, which went through ray records and full hits). */
@@ -629,6 +688,13 @@ static void render_tile_labels(const render_job *j, uint32_t tx, uint32_t ty)
     float dz[TILE * TILE];
     for (uint32_t y = ty; y < ty + TILE && y < H; y++) {
         const double *P = &c->row_pose[16 * y];
+        if (c->plain && tx + TILE <= W) { /* a whole tile row of a pinhole: every pixel is inside the model */
+            plain_rays4(c, P, tx, y, c->row_time[y], &pk, n, dz);
+            for (uint32_t k = 0; k < TILE; k++)
+                px[n + k] = (uint32_t)((size_t)y * W + tx + k);
+            n += TILE;
+            continue;
+        }
         for (uint32_t x = tx; x < tx + TILE && x < W; x++) {
             size_t p = (size_t)y * W + x;
             float o[3], tf, w[3];
