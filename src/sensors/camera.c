@@ -638,39 +638,34 @@ static void blank_pixel(const render_job *j, size_t p)
  * lanes n .. n + 3 of @p pk (world frame from row pose @p P), two pixels
  * per vector operation: the same IEEE operations in the same order as
  * pixel_ray() and optical_to_world(), so the same bits. */
-typedef double v2d __attribute__((vector_size(16)));
-typedef float v2f __attribute__((vector_size(8)));
-static inline v2d v2d_sqrt(v2d a)
-{
-#if defined(__SSE2__)
-    return __builtin_ia32_sqrtpd(a);
-#else
-    return (v2d){sqrt(a[0]), sqrt(a[1])};
-#endif
-}
+typedef double v4d __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
 
-static void plain_rays4(const sensim_camera *c, const double *P, uint32_t x0, uint32_t y, float time,
-                        sensim_packet16 *pk, uint32_t n, float *dz)
+/* One tile row at once: 4-wide double vectors (AVX where the CPU has it,
+ * chosen at load time; two SSE2 halves otherwise). No FMA in either clone:
+ * the products and sums round as pixel_ray() and optical_to_world() do. */
+__attribute__((target_clones("avx", "default"))) static void plain_rays4(const sensim_camera *c, const double *P,
+                                                                         uint32_t x0, uint32_t y, float time,
+                                                                         sensim_packet16 *pk, uint32_t n, float *dz)
 {
     const double v = c->row_v[y], maxd = c->d.max_depth_m;
-    for (uint32_t h = 0; h < 2; h++) {
-        v2d u = {c->col_u[x0 + 2 * h], c->col_u[x0 + 2 * h + 1]};
-        v2d l = v2d_sqrt(u * u + v * v + 1);
-        v2f o0 = __builtin_convertvector(u / l, v2f), o1 = __builtin_convertvector(v / l, v2f),
-            o2 = __builtin_convertvector(1 / l, v2f);
-        v2d b0 = __builtin_convertvector(o2, v2d), b1 = -__builtin_convertvector(o0, v2d),
-            b2 = -__builtin_convertvector(o1, v2d);
-        v2f tf = __builtin_convertvector(maxd / b0, v2f);
-        v2f w0 = __builtin_convertvector(P[0] * b0 + P[4] * b1 + P[8] * b2, v2f);
-        v2f w1 = __builtin_convertvector(P[1] * b0 + P[5] * b1 + P[9] * b2, v2f);
-        v2f w2 = __builtin_convertvector(P[2] * b0 + P[6] * b1 + P[10] * b2, v2f);
-        for (uint32_t k = 0; k < 2; k++) {
-            const uint32_t q = n + 2 * h + k;
-            pk->dx[q] = w0[k], pk->dy[q] = w1[k], pk->dz[q] = w2[k];
-            pk->tfar[q] = tf[k];
-            dz[q] = o2[k];
-        }
-    }
+    v4d u = {c->col_u[x0], c->col_u[x0 + 1], c->col_u[x0 + 2], c->col_u[x0 + 3]};
+    v4d s = u * u + v * v + 1, l;
+    for (int k = 0; k < 4; k++)
+        l[k] = __builtin_sqrt(s[k]);
+    v4f o0 = __builtin_convertvector(u / l, v4f), o1 = __builtin_convertvector(v / l, v4f),
+        o2 = __builtin_convertvector(1 / l, v4f);
+    v4d b0 = __builtin_convertvector(o2, v4d), b1 = -__builtin_convertvector(o0, v4d),
+        b2 = -__builtin_convertvector(o1, v4d);
+    v4f tf = __builtin_convertvector(maxd / b0, v4f);
+    v4f w0 = __builtin_convertvector(P[0] * b0 + P[4] * b1 + P[8] * b2, v4f);
+    v4f w1 = __builtin_convertvector(P[1] * b0 + P[5] * b1 + P[9] * b2, v4f);
+    v4f w2 = __builtin_convertvector(P[2] * b0 + P[6] * b1 + P[10] * b2, v4f);
+    memcpy(&pk->dx[n], &w0, sizeof w0);
+    memcpy(&pk->dy[n], &w1, sizeof w1);
+    memcpy(&pk->dz[n], &w2, sizeof w2);
+    memcpy(&pk->tfar[n], &tf, sizeof tf);
+    memcpy(&dz[n], &o2, sizeof o2);
     const float ox = (float)P[12], oy = (float)P[13], oz = (float)P[14];
     for (uint32_t k = 0; k < 4; k++)
         pk->ox[n + k] = ox, pk->oy[n + k] = oy, pk->oz[n + k] = oz, pk->time[n + k] = time;
