@@ -24,6 +24,7 @@
 #include <sensim/pattern.h>
 #include <sensim/rig.h>
 #include <sensim/camera.h>
+#include <sensim/nav.h>
 #include <sensim/frames.h>
 #include <sensim/bench.h>
 

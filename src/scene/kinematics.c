@@ -1,0 +1,252 @@
+/* Platform kinematics from pose keys (sensim/nav.h): linear and spline
+ * interpolation with their first and second derivatives. */
+#include "motion.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- quaternions (w, x, y, z), rotation vectors ---- */
+
+static void qmul(const double a[4], const double b[4], double o[4])
+{
+    o[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
+    o[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
+    o[2] = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
+    o[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
+}
+
+/* Rotation vector of q_a⁻¹·q_b (the shorter way round). */
+static void qlog_rel(const double a[4], const double b[4], double phi[3])
+{
+    const double ai[4] = {a[0], -a[1], -a[2], -a[3]};
+    double q[4];
+    qmul(ai, b, q);
+    if (q[0] < 0)
+        for (int i = 0; i < 4; i++)
+            q[i] = -q[i];
+    double s = sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    double k = s < 1e-12 ? 2.0 / q[0] : 2.0 * atan2(s, q[0]) / s;
+    for (int i = 0; i < 3; i++)
+        phi[i] = k * q[i + 1];
+}
+
+static void qexp(const double phi[3], double q[4])
+{
+    double th = sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]);
+    double k = th < 1e-8 ? 0.5 - th * th / 48.0 : sin(0.5 * th) / th;
+    q[0] = cos(0.5 * th);
+    for (int i = 0; i < 3; i++)
+        q[i + 1] = k * phi[i];
+}
+
+static void cross(const double a[3], const double b[3], double o[3])
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Jr(φ)·v (inv = 0) or Jr(φ)⁻¹·v (inv = 1): the right Jacobian of SO(3). */
+static void jr_apply(const double phi[3], const double v[3], int inv, double o[3])
+{
+    double th2 = phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2], th = sqrt(th2), c1, c2, a[3], b[3];
+    if (!inv) {
+        c1 = th < 1e-4 ? 0.5 - th2 / 24.0 : (1 - cos(th)) / th2;
+        c2 = th < 1e-4 ? 1.0 / 6.0 - th2 / 120.0 : (th - sin(th)) / (th2 * th);
+        c1 = -c1;
+    } else {
+        c1 = 0.5;
+        c2 = th < 1e-4 ? 1.0 / 12.0 + th2 / 720.0 : 1.0 / th2 - (1 + cos(th)) / (2 * th * sin(th));
+    }
+    cross(phi, v, a);
+    cross(phi, a, b);
+    for (int i = 0; i < 3; i++)
+        o[i] = v[i] + c1 * a[i] + c2 * b[i];
+}
+
+/* ---- keys ---- */
+
+typedef struct kkey {
+    double t;      /* s, relative to the segment start */
+    double p[3];
+    double q[4];
+} kkey;
+
+static sensim_status load_key(const sensim_pose_key *keys, uint64_t i, int64_t t0, kkey *k)
+{
+    char what[64];
+    snprintf(what, sizeof what, "kinematics: key %llu pose", (unsigned long long)i);
+    sensim_status st = sensim__check_pose(keys[i].pose, what);
+    if (st != SENSIM_OK || (st = sensim__check_time(keys[i].t_ns, "kinematics: key time")) != SENSIM_OK)
+        return st;
+    if (!sensim__mat4_is_rigid(keys[i].pose))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "kinematics: key %llu pose is not rigid", (unsigned long long)i);
+    k->t = (double)(keys[i].t_ns - t0) * 1e-9;
+    memcpy(k->p, &keys[i].pose[12], sizeof k->p);
+    sensim__quat_from_mat(keys[i].pose, k->q);
+    return SENSIM_OK;
+}
+
+/* Align @p b's sign with @p a (the same rotation, the nearer hemisphere). */
+static void qalign(const double a[4], double b[4])
+{
+    if (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0)
+        for (int i = 0; i < 4; i++)
+            b[i] = -b[i];
+}
+
+/* Fornberg's weights: w[j][d] for the d-th derivative (d = 0..2) at z of the
+ * polynomial through nodes x[0..m). */
+static void fornberg(const double *x, int m, double z, double w[][3])
+{
+    double c1 = 1, c4 = x[0] - z;
+    memset(w, 0, (size_t)m * sizeof w[0]);
+    w[0][0] = 1;
+    for (int i = 1; i < m; i++) {
+        int mn = i < 2 ? i : 2;
+        double c2 = 1, c5 = c4;
+        c4 = x[i] - z;
+        for (int j = 0; j < i; j++) {
+            double c3 = x[i] - x[j];
+            c2 *= c3;
+            if (j == i - 1) {
+                for (int d = mn; d >= 1; d--)
+                    w[i][d] = c1 * (d * w[i - 1][d - 1] - c5 * w[i - 1][d]) / c2;
+                w[i][0] = -c1 * c5 * w[i - 1][0] / c2;
+            }
+            for (int d = mn; d >= 1; d--)
+                w[j][d] = (c4 * w[j][d] - d * w[j][d - 1]) / c3;
+            w[j][0] = c4 * w[j][0] / c3;
+        }
+        c1 = c2;
+    }
+}
+
+/* Velocity, acceleration and body rate at key m of k[0..n): derivatives at
+ * its time of the polynomial (degree <= 4) through the 5 nearest keys (all
+ * keys when fewer), positions and rotation vectors log(q_m⁻¹q_j). Exact for
+ * motion polynomial to degree 4, constant velocity and constant rotation. */
+static void key_derivs(const kkey *k, int n, int m, double v[3], double a[3], double w[3])
+{
+    int cnt = n < 5 ? n : 5, start = m - 2;
+    if (start < 0)
+        start = 0;
+    if (start + cnt > n)
+        start = n - cnt;
+    double x[5], wt[5][3];
+    for (int j = 0; j < cnt; j++)
+        x[j] = k[start + j].t;
+    fornberg(x, cnt, k[m].t, wt);
+    for (int i = 0; i < 3; i++)
+        v[i] = a[i] = w[i] = 0;
+    for (int j = 0; j < cnt; j++) {
+        const kkey *kj = &k[start + j];
+        double phi[3];
+        qlog_rel(k[m].q, kj->q, phi);
+        for (int i = 0; i < 3; i++) {
+            v[i] += wt[j][1] * kj->p[i];
+            a[i] += cnt > 2 ? wt[j][2] * kj->p[i] : 0;
+            w[i] += wt[j][1] * phi[i];
+        }
+    }
+}
+
+sensim_status sensim_kinematics_at(const sensim_pose_key *keys, uint64_t n, int32_t interp, int64_t t,
+                                   sensim_kinematics *out)
+{
+    if (!keys || !out || n == 0)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_kinematics_at: NULL argument or no keys");
+    if (interp != SENSIM_INTERP_LINEAR && interp != SENSIM_INTERP_SPLINE)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_kinematics_at: interpolation %d unknown", interp);
+    memset(out, 0, sizeof *out);
+    /* segment [lo, lo + 1] holding t; outside the keys, the end key held */
+    uint64_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (keys[mid].t_ns <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (n == 1 || t < keys[0].t_ns || t > keys[n - 1].t_ns) {
+        uint64_t e = n == 1 || t < keys[0].t_ns ? 0 : n - 1;
+        kkey k;
+        sensim_status st = load_key(keys, e, keys[e].t_ns, &k);
+        if (st == SENSIM_OK)
+            sensim__mat_from_quat(k.q, k.p, out->pose);
+        return st;
+    }
+    if (lo == n - 1) /* exactly on the last key: the end of the last segment */
+        lo = n - 2;
+    /* keys lo - 4 .. lo + 5, those that exist (each key's stencil: its 5 nearest) */
+    kkey k[10];
+    int first = lo >= 4 ? -4 : -(int)lo, last = lo + 5 < n ? 5 : (int)(n - 1 - lo), m = 0;
+    for (int d = first; d <= last; d++, m++) {
+        sensim_status st = load_key(keys, lo + (uint64_t)(int64_t)d, keys[lo].t_ns, &k[m]);
+        if (st != SENSIM_OK)
+            return st;
+        if (m > 0) {
+            if (!(k[m].t > k[m - 1].t))
+                return sensim__fail(SENSIM_ERR_TIME_ORDER, "kinematics: key %llu time is not after the previous key",
+                                    (unsigned long long)(lo + (uint64_t)(int64_t)d));
+            qalign(k[m - 1].q, k[m].q);
+        }
+    }
+    const int i0 = -first, i1 = i0 + 1; /* the segment's keys in k[] */
+    const double T = k[i1].t, s = (double)(t - keys[lo].t_ns) * 1e-9 / T;
+    double phi_all[3];
+    qlog_rel(k[i0].q, k[i1].q, phi_all);
+    if (interp == SENSIM_INTERP_LINEAR) {
+        double q[4], p[3], ph[3];
+        for (int i = 0; i < 3; i++) {
+            p[i] = k[i0].p[i] + s * (k[i1].p[i] - k[i0].p[i]);
+            out->velocity[i] = (k[i1].p[i] - k[i0].p[i]) / T;
+            out->angular_velocity[i] = phi_all[i] / T;
+            ph[i] = s * phi_all[i];
+        }
+        qexp(ph, q);
+        double qq[4];
+        qmul(k[i0].q, q, qq);
+        sensim__mat_from_quat(qq, p, out->pose);
+        return SENSIM_OK;
+    }
+    double v0[3], a0[3], w0[3], v1[3], a1[3], w1[3];
+    key_derivs(k, m, i0, v0, a0, w0);
+    key_derivs(k, m, i1, v1, a1, w1);
+    const double s2 = s * s, s3 = s2 * s, s4 = s3 * s, s5 = s4 * s;
+    const double h[6] = {1 - 10 * s3 + 15 * s4 - 6 * s5, s - 6 * s3 + 8 * s4 - 3 * s5,
+                         0.5 * s2 - 1.5 * s3 + 1.5 * s4 - 0.5 * s5, 0.5 * s3 - s4 + 0.5 * s5,
+                         -4 * s3 + 7 * s4 - 3 * s5, 10 * s3 - 15 * s4 + 6 * s5};
+    const double dh[6] = {-30 * s2 + 60 * s3 - 30 * s4, 1 - 18 * s2 + 32 * s3 - 15 * s4,
+                          s - 4.5 * s2 + 6 * s3 - 2.5 * s4, 1.5 * s2 - 4 * s3 + 2.5 * s4,
+                          -12 * s2 + 28 * s3 - 15 * s4, 30 * s2 - 60 * s3 + 30 * s4};
+    const double ddh[6] = {-60 * s + 180 * s2 - 120 * s3, -36 * s + 96 * s2 - 60 * s3, 1 - 9 * s + 18 * s2 - 10 * s3,
+                           3 * s - 12 * s2 + 10 * s3, -24 * s + 84 * s2 - 60 * s3, 60 * s - 180 * s2 + 120 * s3};
+    double p[3];
+    for (int i = 0; i < 3; i++) {
+        const double c[6] = {k[i0].p[i], v0[i] * T, a0[i] * T * T, a1[i] * T * T, v1[i] * T, k[i1].p[i]};
+        double x = 0, dx = 0, ddx = 0;
+        for (int j = 0; j < 6; j++)
+            x += h[j] * c[j], dx += dh[j] * c[j], ddx += ddh[j] * c[j];
+        p[i] = x;
+        out->velocity[i] = dx / T;
+        out->acceleration[i] = ddx / (T * T);
+    }
+    /* rotation: cubic Hermite in φ, end rates from the key body rates */
+    double m0[3], m1[3], wT[3], phi[3], dphi[3];
+    for (int i = 0; i < 3; i++)
+        m0[i] = w0[i] * T, wT[i] = w1[i] * T;
+    jr_apply(phi_all, wT, 1, m1);
+    const double H10 = s3 - 2 * s2 + s, H01 = -2 * s3 + 3 * s2, H11 = s3 - s2;
+    const double dH10 = 3 * s2 - 4 * s + 1, dH01 = -6 * s2 + 6 * s, dH11 = 3 * s2 - 2 * s;
+    for (int i = 0; i < 3; i++) {
+        phi[i] = H10 * m0[i] + H01 * phi_all[i] + H11 * m1[i];
+        dphi[i] = (dH10 * m0[i] + dH01 * phi_all[i] + dH11 * m1[i]) / T;
+    }
+    jr_apply(phi, dphi, 0, out->angular_velocity);
+    double dq[4], q[4];
+    qexp(phi, dq);
+    qmul(k[i0].q, dq, q);
+    sensim__mat_from_quat(q, p, out->pose);
+    return SENSIM_OK;
+}
