@@ -9,6 +9,7 @@ pkgs=(
   python3 python3-numpy python3-open3d
   munge slurmctld slurmd slurm-client
   clang-14 libclang-rt-14-dev libomp-14-dev valgrind
+  libproj-dev geographiclib-tools
 )
 
 missing=()

@@ -23,6 +23,15 @@
             fail_msg("%s -> %s: %s", #expr, sensim_status_string(st_), sensim_context_last_error(NULL)); \
     } while (0)
 
+/* cmocka's assert_float_equal compares in single precision: doubles here. */
+#define assert_double_close(a, b, eps)                                                             \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b);                                                                 \
+        if (!(fabs(a_ - b_) <= (eps)))                                                             \
+            fail_msg("%s = %.17g, %s = %.17g: differ by %.3g > %g", #a, a_, #b, b_, fabs(a_ - b_), \
+                     (double)(eps));                                                               \
+    } while (0)
+
 static inline sensim_context *test_ctx(uint32_t threads)
 {
     sensim_context_desc d;

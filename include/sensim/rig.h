@@ -14,6 +14,7 @@
 
 #include <sensim/camera.h>
 #include <sensim/lidar.h>
+#include <sensim/nav.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -97,6 +98,23 @@ SENSIM_API sensim_status sensim_rig_add_proximity(sensim_rig *rig, const sensim_
  */
 SENSIM_API sensim_status sensim_rig_add_camera(sensim_rig *rig, sensim_camera *camera, double rate_hz,
                                                uint32_t sensor_id, sensim_ring *ring, uint32_t *out_index);
+
+/**
+ * Add a navigation sensor (IMU, GNSS, odometry; borrowed until the rig is
+ * destroyed) writing sample k at exactly k·period into @p ring, a
+ * navigation ring (sensim_nav_ring_init): one frame [k·P, (k+1)·P) per
+ * sample, header pose = the sensor's world pose at k·P. The kinematics come
+ * from the platform keys given to each step (sensim_kinematics_at with the
+ * sensor's interpolation): give the steps keys around them (a spline reads
+ * the 5 nearest keys of each key it interpolates between) — the same keys
+ * for every step give the same samples for any split. A failed step rolls
+ * the sensor's random walks back with the rings.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, not a navigation
+ *         ring), SENSIM_ERR_BAD_HANDLE, SENSIM_ERR_TOO_LARGE,
+ *         SENSIM_ERR_DUPLICATE, SENSIM_ERR_BUSY.
+ * Thread safety: one thread at a time per rig. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_rig_add_nav(sensim_rig *rig, sensim_nav *nav, sensim_ring *ring, uint32_t *out_index);
 
 /* ---- sensors of your own ---------------------------------------------- */
 

@@ -40,7 +40,8 @@ struct sensim_ring {
      * taking img_blocks 32-byte records; the point capacity is a whole
      * number of frames, so an image never wraps */
     uint32_t img_width, img_height, img_outputs;
-    uint64_t img_blocks;
+    uint64_t img_blocks;          /* 32-byte blocks a frame's payload takes (images or a nav sample) */
+    int32_t kind;                 /* SENSIM__RING_POINTS, _IMAGES, _NAV */
     uint64_t img_offset[5]; /* byte offset of each plane in a frame: depth, semantic, instance, normal, rgb */
 };
 
@@ -343,9 +344,10 @@ sensim_status sensim_ring_peek(sensim_ring *r, sensim_frame_view *out)
         return st;
     if (!out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ring_peek: out_view is NULL");
-    if (r->img_blocks)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ring_peek: this ring holds camera images; "
-                                                         "read it with sensim_ring_peek_image");
+    if (r->kind != SENSIM__RING_POINTS)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ring_peek: this ring holds %s; read it with %s",
+                            r->kind == SENSIM__RING_IMAGES ? "camera images" : "navigation samples",
+                            r->kind == SENSIM__RING_IMAGES ? "sensim_ring_peek_image" : "sensim_ring_peek_nav");
     uint64_t head = atomic_load_explicit(&r->frame_head, memory_order_acquire);
     uint64_t tail = atomic_load(&r->frame_tail);
     if (tail >= head)
@@ -425,7 +427,7 @@ sensim_status sensim_ring_get_stats(const sensim_ring *cr, sensim_ring_stats *ou
     out->points_lost = atomic_load(&r->stat_lost);
     out->scans_refused = atomic_load(&r->stat_refused_scans);
     out->points_refused = atomic_load(&r->stat_refused_points);
-    if (r->img_blocks) { /* image rings count images, not 32-byte blocks */
+    if (r->img_blocks) { /* image and nav rings count frames' payloads, not 32-byte blocks */
         out->points_dropped /= r->img_blocks;
         out->points_lost /= r->img_blocks;
         out->points_refused /= r->img_blocks;
@@ -499,13 +501,72 @@ sensim_status sensim_image_ring_init(void *mem, size_t size, uint32_t w, uint32_
     r->img_height = h;
     r->img_outputs = outputs;
     r->img_blocks = blocks;
+    r->kind = SENSIM__RING_IMAGES;
     memcpy(r->img_offset, off, sizeof off);
     return SENSIM_OK;
 }
 
-bool sensim__ring_is_image(const sensim_ring *ring)
+#define NAV_BLOCKS ((sizeof(sensim_nav_sample) + sizeof(sensim_point) - 1) / sizeof(sensim_point))
+
+sensim_status sensim_nav_ring_required_size(uint32_t frame_capacity, size_t *out_size)
 {
-    return ring->img_blocks != 0;
+    if (!out_size)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_nav_ring_required_size: out_size is NULL");
+    if (frame_capacity == 0 || frame_capacity > MAX_FRAMES)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_nav_ring_required_size: frame_capacity = %u outside "
+                                                     "1..2^24", frame_capacity);
+    return sensim_ring_required_size(NAV_BLOCKS * frame_capacity, frame_capacity, out_size);
+}
+
+sensim_status sensim_nav_ring_init(void *mem, size_t size, uint32_t frame_capacity, int32_t policy,
+                                   sensim_ring **out_ring)
+{
+    size_t need;
+    if (!mem || !out_ring)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_nav_ring_init: NULL argument");
+    sensim_status st = sensim_nav_ring_required_size(frame_capacity, &need);
+    if (st != SENSIM_OK ||
+        (st = sensim_ring_init(mem, size, NAV_BLOCKS * frame_capacity, frame_capacity, policy, out_ring)) != SENSIM_OK)
+        return st;
+    (*out_ring)->img_blocks = NAV_BLOCKS;
+    (*out_ring)->kind = SENSIM__RING_NAV;
+    return SENSIM_OK;
+}
+
+int32_t sensim__ring_kind(const sensim_ring *ring)
+{
+    return ring->kind;
+}
+
+void *sensim__ring_payload_reserve(sensim_ring *r)
+{
+    sensim_point *s0, *s1;
+    uint64_t n0;
+    if (sensim__ring_reserve(r, r->img_blocks, &s0, &n0, &s1) != r->img_blocks)
+        return NULL; /* FAIL and full: the transaction is refused */
+    return s0;      /* frames are whole multiples of the capacity's unit: never wrapped */
+}
+
+sensim_status sensim_ring_peek_nav(sensim_ring *r, const sensim_frame_header **out_header,
+                                   const sensim_nav_sample **out_sample)
+{
+    sensim_status st = sensim__ring_check(r);
+    if (st != SENSIM_OK)
+        return st;
+    if (!out_header || !out_sample)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ring_peek_nav: NULL argument");
+    if (r->kind != SENSIM__RING_NAV)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ring_peek_nav: not a navigation ring");
+    uint64_t head = atomic_load_explicit(&r->frame_head, memory_order_acquire);
+    uint64_t tail = atomic_load(&r->frame_tail);
+    if (tail >= head)
+        return SENSIM_ERR_RING_EMPTY;
+    const sensim_frame_header *h = hdr(r, tail);
+    *out_header = h;
+    *out_sample = (const sensim_nav_sample *)(pts(r) + h->first_point % r->point_capacity);
+    r->peeked = tail;
+    r->has_peeked = 1;
+    return SENSIM_OK;
 }
 
 void sensim__ring_image_format(const sensim_ring *ring, uint32_t *w, uint32_t *h, uint32_t *outputs)
@@ -527,12 +588,10 @@ static void image_planes(const sensim_ring *r, char *base, sensim_camera_images 
 
 bool sensim__ring_image_reserve(sensim_ring *r, sensim_camera_images *im)
 {
-    sensim_point *s0, *s1;
-    uint64_t n0;
-    if (sensim__ring_reserve(r, r->img_blocks, &s0, &n0, &s1) != r->img_blocks)
-        return false; /* FAIL and full: the transaction is refused */
-    /* frames are whole multiples of the capacity's unit: never wrapped */
-    image_planes(r, (char *)s0, im);
+    void *p = sensim__ring_payload_reserve(r);
+    if (!p)
+        return false;
+    image_planes(r, p, im);
     return true;
 }
 
@@ -543,9 +602,8 @@ sensim_status sensim_ring_peek_image(sensim_ring *r, sensim_image_view *out)
         return st;
     if (!out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ring_peek_image: out_view is NULL");
-    if (!r->img_blocks)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ring_peek_image: this ring holds points; "
-                                                         "read it with sensim_ring_peek");
+    if (r->kind != SENSIM__RING_IMAGES)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ring_peek_image: not an image ring");
     uint64_t head = atomic_load_explicit(&r->frame_head, memory_order_acquire);
     uint64_t tail = atomic_load(&r->frame_tail);
     if (tail >= head)

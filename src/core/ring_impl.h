@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <sensim/camera.h>
+#include <sensim/nav.h>
 
 /* Validate the handle; SENSIM_OK or SENSIM_ERR_BAD_HANDLE. */
 sensim_status sensim__ring_check(const sensim_ring *ring);
@@ -38,8 +39,14 @@ uint64_t sensim__ring_reserve(sensim_ring *ring, uint64_t n, sensim_point **span
                               sensim_point **span1);
 void sensim__ring_close_frame(sensim_ring *ring);
 
-/* Image rings (sensim_image_ring_init). */
-bool sensim__ring_is_image(const sensim_ring *ring);
+/* What a ring's frames hold. */
+#define SENSIM__RING_POINTS 0
+#define SENSIM__RING_IMAGES 1 /* sensim_image_ring_init */
+#define SENSIM__RING_NAV    2 /* sensim_nav_ring_init */
+int32_t sensim__ring_kind(const sensim_ring *ring);
+/* The open frame's payload (image or nav rings): NULL when a FAIL ring is
+ * full (the transaction is refused). */
+void *sensim__ring_payload_reserve(sensim_ring *ring);
 void sensim__ring_image_format(const sensim_ring *ring, uint32_t *w, uint32_t *h, uint32_t *outputs);
 /* Room for one image set in the open frame: the planes of @p im point into
  * the ring. False when a FAIL ring is full (the transaction is refused). */

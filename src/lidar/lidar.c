@@ -515,8 +515,9 @@ sensim_status sensim_lidar_scan_motion(sensim_lidar *l, const sensim_scene *scen
     sensim_status st = sensim__ring_check(ring);
     if (st != SENSIM_OK)
         return st;
-    if (sensim__ring_is_image(ring))
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_scan: the ring holds camera images");
+    if (sensim__ring_kind(ring) != SENSIM__RING_POINTS)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_scan: the ring holds images or navigation "
+                                                         "samples, not points");
     if ((st = sensim__lidar_acquire(l)) != SENSIM_OK)
         return st;
     if ((st = sensim__scene_scan_begin(scene)) == SENSIM_OK) {

@@ -638,13 +638,29 @@ static void blank_pixel(const render_job *j, size_t p)
  * lanes n .. n + 3 of @p pk (world frame from row pose @p P), two pixels
  * per vector operation: the same IEEE operations in the same order as
  * pixel_ray() and optical_to_world(), so the same bits. */
+/* AVX and baseline clones picked at load time (an ifunc). Not under the
+ * sanitizers: ThreadSanitizer crashes in ifunc resolvers that run before it
+ * is initialised. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define SENSIM_NO_CLONES
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define SENSIM_NO_CLONES
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(SENSIM_NO_CLONES)
+#define SENSIM_AVX_CLONES __attribute__((target_clones("avx", "default")))
+#else
+#define SENSIM_AVX_CLONES
+#endif
 typedef double v4d __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
 
 /* One tile row at once: 4-wide double vectors (AVX where the CPU has it,
  * chosen at load time; two SSE2 halves otherwise). No FMA in either clone:
  * the products and sums round as pixel_ray() and optical_to_world() do. */
-__attribute__((target_clones("avx", "default"))) static void plain_rays4(const sensim_camera *c, const double *P,
+SENSIM_AVX_CLONES static void plain_rays4(const sensim_camera *c, const double *P,
                                                                          uint32_t x0, uint32_t y, float time,
                                                                          sensim_packet16 *pk, uint32_t n, float *dz)
 {

@@ -1,6 +1,7 @@
 /* Synchronous rigs: one world clock driving lidars, cameras, proximity and user sensors. */
 #include "lidar_impl.h"
 #include "motion.h"
+#include "nav_impl.h"
 #include "ring_impl.h"
 #include "scene_impl.h"
 
@@ -11,6 +12,7 @@
 typedef struct rig_sensor {
     sensim_lidar *lidar;        /* NULL for a proximity, camera or user sensor */
     sensim_camera *camera;      /* a camera writing into an image ring */
+    sensim_nav *nav;            /* a navigation sensor writing into a nav ring */
     uint32_t camera_id;
     sensim_ring *ring;
     sensim_proximity_desc prox;
@@ -69,26 +71,26 @@ void sensim_rig_destroy(sensim_rig *rig)
     sensim__context_release(ctx);
 }
 
-/* @p image: the sensor writes images (the ring must be an image ring), or points (it must not). */
-static sensim_status add_check(sensim_rig *rig, const void *sensor, const sensim_ring *ring, bool image)
+/* @p kind: what the sensor writes (SENSIM__RING_*); the ring must hold that. */
+static sensim_status add_check(sensim_rig *rig, const void *sensor, const sensim_ring *ring, int32_t kind)
 {
     if (atomic_load(&rig->stepping))
         return sensim__fail(SENSIM_ERR_BUSY, "rig: sensors cannot be added while the rig steps");
     sensim_status st = sensim__ring_check(ring);
     if (st != SENSIM_OK)
         return st;
-    if (sensim__ring_is_image(ring) != image)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "rig: %s", image ? "a camera needs an image ring "
-                                                                              "(sensim_image_ring_init)"
-                                                                            : "the ring holds camera images; this "
-                                                                              "sensor writes points");
+    static const char *const what[] = {"a point ring (sensim_ring_init)", "an image ring (sensim_image_ring_init)",
+                                       "a navigation ring (sensim_nav_ring_init)"};
+    if (sensim__ring_kind(ring) != kind)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "rig: this sensor needs %s", what[kind]);
     if (rig->count == SENSIM_RIG_MAX_SENSORS)
         return sensim__fail(SENSIM_ERR_TOO_LARGE, "rig: more than %d sensors", SENSIM_RIG_MAX_SENSORS);
     for (uint32_t i = 0; i < rig->count; i++)
         if (rig->sensors[i].ring == ring ||
-            (sensor && (rig->sensors[i].lidar == sensor || (void *)rig->sensors[i].camera == sensor)))
+            (sensor && (rig->sensors[i].lidar == sensor || (void *)rig->sensors[i].camera == sensor ||
+                        (void *)rig->sensors[i].nav == sensor)))
             return sensim__fail(SENSIM_ERR_DUPLICATE, "rig: sensor %u already uses this %s", i,
-                                rig->sensors[i].ring == ring ? "ring" : image ? "camera" : "lidar");
+                                rig->sensors[i].ring == ring ? "ring" : "sensor");
     return SENSIM_OK;
 }
 
@@ -96,7 +98,7 @@ sensim_status sensim_rig_add_lidar(sensim_rig *rig, sensim_lidar *lidar, sensim_
 {
     SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
     SENSIM_CHECK_HANDLE(lidar, SENSIM_MAGIC_LIDAR, "lidar");
-    sensim_status st = add_check(rig, lidar, ring, false);
+    sensim_status st = add_check(rig, lidar, ring, SENSIM__RING_POINTS);
     if (st != SENSIM_OK)
         return st;
     rig_sensor *s = &rig->sensors[rig->count];
@@ -124,7 +126,7 @@ sensim_status sensim_rig_add_proximity(sensim_rig *rig, const sensim_proximity_d
     if (!(d->box_half_extents[0] > 0 && d->box_half_extents[1] > 0 && d->box_half_extents[2] > 0) ||
         d->front_m < 0 || d->back_m < 0 || d->side_m < 0)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "proximity: half extents must be > 0 and margins >= 0");
-    sensim_status st = add_check(rig, NULL, ring, false);
+    sensim_status st = add_check(rig, NULL, ring, SENSIM__RING_POINTS);
     if (st != SENSIM_OK)
         return st;
     rig_sensor *s = &rig->sensors[rig->count];
@@ -151,7 +153,7 @@ sensim_status sensim_rig_add_camera(sensim_rig *rig, sensim_camera *camera, doub
     if (!(rate_hz >= 0.1 && rate_hz <= 1000))
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_rig_add_camera: rate_hz = %g outside [0.1, 1000]",
                             rate_hz);
-    if ((st = add_check(rig, camera, ring, true)) != SENSIM_OK)
+    if ((st = add_check(rig, camera, ring, SENSIM__RING_IMAGES)) != SENSIM_OK)
         return st;
     uint32_t w, h, outputs;
     sensim__ring_image_format(ring, &w, &h, &outputs);
@@ -167,6 +169,49 @@ sensim_status sensim_rig_add_camera(sensim_rig *rig, sensim_camera *camera, doub
     if (out_index)
         *out_index = rig->count;
     rig->count++;
+    return SENSIM_OK;
+}
+
+sensim_status sensim_rig_add_nav(sensim_rig *rig, sensim_nav *nav, sensim_ring *ring, uint32_t *out_index)
+{
+    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
+    if (!nav)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_nav: nav is NULL");
+    if (!sensim__nav_check(nav))
+        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_rig_add_nav: not a navigation sensor");
+    sensim_status st = add_check(rig, nav, ring, SENSIM__RING_NAV);
+    if (st != SENSIM_OK)
+        return st;
+    rig_sensor *s = &rig->sensors[rig->count];
+    memset(s, 0, sizeof *s);
+    s->ring = ring;
+    s->nav = nav;
+    s->period_ns = sensim_nav_period_ns(nav);
+    if (out_index)
+        *out_index = rig->count;
+    rig->count++;
+    return SENSIM_OK;
+}
+
+/* Sample k of a navigation sensor: frame [k·P, (k+1)·P) holding it. */
+static sensim_status nav_frame(const rig_sensor *s, uint32_t index, const sensim_motion *platform, int64_t k,
+                               uint64_t step)
+{
+    sensim_nav_sample smp;
+    sensim_status st = sensim_nav_sample_at(s->nav, platform->keys, platform->key_count, (uint64_t)k, &smp);
+    if (st != SENSIM_OK) {
+        char pre[64];
+        snprintf(pre, sizeof pre, "sensim_rig_step: navigation sensor %u", index);
+        return sensim__fail_prefixed(st, pre);
+    }
+    double pose[16];
+    sensim__mat_from_quat(smp.orientation, smp.position, pose);
+    sensim__ring_open_frame(s->ring, (uint64_t)k, smp.t_ns, smp.t_ns + s->period_ns, pose, smp.sensor_id, step);
+    sensim__ring_add_scanned(s->ring, s->period_ns, step);
+    void *dst = sensim__ring_payload_reserve(s->ring);
+    if (dst && sensim__ring_open_pose(s->ring))
+        memcpy(dst, &smp, sizeof smp);
+    sensim__ring_close_frame(s->ring);
     return SENSIM_OK;
 }
 
@@ -217,7 +262,7 @@ sensim_status sensim_rig_add_sensor(sensim_rig *rig, const sensim_sensor_desc *d
     if (!(d->rate_hz >= 0.1 && d->rate_hz <= 1e6))
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_rig_add_sensor: rate_hz = %g outside [0.1, 1e6]",
                             d->rate_hz);
-    sensim_status st = add_check(rig, NULL, ring, false);
+    sensim_status st = add_check(rig, NULL, ring, SENSIM__RING_POINTS);
     if (st != SENSIM_OK)
         return st;
     rig_sensor *s = &rig->sensors[rig->count];
@@ -445,6 +490,10 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
     }
     uint64_t frames = 0, sensor_frames[SENSIM_RIG_MAX_SENSORS] = {0};
     uint32_t refused = 0;
+    sensim__nav_state nav_saved[SENSIM_RIG_MAX_SENSORS];
+    for (uint32_t i = 0; i < rig->count; i++)
+        if (rig->sensors[i].nav)
+            sensim__nav_save(rig->sensors[i].nav, &nav_saved[i]);
     if (st == SENSIM_OK) {
         for (uint32_t i = 0; i < rig->count; i++)
             sensim__ring_tx_begin(rig->sensors[i].ring);
@@ -463,6 +512,8 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
                     st = user_frame(scene, s, i, &path, k, rig->step);
                 else if (s->camera)
                     st = camera_frame(scene, s, i, &m, &path, k, rig->step);
+                else if (s->nav)
+                    st = nav_frame(s, i, &m, k, rig->step);
                 else
                     proximity_frame(scene, s, &path, k, rig->step);
                 sensor_frames[i]++;
@@ -472,6 +523,8 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
             rig_sensor *s = &rig->sensors[i];
             if (st != SENSIM_OK) {
                 sensim__ring_tx_abort(s->ring);
+                if (s->nav) /* its random walks go back with its ring */
+                    sensim__nav_restore(s->nav, &nav_saved[i]);
                 continue;
             }
             uint64_t written, lost;
