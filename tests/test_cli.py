@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """End-to-end checks of the `sensim` command: PLY output, ring geometry,
 thread invariance, --set, presets, and bad input. Standard library only."""
+import csv
 import json
 import math
 import os
@@ -880,7 +881,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(same, "shards 0/2 and 1/2 together write the same captures and steps as one run: %r" % [x.stderr for x in rs])
     r = run("batch", "--scene", wall, "--rig", rig, "--trajectory", trj, "--out", out, "--resume")
     check(r.returncode == 0 and "30 frames (30 resumed)" in r.stderr, "--resume skips finished captures: %r" % r.stderr)
-    bad = [("type = radar\n", "type must be lidar or camera"), ("rate_hz = 0\n", "rate_hz must be"),
+    bad = [("type = radar\n", "type must be lidar, camera"), ("rate_hz = 0\n", "rate_hz must be"),
            ("fov = wide\n", "'front'"), ("outputs = depth,thermal\n", "thermal")]
     for line, msg in bad:
         with open(rig, "w") as f:
@@ -892,6 +893,60 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("[sensor steps]\ntype = camera\n")
     r = run("batch", "--scene", wall, "--rig", rig, "--trajectory", trj, "--out", os.path.join(tmp, "bad"))
     check(r.returncode != 0 and "'steps'" in r.stderr, "a sensor named steps is refused: %r" % r.stderr)
+
+# ---- navigation sensors in batch rigs: one CSV stream per sensor
+with tempfile.TemporaryDirectory() as tmp:
+    rig = os.path.join(tmp, "rig.ini")
+    with open(rig, "w") as f:
+        f.write("[sensor imu]\ntype = imu\nrate_hz = 100\n\n[sensor gps]\ntype = gnss\nlatitude = 48\n"
+                "longitude = 11\naltitude = 500\nmount_xyz_m = 0, 0, 1.5\n\n[sensor odom]\ntype = odometry\n"
+                "rate_hz = 50\n")
+    trj = os.path.join(tmp, "traj.csv")
+    with open(trj, "w") as f:  # 10 s at a constant 10 m/s east
+        f.write("t,x,y,z,roll,pitch,yaw\n0,0,0,0,0,0,0\n10,100,0,0,0,0,0\n")
+    out = os.path.join(tmp, "run")
+    r = run("batch", "--scene", "street", "--rig", rig, "--trajectory", trj, "--out", out, "--quiet")
+    check(r.returncode == 0, "batch with an IMU, a GNSS and odometry: %r" % r.stderr)
+    rows = list(csv.reader(open(os.path.join(out, "imu", "imu.csv")))) if r.returncode == 0 else [[]]
+    hdr = rows[0]
+    check(all(c in hdr for c in ("t_ns", "ax", "ay", "az", "gx", "gy", "gz")), "imu.csv header names the columns: %r" % hdr)
+    data = rows[1:]
+    check(len(data) == 1000 and all(int(row[0]) == k * 10000000 for k, row in enumerate(data)),
+          "1000 IMU rows at t = k x 10 ms: %d" % len(data))
+    ok = all(abs(float(row[hdr.index("ax")])) < 1e-9 and abs(float(row[hdr.index("ay")])) < 1e-9 and
+             abs(float(row[hdr.index("az")]) - 9.80665) < 1e-9 and
+             all(abs(float(row[hdr.index(g)])) < 1e-12 for g in ("gx", "gy", "gz")) for row in data)
+    check(data and ok, "constant velocity: specific force (0, 0, +g), zero rates")
+    g = list(csv.reader(open(os.path.join(out, "gps", "gnss.csv")))) if r.returncode == 0 else [[], []]
+    check(len(g) == 101 and g[0] == ["t_ns", "latitude_deg", "longitude_deg", "altitude_m"], "GNSS at 10 Hz: %d rows" % len(g))
+    try:  # an independent WGS84 implementation: GeographicLib's CartConvert (Debian geographiclib-tools)
+        k = 37
+        ref = subprocess.run(["CartConvert", "-r", "-l", "48", "11", "500", "-p", "12"], input="%r 0 1.5\n" % (k * 1.0),
+                             capture_output=True, text=True).stdout.split()
+        lat, lon, alt = (float(v) for v in g[1 + k][1:])
+        check(abs(lat - float(ref[0])) < 1e-9 and abs(lon - float(ref[1])) < 1e-9 and abs(alt - float(ref[2])) < 1e-6,
+              "GNSS sample 37 (37 m east, antenna 1.5 m up) matches GeographicLib: %r vs %r" % (g[1 + k], ref))
+    except (OSError, IndexError, ValueError) as e:
+        check(False, "CartConvert reference: %r" % e)
+    o = list(csv.reader(open(os.path.join(out, "odom", "odometry.csv")))) if r.returncode == 0 else [[], []]
+    check(len(o) == 501 and abs(float(o[100][o[0].index("vx")]) - 10) < 1e-9 and abs(float(o[100][o[0].index("x")]) -
+          (99 * 0.02 * 10)) < 1e-9, "odometry at 50 Hz: velocity 10 m/s, position 10 t")
+    meta = json.load(open(os.path.join(out, "meta.json"))) if r.returncode == 0 else {}
+    check([x.get("type") for x in meta.get("sensors", [])] == ["imu", "gnss", "odometry"], "meta.json lists their types")
+    sh = os.path.join(tmp, "sharded")
+    rs = [run("batch", "--scene", "street", "--rig", rig, "--trajectory", trj, "--out", sh, "--quiet", "--shard",
+              "%d/2" % k) for k in range(2)]
+    same = all(x.returncode == 0 for x in rs) and all(
+        open(os.path.join(out, n), "rb").read() == open(os.path.join(sh, n), "rb").read()
+        for n in ("imu/imu.csv", "gps/gnss.csv", "odom/odometry.csv", "steps/000123.json"))
+    check(same, "two shards write the same streams and steps as one run: %r" % [x.stderr for x in rs])
+    for line, msg in [("noise_gyro_stddev_q = 1\n", "noise_gyro_stddev_q"), ("latitude = 95\n", "latitude"),
+                      ("preset = vlp16\n", "no preset"), ("rate_hz = fast\n", "rate_hz")]:
+        with open(rig, "w") as f:
+            f.write("[sensor imu]\ntype = imu\n" + line)
+        r = run("batch", "--scene", "street", "--rig", rig, "--trajectory", trj, "--out", os.path.join(tmp, "bad"))
+        check(r.returncode >= 10 and msg in r.stderr and not os.path.exists(os.path.join(tmp, "bad")),
+              "bad navigation line %r refused: %r" % (line, r.stderr))
 
 print("%d passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)

@@ -105,6 +105,90 @@ static int make_camera(const sensor_spec *sp, const char *rig, cam_sensor *c)
     return 0;
 }
 
+static const char *const nav_names[] = {"imu", "gnss", "odometry"};
+
+/* A navigation sensor of the rig file (type = imu | gnss | odometry): its
+ * keys go to sensim_nav_desc_set. */
+static int make_nav(const sensor_spec *sp, const char *rig, sensim_nav_desc *d, sensim_nav **out)
+{
+    sensim_nav_desc_init(d, sp->nav - 1);
+    for (uint32_t k = 0; k < sp->nsets; k++) {
+        char key[64];
+        const char *eq = strchr(sp->sets[k], '=');
+        snprintf(key, sizeof key, "%.*s", (int)(eq - sp->sets[k] < 63 ? eq - sp->sets[k] : 63), sp->sets[k]);
+        sensim_status st = sensim_nav_desc_set(d, key, eq + 1);
+        if (st) {
+            fprintf(stderr, "sensim: error: %s: sensor '%s': %s\n", rig, sp->name, sensim_context_last_error(NULL));
+            return EXIT_STATUS_BASE + (int)st;
+        }
+    }
+    sensim_status st = sensim_nav_create(g_ctx, d, out);
+    if (st) {
+        fprintf(stderr, "sensim: error: %s: sensor '%s': %s\n", rig, sp->name, sensim_context_last_error(NULL));
+        return EXIT_STATUS_BASE + (int)st;
+    }
+    return 0;
+}
+
+/* OUT/NAME/<type>.csv: samples first .. first + count - 1 of a navigation
+ * sensor on the whole trajectory, through a temporary name. */
+static int write_nav_csv(const char *out, const char *name, sensim_nav *nav, int kind, const traj *tr, int64_t first,
+                         int64_t count)
+{
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%.4000s/%.63s/%s.csv", out, name, nav_names[kind]);
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "sensim: error: %s: cannot create a temporary file: %s\n", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(tmp);
+        }
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    fchmod(fd, 0644);
+    static const char *const header[] = {
+        "t_ns,ax,ay,az,gx,gy,gz,compass_rad",
+        "t_ns,latitude_deg,longitude_deg,altitude_m",
+        "t_ns,x,y,z,qw,qx,qy,qz,vx,vy,vz,vx_body,vy_body,vz_body,wx,wy,wz,ax,ay,az"};
+    fprintf(f, "%s\n", header[kind]);
+    int rc = 0;
+    for (int64_t k = first; k < first + count && !rc; k++) {
+        sensim_nav_sample s;
+        sensim_status st = sensim_nav_sample_at(nav, tr->keys, tr->n, (uint64_t)k, &s);
+        if (st) {
+            rc = fail(st);
+            break;
+        }
+        fprintf(f, "%lld", (long long)s.t_ns);
+        if (kind == SENSIM_NAV_IMU) {
+            const double v[7] = {s.accel[0], s.accel[1], s.accel[2], s.gyro[0], s.gyro[1], s.gyro[2], s.compass_rad};
+            for (int i = 0; i < 7; i++)
+                fprintf(f, ",%.17g", v[i]);
+        } else if (kind == SENSIM_NAV_GNSS) {
+            fprintf(f, ",%.17g,%.17g,%.17g", s.latitude_deg, s.longitude_deg, s.altitude_m);
+        } else {
+            const double *g[6] = {s.position, s.orientation, s.velocity_world, s.velocity_body, s.angular_velocity,
+                                  s.acceleration_world};
+            const int len[6] = {3, 4, 3, 3, 3, 3};
+            for (int a = 0; a < 6; a++)
+                for (int i = 0; i < len[a]; i++)
+                    fprintf(f, ",%.17g", g[a][i]);
+        }
+        fputc('\n', f);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rc || rename(tmp, path) != 0) {
+        if (!rc)
+            fprintf(stderr, "sensim: error: %s: cannot write: %s\n", path, strerror(errno));
+        remove(tmp);
+        return rc ? rc : EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    return 0;
+}
+
 /* Index of the last trajectory key at or before @p t (0 if none). */
 static size_t key_at(const traj *tr, int64_t t)
 {
@@ -174,6 +258,7 @@ typedef struct step_plan {
     uint32_t nspecs;
     const int64_t *periods, *first_frame, *nframes;
     const double (*mounts)[16];
+    const int32_t *interp;   /* per sensor: how its poses are interpolated (navigation sensors: theirs) */
     int64_t step_ns;
     int32_t frame;
 } step_plan;
@@ -216,12 +301,24 @@ static int write_step(const step_plan *sp, int64_t s)
         for (int64_t r = -floordiv(-tb, Pj); r * Pj < te; r++) {
             if (r < sp->first_frame[j] || r >= sp->first_frame[j] + sp->nframes[j])
                 continue;
-            const int cam = sp->specs[j].camera;
-            sensor_pose_at(sp->tr, r * Pj, sp->mounts[j], P);
+            const sensor_spec *sj = &sp->specs[j];
+            if (sp->interp[j] == SENSIM_INTERP_LINEAR) {
+                sensor_pose_at(sp->tr, r * Pj, sp->mounts[j], P);
+            } else {
+                sensim_kinematics kin;
+                sensim_kinematics_at(sp->tr->keys, sp->tr->n, sp->interp[j], r * Pj, &kin);
+                mat4_mul(kin.pose, sp->mounts[j], P);
+            }
             fprintf(f, "%s\n  {\"name\": \"%s\", \"type\": \"%s\", \"frame\": %lld, \"t_begin_ns\": %lld, "
-                       "\"t_end_ns\": %lld, \"files\": \"%s/%s%06lld\", \"sensor_pose\": ",
-                    n++ ? "," : "", sp->specs[j].name, cam ? "camera" : "lidar", (long long)r, (long long)(r * Pj),
-                    (long long)((r + 1) * Pj), sp->specs[j].name, cam ? "" : "frame_", (long long)r);
+                       "\"t_end_ns\": %lld, ",
+                    n++ ? "," : "", sj->name, sj->nav ? nav_names[sj->nav - 1] : sj->camera ? "camera" : "lidar",
+                    (long long)r, (long long)(r * Pj), (long long)((r + 1) * Pj));
+            if (sj->nav)
+                fprintf(f, "\"files\": \"%s/%s.csv\", \"row\": %lld, \"sensor_pose\": ", sj->name,
+                        nav_names[sj->nav - 1], (long long)(r - sp->first_frame[j] + 1));
+            else
+                fprintf(f, "\"files\": \"%s/%s%06lld\", \"sensor_pose\": ", sj->name, sj->camera ? "" : "frame_",
+                        (long long)r);
             json_pose(f, sp->frame, P);
             fprintf(f, "}");
         }
@@ -719,6 +816,8 @@ int cmd_batch(int argc, char **argv)
     sensim_lidar *lidars[MAX_SENSORS] = {0};
     cam_sensor cams[MAX_SENSORS];
     memset(cams, 0, sizeof cams);
+    sensim_nav *navs[MAX_SENSORS] = {0};
+    sensim_nav_desc nav_desc[MAX_SENSORS];
     void *mem = NULL, *cam_mem = NULL;
     sensim_point *bufs[2] = {0};
     writer w;
@@ -739,6 +838,11 @@ int cmd_batch(int argc, char **argv)
             max_pixels = px > max_pixels ? px : max_pixels;
             continue;
         }
+        if (specs[s].nav) {
+            if ((rc = make_nav(&specs[s], rig_arg, &nav_desc[s], &navs[s])))
+                goto done;
+            continue;
+        }
         const char *sets[2 * MAX_SETS];
         uint32_t n = 0;
         for (uint32_t k = 0; k < specs[s].nsets; k++)
@@ -756,9 +860,9 @@ int cmd_batch(int argc, char **argv)
     int64_t periods[MAX_SENSORS];
     for (uint32_t s = 0; s < nspecs; s++) {
         sensim_lidar_info li;
-        if (!specs[s].camera)
+        if (lidars[s])
             sensim_lidar_get_info(lidars[s], &li);
-        periods[s] = specs[s].camera ? cams[s].period_ns : li.frame_period_ns;
+        periods[s] = specs[s].camera ? cams[s].period_ns : navs[s] ? sensim_nav_period_ns(navs[s]) : li.frame_period_ns;
         if (!step_given && (s == 0 || periods[s] < step_ns))
             step_ns = periods[s];
     }
@@ -803,6 +907,27 @@ int cmd_batch(int argc, char **argv)
         }
         fprintf(f, "],\n  \"sensors\": [");
         for (uint32_t s = 0; s < nspecs; s++) {
+            if (specs[s].nav) {
+                const sensim_nav_desc *nd = &nav_desc[s];
+                fprintf(f, "%s\n    {\"name\": ", s ? "," : "");
+                json_str(f, specs[s].name);
+                fprintf(f, ", \"type\": \"%s\", \"rate_hz\": %.17g, \"frame_period_ns\": %lld, \"interp\": \"%s\", "
+                           "\"frame_of_reference\": \"native\", \"file\": \"%s.csv\", \"mount_pose\": ",
+                        nav_names[nd->kind], nd->rate_hz, (long long)periods[s],
+                        nd->interp == SENSIM_INTERP_SPLINE ? "spline" : "linear", nav_names[nd->kind]);
+                json_numbers(f, nd->mount_pose, 16);
+                if (nd->kind == SENSIM_NAV_GNSS)
+                    fprintf(f, ", \"model\": \"%s\", \"reference\": [%.17g, %.17g, %.17g]",
+                            nd->gnss_model == SENSIM_GNSS_CARLA ? "carla" : "exact", nd->ref_latitude_deg,
+                            nd->ref_longitude_deg, nd->ref_altitude_m);
+                fprintf(f, ", \"overrides\": [");
+                for (uint32_t k = 0; k < specs[s].nsets; k++) {
+                    fprintf(f, "%s", k ? ", " : "");
+                    json_str(f, specs[s].sets[k]);
+                }
+                fprintf(f, "]}");
+                continue;
+            }
             if (specs[s].camera) {
                 const cam_sensor *c = &cams[s];
                 fprintf(f, "%s\n    {\"name\": ", s ? "," : "");
@@ -891,7 +1016,7 @@ int cmd_batch(int argc, char **argv)
     }
 
     /* the frames each sensor renders: those inside the trajectory, selected, sharded */
-    uint64_t cap = 2 * max_shots, total = 0;
+    uint64_t cap = 2 * (max_shots ? max_shots : 1), total = 0; /* a rig without lidars still gets a small ring */
     int64_t *first_frame = calloc(nspecs, sizeof *first_frame), *nframes = calloc(nspecs, sizeof *nframes);
     size_t ring_size;
     if (!first_frame || !nframes || sensim_ring_required_size(cap, 2, &ring_size) || !(mem = malloc(ring_size)) ||
@@ -907,7 +1032,7 @@ int cmd_batch(int argc, char **argv)
         int64_t r0 = -floordiv(-t0, P), r1 = floordiv(t1, P); /* frames [r·P, (r+1)·P) inside [t0, t1] */
         first_frame[s] = r0;
         nframes[s] = r1 > r0 ? r1 - r0 : 0;
-        for (int64_t i = fa; i < nframes[s] && i < fb; i++)
+        for (int64_t i = fa; i < nframes[s] && i < fb && !navs[s]; i++)
             total += (uint64_t)(i % shard_n) == shard_k;
     }
     sensim_camera_images cim;
@@ -956,6 +1081,18 @@ int cmd_batch(int argc, char **argv)
     uint64_t done_frames = 0, skipped = 0, points = 0;
     uint64_t captures = 0;
     for (uint32_t s = 0; s < nspecs && !rc && !g_stop; s++) {
+        if (navs[s]) { /* a whole stream, cheap: shard 0 writes it */
+            char path[4200];
+            snprintf(path, sizeof path, "%.4000s/%.63s/%s.csv", out, specs[s].name, nav_names[specs[s].nav - 1]);
+            int64_t first = first_frame[s] + fa, count = (fb < nframes[s] ? fb : nframes[s]) - fa;
+            if (shard_k != 0 || count <= 0 || (resume && file_exists(path)))
+                continue;
+            if ((rc = write_nav_csv(out, specs[s].name, navs[s], specs[s].nav - 1, &tr, first, count)))
+                break;
+            if (!quiet)
+                fprintf(stderr, "sensim batch: %s: %lld samples -> %s\n", specs[s].name, (long long)count, path);
+            continue;
+        }
         if (specs[s].camera) {
             cam_sensor *c = &cams[s];
             /* the images this camera writes (instance images carry the tag: semantic is traced with them) */
@@ -1062,14 +1199,18 @@ int cmd_batch(int argc, char **argv)
     }
     if (rig_arg && !rc && !g_stop) {
         double mounts[MAX_SENSORS][16];
+        int32_t interp[MAX_SENSORS];
         for (uint32_t s = 0; s < nspecs; s++) {
+            interp[s] = SENSIM_INTERP_LINEAR;
             if (specs[s].camera)
                 memcpy(mounts[s], cams[s].mount, sizeof mounts[s]);
+            else if (navs[s])
+                memcpy(mounts[s], nav_desc[s].mount_pose, sizeof mounts[s]), interp[s] = nav_desc[s].interp;
             else
                 sensim_lidar_get_mount_pose(lidars[s], mounts[s]);
         }
         step_plan sp = {out, &tr, specs, nspecs, periods, first_frame, nframes, (const double(*)[16])mounts,
-                        step_ns, frame};
+                        interp, step_ns, frame};
         int64_t t0 = tr.keys[0].t_ns, t1 = tr.keys[tr.n - 1].t_ns;
         int64_t s0 = -floordiv(-t0, step_ns), s1 = floordiv(t1, step_ns);
         for (int64_t i = fa; s0 + i < s1 && i < fb && !rc && !g_stop; i++) {
@@ -1115,6 +1256,7 @@ done:
     for (uint32_t s = 0; s < nspecs; s++) {
         sensim_lidar_destroy(lidars[s]);
         sensim_camera_destroy(cams[s].cam);
+        sensim_nav_destroy(navs[s]);
     }
     free_specs(specs, nspecs);
     free(tr.keys);

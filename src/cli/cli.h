@@ -34,6 +34,7 @@ typedef struct traj {
 typedef struct sensor_spec {
     char name[64];
     int camera;        /* type = camera (default: lidar) */
+    int nav;           /* type = imu | gnss | odometry: 1 + SENSIM_NAV_* (0: not a navigation sensor) */
     char preset[1024];
     const char *sets[MAX_SETS];
     uint32_t nsets;

@@ -315,11 +315,16 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
             break;
         }
         if (!strcmp(k, "type")) {
-            if (strcmp(v, "lidar") && strcmp(v, "camera")) {
-                rc = msg_fail("%s:%llu: type must be lidar or camera, not '%s'", path, ln, v);
+            static const char *const navs[] = {"imu", "gnss", "odometry"};
+            cur->camera = !strcmp(v, "camera");
+            cur->nav = 0;
+            for (int j = 0; j < 3; j++)
+                if (!strcmp(v, navs[j]))
+                    cur->nav = 1 + j;
+            if (strcmp(v, "lidar") && !cur->camera && !cur->nav) {
+                rc = msg_fail("%s:%llu: type must be lidar, camera, imu, gnss or odometry, not '%.64s'", path, ln, v);
                 break;
             }
-            cur->camera = !strcmp(v, "camera");
             continue;
         }
         if (!strcmp(k, "preset")) {
@@ -349,13 +354,19 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
     }
     if (got < 0 && rc == 0)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
-    for (uint32_t i = 0; rc == 0 && i < *count; i++)
-        if (specs[i].camera && !specs[i].preset[0])
-            snprintf(specs[i].preset, sizeof specs[i].preset, "carla_default");
-        else if (!specs[i].preset[0]) {
-            fprintf(stderr, "sensim: error: %s: sensor '%s' has no preset\n", path, specs[i].name);
+    for (uint32_t i = 0; rc == 0 && i < *count; i++) {
+        sensor_spec *sp = &specs[i];
+        if (sp->nav && sp->preset[0]) {
+            fprintf(stderr, "sensim: error: %s: sensor '%s' is a navigation sensor: it takes keys, no preset\n", path,
+                    sp->name);
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+        } else if (sp->camera && !sp->preset[0]) {
+            snprintf(sp->preset, sizeof sp->preset, "carla_default");
+        } else if (!sp->nav && !sp->preset[0]) {
+            fprintf(stderr, "sensim: error: %s: sensor '%s' has no preset\n", path, sp->name);
             rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
         }
+    }
     if (rc == 0 && *count == 0) {
         fprintf(stderr, "sensim: error: %s: no [sensor NAME] section\n", path);
         rc = EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
