@@ -30,6 +30,9 @@ int main(void)
     P(sensim_camera_images);
     P(sensim_image_view);
     P(sensim_appearance);
+    P(sensim_kinematics);
+    P(sensim_nav_desc);
+    P(sensim_nav_sample);
     P(sensim_sensor_sample);
     P(sensim_sensor_desc);
     return 0;

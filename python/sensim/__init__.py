@@ -742,6 +742,107 @@ def _keys(pose_matrix=None, keys=None):
     return arr
 
 
+INTERP = {"linear": 0, "spline": 1}
+
+
+def kinematics_at(keys, t_ns, interp="spline"):
+    """Platform state on ``keys`` [(t_ns, 4x4), ...] at ``t_ns``: dict with
+    pose (4x4), velocity and acceleration (world, m/s, m/s^2) and
+    angular_velocity (body, rad/s); interp "linear" (as scans) or "spline"."""
+    if interp not in INTERP:
+        raise InvalidArgument(1, "interp must be linear or spline")
+    k = _keys(None, keys)
+    out = _lib.Kinematics()
+    _check(_L.sensim_kinematics_at(k, len(k), INTERP[interp], _i64(t_ns, "t_ns"), ctypes.byref(out)))
+    return dict(pose=_from16(out.pose), velocity=list(out.velocity), acceleration=list(out.acceleration),
+                angular_velocity=list(out.angular_velocity))
+
+
+NAV_KINDS = {"imu": 0, "gnss": 1, "odometry": 2}
+
+
+def _nav_dict(s):
+    return dict(t_ns=s.t_ns, index=s.index, sensor_id=s.sensor_id, accel=list(s.accel), gyro=list(s.gyro),
+                compass_rad=s.compass_rad, latitude_deg=s.latitude_deg, longitude_deg=s.longitude_deg,
+                altitude_m=s.altitude_m, position=list(s.position), orientation=list(s.orientation),
+                velocity_world=list(s.velocity_world), velocity_body=list(s.velocity_body),
+                angular_velocity=list(s.angular_velocity), acceleration_world=list(s.acceleration_world))
+
+
+class Nav(_Handle):
+    """A navigation sensor: kind "imu", "gnss" or "odometry" with keys as rig
+    files give them (dict or "key=value" list; sensim/nav.h: rate_hz, interp,
+    mount_xyz_m, noise_accel_stddev_x, latitude, model, ...)."""
+    _destroy = "sensim_nav_destroy"
+    _what = "Nav"
+
+    def __init__(self, context, kind="imu", keys=None, sensor_id=0):
+        super().__init__()
+        _want(context, Context, "context")
+        if kind not in NAV_KINDS:
+            raise InvalidArgument(1, "kind must be imu, gnss or odometry")
+        self.context, self.kind = context, kind
+        d = _lib.NavDesc()
+        _L.sensim_nav_desc_init(ctypes.byref(d), NAV_KINDS[kind])
+        if isinstance(keys, dict):
+            keys = ["%s=%s" % (k, v) for k, v in keys.items()]
+        for kv in keys or []:
+            k, sep, v = str(kv).partition("=")
+            if not sep:
+                raise InvalidArgument(1, "navigation key %r is not key=value" % kv)
+            _check(_L.sensim_nav_desc_set(ctypes.byref(d), k.strip().encode(), v.strip().encode()))
+        d.sensor_id = _u32(sensor_id, "sensor_id")
+        h = ctypes.c_void_p()
+        _check(_L.sensim_nav_create(context.handle, ctypes.byref(d), ctypes.byref(h)))
+        self._h = h.value
+
+    def sample(self, keys, k):
+        """Sample k (at k / rate) on the platform keys [(t_ns, 4x4), ...]: a dict."""
+        arr = _keys(None, keys)
+        s = _lib.NavSample()
+        with _using(self) as (h,):
+            _check(_L.sensim_nav_sample_at(h, arr, len(arr), _u64(k, "k"), ctypes.byref(s)))
+        return _nav_dict(s)
+
+
+class NavRing(Ring):
+    """A ring of navigation samples (sensim_nav_ring_init) this object owns;
+    a Nav in a Rig writes one sample per frame. :meth:`pop` gives (header,
+    sample dict)."""
+
+    def __init__(self, frame_capacity=1024, policy="fail"):
+        if policy not in POLICIES:
+            raise InvalidArgument(1, "policy must be one of %s" % ", ".join(POLICIES))
+        size = ctypes.c_size_t()
+        _check(_L.sensim_nav_ring_required_size(_u32(frame_capacity, "frame_capacity"), ctypes.byref(size)))
+        self._mem = (ctypes.c_uint64 * ((size.value + 7) // 8))()
+        h = ctypes.c_void_p()
+        _check(_L.sensim_nav_ring_init(ctypes.addressof(self._mem), size.value, frame_capacity, POLICIES[policy],
+                                       ctypes.byref(h)))
+        self._h = h.value
+
+    def peek(self):
+        hp, sp = ctypes.POINTER(_lib.FrameHeader)(), ctypes.POINTER(_lib.NavSample)()
+        st = _L.sensim_ring_peek_nav(self._h, ctypes.byref(hp), ctypes.byref(sp))
+        if st == 11:
+            return None
+        _check(st)
+        return _header(hp.contents), _nav_dict(sp.contents)
+
+    def pop(self):
+        got = self.peek()
+        if got is not None:
+            self.release()
+        return got
+
+    def frames(self):
+        while True:
+            f = self.pop()
+            if f is None:
+                return
+            yield f
+
+
 def motion_from_velocity(pose_matrix, t0_ns, t1_ns, velocity, angular_velocity=(0.0, 0.0, 0.0)):
     """Two keys [(t0, pose), (t1, pose)] for constant velocity (m/s, world) and body rates (rad/s)."""
     out = (_lib.PoseKey * 2)()
@@ -959,6 +1060,17 @@ class Rig(_Handle):
             camera._holders += 1  # Camera.close() is refused until this rig is closed
         return idx.value
 
+    def add_nav(self, nav, ring):
+        """Add a navigation sensor (Nav) writing one sample per frame into ``ring`` (a NavRing)."""
+        _want(nav, Nav, "nav")
+        _want(ring, NavRing, "ring")
+        idx = ctypes.c_uint32()
+        _check(_L.sensim_rig_add_nav(self.handle, nav.handle, ring.handle, ctypes.byref(idx)))
+        self._members += [nav, ring]
+        with nav._cv:
+            nav._holders += 1
+        return idx.value
+
     def add_proximity(self, ring, rate_hz=10.0, half_extents=(1, 1, 1), center=(0, 0, 0), front=0.0, back=0.0,
                       side=0.0, sensor_id=0, exclude_actor_id=0):
         _want(ring, Ring, "ring")
@@ -1016,7 +1128,7 @@ class Rig(_Handle):
         super().close()
         if was_open:
             for m in self._members:
-                if isinstance(m, (Lidar, Camera)):
+                if isinstance(m, (Lidar, Camera, Nav)):
                     with m._cv:
                         m._holders -= 1
 
@@ -1026,7 +1138,7 @@ class Rig(_Handle):
         m = _lib.Motion(keys=k, key_count=len(k))
         r = _lib.RigStepResult()
         dt_ns = _i64(dt_ns, "dt_ns")
-        lidars = [x for x in self._members if isinstance(x, (Lidar, Camera))]
+        lidars = [x for x in self._members if isinstance(x, (Lidar, Camera, Nav))]
         self._scene, self._errors = scene, []
         try:
             with _using(self, scene, *lidars) as hs:

@@ -160,10 +160,37 @@ class ImageView(Structure):
                 ("normal", c_void_p), ("rgb", c_void_p), ("reserved", c_uint64 * 4)]
 
 
+class Kinematics(Structure):
+    _fields_ = [("pose", c_double * 16), ("velocity", c_double * 3), ("acceleration", c_double * 3),
+                ("angular_velocity", c_double * 3), ("reserved", c_uint64 * 4)]
+
+
+class NavDesc(Structure):
+    _fields_ = [("kind", c_int32), ("interp", c_int32), ("sensor_id", c_uint32), ("seed", c_uint32),
+                ("rate_hz", c_double), ("mount_pose", c_double * 16), ("gravity_mps2", c_double),
+                ("accel_stddev", c_double * 3), ("gyro_stddev", c_double * 3), ("gyro_bias", c_double * 3),
+                ("accel_bias", c_double * 3), ("accel_noise_density", c_double), ("gyro_noise_density", c_double),
+                ("accel_random_walk", c_double), ("gyro_random_walk", c_double), ("gnss_model", c_int32),
+                ("reserved_u32", c_uint32), ("ref_latitude_deg", c_double), ("ref_longitude_deg", c_double),
+                ("ref_altitude_m", c_double), ("lat_bias_deg", c_double), ("lat_stddev_deg", c_double),
+                ("lon_bias_deg", c_double), ("lon_stddev_deg", c_double), ("alt_bias_m", c_double),
+                ("alt_stddev_m", c_double), ("reserved", c_uint64 * 8)]
+
+
+class NavSample(Structure):
+    _fields_ = [("t_ns", c_int64), ("index", c_uint64), ("sensor_id", c_uint32), ("kind", c_int32),
+                ("accel", c_double * 3), ("gyro", c_double * 3), ("compass_rad", c_double),
+                ("latitude_deg", c_double), ("longitude_deg", c_double), ("altitude_m", c_double),
+                ("position", c_double * 3), ("orientation", c_double * 4), ("velocity_world", c_double * 3),
+                ("velocity_body", c_double * 3), ("angular_velocity", c_double * 3),
+                ("acceleration_world", c_double * 3), ("reserved", c_uint64 * 4)]
+
+
 STRUCTS = {
     "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
     "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages, "sensim_image_view": ImageView,
-    "sensim_appearance": Appearance,
+    "sensim_appearance": Appearance, "sensim_kinematics": Kinematics, "sensim_nav_desc": NavDesc,
+    "sensim_nav_sample": NavSample,
     "sensim_sensor_sample": SensorSample, "sensim_sensor_desc": SensorDesc,
     "sensim_context_desc": ContextDesc, "sensim_mesh_desc": MeshDesc, "sensim_load_options": LoadOptions,
     "sensim_scene_info": SceneInfo, "sensim_material": Material, "sensim_field": Field,
@@ -225,6 +252,16 @@ PROTOTYPES = {
     "sensim_image_ring_init": (status_t, [c_void_p, c_size_t, c_uint32, c_uint32, c_uint32, c_uint32, c_int32,
                                           POINTER(c_void_p)]),
     "sensim_ring_peek_image": (status_t, [c_void_p, POINTER(ImageView)]),
+    "sensim_kinematics_at": (status_t, [POINTER(PoseKey), c_uint64, c_int32, c_int64, POINTER(Kinematics)]),
+    "sensim_nav_desc_init": (None, [POINTER(NavDesc), c_int32]),
+    "sensim_nav_desc_set": (status_t, [POINTER(NavDesc), c_char_p, c_char_p]),
+    "sensim_nav_create": (status_t, [c_void_p, POINTER(NavDesc), POINTER(c_void_p)]),
+    "sensim_nav_destroy": (None, [c_void_p]),
+    "sensim_nav_sample_at": (status_t, [c_void_p, POINTER(PoseKey), c_uint64, c_uint64, POINTER(NavSample)]),
+    "sensim_nav_ring_required_size": (status_t, [c_uint32, POINTER(c_size_t)]),
+    "sensim_nav_ring_init": (status_t, [c_void_p, c_size_t, c_uint32, c_int32, POINTER(c_void_p)]),
+    "sensim_ring_peek_nav": (status_t, [c_void_p, POINTER(POINTER(FrameHeader)), POINTER(POINTER(NavSample))]),
+    "sensim_rig_add_nav": (status_t, [c_void_p, c_void_p, c_void_p, POINTER(c_uint32)]),
     "sensim_rig_add_camera": (status_t, [c_void_p, c_void_p, c_double, c_uint32, c_void_p, POINTER(c_uint32)]),
     "sensim_ring_pop": (status_t, [c_void_p, POINTER(FrameHeader), c_void_p, c_uint64, POINTER(c_uint64)]),
     "sensim_ring_get_stats": (status_t, [c_void_p, POINTER(RingStats)]),

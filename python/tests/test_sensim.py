@@ -463,6 +463,47 @@ class Cameras(unittest.TestCase):
         cam.close()
 
 
+class Navigation(unittest.TestCase):
+    def test_imu_gnss_in_a_rig(self):
+        """A 100 Hz IMU and a 10 Hz GNSS in 100 ms steps: samples at k / rate,
+        (0, 0, g) at constant velocity, GNSS east of the reference."""
+        ctx = sensim.Context(1)
+        scene = sensim.Scene(ctx)
+        scene.add_mesh([[50, -50, -50], [50, 50, -50], [50, 50, 50]], [[0, 1, 2]], tag=4)
+        scene.commit()
+        rig = sensim.Rig(ctx)
+        imu, gnss = sensim.Nav(ctx, "imu"), sensim.Nav(ctx, "gnss", {"latitude": 48, "longitude": 11}, sensor_id=2)
+        ri, rg = sensim.NavRing(256), sensim.NavRing(64)
+        rig.add_nav(imu, ri)
+        rig.add_nav(gnss, rg)
+        keys = [(0, sensim.pose()), (1_000_000_000, sensim.pose(x=10))]
+        for _ in range(5):
+            rig.step(scene, 100_000_000, keys=keys)
+        got = list(ri.frames())
+        self.assertEqual([s["t_ns"] for _, s in got], [k * 10_000_000 for k in range(50)])
+        for _, s in got:
+            self.assertAlmostEqual(s["accel"][2], 9.80665, places=9)
+            self.assertAlmostEqual(s["gyro"][2], 0.0, places=12)
+        g = list(rg.frames())
+        self.assertEqual(len(g), 5)
+        self.assertEqual(g[3][0]["sensor_id"], 2)
+        self.assertGreater(g[3][1]["longitude_deg"], 11.0)
+        self.assertAlmostEqual(g[3][1]["latitude_deg"], 48.0, places=6)
+        k = sensim.kinematics_at(keys, 500_000_000, "linear")
+        self.assertAlmostEqual(k["velocity"][0], 10.0, places=9)
+        self.assertAlmostEqual(imu.sample(keys, 20)["position"][0], 2.0, places=9)
+        with self.assertRaises(sensim.UnknownKey):
+            sensim.Nav(ctx, "imu", {"noise_accel_stddev_w": 1})
+        with self.assertRaises(sensim.OutOfRange):
+            sensim.Nav(ctx, "gnss", ["latitude=95"])
+        with self.assertRaises(sensim.InvalidArgument):
+            imu.close()  # the rig holds it
+        with self.assertRaises(sensim.InvalidArgument):
+            sensim.kinematics_at(keys, 0, "cubic")
+        rig.close()
+        imu.close()
+
+
 class UserSensors(unittest.TestCase):
     def test_range_sensor_on_the_world_clock(self):
         ctx = sensim.Context(1)
