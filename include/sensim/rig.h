@@ -15,6 +15,7 @@
 #include <sensim/camera.h>
 #include <sensim/lidar.h>
 #include <sensim/nav.h>
+#include <sensim/radar.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -115,6 +116,19 @@ SENSIM_API sensim_status sensim_rig_add_camera(sensim_rig *rig, sensim_camera *c
  * Thread safety: one thread at a time per rig. Since 0.1.
  */
 SENSIM_API sensim_status sensim_rig_add_nav(sensim_rig *rig, sensim_nav *nav, sensim_ring *ring, uint32_t *out_index);
+
+/**
+ * Add a radar (borrowed until the rig is destroyed) writing sample k, taken
+ * at exactly k·P, as frame [k·P, (k+1)·P) of @p ring, a point ring whose
+ * records are sensim_radar_detection (same 32-byte size; header pose = the
+ * radar's world pose at k·P). Kinematics from each step's platform keys, as
+ * for navigation sensors.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, not a point ring),
+ *         SENSIM_ERR_BAD_HANDLE, SENSIM_ERR_TOO_LARGE, SENSIM_ERR_DUPLICATE,
+ *         SENSIM_ERR_BUSY. Thread safety: one thread at a time per rig. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_rig_add_radar(sensim_rig *rig, sensim_radar *radar, sensim_ring *ring,
+                                              uint32_t *out_index);
 
 /* ---- sensors of your own ---------------------------------------------- */
 

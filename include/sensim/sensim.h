@@ -25,6 +25,7 @@
 #include <sensim/rig.h>
 #include <sensim/camera.h>
 #include <sensim/nav.h>
+#include <sensim/radar.h>
 #include <sensim/frames.h>
 #include <sensim/bench.h>
 

@@ -16,7 +16,7 @@ static void qmul(const double a[4], const double b[4], double o[4])
 }
 
 /* Rotation vector of q_a⁻¹·q_b (the shorter way round). */
-static void qlog_rel(const double a[4], const double b[4], double phi[3])
+void sensim__quat_log_rel(const double a[4], const double b[4], double phi[3])
 {
     const double ai[4] = {a[0], -a[1], -a[2], -a[3]};
     double q[4];
@@ -142,7 +142,7 @@ static void key_derivs(const kkey *k, int n, int m, double v[3], double a[3], do
     for (int j = 0; j < cnt; j++) {
         const kkey *kj = &k[start + j];
         double phi[3];
-        qlog_rel(k[m].q, kj->q, phi);
+        sensim__quat_log_rel(k[m].q, kj->q, phi);
         for (int i = 0; i < 3; i++) {
             v[i] += wt[j][1] * kj->p[i];
             a[i] += cnt > 2 ? wt[j][2] * kj->p[i] : 0;
@@ -195,7 +195,7 @@ sensim_status sensim_kinematics_at(const sensim_pose_key *keys, uint64_t n, int3
     const int i0 = -first, i1 = i0 + 1; /* the segment's keys in k[] */
     const double T = k[i1].t, s = (double)(t - keys[lo].t_ns) * 1e-9 / T;
     double phi_all[3];
-    qlog_rel(k[i0].q, k[i1].q, phi_all);
+    sensim__quat_log_rel(k[i0].q, k[i1].q, phi_all);
     if (interp == SENSIM_INTERP_LINEAR) {
         double q[4], p[3], ph[3];
         for (int i = 0; i < 3; i++) {

@@ -21,6 +21,8 @@ bool sensim__mat4_is_rigid(const double m[16]);
 /* Unit quaternion (w, x, y, z) of a rotation matrix, and back. */
 void sensim__quat_from_mat(const double m[16], double q[4]);
 void sensim__mat_from_quat(const double q[4], const double t[3], double out[16]);
+/* Rotation vector φ of q_a⁻¹·q_b (the shorter way round): q_b = q_a·exp(φ). */
+void sensim__quat_log_rel(const double a[4], const double b[4], double phi[3]);
 /* Slerp between unit quaternions (shortest arc). */
 void sensim__quat_slerp(const double a[4], const double b[4], double u, double out[4]);
 

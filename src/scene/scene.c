@@ -539,6 +539,31 @@ void sensim__actor_pose_at(const sensim_actor *a, double u, double out[16])
     sensim__mat_from_quat(q, t, out);
 }
 
+void sensim__actor_velocity_at(const sensim_scene *scene, const sensim_actor *a, int64_t t, double v[3],
+                                double w[3])
+{
+    v[0] = v[1] = v[2] = w[0] = w[1] = w[2] = 0;
+    if (!a->moving || scene->motion_t1 <= scene->motion_t0 || t < scene->motion_t0 || t > scene->motion_t1)
+        return; /* held before and after its interval */
+    const double dt = (double)(scene->motion_t1 - scene->motion_t0) * 1e-9;
+    double q0[4], q1[4], phi[3];
+    sensim__quat_from_mat(a->pose, q0);
+    sensim__quat_from_mat(a->pose1, q1);
+    sensim__quat_log_rel(q0, q1, phi);
+    for (int i = 0; i < 3; i++) {
+        v[i] = (a->pose1[12 + i] - a->pose[12 + i]) / dt;
+        w[i] = (a->pose[i] * phi[0] + a->pose[4 + i] * phi[1] + a->pose[8 + i] * phi[2]) / dt; /* R0·φ */
+    }
+}
+
+const sensim_actor *sensim__scene_actor_by_id(const sensim_scene *scene, uint32_t id)
+{
+    for (uint32_t i = 0; i < scene->actor_count; i++)
+        if (scene->actors[i].id == id)
+            return &scene->actors[i];
+    return NULL;
+}
+
 sensim_status sensim_scene_remove_actor(sensim_scene *scene, uint32_t actor_id)
 {
     SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");

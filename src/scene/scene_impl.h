@@ -90,6 +90,10 @@ static inline float sensim__scene_ray_time(const sensim_scene *scene, int64_t t)
 
 /* World pose of actor @p a at normalised time @p u. */
 void sensim__actor_pose_at(const sensim_actor *a, double u, double out[16]);
+/* Linear velocity of its origin and world angular velocity at @p t (ns):
+ * constant inside the motion interval, zero outside (the pose is held). */
+void sensim__actor_velocity_at(const sensim_scene *scene, const sensim_actor *a, int64_t t, double v[3], double w[3]);
+const sensim_actor *sensim__scene_actor_by_id(const sensim_scene *scene, uint32_t id);
 
 /* Effective material of a hit (committed table); never NULL, read-only. */
 extern const sensim_material sensim__tag_materials[SENSIM_TAG_MAX + 1];

@@ -15,4 +15,9 @@ void sensim__nav_save(const sensim_nav *nav, sensim__nav_state *out);
 void sensim__nav_restore(sensim_nav *nav, const sensim__nav_state *state);
 bool sensim__nav_check(const sensim_nav *nav);
 
+/* Radars (radar.c): handle check, and a buffer of rays_per_sample detections. */
+bool sensim__radar_check(const sensim_radar *radar);
+sensim_radar_detection *sensim__radar_buffer(sensim_radar *radar);
+uint32_t sensim__radar_sensor_id(const sensim_radar *radar);
+
 #endif

@@ -13,6 +13,7 @@ typedef struct rig_sensor {
     sensim_lidar *lidar;        /* NULL for a proximity, camera or user sensor */
     sensim_camera *camera;      /* a camera writing into an image ring */
     sensim_nav *nav;            /* a navigation sensor writing into a nav ring */
+    sensim_radar *radar;        /* a radar writing detections into a point ring */
     uint32_t camera_id;
     sensim_ring *ring;
     sensim_proximity_desc prox;
@@ -88,7 +89,7 @@ static sensim_status add_check(sensim_rig *rig, const void *sensor, const sensim
     for (uint32_t i = 0; i < rig->count; i++)
         if (rig->sensors[i].ring == ring ||
             (sensor && (rig->sensors[i].lidar == sensor || (void *)rig->sensors[i].camera == sensor ||
-                        (void *)rig->sensors[i].nav == sensor)))
+                        (void *)rig->sensors[i].nav == sensor || (void *)rig->sensors[i].radar == sensor)))
             return sensim__fail(SENSIM_ERR_DUPLICATE, "rig: sensor %u already uses this %s", i,
                                 rig->sensors[i].ring == ring ? "ring" : "sensor");
     return SENSIM_OK;
@@ -190,6 +191,53 @@ sensim_status sensim_rig_add_nav(sensim_rig *rig, sensim_nav *nav, sensim_ring *
     if (out_index)
         *out_index = rig->count;
     rig->count++;
+    return SENSIM_OK;
+}
+
+sensim_status sensim_rig_add_radar(sensim_rig *rig, sensim_radar *radar, sensim_ring *ring, uint32_t *out_index)
+{
+    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
+    if (!radar)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_radar: radar is NULL");
+    if (!sensim__radar_check(radar))
+        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_rig_add_radar: not a radar");
+    sensim_status st = add_check(rig, radar, ring, SENSIM__RING_POINTS);
+    if (st != SENSIM_OK)
+        return st;
+    rig_sensor *s = &rig->sensors[rig->count];
+    memset(s, 0, sizeof *s);
+    s->ring = ring;
+    s->radar = radar;
+    s->period_ns = sensim_radar_period_ns(radar);
+    if (out_index)
+        *out_index = rig->count;
+    rig->count++;
+    return SENSIM_OK;
+}
+
+/* Sample k of a radar: frame [k·P, (k+1)·P) holding its detections. */
+static sensim_status radar_frame(const sensim_scene *scene, const rig_sensor *s, uint32_t index,
+                                 const sensim_motion *platform, int64_t k, uint64_t step)
+{
+    sensim_radar_detection *det = sensim__radar_buffer(s->radar);
+    uint64_t n;
+    double pose[16];
+    sensim_status st = sensim_radar_sample_at(s->radar, scene, platform->keys, platform->key_count, (uint64_t)k, det,
+                                              sensim_radar_rays_per_sample(s->radar), &n, pose);
+    if (st != SENSIM_OK) {
+        char pre[64];
+        snprintf(pre, sizeof pre, "sensim_rig_step: radar %u", index);
+        return sensim__fail_prefixed(st, pre);
+    }
+    const int64_t t = k * s->period_ns;
+    sensim__ring_open_frame(s->ring, (uint64_t)k, t, t + s->period_ns, pose, sensim__radar_sensor_id(s->radar), step);
+    sensim__ring_add_scanned(s->ring, s->period_ns, step);
+    for (uint64_t i = 0; i < n; i++) {
+        sensim_point pt;
+        memcpy(&pt, &det[i], sizeof pt);
+        sensim__ring_push(s->ring, &pt);
+    }
+    sensim__ring_close_frame(s->ring);
     return SENSIM_OK;
 }
 
@@ -514,6 +562,8 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
                     st = camera_frame(scene, s, i, &m, &path, k, rig->step);
                 else if (s->nav)
                     st = nav_frame(s, i, &m, k, rig->step);
+                else if (s->radar)
+                    st = radar_frame(scene, s, i, &m, k, rig->step);
                 else
                     proximity_frame(scene, s, &path, k, rig->step);
                 sensor_frames[i]++;

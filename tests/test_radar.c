@@ -1,0 +1,276 @@
+/* Radar against closed forms: Doppler of an approaching car, a stationary
+ * scene, a turning radar; detection probability against the radar equation;
+ * CARLA's ray pattern; nothing there, nothing detected. */
+#include "helpers.h"
+
+TEST_GROUP_FIXTURE(1, 0)
+
+static sensim_radar *make_radar(const char *const *sets)
+{
+    sensim_radar_desc d;
+    sensim_radar_desc_init(&d);
+    for (int i = 0; sets && sets[i]; i += 2)
+        CHECK_OK(sensim_radar_desc_set(&d, sets[i], sets[i + 1]));
+    sensim_radar *r;
+    CHECK_OK(sensim_radar_create(ctx, &d, &r));
+    return r;
+}
+
+static void add_wall_x(sensim_scene *s, float x, float half, uint8_t tag)
+{
+    const float v[] = {x, -half, -half, x, half, -half, x, half, half, x, -half, half};
+    const uint32_t idx[] = {0, 1, 2, 0, 2, 3};
+    sensim_mesh_desc m;
+    sensim_mesh_desc_init(&m);
+    m.vertices = v, m.vertex_count = 4, m.indices = idx, m.triangle_count = 2, m.tag = tag;
+    uint32_t id;
+    CHECK_OK(sensim_scene_add_mesh(s, &m, &id));
+}
+
+static sensim_pose_key still_key(void)
+{
+    sensim_pose_key k = {0, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+    return k;
+}
+
+/* A car approaching at 10 m/s: radial velocity -10 m/s (range rate) within
+ * 0.05 m/s, exactly -10·u_x per detection, in both models; a wall behind it
+ * (static) reads 0. */
+static void test_approaching_car(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_wall_x(s, 80.0f, 200.0f, 4);
+    const float lo[3] = {-2, -1, -0.75f}, hi[3] = {2, 1, 0.75f};
+    uint32_t car = add_box(s, lo, hi, 14, SENSIM_MESH_PROTOTYPE);
+    double p0[16], p1[16];
+    translation(p0, 40, 0, 0), translation(p1, 30, 0, 0);
+    CHECK_OK(sensim_scene_add_actor(s, car, 5, p0));
+    CHECK_OK(sensim_scene_set_motion_interval(s, 0, 1000000000));
+    CHECK_OK(sensim_scene_set_actor_motion(s, 5, p0, p1));
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_pose_key key = still_key();
+    for (int model = 0; model < 2; model++) {
+        sensim_radar *r = make_radar((const char *const[]){"model", model ? "physical" : "carla", "snr_ref_db", "90",
+                                                          "points_per_second", "40000", NULL});
+        static sensim_radar_detection det[4096];
+        uint64_t n;
+        CHECK_OK(sensim_radar_sample_at(r, s, &key, 1, 10, det, 4096, &n, NULL)); /* t = 0.5 s */
+        int on_car = 0, on_wall = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            double ux = cos(det[i].altitude_rad) * cos(det[i].azimuth_rad);
+            if (det[i].object_id == 5) {
+                on_car++;
+                assert_double_close(det[i].velocity_mps, -10 * ux, 1e-4);
+                assert_double_close(det[i].velocity_mps, -10, 0.05);
+                assert_int_equal(det[i].tag, 14);
+            } else {
+                on_wall++;
+                assert_double_close(det[i].velocity_mps, 0, 1e-6);
+            }
+        }
+        printf("# model %d: %d detections on the car, %d on the wall\n", model, on_car, on_wall);
+        assert_true(on_car > 20 && on_wall > 20);
+        sensim_radar_destroy(r);
+    }
+    sensim_scene_destroy(s);
+}
+
+/* A radar mounted 2 m ahead of a platform turning at 0.5 rad/s sees a static
+ * wall at −dot(ω × r, û) = −2ω·cos(alt)·sin(az) per detection. */
+static void test_turning_radar(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_wall_x(s, 30.0f, 200.0f, 4);
+    CHECK_OK(sensim_scene_commit(s));
+    const double w = 0.5;
+    sensim_pose_key k[21];
+    for (int i = 0; i < 21; i++) { /* yaw w·t about the platform origin */
+        double th = w * (i - 10) * 0.05, c = cos(th), sn = sin(th);
+        k[i].t_ns = i * 50000000LL;
+        memset(k[i].pose, 0, sizeof k[i].pose);
+        k[i].pose[0] = c, k[i].pose[1] = sn, k[i].pose[4] = -sn, k[i].pose[5] = c, k[i].pose[10] = k[i].pose[15] = 1;
+    }
+    sensim_radar *r = make_radar((const char *const[]){"mount_xyz_m", "2, 0, 0", "points_per_second", "20000", NULL});
+    static sensim_radar_detection det[2048];
+    uint64_t n;
+    CHECK_OK(sensim_radar_sample_at(r, s, k, 21, 10, det, 2048, &n, NULL)); /* t = 0.5 s: yaw 0 */
+    assert_true(n > 100);
+    for (uint64_t i = 0; i < n; i++)
+        assert_double_close(det[i].velocity_mps, -2 * w * cos(det[i].altitude_rad) * sin(det[i].azimuth_rad), 1e-4);
+    /* nothing there (the wall behind): no detections */
+    sensim_scene *e;
+    CHECK_OK(sensim_scene_create(ctx, &e));
+    add_wall_x(e, -30.0f, 200.0f, 4);
+    CHECK_OK(sensim_scene_commit(e));
+    CHECK_OK(sensim_radar_sample_at(r, e, k, 21, 10, det, 2048, &n, NULL));
+    assert_int_equal(n, 0);
+    sensim_radar_destroy(r);
+    sensim_scene_destroy(e);
+    sensim_scene_destroy(s);
+}
+
+/* Physical model: the detected fraction at each range equals the mean
+ * Albersheim Pd of the rays' SNR (the carla model reports the same SNR
+ * estimate for every hit) within 4 binomial σ, and falls with range. */
+static void test_detection_vs_range(void **state)
+{
+    (void)state;
+    const double ranges[3] = {40, 70, 110};
+    double frac[3];
+    for (int j = 0; j < 3; j++) {
+        sensim_scene *s;
+        CHECK_OK(sensim_scene_create(ctx, &s));
+        add_wall_x(s, (float)ranges[j], 500.0f, 4);
+        CHECK_OK(sensim_scene_commit(s));
+        const char *const common[] = {"points_per_second", "100000", "range", "200", "snr_ref_db", "25", NULL};
+        sensim_radar *c = make_radar(common);
+        sensim_radar *p = make_radar((const char *const[]){"points_per_second", "100000", "range", "200",
+                                                          "snr_ref_db", "25", "model", "physical", NULL});
+        sensim_pose_key key = still_key();
+        static sensim_radar_detection dc[8192], dp[8192];
+        double expect = 0, got = 0, var = 0;
+        for (uint64_t k = 0; k < 8; k++) {
+            uint64_t nc, np;
+            CHECK_OK(sensim_radar_sample_at(c, s, &key, 1, k, dc, 8192, &nc, NULL));
+            CHECK_OK(sensim_radar_sample_at(p, s, &key, 1, k, dp, 8192, &np, NULL));
+            const double A = log(0.62 / 1e-6);
+            for (uint64_t i = 0; i < nc; i++) {
+                double B = (dc[i].snr_db - A) / (0.12 * A + 1.7), pd = 1 / (1 + exp(-B));
+                expect += pd, var += pd * (1 - pd);
+            }
+            got += (double)np;
+            expect += 0;
+        }
+        printf("# wall at %.0f m: %.0f detections, Albersheim expects %.1f (sd %.1f)\n", ranges[j], got, expect,
+               sqrt(var));
+        assert_true(fabs(got - expect) < 4 * sqrt(var) + 1);
+        frac[j] = got;
+        sensim_radar_destroy(c);
+        sensim_radar_destroy(p);
+        sensim_scene_destroy(s);
+    }
+    assert_true(frac[0] > frac[1] && frac[1] > frac[2]);
+}
+
+/* CARLA's pattern: rays inside the field of view, radius uniform in the
+ * aim ellipse (mean 1/2), N = floor(points_per_second / rate) a sample. */
+static void test_carla_pattern(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_wall_x(s, 50.0f, 500.0f, 4);
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_radar *r = make_radar((const char *const[]){"points_per_second", "100000", "horizontal_fov", "40",
+                                                      "vertical_fov", "20", NULL});
+    assert_int_equal(sensim_radar_rays_per_sample(r), 5000);
+    assert_int_equal(sensim_radar_period_ns(r), 50000000);
+    static sensim_radar_detection det[5000];
+    uint64_t n;
+    sensim_pose_key key = still_key();
+    double pose[16];
+    CHECK_OK(sensim_radar_sample_at(r, s, &key, 1, 3, det, 5000, &n, pose));
+    assert_int_equal(n, 5000);
+    double sum = 0;
+    const double ta = tan(20 * M_PI / 180), tb = tan(10 * M_PI / 180);
+    for (uint64_t i = 0; i < n; i++) {
+        double y = tan(det[i].azimuth_rad), z = tan(det[i].altitude_rad) / cos(det[i].azimuth_rad);
+        double rr = sqrt((y / ta) * (y / ta) + (z / tb) * (z / tb));
+        assert_true(rr <= 1 + 1e-5);
+        assert_double_close(det[i].depth_m * cos(det[i].altitude_rad) * cos(det[i].azimuth_rad), 50, 1e-3);
+        sum += rr;
+    }
+    printf("# CARLA pattern: mean normalised radius %.4f (uniform: 0.5)\n", sum / n);
+    assert_double_close(sum / n, 0.5, 0.02);
+    /* too small a buffer, bad keys and descriptors */
+    assert_int_equal(sensim_radar_sample_at(r, s, &key, 1, 3, det, 10, &n, NULL), SENSIM_ERR_TOO_LARGE);
+    sensim_radar_desc d;
+    sensim_radar_desc_init(&d);
+    assert_int_equal(sensim_radar_desc_set(&d, "horizontal_fov", "180"), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_radar_desc_set(&d, "range", "inf"), SENSIM_ERR_NOT_FINITE);
+    assert_int_equal(sensim_radar_desc_set(&d, "range", "far"), SENSIM_ERR_PARSE);
+    assert_int_equal(sensim_radar_desc_set(&d, "colour", "red"), SENSIM_ERR_UNKNOWN_KEY);
+    assert_int_equal(sensim_radar_desc_set(&d, "model", "sonar"), SENSIM_ERR_OUT_OF_RANGE);
+    d.points_per_second = 1e7, d.rate_hz = 0.1;
+    sensim_radar *bad;
+    assert_int_equal(sensim_radar_create(ctx, &d, &bad), SENSIM_ERR_OUT_OF_RANGE); /* 1e8 rays a sample */
+    sensim_radar_desc_init(&d);
+    d.pfa = NAN;
+    assert_int_equal(sensim_radar_create(ctx, &d, &bad), SENSIM_ERR_NOT_FINITE);
+    sensim_radar_destroy(r);
+    sensim_scene_destroy(s);
+}
+
+/* In a rig: frames at exactly k·P with the detections as records, the
+ * radar's pose and id in the header, the same bytes for any time split. */
+static void run_radar_rig(int64_t dt, sensim_radar_detection *out, uint64_t *n_out, int *frames)
+{
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_wall_x(s, 30.0f, 200.0f, 4);
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_radar *r = make_radar((const char *const[]){"model", "physical", "velocity_noise", "0.1", "seed", "4", NULL});
+    sensim_ring *ring = test_ring(100000, 64, SENSIM_OVERFLOW_FAIL);
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    CHECK_OK(sensim_rig_add_radar(rig, r, ring, NULL));
+    assert_int_equal(sensim_rig_add_radar(rig, r, ring, NULL), SENSIM_ERR_DUPLICATE);
+    sensim_pose_key k[2] = {still_key(), still_key()};
+    k[1].t_ns = 1000000000, k[1].pose[12] = 5;
+    sensim_motion m = {.keys = k, .key_count = 2};
+    for (int64_t t = 0; t < 500000000; t += dt)
+        CHECK_OK(sensim_rig_step(rig, s, dt, &m, NULL));
+    *n_out = 0;
+    *frames = 0;
+    sensim_frame_header h;
+    uint64_t got;
+    while (sensim_ring_pop(ring, &h, (sensim_point *)(out + *n_out), 4096, &got) == SENSIM_OK) {
+        assert_int_equal(h.t_begin_ns, *frames * 50000000LL);
+        assert_double_close(h.sensor_pose[12], 5 * *frames * 0.05, 1e-9);
+        *n_out += got;
+        (*frames)++;
+    }
+    sensim_rig_destroy(rig);
+    sensim_radar_destroy(r);
+    free(ring);
+    sensim_scene_destroy(s);
+}
+
+static void test_radar_rig(void **state)
+{
+    (void)state;
+    static sensim_radar_detection a[8192], b[8192];
+    uint64_t na, nb;
+    int fa, fb;
+    run_radar_rig(100000000, a, &na, &fa);
+    run_radar_rig(10000000, b, &nb, &fb);
+    assert_int_equal(fa, 10);
+    assert_int_equal(fb, 10);
+    assert_int_equal(na, nb);
+    assert_true(na > 100);
+    assert_memory_equal(a, b, na * sizeof a[0]);
+    double mean = 0;
+    for (uint64_t i = 0; i < na; i++)
+        mean += a[i].velocity_mps / cos(a[i].azimuth_rad) / cos(a[i].altitude_rad);
+    printf("# radar in a rig at 5 m/s towards a wall: mean radial velocity / cos = %.3f (-5)\n", mean / na);
+    assert_double_close(mean / na, -5, 0.05);
+    uint32_t nf;
+    const sensim_field *f = sensim_radar_fields(&nf);
+    assert_int_equal(nf, 10);
+    assert_string_equal(f[3].name, "velocity");
+    assert_int_equal(f[3].offset, 12);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_approaching_car), cmocka_unit_test(test_turning_radar),
+        cmocka_unit_test(test_detection_vs_range), cmocka_unit_test(test_carla_pattern),
+        cmocka_unit_test(test_radar_rig),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
