@@ -33,6 +33,8 @@ int main(void)
     P(sensim_kinematics);
     P(sensim_nav_desc);
     P(sensim_nav_sample);
+    P(sensim_radar_desc);
+    P(sensim_radar_detection);
     P(sensim_sensor_sample);
     P(sensim_sensor_desc);
     return 0;

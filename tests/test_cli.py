@@ -881,7 +881,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(same, "shards 0/2 and 1/2 together write the same captures and steps as one run: %r" % [x.stderr for x in rs])
     r = run("batch", "--scene", wall, "--rig", rig, "--trajectory", trj, "--out", out, "--resume")
     check(r.returncode == 0 and "30 frames (30 resumed)" in r.stderr, "--resume skips finished captures: %r" % r.stderr)
-    bad = [("type = radar\n", "type must be lidar, camera"), ("rate_hz = 0\n", "rate_hz must be"),
+    bad = [("type = sonar\n", "type must be lidar, camera"), ("rate_hz = 0\n", "rate_hz must be"),
            ("fov = wide\n", "'front'"), ("outputs = depth,thermal\n", "thermal")]
     for line, msg in bad:
         with open(rig, "w") as f:
@@ -947,6 +947,26 @@ with tempfile.TemporaryDirectory() as tmp:
         r = run("batch", "--scene", "street", "--rig", rig, "--trajectory", trj, "--out", os.path.join(tmp, "bad"))
         check(r.returncode >= 10 and msg in r.stderr and not os.path.exists(os.path.join(tmp, "bad")),
               "bad navigation line %r refused: %r" % (line, r.stderr))
+
+# ---- radar in batch rigs: one CSV of detections per sensor
+with tempfile.TemporaryDirectory() as tmp:
+    rig = os.path.join(tmp, "rig.ini")
+    with open(rig, "w") as f:
+        f.write("[sensor front]\ntype = radar\nmount_xyz_m = 2, 0, 0.5\npoints_per_second = 3000\n")
+    trj = os.path.join(tmp, "traj.csv")
+    with open(trj, "w") as f:  # 10 m/s along x for 2 s
+        f.write("t,x,y,z,roll,pitch,yaw\n0,0,0,0,0,0,0\n2,20,0,0,0,0,0\n")
+    out = os.path.join(tmp, "run")
+    r = run("batch", "--scene", "street", "--rig", rig, "--trajectory", trj, "--out", out, "--quiet")
+    rows = list(csv.reader(open(os.path.join(out, "front", "radar.csv")))) if r.returncode == 0 else [[]]
+    check(r.returncode == 0 and rows[0][:6] == ["t_ns", "sample", "depth_m", "azimuth_rad", "altitude_rad", "velocity_mps"],
+          "radar.csv with a header: %r" % r.stderr)
+    det = rows[1:]
+    samples = sorted(set(int(x[1]) for x in det))
+    worst = max([abs(float(x[5]) + 10 * math.cos(float(x[3])) * math.cos(float(x[4]))) for x in det if x[8] == "0"] or [1])
+    check(len(det) > 100 and samples == list(range(40)) and all(int(x[0]) == int(x[1]) * 50000000 for x in det),
+          "20 Hz radar over 2 s: samples 0..39 at k x 50 ms (%d detections)" % len(det))
+    check(worst < 1e-3, "static world seen from 10 m/s: velocity = -10 cos(az) cos(alt), worst %.2e" % worst)
 
 print("%d passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)

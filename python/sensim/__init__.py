@@ -805,6 +805,60 @@ class Nav(_Handle):
         return _nav_dict(s)
 
 
+def radar_fields():
+    """The radar detection field table: [(name, offset, datatype, count)]."""
+    n = ctypes.c_uint32()
+    f = _L.sensim_radar_fields(ctypes.byref(n))
+    return [(f[i].name.decode(), f[i].offset, f[i].datatype, f[i].count) for i in range(n.value)]
+
+
+RADAR_DTYPE = _np.dtype({"names": [x[0] for x in radar_fields()],
+                         "formats": ["<" + _DATATYPES[x[2]][0] for x in radar_fields()],
+                         "offsets": [x[1] for x in radar_fields()], "itemsize": POINT_SIZE}) if _np is not None else None
+
+
+class Radar(_Handle):
+    """A radar (sensim/radar.h) with keys as rig files give them (model carla|physical,
+    horizontal_fov, vertical_fov, range, points_per_second, rate_hz, mount_xyz_m,
+    snr_ref_db, pfa, ..._resolution, ..._noise, max_velocity). :meth:`sample`
+    returns a RADAR_DTYPE array; in a Rig its detections fill a point Ring
+    (view frames with ``points.view(sensim.RADAR_DTYPE)``)."""
+    _destroy = "sensim_radar_destroy"
+    _what = "Radar"
+
+    def __init__(self, context, keys=None, sensor_id=0):
+        super().__init__()
+        _want(context, Context, "context")
+        self.context = context
+        d = _lib.RadarDesc()
+        _L.sensim_radar_desc_init(ctypes.byref(d))
+        if isinstance(keys, dict):
+            keys = ["%s=%s" % (k, v) for k, v in keys.items()]
+        for kv in keys or []:
+            k, sep, v = str(kv).partition("=")
+            if not sep:
+                raise InvalidArgument(1, "radar key %r is not key=value" % kv)
+            _check(_L.sensim_radar_desc_set(ctypes.byref(d), k.strip().encode(), v.strip().encode()))
+        d.sensor_id = _u32(sensor_id, "sensor_id")
+        h = ctypes.c_void_p()
+        _check(_L.sensim_radar_create(context.handle, ctypes.byref(d), ctypes.byref(h)))
+        self._h = h.value
+        self.rays_per_sample = _L.sensim_radar_rays_per_sample(self._h)
+
+    def sample(self, scene, keys, k):
+        """Detections of sample k (at k / rate) with the platform on keys [(t_ns, 4x4), ...]."""
+        if _np is None:
+            raise InvalidArgument(1, "Radar.sample needs numpy")
+        _want(scene, Scene, "scene")
+        arr = _keys(None, keys)
+        out = _np.empty(max(1, self.rays_per_sample), RADAR_DTYPE)
+        n = ctypes.c_uint64()
+        with _using(self, scene) as (h, sh):
+            _check(_L.sensim_radar_sample_at(h, sh, arr, len(arr), _u64(k, "k"), out.ctypes.data, out.size,
+                                             ctypes.byref(n), None))
+        return out[:n.value].copy()
+
+
 class NavRing(Ring):
     """A ring of navigation samples (sensim_nav_ring_init) this object owns;
     a Nav in a Rig writes one sample per frame. :meth:`pop` gives (header,
@@ -1071,6 +1125,17 @@ class Rig(_Handle):
             nav._holders += 1
         return idx.value
 
+    def add_radar(self, radar, ring):
+        """Add a Radar writing one frame of detections per sample into a point ``ring``."""
+        _want(radar, Radar, "radar")
+        _want(ring, Ring, "ring")
+        idx = ctypes.c_uint32()
+        _check(_L.sensim_rig_add_radar(self.handle, radar.handle, ring.handle, ctypes.byref(idx)))
+        self._members += [radar, ring]
+        with radar._cv:
+            radar._holders += 1
+        return idx.value
+
     def add_proximity(self, ring, rate_hz=10.0, half_extents=(1, 1, 1), center=(0, 0, 0), front=0.0, back=0.0,
                       side=0.0, sensor_id=0, exclude_actor_id=0):
         _want(ring, Ring, "ring")
@@ -1128,7 +1193,7 @@ class Rig(_Handle):
         super().close()
         if was_open:
             for m in self._members:
-                if isinstance(m, (Lidar, Camera, Nav)):
+                if isinstance(m, (Lidar, Camera, Nav, Radar)):
                     with m._cv:
                         m._holders -= 1
 
@@ -1138,7 +1203,7 @@ class Rig(_Handle):
         m = _lib.Motion(keys=k, key_count=len(k))
         r = _lib.RigStepResult()
         dt_ns = _i64(dt_ns, "dt_ns")
-        lidars = [x for x in self._members if isinstance(x, (Lidar, Camera, Nav))]
+        lidars = [x for x in self._members if isinstance(x, (Lidar, Camera, Nav, Radar))]
         self._scene, self._errors = scene, []
         try:
             with _using(self, scene, *lidars) as hs:

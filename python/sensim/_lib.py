@@ -186,11 +186,26 @@ class NavSample(Structure):
                 ("acceleration_world", c_double * 3), ("reserved", c_uint64 * 4)]
 
 
+class RadarDesc(Structure):
+    _fields_ = [("model", c_int32), ("interp", c_int32), ("sensor_id", c_uint32), ("seed", c_uint32),
+                ("rate_hz", c_double), ("hfov_deg", c_double), ("vfov_deg", c_double), ("range_m", c_double),
+                ("points_per_second", c_double), ("mount_pose", c_double * 16), ("snr_ref_db", c_double),
+                ("pfa", c_double), ("range_resolution_m", c_double), ("azimuth_resolution_deg", c_double),
+                ("velocity_resolution_mps", c_double), ("range_noise_m", c_double), ("azimuth_noise_deg", c_double),
+                ("velocity_noise_mps", c_double), ("max_velocity_mps", c_double), ("reserved", c_uint64 * 8)]
+
+
+class RadarDetection(Structure):
+    _fields_ = [("depth_m", c_float), ("azimuth_rad", c_float), ("altitude_rad", c_float), ("velocity_mps", c_float),
+                ("rcs_dbsm", c_float), ("snr_db", c_float), ("object_id", c_uint32), ("ray", c_uint16),
+                ("tag", c_uint8), ("flags", c_uint8)]
+
+
 STRUCTS = {
     "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
     "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages, "sensim_image_view": ImageView,
     "sensim_appearance": Appearance, "sensim_kinematics": Kinematics, "sensim_nav_desc": NavDesc,
-    "sensim_nav_sample": NavSample,
+    "sensim_nav_sample": NavSample, "sensim_radar_desc": RadarDesc, "sensim_radar_detection": RadarDetection,
     "sensim_sensor_sample": SensorSample, "sensim_sensor_desc": SensorDesc,
     "sensim_context_desc": ContextDesc, "sensim_mesh_desc": MeshDesc, "sensim_load_options": LoadOptions,
     "sensim_scene_info": SceneInfo, "sensim_material": Material, "sensim_field": Field,
@@ -262,6 +277,16 @@ PROTOTYPES = {
     "sensim_nav_ring_init": (status_t, [c_void_p, c_size_t, c_uint32, c_int32, POINTER(c_void_p)]),
     "sensim_ring_peek_nav": (status_t, [c_void_p, POINTER(POINTER(FrameHeader)), POINTER(POINTER(NavSample))]),
     "sensim_rig_add_nav": (status_t, [c_void_p, c_void_p, c_void_p, POINTER(c_uint32)]),
+    "sensim_radar_fields": (POINTER(Field), [POINTER(c_uint32)]),
+    "sensim_radar_desc_init": (None, [POINTER(RadarDesc)]),
+    "sensim_radar_desc_set": (status_t, [POINTER(RadarDesc), c_char_p, c_char_p]),
+    "sensim_radar_create": (status_t, [c_void_p, POINTER(RadarDesc), POINTER(c_void_p)]),
+    "sensim_radar_destroy": (None, [c_void_p]),
+    "sensim_radar_sample_at": (status_t, [c_void_p, c_void_p, POINTER(PoseKey), c_uint64, c_uint64, c_void_p,
+                                          c_uint64, POINTER(c_uint64), c_void_p]),
+    "sensim_radar_rays_per_sample": (c_uint64, [c_void_p]),
+    "sensim_radar_period_ns": (c_int64, [c_void_p]),
+    "sensim_rig_add_radar": (status_t, [c_void_p, c_void_p, c_void_p, POINTER(c_uint32)]),
     "sensim_rig_add_camera": (status_t, [c_void_p, c_void_p, c_double, c_uint32, c_void_p, POINTER(c_uint32)]),
     "sensim_ring_pop": (status_t, [c_void_p, POINTER(FrameHeader), c_void_p, c_uint64, POINTER(c_uint64)]),
     "sensim_ring_get_stats": (status_t, [c_void_p, POINTER(RingStats)]),

@@ -503,6 +503,29 @@ class Navigation(unittest.TestCase):
         rig.close()
         imu.close()
 
+    @unittest.skipIf(np is None, "numpy")
+    def test_radar(self):
+        """A radar driving at 5 m/s towards a wall reads -5 cos(az) cos(alt), alone and in a rig."""
+        ctx = sensim.Context(1)
+        scene = sensim.Scene(ctx)
+        scene.add_mesh([[30, -60, -60], [30, 60, -60], [30, 60, 60], [30, -60, 60]], [[0, 1, 2], [0, 2, 3]], tag=4)
+        scene.commit()
+        radar = sensim.Radar(ctx, {"points_per_second": 4000}, sensor_id=3)
+        keys = [(0, sensim.pose()), (1_000_000_000, sensim.pose(x=5))]
+        d = radar.sample(scene, keys, 4)
+        self.assertEqual(len(d), 200)
+        self.assertTrue(np.allclose(d["velocity"], -5 * np.cos(d["azimuth"]) * np.cos(d["altitude"]), atol=1e-4))
+        rig, ring = sensim.Rig(ctx), sensim.Ring(10000, 16)
+        rig.add_radar(radar, ring)
+        rig.step(scene, 200_000_000, keys=keys)
+        frames = list(ring.frames())
+        self.assertEqual([f.header["t_begin_ns"] for f in frames], [0, 50_000_000, 100_000_000, 150_000_000])
+        self.assertEqual(frames[0].header["sensor_id"], 3)
+        self.assertTrue(np.array_equal(frames[0].points.view(sensim.RADAR_DTYPE)["depth"], radar.sample(scene, keys, 0)["depth"]))
+        with self.assertRaises(sensim.OutOfRange):
+            sensim.Radar(ctx, {"horizontal_fov": 200})
+        rig.close()
+
 
 class UserSensors(unittest.TestCase):
     def test_range_sensor_on_the_world_clock(self):

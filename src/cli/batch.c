@@ -189,6 +189,73 @@ static int write_nav_csv(const char *out, const char *name, sensim_nav *nav, int
     return 0;
 }
 
+/* A radar of the rig file (type = radar): its keys go to sensim_radar_desc_set. */
+static int make_radar(const sensor_spec *sp, const char *rig, sensim_radar_desc *d, sensim_radar **out)
+{
+    sensim_radar_desc_init(d);
+    sensim_status st = SENSIM_OK;
+    for (uint32_t k = 0; k < sp->nsets && !st; k++) {
+        char key[64];
+        const char *eq = strchr(sp->sets[k], '=');
+        snprintf(key, sizeof key, "%.*s", (int)(eq - sp->sets[k] < 63 ? eq - sp->sets[k] : 63), sp->sets[k]);
+        st = sensim_radar_desc_set(d, key, eq + 1);
+    }
+    if (!st)
+        st = sensim_radar_create(g_ctx, d, out);
+    if (st) {
+        fprintf(stderr, "sensim: error: %s: sensor '%s': %s\n", rig, sp->name, sensim_context_last_error(NULL));
+        return EXIT_STATUS_BASE + (int)st;
+    }
+    return 0;
+}
+
+/* OUT/NAME/radar.csv: every detection of samples first .. first + count - 1. */
+static int write_radar_csv(const char *out, const char *name, sensim_radar *r, const sensim_scene *scene,
+                           const traj *tr, int64_t first, int64_t count)
+{
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%.4000s/%.63s/radar.csv", out, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    uint64_t cap = sensim_radar_rays_per_sample(r);
+    sensim_radar_detection *det = malloc((cap + 1) * sizeof *det);
+    int fd = det ? mkstemp(tmp) : -1;
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "sensim: error: %s: cannot create a temporary file: %s\n", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(tmp);
+        }
+        free(det);
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    fchmod(fd, 0644);
+    fprintf(f, "t_ns,sample,depth_m,azimuth_rad,altitude_rad,velocity_mps,rcs_dbsm,snr_db,object_id,tag\n");
+    int rc = 0;
+    for (int64_t k = first; k < first + count && !rc; k++) {
+        uint64_t n;
+        sensim_status st = sensim_radar_sample_at(r, scene, tr->keys, tr->n, (uint64_t)k, det, cap, &n, NULL);
+        if (st) {
+            rc = fail(st);
+            break;
+        }
+        for (uint64_t i = 0; i < n; i++)
+            fprintf(f, "%lld,%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%u,%u\n", (long long)(k * sensim_radar_period_ns(r)),
+                    (long long)k, (double)det[i].depth_m, (double)det[i].azimuth_rad, (double)det[i].altitude_rad,
+                    (double)det[i].velocity_mps, (double)det[i].rcs_dbsm, (double)det[i].snr_db, det[i].object_id,
+                    det[i].tag);
+    }
+    free(det);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rc || rename(tmp, path) != 0) {
+        if (!rc)
+            fprintf(stderr, "sensim: error: %s: cannot write: %s\n", path, strerror(errno));
+        remove(tmp);
+        return rc ? rc : EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    return 0;
+}
+
 /* Index of the last trajectory key at or before @p t (0 if none). */
 static size_t key_at(const traj *tr, int64_t t)
 {
@@ -311,11 +378,14 @@ static int write_step(const step_plan *sp, int64_t s)
             }
             fprintf(f, "%s\n  {\"name\": \"%s\", \"type\": \"%s\", \"frame\": %lld, \"t_begin_ns\": %lld, "
                        "\"t_end_ns\": %lld, ",
-                    n++ ? "," : "", sj->name, sj->nav ? nav_names[sj->nav - 1] : sj->camera ? "camera" : "lidar",
+                    n++ ? "," : "", sj->name,
+                    sj->nav ? nav_names[sj->nav - 1] : sj->camera ? "camera" : sj->radar ? "radar" : "lidar",
                     (long long)r, (long long)(r * Pj), (long long)((r + 1) * Pj));
             if (sj->nav)
                 fprintf(f, "\"files\": \"%s/%s.csv\", \"row\": %lld, \"sensor_pose\": ", sj->name,
                         nav_names[sj->nav - 1], (long long)(r - sp->first_frame[j] + 1));
+            else if (sj->radar)
+                fprintf(f, "\"files\": \"%s/radar.csv\", \"sample\": %lld, \"sensor_pose\": ", sj->name, (long long)r);
             else
                 fprintf(f, "\"files\": \"%s/%s%06lld\", \"sensor_pose\": ", sj->name, sj->camera ? "" : "frame_",
                         (long long)r);
@@ -818,6 +888,8 @@ int cmd_batch(int argc, char **argv)
     memset(cams, 0, sizeof cams);
     sensim_nav *navs[MAX_SENSORS] = {0};
     sensim_nav_desc nav_desc[MAX_SENSORS];
+    sensim_radar *radars[MAX_SENSORS] = {0};
+    sensim_radar_desc radar_desc[MAX_SENSORS];
     void *mem = NULL, *cam_mem = NULL;
     sensim_point *bufs[2] = {0};
     writer w;
@@ -843,6 +915,11 @@ int cmd_batch(int argc, char **argv)
                 goto done;
             continue;
         }
+        if (specs[s].radar) {
+            if ((rc = make_radar(&specs[s], rig_arg, &radar_desc[s], &radars[s])))
+                goto done;
+            continue;
+        }
         const char *sets[2 * MAX_SETS];
         uint32_t n = 0;
         for (uint32_t k = 0; k < specs[s].nsets; k++)
@@ -862,7 +939,10 @@ int cmd_batch(int argc, char **argv)
         sensim_lidar_info li;
         if (lidars[s])
             sensim_lidar_get_info(lidars[s], &li);
-        periods[s] = specs[s].camera ? cams[s].period_ns : navs[s] ? sensim_nav_period_ns(navs[s]) : li.frame_period_ns;
+        periods[s] = specs[s].camera ? cams[s].period_ns
+                     : navs[s]       ? sensim_nav_period_ns(navs[s])
+                     : radars[s]     ? sensim_radar_period_ns(radars[s])
+                                     : li.frame_period_ns;
         if (!step_given && (s == 0 || periods[s] < step_ns))
             step_ns = periods[s];
     }
@@ -907,6 +987,26 @@ int cmd_batch(int argc, char **argv)
         }
         fprintf(f, "],\n  \"sensors\": [");
         for (uint32_t s = 0; s < nspecs; s++) {
+            if (specs[s].radar) {
+                const sensim_radar_desc *rd = &radar_desc[s];
+                fprintf(f, "%s\n    {\"name\": ", s ? "," : "");
+                json_str(f, specs[s].name);
+                fprintf(f, ", \"type\": \"radar\", \"model\": \"%s\", \"rate_hz\": %.17g, \"frame_period_ns\": %lld, "
+                           "\"rays_per_sample\": %llu, \"horizontal_fov\": %.17g, \"vertical_fov\": %.17g, "
+                           "\"range\": %.17g, \"file\": \"radar.csv\", \"azimuth\": \"positive left (CARLA: negate)\", "
+                           "\"mount_pose\": ",
+                        rd->model == SENSIM_RADAR_PHYSICAL ? "physical" : "carla", rd->rate_hz, (long long)periods[s],
+                        (unsigned long long)sensim_radar_rays_per_sample(radars[s]), rd->hfov_deg, rd->vfov_deg,
+                        rd->range_m);
+                json_numbers(f, rd->mount_pose, 16);
+                fprintf(f, ", \"overrides\": [");
+                for (uint32_t k = 0; k < specs[s].nsets; k++) {
+                    fprintf(f, "%s", k ? ", " : "");
+                    json_str(f, specs[s].sets[k]);
+                }
+                fprintf(f, "]}");
+                continue;
+            }
             if (specs[s].nav) {
                 const sensim_nav_desc *nd = &nav_desc[s];
                 fprintf(f, "%s\n    {\"name\": ", s ? "," : "");
@@ -1032,7 +1132,7 @@ int cmd_batch(int argc, char **argv)
         int64_t r0 = -floordiv(-t0, P), r1 = floordiv(t1, P); /* frames [r·P, (r+1)·P) inside [t0, t1] */
         first_frame[s] = r0;
         nframes[s] = r1 > r0 ? r1 - r0 : 0;
-        for (int64_t i = fa; i < nframes[s] && i < fb && !navs[s]; i++)
+        for (int64_t i = fa; i < nframes[s] && i < fb && !navs[s] && !radars[s]; i++)
             total += (uint64_t)(i % shard_n) == shard_k;
     }
     sensim_camera_images cim;
@@ -1081,6 +1181,18 @@ int cmd_batch(int argc, char **argv)
     uint64_t done_frames = 0, skipped = 0, points = 0;
     uint64_t captures = 0;
     for (uint32_t s = 0; s < nspecs && !rc && !g_stop; s++) {
+        if (radars[s]) { /* a whole stream: shard 0 writes it */
+            char path[4200];
+            snprintf(path, sizeof path, "%.4000s/%.63s/radar.csv", out, specs[s].name);
+            int64_t first = first_frame[s] + fa, count = (fb < nframes[s] ? fb : nframes[s]) - fa;
+            if (shard_k != 0 || count <= 0 || (resume && file_exists(path)))
+                continue;
+            if ((rc = write_radar_csv(out, specs[s].name, radars[s], scene, &tr, first, count)))
+                break;
+            if (!quiet)
+                fprintf(stderr, "sensim batch: %s: %lld samples -> %s\n", specs[s].name, (long long)count, path);
+            continue;
+        }
         if (navs[s]) { /* a whole stream, cheap: shard 0 writes it */
             char path[4200];
             snprintf(path, sizeof path, "%.4000s/%.63s/%s.csv", out, specs[s].name, nav_names[specs[s].nav - 1]);
@@ -1206,6 +1318,8 @@ int cmd_batch(int argc, char **argv)
                 memcpy(mounts[s], cams[s].mount, sizeof mounts[s]);
             else if (navs[s])
                 memcpy(mounts[s], nav_desc[s].mount_pose, sizeof mounts[s]), interp[s] = nav_desc[s].interp;
+            else if (radars[s])
+                memcpy(mounts[s], radar_desc[s].mount_pose, sizeof mounts[s]), interp[s] = radar_desc[s].interp;
             else
                 sensim_lidar_get_mount_pose(lidars[s], mounts[s]);
         }
@@ -1257,6 +1371,7 @@ done:
         sensim_lidar_destroy(lidars[s]);
         sensim_camera_destroy(cams[s].cam);
         sensim_nav_destroy(navs[s]);
+        sensim_radar_destroy(radars[s]);
     }
     free_specs(specs, nspecs);
     free(tr.keys);

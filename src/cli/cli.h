@@ -35,6 +35,7 @@ typedef struct sensor_spec {
     char name[64];
     int camera;        /* type = camera (default: lidar) */
     int nav;           /* type = imu | gnss | odometry: 1 + SENSIM_NAV_* (0: not a navigation sensor) */
+    int radar;         /* type = radar */
     char preset[1024];
     const char *sets[MAX_SETS];
     uint32_t nsets;

@@ -321,8 +321,10 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
             for (int j = 0; j < 3; j++)
                 if (!strcmp(v, navs[j]))
                     cur->nav = 1 + j;
-            if (strcmp(v, "lidar") && !cur->camera && !cur->nav) {
-                rc = msg_fail("%s:%llu: type must be lidar, camera, imu, gnss or odometry, not '%.64s'", path, ln, v);
+            cur->radar = !strcmp(v, "radar");
+            if (strcmp(v, "lidar") && !cur->camera && !cur->nav && !cur->radar) {
+                rc = msg_fail("%s:%llu: type must be lidar, camera, radar, imu, gnss or odometry, not '%.64s'", path,
+                              ln, v);
                 break;
             }
             continue;
@@ -356,13 +358,13 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
     for (uint32_t i = 0; rc == 0 && i < *count; i++) {
         sensor_spec *sp = &specs[i];
-        if (sp->nav && sp->preset[0]) {
-            fprintf(stderr, "sensim: error: %s: sensor '%s' is a navigation sensor: it takes keys, no preset\n", path,
-                    sp->name);
+        if ((sp->nav || sp->radar) && sp->preset[0]) {
+            fprintf(stderr, "sensim: error: %s: sensor '%s' is a %s: it takes keys, no preset\n", path, sp->name,
+                    sp->radar ? "radar" : "navigation sensor");
             rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
         } else if (sp->camera && !sp->preset[0]) {
             snprintf(sp->preset, sizeof sp->preset, "carla_default");
-        } else if (!sp->nav && !sp->preset[0]) {
+        } else if (!sp->nav && !sp->radar && !sp->preset[0]) {
             fprintf(stderr, "sensim: error: %s: sensor '%s' has no preset\n", path, sp->name);
             rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
         }
