@@ -189,6 +189,76 @@ static int write_nav_csv(const char *out, const char *name, sensim_nav *nav, int
     return 0;
 }
 
+/* Moving actors of --actors: placed as prototypes once, then moved for
+ * each frame or sample: the scene's motion interval becomes [t0, t1] and
+ * each actor goes from its trajectory pose at t0 to the one at t1 (linear in
+ * between, as scans interpolate; held before and after its trajectory). */
+typedef struct actor_set {
+    sensim_scene *scene;
+    actor_spec *a;
+    uint32_t n;
+} actor_set;
+
+static int actors_place(actor_set *as, int32_t frame)
+{
+    for (uint32_t i = 0; i < as->n; i++) {
+        actor_spec *a = &as->a[i];
+        int rc = load_trajectory_file(a->trajectory, frame, &a->tr);
+        if (rc)
+            return rc;
+        sensim_status st;
+        uint32_t mesh;
+        if (a->box[0] > 0) { /* centred on the origin in x and y, bottom at z = 0 */
+            const double L = a->box[0] / 2, W = a->box[1] / 2, H = a->box[2];
+            float v[24];
+            for (int c = 0; c < 8; c++)
+                v[3 * c] = (float)((c & 1) ? L : -L), v[3 * c + 1] = (float)((c & 2) ? W : -W),
+                      v[3 * c + 2] = (float)((c & 4) ? H : 0);
+            static const uint32_t idx[36] = {0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4,
+                                             2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5};
+            sensim_mesh_desc md;
+            sensim_mesh_desc_init(&md);
+            md.vertices = v, md.vertex_count = 8, md.indices = idx, md.triangle_count = 12;
+            md.tag = (uint8_t)(a->tag >= 0 ? a->tag : 14), md.flags = SENSIM_MESH_PROTOTYPE;
+            st = sensim_scene_add_mesh(as->scene, &md, &mesh);
+        } else {
+            sensim_load_options lo;
+            sensim_load_options_init(&lo);
+            lo.flags = SENSIM_MESH_PROTOTYPE;
+            lo.frame = frame;
+            if (a->tag >= 0)
+                lo.default_tag = (uint8_t)a->tag;
+            st = sensim_scene_load_file(as->scene, a->mesh, &lo, &mesh);
+        }
+        if (!st)
+            st = sensim_scene_add_actor(as->scene, mesh, a->id, a->tr.keys[0].pose);
+        if (st) {
+            fprintf(stderr, "sensim: error: actor '%s': %s\n", a->name, sensim_context_last_error(NULL));
+            return EXIT_STATUS_BASE + (int)st;
+        }
+    }
+    return 0;
+}
+
+static int actors_move(actor_set *as, int64_t t0, int64_t t1)
+{
+    if (!as->n)
+        return 0;
+    if (t1 <= t0)
+        t1 = t0 + 1;
+    sensim_status st = sensim_scene_set_motion_interval(as->scene, t0, t1);
+    for (uint32_t i = 0; i < as->n && !st; i++) {
+        sensim_kinematics k0, k1;
+        const actor_spec *a = &as->a[i];
+        if (!(st = sensim_kinematics_at(a->tr.keys, a->tr.n, SENSIM_INTERP_LINEAR, t0, &k0)) &&
+            !(st = sensim_kinematics_at(a->tr.keys, a->tr.n, SENSIM_INTERP_LINEAR, t1, &k1)))
+            st = sensim_scene_set_actor_motion(as->scene, a->id, k0.pose, k1.pose);
+    }
+    if (!st)
+        st = sensim_scene_commit(as->scene);
+    return st ? fail(st) : 0;
+}
+
 /* A radar of the rig file (type = radar): its keys go to sensim_radar_desc_set. */
 static int make_radar(const sensor_spec *sp, const char *rig, sensim_radar_desc *d, sensim_radar **out)
 {
@@ -210,8 +280,8 @@ static int make_radar(const sensor_spec *sp, const char *rig, sensim_radar_desc 
 }
 
 /* OUT/NAME/radar.csv: every detection of samples first .. first + count - 1. */
-static int write_radar_csv(const char *out, const char *name, sensim_radar *r, const sensim_scene *scene,
-                           const traj *tr, int64_t first, int64_t count)
+static int write_radar_csv(const char *out, const char *name, sensim_radar *r, actor_set *as, const traj *tr,
+                           int64_t first, int64_t count)
 {
     char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%.4000s/%.63s/radar.csv", out, name);
@@ -234,7 +304,10 @@ static int write_radar_csv(const char *out, const char *name, sensim_radar *r, c
     int rc = 0;
     for (int64_t k = first; k < first + count && !rc; k++) {
         uint64_t n;
-        sensim_status st = sensim_radar_sample_at(r, scene, tr->keys, tr->n, (uint64_t)k, det, cap, &n, NULL);
+        const int64_t t = k * sensim_radar_period_ns(r);
+        if ((rc = actors_move(as, t, t + 1)))
+            break;
+        sensim_status st = sensim_radar_sample_at(r, as->scene, tr->keys, tr->n, (uint64_t)k, det, cap, &n, NULL);
         if (st) {
             rc = fail(st);
             break;
@@ -281,7 +354,7 @@ static void sensor_pose_at(const traj *tr, int64_t t, const double mount[16], do
 
 /* Render and write capture k of a camera (OUT/NAME/<output>/NNNNNN.png,
  * OUT/NAME/NNNNNN.json). 0, or an exit status after a message. */
-static int camera_capture(const char *out, const char *name, cam_sensor *c, const sensim_scene *scene,
+static int camera_capture(const char *out, const char *name, cam_sensor *c, actor_set *as,
                           const traj *tr, int64_t k, int32_t frame, const sensim_camera_images *im, uint8_t *scratch)
 {
     int64_t t = k * c->period_ns, span = c->d.row_readout_ns * (int64_t)(c->d.height - 1);
@@ -300,7 +373,10 @@ static int camera_capture(const char *out, const char *name, cam_sensor *c, cons
     m.keys = &tr->keys[lo];
     m.key_count = (uint32_t)(hi - lo + 1);
     double pose[16];
-    sensim_status st = sensim_camera_render(c->cam, scene, &m, t, im, pose);
+    int arc = actors_move(as, t, t + span + 1);
+    if (arc)
+        return arc;
+    sensim_status st = sensim_camera_render(c->cam, as->scene, &m, t, im, pose);
     if (st)
         return st == SENSIM_ERR_CANCELLED && g_stop ? -1 : fail(st);
     char dir[4200], stem[32];
@@ -741,7 +817,8 @@ again:
 
 int cmd_batch(int argc, char **argv)
 {
-    const char *scene_arg = NULL, *lidar_arg = NULL, *rig_arg = NULL, *traj_arg = NULL, *out = NULL, *tags_arg = NULL;
+    const char *scene_arg = NULL, *lidar_arg = NULL, *rig_arg = NULL, *traj_arg = NULL, *out = NULL, *tags_arg = NULL,
+               *actors_arg = NULL;
     const char *global_sets[MAX_SETS];
     uint32_t nglobal = 0, threads = 0, shard_k = 0, shard_n = 1;
     int64_t fa = 0, fb = INT64_MAX;
@@ -776,6 +853,8 @@ int cmd_batch(int argc, char **argv)
         i++;
         if (!strcmp(a, "--tags"))
             tags_arg = v;
+        else if (!strcmp(a, "--actors"))
+            actors_arg = v;
         else if (!strcmp(a, "--scene"))
             scene_arg = v;
         else if (!strcmp(a, "--lidar"))
@@ -872,6 +951,12 @@ int cmd_batch(int argc, char **argv)
             free_specs(specs, nspecs);
             return EXIT_STATUS_BASE + SENSIM_ERR_DUPLICATE;
         }
+    static actor_spec actors[MAX_ACTORS];
+    uint32_t nactors = 0;
+    if (actors_arg && (rc = load_actors_file(actors_arg, actors, &nactors))) {
+        free_specs(specs, nspecs);
+        return rc;
+    }
     traj tr = {0};
     if ((rc = load_trajectory_file(traj_arg, frame, &tr))) {
         free(tr.keys);
@@ -895,8 +980,15 @@ int cmd_batch(int argc, char **argv)
     writer w;
     memset(&w, 0, sizeof w);
     int writer_started = 0;
-    if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(scene_arg, frame, tags_arg, scene)) ||
-        (st = sensim_scene_commit(scene))) {
+    actor_set aset = {NULL, actors, nactors};
+    if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(scene_arg, frame, tags_arg, scene))) {
+        rc = fail(st);
+        goto done;
+    }
+    aset.scene = scene;
+    if ((rc = actors_place(&aset, frame)))
+        goto done;
+    if ((st = sensim_scene_commit(scene))) {
         rc = fail(st);
         goto done;
     }
@@ -970,6 +1062,12 @@ int cmd_batch(int argc, char **argv)
         json_str(f, traj_arg);
         fprintf(f, ",\n  \"trajectory_rows\": %zu,\n  \"trajectory_fnv1a64\": \"%016llx\",\n", tr.n,
                 (unsigned long long)fnv1a_file(traj_arg, &ok));
+        if (actors_arg) { /* the actor file and each actor's trajectory identify the run too */
+            uint64_t ah = fnv1a_file(actors_arg, &ok);
+            for (uint32_t i = 0; i < nactors; i++)
+                ah = ah * 1099511628211ULL ^ fnv1a_file(actors[i].trajectory, &ok);
+            fprintf(f, "  \"actors\": %u,\n  \"actors_fnv1a64\": \"%016llx\",\n", nactors, (unsigned long long)ah);
+        }
         fprintf(f, "  \"format\": \"%s\",\n  \"frame\": \"%s\",\n  \"units\": \"%s\",\n  \"command\": [",
                 format_name(format), frame_name(frame), frame == SENSIM_FRAME_UE ? "cm" : "m");
         int first = 1;
@@ -1187,7 +1285,7 @@ int cmd_batch(int argc, char **argv)
             int64_t first = first_frame[s] + fa, count = (fb < nframes[s] ? fb : nframes[s]) - fa;
             if (shard_k != 0 || count <= 0 || (resume && file_exists(path)))
                 continue;
-            if ((rc = write_radar_csv(out, specs[s].name, radars[s], scene, &tr, first, count)))
+            if ((rc = write_radar_csv(out, specs[s].name, radars[s], &aset, &tr, first, count)))
                 break;
             if (!quiet)
                 fprintf(stderr, "sensim batch: %s: %lld samples -> %s\n", specs[s].name, (long long)count, path);
@@ -1226,7 +1324,7 @@ int cmd_batch(int argc, char **argv)
                     continue;
                 }
                 double a0 = now_s();
-                rc = camera_capture(out, specs[s].name, c, scene, &tr, k, frame, &im, cam_scratch);
+                rc = camera_capture(out, specs[s].name, c, &aset, &tr, k, frame, &im, cam_scratch);
                 scan_s += now_s() - a0;
                 if (rc)
                     break;
@@ -1261,6 +1359,8 @@ int cmd_batch(int argc, char **argv)
                 continue;
             }
             double a0 = now_s();
+            if ((rc = actors_move(&aset, fbeg, fend)))
+                break;
             /* scan the frame in pieces of at most KEYS_PER_PIECE trajectory rows */
             size_t lo = 0;
             while (lo + 1 < tr.n && tr.keys[lo + 1].t_ns <= fbeg)
@@ -1375,6 +1475,8 @@ done:
     }
     free_specs(specs, nspecs);
     free(tr.keys);
+    for (uint32_t i = 0; i < nactors; i++)
+        free(actors[i].tr.keys);
     sensim_scene_destroy(scene);
     sensim_context_destroy(g_ctx);
     return rc;

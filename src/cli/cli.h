@@ -43,7 +43,22 @@ typedef struct sensor_spec {
     uint32_t nowned;
 } sensor_spec;
 
+#define MAX_ACTORS 256
+
+/* An actor of `sensim batch --actors`: a box or a mesh file moving along its trajectory. */
+typedef struct actor_spec {
+    char name[64];
+    uint32_t id;
+    int32_t tag;            /* -1: unset */
+    double box[3];          /* length, width, height (m); box[0] = 0: a mesh file */
+    char mesh[1024];
+    char trajectory[1024];
+    traj tr;
+} actor_spec;
+
 /* Parsers of batch input files: 0 or an exit status after a one-line message. */
+int load_actors(FILE *f, const char *label, actor_spec *actors, uint32_t *count);
+int load_actors_file(const char *path, actor_spec *actors, uint32_t *count);
 int msg_fail(const char *fmt, const char *a, unsigned long long line, const char *b);
 int load_trajectory(FILE *f, const char *label, int32_t frame, traj *t);
 int load_trajectory_file(const char *path, int32_t frame, traj *t);

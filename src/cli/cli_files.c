@@ -418,3 +418,136 @@ int load_camera_file(const char *path, sensim_camera_desc *d)
     fclose(f);
     return rc;
 }
+
+
+/* ---- actor file: [actor NAME] sections with id, tag, mesh = box L W H | FILE, trajectory = FILE ---- */
+int load_actors(FILE *f, const char *path, actor_spec *actors, uint32_t *count)
+{
+    char line[4096];
+    unsigned long long ln = 0;
+    int rc = 0, got;
+    actor_spec *cur = NULL;
+    while (rc == 0 && (got = next_line(f, path, ln + 1, line, sizeof line)) > 0) {
+        ln++;
+        char *p = line_content(line), *k, *v;
+        if (!p)
+            continue;
+        if (*p == '[') {
+            size_t nl = 0;
+            const char *q = p + 7;
+            if (strncmp(p, "[actor ", 7) == 0)
+                while (nl < 64 && ((q[nl] >= 'A' && q[nl] <= 'Z') || (q[nl] >= 'a' && q[nl] <= 'z') ||
+                                   (q[nl] >= '0' && q[nl] <= '9') || q[nl] == '_' || q[nl] == '-'))
+                    nl++;
+            if (strncmp(p, "[actor ", 7) != 0 || nl == 0 || nl > 63 || strcmp(q + nl, "]") != 0) {
+                rc = msg_fail("%s:%llu: expected [actor NAME] (NAME: 1 to 63 of A-Z a-z 0-9 _ -)%s", path, ln, "");
+                break;
+            }
+            if (*count == MAX_ACTORS) {
+                rc = msg_fail("%s:%llu: more than 256 actors%s", path, ln, "");
+                break;
+            }
+            cur = &actors[(*count)++];
+            memset(cur, 0, sizeof *cur);
+            memcpy(cur->name, q, nl);
+            cur->tag = -1;
+            continue;
+        }
+        if (!cur || !split_key_value(p, &k, &v)) {
+            rc = msg_fail("%s:%llu: %s", path, ln, cur ? "expected key = value" : "a key before any [actor NAME]");
+            break;
+        }
+        if (!strcmp(k, "id")) {
+            uint32_t id;
+            if (!parse_u32(v, &id) || id == 0) {
+                rc = msg_fail("%s:%llu: id must be an integer in 1..4294967295, not '%.64s'", path, ln, v);
+                break;
+            }
+            cur->id = id;
+        } else if (!strcmp(k, "tag")) {
+            if ((cur->tag = sensim_tag_from_label(v)) < 0) {
+                rc = msg_fail("%s:%llu: tag '%.64s' is neither a CARLA tag name nor 0..28", path, ln, v);
+                break;
+            }
+        } else if (!strcmp(k, "mesh")) {
+            if (strncmp(v, "box", 3) == 0 && (v[3] == ' ' || v[3] == '\t')) {
+                double b[3];
+                char *c = v + 3, *end;
+                int n = 0;
+                for (; n < 3; n++, c = end) {
+                    errno = 0;
+                    b[n] = strtod(c, &end);
+                    if (end == c || errno || !isfinite(b[n]) || !(b[n] > 0 && b[n] <= 1e4))
+                        break;
+                }
+                while (*c == ' ' || *c == '\t')
+                    c++;
+                if (n != 3 || *c) {
+                    rc = msg_fail("%s:%llu: mesh = box L W H needs three sizes in (0, 1e4] m%s", path, ln, "");
+                    break;
+                }
+                memcpy(cur->box, b, sizeof b);
+            } else if (strlen(v) < sizeof cur->mesh && *v) {
+                snprintf(cur->mesh, sizeof cur->mesh, "%s", v);
+            } else {
+                rc = msg_fail("%s:%llu: mesh must be 'box L W H' or a file path (at most 1023 bytes)%s", path, ln, "");
+                break;
+            }
+        } else if (!strcmp(k, "trajectory")) {
+            if (strlen(v) >= sizeof cur->trajectory || !*v) {
+                rc = msg_fail("%s:%llu: trajectory path empty or longer than 1023 bytes%s", path, ln, "");
+                break;
+            }
+            snprintf(cur->trajectory, sizeof cur->trajectory, "%s", v);
+        } else {
+            rc = msg_fail("%s:%llu: unknown actor key '%.64s' (id, tag, mesh, trajectory)", path, ln, k);
+            break;
+        }
+    }
+    if (got < 0 && rc == 0)
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+    for (uint32_t i = 0; rc == 0 && i < *count; i++) {
+        const actor_spec *a = &actors[i];
+        const char *miss = !a->id ? "id" : (!a->box[0] && !a->mesh[0]) ? "mesh" : !a->trajectory[0] ? "trajectory" : NULL;
+        for (uint32_t j = 0; j < i && !miss; j++)
+            if (actors[j].id == a->id)
+                miss = "a unique id";
+        if (miss) {
+            fprintf(stderr, "sensim: error: %s: actor '%s' needs %s\n", path, a->name, miss);
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+        }
+    }
+    if (rc == 0 && *count == 0) {
+        fprintf(stderr, "sensim: error: %s: no [actor NAME] section\n", path);
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
+    }
+    return rc;
+}
+
+int load_actors_file(const char *path, actor_spec *actors, uint32_t *count)
+{
+    FILE *f;
+    int rc = with_file(path, &f);
+    if (rc)
+        return rc;
+    rc = load_actors(f, path, actors, count);
+    fclose(f);
+    /* relative mesh and trajectory paths are relative to the actor file's folder */
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+    for (uint32_t i = 0; rc == 0 && i < *count && dl; i++) {
+        char *fields[2] = {actors[i].mesh, actors[i].trajectory};
+        for (int k = 0; k < 2; k++) {
+            char tmp[1024];
+            if (!fields[k][0] || fields[k][0] == '/')
+                continue;
+            if (dl + strlen(fields[k]) >= sizeof tmp) {
+                fprintf(stderr, "sensim: error: %s: actor '%s': path longer than 1023 bytes\n", path, actors[i].name);
+                return EXIT_STATUS_BASE + SENSIM_ERR_TOO_LARGE;
+            }
+            snprintf(tmp, sizeof tmp, "%.*s%s", (int)dl, path, fields[k]);
+            memcpy(fields[k], tmp, strlen(tmp) + 1);
+        }
+    }
+    return rc;
+}
