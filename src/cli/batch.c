@@ -105,6 +105,39 @@ static int make_camera(const sensor_spec *sp, const char *rig, cam_sensor *c)
     return 0;
 }
 
+/* An exclusive temporary next to @p path (PATH.tmp.XXXXXX, mode 0644: a
+ * planted file or symlink is never followed); NULL after a message. */
+static FILE *tmp_open(const char *path, char *tmp, size_t tmp_len)
+{
+    snprintf(tmp, tmp_len, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "sensim: error: %s: cannot create a temporary file: %s\n", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(tmp);
+        }
+        return NULL;
+    }
+    fchmod(fd, 0644);
+    return f;
+}
+
+/* Close @p f and rename it into place, unless @p rc (an exit status already
+ * reported) says the content is bad; on any failure the temporary goes. */
+static int tmp_commit(FILE *f, const char *tmp, const char *path, int rc)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rc || rename(tmp, path) != 0) {
+        if (!rc)
+            fprintf(stderr, "sensim: error: %s: cannot write: %s\n", path, strerror(errno));
+        remove(tmp);
+        return rc ? rc : EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    return 0;
+}
+
 static const char *const nav_names[] = {"imu", "gnss", "odometry"};
 
 /* A navigation sensor of the rig file (type = imu | gnss | odometry): its
@@ -137,18 +170,9 @@ static int write_nav_csv(const char *out, const char *name, sensim_nav *nav, int
 {
     char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%.4000s/%.63s/%s.csv", out, name, nav_names[kind]);
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "sensim: error: %s: cannot create a temporary file: %s\n", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            remove(tmp);
-        }
+    FILE *f = tmp_open(path, tmp, sizeof tmp);
+    if (!f)
         return EXIT_STATUS_BASE + SENSIM_ERR_IO;
-    }
-    fchmod(fd, 0644);
     static const char *const header[] = {
         "t_ns,ax,ay,az,gx,gy,gz,compass_rad",
         "t_ns,latitude_deg,longitude_deg,altitude_m",
@@ -179,14 +203,7 @@ static int write_nav_csv(const char *out, const char *name, sensim_nav *nav, int
         }
         fputc('\n', f);
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rc || rename(tmp, path) != 0) {
-        if (!rc)
-            fprintf(stderr, "sensim: error: %s: cannot write: %s\n", path, strerror(errno));
-        remove(tmp);
-        return rc ? rc : EXIT_STATUS_BASE + SENSIM_ERR_IO;
-    }
-    return 0;
+    return tmp_commit(f, tmp, path, rc);
 }
 
 /* Moving actors of --actors: placed as prototypes once, then moved for
@@ -285,21 +302,15 @@ static int write_radar_csv(const char *out, const char *name, sensim_radar *r, a
 {
     char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%.4000s/%.63s/radar.csv", out, name);
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
     uint64_t cap = sensim_radar_rays_per_sample(r);
     sensim_radar_detection *det = malloc((cap + 1) * sizeof *det);
-    int fd = det ? mkstemp(tmp) : -1;
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    FILE *f = det ? tmp_open(path, tmp, sizeof tmp) : NULL;
     if (!f) {
-        fprintf(stderr, "sensim: error: %s: cannot create a temporary file: %s\n", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            remove(tmp);
-        }
+        if (!det)
+            fprintf(stderr, "sensim: error: out of memory\n");
         free(det);
-        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+        return EXIT_STATUS_BASE + (det ? SENSIM_ERR_IO : SENSIM_ERR_OUT_OF_MEMORY);
     }
-    fchmod(fd, 0644);
     fprintf(f, "t_ns,sample,depth_m,azimuth_rad,altitude_rad,velocity_mps,rcs_dbsm,snr_db,object_id,tag\n");
     int rc = 0;
     for (int64_t k = first; k < first + count && !rc; k++) {
@@ -319,14 +330,7 @@ static int write_radar_csv(const char *out, const char *name, sensim_radar *r, a
                     det[i].tag);
     }
     free(det);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rc || rename(tmp, path) != 0) {
-        if (!rc)
-            fprintf(stderr, "sensim: error: %s: cannot write: %s\n", path, strerror(errno));
-        remove(tmp);
-        return rc ? rc : EXIT_STATUS_BASE + SENSIM_ERR_IO;
-    }
-    return 0;
+    return tmp_commit(f, tmp, path, rc);
 }
 
 /* Index of the last trajectory key at or before @p t (0 if none). */
@@ -417,18 +421,9 @@ static int write_step(const step_plan *sp, int64_t s)
 {
     char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%.4000s/steps/%06lld.json", sp->out, (long long)s);
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "sensim: error: %s: cannot create a temporary file: %s\n", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            remove(tmp);
-        }
+    FILE *f = tmp_open(path, tmp, sizeof tmp);
+    if (!f)
         return EXIT_STATUS_BASE + SENSIM_ERR_IO;
-    }
-    fchmod(fd, 0644);
     const int64_t tb = s * sp->step_ns, te = tb + sp->step_ns;
     static const double ident[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     double P[16];
@@ -470,13 +465,7 @@ static int write_step(const step_plan *sp, int64_t s)
         }
     }
     fprintf(f, "\n ]}\n");
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        fprintf(stderr, "sensim: error: %s: cannot write: %s\n", path, strerror(errno));
-        remove(tmp);
-        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
-    }
-    return 0;
+    return tmp_commit(f, tmp, path, 0);
 }
 
 typedef struct job {

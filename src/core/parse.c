@@ -1,4 +1,5 @@
 #include "parse.h"
+#include "internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -200,4 +201,19 @@ bool sensim__parse_int(const char **pp, const char *end, int64_t *out)
     *out = neg ? (v == (UINT64_C(1) << 63) ? INT64_MIN : -(int64_t)v) : (int64_t)v;
     *pp = p;
     return true;
+}
+
+sensim_status sensim__key_number(const char *what, const char *key, const char *value, double lo, double hi,
+                                 double *out)
+{
+    const char *p = value, *end = value + strlen(value);
+    double v;
+    if (!sensim__parse_double(&p, end, &v) || sensim__skip_space(p, end) != end)
+        return sensim__fail(SENSIM_ERR_PARSE, "%s key %s: '%.64s' is not a number", what, key, value);
+    if (!isfinite(v))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "%s key %s: %.64s", what, key, value);
+    if (v < lo || v > hi)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s key %s: %.64s outside [%g, %g]", what, key, value, lo, hi);
+    *out = v;
+    return SENSIM_OK;
 }

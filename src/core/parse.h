@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sensim/common.h>
+
 typedef struct sensim_lines {
     const char *cur;
     const char *end;
@@ -31,5 +33,10 @@ bool sensim__token_is(const char *b, const char *e, const char *word);
 bool sensim__parse_double(const char **p, const char *end, double *out);
 /* Signed integer in [INT64_MIN, INT64_MAX]; same termination rules. */
 bool sensim__parse_int(const char **p, const char *end, int64_t *out);
+
+/* A descriptor key's number: the whole value, finite, in [lo, hi]; the
+ * message names @p what ("radar"), the key and the value. */
+sensim_status sensim__key_number(const char *what, const char *key, const char *value, double lo, double hi,
+                                 double *out);
 
 #endif

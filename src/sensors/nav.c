@@ -40,16 +40,7 @@ void sensim_nav_desc_init(sensim_nav_desc *d, int32_t kind)
 
 static sensim_status num(const char *key, const char *value, double lo, double hi, double *out)
 {
-    const char *p = value, *end = value + strlen(value);
-    double v;
-    if (!sensim__parse_double(&p, end, &v) || sensim__skip_space(p, end) != end)
-        return sensim__fail(SENSIM_ERR_PARSE, "navigation key %s: '%.64s' is not a number", key, value);
-    if (!isfinite(v))
-        return sensim__fail(SENSIM_ERR_NOT_FINITE, "navigation key %s: %.64s", key, value);
-    if (v < lo || v > hi)
-        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "navigation key %s: %.64s outside [%g, %g]", key, value, lo, hi);
-    *out = v;
-    return SENSIM_OK;
+    return sensim__key_number("navigation", key, value, lo, hi, out);
 }
 
 /* "a, b, c" */

@@ -107,21 +107,9 @@ sensim_status sensim_radar_desc_set(sensim_radar_desc *d, const char *key, const
         {"velocity_noise", &d->velocity_noise_mps, 0, 100},
         {"max_velocity", &d->max_velocity_mps, 0, 1e4},
     };
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        if (strcmp(keys[i].k, key))
-            continue;
-        const char *p = value, *end = value + strlen(value);
-        double v;
-        if (!sensim__parse_double(&p, end, &v) || sensim__skip_space(p, end) != end)
-            return sensim__fail(SENSIM_ERR_PARSE, "radar key %s: '%.64s' is not a number", key, value);
-        if (!isfinite(v))
-            return sensim__fail(SENSIM_ERR_NOT_FINITE, "radar key %s: %.64s", key, value);
-        if (v < keys[i].lo || v > keys[i].hi)
-            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "radar key %s: %.64s outside [%g, %g]", key, value,
-                                keys[i].lo, keys[i].hi);
-        *keys[i].p = v;
-        return SENSIM_OK;
-    }
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (!strcmp(keys[i].k, key))
+            return sensim__key_number("radar", key, value, keys[i].lo, keys[i].hi, keys[i].p);
     return sensim__fail(SENSIM_ERR_UNKNOWN_KEY, "unknown radar key '%.64s'", key);
 }
 

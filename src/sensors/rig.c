@@ -95,6 +95,16 @@ static sensim_status add_check(sensim_rig *rig, const void *sensor, const sensim
     return SENSIM_OK;
 }
 
+/* Append @p s (checked by the caller) as the rig's next sensor. */
+static sensim_status append(sensim_rig *rig, const rig_sensor *s, uint32_t *out_index)
+{
+    rig->sensors[rig->count] = *s;
+    if (out_index)
+        *out_index = rig->count;
+    rig->count++;
+    return SENSIM_OK;
+}
+
 sensim_status sensim_rig_add_lidar(sensim_rig *rig, sensim_lidar *lidar, sensim_ring *ring, uint32_t *out_index)
 {
     SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
@@ -102,14 +112,8 @@ sensim_status sensim_rig_add_lidar(sensim_rig *rig, sensim_lidar *lidar, sensim_
     sensim_status st = add_check(rig, lidar, ring, SENSIM__RING_POINTS);
     if (st != SENSIM_OK)
         return st;
-    rig_sensor *s = &rig->sensors[rig->count];
-    memset(s, 0, sizeof *s);
-    s->lidar = lidar;
-    s->ring = ring;
-    if (out_index)
-        *out_index = rig->count;
-    rig->count++;
-    return SENSIM_OK;
+    rig_sensor s = {.lidar = lidar, .ring = ring};
+    return append(rig, &s, out_index);
 }
 
 sensim_status sensim_rig_add_proximity(sensim_rig *rig, const sensim_proximity_desc *d, sensim_ring *ring,
@@ -130,15 +134,8 @@ sensim_status sensim_rig_add_proximity(sensim_rig *rig, const sensim_proximity_d
     sensim_status st = add_check(rig, NULL, ring, SENSIM__RING_POINTS);
     if (st != SENSIM_OK)
         return st;
-    rig_sensor *s = &rig->sensors[rig->count];
-    memset(s, 0, sizeof *s);
-    s->ring = ring;
-    s->prox = *d;
-    s->period_ns = (int64_t)floor(1e9 / d->rate_hz + 0.5);
-    if (out_index)
-        *out_index = rig->count;
-    rig->count++;
-    return SENSIM_OK;
+    rig_sensor s = {.ring = ring, .prox = *d, .period_ns = (int64_t)floor(1e9 / d->rate_hz + 0.5)};
+    return append(rig, &s, out_index);
 }
 
 sensim_status sensim_rig_add_camera(sensim_rig *rig, sensim_camera *camera, double rate_hz, uint32_t sensor_id,
@@ -161,58 +158,37 @@ sensim_status sensim_rig_add_camera(sensim_rig *rig, sensim_camera *camera, doub
     if (w != info.width || h != info.height)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_camera: the ring holds %u x %u images, "
                                                          "the camera takes %u x %u", w, h, info.width, info.height);
-    rig_sensor *s = &rig->sensors[rig->count];
-    memset(s, 0, sizeof *s);
-    s->ring = ring;
-    s->camera = camera;
-    s->camera_id = sensor_id;
-    s->period_ns = (int64_t)floor(1e9 / rate_hz + 0.5);
-    if (out_index)
-        *out_index = rig->count;
-    rig->count++;
-    return SENSIM_OK;
+    rig_sensor s = {.ring = ring, .camera = camera, .camera_id = sensor_id,
+                    .period_ns = (int64_t)floor(1e9 / rate_hz + 0.5)};
+    return append(rig, &s, out_index);
 }
 
 sensim_status sensim_rig_add_nav(sensim_rig *rig, sensim_nav *nav, sensim_ring *ring, uint32_t *out_index)
 {
     SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
-    if (!nav)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_nav: nav is NULL");
-    if (!sensim__nav_check(nav))
-        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_rig_add_nav: not a navigation sensor");
-    sensim_status st = add_check(rig, nav, ring, SENSIM__RING_NAV);
+    sensim_status st = nav ? SENSIM_OK : sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_nav: nav is NULL");
+    if (st == SENSIM_OK && !sensim__nav_check(nav))
+        st = sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_rig_add_nav: not a navigation sensor");
+    if (st == SENSIM_OK)
+        st = add_check(rig, nav, ring, SENSIM__RING_NAV);
     if (st != SENSIM_OK)
         return st;
-    rig_sensor *s = &rig->sensors[rig->count];
-    memset(s, 0, sizeof *s);
-    s->ring = ring;
-    s->nav = nav;
-    s->period_ns = sensim_nav_period_ns(nav);
-    if (out_index)
-        *out_index = rig->count;
-    rig->count++;
-    return SENSIM_OK;
+    rig_sensor s = {.ring = ring, .nav = nav, .period_ns = sensim_nav_period_ns(nav)};
+    return append(rig, &s, out_index);
 }
 
 sensim_status sensim_rig_add_radar(sensim_rig *rig, sensim_radar *radar, sensim_ring *ring, uint32_t *out_index)
 {
     SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
-    if (!radar)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_radar: radar is NULL");
-    if (!sensim__radar_check(radar))
-        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_rig_add_radar: not a radar");
-    sensim_status st = add_check(rig, radar, ring, SENSIM__RING_POINTS);
+    sensim_status st = radar ? SENSIM_OK : sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_radar: radar is NULL");
+    if (st == SENSIM_OK && !sensim__radar_check(radar))
+        st = sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_rig_add_radar: not a radar");
+    if (st == SENSIM_OK)
+        st = add_check(rig, radar, ring, SENSIM__RING_POINTS);
     if (st != SENSIM_OK)
         return st;
-    rig_sensor *s = &rig->sensors[rig->count];
-    memset(s, 0, sizeof *s);
-    s->ring = ring;
-    s->radar = radar;
-    s->period_ns = sensim_radar_period_ns(radar);
-    if (out_index)
-        *out_index = rig->count;
-    rig->count++;
-    return SENSIM_OK;
+    rig_sensor s = {.ring = ring, .radar = radar, .period_ns = sensim_radar_period_ns(radar)};
+    return append(rig, &s, out_index);
 }
 
 /* Sample k of a radar: frame [k·P, (k+1)·P) holding its detections. */
@@ -313,15 +289,8 @@ sensim_status sensim_rig_add_sensor(sensim_rig *rig, const sensim_sensor_desc *d
     sensim_status st = add_check(rig, NULL, ring, SENSIM__RING_POINTS);
     if (st != SENSIM_OK)
         return st;
-    rig_sensor *s = &rig->sensors[rig->count];
-    memset(s, 0, sizeof *s);
-    s->ring = ring;
-    s->user = *d;
-    s->period_ns = (int64_t)floor(1e9 / d->rate_hz + 0.5);
-    if (out_index)
-        *out_index = rig->count;
-    rig->count++;
-    return SENSIM_OK;
+    rig_sensor s = {.ring = ring, .user = *d, .period_ns = (int64_t)floor(1e9 / d->rate_hz + 0.5)};
+    return append(rig, &s, out_index);
 }
 
 sensim_status sensim_sensor_output_push(sensim_sensor_output *out, const sensim_point *pts, uint64_t n)
