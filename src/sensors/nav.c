@@ -139,8 +139,10 @@ sensim_status sensim_nav_desc_set(sensim_nav_desc *d, const char *key, const cha
     };
     for (size_t i = 0; i < sizeof axis_keys / sizeof *axis_keys; i++) {
         size_t n = strlen(axis_keys[i].prefix);
+        if (strncmp(key, axis_keys[i].prefix, n) != 0) /* also stops at the end of a shorter key */
+            continue;
         const char *ax = key[n] ? strchr(axes, key[n]) : NULL;
-        if (!strncmp(key, axis_keys[i].prefix, n) && ax && key[n + 1] == '\0')
+        if (ax && key[n + 1] == '\0')
             return num(key, value, axis_keys[i].lo, axis_keys[i].hi, &axis_keys[i].p[ax - axes]);
     }
     return sensim__fail(SENSIM_ERR_UNKNOWN_KEY, "unknown navigation key '%.64s'", key);
