@@ -265,12 +265,56 @@ static void test_radar_rig(void **state)
     assert_int_equal(f[3].offset, 12);
 }
 
+/* Physical model: velocities fold into [-v_max, v_max), range and velocity
+ * quantise to their resolutions, noise has its σ. */
+static void test_resolution_and_folding(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_wall_x(s, 60.0f, 500.0f, 4);
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_pose_key k[2] = {still_key(), still_key()};
+    k[1].t_ns = 1000000000, k[1].pose[12] = 30; /* 30 m/s towards the wall */
+    sensim_radar *r = make_radar((const char *const[]){"model", "physical", "snr_ref_db", "90", "points_per_second",
+                                                      "20000", "max_velocity", "20", "range_resolution", "0.5",
+                                                      "velocity_resolution", "0.25", NULL});
+    static sensim_radar_detection d[1024];
+    uint64_t n;
+    CHECK_OK(sensim_radar_sample_at(r, s, k, 2, 5, d, 1024, &n, NULL));
+    assert_true(n > 500);
+    for (uint64_t i = 0; i < n; i++) {
+        double truth = -30 * cos(d[i].altitude_rad) * cos(d[i].azimuth_rad), q = 0.25 * floor(truth / 0.25 + 0.5);
+        double folded = q - 40 * floor((q + 20) / 40);
+        assert_double_close(d[i].velocity_mps, folded, 1e-5);
+        assert_true(d[i].velocity_mps >= -20 && d[i].velocity_mps < 20);
+        assert_double_close(d[i].depth_m / 0.5, floor(d[i].depth_m / 0.5 + 0.5), 1e-4);
+    }
+    sensim_radar_destroy(r);
+    r = make_radar((const char *const[]){"model", "physical", "snr_ref_db", "90", "points_per_second", "20000",
+                                         "velocity_noise", "0.3", NULL});
+    double sum = 0, sum2 = 0;
+    uint64_t total = 0;
+    for (uint64_t kk = 0; kk < 10; kk++) {
+        CHECK_OK(sensim_radar_sample_at(r, s, k, 2, kk, d, 1024, &n, NULL));
+        for (uint64_t i = 0; i < n; i++) {
+            double e = d[i].velocity_mps + 30 * cos(d[i].altitude_rad) * cos(d[i].azimuth_rad);
+            sum += e, sum2 += e * e, total++;
+        }
+    }
+    double sd = sqrt(sum2 / total - (sum / total) * (sum / total));
+    printf("# radar velocity noise: sd %.4f m/s over %llu detections (0.3)\n", sd, (unsigned long long)total);
+    assert_true(fabs(sd / 0.3 - 1) < 0.05);
+    sensim_radar_destroy(r);
+    sensim_scene_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_approaching_car), cmocka_unit_test(test_turning_radar),
         cmocka_unit_test(test_detection_vs_range), cmocka_unit_test(test_carla_pattern),
-        cmocka_unit_test(test_radar_rig),
+        cmocka_unit_test(test_radar_rig),       cmocka_unit_test(test_resolution_and_folding),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
