@@ -143,7 +143,6 @@ static void test_detection_vs_range(void **state)
                 expect += pd, var += pd * (1 - pd);
             }
             got += (double)np;
-            expect += 0;
         }
         printf("# wall at %.0f m: %.0f detections, Albersheim expects %.1f (sd %.1f)\n", ranges[j], got, expect,
                sqrt(var));

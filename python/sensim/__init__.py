@@ -1076,6 +1076,9 @@ class _Sample:
         _check(_L.sensim_sensor_output_push(self._out, ptr, n))
 
 
+_HELD = (Lidar, Camera, Nav, Radar)  # what a Rig borrows: closing one waits for the rig
+
+
 class Rig(_Handle):
     """Sensors on one world clock; step(dt) scans every sensor over [t, t+dt)."""
     _destroy = "sensim_rig_destroy"
@@ -1096,10 +1099,7 @@ class Rig(_Handle):
         _want(ring, Ring, "ring")
         idx = ctypes.c_uint32()
         _check(_L.sensim_rig_add_lidar(self.handle, lidar.handle, ring.handle, ctypes.byref(idx)))
-        self._members += [lidar, ring]
-        with lidar._cv:
-            lidar._holders += 1  # Lidar.close() is refused until this rig is closed
-        return idx.value
+        return self._hold(lidar, ring, idx)
 
     def add_camera(self, camera, ring, rate_hz=20.0, sensor_id=0):
         """Add ``camera`` taking images into ``ring`` (an ImageRing of its
@@ -1109,9 +1109,13 @@ class Rig(_Handle):
         idx = ctypes.c_uint32()
         _check(_L.sensim_rig_add_camera(self.handle, camera.handle, _f64(rate_hz, "rate_hz"),
                                         _u32(sensor_id, "sensor_id"), ring.handle, ctypes.byref(idx)))
-        self._members += [camera, ring]
-        with camera._cv:
-            camera._holders += 1  # Camera.close() is refused until this rig is closed
+        return self._hold(camera, ring, idx)
+
+    def _hold(self, sensor, ring, idx):
+        """Keep a member and its ring alive; its close() is refused until this rig is closed."""
+        self._members += [sensor, ring]
+        with sensor._cv:
+            sensor._holders += 1
         return idx.value
 
     def add_nav(self, nav, ring):
@@ -1120,10 +1124,7 @@ class Rig(_Handle):
         _want(ring, NavRing, "ring")
         idx = ctypes.c_uint32()
         _check(_L.sensim_rig_add_nav(self.handle, nav.handle, ring.handle, ctypes.byref(idx)))
-        self._members += [nav, ring]
-        with nav._cv:
-            nav._holders += 1
-        return idx.value
+        return self._hold(nav, ring, idx)
 
     def add_radar(self, radar, ring):
         """Add a Radar writing one frame of detections per sample into a point ``ring``."""
@@ -1131,10 +1132,7 @@ class Rig(_Handle):
         _want(ring, Ring, "ring")
         idx = ctypes.c_uint32()
         _check(_L.sensim_rig_add_radar(self.handle, radar.handle, ring.handle, ctypes.byref(idx)))
-        self._members += [radar, ring]
-        with radar._cv:
-            radar._holders += 1
-        return idx.value
+        return self._hold(radar, ring, idx)
 
     def add_proximity(self, ring, rate_hz=10.0, half_extents=(1, 1, 1), center=(0, 0, 0), front=0.0, back=0.0,
                       side=0.0, sensor_id=0, exclude_actor_id=0):
@@ -1193,7 +1191,7 @@ class Rig(_Handle):
         super().close()
         if was_open:
             for m in self._members:
-                if isinstance(m, (Lidar, Camera, Nav, Radar)):
+                if isinstance(m, _HELD):
                     with m._cv:
                         m._holders -= 1
 
@@ -1203,7 +1201,7 @@ class Rig(_Handle):
         m = _lib.Motion(keys=k, key_count=len(k))
         r = _lib.RigStepResult()
         dt_ns = _i64(dt_ns, "dt_ns")
-        lidars = [x for x in self._members if isinstance(x, (Lidar, Camera, Nav, Radar))]
+        lidars = [x for x in self._members if isinstance(x, _HELD)]
         self._scene, self._errors = scene, []
         try:
             with _using(self, scene, *lidars) as hs:

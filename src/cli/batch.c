@@ -707,6 +707,17 @@ static void json_str(FILE *f, const char *str)
     fputc('"', f);
 }
 
+/* ', "overrides": [...]}' closing a sensor's meta.json entry: its rig keys, then @p extra. */
+static void json_overrides(FILE *f, const sensor_spec *sp, const char *const *extra, uint32_t nextra)
+{
+    fprintf(f, ", \"overrides\": [");
+    for (uint32_t k = 0; k < sp->nsets + nextra; k++) {
+        fprintf(f, "%s", k ? ", " : "");
+        json_str(f, k < sp->nsets ? sp->sets[k] : extra[k - sp->nsets]);
+    }
+    fprintf(f, "]}");
+}
+
 static int file_exists(const char *p)
 {
     struct stat sb;
@@ -1086,12 +1097,7 @@ int cmd_batch(int argc, char **argv)
                         (unsigned long long)sensim_radar_rays_per_sample(radars[s]), rd->hfov_deg, rd->vfov_deg,
                         rd->range_m);
                 json_numbers(f, rd->mount_pose, 16);
-                fprintf(f, ", \"overrides\": [");
-                for (uint32_t k = 0; k < specs[s].nsets; k++) {
-                    fprintf(f, "%s", k ? ", " : "");
-                    json_str(f, specs[s].sets[k]);
-                }
-                fprintf(f, "]}");
+                json_overrides(f, &specs[s], NULL, 0);
                 continue;
             }
             if (specs[s].nav) {
@@ -1107,12 +1113,7 @@ int cmd_batch(int argc, char **argv)
                     fprintf(f, ", \"model\": \"%s\", \"reference\": [%.17g, %.17g, %.17g]",
                             nd->gnss_model == SENSIM_GNSS_CARLA ? "carla" : "exact", nd->ref_latitude_deg,
                             nd->ref_longitude_deg, nd->ref_altitude_m);
-                fprintf(f, ", \"overrides\": [");
-                for (uint32_t k = 0; k < specs[s].nsets; k++) {
-                    fprintf(f, "%s", k ? ", " : "");
-                    json_str(f, specs[s].sets[k]);
-                }
-                fprintf(f, "]}");
+                json_overrides(f, &specs[s], NULL, 0);
                 continue;
             }
             if (specs[s].camera) {
@@ -1133,12 +1134,7 @@ int cmd_batch(int argc, char **argv)
                 json_numbers(f, c->mount, 16);
                 fprintf(f, ", \"camera_info\": ");
                 json_camera_info(f, c->cam);
-                fprintf(f, ", \"overrides\": [");
-                for (uint32_t k = 0; k < specs[s].nsets; k++) {
-                    fprintf(f, "%s", k ? ", " : "");
-                    json_str(f, specs[s].sets[k]);
-                }
-                fprintf(f, "]}");
+                json_overrides(f, &specs[s], NULL, 0);
                 continue;
             }
             sensim_lidar_info li;
@@ -1151,14 +1147,10 @@ int cmd_batch(int argc, char **argv)
             json_str(f, li.name);
             static const char *const kinds[] = {"mechanical", "table", "risley", "mems", "callback"};
             fprintf(f, ", \"pattern\": \"%s\", \"channels\": %u, \"shots_per_s\": %.17g, \"frame_period_ns\": %lld, "
-                       "\"min_range_m\": %.9g, \"max_range_m\": %.9g, \"lidar_id\": %u, \"overrides\": [",
+                       "\"min_range_m\": %.9g, \"max_range_m\": %.9g, \"lidar_id\": %u",
                     li.pattern >= 0 && li.pattern <= 4 ? kinds[li.pattern] : "unknown", li.channel_count, li.shots_per_s, (long long)li.frame_period_ns,
                     (double)li.min_range_m, (double)li.max_range_m, li.lidar_id);
-            for (uint32_t k = 0; k < specs[s].nsets + nglobal; k++) {
-                fprintf(f, "%s", k ? ", " : "");
-                json_str(f, k < specs[s].nsets ? specs[s].sets[k] : global_sets[k - specs[s].nsets]);
-            }
-            fprintf(f, "]}");
+            json_overrides(f, &specs[s], global_sets, nglobal); /* --set and --seed apply to lidars */
         }
         fprintf(f, "\n  ]");
         if (rig_arg)
