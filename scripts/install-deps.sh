@@ -10,6 +10,7 @@ pkgs=(
   munge slurmctld slurmd slurm-client
   clang-14 libclang-rt-14-dev libomp-14-dev valgrind
   libproj-dev geographiclib-tools
+  libzstd-dev liblz4-dev zlib1g-dev
 )
 
 missing=()
@@ -18,6 +19,14 @@ for p in "${pkgs[@]}"; do
     missing+=("$p")
   fi
 done
+
+# Node.js and npm run the independent MCAP reader in the tests (tests/node,
+# pinned by its package-lock.json). Machines may carry their own Node.js
+# (NodeSource's bundles npm and conflicts with Debian's npm package): only
+# a machine without one gets Debian's.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

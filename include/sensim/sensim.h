@@ -26,6 +26,7 @@
 #include <sensim/camera.h>
 #include <sensim/nav.h>
 #include <sensim/radar.h>
+#include <sensim/mcap.h>
 #include <sensim/frames.h>
 #include <sensim/bench.h>
 

@@ -1,0 +1,239 @@
+/**
+ * @file sensim/mcap.h
+ * @brief ROS 2 bags without ROS: rosbag2-compatible MCAP files.
+ *
+ * A writer produces `PREFIX_0.mcap`, `PREFIX_1.mcap`, ... (one file unless a
+ * split size or duration is set; rosbag2 names its files the same way). Each
+ * file is MCAP version 0 with profile `ros2`: schemas in `ros2msg` encoding
+ * holding the full message definition with its dependencies, as rosbag2
+ * writes them (the Jazzy `.msg` texts); messages in `cdr` (XCDR1, little
+ * endian, with the 4-byte encapsulation header); chunked, optionally
+ * compressed (zstd or lz4 frames), with message indexes, chunk indexes,
+ * statistics and summary offsets so readers can seek. `ros2 bag play
+ * PREFIX_0.mcap`, `ros2 bag info` and Foxglove open the files directly.
+ *
+ * Time. Every call takes `log_ns`, the message's log (receive) time, and
+ * writes it as both MCAP log time and publish time; header stamps are passed
+ * separately. Times are ns of the world clock; log times must be >= 0 and
+ * stamps within the range of builtin_interfaces/Time (int32 seconds).
+ * Messages may be written in any time order (readers order them by log
+ * time through the indexes).
+ *
+ * Frames. ROS is REP-103 (x forward, y left, z up; optical frames z
+ * forward, x right, y down): libsensim's native frame. Poses are column-major
+ * double[16] as everywhere in libsensim.
+ *
+ * Files are written to PATH.tmp.XXXXXX and renamed into place when complete
+ * (at a split or at sensim_mcap_close()), so a PREFIX_N.mcap is never half
+ * written. A refused argument (INVALID_ARGUMENT, OUT_OF_RANGE, NOT_FINITE,
+ * TOO_LARGE, DUPLICATE) writes nothing and leaves the writer usable; a
+ * failed write (IO, OUT_OF_MEMORY) fails the writer: later calls return
+ * SENSIM_ERR_IO and sensim_mcap_close() removes the unfinished file (files
+ * finished before stay).
+ *
+ * Thread safety: one writer is used by one thread at a time (the calls do
+ * not lock); distinct writers on any threads.
+ */
+#ifndef SENSIM_MCAP_H
+#define SENSIM_MCAP_H
+
+#include <sensim/common.h>
+#include <sensim/ring.h>
+#include <sensim/camera.h>
+#include <sensim/nav.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Chunk compression. */
+#define SENSIM_MCAP_NONE 0 /**< chunks stored as they are (rosbag2's default) */
+#define SENSIM_MCAP_ZSTD 1 /**< Zstandard frames (libzstd) */
+#define SENSIM_MCAP_LZ4  2 /**< LZ4 frames (liblz4's LZ4F format, as MCAP requires) */
+
+/** Writer options. Fill with sensim_mcap_options_init(). */
+typedef struct sensim_mcap_options {
+    int32_t compression;  /**< SENSIM_MCAP_* (default ZSTD) */
+    int32_t zstd_level;   /**< 1..19 (default 3) */
+    uint64_t chunk_bytes; /**< uncompressed records per chunk, [1 KiB, 256 MiB] (default 1 MiB; a larger
+                               message makes a chunk of its own) */
+    uint64_t split_bytes; /**< start the next file once a file holds this many bytes (0: never; else >= 64 KiB) */
+    int64_t split_ns;     /**< start the next file when a message's log time is this far past the file's
+                               first (0: never; else >= 1 ms) */
+    uint64_t reserved[4]; /**< zero */
+} sensim_mcap_options;
+
+/** Defaults (zstd level 3, 1 MiB chunks, one file). Since 0.1. */
+SENSIM_API void sensim_mcap_options_init(sensim_mcap_options *options);
+
+/** A writer. */
+typedef struct sensim_mcap sensim_mcap;
+
+/**
+ * Open a writer whose files are `PREFIX_N.mcap`. Nothing is created until
+ * the first message.
+ * @param prefix   path without `_N.mcap`, borrowed (copied; at most 4000 bytes).
+ * @param options  NULL for the defaults.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_RANGE (an
+ *         option outside its range), SENSIM_ERR_OUT_OF_MEMORY.
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_mcap_open(const char *prefix, const sensim_mcap_options *options,
+                                          sensim_mcap **out_writer);
+
+/**
+ * Finish the current file (data end, summary, footer; renamed into place)
+ * and free the writer. After a failure the unfinished file is removed and the
+ * failure is returned again. @p writer may be NULL (returns OK).
+ * @param out_files  files completely written (may be NULL).
+ * @return SENSIM_OK, SENSIM_ERR_IO, SENSIM_ERR_BAD_HANDLE.
+ * Since 0.1.
+ */
+SENSIM_API sensim_status sensim_mcap_close(sensim_mcap *writer, uint32_t *out_files);
+
+/** Message types (the schema written for a topic). */
+#define SENSIM_ROS_POINTCLOUD2 0 /**< sensor_msgs/msg/PointCloud2 */
+#define SENSIM_ROS_IMAGE       1 /**< sensor_msgs/msg/Image */
+#define SENSIM_ROS_CAMERA_INFO 2 /**< sensor_msgs/msg/CameraInfo */
+#define SENSIM_ROS_IMU         3 /**< sensor_msgs/msg/Imu */
+#define SENSIM_ROS_NAVSATFIX   4 /**< sensor_msgs/msg/NavSatFix */
+#define SENSIM_ROS_ODOMETRY    5 /**< nav_msgs/msg/Odometry */
+#define SENSIM_ROS_TF          6 /**< tf2_msgs/msg/TFMessage, QoS of /tf (reliable, volatile, depth 100) */
+#define SENSIM_ROS_TF_STATIC   7 /**< tf2_msgs/msg/TFMessage, QoS of /tf_static (transient local, depth 1) */
+#define SENSIM_ROS_CLOCK       8 /**< rosgraph_msgs/msg/Clock */
+
+/**
+ * Add a topic (an MCAP channel with its schema and `offered_qos_profiles`
+ * metadata in rosbag2's integer form, readable by Humble and Jazzy).
+ * @param topic  ROS name: starts with '/', then letters, digits, '_' and '/'
+ *               (no "//", no trailing '/'), at most 255 bytes; borrowed.
+ * @param type   SENSIM_ROS_*.
+ * @param out_topic  receives the handle the write calls take.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (bad name or type),
+ *         SENSIM_ERR_DUPLICATE (topic already added), SENSIM_ERR_TOO_LARGE
+ *         (more than 1024 topics), SENSIM_ERR_BAD_HANDLE, SENSIM_ERR_IO.
+ * Since 0.1.
+ */
+SENSIM_API sensim_status sensim_mcap_add_topic(sensim_mcap *writer, const char *topic, int32_t type,
+                                               uint16_t *out_topic);
+
+/**
+ * A PointCloud2 (height 1, width @p count, little endian) of @p count
+ * records of @p record_size bytes described by @p fields (name, offset,
+ * SENSIM_FIELD_* datatype, count; each field inside the record).
+ * is_dense = true: libsensim never writes invalid points.
+ * @param frame_id  tf frame of the points (1..255 bytes of letters, digits, '_', '/', '.', '-').
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_RANGE
+ *         (times), SENSIM_ERR_TOO_LARGE (data over 4 GiB - 1), SENSIM_ERR_IO,
+ *         SENSIM_ERR_OUT_OF_MEMORY, SENSIM_ERR_BAD_HANDLE.
+ * Since 0.1.
+ */
+SENSIM_API sensim_status sensim_mcap_write_cloud(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                 int64_t stamp_ns, const char *frame_id, const sensim_field *fields,
+                                                 uint32_t field_count, uint32_t record_size, const void *records,
+                                                 uint64_t count);
+
+/**
+ * A lidar frame as PointCloud2: stamp = the frame's t_begin_ns, the fields
+ * of sensim_point_fields() (32-byte records as stored, sensor frame at each
+ * shot's firing time) plus two aliases drivers' point types look for:
+ * `t` (uint32 ns since the stamp, Ouster's name for t_offset_ns) and `ring`
+ * (uint16, Velodyne's and Ouster's name for channel). Both spans of @p view.
+ * @return as sensim_mcap_write_cloud().
+ * Since 0.1.
+ */
+SENSIM_API sensim_status sensim_mcap_write_points(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                  const char *frame_id, const sensim_frame_view *view);
+
+/**
+ * A sensor_msgs/Image: @p height rows of @p step bytes (>= width × the
+ * encoding's bytes per pixel), top row first, little endian.
+ * @param encoding  one of "rgb8", "bgr8", "bgra8", "rgba8", "mono8", "mono16",
+ *                  "16UC1", "32FC1", "32FC3" (REP-118 depth: 32FC1 metres).
+ * @return as sensim_mcap_write_cloud(); SENSIM_ERR_INVALID_ARGUMENT for an
+ *         unknown encoding or a short step.
+ * Since 0.1.
+ */
+SENSIM_API sensim_status sensim_mcap_write_image(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                 int64_t stamp_ns, const char *frame_id, uint32_t width,
+                                                 uint32_t height, const char *encoding, uint32_t step,
+                                                 const void *data);
+
+/** A sensor_msgs/CameraInfo from sensim_camera_get_info(): D (5 values), K,
+ *  R, P; binning 0, ROI zero (full image). @return as sensim_mcap_write_cloud(). Since 0.1. */
+SENSIM_API sensim_status sensim_mcap_write_camera_info(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                       int64_t stamp_ns, const char *frame_id,
+                                                       const sensim_camera_info *info);
+
+/**
+ * A sensor_msgs/Imu from an IMU sample: stamp = sample time; orientation =
+ * the sample's (noise-free) sensor-to-world orientation, angular_velocity =
+ * gyro, linear_acceleration = accel (specific force, REP-145). Covariances:
+ * diagonal with the given variances (rad², (rad/s)², (m/s²)²); a negative
+ * orientation variance writes -1 in element 0 ("no orientation estimate").
+ * @return as sensim_mcap_write_cloud(); SENSIM_ERR_NOT_FINITE.
+ * Since 0.1.
+ */
+SENSIM_API sensim_status sensim_mcap_write_imu(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                               const char *frame_id, const sensim_nav_sample *sample,
+                                               double orientation_var, double gyro_var, double accel_var);
+
+/**
+ * A sensor_msgs/NavSatFix from a GNSS sample: status FIX, service GPS,
+ * latitude/longitude (degrees), altitude (m above the WGS 84 ellipsoid);
+ * covariance diag(h, h, v) m² ENU, type DIAGONAL_KNOWN (or UNKNOWN with zeros
+ * when both variances are 0).
+ * @return as sensim_mcap_write_imu().
+ * Since 0.1.
+ */
+SENSIM_API sensim_status sensim_mcap_write_navsatfix(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                     const char *frame_id, const sensim_nav_sample *sample,
+                                                     double horizontal_var_m2, double vertical_var_m2);
+
+/**
+ * A nav_msgs/Odometry: pose of @p child_frame_id in @p frame_id (a rigid
+ * column-major pose), twist in the child frame (m/s, rad/s); covariances
+ * zero (exact ground truth).
+ * @return as sensim_mcap_write_imu().
+ * Since 0.1.
+ */
+SENSIM_API sensim_status sensim_mcap_write_odometry(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                    int64_t stamp_ns, const char *frame_id,
+                                                    const char *child_frame_id, const double pose[16],
+                                                    const double linear_body[3], const double angular_body[3]);
+
+/** One transform of a tf2_msgs/TFMessage. */
+typedef struct sensim_ros_transform {
+    int64_t stamp_ns;
+    const char *parent_frame; /**< header.frame_id */
+    const char *child_frame;  /**< child_frame_id */
+    double pose[16];          /**< child-to-parent, column-major, rigid */
+} sensim_ros_transform;
+
+/** A tf2_msgs/TFMessage of @p count (1..65536) transforms. @return as
+ *  sensim_mcap_write_imu(). Since 0.1. */
+SENSIM_API sensim_status sensim_mcap_write_transforms(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                      const sensim_ros_transform *transforms, uint32_t count);
+
+/** A rosgraph_msgs/Clock at @p clock_ns. @return as sensim_mcap_write_cloud(). Since 0.1. */
+SENSIM_API sensim_status sensim_mcap_write_clock(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                 int64_t clock_ns);
+
+/** Counters of a writer (all files so far). */
+typedef struct sensim_mcap_stats {
+    uint64_t messages;
+    uint64_t chunks;
+    uint64_t bytes;   /**< bytes written to files (the current one included) */
+    uint32_t files;   /**< files started */
+    uint32_t topics;
+    uint64_t reserved[4];
+} sensim_mcap_stats;
+
+/** Counters. @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_BAD_HANDLE. Since 0.1. */
+SENSIM_API sensim_status sensim_mcap_get_stats(const sensim_mcap *writer, sensim_mcap_stats *out_stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,1050 @@
+/* rosbag2-compatible MCAP writer: the container (records, chunks, indexes,
+ * summary, splits) and the CDR encoding of the ROS 2 messages libsensim
+ * writes. Byte layouts: MCAP spec (foxglove/mcap website/docs/spec), ROS 2
+ * profile (registry.md), XCDR1 little endian with the 4-byte encapsulation
+ * header and alignment counted from the byte after it. */
+#include "internal.h"
+#include "motion.h"
+#include "ros2_msgdefs.h"
+
+#include <errno.h>
+#include <lz4frame.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#define SENSIM_MAGIC_MCAP 0x4D534E53u /* "SNSM" */
+#define MAX_TOPICS 1024
+#define MAX_NAME 255
+
+static const uint8_t MCAP_MAGIC[8] = {0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
+
+enum { OP_HEADER = 1, OP_FOOTER, OP_SCHEMA, OP_CHANNEL, OP_MESSAGE, OP_CHUNK, OP_MESSAGE_INDEX, OP_CHUNK_INDEX,
+       OP_STATISTICS = 0x0B, OP_SUMMARY_OFFSET = 0x0E, OP_DATA_END = 0x0F };
+
+/* ---- growable little-endian byte buffer ---- */
+typedef struct buf {
+    uint8_t *p;
+    size_t n, cap;
+    int oom;
+} buf;
+
+static int b_reserve(buf *b, size_t more)
+{
+    if (b->oom)
+        return 0;
+    if (more > SIZE_MAX / 2 - b->n) {
+        b->oom = 1;
+        return 0;
+    }
+    if (b->n + more <= b->cap)
+        return 1;
+    size_t c = b->cap ? b->cap : 4096;
+    while (c < b->n + more)
+        c *= 2;
+    uint8_t *q = realloc(b->p, c);
+    if (!q) {
+        b->oom = 1;
+        return 0;
+    }
+    b->p = q, b->cap = c;
+    return 1;
+}
+
+static void b_put(buf *b, const void *d, size_t n)
+{
+    if (n && b_reserve(b, n)) {
+        memcpy(b->p + b->n, d, n);
+        b->n += n;
+    }
+}
+
+static void b_u8(buf *b, uint8_t v) { b_put(b, &v, 1); }
+static void b_u16(buf *b, uint16_t v) { uint8_t x[2] = {(uint8_t)v, (uint8_t)(v >> 8)}; b_put(b, x, 2); }
+static void b_u32(buf *b, uint32_t v)
+{
+    uint8_t x[4];
+    for (int i = 0; i < 4; i++)
+        x[i] = (uint8_t)(v >> (8 * i));
+    b_put(b, x, 4);
+}
+static void b_u64(buf *b, uint64_t v)
+{
+    uint8_t x[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = (uint8_t)(v >> (8 * i));
+    b_put(b, x, 8);
+}
+/* MCAP String: uint32 byte length + bytes, no NUL */
+static void b_str(buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    b_u32(b, (uint32_t)n);
+    b_put(b, s, n);
+}
+/* a record: opcode, u64 content length patched in by rec_end */
+static size_t rec_begin(buf *b, uint8_t op)
+{
+    b_u8(b, op);
+    size_t at = b->n;
+    b_u64(b, 0);
+    return at;
+}
+static void rec_end(buf *b, size_t at)
+{
+    if (b->oom)
+        return;
+    uint64_t len = b->n - at - 8;
+    for (int i = 0; i < 8; i++)
+        b->p[at + i] = (uint8_t)(len >> (8 * i));
+}
+
+/* ---- CDR (XCDR1 LE): alignment from the byte after the 4-byte header ---- */
+static void c_align(buf *b, size_t a)
+{
+    static const uint8_t z[8] = {0};
+    size_t pad = (a - (b->n - 4) % a) % a;
+    b_put(b, z, pad);
+}
+static void c_u8(buf *b, uint8_t v) { b_u8(b, v); }
+static void c_u16(buf *b, uint16_t v) { c_align(b, 2); b_u16(b, v); }
+static void c_u32(buf *b, uint32_t v) { c_align(b, 4); b_u32(b, v); }
+static void c_f64(buf *b, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    c_align(b, 8);
+    b_u64(b, u);
+}
+static void c_f64s(buf *b, const double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        c_f64(b, v[i]);
+}
+/* CDR string: uint32 length including the NUL, bytes, NUL */
+static void c_str(buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    c_u32(b, (uint32_t)(n + 1));
+    b_put(b, s, n + 1);
+}
+static void c_begin(buf *b)
+{
+    static const uint8_t enc[4] = {0x00, 0x01, 0x00, 0x00}; /* CDR_LE */
+    b->n = 0;
+    b->oom = 0;
+    b_put(b, enc, 4);
+}
+static void c_time(buf *b, int64_t t)
+{
+    int64_t s = t >= 0 ? t / 1000000000 : -((-t + 999999999) / 1000000000);
+    c_u32(b, (uint32_t)(int32_t)s);
+    c_u32(b, (uint32_t)(t - s * 1000000000));
+}
+static void c_header(buf *b, int64_t stamp, const char *frame_id)
+{
+    c_time(b, stamp);
+    c_str(b, frame_id);
+}
+
+/* ---- the writer ---- */
+typedef struct topic {
+    char name[MAX_NAME + 1];
+    int32_t type;
+    uint32_t sequence;
+    uint64_t file_count;    /* messages in the current file */
+    uint64_t *idx;          /* (log time, offset) pairs of the open chunk */
+    size_t nidx, capidx;
+    int in_file;            /* channel record written in the current file */
+} topic;
+
+struct sensim_mcap {
+    _Atomic uint32_t magic;
+    char prefix[4001];
+    sensim_mcap_options o;
+    topic *topics;
+    uint32_t ntopics;
+    /* current file */
+    FILE *f;
+    char path[4100], tmp[4200];
+    uint32_t file_index;
+    uint64_t off;           /* bytes in the current file */
+    uint32_t crc;           /* CRC-32 of the data section so far */
+    uint64_t file_msgs, file_chunks;
+    int64_t file_first, file_start, file_end;
+    int schema_in_file[SENSIM__ROS2_TYPES];
+    buf chunk_idx;          /* Chunk Index records of the current file */
+    /* open chunk */
+    buf chunk;
+    int64_t chunk_start, chunk_end;
+    /* scratch */
+    buf msg, rec, comp;
+    /* totals */
+    uint64_t messages, chunks, bytes;
+    uint32_t files, done_files;
+    sensim_status failed;
+};
+
+void sensim_mcap_options_init(sensim_mcap_options *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->compression = SENSIM_MCAP_ZSTD;
+    o->zstd_level = 3;
+    o->chunk_bytes = 1u << 20;
+}
+
+static sensim_status fail_io(sensim_mcap *m, sensim_status st, const char *what)
+{
+    if (!m->failed)
+        m->failed = st;
+    if (st == SENSIM_ERR_OUT_OF_MEMORY)
+        return sensim__fail(st, "%s: out of memory while writing %s", what, m->path);
+    return sensim__fail(st, "%s: %s: write failed: %s", what, m->path, strerror(errno ? errno : EIO));
+}
+
+/* bytes into the file; with @p crc: counted in that CRC (the data section's) */
+static int f_write(sensim_mcap *m, const void *d, size_t n, uint32_t *crc)
+{
+    if (n == 0)
+        return 1;
+    if (fwrite(d, 1, n, m->f) != n)
+        return 0;
+    if (crc)
+        *crc = (uint32_t)crc32_z(*crc, d, n);
+    m->off += n;
+    m->bytes += n;
+    return 1;
+}
+
+static void qos_yaml(char *out, size_t cap, int32_t type)
+{
+    int depth = type == SENSIM_ROS_TF ? 100 : type == SENSIM_ROS_TF_STATIC ? 1 : 10;
+    int durability = type == SENSIM_ROS_TF_STATIC ? 1 /* transient_local */ : 2 /* volatile */;
+    static const char *const inf = "    sec: 9223372036\n    nsec: 854775807\n";
+    snprintf(out, cap,
+             "- history: 1\n  depth: %d\n  reliability: 1\n  durability: %d\n  deadline:\n%s  lifespan:\n%s"
+             "  liveliness: 1\n  liveliness_lease_duration:\n%s  avoid_ros_namespace_conventions: false",
+             depth, durability, inf, inf, inf);
+}
+
+static void schema_record(buf *b, int32_t type)
+{
+    size_t at = rec_begin(b, OP_SCHEMA);
+    b_u16(b, (uint16_t)(type + 1));
+    b_str(b, sensim__ros2_type_names[type]);
+    b_str(b, "ros2msg");
+    b_str(b, sensim__ros2_msgdefs[type]);
+    rec_end(b, at);
+}
+
+static void channel_record(buf *b, const topic *t, uint16_t id)
+{
+    char qos[600];
+    qos_yaml(qos, sizeof qos, t->type);
+    size_t at = rec_begin(b, OP_CHANNEL);
+    b_u16(b, id);
+    b_u16(b, (uint16_t)(t->type + 1));
+    b_str(b, t->name);
+    b_str(b, "cdr");
+    size_t mlen = 4 + strlen("offered_qos_profiles") + 4 + strlen(qos);
+    b_u32(b, (uint32_t)mlen);
+    b_str(b, "offered_qos_profiles");
+    b_str(b, qos);
+    rec_end(b, at);
+}
+
+/* schema (once per file) and channel of topic @p i into the data section */
+static int announce(sensim_mcap *m, uint32_t i)
+{
+    topic *t = &m->topics[i];
+    m->rec.n = 0;
+    m->rec.oom = 0;
+    if (!m->schema_in_file[t->type]) {
+        schema_record(&m->rec, t->type);
+        m->schema_in_file[t->type] = 1;
+    }
+    channel_record(&m->rec, t, (uint16_t)(i + 1));
+    t->in_file = 1;
+    return !m->rec.oom && f_write(m, m->rec.p, m->rec.n, &m->crc);
+}
+
+static sensim_status open_file(sensim_mcap *m)
+{
+    snprintf(m->path, sizeof m->path, "%s_%u.mcap", m->prefix, m->file_index);
+    m->f = sensim__create_tmp(m->path, m->tmp, sizeof m->tmp);
+    if (!m->f) {
+        m->failed = SENSIM_ERR_IO;
+        return SENSIM_ERR_IO;
+    }
+    m->off = 0;
+    m->crc = 0;
+    m->file_msgs = m->file_chunks = 0;
+    m->file_start = INT64_MAX, m->file_end = INT64_MIN, m->file_first = -1;
+    memset(m->schema_in_file, 0, sizeof m->schema_in_file);
+    m->chunk_idx.n = 0;
+    m->files++;
+    buf *b = &m->rec;
+    b->n = 0;
+    b->oom = 0;
+    b_put(b, MCAP_MAGIC, 8);
+    size_t at = rec_begin(b, OP_HEADER);
+    b_str(b, "ros2");
+    char lib[64];
+    snprintf(lib, sizeof lib, "libsensim %s", sensim_version_string());
+    b_str(b, lib);
+    rec_end(b, at);
+    if (b->oom || !f_write(m, b->p, b->n, &m->crc))
+        return fail_io(m, b->oom ? SENSIM_ERR_OUT_OF_MEMORY : SENSIM_ERR_IO, "sensim_mcap");
+    for (uint32_t i = 0; i < m->ntopics; i++) {
+        m->topics[i].in_file = 0;
+        m->topics[i].file_count = 0;
+        if (!announce(m, i))
+            return fail_io(m, m->rec.oom ? SENSIM_ERR_OUT_OF_MEMORY : SENSIM_ERR_IO, "sensim_mcap");
+    }
+    return SENSIM_OK;
+}
+
+static sensim_status flush_chunk(sensim_mcap *m)
+{
+    if (m->chunk.n == 0)
+        return SENSIM_OK;
+    const char *cname = "";
+    const uint8_t *data = m->chunk.p;
+    size_t dlen = m->chunk.n;
+    m->comp.n = 0;
+    m->comp.oom = 0;
+    if (m->o.compression == SENSIM_MCAP_ZSTD) {
+        size_t bound = ZSTD_compressBound(dlen);
+        if (!b_reserve(&m->comp, bound))
+            return fail_io(m, SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap");
+        size_t r = ZSTD_compress(m->comp.p, bound, data, dlen, m->o.zstd_level);
+        if (ZSTD_isError(r)) {
+            m->failed = SENSIM_ERR_IO;
+            return sensim__fail(SENSIM_ERR_IO, "%s: zstd: %s", m->path, ZSTD_getErrorName(r));
+        }
+        data = m->comp.p, dlen = r, cname = "zstd";
+    } else if (m->o.compression == SENSIM_MCAP_LZ4) {
+        size_t bound = LZ4F_compressFrameBound(dlen, NULL);
+        if (!b_reserve(&m->comp, bound))
+            return fail_io(m, SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap");
+        size_t r = LZ4F_compressFrame(m->comp.p, bound, data, dlen, NULL);
+        if (LZ4F_isError(r)) {
+            m->failed = SENSIM_ERR_IO;
+            return sensim__fail(SENSIM_ERR_IO, "%s: lz4: %s", m->path, LZ4F_getErrorName(r));
+        }
+        data = m->comp.p, dlen = r, cname = "lz4";
+    }
+    uint64_t chunk_start = m->off;
+    buf *b = &m->rec;
+    b->n = 0;
+    b->oom = 0;
+    size_t at = rec_begin(b, OP_CHUNK);
+    b_u64(b, (uint64_t)m->chunk_start);
+    b_u64(b, (uint64_t)m->chunk_end);
+    b_u64(b, m->chunk.n);
+    b_u32(b, (uint32_t)crc32_z(0, m->chunk.p, m->chunk.n));
+    b_str(b, cname);
+    b_u64(b, dlen);
+    /* content length: the fields so far plus the records, patched by hand */
+    uint64_t len = b->n - at - 8 + dlen;
+    for (int i = 0; i < 8 && !b->oom; i++)
+        b->p[at + i] = (uint8_t)(len >> (8 * i));
+    if (b->oom || !f_write(m, b->p, b->n, &m->crc) || !f_write(m, data, dlen, &m->crc))
+        return fail_io(m, b->oom ? SENSIM_ERR_OUT_OF_MEMORY : SENSIM_ERR_IO, "sensim_mcap");
+    uint64_t chunk_len = m->off - chunk_start;
+    /* message indexes, one per channel present, in channel order */
+    uint64_t mi_start = m->off;
+    buf offs = {0};
+    for (uint32_t i = 0; i < m->ntopics; i++) {
+        topic *t = &m->topics[i];
+        if (!t->nidx)
+            continue;
+        b->n = 0;
+        b_u16(&offs, (uint16_t)(i + 1));
+        b_u64(&offs, m->off);
+        at = rec_begin(b, OP_MESSAGE_INDEX);
+        b_u16(b, (uint16_t)(i + 1));
+        b_u32(b, (uint32_t)(t->nidx * 8));
+        for (size_t k = 0; k < t->nidx; k++)
+            b_u64(b, t->idx[k]);
+        rec_end(b, at);
+        t->nidx = 0;
+        if (b->oom || offs.oom || !f_write(m, b->p, b->n, &m->crc)) {
+            free(offs.p);
+            return fail_io(m, b->oom || offs.oom ? SENSIM_ERR_OUT_OF_MEMORY : SENSIM_ERR_IO, "sensim_mcap");
+        }
+    }
+    buf *ci = &m->chunk_idx;
+    at = rec_begin(ci, OP_CHUNK_INDEX);
+    b_u64(ci, (uint64_t)m->chunk_start);
+    b_u64(ci, (uint64_t)m->chunk_end);
+    b_u64(ci, chunk_start);
+    b_u64(ci, chunk_len);
+    b_u32(ci, (uint32_t)offs.n);
+    b_put(ci, offs.p, offs.n);
+    b_u64(ci, m->off - mi_start);
+    b_str(ci, cname);
+    b_u64(ci, dlen);
+    b_u64(ci, m->chunk.n);
+    rec_end(ci, at);
+    free(offs.p);
+    if (ci->oom)
+        return fail_io(m, SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap");
+    m->chunk.n = 0;
+    m->file_chunks++;
+    m->chunks++;
+    return SENSIM_OK;
+}
+
+/* data end, summary, summary offsets, footer; rename into place */
+static sensim_status finish_file(sensim_mcap *m)
+{
+    sensim_status st = flush_chunk(m);
+    if (st)
+        return st;
+    buf *b = &m->rec;
+    b->n = 0;
+    b->oom = 0;
+    size_t at = rec_begin(b, OP_DATA_END);
+    b_u32(b, m->crc);
+    rec_end(b, at);
+    uint64_t summary_start = m->off + b->n;
+    size_t groups[4][2]; /* start offsets in b (relative to summary start), lengths */
+    size_t base = b->n;
+    /* schemas */
+    groups[0][0] = b->n;
+    for (int ty = 0; ty < SENSIM__ROS2_TYPES; ty++) {
+        int used = 0;
+        for (uint32_t i = 0; i < m->ntopics; i++)
+            used |= m->topics[i].type == ty;
+        if (used)
+            schema_record(b, ty);
+    }
+    groups[0][1] = b->n - groups[0][0];
+    groups[1][0] = b->n;
+    for (uint32_t i = 0; i < m->ntopics; i++)
+        channel_record(b, &m->topics[i], (uint16_t)(i + 1));
+    groups[1][1] = b->n - groups[1][0];
+    groups[2][0] = b->n;
+    at = rec_begin(b, OP_STATISTICS);
+    b_u64(b, m->file_msgs);
+    uint16_t nschema = 0;
+    for (int ty = 0; ty < SENSIM__ROS2_TYPES; ty++) {
+        int used = 0;
+        for (uint32_t i = 0; i < m->ntopics; i++)
+            used |= m->topics[i].type == ty;
+        nschema = (uint16_t)(nschema + used);
+    }
+    b_u16(b, nschema);
+    b_u32(b, m->ntopics);
+    b_u32(b, 0); /* attachments */
+    b_u32(b, 0); /* metadata */
+    b_u32(b, (uint32_t)m->file_chunks);
+    b_u64(b, m->file_msgs ? (uint64_t)m->file_start : 0);
+    b_u64(b, m->file_msgs ? (uint64_t)m->file_end : 0);
+    b_u32(b, m->ntopics * 10u);
+    for (uint32_t i = 0; i < m->ntopics; i++) {
+        b_u16(b, (uint16_t)(i + 1));
+        b_u64(b, m->topics[i].file_count);
+    }
+    rec_end(b, at);
+    groups[2][1] = b->n - groups[2][0];
+    groups[3][0] = b->n;
+    b_put(b, m->chunk_idx.p, m->chunk_idx.n);
+    groups[3][1] = b->n - groups[3][0];
+    uint64_t so_start = summary_start + (b->n - base);
+    static const uint8_t ops[4] = {OP_SCHEMA, OP_CHANNEL, OP_STATISTICS, OP_CHUNK_INDEX};
+    for (int g = 0; g < 4; g++) {
+        if (!groups[g][1])
+            continue;
+        at = rec_begin(b, OP_SUMMARY_OFFSET);
+        b_u8(b, ops[g]);
+        b_u64(b, summary_start + (groups[g][0] - base));
+        b_u64(b, groups[g][1]);
+        rec_end(b, at);
+    }
+    b_u8(b, OP_FOOTER); /* length written now: the summary CRC covers it */
+    b_u64(b, 20);
+    b_u64(b, summary_start);
+    b_u64(b, so_start);
+    /* summary CRC: from the summary start through summary_offset_start */
+    uint32_t scrc = b->oom ? 0 : (uint32_t)crc32_z(0, b->p + base, b->n - base);
+    b_u32(b, scrc);
+    b_put(b, MCAP_MAGIC, 8);
+    if (b->oom)
+        return fail_io(m, SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap_close");
+    errno = 0;
+    if (!f_write(m, b->p, b->n, NULL) || fflush(m->f) != 0 || ferror(m->f)) {
+        st = fail_io(m, SENSIM_ERR_IO, "sensim_mcap_close");
+        return st;
+    }
+    int e = fclose(m->f);
+    m->f = NULL;
+    if (e != 0 || rename(m->tmp, m->path) != 0) {
+        remove(m->tmp);
+        m->failed = SENSIM_ERR_IO;
+        return sensim__fail(SENSIM_ERR_IO, "%s: cannot finish the file: %s", m->path, strerror(errno));
+    }
+    m->done_files++;
+    m->file_index++;
+    return SENSIM_OK;
+}
+
+sensim_status sensim_mcap_open(const char *prefix, const sensim_mcap_options *options, sensim_mcap **out)
+{
+    if (out)
+        *out = NULL;
+    if (!prefix || !out)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_open: NULL argument");
+    if (!*prefix || strlen(prefix) > 4000)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_open: prefix empty or over 4000 bytes");
+    sensim_mcap_options o;
+    sensim_mcap_options_init(&o);
+    if (options)
+        o = *options;
+    for (int i = 0; i < 4; i++)
+        if (o.reserved[i])
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_open: options.reserved[%d] is not zero", i);
+    if (o.compression < SENSIM_MCAP_NONE || o.compression > SENSIM_MCAP_LZ4)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_open: compression %d unknown", o.compression);
+    if (o.zstd_level < 1 || o.zstd_level > 19)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_open: zstd_level %d outside 1..19", o.zstd_level);
+    if (o.chunk_bytes < 1024 || o.chunk_bytes > (256u << 20))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_open: chunk_bytes %llu outside 1 KiB..256 MiB",
+                            (unsigned long long)o.chunk_bytes);
+    if (o.split_bytes && o.split_bytes < 65536)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_open: split_bytes %llu below 64 KiB",
+                            (unsigned long long)o.split_bytes);
+    if (o.split_ns < 0 || (o.split_ns && o.split_ns < 1000000))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_open: split_ns %lld: 0 or at least 1 ms",
+                            (long long)o.split_ns);
+    sensim_mcap *m = calloc(1, sizeof *m);
+    if (!m || !(m->topics = calloc(MAX_TOPICS, sizeof *m->topics))) {
+        free(m);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap_open: out of memory");
+    }
+    snprintf(m->prefix, sizeof m->prefix, "%s", prefix);
+    m->o = o;
+    m->magic = SENSIM_MAGIC_MCAP;
+    *out = m;
+    return SENSIM_OK;
+}
+
+#define CHECK_MCAP(m)                                                                                       \
+    do {                                                                                                    \
+        if (!(m))                                                                                           \
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: writer is NULL", __func__);              \
+        if ((m)->magic != SENSIM_MAGIC_MCAP)                                                                \
+            return sensim__fail(SENSIM_ERR_BAD_HANDLE, "%s: writer is not a live MCAP writer", __func__);  \
+    } while (0)
+
+sensim_status sensim_mcap_close(sensim_mcap *m, uint32_t *out_files)
+{
+    if (out_files)
+        *out_files = 0;
+    if (!m)
+        return SENSIM_OK;
+    CHECK_MCAP(m);
+    sensim_status st = m->failed;
+    if (!st && m->f)
+        st = finish_file(m);
+    if (st) {
+        if (m->f)
+            fclose(m->f);
+        if (m->f || m->tmp[0])
+            remove(m->tmp);
+        if (st == m->failed)
+            sensim__fail(st, "sensim_mcap_close: %s was not finished (an earlier write failed); removed", m->path);
+    }
+    if (out_files)
+        *out_files = m->done_files;
+    m->magic = SENSIM_MAGIC_DEAD;
+    for (uint32_t i = 0; i < m->ntopics; i++)
+        free(m->topics[i].idx);
+    free(m->topics);
+    free(m->chunk.p);
+    free(m->chunk_idx.p);
+    free(m->msg.p);
+    free(m->rec.p);
+    free(m->comp.p);
+    free(m);
+    return st;
+}
+
+sensim_status sensim_mcap_get_stats(const sensim_mcap *m, sensim_mcap_stats *s)
+{
+    CHECK_MCAP(m);
+    if (!s)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_get_stats: out_stats is NULL");
+    memset(s, 0, sizeof *s);
+    s->messages = m->messages;
+    s->chunks = m->chunks;
+    s->bytes = m->bytes;
+    s->files = m->files;
+    s->topics = m->ntopics;
+    return SENSIM_OK;
+}
+
+static int valid_topic(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 2 || n > MAX_NAME || s[0] != '/' || s[n - 1] == '/')
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        char c = s[i];
+        if (c == '/' && s[i - 1] == '/')
+            return 0;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '/'))
+            return 0;
+    }
+    return 1;
+}
+
+static int valid_frame(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n < 1 || n > MAX_NAME)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '/' ||
+              c == '.' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+sensim_status sensim_mcap_add_topic(sensim_mcap *m, const char *name, int32_t type, uint16_t *out)
+{
+    CHECK_MCAP(m);
+    if (!name || !out)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_add_topic: NULL argument");
+    if (!valid_topic(name))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT,
+                            "sensim_mcap_add_topic: topic '%.300s' is not a ROS name ('/' then letters, digits, '_' "
+                            "and single '/', at most 255 bytes)",
+                            name);
+    if (type < 0 || type >= SENSIM__ROS2_TYPES)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_add_topic: type %d unknown", type);
+    if (m->failed)
+        return sensim__fail(SENSIM_ERR_IO, "sensim_mcap_add_topic: the writer failed earlier");
+    for (uint32_t i = 0; i < m->ntopics; i++)
+        if (!strcmp(m->topics[i].name, name))
+            return sensim__fail(SENSIM_ERR_DUPLICATE, "sensim_mcap_add_topic: topic %s already added", name);
+    if (m->ntopics == MAX_TOPICS)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "sensim_mcap_add_topic: more than %d topics", MAX_TOPICS);
+    topic *t = &m->topics[m->ntopics];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->type = type;
+    *out = (uint16_t)m->ntopics++;
+    if (m->f && !announce(m, *out))
+        return fail_io(m, m->rec.oom ? SENSIM_ERR_OUT_OF_MEMORY : SENSIM_ERR_IO, "sensim_mcap_add_topic");
+    return SENSIM_OK;
+}
+
+/* Checks shared by every write: handle, topic of the right type, times. */
+static sensim_status check_write(sensim_mcap *m, uint16_t tp, int32_t type, int64_t log_ns, int64_t stamp,
+                                 const char *frame_id, const char *fn)
+{
+    if (!m)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: writer is NULL", fn);
+    if (m->magic != SENSIM_MAGIC_MCAP)
+        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "%s: writer is not a live MCAP writer", fn);
+    if (m->failed)
+        return sensim__fail(SENSIM_ERR_IO, "%s: the writer failed earlier (%s)", fn, m->path);
+    if (tp >= m->ntopics)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: topic %u was never added", fn, tp);
+    if (m->topics[tp].type != type && !(type == SENSIM_ROS_TF && m->topics[tp].type == SENSIM_ROS_TF_STATIC))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: topic %s carries %s", fn, m->topics[tp].name,
+                            sensim__ros2_type_names[m->topics[tp].type]);
+    if (log_ns < 0 || log_ns > SENSIM_MAX_TIME_NS)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: log time %lld ns outside [0, 2^62]", fn, (long long)log_ns);
+    /* builtin_interfaces/Time: int32 seconds */
+    if (stamp < INT64_C(-2147483648) * 1000000000 || stamp > INT64_C(2147483647) * 1000000000 + 999999999)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: stamp %lld ns beyond builtin_interfaces/Time (int32 s)", fn,
+                            (long long)stamp);
+    if (frame_id && !valid_frame(frame_id))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT,
+                            "%s: frame id '%.300s' empty, over 255 bytes or with characters other than letters, "
+                            "digits, '_', '/', '.', '-'",
+                            fn, frame_id);
+    return SENSIM_OK;
+}
+
+/* The serialized message in m->msg becomes a Message record of topic @p tp. */
+static sensim_status emit(sensim_mcap *m, uint16_t tp, int64_t log_ns)
+{
+    if (m->msg.oom)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap: out of memory for a message");
+    sensim_status st;
+    if (m->f && ((m->o.split_ns && m->file_first >= 0 && log_ns - m->file_first >= m->o.split_ns) ||
+                 (m->o.split_bytes && m->off + m->chunk.n + m->msg.n >= m->o.split_bytes && m->file_msgs > 0)))
+        if ((st = finish_file(m)))
+            return st;
+    if (!m->f && (st = open_file(m)))
+        return st;
+    size_t rec_len = 1 + 8 + 2 + 4 + 8 + 8 + m->msg.n;
+    if (m->chunk.n && m->chunk.n + rec_len > m->o.chunk_bytes && (st = flush_chunk(m)))
+        return st;
+    topic *t = &m->topics[tp];
+    if (t->nidx + 2 > t->capidx) {
+        size_t c = t->capidx ? 2 * t->capidx : 64;
+        uint64_t *q = realloc(t->idx, c * sizeof *q);
+        if (!q)
+            return fail_io(m, SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap");
+        t->idx = q, t->capidx = c;
+    }
+    if (m->chunk.n == 0)
+        m->chunk_start = log_ns, m->chunk_end = log_ns;
+    t->idx[t->nidx++] = (uint64_t)log_ns;
+    t->idx[t->nidx++] = m->chunk.n;
+    buf *c = &m->chunk;
+    size_t at = rec_begin(c, OP_MESSAGE);
+    b_u16(c, (uint16_t)(tp + 1));
+    b_u32(c, t->sequence++);
+    b_u64(c, (uint64_t)log_ns);
+    b_u64(c, (uint64_t)log_ns);
+    b_put(c, m->msg.p, m->msg.n);
+    rec_end(c, at);
+    if (c->oom)
+        return fail_io(m, SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap");
+    m->chunk_start = log_ns < m->chunk_start ? log_ns : m->chunk_start;
+    m->chunk_end = log_ns > m->chunk_end ? log_ns : m->chunk_end;
+    m->file_start = log_ns < m->file_start ? log_ns : m->file_start;
+    m->file_end = log_ns > m->file_end ? log_ns : m->file_end;
+    if (m->file_first < 0)
+        m->file_first = log_ns;
+    m->file_msgs++;
+    m->messages++;
+    t->file_count++;
+    if (c->n >= m->o.chunk_bytes)
+        return flush_chunk(m);
+    return SENSIM_OK;
+}
+
+static int datatype_size(uint32_t dt)
+{
+    static const int sz[9] = {0, 1, 1, 2, 2, 4, 4, 4, 8};
+    return dt >= 1 && dt <= 8 ? sz[dt] : 0;
+}
+
+static sensim_status cloud(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp, const char *frame_id,
+                           const sensim_field *fields, uint32_t nf, const sensim_field *extra, uint32_t nextra,
+                           uint32_t rs, const void *const recs[2], const uint64_t counts[2], const char *fn)
+{
+    sensim_status st = check_write(m, tp, SENSIM_ROS_POINTCLOUD2, log_ns, stamp, frame_id, fn);
+    if (st)
+        return st;
+    if ((!fields && nf) || nf + nextra == 0 || nf > 256 || rs == 0)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: no fields, over 256 fields or a zero record size", fn);
+    for (uint32_t i = 0; i < nf + nextra; i++) {
+        const sensim_field *fd = i < nf ? &fields[i] : &extra[i - nf];
+        int sz = datatype_size(fd->datatype);
+        if (!fd->name || !valid_frame(fd->name) || !sz || fd->count == 0 || fd->count > rs ||
+            fd->offset > rs || (uint64_t)fd->offset + (uint64_t)sz * fd->count > rs)
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT,
+                                "%s: field %u (%.64s): bad name, datatype %u, or offset %u + size beyond the %u-byte "
+                                "record",
+                                fn, i, fd->name ? fd->name : "(null)", fd->datatype, fd->offset, rs);
+    }
+    uint64_t n = counts[0] + counts[1];
+    if ((counts[0] && !recs[0]) || (counts[1] && !recs[1]))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: records are NULL", fn);
+    if (n > UINT32_MAX / rs)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: %llu records of %u bytes exceed PointCloud2's 4 GiB", fn,
+                            (unsigned long long)n, rs);
+    buf *b = &m->msg;
+    c_begin(b);
+    c_header(b, stamp, frame_id);
+    c_u32(b, 1);
+    c_u32(b, (uint32_t)n);
+    c_u32(b, nf + nextra);
+    for (uint32_t i = 0; i < nf + nextra; i++) {
+        const sensim_field *fd = i < nf ? &fields[i] : &extra[i - nf];
+        c_str(b, fd->name);
+        c_u32(b, fd->offset);
+        c_u8(b, (uint8_t)fd->datatype);
+        c_u32(b, fd->count);
+    }
+    c_u8(b, 0); /* is_bigendian */
+    c_u32(b, rs);
+    c_u32(b, (uint32_t)(n * rs));
+    c_u32(b, (uint32_t)(n * rs));
+    for (int k = 0; k < 2; k++)
+        if (counts[k])
+            b_put(b, recs[k], counts[k] * rs);
+    c_u8(b, 1); /* is_dense */
+    return emit(m, tp, log_ns);
+}
+
+sensim_status sensim_mcap_write_cloud(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp, const char *frame_id,
+                                      const sensim_field *fields, uint32_t nf, uint32_t rs, const void *records,
+                                      uint64_t count)
+{
+    const void *r[2] = {records, NULL};
+    uint64_t c[2] = {count, 0};
+    return cloud(m, tp, log_ns, stamp, frame_id, fields, nf, NULL, 0, rs, r, c, "sensim_mcap_write_cloud");
+}
+
+sensim_status sensim_mcap_write_points(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                                       const sensim_frame_view *v)
+{
+    if (!v || !v->header)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_points: view or its header is NULL");
+    uint32_t nf;
+    const sensim_field *f = sensim_point_fields(&nf);
+    static const sensim_field alias[2] = {
+        {"t", 20, SENSIM_FIELD_UINT32, 1},    /* Ouster: ns since the stamp */
+        {"ring", 28, SENSIM_FIELD_UINT16, 1}, /* Velodyne / Ouster: beam index */
+    };
+    const void *r[2] = {v->points[0], v->points[1]};
+    return cloud(m, tp, log_ns, v->header->t_begin_ns, frame_id, f, nf, alias, 2, sizeof(sensim_point), r, v->counts,
+                 "sensim_mcap_write_points");
+}
+
+sensim_status sensim_mcap_write_image(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp, const char *frame_id,
+                                      uint32_t w, uint32_t h, const char *enc, uint32_t step, const void *data)
+{
+    sensim_status st = check_write(m, tp, SENSIM_ROS_IMAGE, log_ns, stamp, frame_id, "sensim_mcap_write_image");
+    if (st)
+        return st;
+    static const char *const encs[] = {"rgb8", "bgr8", "bgra8", "rgba8", "mono8", "mono16", "16UC1", "32FC1", "32FC3"};
+    static const uint32_t bpp[] = {3, 3, 4, 4, 1, 2, 2, 4, 12};
+    int e = -1;
+    for (int i = 0; enc && i < 9; i++)
+        if (!strcmp(enc, encs[i]))
+            e = i;
+    if (e < 0 || !data)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_image: %s", e < 0 ? "unknown encoding" : "data is NULL");
+    if (w == 0 || h == 0 || w > 65535 || h > 65535)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_write_image: size %ux%u", w, h);
+    if (step < (uint64_t)w * bpp[e])
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_image: step %u below %u x %u bytes", step,
+                            w, bpp[e]);
+    if ((uint64_t)step * h > UINT32_MAX)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "sensim_mcap_write_image: %u x %u bytes exceed 4 GiB", step, h);
+    buf *b = &m->msg;
+    c_begin(b);
+    c_header(b, stamp, frame_id);
+    c_u32(b, h);
+    c_u32(b, w);
+    c_str(b, enc);
+    c_u8(b, 0);
+    c_u32(b, step);
+    c_u32(b, step * h);
+    b_put(b, data, (size_t)step * h);
+    return emit(m, tp, log_ns);
+}
+
+sensim_status sensim_mcap_write_camera_info(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp,
+                                            const char *frame_id, const sensim_camera_info *ci)
+{
+    sensim_status st = check_write(m, tp, SENSIM_ROS_CAMERA_INFO, log_ns, stamp, frame_id,
+                                   "sensim_mcap_write_camera_info");
+    if (st)
+        return st;
+    if (!ci)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_camera_info: info is NULL");
+    if (!memchr(ci->distortion_model, 0, sizeof ci->distortion_model))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_camera_info: distortion_model unterminated");
+    if (!sensim__finite_array_d(ci->d, 5) || !sensim__finite_array_d(ci->k, 9) || !sensim__finite_array_d(ci->r, 9) ||
+        !sensim__finite_array_d(ci->p, 12))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_mcap_write_camera_info: D, K, R or P not finite");
+    buf *b = &m->msg;
+    c_begin(b);
+    c_header(b, stamp, frame_id);
+    c_u32(b, ci->height);
+    c_u32(b, ci->width);
+    c_str(b, ci->distortion_model);
+    c_u32(b, 5);
+    c_f64s(b, ci->d, 5);
+    c_f64s(b, ci->k, 9);
+    c_f64s(b, ci->r, 9);
+    c_f64s(b, ci->p, 12);
+    c_u32(b, 0);
+    c_u32(b, 0);
+    for (int i = 0; i < 4; i++)
+        c_u32(b, 0);
+    c_u8(b, 0);
+    return emit(m, tp, log_ns);
+}
+
+static void diag3(double out[9], double v)
+{
+    memset(out, 0, 9 * sizeof *out);
+    out[0] = out[4] = out[8] = v;
+}
+
+sensim_status sensim_mcap_write_imu(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                                    const sensim_nav_sample *s, double ov, double gv, double av)
+{
+    sensim_status st = check_write(m, tp, SENSIM_ROS_IMU, log_ns, s ? s->t_ns : 0, frame_id, "sensim_mcap_write_imu");
+    if (st)
+        return st;
+    if (!s)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_imu: sample is NULL");
+    if (!sensim__finite_array_d(s->orientation, 4) || !sensim__finite_array_d(s->gyro, 3) ||
+        !sensim__finite_array_d(s->accel, 3) || !isfinite(ov) || !isfinite(gv) || !isfinite(av))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_mcap_write_imu: sample or variance not finite");
+    if (gv < 0 || av < 0)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_write_imu: negative gyro or accel variance");
+    double c[9];
+    buf *b = &m->msg;
+    c_begin(b);
+    c_header(b, s->t_ns, frame_id);
+    const double *q = s->orientation; /* (w, x, y, z) -> ROS (x, y, z, w) */
+    c_f64(b, q[1]);
+    c_f64(b, q[2]);
+    c_f64(b, q[3]);
+    c_f64(b, q[0]);
+    diag3(c, ov < 0 ? 0 : ov);
+    if (ov < 0)
+        c[0] = -1;
+    c_f64s(b, c, 9);
+    c_f64s(b, s->gyro, 3);
+    diag3(c, gv);
+    c_f64s(b, c, 9);
+    c_f64s(b, s->accel, 3);
+    diag3(c, av);
+    c_f64s(b, c, 9);
+    return emit(m, tp, log_ns);
+}
+
+sensim_status sensim_mcap_write_navsatfix(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                                          const sensim_nav_sample *s, double hv, double vv)
+{
+    sensim_status st = check_write(m, tp, SENSIM_ROS_NAVSATFIX, log_ns, s ? s->t_ns : 0, frame_id,
+                                   "sensim_mcap_write_navsatfix");
+    if (st)
+        return st;
+    if (!s)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_navsatfix: sample is NULL");
+    if (!isfinite(s->latitude_deg) || !isfinite(s->longitude_deg) || !isfinite(s->altitude_m) || !isfinite(hv) ||
+        !isfinite(vv))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_mcap_write_navsatfix: sample or variance not finite");
+    if (hv < 0 || vv < 0)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_write_navsatfix: negative variance");
+    buf *b = &m->msg;
+    c_begin(b);
+    c_header(b, s->t_ns, frame_id);
+    c_u8(b, 0);  /* STATUS_FIX */
+    c_u16(b, 1); /* SERVICE_GPS */
+    c_f64(b, s->latitude_deg);
+    c_f64(b, s->longitude_deg);
+    c_f64(b, s->altitude_m);
+    double c[9] = {0};
+    c[0] = c[4] = hv;
+    c[8] = vv;
+    c_f64s(b, c, 9);
+    c_u8(b, (hv > 0 || vv > 0) ? 2 : 0); /* DIAGONAL_KNOWN or UNKNOWN */
+    return emit(m, tp, log_ns);
+}
+
+/* a rigid pose: checked like every pose, and R^T R = I within 1e-6 */
+static sensim_status check_rigid(const double p[16], const char *what)
+{
+    sensim_status st = sensim__check_pose(p, what);
+    if (st)
+        return st;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double d = 0;
+            for (int k = 0; k < 3; k++)
+                d += p[4 * i + k] * p[4 * j + k];
+            if (fabs(d - (i == j)) > 1e-6)
+                return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s is not a rotation plus translation", what);
+        }
+    return SENSIM_OK;
+}
+
+static void c_pose(buf *b, const double p[16])
+{
+    double q[4];
+    sensim__quat_from_mat(p, q);
+    if (q[0] < 0) /* one of the two signs, always: w >= 0 */
+        for (int i = 0; i < 4; i++)
+            q[i] = -q[i];
+    c_f64(b, p[12]);
+    c_f64(b, p[13]);
+    c_f64(b, p[14]);
+    c_f64(b, q[1]);
+    c_f64(b, q[2]);
+    c_f64(b, q[3]);
+    c_f64(b, q[0]);
+}
+
+sensim_status sensim_mcap_write_odometry(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp,
+                                         const char *frame_id, const char *child, const double pose[16],
+                                         const double lin[3], const double ang[3])
+{
+    sensim_status st = check_write(m, tp, SENSIM_ROS_ODOMETRY, log_ns, stamp, frame_id, "sensim_mcap_write_odometry");
+    if (st)
+        return st;
+    if (!pose || !lin || !ang || !child)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_odometry: NULL argument");
+    if (!valid_frame(child))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_odometry: child frame id '%.300s' invalid",
+                            child);
+    if ((st = check_rigid(pose, "sensim_mcap_write_odometry: pose")))
+        return st;
+    if (!sensim__finite_array_d(lin, 3) || !sensim__finite_array_d(ang, 3))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_mcap_write_odometry: twist not finite");
+    static const double zero36[36] = {0};
+    buf *b = &m->msg;
+    c_begin(b);
+    c_header(b, stamp, frame_id);
+    c_str(b, child);
+    c_pose(b, pose);
+    c_f64s(b, zero36, 36);
+    c_f64s(b, lin, 3);
+    c_f64s(b, ang, 3);
+    c_f64s(b, zero36, 36);
+    return emit(m, tp, log_ns);
+}
+
+sensim_status sensim_mcap_write_transforms(sensim_mcap *m, uint16_t tp, int64_t log_ns, const sensim_ros_transform *tf,
+                                           uint32_t n)
+{
+    sensim_status st = check_write(m, tp, SENSIM_ROS_TF, log_ns, 0, NULL, "sensim_mcap_write_transforms");
+    if (st)
+        return st;
+    if (!tf || n == 0 || n > 65536)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_transforms: %s",
+                            tf ? "count outside 1..65536" : "transforms is NULL");
+    for (uint32_t i = 0; i < n; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "sensim_mcap_write_transforms: transform %u", i);
+        if ((st = check_write(m, tp, SENSIM_ROS_TF, log_ns, tf[i].stamp_ns, tf[i].parent_frame, what)))
+            return st;
+        if (!valid_frame(tf[i].child_frame))
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: child frame id invalid", what);
+        if ((st = check_rigid(tf[i].pose, what)))
+            return st;
+    }
+    buf *b = &m->msg;
+    c_begin(b);
+    c_u32(b, n);
+    for (uint32_t i = 0; i < n; i++) {
+        c_header(b, tf[i].stamp_ns, tf[i].parent_frame);
+        c_str(b, tf[i].child_frame);
+        c_pose(b, tf[i].pose);
+    }
+    return emit(m, tp, log_ns);
+}
+
+sensim_status sensim_mcap_write_clock(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t clock_ns)
+{
+    sensim_status st = check_write(m, tp, SENSIM_ROS_CLOCK, log_ns, clock_ns, NULL, "sensim_mcap_write_clock");
+    if (st)
+        return st;
+    buf *b = &m->msg;
+    c_begin(b);
+    c_time(b, clock_ns);
+    return emit(m, tp, log_ns);
+}
