@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #define KEYS_PER_PIECE 60
+#define FORMAT_MCAP 6 /* --format mcap: not a per-frame file format */
 
 static volatile sig_atomic_t g_stop;
 
@@ -493,13 +494,13 @@ typedef struct writer {
 
 static const char *ext_of(int32_t format)
 {
-    static const char *const e[] = {"ply", "ply", "pcd", "pcd", "bin", "bin"};
+    static const char *const e[] = {"ply", "ply", "pcd", "pcd", "bin", "bin", "mcap"};
     return e[format];
 }
 
 static const char *format_name(int32_t format)
 {
-    static const char *const e[] = {"ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla"};
+    static const char *const e[] = {"ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla", "mcap"};
     return e[format];
 }
 
@@ -815,6 +816,418 @@ again:
     return EXIT_STATUS_BASE + SENSIM_ERR_DUPLICATE;
 }
 
+/* ---- --format mcap: one time-ordered rosbag2 MCAP of the whole run ---- */
+
+/* Scan frame r of @p lidar (frame period @p P) along the trajectory into
+ * @p ring and pop it into @p pts (capacity @p cap). 0, -1 (cancelled by
+ * Ctrl-C) or an exit status after a message. */
+static int scan_lidar_frame(sensim_lidar *lidar, sensim_scene *scene, actor_set *as, const traj *tr, int64_t r,
+                            int64_t P, sensim_ring *ring, sensim_point *pts, uint64_t cap, sensim_frame_header *h,
+                            uint64_t *n)
+{
+    int64_t fbeg = r * P, fend = fbeg + P;
+    int rc;
+    if ((rc = actors_move(as, fbeg, fend)))
+        return rc;
+    /* the frame in pieces of at most KEYS_PER_PIECE trajectory rows */
+    size_t lo = 0;
+    while (lo + 1 < tr->n && tr->keys[lo + 1].t_ns <= fbeg)
+        lo++;
+    int64_t a = fbeg;
+    while (a < fend) {
+        size_t hi = lo;
+        while (hi + 1 < tr->n && hi - lo < KEYS_PER_PIECE && tr->keys[hi].t_ns < fend)
+            hi++;
+        int64_t b = (tr->keys[hi].t_ns < fend && hi + 1 < tr->n) ? tr->keys[hi].t_ns : fend;
+        if (b <= a)
+            b = fend;
+        sensim_motion m;
+        memset(&m, 0, sizeof m);
+        m.keys = &tr->keys[lo];
+        m.key_count = (uint32_t)(hi - lo + 1);
+        m.world_step = (uint64_t)r;
+        sensim_status st = sensim_lidar_scan_motion(lidar, scene, a, b, &m, ring, NULL);
+        if (st)
+            return st == SENSIM_ERR_CANCELLED && g_stop ? -1 : fail(st);
+        a = b;
+        while (lo + 1 < tr->n && tr->keys[lo + 1].t_ns <= a)
+            lo++;
+    }
+    sensim_status st = sensim_ring_pop(ring, h, pts, cap, n);
+    return st ? fail(st) : 0;
+}
+
+typedef struct mcap_opts {
+    sensim_mcap_options o;
+    int no_tf, no_odom;
+    char prefix[128];      /* topic prefix, "" or "/a/b" */
+    char odom_frame[64], base_frame[64];
+} mcap_opts;
+
+/* Everything run_mcap needs from cmd_batch. */
+typedef struct mcap_run {
+    const char *out;
+    const mcap_opts *mo;
+    const traj *tr;
+    actor_set *as;
+    sensim_scene *scene;
+    const sensor_spec *specs;
+    uint32_t nspecs;
+    sensim_lidar **lidars;
+    cam_sensor *cams;
+    sensim_nav **navs;
+    const sensim_nav_desc *nav_desc;
+    sensim_radar **radars;
+    const sensim_radar_desc *radar_desc;
+    const int64_t *periods, *first_frame, *nframes;
+    int64_t fa, fb, step_ns;
+    sensim_ring *ring;
+    sensim_point *pts;
+    uint64_t cap;
+    const sensim_camera_images *cim;
+    uint8_t *scratch;      /* 3 bytes a pixel */
+    int quiet;
+    uint64_t frames, points, messages;
+} mcap_run;
+
+/* A radar detection as a PointCloud2 record: Cartesian x, y, z (sensor
+ * frame, metres) in front of the detection's own fields. */
+typedef struct radar_point {
+    float x, y, z;
+    sensim_radar_detection d;
+} radar_point;
+
+static sensim_field radar_point_fields[13];
+
+static void init_radar_point_fields(void)
+{
+    static const char *const xyz[3] = {"x", "y", "z"};
+    for (uint32_t i = 0; i < 3; i++)
+        radar_point_fields[i] = (sensim_field){xyz[i], 4 * i, SENSIM_FIELD_FLOAT32, 1};
+    uint32_t n;
+    const sensim_field *f = sensim_radar_fields(&n);
+    for (uint32_t i = 0; i < n && i < 10; i++) {
+        radar_point_fields[3 + i] = f[i];
+        radar_point_fields[3 + i].offset += (uint32_t)offsetof(radar_point, d);
+    }
+}
+
+/* "/prefix/name/leaf" with '-' of the sensor name as '_' (ROS names have no '-') */
+static void topic_name(char *dst, size_t cap, const char *prefix, const char *name, const char *leaf)
+{
+    snprintf(dst, cap, "%s/%s%s%s", prefix, name, leaf[0] ? "/" : "", leaf);
+    for (char *p = dst; *p; p++)
+        if (*p == '-')
+            *p = '_';
+}
+
+static int mcap_fail(void)
+{
+    fprintf(stderr, "sensim: error: %s\n", sensim_context_last_error(NULL));
+    return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+}
+
+#define MC(x)                                                                             \
+    do {                                                                                  \
+        sensim_status st_ = (x);                                                          \
+        if (st_) {                                                                        \
+            fprintf(stderr, "sensim: error: %s\n", sensim_context_last_error(NULL));      \
+            rc = EXIT_STATUS_BASE + (int)st_;                                             \
+            goto end;                                                                     \
+        }                                                                                 \
+    } while (0)
+
+static double max3sq(const double v[3])
+{
+    double m = 0;
+    for (int i = 0; i < 3; i++)
+        m = fabs(v[i]) > m ? fabs(v[i]) : m;
+    return m * m;
+}
+
+/* Body-to-optical: columns are the optical x (right), y (down), z (forward)
+ * in the camera body frame (x forward, y left, z up). */
+static const double OPTICAL[16] = {0, -1, 0, 0, 0, 0, -1, 0, 1, 0, 0, 0, 0, 0, 0, 1};
+
+static int run_mcap(mcap_run *R)
+{
+    const mcap_opts *mo = R->mo;
+    char prefix[4200];
+    snprintf(prefix, sizeof prefix, "%.4000s/sensim", R->out);
+    sensim_mcap *m = NULL;
+    int rc = 0;
+    uint16_t t_clock = 0, t_tf = 0, t_tfs = 0, t_odom = 0;
+    uint16_t tp[MAX_SENSORS][6]; /* per sensor: main topic(s); cameras: 5 outputs + camera_info */
+    radar_point *rbuf = NULL;
+    MC(sensim_mcap_open(prefix, &mo->o, &m));
+    char name[512];
+    topic_name(name, sizeof name, mo->prefix, "clock", "");
+    MC(sensim_mcap_add_topic(m, mo->prefix[0] ? name : "/clock", SENSIM_ROS_CLOCK, &t_clock));
+    if (!mo->no_tf) {
+        MC(sensim_mcap_add_topic(m, "/tf", SENSIM_ROS_TF, &t_tf));
+        MC(sensim_mcap_add_topic(m, "/tf_static", SENSIM_ROS_TF_STATIC, &t_tfs));
+    }
+    if (!mo->no_odom) {
+        topic_name(name, sizeof name, mo->prefix, "odom", "");
+        MC(sensim_mcap_add_topic(m, name, SENSIM_ROS_ODOMETRY, &t_odom));
+    }
+    static const char *const outs[5] = {"depth", "semantic", "instance", "normal", "rgb"};
+    uint64_t max_rays = 0;
+    for (uint32_t s = 0; s < R->nspecs; s++) {
+        const sensor_spec *sp = &R->specs[s];
+        if (sp->camera) {
+            for (int k = 0; k < 5; k++)
+                if (R->cams[s].want & (1u << k)) {
+                    char leaf[32];
+                    snprintf(leaf, sizeof leaf, "%s/image", outs[k]);
+                    topic_name(name, sizeof name, mo->prefix, sp->name, leaf);
+                    MC(sensim_mcap_add_topic(m, name, SENSIM_ROS_IMAGE, &tp[s][k]));
+                }
+            topic_name(name, sizeof name, mo->prefix, sp->name, "camera_info");
+            MC(sensim_mcap_add_topic(m, name, SENSIM_ROS_CAMERA_INFO, &tp[s][5]));
+        } else if (sp->nav) {
+            static const char *const leaf[3] = {"imu", "fix", "odom"};
+            static const int32_t type[3] = {SENSIM_ROS_IMU, SENSIM_ROS_NAVSATFIX, SENSIM_ROS_ODOMETRY};
+            topic_name(name, sizeof name, mo->prefix, sp->name, leaf[sp->nav - 1]);
+            MC(sensim_mcap_add_topic(m, name, type[sp->nav - 1], &tp[s][0]));
+        } else {
+            topic_name(name, sizeof name, mo->prefix, sp->name, sp->radar ? "detections" : "points");
+            MC(sensim_mcap_add_topic(m, name, SENSIM_ROS_POINTCLOUD2, &tp[s][0]));
+            if (sp->radar) {
+                uint64_t n = sensim_radar_rays_per_sample(R->radars[s]);
+                max_rays = n > max_rays ? n : max_rays;
+            }
+        }
+    }
+    init_radar_point_fields();
+    if (max_rays && !(rbuf = malloc((max_rays + 1) * (sizeof *rbuf + sizeof(sensim_radar_detection))))) {
+        fprintf(stderr, "sensim: error: out of memory for radar detections\n");
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+        goto end;
+    }
+    /* events in time order: world steps (clock, tf, odom) first at equal
+     * times, then sensors in rig order */
+    const int64_t t0 = R->tr->keys[0].t_ns, t1 = R->tr->keys[R->tr->n - 1].t_ns;
+    const int64_t s0 = -floordiv(-t0, R->step_ns), ns = floordiv(t1, R->step_ns) - s0;
+    int64_t next[MAX_SENSORS + 1];
+    for (uint32_t s = 0; s <= R->nspecs; s++)
+        next[s] = R->fa;
+    int static_done = mo->no_tf;
+    static const double ident[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    while (!g_stop) {
+        int best = -1;
+        int64_t bt = INT64_MAX;
+        for (uint32_t s = 0; s <= R->nspecs; s++) {
+            int64_t count = s == R->nspecs ? ns : R->nframes[s];
+            if (next[s] >= count || next[s] >= R->fb)
+                continue;
+            int64_t t = s == R->nspecs ? (s0 + next[s]) * R->step_ns : (R->first_frame[s] + next[s]) * R->periods[s];
+            if (t < bt || (t == bt && s == R->nspecs))
+                bt = t, best = (int)s;
+        }
+        if (best < 0)
+            break;
+        const uint32_t s = (uint32_t)best;
+        const int64_t k = s == R->nspecs ? s0 + next[s] : R->first_frame[s] + next[s];
+        next[s]++;
+        if (!static_done) { /* mounts, once, at the first event */
+            sensim_ros_transform st[2 * MAX_SENSORS];
+            uint32_t n = 0;
+            for (uint32_t j = 0; j < R->nspecs; j++) {
+                memset(&st[n], 0, sizeof st[n]);
+                st[n].stamp_ns = bt;
+                st[n].parent_frame = mo->base_frame;
+                st[n].child_frame = R->specs[j].name;
+                if (R->specs[j].camera)
+                    memcpy(st[n].pose, R->cams[j].mount, sizeof st[n].pose);
+                else if (R->navs[j])
+                    memcpy(st[n].pose, R->nav_desc[j].mount_pose, sizeof st[n].pose);
+                else if (R->radars[j])
+                    memcpy(st[n].pose, R->radar_desc[j].mount_pose, sizeof st[n].pose);
+                else
+                    sensim_lidar_get_mount_pose(R->lidars[j], st[n].pose);
+                if (st[n].pose[15] == 0) /* an all-zero mount means identity */
+                    memcpy(st[n].pose, ident, sizeof ident);
+                n++;
+                if (R->specs[j].camera) {
+                    static char optical[MAX_SENSORS][80];
+                    snprintf(optical[j], sizeof optical[j], "%s_optical", R->specs[j].name);
+                    memset(&st[n], 0, sizeof st[n]);
+                    st[n].stamp_ns = bt;
+                    st[n].parent_frame = R->specs[j].name;
+                    st[n].child_frame = optical[j];
+                    memcpy(st[n].pose, OPTICAL, sizeof OPTICAL);
+                    n++;
+                }
+            }
+            if (n)
+                MC(sensim_mcap_write_transforms(m, t_tfs, bt, st, n));
+            static_done = 1;
+        }
+        if (s == R->nspecs) { /* world step: clock, platform tf and odometry */
+            MC(sensim_mcap_write_clock(m, t_clock, bt, bt));
+            if (!mo->no_tf || !mo->no_odom) {
+                sensim_kinematics kin;
+                MC(sensim_kinematics_at(R->tr->keys, R->tr->n, SENSIM_INTERP_LINEAR, bt, &kin));
+                if (!mo->no_tf) {
+                    sensim_ros_transform x;
+                    memset(&x, 0, sizeof x);
+                    x.stamp_ns = bt, x.parent_frame = mo->odom_frame, x.child_frame = mo->base_frame;
+                    memcpy(x.pose, kin.pose, sizeof x.pose);
+                    MC(sensim_mcap_write_transforms(m, t_tf, bt, &x, 1));
+                }
+                if (!mo->no_odom) {
+                    double vb[3];
+                    for (int i = 0; i < 3; i++) /* world velocity in the body frame: R^T v */
+                        vb[i] = kin.pose[4 * i] * kin.velocity[0] + kin.pose[4 * i + 1] * kin.velocity[1] +
+                                kin.pose[4 * i + 2] * kin.velocity[2];
+                    MC(sensim_mcap_write_odometry(m, t_odom, bt, bt, mo->odom_frame, mo->base_frame, kin.pose, vb,
+                                                  kin.angular_velocity));
+                }
+            }
+            continue;
+        }
+        const sensor_spec *sp = &R->specs[s];
+        if (sp->camera) {
+            cam_sensor *c = &R->cams[s];
+            sensim_camera_images im = {0};
+            const sensim_camera_images *cim = R->cim;
+            im.depth = (c->want & SENSIM_CAMERA_DEPTH) ? cim->depth : NULL;
+            im.semantic = (c->want & (SENSIM_CAMERA_SEMANTIC | SENSIM_CAMERA_INSTANCE)) ? cim->semantic : NULL;
+            im.instance = (c->want & SENSIM_CAMERA_INSTANCE) ? cim->instance : NULL;
+            im.normal = (c->want & SENSIM_CAMERA_NORMAL) ? cim->normal : NULL;
+            im.rgb = (c->want & SENSIM_CAMERA_RGB) ? cim->rgb : NULL;
+            int64_t t = k * c->period_ns, span = c->d.row_readout_ns * (int64_t)(c->d.height - 1);
+            size_t lo = key_at(R->tr, t), hi = lo;
+            while (hi + 1 < R->tr->n && R->tr->keys[hi].t_ns < t + span)
+                hi++;
+            if (hi + 1 < R->tr->n && hi == lo)
+                hi++;
+            if (hi - lo + 1 > 64) {
+                fprintf(stderr, "sensim: error: camera '%s': the rolling shutter of capture %lld spans more than 64 "
+                                "trajectory rows\n", sp->name, (long long)k);
+                rc = EXIT_STATUS_BASE + SENSIM_ERR_TOO_LARGE;
+                goto end;
+            }
+            sensim_motion mm;
+            memset(&mm, 0, sizeof mm);
+            mm.keys = &R->tr->keys[lo];
+            mm.key_count = (uint32_t)(hi - lo + 1);
+            double pose[16];
+            if ((rc = actors_move(R->as, t, t + span + 1)))
+                goto end;
+            sensim_status st = sensim_camera_render(c->cam, R->scene, &mm, t, &im, pose);
+            if (st) {
+                rc = st == SENSIM_ERR_CANCELLED && g_stop ? 0 : fail(st);
+                goto end;
+            }
+            const uint32_t W = c->d.width, H = c->d.height;
+            char frame[80];
+            snprintf(frame, sizeof frame, "%s_optical", sp->name);
+            if (im.depth)
+                MC(sensim_mcap_write_image(m, tp[s][0], t, t, frame, W, H, "32FC1", 4 * W, im.depth));
+            if (c->want & SENSIM_CAMERA_SEMANTIC)
+                MC(sensim_mcap_write_image(m, tp[s][1], t, t, frame, W, H, "mono8", W, im.semantic));
+            if (im.instance) { /* CARLA's layout: R tag, G and B the low 16 bits of the object id */
+                for (size_t p = 0; p < (size_t)W * H; p++) {
+                    R->scratch[3 * p] = im.semantic[p];
+                    R->scratch[3 * p + 1] = (uint8_t)(im.instance[p] & 255);
+                    R->scratch[3 * p + 2] = (uint8_t)((im.instance[p] >> 8) & 255);
+                }
+                MC(sensim_mcap_write_image(m, tp[s][2], t, t, frame, W, H, "rgb8", 3 * W, R->scratch));
+            }
+            if (im.normal)
+                MC(sensim_mcap_write_image(m, tp[s][3], t, t, frame, W, H, "32FC3", 12 * W, im.normal));
+            if (im.rgb)
+                MC(sensim_mcap_write_image(m, tp[s][4], t, t, frame, W, H, "rgb8", 3 * W, im.rgb));
+            sensim_camera_info ci;
+            MC(sensim_camera_get_info(c->cam, &ci));
+            MC(sensim_mcap_write_camera_info(m, tp[s][5], t, t, frame, &ci));
+            R->frames++;
+            continue;
+        }
+        if (R->navs[s]) {
+            sensim_nav_sample ns_;
+            MC(sensim_nav_sample_at(R->navs[s], R->tr->keys, R->tr->n, (uint64_t)k, &ns_));
+            const sensim_nav_desc *d = &R->nav_desc[s];
+            if (sp->nav - 1 == SENSIM_NAV_IMU) {
+                double rate = d->rate_hz;
+                double gv = max3sq(d->gyro_stddev) + d->gyro_noise_density * d->gyro_noise_density * rate;
+                double av = max3sq(d->accel_stddev) + d->accel_noise_density * d->accel_noise_density * rate;
+                MC(sensim_mcap_write_imu(m, tp[s][0], ns_.t_ns, sp->name, &ns_, -1, gv, av));
+            } else if (sp->nav - 1 == SENSIM_NAV_GNSS) {
+                const double mpd = 111319.49079327357; /* metres per degree on the equator (WGS 84 a·π/180) */
+                double n = d->lat_stddev_deg * mpd, e = d->lon_stddev_deg * mpd * cos(ns_.latitude_deg * 3.14159265358979323846 / 180);
+                double hv = n > e ? n * n : e * e;
+                MC(sensim_mcap_write_navsatfix(m, tp[s][0], ns_.t_ns, sp->name, &ns_, hv, d->alt_stddev_m * d->alt_stddev_m));
+            } else {
+                double pose[16];
+                const double *q = ns_.orientation;
+                /* unit quaternion (w, x, y, z) to a column-major rotation */
+                double w = q[0], x = q[1], y = q[2], z = q[3];
+                double rm[16] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y), 0,
+                                 2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x), 0,
+                                 2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y), 0,
+                                 ns_.position[0], ns_.position[1], ns_.position[2], 1};
+                memcpy(pose, rm, sizeof pose);
+                MC(sensim_mcap_write_odometry(m, tp[s][0], ns_.t_ns, ns_.t_ns, mo->odom_frame, sp->name, pose,
+                                              ns_.velocity_body, ns_.angular_velocity));
+            }
+            R->frames++;
+            continue;
+        }
+        if (R->radars[s]) {
+            uint64_t n, cap = sensim_radar_rays_per_sample(R->radars[s]);
+            sensim_radar_detection *det = (sensim_radar_detection *)(rbuf + cap + 1);
+            int64_t t = k * R->periods[s];
+            if ((rc = actors_move(R->as, t, t + 1)))
+                goto end;
+            MC(sensim_radar_sample_at(R->radars[s], R->scene, R->tr->keys, R->tr->n, (uint64_t)k, det, cap, &n, NULL));
+            for (uint64_t i = 0; i < n; i++) {
+                double ca = cos(det[i].altitude_rad), r = det[i].depth_m;
+                rbuf[i].x = (float)(r * ca * cos(det[i].azimuth_rad));
+                rbuf[i].y = (float)(r * ca * sin(det[i].azimuth_rad));
+                rbuf[i].z = (float)(r * sin(det[i].altitude_rad));
+                rbuf[i].d = det[i];
+            }
+            MC(sensim_mcap_write_cloud(m, tp[s][0], t, t, sp->name, radar_point_fields, 13, sizeof *rbuf, rbuf, n));
+            R->frames++;
+            continue;
+        }
+        /* lidar */
+        sensim_lidar_info li;
+        sensim_lidar_get_info(R->lidars[s], &li);
+        sensim_frame_header h;
+        uint64_t n;
+        rc = scan_lidar_frame(R->lidars[s], R->scene, R->as, R->tr, k, li.frame_period_ns, R->ring, R->pts, R->cap,
+                              &h, &n);
+        if (rc) {
+            if (rc == -1)
+                rc = 0;
+            goto end;
+        }
+        sensim_frame_view v = {&h, {R->pts, NULL}, {n, 0}};
+        MC(sensim_mcap_write_points(m, tp[s][0], h.t_end_ns, sp->name, &v));
+        R->frames++;
+        R->points += n;
+    }
+end:
+    free(rbuf);
+    if (m) {
+        sensim_mcap_stats ms;
+        sensim_mcap_get_stats(m, &ms);
+        R->messages = ms.messages;
+        uint32_t files = 0;
+        sensim_status st = sensim_mcap_close(m, &files);
+        if (st && !rc)
+            rc = mcap_fail();
+        if (!R->quiet && !rc)
+            fprintf(stderr, "sensim batch: %llu messages in %u file%s %s_0.mcap%s\n", (unsigned long long)ms.messages,
+                    files, files == 1 ? "" : "s", prefix, files > 1 ? " ..." : "");
+    }
+    return rc;
+}
+
 int cmd_batch(int argc, char **argv)
 {
     const char *scene_arg = NULL, *lidar_arg = NULL, *rig_arg = NULL, *traj_arg = NULL, *out = NULL, *tags_arg = NULL,
@@ -823,7 +1236,12 @@ int cmd_batch(int argc, char **argv)
     uint32_t nglobal = 0, threads = 0, shard_k = 0, shard_n = 1;
     int64_t fa = 0, fb = INT64_MAX;
     int32_t format = SENSIM_FORMAT_PLY, frame = SENSIM_FRAME_NATIVE;
-    int images = 0, resume = 0, quiet = 0, overwrite = 0;
+    int images = 0, resume = 0, quiet = 0, overwrite = 0, mcap_flags = 0;
+    mcap_opts mo;
+    memset(&mo, 0, sizeof mo);
+    sensim_mcap_options_init(&mo.o);
+    snprintf(mo.odom_frame, sizeof mo.odom_frame, "odom");
+    snprintf(mo.base_frame, sizeof mo.base_frame, "base_link");
     int64_t step_ns = 0; /* world step of the per-step JSON (--rig); default: the shortest sensor period */
     int step_given = 0;
     char seedbuf[64];
@@ -843,6 +1261,11 @@ int cmd_batch(int argc, char **argv)
         }
         if (!strcmp(a, "--quiet")) {
             quiet = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-tf") || !strcmp(a, "--no-odom")) {
+            *(a[5] == 't' ? &mo.no_tf : &mo.no_odom) = 1;
+            mcap_flags = 1;
             continue;
         }
         if (!v) {
@@ -865,7 +1288,34 @@ int cmd_batch(int argc, char **argv)
             traj_arg = v;
         else if (!strcmp(a, "--out"))
             out = v;
-        else if (!strcmp(a, "--threads")) {
+        else if (!strcmp(a, "--mcap-compression")) {
+            mcap_flags = 1;
+            if (!strcmp(v, "none"))
+                mo.o.compression = SENSIM_MCAP_NONE;
+            else if (!strcmp(v, "zstd"))
+                mo.o.compression = SENSIM_MCAP_ZSTD;
+            else if (!strcmp(v, "lz4"))
+                mo.o.compression = SENSIM_MCAP_LZ4;
+            else
+                return usage("--mcap-compression must be none, zstd or lz4");
+        } else if (!strcmp(a, "--mcap-split-mb") || !strcmp(a, "--mcap-split-s")) {
+            double x;
+            mcap_flags = 1;
+            if (parse_numbers(v, &x, 1, 1) != 1 || !(x >= 0.001 && x <= 1e6))
+                return usage("--mcap-split-mb / --mcap-split-s need a number in [0.001, 1e6]");
+            if (a[12] == 'm')
+                mo.o.split_bytes = (uint64_t)(x * 1048576.0) < 65536 ? 65536 : (uint64_t)(x * 1048576.0);
+            else
+                mo.o.split_ns = (int64_t)(x * 1e9);
+        } else if (!strcmp(a, "--topic-prefix") || !strcmp(a, "--odom-frame") || !strcmp(a, "--base-frame")) {
+            mcap_flags = 1;
+            char *dst = a[2] == 't' ? mo.prefix : a[2] == 'o' ? mo.odom_frame : mo.base_frame;
+            size_t cap = a[2] == 't' ? sizeof mo.prefix : sizeof mo.odom_frame;
+            if (strlen(v) >= cap || (a[2] == 't' && v[0] != '/') || (a[2] != 't' && !v[0]))
+                return usage("--topic-prefix needs '/' and a ROS name (under 128 bytes); --odom-frame and "
+                             "--base-frame a frame id under 64 bytes");
+            snprintf(dst, cap, "%s", v);
+        } else if (!strcmp(a, "--threads")) {
             if (!parse_u32(v, &threads) || threads > 1024)
                 return usage("--threads needs an integer in 0..1024");
         } else if (!strcmp(a, "--step-ns")) {
@@ -905,13 +1355,13 @@ int cmd_batch(int argc, char **argv)
                 return usage("--frames needs A <= B");
             fa = x, fb = y;
         } else if (!strcmp(a, "--format")) {
-            static const char *const names[] = {"ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla"};
+            static const char *const names[] = {"ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla", "mcap"};
             format = -1;
-            for (int k = 0; k < 6; k++)
+            for (int k = 0; k < 7; k++)
                 if (!strcmp(v, names[k]))
                     format = k;
             if (format < 0)
-                return usage("--format must be ply, ply-ascii, pcd, pcd-ascii, kitti or carla");
+                return usage("--format must be ply, ply-ascii, pcd, pcd-ascii, kitti, carla or mcap");
         } else if (!strcmp(a, "--frame")) {
             if (!strcmp(v, "native") || !strcmp(v, "iso8855"))
                 frame = SENSIM_FRAME_NATIVE;
@@ -929,6 +1379,21 @@ int cmd_batch(int argc, char **argv)
     }
     if (!scene_arg || !traj_arg || !out || (!lidar_arg == !rig_arg))
         return usage("batch needs --scene, --trajectory, --out and one of --lidar or --rig");
+    if (format != FORMAT_MCAP && mcap_flags)
+        return usage("--mcap-*, --topic-prefix, --odom-frame, --base-frame, --no-tf and --no-odom go with --format mcap");
+    if (format == FORMAT_MCAP) {
+        /* one time-ordered bag per run: written whole, in ROS's frame (REP-103 = native) */
+        if (frame != SENSIM_FRAME_NATIVE)
+            return usage("--format mcap writes ROS's REP-103 frame (native): --frame carla/ue does not apply");
+        if (resume)
+            return usage("--format mcap writes one bag per run: --resume applies to per-frame formats (rerun with "
+                         "--overwrite)");
+        if (images)
+            return usage("--images writes per-frame PNGs: not with --format mcap");
+        if (shard_n > 1)
+            return usage("--format mcap writes one time-ordered bag: no --shard (split a long run with --frames "
+                         "A:B into folders)");
+    }
 
     sensor_spec specs[MAX_SENSORS];
     uint32_t nspecs = 0;
@@ -1185,7 +1650,7 @@ int cmd_batch(int argc, char **argv)
         if (rc)
             goto done;
     }
-    for (uint32_t s = 0; s <= nspecs && rig_arg; s++) {
+    for (uint32_t s = 0; s <= nspecs && rig_arg && format != FORMAT_MCAP; s++) {
         char d[4200];
         snprintf(d, sizeof d, "%.4000s/%.63s", out, s < nspecs ? specs[s].name : "steps");
         if (!ensure_dir(d)) {
@@ -1259,7 +1724,22 @@ int cmd_batch(int argc, char **argv)
     double t_start = now_s(), scan_s = 0;
     uint64_t done_frames = 0, skipped = 0, points = 0;
     uint64_t captures = 0;
-    for (uint32_t s = 0; s < nspecs && !rc && !g_stop; s++) {
+    if (format == FORMAT_MCAP) {
+        sensim_ring *ring;
+        if ((st = sensim_ring_init(mem, ring_size, cap, 2, SENSIM_OVERFLOW_FAIL, &ring))) {
+            rc = fail(st);
+        } else {
+            mcap_run R = {out, &mo, &tr, &aset, scene, specs, nspecs, lidars, cams, navs, nav_desc, radars,
+                          radar_desc, periods, first_frame, nframes, fa, fb, step_ns, ring, bufs[0], cap, &cim,
+                          cam_scratch, quiet, 0, 0, 0};
+            double a0 = now_s();
+            rc = run_mcap(&R);
+            scan_s += now_s() - a0;
+            done_frames = R.frames;
+            points = R.points;
+        }
+    }
+    for (uint32_t s = 0; s < nspecs && !rc && !g_stop && format != FORMAT_MCAP; s++) {
         if (radars[s]) { /* a whole stream: shard 0 writes it */
             char path[4200];
             snprintf(path, sizeof path, "%.4000s/%.63s/radar.csv", out, specs[s].name);
@@ -1327,7 +1807,7 @@ int cmd_batch(int argc, char **argv)
                 continue;
             if (g_stop)
                 break;
-            int64_t r = first_frame[s] + i, fbeg = r * li.frame_period_ns, fend = fbeg + li.frame_period_ns;
+            int64_t r = first_frame[s] + i;
             int slot;
             job *j = writer_slot(&w, &slot);
             snprintf(j->base, sizeof j->base, "%.4000s%s%.63s/frame_%06lld", out, rig_arg ? "/" : "",
@@ -1340,43 +1820,10 @@ int cmd_batch(int argc, char **argv)
                 continue;
             }
             double a0 = now_s();
-            if ((rc = actors_move(&aset, fbeg, fend)))
-                break;
-            /* scan the frame in pieces of at most KEYS_PER_PIECE trajectory rows */
-            size_t lo = 0;
-            while (lo + 1 < tr.n && tr.keys[lo + 1].t_ns <= fbeg)
-                lo++;
-            int64_t a = fbeg;
-            while (a < fend && !rc) {
-                size_t hi = lo;
-                while (hi + 1 < tr.n && hi - lo < KEYS_PER_PIECE && tr.keys[hi].t_ns < fend)
-                    hi++;
-                int64_t b = (tr.keys[hi].t_ns < fend && hi + 1 < tr.n) ? tr.keys[hi].t_ns : fend;
-                if (b <= a)
-                    b = fend;
-                sensim_motion m;
-                memset(&m, 0, sizeof m);
-                m.keys = &tr.keys[lo];
-                m.key_count = (uint32_t)(hi - lo + 1);
-                m.world_step = (uint64_t)r;
-                if ((st = sensim_lidar_scan_motion(lidars[s], scene, a, b, &m, ring, NULL))) {
-                    if (st == SENSIM_ERR_CANCELLED && g_stop)
-                        rc = -1; /* Ctrl-C: this frame is not written; reported below */
-                    else
-                        rc = fail(st);
-                    break;
-                }
-                a = b;
-                while (lo + 1 < tr.n && tr.keys[lo + 1].t_ns <= a)
-                    lo++;
-            }
-            if (rc)
-                break;
             uint64_t n;
-            if ((st = sensim_ring_pop(ring, &j->h, bufs[slot], cap, &n))) {
-                rc = fail(st);
+            if ((rc = scan_lidar_frame(lidars[s], scene, &aset, &tr, r, li.frame_period_ns, ring, bufs[slot], cap,
+                                       &j->h, &n)))
                 break;
-            }
             scan_s += now_s() - a0;
             j->pts = bufs[slot];
             j->n = n;
@@ -1390,7 +1837,7 @@ int cmd_batch(int argc, char **argv)
                 rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
         }
     }
-    if (rig_arg && !rc && !g_stop) {
+    if (rig_arg && !rc && !g_stop && format != FORMAT_MCAP) {
         double mounts[MAX_SENSORS][16];
         int32_t interp[MAX_SENSORS];
         for (uint32_t s = 0; s < nspecs; s++) {
@@ -1418,7 +1865,8 @@ int cmd_batch(int argc, char **argv)
     writer_drain(&w);
     if (rc == -1)
         rc = 0; /* cancelled by Ctrl-C: reported as an interruption below */
-    done_frames = w.written + captures + skipped; /* what is on disk, not what was handed to the writer */
+    if (format != FORMAT_MCAP)
+        done_frames = w.written + captures + skipped; /* what is on disk, not what was handed to the writer */
     if (w.error && !rc)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
     progress(tty, quiet, done_frames, total, points, t_start, 1);

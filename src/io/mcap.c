@@ -648,7 +648,9 @@ sensim_status sensim_mcap_add_topic(sensim_mcap *m, const char *name, int32_t ty
     return SENSIM_OK;
 }
 
-/* Checks shared by every write: handle, topic of the right type, times. */
+/* Checks shared by every write: handle, topic of the right type, times, the
+ * frame id (NO_FRAME for messages without a header). */
+static const char NO_FRAME[] = "";
 static sensim_status check_write(sensim_mcap *m, uint16_t tp, int32_t type, int64_t log_ns, int64_t stamp,
                                  const char *frame_id, const char *fn)
 {
@@ -669,7 +671,7 @@ static sensim_status check_write(sensim_mcap *m, uint16_t tp, int32_t type, int6
     if (stamp < INT64_C(-2147483648) * 1000000000 || stamp > INT64_C(2147483647) * 1000000000 + 999999999)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: stamp %lld ns beyond builtin_interfaces/Time (int32 s)", fn,
                             (long long)stamp);
-    if (frame_id && !valid_frame(frame_id))
+    if (frame_id != NO_FRAME && !valid_frame(frame_id))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT,
                             "%s: frame id '%.300s' empty, over 255 bytes or with characters other than letters, "
                             "digits, '_', '/', '.', '-'",
@@ -1011,7 +1013,7 @@ sensim_status sensim_mcap_write_odometry(sensim_mcap *m, uint16_t tp, int64_t lo
 sensim_status sensim_mcap_write_transforms(sensim_mcap *m, uint16_t tp, int64_t log_ns, const sensim_ros_transform *tf,
                                            uint32_t n)
 {
-    sensim_status st = check_write(m, tp, SENSIM_ROS_TF, log_ns, 0, NULL, "sensim_mcap_write_transforms");
+    sensim_status st = check_write(m, tp, SENSIM_ROS_TF, log_ns, 0, NO_FRAME, "sensim_mcap_write_transforms");
     if (st)
         return st;
     if (!tf || n == 0 || n > 65536)
@@ -1040,7 +1042,7 @@ sensim_status sensim_mcap_write_transforms(sensim_mcap *m, uint16_t tp, int64_t 
 
 sensim_status sensim_mcap_write_clock(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t clock_ns)
 {
-    sensim_status st = check_write(m, tp, SENSIM_ROS_CLOCK, log_ns, clock_ns, NULL, "sensim_mcap_write_clock");
+    sensim_status st = check_write(m, tp, SENSIM_ROS_CLOCK, log_ns, clock_ns, NO_FRAME, "sensim_mcap_write_clock");
     if (st)
         return st;
     buf *b = &m->msg;
