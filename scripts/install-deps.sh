@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs whatever libsensim needs to build and test, from Debian packages.
 # Idempotent: does nothing (and needs no network) when everything is present.
+# Debian packages, plus the test-only npm packages of tests/node.
 set -euo pipefail
 
 pkgs=(
@@ -28,15 +29,23 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   missing+=(nodejs npm)
 fi
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    SUDO="sudo"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-echo "install-deps: installing ${missing[*]}" >&2
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  SUDO="sudo"
+# The test-only npm packages, exactly as package-lock.json pins them;
+# reinstalled only when the lock file changed since the last install.
+node_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/node"
+stamp="$node_dir/node_modules/.sensim-lock"
+if ! cmp -s "$node_dir/package-lock.json" "$stamp" 2>/dev/null; then
+  echo "install-deps: npm ci in tests/node" >&2
+  (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  cp "$node_dir/package-lock.json" "$stamp"
 fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -58,8 +58,9 @@ typedef struct sensim_mcap_options {
     uint64_t chunk_bytes; /**< uncompressed records per chunk, [1 KiB, 256 MiB] (default 1 MiB; a larger
                                message makes a chunk of its own) */
     uint64_t split_bytes; /**< start the next file once a file holds this many bytes (0: never; else >= 64 KiB) */
-    int64_t split_ns;     /**< start the next file when a message's log time is this far past the file's
-                               first (0: never; else >= 1 ms) */
+    int64_t split_ns;     /**< start the next file at a message whose log time is this far past the
+                               file's earliest (0: never; else >= 1 ms). Messages written out of log-time
+                               order can widen a file by how late they come. */
     uint64_t reserved[4]; /**< zero */
 } sensim_mcap_options;
 

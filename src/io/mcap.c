@@ -685,7 +685,7 @@ static sensim_status emit(sensim_mcap *m, uint16_t tp, int64_t log_ns)
     if (m->msg.oom)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap: out of memory for a message");
     sensim_status st;
-    if (m->f && ((m->o.split_ns && m->file_first >= 0 && log_ns - m->file_first >= m->o.split_ns) ||
+    if (m->f && ((m->o.split_ns && m->file_msgs && log_ns - m->file_start >= m->o.split_ns) ||
                  (m->o.split_bytes && m->off + m->chunk.n + m->msg.n >= m->o.split_bytes && m->file_msgs > 0)))
         if ((st = finish_file(m)))
             return st;

@@ -1,0 +1,237 @@
+#!/usr/bin/python3
+"""MCAP output read by an independent reader (tests/node/check_mcap.mjs:
+@mcap/core parses every record, streaming and indexed, with CRCs;
+@foxglove/rosmsg2-serialization decodes every message from the schema text
+in the file). Compares what it decodes with known values (tests/mcap_sample.c)
+and with the per-frame outputs of the same `sensim batch` run.
+
+Usage: test_mcap.py MCAP_SAMPLE SENSIM NODE_DIR"""
+import csv
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+SAMPLE, SENSIM, NODE_DIR = sys.argv[1:4]
+failures = 0
+passed = 0
+
+
+def check(cond, what):
+    global failures, passed
+    if cond:
+        passed += 1
+    else:
+        failures += 1
+        print("FAIL:", what)
+
+
+def run(*args):
+    return subprocess.run([SENSIM, *args], capture_output=True, text=True)
+
+
+def read_mcap(*paths):
+    r = subprocess.run(["node", os.path.join(NODE_DIR, "check_mcap.mjs"), *paths], capture_output=True, text=True)
+    if r.returncode != 0:
+        check(False, "independent reader refused %s: %s" % (paths, r.stderr))
+        return None
+    return json.loads(r.stdout)
+
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def ply_points(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    end = data.index(b"end_header\n") + len(b"end_header\n")
+    n = [int(l.split()[2]) for l in data[:end].decode().splitlines() if l.startswith("element vertex")][0]
+    body = data[end:]
+    size = len(body) // n if n else 32
+    return [struct.unpack_from("<fff", body, i * size) for i in range(n)]
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # ---- the sample: every message type, three compressions ----
+    for comp in ("none", "zstd", "lz4"):
+        pre = os.path.join(tmp, "s_" + comp)
+        r = subprocess.run([SAMPLE, pre, comp], capture_output=True, text=True)
+        check(r.returncode == 0 and r.stdout.strip() == "1", "sample %s: %s" % (comp, r.stderr))
+        d = read_mcap(pre + "_0.mcap")
+        if not d:
+            continue
+        T = d["topics"]
+        check(d["files"][0]["compression"] == ([""] if comp == "none" else [comp]), "%s chunks" % comp)
+        check(d["files"][0]["chunks"] > 5, "several chunks (16 KiB each)")
+        check({k: v["count"] for k, v in T.items()} ==
+              {"/clock": 20, "/lidar/points": 20, "/imu": 20, "/gnss/fix": 20, "/odom": 20, "/tf": 20,
+               "/tf_static": 1, "/camera/image": 1, "/camera/camera_info": 1}, "%s message counts" % comp)
+        ok = True
+        for s, m in enumerate(T["/lidar/points"]["messages"]):
+            t = 1000000000 + 50000000 * s
+            sx = sum(f32(s + i / 1000.0) for i in range(1000))
+            ok &= (m["stamp_ns"] == str(t) and m["log_ns"] == str(t + 50000000) and m["width"] == 1000
+                   and m["point_step"] == 32 and m["is_dense"] and m["frame_id"] == "lidar"
+                   and m["sum_xyz"] == [sx, -499500.0, 1000 * f32(0.5 * s)]
+                   and m["t_last"] == 999000)
+        check(ok, "%s: PointCloud2 stamps, sizes and the sums of x, y, z of both spans" % comp)
+        pcf = T["/lidar/points"]["messages"][0]["fields"]
+        check(pcf[:3] == ["x:0:7:1", "y:4:7:1", "z:8:7:1"] and "t:20:6:1" in pcf and "ring:28:4:1" in pcf
+              and "t_offset_ns:20:6:1" in pcf and "channel:28:4:1" in pcf, "point fields and aliases %r" % pcf)
+        ok = True
+        for s, m in enumerate(T["/imu"]["messages"]):
+            ok &= (m["accel"] == [0, 0, 9.81] and abs(m["gyro"][2] - 0.1 * s) < 1e-15
+                   and abs(m["q"][2] - math.sin(0.05 * s)) < 1e-15 and abs(m["q"][3] - math.cos(0.05 * s)) < 1e-15)
+        check(ok, "%s: Imu values (quaternion in ROS order x, y, z, w)" % comp)
+        g = T["/gnss/fix"]["messages"][3]
+        check(abs(g["lat"] - 48.000003) < 1e-12 and g["lon"] == 11 and g["alt"] == 500 and g["status"] == 0
+              and g["service"] == 1 and g["cov_type"] == 2, "%s: NavSatFix %r" % (comp, g))
+        o = T["/odom"]["messages"][4]
+        check(o["p"] == [2.0, 0, 0] and o["q"] == [0, 0, 0, 1] and o["v"] == [10, 0, 0] and o["child"] == "base_link"
+              and o["frame_id"] == "odom", "%s: Odometry %r" % (comp, o))
+        ts = T["/tf_static"]["messages"][0]["transforms"]
+        check(ts[0]["t"] == [0, 0, 1.8] and ts[1]["child"] == "camera_optical"
+              and ts[1]["q"] == [-0.5, 0.5, -0.5, 0.5], "%s: static transforms (optical rotation of REP-103) %r" % (comp, ts))
+        im = T["/camera/image"]["messages"][0]
+        ci = T["/camera/camera_info"]["messages"][0]
+        check(im["width"] == 4 and im["height"] == 3 and im["encoding"] == "rgb8" and im["bytes"] == 36
+              and ci["k"] == [2, 0, 1.5, 0, 2, 1, 0, 0, 1] and ci["d"] == [-0.25, 0, 0, 0, 0]
+              and ci["distortion_model"] == "plumb_bob", "%s: Image and CameraInfo" % comp)
+        clocks = [int(m["clock_ns"]) for m in T["/clock"]["messages"]]
+        check(clocks == [1000000000 + 50000000 * s for s in range(20)], "%s: /clock" % comp)
+
+    # split by duration: files of 200 ms of log time, each complete on its own
+    pre = os.path.join(tmp, "split")
+    r = subprocess.run([SAMPLE, pre, "zstd", "200000000"], capture_output=True, text=True)
+    nfiles = int(r.stdout.strip() or 0)
+    # 1.0 .. 2.0 s of log time: 6 files if in order; the clouds logged 50 ms late move the cuts
+    check(r.returncode == 0 and 6 <= nfiles <= 7, "200 ms files: %r %r" % (r.stdout, r.stderr))
+    total = 0
+    for k in range(nfiles):
+        d = read_mcap("%s_%d.mcap" % (pre, k))
+        if d:
+            total += d["files"][0]["messages"]
+            times = [int(m["log_ns"]) for t in d["topics"].values() for m in t["messages"]]
+            # the sample logs each cloud 50 ms after the step's other messages
+            check(max(times) - min(times) < 250000000, "file %d spans under 200 ms + 50 ms" % k)
+    check(total == 123, "the split files hold every message once: %d" % total)
+
+    # ---- sensim batch --format mcap against the per-frame run ----
+    traj = os.path.join(tmp, "traj.csv")
+    with open(traj, "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n")
+        for i in range(0, 101):
+            t = i * 0.01
+            f.write("%g,%g,%g,1.8,0,0,%g\n" % (t, -60 + 8 * t, 0.4 * math.sin(t), 6 * math.sin(0.5 * t)))
+    ply, mc = os.path.join(tmp, "ply"), os.path.join(tmp, "mc")
+    r1 = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj, "--out", ply, "--quiet")
+    r2 = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj, "--out", mc, "--format", "mcap",
+             "--quiet")
+    check(r1.returncode == 0 and r2.returncode == 0, "batch ply and mcap: %s %s" % (r1.stderr, r2.stderr))
+    check(sorted(os.listdir(mc)) == ["meta.json", "sensim_0.mcap"], "mcap run folder %r" % os.listdir(mc))
+    d = read_mcap(os.path.join(mc, "sensim_0.mcap"))
+    if d:
+        T = d["topics"]
+        frames = sorted(n for n in os.listdir(ply) if n.endswith(".ply"))
+        msgs = T["/lidar/points"]["messages"]
+        check(len(msgs) == len(frames) == 10, "one PointCloud2 per frame: %d %d" % (len(msgs), len(frames)))
+        ok = True
+        for m, fn in zip(msgs, frames):
+            pts = ply_points(os.path.join(ply, fn))
+            with open(os.path.join(ply, fn[:-4] + ".json")) as f:
+                fj = json.load(f)
+            sums = [sum(p[i] for p in pts) for i in range(3)]
+            ok &= (m["width"] == len(pts) == fj["points"] and m["stamp_ns"] == str(fj["t_begin_ns"])
+                   and m["log_ns"] == str(fj["t_end_ns"]) and m["sum_xyz"] == sums)
+        check(ok, "point counts, stamps (frame start) and coordinates equal the PLY run's")
+        check(T["/clock"]["count"] == 10 and T["/tf"]["count"] == 10 and T["/odom"]["count"] == 10
+              and T["/tf_static"]["count"] == 1, "clock, tf, odom per world step; one tf_static")
+        tf0 = T["/tf"]["messages"][0]["transforms"][0]
+        check(tf0["parent"] == "odom" and tf0["child"] == "base_link" and tf0["t"] == [-60, 0, 1.8],
+              "platform transform at t = 0: %r" % tf0)
+    mc2 = os.path.join(tmp, "mc2")
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj, "--out", mc2, "--format", "mcap",
+            "--no-tf", "--no-odom", "--topic-prefix", "/sim/ego", "--mcap-compression", "lz4", "--frames", "0:3",
+            "--quiet")
+    d = read_mcap(os.path.join(mc2, "sensim_0.mcap")) if r.returncode == 0 else None
+    check(d is not None and sorted(d["topics"]) == ["/sim/ego/clock", "/sim/ego/lidar/points"]
+          and d["topics"]["/sim/ego/lidar/points"]["count"] == 3 and d["files"][0]["compression"] == ["lz4"],
+          "--no-tf --no-odom --topic-prefix --frames: %r %s" % (d and sorted(d["topics"]), r.stderr))
+
+    # a rig of every sensor kind: the same samples as the CSV run, images as the camera renders them
+    rig = os.path.join(tmp, "rig.txt")
+    with open(rig, "w") as f:
+        f.write("[sensor roof]\npreset = vlp16\nmount_xyz_m = 0, 0, 0.3\n\n"
+                "[sensor cam-front]\ntype = camera\nwidth = 64\nheight = 48\nrate_hz = 20\n"
+                "outputs = depth, semantic, instance, rgb\nmount_xyz_m = 1.5, 0, 0.2\n\n"
+                "[sensor imu]\ntype = imu\nrate_hz = 100\n\n"
+                "[sensor gps]\ntype = gnss\nlatitude = 48\nlongitude = 11\naltitude = 500\nnoise_lat_stddev = 1e-5\n\n"
+                "[sensor radar]\ntype = radar\nmount_xyz_m = 2, 0, 0\n")
+    csvout, mcr = os.path.join(tmp, "rig_csv"), os.path.join(tmp, "rig_mc")
+    r1 = run("batch", "--scene", "street", "--rig", rig, "--trajectory", traj, "--out", csvout, "--quiet")
+    r2 = run("batch", "--scene", "street", "--rig", rig, "--trajectory", traj, "--out", mcr, "--format", "mcap",
+             "--quiet")
+    check(r1.returncode == 0 and r2.returncode == 0, "rig runs: %s %s" % (r1.stderr, r2.stderr))
+    d = read_mcap(os.path.join(mcr, "sensim_0.mcap"))
+    if d:
+        T = d["topics"]
+        check(sorted(T) == sorted(["/clock", "/tf", "/tf_static", "/odom", "/roof/points", "/cam_front/depth/image",
+                                   "/cam_front/semantic/image", "/cam_front/instance/image", "/cam_front/rgb/image",
+                                   "/cam_front/camera_info", "/imu/imu", "/gps/fix", "/radar/detections"]),
+              "rig topics ('-' becomes '_'): %r" % sorted(T))
+        with open(os.path.join(csvout, "imu", "imu.csv")) as f:
+            rows = list(csv.DictReader(f))
+        mi = T["/imu/imu"]["messages"]
+        check(len(mi) == len(rows) == 100 and all(
+            m["stamp_ns"] == row["t_ns"] and m["accel"] == [float(row["ax"]), float(row["ay"]), float(row["az"])]
+            and m["gyro"] == [float(row["gx"]), float(row["gy"]), float(row["gz"])] for m, row in zip(mi, rows)),
+            "Imu messages equal imu.csv (%d, %d)" % (len(mi), len(rows)))
+        with open(os.path.join(csvout, "gps", "gnss.csv")) as f:
+            rows = list(csv.DictReader(f))
+        mg = T["/gps/fix"]["messages"]
+        check(len(mg) == len(rows) and all(m["lat"] == float(r["latitude_deg"]) and m["lon"] == float(r["longitude_deg"])
+                                           for m, r in zip(mg, rows)) and mg[0]["cov_type"] == 2,
+              "NavSatFix equals gnss.csv")
+        with open(os.path.join(csvout, "radar", "radar.csv")) as f:
+            rows = list(csv.DictReader(f))
+        mr = T["/radar/detections"]["messages"]
+        check(sum(m["width"] for m in mr) == len(rows) and "depth:12:7:1" in mr[0]["fields"],
+              "radar detections as in radar.csv (%d vs %d)" % (sum(m["width"] for m in mr), len(rows)))
+        with open(os.path.join(csvout, "meta.json")) as f:
+            meta = json.load(f)
+        cam = [s for s in meta["sensors"] if s["name"] == "cam-front"][0]
+        ci = T["/cam_front/camera_info"]["messages"][0]
+        enc = {k: T["/cam_front/%s/image" % k]["messages"][0]["encoding"] for k in ("depth", "semantic", "instance", "rgb")}
+        check(T["/cam_front/camera_info"]["count"] == 20 and ci["frame_id"] == "cam-front_optical"
+              and ci["k"] == cam["camera_info"]["K"] and ci["width"] == 64
+              and enc == {"depth": "32FC1", "semantic": "mono8", "instance": "rgb8", "rgb": "rgb8"},
+              "camera topics: %d captures, K %r, encodings %r" % (T["/cam_front/camera_info"]["count"], ci["k"], enc))
+        stat = {t["child"]: t for t in T["/tf_static"]["messages"][0]["transforms"]}
+        check(stat["roof"]["t"] == [0, 0, 0.3] and stat["cam-front"]["t"] == [1.5, 0, 0.2]
+              and stat["cam-front_optical"]["parent"] == "cam-front", "mounts on /tf_static %r" % sorted(stat))
+        logs = []
+        for t in T.values():
+            logs += [int(m["log_ns"]) for m in t["messages"]]
+        check(min(logs) == 0 and max(logs) == 1000000000, "log times on the world clock")
+
+    # refusals: one line, usage status, nothing written
+    for extra, msg in ((["--frame", "carla"], "REP-103"), (["--resume"], "--resume"),
+                       (["--shard", "0/2"], "--shard"), (["--images"], "--images")):
+        o = os.path.join(tmp, "bad")
+        r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj, "--out", o,
+                "--format", "mcap", *extra)
+        check(r.returncode == 2 and msg in r.stderr and not os.path.exists(o), "mcap with %r refused: %r" % (extra, r.stderr))
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj, "--out", os.path.join(tmp, "bad"),
+            "--no-tf")
+    check(r.returncode == 2 and "--format mcap" in r.stderr, "--no-tf without mcap refused: %r" % r.stderr)
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj, "--out", os.path.join(tmp, "bad"),
+            "--format", "mcap", "--topic-prefix", "/bad prefix")
+    check(r.returncode >= 10 and "/bad prefix" in r.stderr and not os.path.exists(os.path.join(tmp, "bad", "sensim_0.mcap")),
+          "a bad topic prefix names itself: %r" % r.stderr)
+
+print("test_mcap: %d passed, %d failed" % (passed, failures))
+sys.exit(1 if failures else 0)
