@@ -8,6 +8,9 @@
 int main(void)
 {
     P(sensim_context_desc);
+    P(sensim_mcap_options);
+    P(sensim_mcap_stats);
+    P(sensim_ros_transform);
     P(sensim_mesh_desc);
     P(sensim_load_options);
     P(sensim_scene_info);

@@ -1225,3 +1225,205 @@ def write_ply(path, points):
         buf = ctypes.create_string_buffer(raw, len(raw) or 1)
         addr, n = ctypes.addressof(buf), len(raw) // POINT_SIZE
     _check(_L.sensim_write_ply(os.fsencode(path), None, addr, n))
+
+
+# ---------------------------------------------------------------- ROS 2 bags
+
+MCAP_TYPES = {"PointCloud2": 0, "Image": 1, "CameraInfo": 2, "Imu": 3, "NavSatFix": 4, "Odometry": 5,
+              "TFMessage": 6, "TFMessage_static": 7, "Clock": 8}
+MCAP_COMPRESSION = {"none": 0, "zstd": 1, "lz4": 2}
+
+
+def _cstr(value, what):
+    if not isinstance(value, str):
+        raise InvalidArgument(1, "%s must be a str, not %s" % (what, type(value).__name__))
+    if "\0" in value:
+        raise InvalidArgument(1, "%s contains a NUL character" % what)
+    return value.encode()
+
+
+def _nav_sample(sample):
+    """A NavSample from Nav.sample()'s dict (or a NavSample)."""
+    if isinstance(sample, _lib.NavSample):
+        return sample
+    if not isinstance(sample, dict):
+        raise InvalidArgument(1, "sample must be the dict Nav.sample() returns")
+    s = _lib.NavSample()
+    s.t_ns = _i64(sample.get("t_ns", 0), "sample['t_ns']")
+    for k in ("accel", "gyro", "position", "orientation", "velocity_world", "velocity_body", "angular_velocity",
+              "acceleration_world"):
+        if k in sample:
+            dst = getattr(s, k)
+            vals = list(sample[k])
+            if len(vals) != len(dst):
+                raise InvalidArgument(1, "sample[%r] needs %d numbers" % (k, len(dst)))
+            for i, v in enumerate(vals):
+                dst[i] = _f64(v, "sample[%r]" % k)
+    for k in ("latitude_deg", "longitude_deg", "altitude_m", "compass_rad"):
+        if k in sample:
+            setattr(s, k, _f64(sample[k], "sample[%r]" % k))
+    return s
+
+
+class McapWriter(_Handle):
+    """A rosbag2-compatible MCAP writer (sensim/mcap.h): files PREFIX_0.mcap,
+    PREFIX_1.mcap, ... that `ros2 bag play`, `ros2 bag info` and Foxglove
+    open. Times are int ns of the world clock; ``log_ns`` is the message's
+    receive time. Use as a context manager or call :meth:`close`, which
+    finishes the file (an unfinished file is never left under its name).
+    One thread at a time."""
+    _destroy = None
+    _what = "McapWriter"
+
+    def __init__(self, prefix, compression="zstd", chunk_bytes=1 << 20, split_bytes=0, split_s=0.0, zstd_level=3):
+        super().__init__()
+        if compression not in MCAP_COMPRESSION:
+            raise InvalidArgument(1, "compression must be none, zstd or lz4")
+        o = _lib.McapOptions()
+        _L.sensim_mcap_options_init(ctypes.byref(o))
+        o.compression = MCAP_COMPRESSION[compression]
+        lvl = _i64(zstd_level, "zstd_level")
+        if not 1 <= lvl <= 19:
+            raise OutOfRange(5, "zstd_level must be in 1..19")
+        o.zstd_level = lvl
+        o.chunk_bytes = _u64(chunk_bytes, "chunk_bytes")
+        o.split_bytes = _u64(split_bytes, "split_bytes")
+        split = _f64(split_s, "split_s")
+        if not 0 <= split <= 1e9:
+            raise OutOfRange(5, "split_s must be in [0, 1e9] seconds")
+        o.split_ns = int(round(split * 1e9))
+        h = ctypes.c_void_p()
+        _check(_L.sensim_mcap_open(os.fsencode(prefix), ctypes.byref(o), ctypes.byref(h)))
+        self._h = h.value
+        self.files = 0
+
+    def close(self):
+        """Finish the current file; returns how many files were written."""
+        with self._cv:
+            if not self._h:
+                return self.files
+            while self._calls:
+                self._cv.wait()
+            h, self._h = self._h, None
+        n = ctypes.c_uint32()
+        _check(_L.sensim_mcap_close(h, ctypes.byref(n)))
+        self.files = n.value
+        return self.files
+
+    def add_topic(self, name, msg_type):
+        """Add a topic: msg_type one of MCAP_TYPES ("PointCloud2", "Image", "CameraInfo", "Imu",
+        "NavSatFix", "Odometry", "TFMessage", "TFMessage_static" for /tf_static's QoS, "Clock").
+        Returns the topic handle the write calls take."""
+        if msg_type not in MCAP_TYPES:
+            raise InvalidArgument(1, "msg_type must be one of " + ", ".join(MCAP_TYPES))
+        t = ctypes.c_uint16()
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_add_topic(h, _cstr(name, "name"), MCAP_TYPES[msg_type], ctypes.byref(t)))
+        return t.value
+
+    @staticmethod
+    def _topic(topic):
+        if not isinstance(topic, int) or isinstance(topic, bool) or not 0 <= topic < 65536:
+            raise InvalidArgument(1, "topic must be the int add_topic() returned")
+        return topic
+
+    def write_frame(self, topic, frame, frame_id, log_ns=None):
+        """A lidar Frame (Ring.pop()) as PointCloud2: stamp = the frame start; log time = the frame end
+        unless ``log_ns`` is given."""
+        if not isinstance(frame, Frame):
+            raise InvalidArgument(1, "frame must be a sensim.Frame (Ring.pop())")
+        hd = _lib.FrameHeader()
+        hd.t_begin_ns = _i64(frame.header["t_begin_ns"], "t_begin_ns")
+        hd.t_end_ns = _i64(frame.header["t_end_ns"], "t_end_ns")
+        pts = frame.points
+        if _np is not None and isinstance(pts, _np.ndarray):
+            arr = _np.ascontiguousarray(pts, dtype=POINT_DTYPE)
+            addr, n, keep = arr.ctypes.data, len(arr), arr
+        else:
+            raw = bytes(pts)
+            keep = ctypes.create_string_buffer(raw, len(raw) or 1)
+            addr, n = ctypes.addressof(keep), len(raw) // POINT_SIZE
+        v = _lib.FrameView()
+        v.header = ctypes.pointer(hd)
+        v.points[0] = addr
+        v.counts[0] = n
+        log = hd.t_end_ns if log_ns is None else _i64(log_ns, "log_ns")
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_points(h, self._topic(topic), log, _cstr(frame_id, "frame_id"),
+                                               ctypes.byref(v)))
+        del keep
+
+    def write_image(self, topic, log_ns, stamp_ns, frame_id, image, encoding):
+        """A numpy image (H x W or H x W x C, C-contiguous rows) as sensor_msgs/Image."""
+        if _np is None or not isinstance(image, _np.ndarray) or image.ndim not in (2, 3):
+            raise InvalidArgument(1, "image must be a 2-D or 3-D numpy array")
+        img = _np.ascontiguousarray(image)
+        hgt, wid = img.shape[0], img.shape[1]
+        step = img.strides[0]
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_image(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                              _i64(stamp_ns, "stamp_ns"), _cstr(frame_id, "frame_id"),
+                                              _u32(wid, "width"), _u32(hgt, "height"), _cstr(encoding, "encoding"),
+                                              _u32(step, "step"), img.ctypes.data))
+
+    def write_camera_info(self, topic, log_ns, stamp_ns, frame_id, camera):
+        """The CameraInfo of a sensim.Camera."""
+        _want(camera, Camera, "camera")
+        i = _lib.CameraInfo()
+        with _using(self, camera) as (h, c):
+            _check(_L.sensim_camera_get_info(c, ctypes.byref(i)))
+            _check(_L.sensim_mcap_write_camera_info(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                                    _i64(stamp_ns, "stamp_ns"), _cstr(frame_id, "frame_id"),
+                                                    ctypes.byref(i)))
+
+    def write_imu(self, topic, log_ns, frame_id, sample, orientation_var=-1.0, gyro_var=0.0, accel_var=0.0):
+        """An IMU sample (Nav.sample()'s dict) as sensor_msgs/Imu."""
+        s = _nav_sample(sample)
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_imu(h, self._topic(topic), _i64(log_ns, "log_ns"), _cstr(frame_id, "frame_id"),
+                                            ctypes.byref(s), _f64(orientation_var, "orientation_var"),
+                                            _f64(gyro_var, "gyro_var"), _f64(accel_var, "accel_var")))
+
+    def write_navsatfix(self, topic, log_ns, frame_id, sample, horizontal_var_m2=0.0, vertical_var_m2=0.0):
+        """A GNSS sample (Nav.sample()'s dict) as sensor_msgs/NavSatFix."""
+        s = _nav_sample(sample)
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_navsatfix(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                                  _cstr(frame_id, "frame_id"), ctypes.byref(s),
+                                                  _f64(horizontal_var_m2, "horizontal_var_m2"),
+                                                  _f64(vertical_var_m2, "vertical_var_m2")))
+
+    def write_odometry(self, topic, log_ns, stamp_ns, frame_id, child_frame_id, pose_matrix, linear=(0, 0, 0),
+                       angular=(0, 0, 0)):
+        """nav_msgs/Odometry: a 4x4 pose of child in frame, twist in the child frame (m/s, rad/s)."""
+        lin, ang = _lib.d3(*[_f64(v, "linear") for v in linear]), _lib.d3(*[_f64(v, "angular") for v in angular])
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_odometry(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                                 _i64(stamp_ns, "stamp_ns"), _cstr(frame_id, "frame_id"),
+                                                 _cstr(child_frame_id, "child_frame_id"), _mat16(pose_matrix), lin,
+                                                 ang))
+
+    def write_transforms(self, topic, log_ns, transforms):
+        """tf2_msgs/TFMessage from [(stamp_ns, parent, child, 4x4 pose of child in parent), ...]."""
+        items = list(transforms)
+        arr = (_lib.RosTransform * max(1, len(items)))()
+        keep = []
+        for i, (stamp, parent, child, m) in enumerate(items):
+            arr[i].stamp_ns = _i64(stamp, "stamp_ns")
+            keep += [_cstr(parent, "parent"), _cstr(child, "child")]
+            arr[i].parent_frame, arr[i].child_frame = keep[-2], keep[-1]
+            arr[i].pose = _mat16(m)
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_transforms(h, self._topic(topic), _i64(log_ns, "log_ns"), arr, len(items)))
+
+    def write_clock(self, topic, log_ns, clock_ns):
+        """rosgraph_msgs/Clock."""
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_clock(h, self._topic(topic), _i64(log_ns, "log_ns"), _i64(clock_ns, "clock_ns")))
+
+    @property
+    def stats(self):
+        s = _lib.McapStats()
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_get_stats(h, ctypes.byref(s)))
+        return {k: getattr(s, k) for k, _ in _lib.McapStats._fields_ if k != "reserved"}

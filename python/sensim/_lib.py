@@ -201,7 +201,23 @@ class RadarDetection(Structure):
                 ("tag", c_uint8), ("flags", c_uint8)]
 
 
+class McapOptions(Structure):
+    _fields_ = [("compression", c_int32), ("zstd_level", c_int32), ("chunk_bytes", c_uint64),
+                ("split_bytes", c_uint64), ("split_ns", c_int64), ("reserved", c_uint64 * 4)]
+
+
+class McapStats(Structure):
+    _fields_ = [("messages", c_uint64), ("chunks", c_uint64), ("bytes", c_uint64), ("files", c_uint32),
+                ("topics", c_uint32), ("reserved", c_uint64 * 4)]
+
+
+class RosTransform(Structure):
+    _fields_ = [("stamp_ns", c_int64), ("parent_frame", c_char_p), ("child_frame", c_char_p),
+                ("pose", c_double * 16)]
+
+
 STRUCTS = {
+    "sensim_mcap_options": McapOptions, "sensim_mcap_stats": McapStats, "sensim_ros_transform": RosTransform,
     "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
     "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages, "sensim_image_view": ImageView,
     "sensim_appearance": Appearance, "sensim_kinematics": Kinematics, "sensim_nav_desc": NavDesc,
@@ -318,6 +334,26 @@ PROTOTYPES = {
     "sensim_rig_add_sensor": (status_t, [c_void_p, POINTER(SensorDesc), c_void_p, POINTER(c_uint32)]),
     "sensim_sensor_output_push": (status_t, [c_void_p, c_void_p, c_uint64]),
     "sensim_rig_step": (status_t, [c_void_p, c_void_p, c_int64, POINTER(Motion), POINTER(RigStepResult)]),
+    "sensim_mcap_options_init": (None, [POINTER(McapOptions)]),
+    "sensim_mcap_open": (status_t, [c_char_p, POINTER(McapOptions), POINTER(c_void_p)]),
+    "sensim_mcap_close": (status_t, [c_void_p, POINTER(c_uint32)]),
+    "sensim_mcap_add_topic": (status_t, [c_void_p, c_char_p, c_int32, POINTER(c_uint16)]),
+    "sensim_mcap_write_cloud": (status_t, [c_void_p, c_uint16, c_int64, c_int64, c_char_p, POINTER(Field), c_uint32,
+                                           c_uint32, c_void_p, c_uint64]),
+    "sensim_mcap_write_points": (status_t, [c_void_p, c_uint16, c_int64, c_char_p, POINTER(FrameView)]),
+    "sensim_mcap_write_image": (status_t, [c_void_p, c_uint16, c_int64, c_int64, c_char_p, c_uint32, c_uint32,
+                                           c_char_p, c_uint32, c_void_p]),
+    "sensim_mcap_write_camera_info": (status_t, [c_void_p, c_uint16, c_int64, c_int64, c_char_p,
+                                                 POINTER(CameraInfo)]),
+    "sensim_mcap_write_imu": (status_t, [c_void_p, c_uint16, c_int64, c_char_p, POINTER(NavSample), c_double,
+                                         c_double, c_double]),
+    "sensim_mcap_write_navsatfix": (status_t, [c_void_p, c_uint16, c_int64, c_char_p, POINTER(NavSample), c_double,
+                                               c_double]),
+    "sensim_mcap_write_odometry": (status_t, [c_void_p, c_uint16, c_int64, c_int64, c_char_p, c_char_p, d16, d3,
+                                              d3]),
+    "sensim_mcap_write_transforms": (status_t, [c_void_p, c_uint16, c_int64, POINTER(RosTransform), c_uint32]),
+    "sensim_mcap_write_clock": (status_t, [c_void_p, c_uint16, c_int64, c_int64]),
+    "sensim_mcap_get_stats": (status_t, [c_void_p, POINTER(McapStats)]),
     "sensim_pose_from_frame": (status_t, [c_int32, d3, d3, d16]),
     "sensim_pose_to_frame": (status_t, [c_int32, d16, d3, d3]),
     "sensim_point_to_frame": (status_t, [c_int32, d3, d3]),

@@ -571,6 +571,72 @@ class UserSensors(unittest.TestCase):
             rig.add_sensor(ring2, "not callable")
 
 
+class RosBags(unittest.TestCase):
+    """McapWriter: a host stepping its own lidar, camera and IMU writes a bag
+    that the independent reader (tests/node) decodes to the same values."""
+
+    @unittest.skipIf(np is None, "numpy")
+    def test_host_written_bag(self):
+        node_dir = os.path.join(REPO, "tests", "node")
+        tmp = tempfile.TemporaryDirectory()
+        ctx = sensim.Context(2)
+        scene = sensim.Scene(ctx)
+        scene.add_mesh([[10, -50, -50], [10, 50, -50], [10, 50, 50], [10, -50, 50]], [[0, 1, 2], [0, 2, 3]], tag=4)
+        scene.commit()
+        lidar = sensim.Lidar(ctx, "vlp16")
+        ring = sensim.Ring(2 * lidar.info["shots_per_frame"])
+        cam = sensim.Camera(ctx, "carla_default", {"width": 32, "height": 24})
+        imu = sensim.Nav(ctx, "imu")
+        prefix = os.path.join(tmp.name, "host")
+        keys = [(0, sensim.pose()), (1_000_000_000, sensim.pose())]
+        sums = []
+        with sensim.McapWriter(prefix, compression="lz4") as w:
+            tp = w.add_topic("/lidar/points", "PointCloud2")
+            ti = w.add_topic("/cam/depth", "Image")
+            tc = w.add_topic("/cam/camera_info", "CameraInfo")
+            tu = w.add_topic("/imu", "Imu")
+            tf = w.add_topic("/tf_static", "TFMessage_static")
+            w.write_transforms(tf, 0, [(0, "base_link", "lidar", sensim.pose(z=1.5))])
+            for k in range(3):
+                t0 = k * 100_000_000
+                lidar.scan(scene, t0, t0 + 100_000_000, ring, keys=keys)
+                fr = ring.pop()
+                sums.append(float(np.sum(fr.points["x"].astype(np.float64))))
+                w.write_frame(tp, fr, "lidar")
+                img = cam.render(scene, pose=sensim.pose(), outputs=("depth",), t_ns=t0)
+                w.write_image(ti, t0, t0, "cam_optical", img["depth"], "32FC1")
+                w.write_camera_info(tc, t0, t0, "cam_optical", cam)
+                w.write_imu(tu, t0, "imu", imu.sample(keys, k * 10), gyro_var=1e-6, accel_var=1e-4)
+            with self.assertRaises(sensim.InvalidArgument):
+                w.add_topic("/x", "Bogus")
+            with self.assertRaises(sensim.InvalidArgument):
+                w.write_image(ti, 0, 0, "cam\0optical", img["depth"], "32FC1")
+            with self.assertRaises(sensim.InvalidArgument):
+                w.write_clock(3.0, 0, 0)
+            with self.assertRaises(sensim.OutOfRange):
+                w.write_imu(tu, -1, "imu", imu.sample(keys, 0))
+            self.assertEqual(w.stats["messages"], 13)
+        self.assertEqual(w.files, 1)
+        with self.assertRaises(sensim.BadHandle):
+            w.add_topic("/late", "Clock")
+        r = subprocess.run(["node", os.path.join(node_dir, "check_mcap.mjs"), prefix + "_0.mcap"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        import json
+        d = json.loads(r.stdout)["topics"]
+        pc = d["/lidar/points"]["messages"]
+        self.assertEqual([m["stamp_ns"] for m in pc], ["0", "100000000", "200000000"])
+        self.assertEqual([m["log_ns"] for m in pc], ["100000000", "200000000", "300000000"])
+        self.assertEqual([m["sum_xyz"][0] for m in pc], sums)
+        im = d["/cam/depth"]["messages"][0]
+        self.assertEqual((im["width"], im["height"], im["encoding"], im["step"]), (32, 24, "32FC1", 128))
+        self.assertEqual(d["/cam/camera_info"]["messages"][0]["k"][0], cam.info["K"][0])
+        self.assertAlmostEqual(d["/imu"]["messages"][1]["accel"][2], 9.80665, places=12)
+        self.assertEqual(d["/tf_static"]["messages"][0]["transforms"][0]["t"], [0, 0, 1.5])
+        ctx.close()
+        tmp.cleanup()
+
+
 class NoNumpySmoke(unittest.TestCase):
     def test_package_works_without_numpy(self):
         env = dict(os.environ, SENSIM_DISABLE_NUMPY="1")
