@@ -12,6 +12,7 @@ pkgs=(
   clang-14 libclang-rt-14-dev libomp-14-dev valgrind
   libproj-dev geographiclib-tools
   libzstd-dev liblz4-dev zlib1g-dev
+  chromium
 )
 
 missing=()
@@ -40,12 +41,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The test-only npm packages, exactly as package-lock.json pins them;
-# reinstalled only when the lock file changed since the last install.
-node_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/node"
-stamp="$node_dir/node_modules/.sensim-lock"
-if ! cmp -s "$node_dir/package-lock.json" "$stamp" 2>/dev/null; then
-  echo "install-deps: npm ci in tests/node" >&2
-  (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-  cp "$node_dir/package-lock.json" "$stamp"
-fi
+# npm packages, exactly as each package-lock.json pins them: three.js for
+# the viewer page the sensim command embeds (src/cli/viewer), and the
+# test-only readers and browser driver (tests/node). Reinstalled only when a
+# lock file changed since the last install.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+for node_dir in "$root/src/cli/viewer" "$root/tests/node"; do
+  stamp="$node_dir/node_modules/.sensim-lock"
+  if ! cmp -s "$node_dir/package-lock.json" "$stamp" 2>/dev/null; then
+    echo "install-deps: npm ci in ${node_dir#$root/}" >&2
+    (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    cp "$node_dir/package-lock.json" "$stamp"
+  fi
+done

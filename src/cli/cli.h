@@ -25,6 +25,11 @@ int parse_numbers(const char *s, double *v, int lo, int hi);
 int ensure_dir(const char *dir);
 sensim_status load_scene(const char *what, int32_t frame, const char *tags_file, sensim_scene *scene);
 int cmd_batch(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+/* Open @p path for reading only if it is a regular file of at most 1 GiB
+ * (opened non-blocking: a FIFO is refused at once). 0, or an exit status
+ * after a one-line message. */
+int open_regular_file(const char *path, FILE **f);
 
 typedef struct traj {
     sensim_pose_key *keys;

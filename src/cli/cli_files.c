@@ -42,7 +42,7 @@ int parse_numbers(const char *s, double *v, int lo, int hi)
     return (*p || n < lo) ? 0 : n;
 }
 
-static int with_file(const char *path, FILE **f)
+int open_regular_file(const char *path, FILE **f)
 {
     /* O_NONBLOCK: opening a FIFO must not wait for a writer; only regular
      * files are read (a FIFO could block forever, /dev/zero never ends). */
@@ -134,7 +134,7 @@ static int split_key_value(char *p, char **key, char **value)
 int load_trajectory_file(const char *path, int32_t frame, traj *t)
 {
     FILE *f;
-    int rc = with_file(path, &f);
+    int rc = open_regular_file(path, &f);
     if (rc)
         return rc;
     rc = load_trajectory(f, path, frame, t);
@@ -145,7 +145,7 @@ int load_trajectory_file(const char *path, int32_t frame, traj *t)
 int load_rig_file(const char *path, sensor_spec *specs, uint32_t *count)
 {
     FILE *f;
-    int rc = with_file(path, &f);
+    int rc = open_regular_file(path, &f);
     if (rc)
         return rc;
     rc = load_rig(f, path, specs, count);
@@ -411,7 +411,7 @@ int load_camera(FILE *f, const char *path, sensim_camera_desc *d)
 int load_camera_file(const char *path, sensim_camera_desc *d)
 {
     FILE *f;
-    int rc = with_file(path, &f);
+    int rc = open_regular_file(path, &f);
     if (rc)
         return rc;
     rc = load_camera(f, path, d);
@@ -527,7 +527,7 @@ int load_actors(FILE *f, const char *path, actor_spec *actors, uint32_t *count)
 int load_actors_file(const char *path, actor_spec *actors, uint32_t *count)
 {
     FILE *f;
-    int rc = with_file(path, &f);
+    int rc = open_regular_file(path, &f);
     if (rc)
         return rc;
     rc = load_actors(f, path, actors, count);

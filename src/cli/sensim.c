@@ -72,7 +72,9 @@ int usage(const char *msg)
             "              [--tags FILE] (OBJ name -> tag rules, 'name = Tag' lines, before the built-in names)\n"
             "  sensim batch --scene FILE|street (--lidar PRESET|FILE | --rig RIG_FILE) --trajectory FILE\n"
             "               --out DIR [--frames A:B] [--shard K/N] [--threads N] [--seed N]\n"
-            "               [--set KEY=VALUE]... [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla]\n"
+            "               [--set KEY=VALUE]... [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla|mcap]\n"
+            "               [--mcap-compression none|zstd|lz4] [--mcap-split-mb N] [--mcap-split-s S] [--no-tf]\n"
+            "               [--no-odom] [--topic-prefix /NS] [--odom-frame F] [--base-frame F] (with mcap)\n"
             "               [--images] [--resume] [--frame native|carla|ue] [--tags FILE] [--quiet]\n"
             "               [--actors FILE] ([actor NAME] sections: id, tag, mesh = box L W H | FILE,\n"
             "               trajectory = CSV; moved for every frame and sample)\n"
@@ -85,6 +87,8 @@ int usage(const char *msg)
             "               [--tags FILE] (camera presets: carla_default, pinhole_720p, pinhole_1080p, fisheye_190)\n"
             "  sensim bench [--scene FILE|street] [--preset P]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
             "               [--threads N] [--json]\n"
+            "  sensim view RUN_DIR|FILE.ply --out FILE.html [--max-points N] (one self-contained page that plays\n"
+            "               the frames: points by tag/intensity/height/range, camera images, poses, trajectory)\n"
             "  sensim demo [--out DIR] [--threads N]\n"
             "  sensim pattern export PRESET|FILE --duration S --out FILE.csv [--set KEY=VALUE]...\n"
             "  sensim pattern stats PRESET|FILE [--times 0.1,0.2,0.5,1,2] [--bin-deg B] [--png FILE]\n"
@@ -529,6 +533,8 @@ int main(int argc, char **argv)
         return cmd_bench(argc, argv);
     if (!strcmp(cmd, "render"))
         return cmd_render(argc, argv);
+    if (!strcmp(cmd, "view"))
+        return cmd_view(argc, argv);
     if (strcmp(cmd, "scan") && strcmp(cmd, "demo"))
         return usage("unknown command");
 

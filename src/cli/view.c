@@ -1,0 +1,581 @@
+/* sensim view: one self-contained HTML page (three.js embedded, no network
+ * at view time) that plays the frames of a run: points coloured by tag,
+ * intensity, height or range, camera images beside them, sensor poses and
+ * the trajectory, a time slider.
+ *
+ * Inputs: a `sensim batch` / `sensim scan` output folder (frame_*.ply at its
+ * top or in one folder per sensor, camera captures in NAME/rgb/ or
+ * NAME/semantic_cityscapes/ with NAME/NNNNNN.json), or one PLY file. */
+#include "cli.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "viewer_assets.h"
+
+#define MAX_CLOUDS 100000
+#define MAX_IMAGES 20000
+
+typedef struct cloud {
+    char sensor[64];
+    int64_t t_ns;
+    double pose[16];
+    uint32_t n;
+    float *xyz, *range;
+    uint8_t *tag, *inten;
+} cloud;
+
+typedef struct image {
+    char sensor[64];
+    int64_t t_ns;
+    char path[4200];
+} image;
+
+typedef struct view_data {
+    cloud *clouds;
+    size_t nclouds;
+    image *images;
+    size_t nimages;
+    uint32_t max_points;
+} view_data;
+
+static int view_fail(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "sensim: error: ");
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    return EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+}
+
+/* ---- PLY point files (binary little endian, any property order) ---- */
+static int ply_type_size(const char *t)
+{
+    static const char *const n1[] = {"char", "uchar", "int8", "uint8"};
+    static const char *const n2[] = {"short", "ushort", "int16", "uint16"};
+    static const char *const n4[] = {"int", "uint", "float", "int32", "uint32", "float32"};
+    static const char *const n8[] = {"double", "float64"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(t, n1[i]) || !strcmp(t, n2[i]))
+            return !strcmp(t, n1[i]) ? 1 : 2;
+    for (int i = 0; i < 6; i++)
+        if (!strcmp(t, n4[i]))
+            return 4;
+    for (int i = 0; i < 2; i++)
+        if (!strcmp(t, n8[i]))
+            return 8;
+    return 0;
+}
+
+/* Read a PLY point file into @p c (subsampled to max_points). Frames and
+ * units from its comments: CARLA (y negated) and UE (cm) files are brought
+ * back to the native frame in metres. */
+static int read_ply(const char *path, const char *sensor, uint32_t max_points, cloud *c)
+{
+    FILE *f;
+    int rc = open_regular_file(path, &f);
+    if (rc)
+        return rc;
+    memset(c, 0, sizeof *c);
+    snprintf(c->sensor, sizeof c->sensor, "%s", sensor);
+    c->pose[0] = c->pose[5] = c->pose[10] = c->pose[15] = 1;
+    char line[1024];
+    unsigned long long ln = 0, count = 0;
+    int in_vertex = 0, binary = 0, ended = 0, after_vertex = 0;
+    int off_x = -1, off_y = -1, off_z = -1, off_i = -1, off_r = -1, off_t = -1, stride = 0;
+    int frame = 0; /* 0 native, 1 carla, 2 ue */
+    while (fgets(line, sizeof line, f)) {
+        ln++;
+        size_t L = strlen(line);
+        if (L == sizeof line - 1 && line[L - 1] != '\n') {
+            fclose(f);
+            return view_fail("%s: header line %s longer than 1023 bytes", path, "");
+        }
+        if (ln == 1 && strcmp(line, "ply\n")) {
+            fclose(f);
+            return view_fail("%s:1: not a PLY file%s", path, "");
+        }
+        char w0[64] = "", w1[64] = "", w2[64] = "";
+        sscanf(line, "%63s %63s %63s", w0, w1, w2);
+        if (!strcmp(w0, "format")) {
+            binary = !strcmp(w1, "binary_little_endian") && !strcmp(w2, "1.0");
+        } else if (!strcmp(w0, "comment")) {
+            if (!strcmp(w1, "t_begin_ns"))
+                c->t_ns = strtoll(w2, NULL, 10);
+            else if (!strcmp(w1, "frame"))
+                frame = !strcmp(w2, "carla") ? 1 : !strcmp(w2, "ue") ? 2 : 0;
+            else if (!strcmp(w1, "sensor_pose")) {
+                const char *p = strstr(line, "sensor_pose") + 11;
+                double v[16];
+                int k = 0;
+                char *end;
+                for (; k < 16; k++, p = end) {
+                    v[k] = strtod(p, &end);
+                    if (end == p || !(v[k] == v[k]) || v[k] > 1e12 || v[k] < -1e12)
+                        break;
+                }
+                if (k != 16) {
+                    fclose(f);
+                    char where[64];
+                    snprintf(where, sizeof where, "%llu", ln);
+                    return view_fail("%s:%s: sensor_pose needs 16 finite numbers", path, where);
+                }
+                memcpy(c->pose, v, sizeof v);
+            }
+        } else if (!strcmp(w0, "element")) {
+            if (in_vertex)
+                after_vertex = 1;
+            in_vertex = !strcmp(w1, "vertex");
+            if (in_vertex) {
+                char *end;
+                errno = 0;
+                count = strtoull(w2, &end, 10);
+                if (errno || *end || w2[0] == '-') {
+                    fclose(f);
+                    return view_fail("%s: bad vertex count '%s'", path, w2);
+                }
+            }
+        } else if (!strcmp(w0, "property") && in_vertex) {
+            int sz = ply_type_size(w1);
+            if (!sz) {
+                fclose(f);
+                return view_fail("%s: vertex property type '%s' not supported (lists are not points)", path, w1);
+            }
+            int *slot = !strcmp(w2, "x") ? &off_x : !strcmp(w2, "y") ? &off_y : !strcmp(w2, "z") ? &off_z
+                        : !strcmp(w2, "intensity") ? &off_i : !strcmp(w2, "range") ? &off_r
+                        : !strcmp(w2, "tag") ? &off_t : NULL;
+            int want = slot == &off_t ? 1 : 4;
+            if (slot && (sz != want || (want == 4 && strcmp(w1, "float") && strcmp(w1, "float32")))) {
+                fclose(f);
+                return view_fail("%s: property %s must be float (tag: uchar)", path, w2);
+            }
+            if (slot)
+                *slot = stride;
+            if (stride > 4096) {
+                fclose(f);
+                return view_fail("%s: vertex records over 4 KiB%s", path, "");
+            }
+            stride += sz;
+        } else if (!strcmp(w0, "end_header")) {
+            ended = 1;
+            break;
+        }
+        if (ln > 2000) {
+            fclose(f);
+            return view_fail("%s: no end_header in 2000 lines%s", path, "");
+        }
+    }
+    if (!ended || !binary || off_x < 0 || off_y < 0 || off_z < 0 || after_vertex) {
+        fclose(f);
+        return view_fail("%s: %s", path,
+                         !ended ? "no end_header" : !binary ? "only binary_little_endian 1.0 PLY is read"
+                         : after_vertex ? "elements after vertex are not read (a point file has only vertices)"
+                                        : "vertex needs float x, y, z");
+    }
+    long pos = ftell(f);
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || pos < 0 || count > (uint64_t)(sb.st_size - pos) / (uint64_t)stride) {
+        fclose(f);
+        return view_fail("%s: %s vertices do not fit in the file", path, "the declared");
+    }
+    uint64_t step = max_points && count > max_points ? (count + max_points - 1) / max_points : 1;
+    uint64_t n = (count + step - 1) / step;
+    c->xyz = malloc(12 * (n ? n : 1));
+    c->range = malloc(4 * (n ? n : 1));
+    c->tag = calloc(n ? n : 1, 1);
+    c->inten = calloc(n ? n : 1, 1);
+    uint8_t *rec = malloc((size_t)stride);
+    if (!c->xyz || !c->range || !c->tag || !c->inten || !rec) {
+        free(rec);
+        fclose(f);
+        fprintf(stderr, "sensim: error: out of memory for %s\n", path);
+        return EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+    }
+    const float u = frame == 2 ? 0.01f : 1.0f, sy = frame ? -1.0f : 1.0f;
+    uint32_t k = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        if (fread(rec, 1, (size_t)stride, f) != (size_t)stride) {
+            free(rec);
+            fclose(f);
+            return view_fail("%s: truncated vertex data%s", path, "");
+        }
+        if (i % step)
+            continue;
+        float x, y, z, in = 0, r;
+        memcpy(&x, rec + off_x, 4), memcpy(&y, rec + off_y, 4), memcpy(&z, rec + off_z, 4);
+        x *= u, y *= u * sy, z *= u;
+        if (!(x == x && y == y && z == z) || x > 1e9f || x < -1e9f || y > 1e9f || y < -1e9f || z > 1e9f ||
+            z < -1e9f)
+            x = y = z = 0; /* a NaN or absurd point is drawn at the sensor, not as NaN */
+        if (off_i >= 0)
+            memcpy(&in, rec + off_i, 4);
+        if (off_r >= 0)
+            memcpy(&r, rec + off_r, 4), r *= u;
+        else
+            r = sqrtf(x * x + y * y + z * z);
+        c->xyz[3 * k] = x, c->xyz[3 * k + 1] = y, c->xyz[3 * k + 2] = z;
+        c->range[k] = r == r ? r : 0;
+        c->inten[k] = (uint8_t)(in >= 1 ? 255 : in > 0 ? in * 255 + 0.5f : 0);
+        c->tag[k] = off_t >= 0 ? rec[off_t] : 0;
+        k++;
+    }
+    free(rec);
+    fclose(f);
+    c->n = k;
+    if (frame) { /* pose S·M·S (CARLA) back to native; UE translation in cm */
+        double *p = c->pose;
+        for (int i = 0; i < 3; i++)
+            p[12 + i] *= frame == 2 ? 0.01 : 1.0;
+        p[1] = -p[1], p[4] = -p[4], p[6] = -p[6], p[9] = -p[9], p[13] = -p[13];
+    }
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names in @p dir (caller frees each and the array). */
+static char **list_dir(const char *dir, size_t *n)
+{
+    DIR *d = opendir(dir);
+    *n = 0;
+    if (!d)
+        return NULL;
+    size_t cap = 64;
+    char **v = malloc(cap * sizeof *v);
+    struct dirent *e;
+    while (v && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (*n == cap) {
+            char **w = realloc(v, 2 * cap * sizeof *v);
+            if (!w)
+                break;
+            v = w, cap *= 2;
+        }
+        v[(*n)++] = strdup(e->d_name);
+    }
+    closedir(d);
+    if (v)
+        qsort(v, *n, sizeof *v, cmp_str);
+    return v;
+}
+
+static void free_list(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static int is_dir(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* Lidar frames (frame_*.ply) and camera captures of one folder. */
+static int read_folder(view_data *V, const char *dir, const char *sensor)
+{
+    size_t n;
+    char **names = list_dir(dir, &n);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%.4000s/%s", dir, names[i]);
+        if (!strncmp(names[i], "frame_", 6) && ends_with(names[i], ".ply")) {
+            if (V->nclouds == MAX_CLOUDS) {
+                rc = view_fail("%s: more than 100000 frames%s", dir, "");
+                break;
+            }
+            rc = read_ply(p, sensor, V->max_points, &V->clouds[V->nclouds]);
+            if (!rc)
+                V->nclouds++;
+        }
+    }
+    /* camera captures: NAME/NNNNNN.json with t_ns, image in rgb/ (or the CityScapes semantic image) */
+    const char *sub = NULL;
+    char rgb[4200];
+    snprintf(rgb, sizeof rgb, "%.4000s/rgb", dir);
+    if (is_dir(rgb))
+        sub = "rgb";
+    else {
+        snprintf(rgb, sizeof rgb, "%.4000s/semantic_cityscapes", dir);
+        if (is_dir(rgb))
+            sub = "semantic_cityscapes";
+    }
+    for (size_t i = 0; i < n && !rc && sub; i++) {
+        size_t L = strlen(names[i]);
+        if (L != 11 || !ends_with(names[i], ".json") || strspn(names[i], "0123456789") != 6)
+            continue;
+        char jp[4200], buf[512];
+        snprintf(jp, sizeof jp, "%.4000s/%s", dir, names[i]);
+        FILE *f;
+        if ((rc = open_regular_file(jp, &f)))
+            break;
+        size_t got = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[got] = 0;
+        const char *t = strstr(buf, "\"t_ns\":");
+        if (!t) {
+            rc = view_fail("%s: no \"t_ns\" in its first 511 bytes%s", jp, "");
+            break;
+        }
+        if (V->nimages == MAX_IMAGES) {
+            rc = view_fail("%s: more than 20000 captures%s", dir, "");
+            break;
+        }
+        image *im = &V->images[V->nimages];
+        snprintf(im->sensor, sizeof im->sensor, "%s", sensor);
+        im->t_ns = strtoll(t + 7, NULL, 10);
+        snprintf(im->path, sizeof im->path, "%.4000s/%s/%.6s.png", dir, sub, names[i]);
+        if (access(im->path, R_OK) == 0)
+            V->nimages++;
+    }
+    free_list(names, n);
+    return rc;
+}
+
+/* ---- output ---- */
+static void b64(FILE *f, const uint8_t *p, size_t n)
+{
+    static const char T[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char out[4];
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        out[0] = T[v >> 18], out[1] = T[(v >> 12) & 63];
+        out[2] = i + 1 < n ? T[(v >> 6) & 63] : '=';
+        out[3] = i + 2 < n ? T[v & 63] : '=';
+        fwrite(out, 1, 4, f);
+    }
+}
+
+static int b64_file(FILE *out, const char *path)
+{
+    FILE *f;
+    int rc = open_regular_file(path, &f);
+    if (rc)
+        return rc;
+    uint8_t buf[3 * 4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        b64(out, buf, n);
+    fclose(f);
+    return 0;
+}
+
+static int cmp_cloud(const void *a, const void *b)
+{
+    const cloud *x = a, *y = b;
+    int s = strcmp(x->sensor, y->sensor);
+    return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns ? 1 : s;
+}
+
+/* "sensor" names are folder names: letters, digits, '_' and '-' (checked) */
+static int safe_name(const char *s)
+{
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+              *s == '-'))
+            return 0;
+    return 1;
+}
+
+static int write_page(const view_data *V, const char *out, uint64_t *nframes)
+{
+    /* view frames: distinct frame start times */
+    int64_t *ts = malloc((V->nclouds + 1) * sizeof *ts);
+    if (!ts)
+        return EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+    size_t nt = 0;
+    for (size_t i = 0; i < V->nclouds; i++)
+        if (!nt || ts[nt - 1] != V->clouds[i].t_ns)
+            ts[nt++] = V->clouds[i].t_ns;
+    *nframes = nt;
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", out);
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "sensim: error: %s: cannot create: %s\n", out, strerror(errno));
+        if (fd >= 0)
+            close(fd), remove(tmp);
+        free(ts);
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    fchmod(fd, 0644);
+    const char *tpl = sensim_viewer_template;
+    int rc = 0;
+    while (*tpl && !rc) {
+        const char *at = strchr(tpl, '@');
+        if (!at) {
+            fputs(tpl, f);
+            break;
+        }
+        fwrite(tpl, 1, (size_t)(at - tpl), f);
+        if (!strncmp(at, "@FRAMES@", 8)) {
+            fprintf(f, "%zu", nt);
+            tpl = at + 8;
+        } else if (!strncmp(at, "@THREE@", 7)) {
+            b64(f, sensim_viewer_three_gz, sensim_viewer_three_gz_len);
+            tpl = at + 7;
+        } else if (!strncmp(at, "@DATA@", 6)) {
+            tpl = at + 6;
+            fprintf(f, "{\"palette\": [");
+            for (uint32_t t = 0; t < 256; t++) {
+                uint8_t rgb[3];
+                sensim_tag_color(t, rgb);
+                fprintf(f, "%s[%u,%u,%u]", t ? "," : "", rgb[0], rgb[1], rgb[2]);
+            }
+            fprintf(f, "],\n\"tag_names\": [");
+            for (uint32_t t = 0; t < 29; t++)
+                fprintf(f, "%s\"%s\"", t ? "," : "", sensim_tag_name(t));
+            fprintf(f, "],\n\"clouds\": [");
+            for (size_t i = 0; i < V->nclouds; i++) {
+                const cloud *c = &V->clouds[i];
+                fprintf(f, "%s\n{\"sensor\": \"%s\", \"t_ns\": %lld, \"n\": %u, \"pose\": [", i ? "," : "",
+                        c->sensor, (long long)c->t_ns, c->n);
+                for (int k = 0; k < 16; k++)
+                    fprintf(f, "%s%.17g", k ? "," : "", c->pose[k]);
+                fprintf(f, "], \"xyz\": \"");
+                b64(f, (const uint8_t *)c->xyz, 12 * (size_t)c->n);
+                fprintf(f, "\", \"range\": \"");
+                b64(f, (const uint8_t *)c->range, 4 * (size_t)c->n);
+                fprintf(f, "\", \"tag\": \"");
+                b64(f, c->tag, c->n);
+                fprintf(f, "\", \"intensity\": \"");
+                b64(f, c->inten, c->n);
+                fprintf(f, "\"}");
+            }
+            fprintf(f, "],\n\"frame_t\": [");
+            for (size_t k = 0; k < nt; k++)
+                fprintf(f, "%s%lld", k ? "," : "", (long long)ts[k]);
+            fprintf(f, "],\n\"frame_clouds\": [");
+            for (size_t k = 0, i = 0; k < nt; k++) {
+                fprintf(f, "%s[", k ? "," : "");
+                for (int first = 1; i < V->nclouds && V->clouds[i].t_ns == ts[k]; i++, first = 0)
+                    fprintf(f, "%s%zu", first ? "" : ",", i);
+                fprintf(f, "]");
+            }
+            /* the trajectory: origins of the first sensor's frames */
+            fprintf(f, "],\n\"trajectory\": [");
+            for (size_t i = 0, m = 0; i < V->nclouds; i++)
+                if (!strcmp(V->clouds[i].sensor, V->clouds[0].sensor))
+                    fprintf(f, "%s[%.9g,%.9g,%.9g]", m++ ? "," : "", V->clouds[i].pose[12], V->clouds[i].pose[13],
+                            V->clouds[i].pose[14]);
+            fprintf(f, "],\n\"images\": [");
+            for (size_t i = 0; i < V->nimages && !rc; i++) {
+                fprintf(f, "%s\n{\"sensor\": \"%s\", \"t_ns\": %lld, \"png\": \"", i ? "," : "", V->images[i].sensor,
+                        (long long)V->images[i].t_ns);
+                rc = b64_file(f, V->images[i].path);
+                fprintf(f, "\"}");
+            }
+            fprintf(f, "]}");
+        } else {
+            fputc('@', f);
+            tpl = at + 1;
+        }
+    }
+    free(ts);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rc || rename(tmp, out) != 0) {
+        if (!rc)
+            fprintf(stderr, "sensim: error: %s: cannot write: %s\n", out, strerror(errno));
+        remove(tmp);
+        return rc ? rc : EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    return 0;
+}
+
+int cmd_view(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL;
+    uint32_t max_points = 200000;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (a[0] != '-' && !in) {
+            in = a;
+            continue;
+        }
+        if (!v) {
+            char m[256];
+            snprintf(m, sizeof m, "option '%.200s' needs a value (or is unknown)", a);
+            return usage(m);
+        }
+        i++;
+        if (!strcmp(a, "--out"))
+            out = v;
+        else if (!strcmp(a, "--max-points")) {
+            if (!parse_u32(v, &max_points) || max_points < 1 || max_points > 10000000)
+                return usage("--max-points needs an integer in 1..10^7 (points per frame drawn)");
+        } else {
+            char m[256];
+            snprintf(m, sizeof m, "unknown option '%.200s'", a);
+            return usage(m);
+        }
+    }
+    if (!in || !out)
+        return usage("view needs an input (a run folder or a PLY file) and --out FILE.html");
+    view_data V = {0};
+    V.max_points = max_points;
+    V.clouds = calloc(MAX_CLOUDS, sizeof *V.clouds);
+    V.images = calloc(MAX_IMAGES, sizeof *V.images);
+    int rc = 0;
+    if (!V.clouds || !V.images) {
+        fprintf(stderr, "sensim: error: out of memory\n");
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+    } else if (is_dir(in)) {
+        rc = read_folder(&V, in, "lidar");
+        size_t n;
+        char **names = list_dir(in, &n);
+        for (size_t i = 0; i < n && !rc; i++) {
+            char p[4200];
+            snprintf(p, sizeof p, "%.4000s/%s", in, names[i]);
+            if (strcmp(names[i], "steps") && strlen(names[i]) < 64 && safe_name(names[i]) && is_dir(p))
+                rc = read_folder(&V, p, names[i]);
+        }
+        free_list(names, n);
+        if (!rc && V.nclouds == 0)
+            rc = view_fail("%s: no frame_*.ply here or in a sensor folder%s", in, "");
+    } else if (ends_with(in, ".ply")) {
+        rc = read_ply(in, "lidar", max_points, &V.clouds[0]);
+        V.nclouds = rc ? 0 : 1;
+    } else {
+        fprintf(stderr, "sensim: error: %s: not a run folder or a .ply file\n", in);
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    uint64_t nframes = 0;
+    if (!rc) {
+        qsort(V.clouds, V.nclouds, sizeof *V.clouds, cmp_cloud);
+        rc = write_page(&V, out, &nframes);
+    }
+    if (!rc) {
+        uint64_t pts = 0;
+        for (size_t i = 0; i < V.nclouds; i++)
+            pts += V.clouds[i].n;
+        fprintf(stderr, "sensim view: %s: %llu frames, %zu clouds, %llu points drawn, %zu images\n", out,
+                (unsigned long long)nframes, V.nclouds, (unsigned long long)pts, V.nimages);
+    }
+    for (size_t i = 0; V.clouds && i < MAX_CLOUDS && i <= V.nclouds; i++) {
+        free(V.clouds[i].xyz);
+        free(V.clouds[i].range);
+        free(V.clouds[i].tag);
+        free(V.clouds[i].inten);
+    }
+    free(V.clouds);
+    free(V.images);
+    return rc;
+}

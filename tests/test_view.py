@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+"""`sensim view`: the page of a generated run loads in Debian's headless
+Chromium (software WebGL, driven by playwright-core from tests/node), shows
+the run's frame count, and its screenshot shows points; a frame with no
+points shows none. Hostile inputs are refused with one line and no page.
+
+Usage: test_view.py SENSIM NODE_DIR"""
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+SENSIM, NODE_DIR = sys.argv[1:3]
+failures = 0
+passed = 0
+
+
+def check(cond, what):
+    global failures, passed
+    if cond:
+        passed += 1
+    else:
+        failures += 1
+        print("FAIL:", what)
+
+
+def run(*args):
+    return subprocess.run([SENSIM, *args], capture_output=True, text=True)
+
+
+def load(page, shot, frame=None):
+    args = ["node", os.path.join(NODE_DIR, "view_check.mjs"), page, shot] + ([str(frame)] if frame is not None else [])
+    r = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        check(False, "page %s did not load: %s" % (page, r.stderr[-2000:]))
+        return None
+    return json.loads(r.stdout)
+
+
+def png_pixels(path):
+    """(width, height, rows of RGB tuples) of an 8-bit RGB/RGBA non-interlaced PNG (zlib only)."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, typ = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if typ == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and ctype in (2, 6) and interlace == 0, (depth, ctype, interlace)
+            bpp = 3 if ctype == 2 else 4
+        elif typ == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    prev = bytearray(stride)
+    rows = []
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return w, h, bpp, rows
+
+
+def bright_pixels(path):
+    """Pixels of the 3-D view (below the control bar, right of the legend) brighter than the grid."""
+    w, h, bpp, rows = png_pixels(path)
+    n = 0
+    for y in range(60, h - 10):
+        line = rows[y]
+        for x in range(130, w):
+            if max(line[bpp * x], line[bpp * x + 1], line[bpp * x + 2]) > 60:
+                n += 1
+    return n
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    traj = os.path.join(tmp, "traj.csv")
+    with open(traj, "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n")
+        for i in range(0, 101):
+            t = i * 0.01
+            f.write("%g,%g,0,1.8,0,0,%g\n" % (t, -60 + 8 * t, 3 * t))
+    rig = os.path.join(tmp, "rig.txt")
+    with open(rig, "w") as f:
+        f.write("[sensor roof]\npreset = vlp16\n\n[sensor cam]\ntype = camera\nwidth = 64\nheight = 48\n"
+                "rate_hz = 10\noutputs = rgb\nmount_xyz_m = 1, 0, 0\n")
+    out = os.path.join(tmp, "run")
+    r = run("batch", "--scene", "street", "--rig", rig, "--trajectory", traj, "--out", out, "--quiet")
+    check(r.returncode == 0, "rig run: " + r.stderr)
+    nframes = len([n for n in os.listdir(os.path.join(out, "roof")) if n.endswith(".ply")])
+    page = os.path.join(tmp, "run.html")
+    r = run("view", out, "--out", page)
+    check(r.returncode == 0 and os.path.exists(page), "sensim view of the run: " + r.stderr)
+    html = open(page, encoding="utf-8").read()
+    check("http://" not in html.replace("http://www.w3.org", "") and "https://" not in html and "src=\"//" not in html,
+          "the page loads nothing from the network")
+    shot = os.path.join(tmp, "run.png")
+    v = load(page, shot)
+    if v:
+        check(v["status"] == "ready" and v["errors"] == [], "page ready without errors: %r" % v)
+        check(v["frames"] == str(nframes) == "10", "the page shows the run's %d frames: %r" % (nframes, v["frames"]))
+        check(v["images"] == 1, "one camera beside the view: %r" % v["images"])
+        lit = bright_pixels(shot)
+        check(lit > 2000, "the screenshot shows points: %d lit pixels" % lit)
+    # another frame: the slider moves and the count follows that frame's PLY
+    v = load(page, os.path.join(tmp, "run7.png"), 7)
+    if v:
+        with open(sorted(os.path.join(out, "roof", n) for n in os.listdir(os.path.join(out, "roof"))
+                         if n.endswith(".ply"))[7], "rb") as f:
+            head = f.read(2000).decode("latin-1")
+        n7 = int(head.split("element vertex ")[1].split()[0])
+        check(v["frame"] == "7" and v["count"] == "%d points" % n7, "frame 7 shows its %d points: %r" % (n7, v))
+
+    # nothing there: a frame of no points draws no points
+    empty = os.path.join(tmp, "empty.ply")
+    with open(empty, "wb") as f:
+        f.write(b"ply\nformat binary_little_endian 1.0\ncomment t_begin_ns 0\nelement vertex 0\n"
+                b"property float x\nproperty float y\nproperty float z\nend_header\n")
+    epage = os.path.join(tmp, "empty.html")
+    r = run("view", empty, "--out", epage)
+    v = load(epage, os.path.join(tmp, "empty.png")) if r.returncode == 0 else None
+    check(v is not None and v["frames"] == "1" and v["count"] == "0 points", "an empty frame loads: %r %s" % (v, r.stderr))
+    if v:
+        lit = bright_pixels(os.path.join(tmp, "empty.png"))
+        check(lit < 200, "an empty frame shows no points: %d lit pixels (axes only)" % lit)
+
+    # hostile inputs: one line, an exit status, no page
+    fifo = os.path.join(tmp, "fifo.ply")
+    os.mkfifo(fifo)
+    trunc = os.path.join(tmp, "trunc.ply")
+    with open(trunc, "wb") as f:
+        f.write(b"ply\nformat binary_little_endian 1.0\nelement vertex 1000000000000\nproperty float x\n"
+                b"property float y\nproperty float z\nend_header\n" + b"\0" * 24)
+    ascii_ply = os.path.join(tmp, "ascii.ply")
+    with open(ascii_ply, "w") as f:
+        f.write("ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
+                "end_header\n1 2 3\n")
+    nan_pose = os.path.join(tmp, "pose.ply")
+    with open(nan_pose, "wb") as f:
+        f.write(b"ply\nformat binary_little_endian 1.0\ncomment sensor_pose 1 0 0 0 0 1 0 0 0 0 1 0 nan 0 0 1\n"
+                b"element vertex 0\nproperty float x\nproperty float y\nproperty float z\nend_header\n")
+    nodir = os.path.join(tmp, "nothing")
+    os.mkdir(nodir)
+    for inp, msg in ((fifo, "not a regular file"), (trunc, "do not fit"), (ascii_ply, "binary_little_endian"),
+                     (nan_pose, "sensor_pose"), (nodir, "no frame_"), (os.path.join(tmp, "x.txt"), "not a run")):
+        o = os.path.join(tmp, "bad.html")
+        r = run("view", inp, "--out", o)
+        check(r.returncode >= 10 and msg in r.stderr and len(r.stderr.strip().splitlines()) == 1
+              and not os.path.exists(o), "view %s refused: %r" % (os.path.basename(inp), r.stderr))
+    r = run("view", out)
+    check(r.returncode == 2 and "--out" in r.stderr, "view without --out: usage")
+
+print("test_view: %d passed, %d failed" % (passed, failures))
+sys.exit(1 if failures else 0)
