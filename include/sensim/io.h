@@ -112,6 +112,66 @@ SENSIM_API sensim_status sensim_write_frame_images(const sensim_lidar *lidar, co
                                                    const char *intensity_png, const char *label_png,
                                                    uint32_t *out_width, uint32_t *out_height);
 
+/**
+ * A range image a person can read: the range image of
+ * sensim_write_frame_images() (same cells, same destaggering) coloured with
+ * viridis over [0, @p max_range_m] (0: the frame's farthest first return
+ * rounded up to 10 m), black = no
+ * return, each row repeated k = 256 / rows times (1..16: a 16-channel
+ * sensor's 16 rows become 256), and a 30-row legend strip below (the ramp,
+ * "0 m" and the maximum). 8-bit RGB; the exact values stay in the 16-bit
+ * range PNG.
+ * @param out_width, out_height  the range image's cells (before the row repetition; may be NULL).
+ * @return as sensim_write_frame_images().
+ * Thread safety: any thread (distinct paths). Since 0.1.
+ */
+SENSIM_API sensim_status sensim_write_range_preview(const sensim_lidar *lidar, const sensim_point *points,
+                                                    uint64_t count, double resolution_rad, double max_range_m,
+                                                    const char *path, uint32_t *out_width, uint32_t *out_height);
+
+/** Bird's-eye-view options. Fill with sensim_bev_options_init(). */
+typedef struct sensim_bev_options {
+    double half_extent_m; /**< the image covers x and y in [-e, e] around the points' origin (default 50) */
+    double resolution_m;  /**< metres per pixel, [0.005, 10] (default 0.1); 64..8192 pixels across */
+    double grid_m;        /**< grid line spacing, 0 = none (default 10); the scale bar is this long */
+    double z_min_m, z_max_m; /**< points outside [z_min, z_max] are left out (default ±1e9) */
+    uint64_t reserved[4];    /**< zero */
+} sensim_bev_options;
+
+/** Defaults: ±50 m at 0.1 m (1000 × 1000 pixels), a 10 m grid. Since 0.1. */
+SENSIM_API void sensim_bev_options_init(sensim_bev_options *options);
+
+/**
+ * Bird's-eye view of @p points (in their own frame, usually the sensor's:
+ * x forward is up in the image, y left is left): each pixel shows the tag
+ * colour (CARLA palette; unlabeled grey) of its highest point, on black,
+ * over a metric grid (x = 0 and y = 0 brighter); a white scale bar of
+ * grid_m with its length written above it, bottom left. Pixel (col, row)
+ * covers y in (e - (col+1)·res, e - col·res], x likewise by row. NaN points
+ * are left out. RGB PNG through a temporary name.
+ * @param out_size  pixels across (may be NULL).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_NOT_FINITE,
+ *         SENSIM_ERR_OUT_OF_RANGE (options), SENSIM_ERR_OUT_OF_MEMORY, SENSIM_ERR_IO.
+ * Thread safety: any thread (distinct paths). Since 0.1.
+ */
+SENSIM_API sensim_status sensim_write_bev_png(const char *path, const sensim_point *points, uint64_t count,
+                                              const sensim_bev_options *options, uint32_t *out_size);
+
+/**
+ * Shot density of @p lidar's pattern over [0, duration_s) in bins of
+ * @p bin_rad radians ([1e-4, 0.5]; sensim_pattern_measure), cropped to the bins hit: viridis on
+ * a log scale (log(1 + n) / log(1 + max)), black = no shot, left =
+ * +azimuth, top = up, and a legend strip below ("0" and the maximum shots
+ * per bin). RGB PNG.
+ * @param out_width, out_height  the heat map's bins (may be NULL); @p out_max the densest bin's shots.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_RANGE,
+ *         SENSIM_ERR_OUT_OF_MEMORY, SENSIM_ERR_IO, and sensim_pattern_measure()'s.
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_write_pattern_png(const sensim_lidar *lidar, double duration_s, double bin_rad,
+                                                  const char *path, uint32_t *out_width, uint32_t *out_height,
+                                                  uint32_t *out_max);
+
 #ifdef __cplusplus
 }
 #endif

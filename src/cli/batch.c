@@ -488,7 +488,7 @@ typedef struct writer {
     uint64_t written;     /* frames completely on disk */
     int32_t format;
     int32_t frame;        /* output frame of points and poses */
-    int images;
+    uint32_t images; /* IMG_* */
     double write_s;
 } writer;
 
@@ -557,11 +557,7 @@ static int write_job(writer *w, job *j)
         return 0;
     }
     if (w->images) {
-        char rp[4200], ip[4200], lp[4200];
-        snprintf(rp, sizeof rp, "%.4090s_range.png", j->base);
-        snprintf(ip, sizeof ip, "%.4090s_intensity.png", j->base);
-        snprintf(lp, sizeof lp, "%.4090s_label.png", j->base);
-        if (sensim_write_frame_images(j->lidar, j->pts, j->n, 0, rp, ip, lp, NULL, NULL) != SENSIM_OK) {
+        if (write_frame_images_set(w->images, j->lidar, j->pts, j->n, j->base) != SENSIM_OK) {
             snprintf(w->message, sizeof w->message, "%s", sensim_context_last_error(NULL));
             return 0;
         }
@@ -915,7 +911,7 @@ static void init_radar_point_fields(void)
 /* "/prefix/name/leaf" with '-' of the sensor name as '_' (ROS names have no '-') */
 static void topic_name(char *dst, size_t cap, const char *prefix, const char *name, const char *leaf)
 {
-    snprintf(dst, cap, "%s/%s%s%s", prefix, name, leaf[0] ? "/" : "", leaf);
+    snprintf(dst, cap, "%.127s/%.63s%s%.40s", prefix, name, leaf[0] ? "/" : "", leaf);
     for (char *p = dst; *p; p++)
         if (*p == '-')
             *p = '_';
@@ -1051,7 +1047,7 @@ static int run_mcap(mcap_run *R)
                 n++;
                 if (R->specs[j].camera) {
                     static char optical[MAX_SENSORS][80];
-                    snprintf(optical[j], sizeof optical[j], "%s_optical", R->specs[j].name);
+                    snprintf(optical[j], sizeof optical[j], "%.63s_optical", R->specs[j].name);
                     memset(&st[n], 0, sizeof st[n]);
                     st[n].stamp_ns = bt;
                     st[n].parent_frame = R->specs[j].name;
@@ -1236,7 +1232,8 @@ int cmd_batch(int argc, char **argv)
     uint32_t nglobal = 0, threads = 0, shard_k = 0, shard_n = 1;
     int64_t fa = 0, fb = INT64_MAX;
     int32_t format = SENSIM_FORMAT_PLY, frame = SENSIM_FRAME_NATIVE;
-    int images = 0, resume = 0, quiet = 0, overwrite = 0, mcap_flags = 0;
+    int resume = 0, quiet = 0, overwrite = 0, mcap_flags = 0;
+    uint32_t images = 0;
     mcap_opts mo;
     memset(&mo, 0, sizeof mo);
     sensim_mcap_options_init(&mo.o);
@@ -1248,7 +1245,8 @@ int cmd_batch(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--images")) {
-            images = 1;
+            if (parse_images_arg(argc, argv, &i, &images))
+                return EXIT_USAGE;
             continue;
         }
         if (!strcmp(a, "--resume")) {

@@ -26,6 +26,19 @@ int ensure_dir(const char *dir);
 sensim_status load_scene(const char *what, int32_t frame, const char *tags_file, sensim_scene *scene);
 int cmd_batch(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+
+/* --images [LIST]: which per-frame images (bits below; a bare --images is
+ * range, intensity, label and preview). A LIST in argv[*i + 1] is consumed
+ * (*i advances) when it is not an option. 0 or EXIT_USAGE after a message. */
+#define IMG_RANGE     1u
+#define IMG_INTENSITY 2u
+#define IMG_LABEL     4u
+#define IMG_PREVIEW   8u
+#define IMG_BEV       16u
+int parse_images_arg(int argc, char **argv, int *i, uint32_t *mask);
+/* BASE_range.png, _intensity.png, _label.png, _range_preview.png, _bev.png as @p mask asks. */
+sensim_status write_frame_images_set(uint32_t mask, const sensim_lidar *lidar, const sensim_point *pts, uint64_t n,
+                                     const char *base);
 /* Open @p path for reading only if it is a regular file of at most 1 GiB
  * (opened non-blocking: a FIFO is refused at once). 0, or an exit status
  * after a one-line message. */

@@ -551,3 +551,4 @@ int load_actors_file(const char *path, actor_spec *actors, uint32_t *count)
     }
     return rc;
 }
+

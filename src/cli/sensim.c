@@ -68,14 +68,15 @@ int usage(const char *msg)
             "              [--shot-rate HZ] (for a pattern CSV given as --lidar)\n"
             "              [--velocity vx,vy,vz[,wroll,wpitch,wyaw]] (m/s, deg/s; moves the platform)\n"
             "              [--frame native|iso8855|carla|ue] (scene, pose, velocity and points)\n"
-            "              [--points sensor|deskewed|world] [--images] (destaggered range/intensity/label PNGs)\n"
+            "              [--points sensor|deskewed|world] [--images [range,intensity,label,preview,bev]]\n"
+            "              (destaggered 16-bit range, intensity, label; an 8-bit range preview; a bird's-eye view)\n"
             "              [--tags FILE] (OBJ name -> tag rules, 'name = Tag' lines, before the built-in names)\n"
             "  sensim batch --scene FILE|street (--lidar PRESET|FILE | --rig RIG_FILE) --trajectory FILE\n"
             "               --out DIR [--frames A:B] [--shard K/N] [--threads N] [--seed N]\n"
             "               [--set KEY=VALUE]... [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla|mcap]\n"
             "               [--mcap-compression none|zstd|lz4] [--mcap-split-mb N] [--mcap-split-s S] [--no-tf]\n"
             "               [--no-odom] [--topic-prefix /NS] [--odom-frame F] [--base-frame F] (with mcap)\n"
-            "               [--images] [--resume] [--frame native|carla|ue] [--tags FILE] [--quiet]\n"
+            "               [--images [LIST]] [--resume] [--frame native|carla|ue] [--tags FILE] [--quiet]\n"
             "               [--actors FILE] ([actor NAME] sections: id, tag, mesh = box L W H | FILE,\n"
             "               trajectory = CSV; moved for every frame and sample)\n"
             "               [--step-ns N] (world step of OUT/steps/NNNNNN.json with --rig; default: the\n"
@@ -97,6 +98,50 @@ int usage(const char *msg)
             "  sensim --version\n"
             "exit status: 0 ok, 2 usage, 10 + libsensim status on failure\n");
     return EXIT_USAGE;
+}
+
+/* ---- per-frame images (--images [LIST]) ---- */
+static const char *const image_names[] = {"range", "intensity", "label", "preview", "bev"};
+
+int parse_images_arg(int argc, char **argv, int *i, uint32_t *mask)
+{
+    *mask = IMG_RANGE | IMG_INTENSITY | IMG_LABEL | IMG_PREVIEW;
+    if (*i + 1 >= argc || argv[*i + 1][0] == '-')
+        return 0; /* bare --images: the default set (scan and batch take no positional arguments) */
+    const char *v = argv[++*i];
+    uint32_t m = 0;
+    while (*v) {
+        size_t n = strcspn(v, ",");
+        int k = 0;
+        while (k < 5 && !(strlen(image_names[k]) == n && !strncmp(v, image_names[k], n)))
+            k++;
+        if (k == 5)
+            return usage("--images takes a comma-separated list of range, intensity, label, preview, bev");
+        m |= 1u << k;
+        v += n + (v[n] == ',');
+    }
+    if (!m)
+        return usage("--images takes a comma-separated list of range, intensity, label, preview, bev");
+    *mask = m;
+    return 0;
+}
+
+sensim_status write_frame_images_set(uint32_t mask, const sensim_lidar *lidar, const sensim_point *pts, uint64_t n,
+                                     const char *base)
+{
+    char p[5][4200];
+    for (int k = 0; k < 5; k++)
+        snprintf(p[k], sizeof p[k], "%.4090s_%s.png", base, k == 3 ? "range_preview" : image_names[k]);
+    sensim_status st = SENSIM_OK;
+    if (mask & (IMG_RANGE | IMG_INTENSITY | IMG_LABEL))
+        st = sensim_write_frame_images(lidar, pts, n, 0, (mask & IMG_RANGE) ? p[0] : NULL,
+                                       (mask & IMG_INTENSITY) ? p[1] : NULL, (mask & IMG_LABEL) ? p[2] : NULL, NULL,
+                                       NULL);
+    if (!st && (mask & IMG_PREVIEW))
+        st = sensim_write_range_preview(lidar, pts, n, 0, 0, p[3], NULL, NULL);
+    if (!st && (mask & IMG_BEV))
+        st = sensim_write_bev_png(p[4], pts, n, NULL, NULL);
+    return st;
 }
 
 double now_s(void)
@@ -124,7 +169,7 @@ typedef struct run_opts {
     const char *sets[MAX_SETS + 1];
     uint32_t nsets;
     int summary_tags;
-    int images;
+    uint32_t images; /* IMG_* */
 } run_opts;
 
 sensim_status load_scene(const char *what, int32_t frame, const char *tags_file, sensim_scene *scene)
@@ -231,11 +276,9 @@ static int run_scan(run_opts *o)
             goto out;
         }
         if (o->images) {
-            char rp[4200], ip[4200], lp[4200];
-            snprintf(rp, sizeof rp, "%.4000s/frame_%06u_range.png", o->out, f);
-            snprintf(ip, sizeof ip, "%.4000s/frame_%06u_intensity.png", o->out, f);
-            snprintf(lp, sizeof lp, "%.4000s/frame_%06u_label.png", o->out, f);
-            if ((st = sensim_write_frame_images(lidar, buf, n, 0, rp, ip, lp, NULL, NULL))) {
+            char base[4200];
+            snprintf(base, sizeof base, "%.4000s/frame_%06u", o->out, f);
+            if ((st = write_frame_images_set(o->images, lidar, buf, n, base))) {
                 rc = fail(st);
                 goto out;
             }
@@ -268,7 +311,7 @@ static int run_scan(run_opts *o)
         printf("\n");
     }
     printf("wrote %s/frame_%06u.ply .. frame_%06u.ply%s\n", o->out, 0u, o->frames ? o->frames - 1 : 0u,
-           o->images ? " with range, intensity and label PNG images" : "");
+           o->images ? " with PNG images" : "");
 out:
     free(buf);
     free(mem);
@@ -331,14 +374,6 @@ static int cmd_presets(void)
 }
 
 /* Heat colour for t in [0, 1]: black, red, yellow, white. */
-static void heat(double t, unsigned char rgb[3])
-{
-    t = t < 0 ? 0 : t > 1 ? 1 : t;
-    double r = fmin(1.0, 3 * t), g = fmin(1.0, fmax(0.0, 3 * t - 1)), b = fmax(0.0, 3 * t - 2);
-    rgb[0] = (unsigned char)(255 * r + 0.5);
-    rgb[1] = (unsigned char)(255 * g + 0.5);
-    rgb[2] = (unsigned char)(255 * b + 0.5);
-}
 
 static int parse_times(const char *s, double *t, int max)
 {
@@ -455,53 +490,13 @@ static int cmd_pattern(int argc, char **argv)
         for (int i = 0; i < ntimes; i++)
             printf("  %8.3f s  %6.2f %%\n", times[i], 100.0 * cov[i]);
         if (png) {
-            uint64_t cells = (uint64_t)ps.az_bins * ps.el_bins;
-            uint32_t *dens = malloc(cells * sizeof *dens);
-            sensim_pattern_stats p2;
-            if (!dens) {
-                rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
-                goto out;
-            }
-            if ((st = sensim_pattern_measure(l, 0, (int64_t)llround(longest * 1e9), bin, NULL, 0, NULL, dens, cells,
-                                             &p2))) {
-                free(dens);
+            uint32_t w, h, mx;
+            if ((st = sensim_write_pattern_png(l, longest, bin, png, &w, &h, &mx))) {
                 rc = fail(st);
                 goto out;
             }
-            /* crop to the extents, log-scaled heat map */
-            uint32_t c0 = ps.az_bins, c1 = 0, r0 = ps.el_bins, r1 = 0, mx = 0;
-            for (uint32_t r = 0; r < ps.el_bins; r++)
-                for (uint32_t c = 0; c < ps.az_bins; c++)
-                    if (dens[(uint64_t)r * ps.az_bins + c]) {
-                        c0 = c < c0 ? c : c0, c1 = c > c1 ? c : c1, r0 = r < r0 ? r : r0, r1 = r > r1 ? r : r1;
-                        mx = dens[(uint64_t)r * ps.az_bins + c] > mx ? dens[(uint64_t)r * ps.az_bins + c] : mx;
-                    }
-            if (mx == 0) {
-                c0 = r0 = 0;
-                c1 = r1 = 0;
-            }
-            uint32_t w = c1 - c0 + 1, h = r1 - r0 + 1;
-            unsigned char *img = malloc((size_t)w * h * 3);
-            if (!img) {
-                free(dens);
-                rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
-                goto out;
-            }
-            for (uint32_t r = 0; r < h; r++)
-                for (uint32_t c = 0; c < w; c++) {
-                    uint32_t v = dens[(uint64_t)(r + r0) * ps.az_bins + (c0 + c)];
-                    /* column 0 of the density is azimuth -180: flip so left is +azimuth (left of the sensor) */
-                    heat(v ? log1p(v) / log1p(mx) : 0.0, img + ((size_t)r * w + (w - 1 - c)) * 3);
-                }
-            st = sensim_write_png(png, w, h, 3, 8, img, (size_t)w * 3);
-            free(img);
-            free(dens);
-            if (st) {
-                rc = fail(st);
-                goto out;
-            }
-            printf("wrote %s: %ux%u density heat map over %g s (log scale; left = +azimuth, top = up)\n", png, w, h,
-                   longest);
+            printf("wrote %s: %ux%u density heat map over %g s (viridis, log scale, densest bin %u shots; left = "
+                   "+azimuth, top = up; legend below)\n", png, w, h, longest, mx);
         }
     }
 out:
@@ -548,7 +543,7 @@ int main(int argc, char **argv)
         o.out = "out/demo";
         o.pose_in[2] = 1.8; /* roof of a car, in the middle of the street */
         o.summary_tags = 1;
-        o.images = 1;
+        o.images = IMG_RANGE | IMG_INTENSITY | IMG_LABEL | IMG_PREVIEW | IMG_BEV;
     }
     char seedbuf[64], ratebuf[64], pointsbuf[64];
     for (int i = 2; i < argc; i++) {
@@ -579,7 +574,8 @@ int main(int argc, char **argv)
             else
                 return usage("--frame must be native, iso8855, carla or ue");
         } else if (!strcmp(a, "--images")) {
-            o.images = 1;
+            if (parse_images_arg(argc, argv, &i, &o.images))
+                return EXIT_USAGE;
             continue;
         } else if (!strcmp(a, "--points") && v) {
             if (strcmp(v, "sensor") && strcmp(v, "deskewed") && strcmp(v, "world"))

@@ -3,6 +3,7 @@
 #include "lidar_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,9 +100,35 @@ static bool cell(const grid *g, const sensim_point *p, uint32_t *x, uint32_t *y)
     return true;
 }
 
-sensim_status sensim_write_frame_images(const sensim_lidar *l, const sensim_point *pts, uint64_t n, double res,
-                                        const char *range_png, const char *intensity_png, const char *label_png,
-                                        uint32_t *out_w, uint32_t *out_h)
+/* First returns into the cells of @p g, the nearest winning a cell: range
+ * (4 mm steps, 0 = none), intensity (8 bit), label colour. */
+static void project(const grid *g, const sensim_point *pts, uint64_t n, uint16_t *rng, uint8_t *inten, uint8_t *lab,
+                    float *best)
+{
+    for (size_t i = 0; i < (size_t)g->w * g->h; i++)
+        best[i] = INFINITY;
+    for (uint64_t i = 0; i < n; i++) {
+        const sensim_point *p = &pts[i];
+        uint32_t x, y;
+        if ((p->flags & SENSIM_POINT_RETURN_MASK) != 0 || !cell(g, p, &x, &y))
+            continue;
+        size_t c = (size_t)y * g->w + x;
+        if (p->range_m >= best[c])
+            continue;
+        best[c] = p->range_m;
+        double q = floor(p->range_m / 0.004 + 0.5);
+        rng[c] = (uint16_t)(q < 1 ? 1 : q > 65535 ? 65535 : q);
+        double iv = floor(255.0 * p->intensity + 0.5);
+        inten[c] = (uint8_t)(iv < 0 ? 0 : iv > 255 ? 255 : iv);
+        sensim_tag_color(p->tag, &lab[3 * c]);
+    }
+}
+
+static sensim_status write_preview(const char *path, const grid *g, const uint16_t *rng, double max_range_m);
+
+static sensim_status frame_images(const sensim_lidar *l, const sensim_point *pts, uint64_t n, double res,
+                                  const char *range_png, const char *intensity_png, const char *label_png,
+                                  const char *preview_png, double max_range_m, uint32_t *out_w, uint32_t *out_h)
 {
     if (!l || (n && !pts))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_write_frame_images: NULL argument");
@@ -123,28 +150,14 @@ sensim_status sensim_write_frame_images(const sensim_lidar *l, const sensim_poin
         st = sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "images: out of memory for %ux%u", g.w, g.h);
         goto out;
     }
-    for (size_t i = 0; i < cells; i++)
-        best[i] = INFINITY;
-    for (uint64_t i = 0; i < n; i++) {
-        const sensim_point *p = &pts[i];
-        uint32_t x, y;
-        if ((p->flags & SENSIM_POINT_RETURN_MASK) != 0 || !cell(&g, p, &x, &y))
-            continue;
-        size_t c = (size_t)y * g.w + x;
-        if (p->range_m >= best[c])
-            continue;
-        best[c] = p->range_m;
-        double q = floor(p->range_m / 0.004 + 0.5);
-        rng[c] = (uint16_t)(q < 1 ? 1 : q > 65535 ? 65535 : q);
-        double iv = floor(255.0 * p->intensity + 0.5);
-        inten[c] = (uint8_t)(iv < 0 ? 0 : iv > 255 ? 255 : iv);
-        sensim_tag_color(p->tag, &lab[3 * c]);
-    }
+    project(&g, pts, n, rng, inten, lab, best);
     if (range_png && (st = sensim_write_png(range_png, g.w, g.h, 1, 16, rng, (size_t)g.w * 2)) != SENSIM_OK)
         goto out;
     if (intensity_png && (st = sensim_write_png(intensity_png, g.w, g.h, 1, 8, inten, g.w)) != SENSIM_OK)
         goto out;
     if (label_png && (st = sensim_write_png(label_png, g.w, g.h, 3, 8, lab, (size_t)g.w * 3)) != SENSIM_OK)
+        goto out;
+    if (preview_png && (st = write_preview(preview_png, &g, rng, max_range_m)) != SENSIM_OK)
         goto out;
     if (out_w)
         *out_w = g.w;
@@ -158,5 +171,288 @@ out:
     free(g.row_of);
     free(g.shift);
     free(g.fire);
+    return st;
+}
+
+sensim_status sensim_write_frame_images(const sensim_lidar *l, const sensim_point *pts, uint64_t n, double res,
+                                        const char *range_png, const char *intensity_png, const char *label_png,
+                                        uint32_t *out_w, uint32_t *out_h)
+{
+    return frame_images(l, pts, n, res, range_png, intensity_png, label_png, NULL, 0, out_w, out_h);
+}
+
+sensim_status sensim_write_range_preview(const sensim_lidar *l, const sensim_point *pts, uint64_t n, double res,
+                                         double max_range_m, const char *path, uint32_t *out_w, uint32_t *out_h)
+{
+    if (!path)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_write_range_preview: path is NULL");
+    if (!isfinite(max_range_m) || max_range_m < 0 || max_range_m > 1e5)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_write_range_preview: max_range_m %g outside [0, 1e5]",
+                            max_range_m);
+    return frame_images(l, pts, n, res, NULL, NULL, NULL, path, max_range_m, out_w, out_h);
+}
+
+/* ---- drawing: a 5x7 font, a colour ramp ---- */
+
+/* rows of 5 bits, top first */
+static const struct glyph {
+    char c;
+    uint8_t rows[7];
+} FONT[] = {
+    {'0', {14, 17, 19, 21, 25, 17, 14}}, {'1', {4, 12, 4, 4, 4, 4, 14}},     {'2', {14, 17, 1, 2, 4, 8, 31}},
+    {'3', {30, 1, 1, 14, 1, 1, 30}},     {'4', {2, 6, 10, 18, 31, 2, 2}},    {'5', {31, 16, 30, 1, 1, 17, 14}},
+    {'6', {6, 8, 16, 30, 17, 17, 14}},   {'7', {31, 1, 2, 4, 8, 8, 8}},      {'8', {14, 17, 17, 14, 17, 17, 14}},
+    {'9', {14, 17, 17, 15, 1, 2, 12}},   {'.', {0, 0, 0, 0, 0, 12, 12}},     {'m', {0, 0, 26, 21, 21, 21, 21}},
+    {'s', {0, 0, 15, 16, 14, 1, 30}},    {'h', {16, 16, 22, 25, 17, 17, 17}}, {'o', {0, 0, 14, 17, 17, 17, 14}},
+    {'t', {8, 8, 28, 8, 8, 9, 6}},       {'/', {1, 2, 2, 4, 8, 8, 16}},      {'b', {16, 16, 22, 25, 17, 17, 30}},
+    {'i', {4, 0, 12, 4, 4, 4, 14}},      {'n', {0, 0, 22, 25, 17, 17, 17}},  {'a', {0, 0, 14, 1, 15, 17, 15}},
+    {'x', {0, 0, 17, 10, 4, 10, 17}},    {'l', {12, 4, 4, 4, 4, 4, 14}},     {'g', {0, 0, 15, 17, 15, 1, 14}},
+    {'(', {2, 4, 8, 8, 8, 4, 2}},        {')', {8, 4, 2, 2, 2, 4, 8}},       {'-', {0, 0, 0, 31, 0, 0, 0}},
+    {'r', {0, 0, 22, 25, 16, 16, 16}},   {'e', {0, 0, 14, 17, 31, 16, 14}},  {'p', {0, 0, 30, 17, 30, 16, 16}},
+};
+
+/* Text at (x, y) (top left) in an RGB image, each font pixel @p scale pixels. */
+static void draw_text(uint8_t *img, uint32_t w, uint32_t h, int x, int y, const char *text, int scale,
+                      const uint8_t rgb[3])
+{
+    for (; *text; text++, x += 6 * scale) {
+        const struct glyph *g = NULL;
+        for (size_t k = 0; k < sizeof FONT / sizeof *FONT; k++)
+            if (FONT[k].c == *text)
+                g = &FONT[k];
+        if (!g)
+            continue; /* a space, or a character the font lacks */
+        for (int r = 0; r < 7 * scale; r++)
+            for (int c = 0; c < 5 * scale; c++) {
+                int px = x + c, py = y + r;
+                if (px < 0 || py < 0 || px >= (int)w || py >= (int)h || !((g->rows[r / scale] >> (4 - c / scale)) & 1))
+                    continue;
+                memcpy(img + 3 * ((size_t)py * w + (size_t)px), rgb, 3);
+            }
+    }
+}
+
+static void fill(uint8_t *img, uint32_t w, uint32_t h, int x0, int y0, int x1, int y1, const uint8_t rgb[3])
+{
+    for (int y = y0 < 0 ? 0 : y0; y < y1 && y < (int)h; y++)
+        for (int x = x0 < 0 ? 0 : x0; x < x1 && x < (int)w; x++)
+            memcpy(img + 3 * ((size_t)y * w + (size_t)x), rgb, 3);
+}
+
+/* Viridis at u in [0, 1] (5 stops, linear between them). */
+static void colormap(double u, uint8_t out[3])
+{
+    static const double stop[5][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+    u = u < 0 ? 0 : u > 1 ? 1 : u;
+    double f = u * 4;
+    int i = f >= 4 ? 3 : (int)f;
+    f -= i;
+    for (int k = 0; k < 3; k++)
+        out[k] = (uint8_t)floor(stop[i][k] * (1 - f) + stop[i + 1][k] * f + 0.5);
+}
+
+/* A legend bar: the ramp from x0 to x1 at rows y..y+10, labels under its ends. */
+static void legend(uint8_t *img, uint32_t w, uint32_t h, int x0, int x1, int y, const char *lo, const char *hi)
+{
+    static const uint8_t white[3] = {230, 230, 230};
+    for (int x = x0; x < x1; x++) {
+        uint8_t c[3];
+        colormap((double)(x - x0) / (double)(x1 - x0 - 1 > 0 ? x1 - x0 - 1 : 1), c);
+        fill(img, w, h, x, y, x + 1, y + 10, c);
+    }
+    draw_text(img, w, h, x0, y + 14, lo, 1, white);
+    draw_text(img, w, h, x1 - 6 * (int)strlen(hi), y + 14, hi, 1, white);
+}
+
+/* The 8-bit preview of a range image: viridis over [0, max range], black =
+ * no return, rows repeated (k = 256 / rows, 1..16) so 16..128-channel
+ * sensors read as pictures, and a legend strip of 30 rows below. */
+static sensim_status write_preview(const char *path, const grid *g, const uint16_t *rng, double max_range_m)
+{
+    uint32_t k = g->h >= 256 ? 1 : 256 / g->h;
+    k = k > 16 ? 16 : k;
+    uint64_t H = (uint64_t)g->h * k + 30;
+    if (H > 65535)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "range preview: %llu rows", (unsigned long long)H);
+    uint8_t *img = calloc((size_t)g->w * H, 3);
+    if (!img)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "range preview: out of memory");
+    double mr = max_range_m;
+    if (mr == 0) { /* the frame's farthest first return, up to the next 10 m */
+        uint16_t vmax = 0;
+        for (size_t i = 0; i < (size_t)g->w * g->h; i++)
+            vmax = rng[i] > vmax ? rng[i] : vmax;
+        mr = 10 * ceil(vmax * 0.004 / 10);
+        mr = mr > 0 ? mr : 10;
+    }
+    for (uint32_t y = 0; y < g->h; y++)
+        for (uint32_t x = 0; x < g->w; x++) {
+            uint16_t v = rng[(size_t)y * g->w + x];
+            uint8_t c[3] = {0, 0, 0};
+            if (v)
+                colormap(v * 0.004 / mr, c);
+            for (uint32_t r = 0; r < k; r++)
+                memcpy(img + 3 * (((size_t)y * k + r) * g->w + x), c, 3);
+        }
+    char hi[32];
+    snprintf(hi, sizeof hi, "%.0f m", mr);
+    uint32_t lw = g->w < 400 ? g->w : 400;
+    legend(img, g->w, (uint32_t)H, 2, (int)lw - 2, (int)(g->h * k) + 2, "0 m", hi);
+    sensim_status st = sensim_write_png(path, g->w, (uint32_t)H, 3, 8, img, (size_t)g->w * 3);
+    free(img);
+    return st;
+}
+
+void sensim_bev_options_init(sensim_bev_options *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->half_extent_m = 50;
+    o->resolution_m = 0.1;
+    o->grid_m = 10;
+    o->z_min_m = -1e9;
+    o->z_max_m = 1e9;
+}
+
+sensim_status sensim_write_bev_png(const char *path, const sensim_point *pts, uint64_t n,
+                                   const sensim_bev_options *options, uint32_t *out_size)
+{
+    if (!path || (n && !pts))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_write_bev_png: NULL argument");
+    sensim_bev_options o;
+    sensim_bev_options_init(&o);
+    if (options)
+        o = *options;
+    for (int i = 0; i < 4; i++)
+        if (o.reserved[i])
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_write_bev_png: reserved[%d] is not zero", i);
+    if (!isfinite(o.half_extent_m) || !isfinite(o.resolution_m) || !isfinite(o.grid_m) || isnan(o.z_min_m) ||
+        isnan(o.z_max_m))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_write_bev_png: an option is NaN or infinite");
+    if (!(o.half_extent_m > 0 && o.half_extent_m <= 1e4) || !(o.resolution_m >= 0.005 && o.resolution_m <= 10) ||
+        o.grid_m < 0 || o.grid_m > 1e4 || o.z_min_m > o.z_max_m)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE,
+                            "sensim_write_bev_png: half_extent_m %g (0, 1e4], resolution_m %g [0.005, 10], grid_m %g "
+                            "[0, 1e4], z_min_m <= z_max_m",
+                            o.half_extent_m, o.resolution_m, o.grid_m);
+    double sz = floor(2 * o.half_extent_m / o.resolution_m + 0.5);
+    if (sz < 64 || sz > 8192)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_write_bev_png: %g pixels across (64..8192)", sz);
+    const uint32_t S = (uint32_t)sz;
+    const double e = o.half_extent_m, res = o.resolution_m;
+    uint8_t *img = calloc((size_t)S * S, 3);
+    float *top = malloc((size_t)S * S * sizeof *top);
+    if (!img || !top) {
+        free(img);
+        free(top);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_write_bev_png: out of memory for %ux%u", S, S);
+    }
+    /* grid every grid_m (x = 0 and y = 0 brighter), then points: the highest wins a pixel */
+    static const uint8_t grid_c[3] = {45, 45, 45}, axis_c[3] = {90, 90, 90};
+    if (o.grid_m > 0 && o.grid_m / res >= 4)
+        for (double v = -floor(e / o.grid_m) * o.grid_m; v <= e; v += o.grid_m) {
+            int p = (int)floor((e - v) / res);
+            const uint8_t *c = fabs(v) < 1e-9 ? axis_c : grid_c;
+            fill(img, S, S, 0, p, (int)S, p + 1, c); /* the line x = v */
+            fill(img, S, S, p, 0, p + 1, (int)S, c); /* the line y = v */
+        }
+    for (size_t i = 0; i < (size_t)S * S; i++)
+        top[i] = -INFINITY;
+    for (uint64_t i = 0; i < n; i++) {
+        const sensim_point *q = &pts[i];
+        if (!(q->z >= o.z_min_m && q->z <= o.z_max_m)) /* also drops NaN */
+            continue;
+        double col = floor((e - q->y) / res), row = floor((e - q->x) / res);
+        if (!(col >= 0 && col < S && row >= 0 && row < S))
+            continue;
+        size_t c = (size_t)row * S + (size_t)col;
+        if (q->z <= top[c])
+            continue;
+        top[c] = q->z;
+        sensim_tag_color(q->tag, img + 3 * c);
+        if (q->tag == 0)
+            memset(img + 3 * c, 160, 3); /* unlabeled: grey, visible on black */
+    }
+    /* scale bar: grid_m (or 10 m) long, bottom left, with its length written above it */
+    static const uint8_t white[3] = {255, 255, 255};
+    double bar_m = o.grid_m > 0 ? o.grid_m : 10;
+    int bar = (int)floor(bar_m / res + 0.5), x0 = 10, y0 = (int)S - 14;
+    if (bar > (int)S / 2)
+        bar = (int)S / 2, bar_m = bar * res;
+    fill(img, S, S, x0, y0, x0 + bar, y0 + 4, white);
+    fill(img, S, S, x0, y0 - 6, x0 + 2, y0 + 4, white);
+    fill(img, S, S, x0 + bar - 2, y0 - 6, x0 + bar, y0 + 4, white);
+    char label[32];
+    snprintf(label, sizeof label, "%g m", bar_m);
+    draw_text(img, S, S, x0, y0 - 22, label, 2, white);
+    sensim_status st = sensim_write_png(path, S, S, 3, 8, img, (size_t)S * 3);
+    free(img);
+    free(top);
+    if (!st && out_size)
+        *out_size = S;
+    return st;
+}
+
+sensim_status sensim_write_pattern_png(const sensim_lidar *l, double duration_s, double bin_rad, const char *path,
+                                       uint32_t *out_w, uint32_t *out_h, uint32_t *out_max)
+{
+    if (!l || !path)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_write_pattern_png: NULL argument");
+    if (!isfinite(duration_s) || !(duration_s > 0 && duration_s <= 3600))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_write_pattern_png: duration %g s outside (0, 3600]",
+                            duration_s);
+    sensim_pattern_stats ps;
+    int64_t t1 = (int64_t)llround(duration_s * 1e9);
+    sensim_status st = sensim_pattern_measure(l, 0, t1, bin_rad, NULL, 0, NULL, NULL, 0, &ps);
+    if (st)
+        return st;
+    uint64_t cells = (uint64_t)ps.az_bins * ps.el_bins;
+    uint32_t *dens = malloc(cells * sizeof *dens);
+    if (!dens)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_write_pattern_png: out of memory");
+    if ((st = sensim_pattern_measure(l, 0, t1, bin_rad, NULL, 0, NULL, dens, cells, &ps))) {
+        free(dens);
+        return st;
+    }
+    /* crop to the extents; log-scaled */
+    uint32_t c0 = ps.az_bins, c1 = 0, r0 = ps.el_bins, r1 = 0, mx = 0;
+    for (uint32_t r = 0; r < ps.el_bins; r++)
+        for (uint32_t c = 0; c < ps.az_bins; c++) {
+            uint32_t v = dens[(uint64_t)r * ps.az_bins + c];
+            if (v) {
+                c0 = c < c0 ? c : c0, c1 = c > c1 ? c : c1, r0 = r < r0 ? r : r0, r1 = r > r1 ? r : r1;
+                mx = v > mx ? v : mx;
+            }
+        }
+    if (mx == 0)
+        c0 = r0 = c1 = r1 = 0;
+    uint32_t w = c1 - c0 + 1, h = r1 - r0 + 1, W = w < 240 ? 240 : w, H = h + 34;
+    uint8_t *img = calloc((size_t)W * H, 3);
+    if (!img) {
+        free(dens);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_write_pattern_png: out of memory");
+    }
+    for (uint32_t r = 0; r < h; r++)
+        for (uint32_t c = 0; c < w; c++) {
+            uint32_t v = dens[(uint64_t)(r + r0) * ps.az_bins + (c0 + c)];
+            /* column 0 of the density is azimuth -180: flip so left is +azimuth (left of the sensor) */
+            if (v)
+                colormap(log1p(v) / log1p(mx), img + ((size_t)r * W + (w - 1 - c)) * 3);
+        }
+    char hi[48];
+    snprintf(hi, sizeof hi, "%u shots/bin (log)", mx);
+    legend(img, W, H, 2, (int)W - 2, (int)h + 4, "0", hi);
+    st = sensim_write_png(path, W, H, 3, 8, img, (size_t)W * 3);
+    free(img);
+    free(dens);
+    if (!st) {
+        if (out_w)
+            *out_w = w;
+        if (out_h)
+            *out_h = h;
+        if (out_max)
+            *out_max = mx;
+    }
     return st;
 }

@@ -1,0 +1,229 @@
+/* Images a person reads: the bird's-eye view (metric placement of points,
+ * highest wins, grid, scale bar, nothing where nothing is), the range preview
+ * (the colour of a known range, rows repeated, black where no return) and the
+ * pattern heat map's legend. PNGs are read back through libpng. */
+#include "helpers.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+    snprintf(dir, sizeof dir, "/tmp/sensim_images_XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static const uint8_t *px(const uint8_t *img, uint32_t w, uint32_t x, uint32_t y)
+{
+    return img + 3 * ((size_t)y * w + x);
+}
+
+static sensim_point pt(float x, float y, float z, uint8_t tag)
+{
+    sensim_point p;
+    memset(&p, 0, sizeof p);
+    p.x = x, p.y = y, p.z = z, p.tag = tag;
+    p.range_m = sqrtf(x * x + y * y + z * z);
+    return p;
+}
+
+static void test_bev(void **state)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/bev.png", dir);
+    sensim_point p[6] = {
+        pt(10.05f, 0.05f, 0, 3),     /* building 10 m ahead: row (50 - 10.05) / 0.1 -> 399, col 499 */
+        pt(10.05f, 0.05f, -1, 14),   /* lower at the same pixel: hidden */
+        pt(0.05f, -20.05f, 0.5f, 14),/* car 20 m to the right: row 499, col 700 */
+        pt(70, 0, 0, 14),            /* outside the 50 m square */
+        pt(NAN, 1, 1, 14),           /* NaN: left out */
+        pt(-5.05f, 5.05f, 3, 0),     /* unlabeled: grey; row 550, col 449 */
+    };
+    uint32_t S = 0;
+    assert_int_equal(sensim_write_bev_png(path, p, 6, NULL, &S), SENSIM_OK);
+    assert_int_equal(S, 1000);
+    uint32_t w, h;
+    uint8_t *img;
+    assert_int_equal(sensim__png_read_rgb(path, &w, &h, &img), SENSIM_OK);
+    assert_int_equal(w, 1000);
+    assert_int_equal(h, 1000);
+    uint8_t building[3], car[3];
+    sensim_tag_color(3, building);
+    sensim_tag_color(14, car);
+    assert_memory_equal(px(img, w, 499, 399), building, 3);
+    assert_memory_equal(px(img, w, 700, 499), car, 3);
+    static const uint8_t grey[3] = {160, 160, 160}, black[3] = {0, 0, 0}, grid[3] = {45, 45, 45},
+                         axis[3] = {90, 90, 90}, white[3] = {255, 255, 255};
+    assert_memory_equal(px(img, w, 449, 550), grey, 3);
+    /* nothing there: black between grid lines; grid every 10 m (100 px), the axes x = 0 and y = 0 brighter */
+    assert_memory_equal(px(img, w, 150, 150), black, 3);
+    assert_memory_equal(px(img, w, 150, 200), grid, 3); /* row 200: x = 30 m */
+    assert_memory_equal(px(img, w, 300, 150), grid, 3); /* col 300: y = 20 m */
+    assert_memory_equal(px(img, w, 150, 500), axis, 3); /* row 500: x = 0 */
+    /* the scale bar: 10 m = 100 px, bottom left */
+    for (uint32_t x = 10; x < 110; x++)
+        assert_memory_equal(px(img, w, x, 987), white, 3);
+    assert_memory_not_equal(px(img, w, 112, 987), white, 3);
+    /* only the five points, the grid, the bar and its label are lit */
+    size_t lit = 0;
+    for (uint32_t y = 0; y < 960; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            const uint8_t *c = px(img, w, x, y);
+            lit += c[0] > 100 || c[1] > 100 || c[2] > 100;
+        }
+    assert_int_equal(lit, 2); /* the grey point and the car; the building (70, 70, 70) is below 100 */
+    free(img);
+    /* options refused */
+    sensim_bev_options o;
+    sensim_bev_options_init(&o);
+    o.resolution_m = 0.001;
+    assert_int_equal(sensim_write_bev_png(path, p, 6, &o, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    sensim_bev_options_init(&o);
+    o.half_extent_m = NAN;
+    assert_int_equal(sensim_write_bev_png(path, p, 6, &o, NULL), SENSIM_ERR_NOT_FINITE);
+    sensim_bev_options_init(&o);
+    o.half_extent_m = 1000, o.resolution_m = 0.1; /* 20000 px */
+    assert_int_equal(sensim_write_bev_png(path, p, 6, &o, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_write_bev_png(path, NULL, 6, NULL, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+}
+
+/* A VLP-16 with a wall 10 m ahead (x = 10) and nothing behind: the front
+ * half of the preview has returns, the back half is black, and the
+ * horizontal channel facing the wall head on reads exactly 10 m, the ramp's
+ * colour at 10 / 40. */
+static void test_range_preview(void **state)
+{
+    sensim_context *ctx = test_ctx(2);
+    sensim_scene *s;
+    assert_int_equal(sensim_scene_create(ctx, &s), SENSIM_OK);
+    float v[12] = {10, -100, -100, 10, 100, -100, 10, 100, 100, 10, -100, 100};
+    uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+    sensim_mesh_desc md;
+    sensim_mesh_desc_init(&md);
+    md.vertices = v, md.vertex_count = 4, md.indices = idx, md.triangle_count = 2, md.tag = 3;
+    uint32_t mesh;
+    assert_int_equal(sensim_scene_add_mesh(s, &md, &mesh), SENSIM_OK);
+    assert_int_equal(sensim_scene_commit(s), SENSIM_OK);
+    const char *sets[] = {"beam=ideal", "range_noise_stddev_m=0", "firing=column"};
+    sensim_lidar *l;
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, "vlp16", sets, 3, &l), SENSIM_OK);
+    sensim_lidar_info li;
+    sensim_lidar_get_info(l, &li);
+    size_t size;
+    assert_int_equal(sensim_ring_required_size(li.shots_per_frame * 2, 2, &size), SENSIM_OK);
+    void *mem = malloc(size);
+    sensim_ring *ring;
+    assert_int_equal(sensim_ring_init(mem, size, li.shots_per_frame * 2, 2, SENSIM_OVERFLOW_FAIL, &ring), SENSIM_OK);
+    double pose[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    assert_int_equal(sensim_lidar_scan(l, s, 0, li.frame_period_ns, pose, ring, NULL), SENSIM_OK);
+    sensim_point *pts = malloc(li.shots_per_frame * 2 * sizeof *pts);
+    sensim_frame_header hd;
+    uint64_t n;
+    assert_int_equal(sensim_ring_pop(ring, &hd, pts, li.shots_per_frame * 2, &n), SENSIM_OK);
+    assert_true(n > 1000);
+    char path[128];
+    snprintf(path, sizeof path, "%s/preview.png", dir);
+    uint32_t cw, ch;
+    assert_int_equal(sensim_write_range_preview(l, pts, n, 0, 40.0, path, &cw, &ch), SENSIM_OK);
+    assert_int_equal(ch, 16);
+    uint32_t w, h;
+    uint8_t *img;
+    assert_int_equal(sensim__png_read_rgb(path, &w, &h, &img), SENSIM_OK);
+    assert_int_equal(w, cw);
+    assert_int_equal(h, 16 * 16 + 30); /* 16 rows repeated 16 times, a 30-row legend */
+    /* every cell: black where no return, else the same colour on all 16 repeated rows; a cell
+     * of a return at range r has a colour whose green channel grows with r (viridis) */
+    size_t returns = 0, empty = 0;
+    for (uint32_t y = 0; y < 16; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            const uint8_t *c = px(img, w, x, 16 * y);
+            for (uint32_t r = 1; r < 16; r++)
+                assert_memory_equal(px(img, w, x, 16 * y + r), c, 3);
+            if (c[0] == 0 && c[1] == 0 && c[2] == 0)
+                empty++;
+            else
+                returns++;
+        }
+    /* the wall fills the front half: about half the cells have a return, the back half none */
+    assert_true(returns > w * 16 * 4 / 10 && returns < w * 16 * 6 / 10);
+    assert_true(empty > w * 16 * 4 / 10);
+    /* viridis at 10 / 40 = 0.25 is exactly its second stop */
+    static const uint8_t c10[3] = {59, 82, 139};
+    int seen = 0;
+    for (uint32_t y = 0; y < 16 && !seen; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            const uint8_t *c = px(img, w, x, 16 * y);
+            seen |= abs(c[0] - c10[0]) <= 1 && abs(c[1] - c10[1]) <= 1 && abs(c[2] - c10[2]) <= 1;
+        }
+    assert_true(seen); /* the 0-degree channel meets the wall at 10.000 m head on */
+    /* the legend: the ramp's ends */
+    uint8_t first[3] = {68, 1, 84}, last[3] = {253, 231, 37};
+    assert_memory_equal(px(img, w, 2, 16 * 16 + 3), first, 3);
+    uint32_t lw = w < 400 ? w : 400;
+    assert_memory_equal(px(img, w, lw - 3, 16 * 16 + 3), last, 3);
+    free(img);
+    assert_int_equal(sensim_write_range_preview(l, pts, n, 0, -1, path, NULL, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_write_range_preview(l, pts, n, 0, 0, NULL, NULL, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    free(pts);
+    free(mem);
+    sensim_lidar_destroy(l);
+    sensim_scene_destroy(s);
+    sensim_context_destroy(ctx);
+}
+
+static void test_pattern_legend(void **state)
+{
+    sensim_context *ctx = test_ctx(1);
+    sensim_lidar *l;
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, "mid40", NULL, 0, &l), SENSIM_OK);
+    char path[128];
+    snprintf(path, sizeof path, "%s/pattern.png", dir);
+    uint32_t hw, hh, mx;
+    assert_int_equal(sensim_write_pattern_png(l, 0.5, 0.5 * SENSIM_PI / 180, path, &hw, &hh, &mx), SENSIM_OK);
+    /* Mid-40: a 38.4 deg circle in 0.5 deg bins */
+    assert_true(hw >= 76 && hw <= 79 && hh >= 76 && hh <= 79);
+    assert_true(mx > 0);
+    uint32_t w, h;
+    uint8_t *img;
+    assert_int_equal(sensim__png_read_rgb(path, &w, &h, &img), SENSIM_OK);
+    assert_int_equal(h, hh + 34);
+    assert_int_equal(w, 240); /* narrow maps are widened for the legend */
+    uint8_t first[3] = {68, 1, 84}, last[3] = {253, 231, 37}, black[3] = {0, 0, 0};
+    assert_memory_equal(px(img, w, 2, hh + 6), first, 3);
+    assert_memory_equal(px(img, w, w - 3, hh + 6), last, 3);
+    /* the densest bin is the ramp's last colour; the corners of the circle's box saw no shot */
+    int densest = 0;
+    for (uint32_t y = 0; y < hh; y++)
+        for (uint32_t x = 0; x < hw; x++)
+            densest |= !memcmp(px(img, w, x, y), last, 3);
+    assert_true(densest);
+    assert_memory_equal(px(img, w, 0, 0), black, 3);
+    free(img);
+    assert_int_equal(sensim_write_pattern_png(l, 0, 0.01, path, NULL, NULL, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_write_pattern_png(l, 1, 5.0, path, NULL, NULL, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    sensim_lidar_destroy(l);
+    sensim_context_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bev),
+        cmocka_unit_test(test_range_preview),
+        cmocka_unit_test(test_pattern_legend),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
