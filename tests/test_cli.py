@@ -201,7 +201,9 @@ with tempfile.TemporaryDirectory() as tmp:
         png = f.read()
     check(png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR", "PNG signature")
     w, h = struct.unpack(">II", png[16:24])
-    check(60 < w < 100 and 60 < h < 100, "heat map size %dx%d (38.4 deg at 0.5 deg bins)" % (w, h))
+    hw, hh = [int(v) for v in r.stdout.split("wrote ")[1].split()[1].split("x")]
+    check(60 < hw < 100 and 60 < hh < 100 and w == max(hw, 240) and h == hh + 34,
+          "heat map %dx%d (38.4 deg at 0.5 deg bins) in a %dx%d PNG with its legend" % (hw, hh, w, h))
 
     # replay a real-looking Livox CSV: CRLF, header, extra columns, no final newline
     box = os.path.join(tmp, "box.obj")
