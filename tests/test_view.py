@@ -132,6 +132,40 @@ with tempfile.TemporaryDirectory() as tmp:
         n7 = int(head.split("element vertex ")[1].split()[0])
         check(v["frame"] == "7" and v["count"] == "%d points" % n7, "frame 7 shows its %d points: %r" % (n7, v))
 
+    # the same run as a bag: the page reads the MCAP, places each cloud by /tf and /tf_static, and
+    # shows the same frames, points and sensor poses as the folder's PLY headers
+    bag = os.path.join(tmp, "bag")
+    r = run("batch", "--scene", "street", "--rig", rig, "--trajectory", traj, "--out", bag, "--format", "mcap",
+            "--quiet")
+    mpage = os.path.join(tmp, "bag.html")
+    r2 = run("view", os.path.join(bag, "sensim_0.mcap"), "--out", mpage) if r.returncode == 0 else r
+    check(r2.returncode == 0, "sensim view of the bag: %s %s" % (r.stderr, r2.stderr))
+
+    def page_data(p):
+        h = open(p, encoding="utf-8").read()
+        a = h.index('<script type="application/json" id="data">') + len('<script type="application/json" id="data">')
+        return json.loads(h[a:h.index("</script>", a)])
+    if r2.returncode == 0:
+        dp, dm = page_data(page), page_data(mpage)
+        check(len(dp["clouds"]) == len(dm["clouds"]) == 10 and len(dm["images"]) == 10,
+              "the bag's page has 10 clouds and 10 images")
+        worst = max(abs(a - b) for cp, cm in zip(dp["clouds"], dm["clouds"]) for a, b in zip(cp["pose"], cm["pose"]))
+        check(all(cp["n"] == cm["n"] and cp["t_ns"] == cm["t_ns"] and cp["xyz"] == cm["xyz"]
+                  for cp, cm in zip(dp["clouds"], dm["clouds"])) and worst < 1e-9,
+              "bag and folder give the same points, times and poses (worst pose difference %g)" % worst)
+        v = load(mpage, os.path.join(tmp, "bag.png"))
+        check(v is not None and v["frames"] == "10" and v["images"] == 1 and bright_pixels(os.path.join(tmp, "bag.png")) > 2000,
+              "the bag's page shows its frames and points: %r" % v)
+        raw = open(os.path.join(bag, "sensim_0.mcap"), "rb").read()
+        for name, data, msg in (("cut.mcap", raw[:len(raw) // 2], "runs past"), ("magic.mcap", b"garbage" * 10, "MCAP magic"),
+                                ("nocloud.mcap", raw[:17 + int.from_bytes(raw[9:17], "little")] + raw[-8:], "no PointCloud2")):
+            bad = os.path.join(tmp, name)
+            with open(bad, "wb") as f:
+                f.write(data)
+            o = os.path.join(tmp, "bad.html")
+            r = run("view", bad, "--out", o)
+            check(r.returncode >= 10 and msg in r.stderr and not os.path.exists(o), "view %s refused: %r" % (name, r.stderr))
+
     # nothing there: a frame of no points draws no points
     empty = os.path.join(tmp, "empty.ply")
     with open(empty, "wb") as f:
