@@ -178,6 +178,21 @@ SENSIM_API sensim_status sensim_scene_add_actor(sensim_scene *scene, uint32_t me
                                                 uint32_t actor_id, const double pose[16]);
 
 /**
+ * Add a static instance: mesh @p mesh_id (usually a SENSIM_MESH_PROTOTYPE)
+ * placed again at @p pose as part of the static world: its points carry
+ * object id 0 like every static mesh, it never moves and cannot be removed
+ * alone. A mesh placed N times costs one mesh's memory (an Embree instance
+ * each): a forest of one tree. The glTF/Assimp loader places meshes that
+ * several nodes reference this way.
+ * @param pose  object-to-world, column-major double[16], copied (rules of sensim_scene_add_actor).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_BAD_INDEX,
+ *         SENSIM_ERR_NOT_FINITE, SENSIM_ERR_OUT_OF_RANGE, SENSIM_ERR_TOO_LARGE,
+ *         SENSIM_ERR_BUSY, SENSIM_ERR_OUT_OF_MEMORY, SENSIM_ERR_BAD_HANDLE.
+ * Thread safety: one thread at a time per scene. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_add_instance(sensim_scene *scene, uint32_t mesh_id, const double pose[16]);
+
+/**
  * Move an existing actor (staged until the next commit).
  * @return SENSIM_OK, SENSIM_ERR_NOT_FOUND, SENSIM_ERR_NOT_FINITE,
  *         SENSIM_ERR_OUT_OF_RANGE, SENSIM_ERR_BUSY, SENSIM_ERR_INVALID_ARGUMENT.
@@ -315,7 +330,9 @@ typedef struct sensim_scene_info {
     /** MTL map_Kd textures that could not be used (missing, not a PNG,
      *  unreadable, too large): those materials show Kd alone. */
     uint32_t textures_skipped;
-    uint32_t reserved[4];
+    /** Static instances (sensim_scene_add_instance); not in actor_count. */
+    uint32_t instance_count;
+    uint32_t reserved[3];
 } sensim_scene_info;
 
 /**

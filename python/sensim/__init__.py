@@ -397,6 +397,10 @@ class Scene(_Handle):
     def add_actor(self, mesh, actor_id, pose_matrix):
         _check(_L.sensim_scene_add_actor(self.handle, mesh, actor_id, _mat16(pose_matrix)))
 
+    def add_instance(self, mesh, pose_matrix):
+        """Place mesh (a prototype) again as static world (object id 0): a forest of one tree."""
+        _check(_L.sensim_scene_add_instance(self.handle, _u32(mesh, "mesh"), _mat16(pose_matrix)))
+
     def set_actor_pose(self, actor_id, pose_matrix):
         _check(_L.sensim_scene_set_actor_pose(self.handle, actor_id, _mat16(pose_matrix)))
 
@@ -537,7 +541,8 @@ class Scene(_Handle):
         return dict(meshes=i.mesh_count, actors=i.actor_count, triangles=i.triangle_count,
                     vertices=i.vertex_count, committed=bool(i.committed),
                     duplicate_triangles_dropped=i.duplicate_triangles_dropped,
-                    material_files_missing=i.material_files_missing, textures_skipped=i.textures_skipped)
+                    material_files_missing=i.material_files_missing, textures_skipped=i.textures_skipped,
+                    instances=i.instance_count)
 
 
 RAY_HIT_DTYPE = _np.dtype([("distance", "<f4"), ("normal", "<f4", (3,)), ("u", "<f4"), ("v", "<f4"),

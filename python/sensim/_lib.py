@@ -32,7 +32,8 @@ class LoadOptions(Structure):
 class SceneInfo(Structure):
     _fields_ = [("mesh_count", c_uint32), ("actor_count", c_uint32), ("triangle_count", c_uint64),
                 ("vertex_count", c_uint64), ("committed", c_int32), ("duplicate_triangles_dropped", c_uint32),
-                ("material_files_missing", c_uint32), ("textures_skipped", c_uint32), ("reserved", c_uint32 * 4)]
+                ("material_files_missing", c_uint32), ("textures_skipped", c_uint32), ("instance_count", c_uint32),
+                ("reserved", c_uint32 * 3)]
 
 
 class Appearance(Structure):
@@ -252,6 +253,7 @@ PROTOTYPES = {
     "sensim_load_options_init": (None, [POINTER(LoadOptions)]),
     "sensim_scene_load_file": (status_t, [c_void_p, c_char_p, POINTER(LoadOptions), POINTER(c_uint32)]),
     "sensim_scene_add_actor": (status_t, [c_void_p, c_uint32, c_uint32, d16]),
+    "sensim_scene_add_instance": (status_t, [c_void_p, c_uint32, d16]),
     "sensim_scene_set_actor_pose": (status_t, [c_void_p, c_uint32, d16]),
     "sensim_scene_remove_actor": (status_t, [c_void_p, c_uint32]),
     "sensim_scene_set_motion_interval": (status_t, [c_void_p, c_int64, c_int64]),

@@ -402,14 +402,12 @@ static sensim_actor *find_actor(sensim_scene *scene, uint32_t id)
     return NULL;
 }
 
-sensim_status sensim_scene_add_actor(sensim_scene *scene, uint32_t mesh_id, uint32_t actor_id,
-                                     const double pose[16])
+/* An actor (id > 0) or a static instance (id 0) of mesh @p mesh_id. */
+static sensim_status add_instance(sensim_scene *scene, uint32_t mesh_id, uint32_t actor_id, const double pose[16],
+                                  const char *fn)
 {
-    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
     if (!pose)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_add_actor: NULL argument");
-    if (actor_id == 0)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_add_actor: actor id 0 is reserved for static world");
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: NULL argument", fn);
     sensim_status st = check_pose(pose);
     if (st != SENSIM_OK)
         return st;
@@ -419,16 +417,15 @@ sensim_status sensim_scene_add_actor(sensim_scene *scene, uint32_t mesh_id, uint
     if (mesh_id >= scene->mesh_count) {
         uint32_t n = scene->mesh_count;
         sensim__scene_edit_end(scene);
-        return sensim__fail(SENSIM_ERR_BAD_INDEX, "sensim_scene_add_actor: mesh %u does not exist (%u meshes)",
-                            mesh_id, n);
+        return sensim__fail(SENSIM_ERR_BAD_INDEX, "%s: mesh %u does not exist (%u meshes)", fn, mesh_id, n);
     }
-    if (find_actor(scene, actor_id)) {
+    if (actor_id && find_actor(scene, actor_id)) {
         sensim__scene_edit_end(scene);
-        return sensim__fail(SENSIM_ERR_DUPLICATE, "sensim_scene_add_actor: actor id %u already exists", actor_id);
+        return sensim__fail(SENSIM_ERR_DUPLICATE, "%s: actor id %u already exists", fn, actor_id);
     }
     if (scene->actor_count == UINT32_MAX / 2) {
         sensim__scene_edit_end(scene);
-        return sensim__fail(SENSIM_ERR_TOO_LARGE, "sensim_scene_add_actor: too many actors");
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: too many actors and instances", fn);
     }
     if (scene->actor_count == scene->actor_cap) {
         uint32_t cap = scene->actor_cap ? scene->actor_cap * 2 : 16;
@@ -445,9 +442,25 @@ sensim_status sensim_scene_add_actor(sensim_scene *scene, uint32_t mesh_id, uint
     a->id = actor_id;
     a->mesh = mesh_id;
     memcpy(a->pose, pose, sizeof a->pose);
+    scene->instance_count += actor_id == 0;
     scene->dirty = true;
     sensim__scene_edit_end(scene);
     return SENSIM_OK;
+}
+
+sensim_status sensim_scene_add_actor(sensim_scene *scene, uint32_t mesh_id, uint32_t actor_id,
+                                     const double pose[16])
+{
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (actor_id == 0)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_add_actor: actor id 0 is reserved for static world");
+    return add_instance(scene, mesh_id, actor_id, pose, "sensim_scene_add_actor");
+}
+
+sensim_status sensim_scene_add_instance(sensim_scene *scene, uint32_t mesh_id, const double pose[16])
+{
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    return add_instance(scene, mesh_id, 0, pose, "sensim_scene_add_instance");
 }
 
 sensim_status sensim_scene_set_actor_pose(sensim_scene *scene, uint32_t actor_id, const double pose[16])
@@ -622,7 +635,8 @@ sensim_status sensim_scene_get_info(const sensim_scene *scene, sensim_scene_info
         return st;
     memset(out, 0, sizeof *out);
     out->mesh_count = scene->mesh_count;
-    out->actor_count = scene->actor_count;
+    out->actor_count = scene->actor_count - scene->instance_count;
+    out->instance_count = scene->instance_count;
     for (uint32_t i = 0; i < scene->mesh_count; i++) {
         out->triangle_count += scene->meshes[i].triangle_count;
         out->vertex_count += scene->meshes[i].vertex_count;

@@ -47,7 +47,8 @@ struct sensim_scene {
     sensim_mesh *meshes;
     uint32_t mesh_count, mesh_cap;
     sensim_actor *actors;
-    uint32_t actor_count, actor_cap;
+    uint32_t actor_count, actor_cap; /* actors, and static instances (id 0) among them */
+    uint32_t instance_count;         /* static instances in actors[] */
     bool static_dirty;   /* static meshes changed since the last commit */
     bool dirty;          /* anything changed since the last commit */
     bool ever_committed;

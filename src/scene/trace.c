@@ -10,7 +10,8 @@
 
 /* One instance in the top-level scene: the static world (object 0) or an actor. */
 typedef struct trace_inst {
-    uint32_t object_id;
+    uint32_t object_id; /* 0: the static world or a static instance */
+    bool world;         /* the static world's own instance (identity; mesh from static_mesh[geom]) */
     uint32_t mesh;      /* actor's mesh; unused for the static instance */
     float nrm[9];       /* normal matrix (inverse transpose of the 3x3 part), column-major */
     bool moving;        /* rigid motion: rotation slerps from q0 to q1 over ray time */
@@ -274,6 +275,7 @@ sensim_status sensim__trace_commit(sensim_scene *scene)
         unsigned gid = rtcAttachGeometry(t->top, gi);
         rtcReleaseGeometry(gi);
         t->inst[gid].object_id = is_static ? 0u : a->id;
+        t->inst[gid].world = is_static;
         t->inst[gid].mesh = is_static ? 0u : a->mesh;
         t->inst[gid].moving = moving;
         memcpy(t->inst[gid].q0, q0, sizeof q0);
@@ -320,8 +322,8 @@ static void fill_hit(const trace_state *t, unsigned geom, unsigned inst, unsigne
         return;
     }
     const trace_inst *in = &t->inst[inst];
-    const sensim_mesh *mesh = in->object_id == 0 ? &t->meshes[t->static_mesh[geom]] : &t->meshes[in->mesh];
-    if (in->object_id == 0) { /* the static world is instanced with identity */
+    const sensim_mesh *mesh = in->world ? &t->meshes[t->static_mesh[geom]] : &t->meshes[in->mesh];
+    if (in->world) { /* the static world is instanced with identity */
         h->ng[0] = nx, h->ng[1] = ny, h->ng[2] = nz;
     } else if (in->moving) {
         double q[4], R[16];
@@ -478,7 +480,7 @@ void sensim__trace_packet16(const sensim_scene *scene, sensim_packet16 *p, uint3
             continue;
         }
         const trace_inst *in = inst == RTC_INVALID_GEOMETRY_ID ? NULL : &ts->inst[inst];
-        const sensim_mesh *mesh = !in || in->object_id == 0 ? &ts->meshes[ts->static_mesh[geom]] : &ts->meshes[in->mesh];
+        const sensim_mesh *mesh = !in || in->world ? &ts->meshes[ts->static_mesh[geom]] : &ts->meshes[in->mesh];
         t[j] = rh.ray.tfar[j];
         tag[j] = mesh->tags[prim];
         object_id[j] = in ? in->object_id : 0;
@@ -504,7 +506,7 @@ static void fill_full(const trace_state *t, unsigned geom, unsigned inst, unsign
     q->normal[0] = h.ng[0] * k, q->normal[1] = h.ng[1] * k, q->normal[2] = h.ng[2] * k;
     q->u = u, q->v = v;
     q->object_id = h.object_id;
-    q->mesh_id = inst == RTC_INVALID_GEOMETRY_ID || t->inst[inst].object_id == 0 ? t->static_mesh[geom]
+    q->mesh_id = inst == RTC_INVALID_GEOMETRY_ID || t->inst[inst].world ? t->static_mesh[geom]
                                                                                 : t->inst[inst].mesh;
     q->primitive_id = prim;
     q->material = h.material;

@@ -424,6 +424,8 @@ static void proximity_frame(const sensim_scene *scene, const rig_sensor *s, cons
     sensim__ring_add_scanned(s->ring, s->period_ns, step);
     for (uint32_t i = 0; i < scene->actor_count; i++) {
         const sensim_actor *a = &scene->actors[i];
+        if (a->id == 0)
+            continue; /* a static instance: part of the world, not a nearby object */
         if (a->id == d->exclude_actor_id)
             continue;
         const sensim_mesh *m = &scene->meshes[a->mesh];
