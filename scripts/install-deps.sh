@@ -11,7 +11,7 @@ pkgs=(
   munge slurmctld slurmd slurm-client
   clang-14 libclang-rt-14-dev libomp-14-dev valgrind
   libproj-dev geographiclib-tools
-  libzstd-dev liblz4-dev zlib1g-dev
+  libzstd-dev liblz4-dev zlib1g-dev libassimp-dev
   chromium
 )
 

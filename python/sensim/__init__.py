@@ -383,8 +383,9 @@ class Scene(_Handle):
         return out.value
 
     def load(self, path, frame="native", prototype=False, scale=0.0, tags=None):
-        """Load an OBJ or PLY file; returns its mesh id. tags: a tag mapping
-        file ("name = Tag" lines, tried before the built-in names)."""
+        """Load an OBJ or PLY file, or a glTF/GLB/FBX/COLLADA/... scene (Assimp);
+        returns its mesh id. tags: a tag mapping file ("name = Tag" lines,
+        tried before the built-in names)."""
         o = _lib.LoadOptions()
         _L.sensim_load_options_init(ctypes.byref(o))
         o.frame, o.flags, o.scale = FRAMES[frame], 1 if prototype else 0, scale

@@ -1,5 +1,9 @@
 #include "motion.h"
 #include "scene_impl.h"
+
+#ifdef SENSIM_HAVE_ASSIMP
+#include <assimp/cimport.h>
+#endif
 #include "trace.h"
 
 #include <math.h>
@@ -298,6 +302,9 @@ void sensim__scene_mark(const sensim_scene *scene, sensim_scene_mark *mark)
 {
     mark->mat_count = scene->mat_count;
     mark->tex_count = scene->tex_count;
+    mark->mesh_count = scene->mesh_count;
+    mark->actor_count = scene->actor_count;
+    mark->instance_count = scene->instance_count;
     mark->dirty = scene->dirty;
     mark->static_dirty = scene->static_dirty;
 }
@@ -313,6 +320,11 @@ void sensim__scene_rollback(sensim_scene *scene, const sensim_scene_mark *mark)
     /* textures added since the mark: no committed material refers to them */
     while (scene->tex_count > mark->tex_count)
         free(scene->textures[--scene->tex_count].rgb);
+    /* meshes and instances appended since the mark (a multi-mesh load) */
+    while (scene->mesh_count > mark->mesh_count)
+        sensim__mesh_free(&scene->meshes[--scene->mesh_count]);
+    scene->actor_count = mark->actor_count;
+    scene->instance_count = mark->instance_count;
     scene->dirty = mark->dirty;
     scene->static_dirty = mark->static_dirty;
 }
@@ -402,6 +414,27 @@ static sensim_actor *find_actor(sensim_scene *scene, uint32_t id)
     return NULL;
 }
 
+/* Append an actor (id > 0) or a static instance (id 0); the caller holds the edit section. */
+static sensim_status append_actor(sensim_scene *scene, uint32_t mesh_id, uint32_t actor_id, const double pose[16])
+{
+    if (scene->actor_count == scene->actor_cap) {
+        uint32_t cap = scene->actor_cap ? scene->actor_cap * 2 : 16;
+        sensim_actor *na = realloc(scene->actors, cap * sizeof *na);
+        if (!na)
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot grow actor table");
+        scene->actors = na;
+        scene->actor_cap = cap;
+    }
+    sensim_actor *a = &scene->actors[scene->actor_count++];
+    memset(a, 0, sizeof *a);
+    a->id = actor_id;
+    a->mesh = mesh_id;
+    memcpy(a->pose, pose, sizeof a->pose);
+    scene->instance_count += actor_id == 0;
+    scene->dirty = true;
+    return SENSIM_OK;
+}
+
 /* An actor (id > 0) or a static instance (id 0) of mesh @p mesh_id. */
 static sensim_status add_instance(sensim_scene *scene, uint32_t mesh_id, uint32_t actor_id, const double pose[16],
                                   const char *fn)
@@ -427,25 +460,17 @@ static sensim_status add_instance(sensim_scene *scene, uint32_t mesh_id, uint32_
         sensim__scene_edit_end(scene);
         return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: too many actors and instances", fn);
     }
-    if (scene->actor_count == scene->actor_cap) {
-        uint32_t cap = scene->actor_cap ? scene->actor_cap * 2 : 16;
-        sensim_actor *na = realloc(scene->actors, cap * sizeof *na);
-        if (!na) {
-            sensim__scene_edit_end(scene);
-            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot grow actor table");
-        }
-        scene->actors = na;
-        scene->actor_cap = cap;
-    }
-    sensim_actor *a = &scene->actors[scene->actor_count++];
-    memset(a, 0, sizeof *a);
-    a->id = actor_id;
-    a->mesh = mesh_id;
-    memcpy(a->pose, pose, sizeof a->pose);
-    scene->instance_count += actor_id == 0;
-    scene->dirty = true;
+    st = append_actor(scene, mesh_id, actor_id, pose);
     sensim__scene_edit_end(scene);
-    return SENSIM_OK;
+    return st;
+}
+
+sensim_status sensim__scene_add_instance_locked(sensim_scene *scene, uint32_t mesh_id, const double pose[16])
+{
+    sensim_status st = check_pose(pose);
+    if (st == SENSIM_OK && scene->actor_count == UINT32_MAX / 2)
+        st = sensim__fail(SENSIM_ERR_TOO_LARGE, "too many actors and instances");
+    return st != SENSIM_OK ? st : append_actor(scene, mesh_id, 0, pose);
 }
 
 sensim_status sensim_scene_add_actor(sensim_scene *scene, uint32_t mesh_id, uint32_t actor_id,
@@ -688,7 +713,18 @@ sensim_status sensim_scene_load_file(sensim_scene *scene, const char *path,
         return sensim_scene_load_obj(scene, path, opt, out_mesh_id);
     if (dot && (strcasecmp(dot, ".ply") == 0))
         return sensim_scene_load_ply(scene, path, opt, out_mesh_id);
-    return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: unknown mesh extension (expected .obj or .ply)", path);
+#ifdef SENSIM_HAVE_ASSIMP
+    if (dot && aiIsExtensionSupported(dot))
+        return sensim__scene_load_assimp(scene, path, opt, out_mesh_id);
+    return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT,
+                        "%s: unknown mesh extension (.obj, .ply, or one Assimp reads: .gltf, .glb, .fbx, .dae, ...)",
+                        path);
+#else
+    return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT,
+                        "%s: unknown mesh extension (expected .obj or .ply; this build has no Assimp for glTF, FBX, "
+                        "COLLADA)",
+                        path);
+#endif
 }
 
 /* ---------------- materials ---------------- */

@@ -70,10 +70,18 @@ struct sensim_scene {
 /* What a failed load restores (loaders only append). */
 typedef struct sensim_scene_mark {
     uint32_t mat_count, tex_count;
+    uint32_t mesh_count, actor_count, instance_count;
     bool dirty, static_dirty;
 } sensim_scene_mark;
 void sensim__scene_mark(const sensim_scene *scene, sensim_scene_mark *mark);
 void sensim__scene_rollback(sensim_scene *scene, const sensim_scene_mark *mark);
+/* A static instance of mesh @p mesh_id (checked by the caller) inside an edit section the caller holds. */
+sensim_status sensim__scene_add_instance_locked(sensim_scene *scene, uint32_t mesh_id, const double pose[16]);
+#ifdef SENSIM_HAVE_ASSIMP
+/* glTF/GLB, FBX, COLLADA, ... through Assimp (load_assimp.c). */
+sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, const sensim_load_options *opt,
+                                        uint32_t *out_mesh_id);
+#endif
 
 /* Drop exact duplicate triangles (the same three vertex positions in any
  * order) from @p mesh in place, keeping the first in file order. Returns how
