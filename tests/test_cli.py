@@ -405,6 +405,24 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("scan", "--scene", floor, "--lidar", "vlp16", "--tags", sym, "--out", os.path.join(tmp, "tags_bad"))
     check(r.returncode != 0 and (sym + ":1:") in r.stderr, "a bad tag file names its line: " + r.stderr)
 
+    # ---- help: per command, and the README synopsis is the help text ----
+    readme = open(os.path.join(HERE, "..", "README.md"), encoding="utf-8").read()
+    a = readme.index("## The `sensim` command\n\n```\n") + len("## The `sensim` command\n\n```\n")
+    block = readme[a:readme.index("```", a)].splitlines()
+    r = run("--help")
+    lines = r.stdout.splitlines()
+    check(r.returncode == 0 and lines[0] == "usage:" and lines[-1].startswith("exit status")
+          and [l[2:] for l in lines[1:-1]] == block, "README synopsis equals `sensim --help`")
+    for cmd in ("scan", "batch", "render", "view", "bench", "demo", "presets", "pattern"):
+        r = run(cmd, "--help")
+        check(r.returncode == 0 and ("sensim " + cmd) in r.stdout and r.stdout.count("\n  sensim ") <= 2,
+              "`sensim %s --help` exits 0 with that command's help only: %r" % (cmd, r.stdout[:200]))
+    r = run("batch", "--bogus", "1")
+    check(r.returncode == 2 and "unknown option '--bogus'" in r.stderr and "sensim scan" not in r.stderr
+          and "sensim batch" in r.stderr, "an unknown option is named, with that command's usage only")
+    r = run("frobnicate")
+    check(r.returncode == 2 and "unknown command 'frobnicate'" in r.stderr, "an unknown command is named")
+
     # ---- batch generation (issue 7) ----
     import filecmp
     import signal

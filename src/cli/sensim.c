@@ -56,47 +56,104 @@ int open_context(uint32_t threads)
     return 0;
 }
 
+/* Each command's synopsis (what README.md shows, kept equal by a test) and
+ * its notes (shown by `sensim CMD --help`). */
+static const struct command_help {
+    const char *name;
+    const char *synopsis;
+    const char *notes;
+} HELP[] = {
+    {"scan",
+     "sensim scan --scene FILE|street --lidar PRESET|FILE --out DIR\n"
+     "            [--pose x,y,z,roll,pitch,yaw] [--frames N] [--threads N]\n"
+     "            [--seed N] [--set KEY=VALUE]... [--shot-rate HZ]\n"
+     "            [--velocity vx,vy,vz[,wroll,wpitch,wyaw]] [--frame native|iso8855|carla|ue]\n"
+     "            [--points sensor|deskewed|world] [--images [LIST]] [--tags FILE]\n",
+     "  --scene     OBJ, PLY, or (with Assimp) glTF/GLB/FBX/COLLADA; `street` is the built-in street\n"
+     "  --lidar     a preset (sensim presets), a preset file, or a Livox pattern CSV with --shot-rate\n"
+     "  --pose      platform pose, metres and degrees; --velocity m/s and deg/s moves it\n"
+     "  --frames    how many frames (revolutions) to scan\n"
+     "  --frame     the frame of scene, pose, velocity and points\n"
+     "  --images    range,intensity,label,preview,bev (bare: the first four): destaggered 16-bit range,\n"
+     "              intensity, label, an 8-bit range preview, a bird's-eye view\n"
+     "  --tags      OBJ/glTF name -> tag rules, 'name = Tag' lines, tried before the built-in names\n"},
+    {"batch",
+     "sensim batch --scene FILE|street (--lidar PRESET|FILE | --rig RIG) --trajectory FILE --out DIR\n"
+     "             [--frames A:B] [--shard K/N] [--threads N] [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla|mcap]\n"
+     "             [--images [LIST]] [--resume | --overwrite] [--set KEY=VALUE]... [--seed N] [--frame native|carla|ue]\n"
+     "             [--tags FILE] [--actors FILE] [--step-ns N] [--quiet]\n"
+     "             [--mcap-compression none|zstd|lz4] [--mcap-split-mb N] [--mcap-split-s S] [--no-tf] [--no-odom]\n"
+     "             [--topic-prefix /NS] [--odom-frame odom] [--base-frame base_link]\n",
+     "  --trajectory  CSV t,x,y,z,roll,pitch,yaw (s, m, deg) or t,x,y,z,qw,qx,qy,qz\n"
+     "  --rig       [sensor NAME] sections: preset = and preset keys; type = camera (camera keys, rate_hz,\n"
+     "              outputs, mount_xyz_m, mount_rpy_deg), radar, imu, gnss, odometry (their keys)\n"
+     "  --frames    frame indices A (inclusive) to B (exclusive); --shard K/N renders a disjoint subset\n"
+     "  --actors    [actor NAME] sections: id, tag, mesh = box L W H | FILE, trajectory = CSV\n"
+     "  --step-ns   world step of OUT/steps/NNNNNN.json with --rig (default: the shortest sensor period)\n"
+     "  --format mcap  one rosbag2 bag OUT/sensim_0.mcap; the --mcap-*, --no-tf, --no-odom, --topic-prefix,\n"
+     "              --odom-frame and --base-frame options go with it\n"},
+    {"render",
+     "sensim render --scene FILE|street --out DIR [--camera PRESET|FILE] [--pose x,y,z,roll,pitch,yaw]\n"
+     "              [--outputs depth,semantic,instance,normal,rgb] [--set KEY=VALUE]... [--threads N] [--tags FILE]\n",
+     "  --camera    carla_default, pinhole_720p, pinhole_1080p, fisheye_190, or a camera file\n"},
+    {"view",
+     "sensim view RUN_DIR|FILE.ply|FILE.mcap --out FILE.html [--max-points N]\n",
+     "  one self-contained page that plays the frames: points by tag/intensity/height/range, camera\n"
+     "  images, sensor poses and the trajectory; --max-points draws every k-th point of larger frames\n"},
+    {"bench",
+     "sensim bench [--scene FILE|street] [--preset P]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
+     "             [--threads N] [--json]\n",
+     "  the pipeline against bare Embree loops over the same rays, per preset\n"},
+    {"demo", "sensim demo [--out DIR] [--threads N]\n",
+     "  the built-in street, a Pandar64 on a car roof, one frame with all images\n"},
+    {"presets", "sensim presets\n", "  the presets and where they were found\n"},
+    {"pattern",
+     "sensim pattern export PRESET|FILE --duration S --out FILE.csv [--set KEY=VALUE]...\n"
+     "sensim pattern stats PRESET|FILE [--times 0.1,0.2,0.5,1,2] [--bin-deg B] [--png FILE] [--set KEY=VALUE]...\n",
+     "  export: a Livox CSV that replays to the same shots; stats: extents, FOV coverage against time,\n"
+     "  --png a density heat map with its legend\n"},
+    {"version", "sensim --version\n", ""},
+};
+
+static const char *g_command; /* the command being run, for usage() */
+
+static const struct command_help *help_of(const char *cmd)
+{
+    for (size_t i = 0; cmd && i < sizeof HELP / sizeof *HELP; i++)
+        if (!strcmp(HELP[i].name, cmd))
+            return &HELP[i];
+    return NULL;
+}
+
+static void print_synopsis(FILE *f, const char *text)
+{
+    while (*text) { /* indented two spaces */
+        const char *e = strchr(text, '\n');
+        fprintf(f, "  %.*s\n", (int)(e - text), text);
+        text = e + 1;
+    }
+}
+
+/* `sensim --help` (all synopses) or `sensim CMD --help` (that command's); 0. */
+static int help(FILE *f, const char *cmd)
+{
+    const struct command_help *h = help_of(cmd);
+    fprintf(f, "usage:\n");
+    for (size_t i = 0; i < sizeof HELP / sizeof *HELP; i++)
+        if (!h || h == &HELP[i])
+            print_synopsis(f, HELP[i].synopsis);
+    if (h && h->notes[0])
+        fprintf(f, "%s", h->notes);
+    fprintf(f, "exit status: 0 ok, 2 usage, 10 + libsensim status on failure\n");
+    return 0;
+}
+
 int usage(const char *msg)
 {
     if (msg)
-        fprintf(stderr, "sensim: %s\n", msg);
-    fprintf(stderr,
-            "usage:\n"
-            "  sensim scan --scene FILE|street --lidar PRESET|FILE --out DIR\n"
-            "              [--pose x,y,z,roll,pitch,yaw] (metres, degrees)\n"
-            "              [--frames N] [--threads N] [--seed N] [--set KEY=VALUE]...\n"
-            "              [--shot-rate HZ] (for a pattern CSV given as --lidar)\n"
-            "              [--velocity vx,vy,vz[,wroll,wpitch,wyaw]] (m/s, deg/s; moves the platform)\n"
-            "              [--frame native|iso8855|carla|ue] (scene, pose, velocity and points)\n"
-            "              [--points sensor|deskewed|world] [--images [range,intensity,label,preview,bev]]\n"
-            "              (destaggered 16-bit range, intensity, label; an 8-bit range preview; a bird's-eye view)\n"
-            "              [--tags FILE] (OBJ name -> tag rules, 'name = Tag' lines, before the built-in names)\n"
-            "  sensim batch --scene FILE|street (--lidar PRESET|FILE | --rig RIG_FILE) --trajectory FILE\n"
-            "               --out DIR [--frames A:B] [--shard K/N] [--threads N] [--seed N]\n"
-            "               [--set KEY=VALUE]... [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla|mcap]\n"
-            "               [--mcap-compression none|zstd|lz4] [--mcap-split-mb N] [--mcap-split-s S] [--no-tf]\n"
-            "               [--no-odom] [--topic-prefix /NS] [--odom-frame F] [--base-frame F] (with mcap)\n"
-            "               [--images [LIST]] [--resume] [--frame native|carla|ue] [--tags FILE] [--quiet]\n"
-            "               [--actors FILE] ([actor NAME] sections: id, tag, mesh = box L W H | FILE,\n"
-            "               trajectory = CSV; moved for every frame and sample)\n"
-            "               [--step-ns N] (world step of OUT/steps/NNNNNN.json with --rig; default: the\n"
-            "               shortest sensor period). Rig sections: [sensor NAME] with preset = and preset\n"
-            "               keys; type = camera (camera keys, rate_hz, outputs, mount_xyz_m, mount_rpy_deg;\n"
-            "               OUT/NAME/<output>/NNNNNN.png), radar, imu, gnss, odometry (their keys; one CSV)\n"
-            "  sensim render --scene FILE|street --out DIR [--camera PRESET|FILE] [--pose x,y,z,roll,pitch,yaw]\n"
-            "               [--outputs depth,semantic,instance,normal,rgb] [--set KEY=VALUE]... [--threads N]\n"
-            "               [--tags FILE] (camera presets: carla_default, pinhole_720p, pinhole_1080p, fisheye_190)\n"
-            "  sensim bench [--scene FILE|street] [--preset P]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
-            "               [--threads N] [--json]\n"
-            "  sensim view RUN_DIR|FILE.ply --out FILE.html [--max-points N] (one self-contained page that plays\n"
-            "               the frames: points by tag/intensity/height/range, camera images, poses, trajectory)\n"
-            "  sensim demo [--out DIR] [--threads N]\n"
-            "  sensim pattern export PRESET|FILE --duration S --out FILE.csv [--set KEY=VALUE]...\n"
-            "  sensim pattern stats PRESET|FILE [--times 0.1,0.2,0.5,1,2] [--bin-deg B] [--png FILE]\n"
-            "                       [--set KEY=VALUE]...\n"
-            "  sensim presets\n"
-            "  sensim --version\n"
-            "exit status: 0 ok, 2 usage, 10 + libsensim status on failure\n");
+        fprintf(stderr, "sensim: %s%s%s\n", g_command && help_of(g_command) ? g_command : "",
+                g_command && help_of(g_command) ? ": " : "", msg);
+    help(stderr, g_command);
     return EXIT_USAGE;
 }
 
@@ -515,8 +572,17 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        usage(NULL);
-        return 0;
+        if (argc > 2 && !help_of(argv[2])) {
+            fprintf(stderr, "sensim: help: no command '%.100s'\n", argv[2]);
+            return usage(NULL);
+        }
+        return help(stdout, argc > 2 ? argv[2] : NULL);
+    }
+    if (help_of(cmd)) {
+        g_command = cmd;
+        for (int i = 2; i < argc; i++) /* `sensim CMD --help` anywhere on the line */
+            if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+                return help(stdout, cmd);
     }
     if (!strcmp(cmd, "presets"))
         return argc == 2 ? cmd_presets() : usage("presets takes no arguments");
@@ -530,8 +596,11 @@ int main(int argc, char **argv)
         return cmd_render(argc, argv);
     if (!strcmp(cmd, "view"))
         return cmd_view(argc, argv);
-    if (strcmp(cmd, "scan") && strcmp(cmd, "demo"))
-        return usage("unknown command");
+    if (strcmp(cmd, "scan") && strcmp(cmd, "demo")) {
+        char m[160];
+        snprintf(m, sizeof m, "unknown command '%.100s'", cmd);
+        return usage(m);
+    }
 
     run_opts o;
     memset(&o, 0, sizeof o);
