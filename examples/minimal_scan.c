@@ -27,11 +27,14 @@ int main(void)
     }
     sensim_lidar_info info;
     sensim_lidar_get_info(lidar, &info);
+    /* a ring for 4 whole frames: max_points_per_frame each (dual returns,
+     * ghosts and rain included), not shots_per_frame */
+    uint64_t points;
     size_t size;
-    sensim_ring_required_size(info.shots_per_frame, 4, &size);
+    sensim_lidar_ring_size(lidar, 4, &points, &size);
     void *mem = malloc(size);
     sensim_ring *ring;
-    sensim_ring_init(mem, size, info.shots_per_frame, 4, SENSIM_OVERFLOW_FAIL, &ring);
+    sensim_ring_init(mem, size, points, 4, SENSIM_OVERFLOW_FAIL, &ring);
     const double pose[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 2, 1};
     if (sensim_lidar_scan(lidar, scene, 0, info.frame_period_ns, pose, ring, NULL) != SENSIM_OK) {
         fprintf(stderr, "minimal_scan: %s\n", sensim_context_last_error(ctx));

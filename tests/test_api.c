@@ -23,6 +23,30 @@ static void test_version_and_status(void **state)
 }
 
 /* The presets the foundation promises, with their datasheet figures. */
+static void test_lidar_ring_size(void **state)
+{
+    sensim_context *c = test_ctx(1);
+    sensim_lidar *l;
+    const char *dual[] = {"return_mode=dual"};
+    assert_int_equal(sensim_lidar_create_from_preset(c, "pandar64", dual, 1, &l), SENSIM_OK);
+    sensim_lidar_info li;
+    assert_int_equal(sensim_lidar_get_info(l, &li), SENSIM_OK);
+    assert_int_equal(li.max_points_per_frame, 2 * li.shots_per_frame);
+    uint64_t pts;
+    size_t bytes, want;
+    assert_int_equal(sensim_lidar_ring_size(l, 3, &pts, &bytes), SENSIM_OK);
+    assert_int_equal(pts, 3 * li.max_points_per_frame);
+    assert_int_equal(sensim_ring_required_size(pts, 3, &want), SENSIM_OK);
+    assert_int_equal(bytes, want);
+    assert_int_equal(sensim_lidar_ring_size(l, 0, &pts, &bytes), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_lidar_ring_size(l, (1u << 24) + 1, &pts, &bytes), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_lidar_ring_size(l, 1u << 24, &pts, &bytes), SENSIM_ERR_TOO_LARGE);
+    assert_int_equal(sensim_lidar_ring_size(l, 3, NULL, &bytes), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_lidar_ring_size(NULL, 3, &pts, &bytes), SENSIM_ERR_INVALID_ARGUMENT);
+    sensim_lidar_destroy(l);
+    sensim_context_destroy(c);
+}
+
 static void test_required_presets(void **state)
 {
     (void)state;
@@ -441,6 +465,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_version_and_status), cmocka_unit_test(test_required_presets),
+        cmocka_unit_test(test_lidar_ring_size),
         cmocka_unit_test(test_overrides),          cmocka_unit_test(test_preset_file_errors),
         cmocka_unit_test(test_desc_validation),    cmocka_unit_test(test_scan_misuse),
         cmocka_unit_test(test_bad_input_matrix),  cmocka_unit_test(test_hostile_numbers),

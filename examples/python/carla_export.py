@@ -21,7 +21,7 @@ def main(out):
     plain = sensim.Lidar(ctx, "pandar64", {"intensity_model": "carla"})
     n_sem = n_plain = 0
     for lidar, name in ((semantic, "semantic"), (plain, "plain")):
-        ring = sensim.Ring(lidar.info["shots_per_frame"])
+        ring = sensim.Ring.for_lidar(lidar)
         lidar.scan(scene, 0, 100000000, ring, pose=pose)
         frame = ring.pop()
         recs = sensim.unpack_points(bytes(frame.points)) if not sensim.HAVE_NUMPY else None

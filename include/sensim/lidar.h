@@ -374,7 +374,12 @@ typedef struct sensim_lidar_info {
     uint32_t lidar_id;
     int32_t pattern;                  /**< SENSIM_PATTERN_* */
     uint64_t table_size;              /**< TABLE: entries in one pass */
-    uint64_t reserved[5];
+    /** Most points one frame can hold: shots_per_frame × 2 (the return
+     *  model writes at most two records a shot: dual returns, a ghost or a
+     *  rain droplet beside the direct return). Size rings by this, not by
+     *  shots_per_frame (sensim_lidar_ring_size()). */
+    uint64_t max_points_per_frame;
+    uint64_t reserved[4];
 } sensim_lidar_info;
 
 /**
@@ -383,6 +388,18 @@ typedef struct sensim_lidar_info {
  */
 SENSIM_API sensim_status sensim_lidar_get_info(const sensim_lidar *lidar,
                                                sensim_lidar_info *out_info);
+
+/**
+ * Ring memory for @p frame_capacity whole frames of @p lidar (1..2^24):
+ * point capacity = max_points_per_frame × frame_capacity, so no frame of this
+ * lidar can overflow a ring of that size whatever its return mode, ghosts or
+ * rain. Pass both outputs to sensim_ring_init().
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_RANGE,
+ *         SENSIM_ERR_TOO_LARGE, SENSIM_ERR_BAD_HANDLE.
+ * Thread safety: any thread. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_lidar_ring_size(const sensim_lidar *lidar, uint32_t frame_capacity,
+                                                uint64_t *out_point_capacity, size_t *out_bytes);
 
 /**
  * Copy the per-channel elevations (radians) into @p dst; with dst NULL only

@@ -597,6 +597,16 @@ class Ring:
         self._h = h.value
         self.point_capacity = point_capacity
 
+    @classmethod
+    def for_lidar(cls, lidar, frames=4, policy="fail"):
+        """A ring that holds ``frames`` whole frames of ``lidar`` whatever its return mode,
+        ghosts or rain (sensim_lidar_ring_size: max_points_per_frame × frames)."""
+        _want(lidar, Lidar, "lidar")
+        pts, size = ctypes.c_uint64(), ctypes.c_size_t()
+        with _using(lidar) as (h,):
+            _check(_L.sensim_lidar_ring_size(h, _u32(frames, "frames"), ctypes.byref(pts), ctypes.byref(size)))
+        return cls(pts.value, frames, policy)
+
     @property
     def handle(self):
         return self._h

@@ -73,7 +73,7 @@ class LidarInfo(Structure):
                 ("columns_per_frame", c_uint32), ("shots_per_frame", c_uint64), ("shots_per_s", c_double),
                 ("frame_rate_hz", c_double), ("frame_period_ns", c_int64), ("min_range_m", c_float),
                 ("max_range_m", c_float), ("lidar_id", c_uint32), ("pattern", c_int32), ("table_size", c_uint64),
-                ("reserved", c_uint64 * 5)]
+                ("max_points_per_frame", c_uint64), ("reserved", c_uint64 * 4)]
 
 
 class ScanResult(Structure):
@@ -312,6 +312,7 @@ PROTOTYPES = {
                                                    POINTER(c_void_p)]),
     "sensim_lidar_destroy": (None, [c_void_p]),
     "sensim_lidar_get_info": (status_t, [c_void_p, POINTER(LidarInfo)]),
+    "sensim_lidar_ring_size": (status_t, [c_void_p, c_uint32, POINTER(c_uint64), POINTER(c_size_t)]),
     "sensim_lidar_get_elevations": (status_t, [c_void_p, POINTER(c_float), c_uint32, POINTER(c_uint32)]),
     "sensim_lidar_count_shots": (status_t, [c_void_p, c_int64, c_int64, POINTER(c_uint64)]),
     "sensim_lidar_set_mount_pose": (status_t, [c_void_p, d16]),

@@ -200,6 +200,27 @@ class Scanning(unittest.TestCase):
             self.assertEqual(bytes(view), bytes(copy.points))
             self.assertTrue(all(r["tag"] == 1 for r in sensim.unpack_points(copy.points)))
 
+    def test_ring_for_lidar_holds_dual_returns(self):
+        """Ring.for_lidar: max_points_per_frame (two records a shot) times the frames."""
+        plane = os.path.join(self.tmp.name, "plane.obj")
+        with open(plane, "w") as f:
+            f.write(PLANE)
+        scene = sensim.Scene(self.ctx)
+        scene.load(plane)
+        scene.commit()
+        lidar = sensim.Lidar(self.ctx, "vlp16", {"return_mode": "dual"})
+        info = lidar.info
+        self.assertEqual(info["max_points_per_frame"], 2 * info["shots_per_frame"])
+        ring = sensim.Ring.for_lidar(lidar, frames=2)
+        self.assertEqual(ring.point_capacity, 2 * info["max_points_per_frame"])
+        lidar.scan(scene, 0, 200_000_000, ring, pose=sensim.pose(z=1.8))
+        self.assertEqual(len(list(ring.frames())), 2)
+        self.assertEqual(ring.stats["points_dropped"] if "points_dropped" in ring.stats else 0, 0)
+        with self.assertRaises(sensim.OutOfRange):
+            sensim.Ring.for_lidar(lidar, frames=0)
+        with self.assertRaises(sensim.InvalidArgument):
+            sensim.Ring.for_lidar("vlp16")
+
     def test_ring_policies_and_stats(self):
         scene = sensim.Scene(self.ctx)
         lo, hi = -10, 10

@@ -198,7 +198,23 @@ sensim_status sensim_lidar_get_info(const sensim_lidar *l, sensim_lidar_info *o)
     o->min_range_m = l->rp.min_range_m;
     o->max_range_m = l->rp.max_range_m;
     o->lidar_id = l->rp.lidar_id;
+    o->max_points_per_frame = 2 * o->shots_per_frame; /* two slots a shot: the return model's most */
     return SENSIM_OK;
+}
+
+sensim_status sensim_lidar_ring_size(const sensim_lidar *l, uint32_t frames, uint64_t *out_points, size_t *out_bytes)
+{
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
+    if (!out_points || !out_bytes)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_ring_size: NULL argument");
+    if (frames < 1 || frames > (1u << 24))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_lidar_ring_size: %u frames outside 1..2^24", frames);
+    uint64_t per = 2 * sensim__pattern_max_frame_shots(&l->pat);
+    if (per > (UINT64_C(1) << 40) / frames)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "sensim_lidar_ring_size: %u frames of %llu points exceed 2^40 points",
+                            frames, (unsigned long long)per);
+    *out_points = per * frames;
+    return sensim_ring_required_size(*out_points, frames, out_bytes);
 }
 
 sensim_status sensim_lidar_get_elevations(const sensim_lidar *l, float *dst, uint32_t cap, uint32_t *out_count)
