@@ -2,6 +2,7 @@
 """End-to-end checks of the `sensim` command: PLY output, ring geometry,
 thread invariance, --set, presets, and bad input. Standard library only."""
 import csv
+import filecmp
 import json
 import math
 import os
@@ -404,6 +405,53 @@ with tempfile.TemporaryDirectory() as tmp:
               "carpet tagged %d %s" % (want, r.stderr))
     r = run("scan", "--scene", floor, "--lidar", "vlp16", "--tags", sym, "--out", os.path.join(tmp, "tags_bad"))
     check(r.returncode != 0 and (sym + ":1:") in r.stderr, "a bad tag file names its line: " + r.stderr)
+
+    # ---- TUM and KITTI trajectories: the same motion as the CSV gives the same frames ----
+    tcsv, ttum = os.path.join(tmp, "tq.csv"), os.path.join(tmp, "t.tum")
+    kpose, ktime = os.path.join(tmp, "kitti.txt"), os.path.join(tmp, "times.txt")
+    th = math.radians(20)
+    with open(tcsv, "w") as fc, open(ttum, "w") as ft, open(kpose, "w") as fk, open(ktime, "w") as fn:
+        fc.write("t,x,y,z,qw,qx,qy,qz\n")
+        ft.write("# timestamp tx ty tz qx qy qz qw\n")
+        for i in range(11):
+            t = 0.05 * i
+            x, yaw = 8 * t, -th * t  # KITTI: a turn about the camera's y (down) is a turn to the right
+            qw, qz = math.cos(yaw / 2), math.sin(yaw / 2)
+            fc.write("%.9f,%.9f,0,0,%.17g,0,0,%.17g\n" % (t, x, qw, qz))
+            ft.write("%.9f %.9f 0 0 0 0 %.17g %.17g\n" % (t, x, qz, qw))
+            c, s_ = math.cos(th * t), math.sin(th * t)  # Ry(th t) in camera axes, moving along camera z
+            fk.write("%.17g 0 %.17g 0 0 1 0 0 %.17g 0 %.17g %.9f\n" % (c, s_, -s_, c, x))
+            fn.write("%.9f\n" % t)
+    outs = {}
+    for name, extra in (("csv", [tcsv]), ("tum", [ttum]), ("kitti", [kpose, "--trajectory-times", ktime])):
+        o = os.path.join(tmp, "traj_" + name)
+        r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", *extra, "--out", o, "--quiet")
+        check(r.returncode == 0, "batch with a %s trajectory: %s" % (name, r.stderr))
+        outs[name] = o
+    for name in ("tum", "kitti"):
+        same = True
+        for fr in ("frame_000000", "frame_000003"):
+            a = json.load(open(os.path.join(outs["csv"], fr + ".json")))
+            b = json.load(open(os.path.join(outs[name], fr + ".json")))
+            same &= a["points"] == b["points"] and max(abs(u - v) for u, v in zip(a["sensor_pose"], b["sensor_pose"])) < 1e-9
+        check(same, "%s trajectory gives the CSV's frames and poses" % name)
+    check(filecmp.cmp(os.path.join(outs["csv"], "frame_000002.ply"), os.path.join(outs["tum"], "frame_000002.ply"),
+                      shallow=False), "TUM: byte-identical frames (the same quaternions, reordered)")
+    bad_tum = os.path.join(tmp, "bad.tum")
+    with open(bad_tum, "w") as f:
+        f.write("0 0 0 0 0 0 0 2\n1 1 0 0 0 0 0 1\n")
+    for extra, msg in (([bad_tum], "bad.tum:1: quaternion (qx,qy,qz,qw) has norm 2"),
+                       ([kpose], "need their times file"),
+                       ([kpose, "--trajectory-times", tcsv], "tq.csv:1: expected one time")):
+        r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", *extra, "--out", os.path.join(tmp, "bt"))
+        check(r.returncode >= 10 and msg in r.stderr and not os.path.exists(os.path.join(tmp, "bt")),
+              "trajectory %r refused: %r" % (extra, r.stderr))
+    short = os.path.join(tmp, "short_times.txt")
+    with open(short, "w") as f:
+        f.write("0\n0.1\n")
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", kpose, "--trajectory-times", short,
+            "--out", os.path.join(tmp, "bt"))
+    check(r.returncode >= 10 and "more poses than times" in r.stderr, "KITTI poses without enough times: %r" % r.stderr)
 
     # ---- help: per command, and the README synopsis is the help text ----
     readme = open(os.path.join(HERE, "..", "README.md"), encoding="utf-8").read()

@@ -1227,7 +1227,7 @@ end:
 int cmd_batch(int argc, char **argv)
 {
     const char *scene_arg = NULL, *lidar_arg = NULL, *rig_arg = NULL, *traj_arg = NULL, *out = NULL, *tags_arg = NULL,
-               *actors_arg = NULL;
+               *actors_arg = NULL, *times_arg = NULL;
     const char *global_sets[MAX_SETS];
     uint32_t nglobal = 0, threads = 0, shard_k = 0, shard_n = 1;
     int64_t fa = 0, fb = INT64_MAX;
@@ -1284,6 +1284,8 @@ int cmd_batch(int argc, char **argv)
             rig_arg = v;
         else if (!strcmp(a, "--trajectory"))
             traj_arg = v;
+        else if (!strcmp(a, "--trajectory-times"))
+            times_arg = v;
         else if (!strcmp(a, "--out"))
             out = v;
         else if (!strcmp(a, "--mcap-compression")) {
@@ -1421,7 +1423,7 @@ int cmd_batch(int argc, char **argv)
         return rc;
     }
     traj tr = {0};
-    if ((rc = load_trajectory_file(traj_arg, frame, &tr))) {
+    if ((rc = load_trajectory_file_times(traj_arg, frame, times_arg, &tr))) {
         free(tr.keys);
         free_specs(specs, nspecs);
         return rc;

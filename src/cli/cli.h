@@ -80,6 +80,9 @@ int load_actors_file(const char *path, actor_spec *actors, uint32_t *count);
 int msg_fail(const char *fmt, const char *a, unsigned long long line, const char *b);
 int load_trajectory(FILE *f, const char *label, int32_t frame, traj *t);
 int load_trajectory_file(const char *path, int32_t frame, traj *t);
+/* The same with KITTI's times file (NULL for the other formats). */
+int load_trajectory_times(FILE *f, const char *label, int32_t frame, const char *times_path, traj *t);
+int load_trajectory_file_times(const char *path, int32_t frame, const char *times_path, traj *t);
 int load_rig(FILE *f, const char *label, sensor_spec *specs, uint32_t *count);
 int load_rig_file(const char *path, sensor_spec *specs, uint32_t *count);
 void free_specs(sensor_spec *specs, uint32_t count);

@@ -133,11 +133,16 @@ static int split_key_value(char *p, char **key, char **value)
 
 int load_trajectory_file(const char *path, int32_t frame, traj *t)
 {
+    return load_trajectory_file_times(path, frame, NULL, t);
+}
+
+int load_trajectory_file_times(const char *path, int32_t frame, const char *times_path, traj *t)
+{
     FILE *f;
     int rc = open_regular_file(path, &f);
     if (rc)
         return rc;
-    rc = load_trajectory(f, path, frame, t);
+    rc = load_trajectory_times(f, path, frame, times_path, t);
     fclose(f);
     return rc;
 }
@@ -168,12 +173,109 @@ int msg_fail(const char *fmt, const char *a, unsigned long long line, const char
     return EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
 }
 
-/* ---- trajectory: t,x,y,z,roll,pitch,yaw (s, m, deg) or t,x,y,z,qw,qx,qy,qz ---- */
+/* Whitespace-separated finite numbers of @p s into v (at most cap): how many, or -1 for anything else. */
+static int ws_numbers(const char *s, double *v, int cap)
+{
+    int n = 0;
+    for (;;) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s)
+            return n;
+        char *end;
+        double x = strtod(s, &end);
+        if (end == s || n == cap || !isfinite(x) || (*end && *end != ' ' && *end != '\t'))
+            return -1;
+        v[n++] = x;
+        s = end;
+    }
+}
+
+/* KITTI's camera axes (x right, y down, z forward) to x forward, y left, z up. */
+static void kitti_to_native(const double r[12], double m[16])
+{
+    /* T (row-major 3x4, camera frame) -> C·T·C^T with C rows (0 0 1), (-1 0 0), (0 -1 0) */
+    static const double C[3][3] = {{0, 0, 1}, {-1, 0, 0}, {0, -1, 0}};
+    double R[3][3], t[3], A[3][3];
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++)
+            R[i][j] = r[4 * i + j];
+        t[i] = r[4 * i + 3];
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            A[i][j] = 0;
+            for (int k = 0; k < 3; k++)
+                for (int l = 0; l < 3; l++)
+                    A[i][j] += C[i][k] * R[k][l] * C[j][l];
+        }
+    for (int c = 0; c < 3; c++)
+        for (int rr = 0; rr < 3; rr++)
+            m[4 * c + rr] = A[rr][c];
+    for (int i = 0; i < 3; i++)
+        m[12 + i] = C[i][0] * t[0] + C[i][1] * t[1] + C[i][2] * t[2];
+    m[3] = m[7] = m[11] = 0, m[15] = 1;
+}
+
+/* The times of a KITTI times.txt (one time in seconds a line) into *out. */
+static int load_times(const char *path, double **out, size_t *n)
+{
+    FILE *f;
+    int rc = open_regular_file(path, &f);
+    if (rc)
+        return rc;
+    char line[256];
+    unsigned long long ln = 0;
+    size_t cap = 0;
+    int got;
+    *out = NULL, *n = 0;
+    while (rc == 0 && (got = next_line(f, path, ln + 1, line, sizeof line)) > 0) {
+        ln++;
+        double v;
+        size_t len = strlen(line);
+        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = 0;
+        if (line[strspn(line, " \t")] == '#')
+            continue;
+        int k = ws_numbers(line, &v, 1);
+        if (k == 0)
+            continue;
+        if (k != 1 || fabs(v) > 9e9) {
+            rc = msg_fail("%s:%llu: expected one time in seconds%s", path, ln, "");
+            break;
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            double *q = realloc(*out, cap * sizeof *q);
+            if (!q) {
+                rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+                break;
+            }
+            *out = q;
+        }
+        (*out)[(*n)++] = v;
+    }
+    if (got < 0 && rc == 0)
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+    fclose(f);
+    return rc;
+}
+
 int load_trajectory(FILE *f, const char *path, int32_t frame, traj *t)
+{
+    return load_trajectory_times(f, path, frame, NULL, t);
+}
+
+/* ---- trajectory: t,x,y,z,roll,pitch,yaw (s, m, deg) or t,x,y,z,qw,qx,qy,qz
+ * with that header; TUM (t x y z qx qy qz qw, no header); KITTI poses (3x4
+ * row-major a line, with @p times_path) ---- */
+int load_trajectory_times(FILE *f, const char *path, int32_t frame, const char *times_path, traj *t)
 {
     char line[4096];
     unsigned long long ln = 0;
-    int quat = -1;
+    int quat = -1; /* 0 Euler CSV, 1 quaternion CSV, 2 TUM, 3 KITTI */
+    double *times = NULL;
+    size_t ntimes = 0;
     size_t cap = 0;
     int rc = 0;
     double prev_t = -INFINITY;
@@ -186,6 +288,93 @@ int load_trajectory(FILE *f, const char *path, int32_t frame, traj *t)
         if (len == 0 || line[0] == '#')
             continue;
         if (quat < 0) {
+            double probe[13];
+            int np = ws_numbers(line, probe, 13);
+            if (np == 8 || np == 12) { /* TUM or KITTI: no header, this line is data */
+                quat = np == 8 ? 2 : 3;
+                if (frame != SENSIM_FRAME_NATIVE) {
+                    rc = msg_fail("%s:%llu: TUM and KITTI trajectories only in the native frame%s", path, ln, "");
+                    break;
+                }
+                if (quat == 3 && !times_path) {
+                    rc = msg_fail("%s:%llu: KITTI poses (12 numbers a line) need their times file "
+                                  "(--trajectory-times times.txt)%s", path, ln, "");
+                    break;
+                }
+                if (quat == 3 && (rc = load_times(times_path, &times, &ntimes)))
+                    break;
+            }
+        }
+        if (quat == 2 || quat == 3) {
+            double w[12];
+            int want = quat == 2 ? 8 : 12;
+            if (ws_numbers(line, w, 12) != want) {
+                rc = msg_fail("%s:%llu: expected %s numbers separated by spaces", path, ln, quat == 2 ? "8" : "12");
+                break;
+            }
+            size_t row = t->n;
+            if (quat == 3 && row >= ntimes) {
+                rc = msg_fail("%s:%llu: more poses than times in the times file%s", path, ln, "");
+                break;
+            }
+            double tt = quat == 2 ? w[0] : times[row];
+            if (!(tt > prev_t) || fabs(tt) > 9e9) {
+                rc = msg_fail("%s:%llu: time must increase and stay within 9e9 s%s", path, ln, "");
+                break;
+            }
+            prev_t = tt;
+            if (t->n == cap) {
+                cap = cap ? 2 * cap : 1024;
+                sensim_pose_key *nk = realloc(t->keys, cap * sizeof *nk);
+                if (!nk) {
+                    rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+                    break;
+                }
+                t->keys = nk;
+            }
+            sensim_pose_key *k = &t->keys[t->n];
+            k->t_ns = llround(tt * 1e9);
+            if (t->n && k->t_ns <= t->keys[t->n - 1].t_ns) {
+                rc = msg_fail("%s:%llu: two rows within the same nanosecond%s", path, ln, "");
+                break;
+            }
+            double *m = k->pose;
+            if (quat == 2) { /* TUM: t x y z qx qy qz qw (the scalar last) */
+                double qn = sqrt(w[4] * w[4] + w[5] * w[5] + w[6] * w[6] + w[7] * w[7]);
+                if (!(fabs(qn - 1.0) <= 1e-2)) {
+                    char why[96];
+                    snprintf(why, sizeof why, "quaternion (qx,qy,qz,qw) has norm %g, not 1", qn);
+                    rc = msg_fail("%s:%llu: %s", path, ln, why);
+                    break;
+                }
+                double x = w[4] / qn, y = w[5] / qn, z = w[6] / qn, q0 = w[7] / qn;
+                m[0] = 1 - 2 * (y * y + z * z), m[1] = 2 * (x * y + q0 * z), m[2] = 2 * (x * z - q0 * y), m[3] = 0;
+                m[4] = 2 * (x * y - q0 * z), m[5] = 1 - 2 * (x * x + z * z), m[6] = 2 * (y * z + q0 * x), m[7] = 0;
+                m[8] = 2 * (x * z + q0 * y), m[9] = 2 * (y * z - q0 * x), m[10] = 1 - 2 * (x * x + y * y), m[11] = 0;
+                m[12] = w[1], m[13] = w[2], m[14] = w[3], m[15] = 1;
+            } else { /* KITTI: a rotation within 1e-3, converted from camera axes */
+                double worst = 0;
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++) {
+                        double d = 0;
+                        for (int c = 0; c < 3; c++)
+                            d += w[4 * i + c] * w[4 * j + c];
+                        worst = fmax(worst, fabs(d - (i == j)));
+                    }
+                if (worst > 1e-3) {
+                    rc = msg_fail("%s:%llu: the 3x3 part is not a rotation%s", path, ln, "");
+                    break;
+                }
+                kitti_to_native(w, m);
+            }
+            if (fabs(m[12]) > 1e9 || fabs(m[13]) > 1e9 || fabs(m[14]) > 1e9) {
+                rc = msg_fail("%s:%llu: position beyond 1e9 m%s", path, ln, "");
+                break;
+            }
+            t->n++;
+            continue;
+        }
+        if (quat < 0) {
             char h[4096];
             size_t k = 0;
             for (size_t i = 0; i <= len && k < sizeof h - 1; i++)
@@ -197,7 +386,8 @@ int load_trajectory(FILE *f, const char *path, int32_t frame, traj *t)
             else if (!strcmp(h, "t,x,y,z,qw,qx,qy,qz"))
                 quat = 1;
             else {
-                rc = msg_fail("%s:%llu: header must be t,x,y,z,roll,pitch,yaw or t,x,y,z,qw,qx,qy,qz%s", path, ln, "");
+                rc = msg_fail("%s:%llu: header must be t,x,y,z,roll,pitch,yaw or t,x,y,z,qw,qx,qy,qz (or the file "
+                              "TUM rows t x y z qx qy qz qw, or KITTI 3x4 poses)%s", path, ln, "");
                 break;
             }
             continue;
@@ -263,6 +453,11 @@ int load_trajectory(FILE *f, const char *path, int32_t frame, traj *t)
     }
     if (got < 0 && rc == 0)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+    if (rc == 0 && quat == 3 && t->n != ntimes) {
+        fprintf(stderr, "sensim: error: %s: %zu poses but %zu times in %s\n", path, t->n, ntimes, times_path);
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+    }
+    free(times);
     if (rc == 0 && t->n < 2) {
         fprintf(stderr, "sensim: error: %s: a trajectory needs at least 2 rows\n", path);
         rc = EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;

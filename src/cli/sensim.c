@@ -81,10 +81,11 @@ static const struct command_help {
      "sensim batch --scene FILE|street (--lidar PRESET|FILE | --rig RIG) --trajectory FILE --out DIR\n"
      "             [--frames A:B] [--shard K/N] [--threads N] [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla|mcap]\n"
      "             [--images [LIST]] [--resume | --overwrite] [--set KEY=VALUE]... [--seed N] [--frame native|carla|ue]\n"
-     "             [--tags FILE] [--actors FILE] [--step-ns N] [--quiet]\n"
+     "             [--trajectory-times FILE] [--tags FILE] [--actors FILE] [--step-ns N] [--quiet]\n"
      "             [--mcap-compression none|zstd|lz4] [--mcap-split-mb N] [--mcap-split-s S] [--no-tf] [--no-odom]\n"
      "             [--topic-prefix /NS] [--odom-frame odom] [--base-frame base_link]\n",
-     "  --trajectory  CSV t,x,y,z,roll,pitch,yaw (s, m, deg) or t,x,y,z,qw,qx,qy,qz\n"
+     "  --trajectory  CSV t,x,y,z,roll,pitch,yaw (s, m, deg) or t,x,y,z,qw,qx,qy,qz with that header;\n"
+     "              TUM rows t x y z qx qy qz qw; or KITTI 3x4 camera poses with --trajectory-times\n"
      "  --rig       [sensor NAME] sections: preset = and preset keys; type = camera (camera keys, rate_hz,\n"
      "              outputs, mount_xyz_m, mount_rpy_deg), radar, imu, gnss, odometry (their keys)\n"
      "  --frames    frame indices A (inclusive) to B (exclusive); --shard K/N renders a disjoint subset\n"
