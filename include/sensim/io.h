@@ -42,6 +42,18 @@ SENSIM_API sensim_status sensim_write_ply_view(const char *path, const sensim_fr
 #define SENSIM_FORMAT_CARLA      5 /**< CARLA semantic-lidar record, 24 B: x y z (CARLA frame: y negated)
                                         cos_inc_angle float32 (the point's intensity: use intensity_model
                                         = cosine for CARLA's meaning), object_idx, object_tag uint32 */
+#define SENSIM_FORMAT_LAS        6 /**< LAS 1.4, point data record format 6 (30 B): x y z int32 at 1 mm with the
+                                        bounds' lower corner (whole metres) as offset; intensity round(I·65535);
+                                        return number = the record's return index + 1, number of returns = the
+                                        records of its shot (same channel and time, consecutive), at least
+                                        that; classification from the tag (ASPRS:
+                                        Unlabeled 1, Roads and RoadLine 11 road surface, SideWalks, Terrain and
+                                        Ground 2, Building and Wall 6, Vegetation 5, Water 9, Bridge 17,
+                                        RailTrack 10, rain droplets 18 high noise, any other tag 64 + tag);
+                                        classification flag synthetic; scan angle = the point's azimuth in the
+                                        sensor frame (0.006 deg units, ±180); user data = channel (255 above);
+                                        point source id = lidar id; GPS time = world-clock seconds of the shot
+                                        (global encoding: adjusted standard GPS time, WKT bit set; no CRS VLR) */
 
 /**
  * Write @p count records in @p format (SENSIM_FORMAT_*), through PATH.tmp and

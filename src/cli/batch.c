@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #define KEYS_PER_PIECE 60
-#define FORMAT_MCAP 6 /* --format mcap: not a per-frame file format */
+#define FORMAT_MCAP 7 /* --format mcap: not a per-frame file format (0..6 are SENSIM_FORMAT_*) */
 
 static volatile sig_atomic_t g_stop;
 
@@ -494,13 +494,13 @@ typedef struct writer {
 
 static const char *ext_of(int32_t format)
 {
-    static const char *const e[] = {"ply", "ply", "pcd", "pcd", "bin", "bin", "mcap"};
+    static const char *const e[] = {"ply", "ply", "pcd", "pcd", "bin", "bin", "las", "mcap"};
     return e[format];
 }
 
 static const char *format_name(int32_t format)
 {
-    static const char *const e[] = {"ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla", "mcap"};
+    static const char *const e[] = {"ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla", "las", "mcap"};
     return e[format];
 }
 
@@ -1355,13 +1355,13 @@ int cmd_batch(int argc, char **argv)
                 return usage("--frames needs A <= B");
             fa = x, fb = y;
         } else if (!strcmp(a, "--format")) {
-            static const char *const names[] = {"ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla", "mcap"};
+            static const char *const names[] = {"ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla", "las", "mcap"};
             format = -1;
-            for (int k = 0; k < 7; k++)
+            for (int k = 0; k < 8; k++)
                 if (!strcmp(v, names[k]))
                     format = k;
             if (format < 0)
-                return usage("--format must be ply, ply-ascii, pcd, pcd-ascii, kitti, carla or mcap");
+                return usage("--format must be ply, ply-ascii, pcd, pcd-ascii, kitti, carla, las or mcap");
         } else if (!strcmp(a, "--frame")) {
             if (!strcmp(v, "native") || !strcmp(v, "iso8855"))
                 frame = SENSIM_FRAME_NATIVE;

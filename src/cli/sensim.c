@@ -79,7 +79,7 @@ static const struct command_help {
      "  --tags      OBJ/glTF name -> tag rules, 'name = Tag' lines, tried before the built-in names\n"},
     {"batch",
      "sensim batch --scene FILE|street (--lidar PRESET|FILE | --rig RIG) --trajectory FILE --out DIR\n"
-     "             [--frames A:B] [--shard K/N] [--threads N] [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla|mcap]\n"
+     "             [--frames A:B] [--shard K/N] [--threads N] [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla|las|mcap]\n"
      "             [--images [LIST]] [--resume | --overwrite] [--set KEY=VALUE]... [--seed N] [--frame native|carla|ue]\n"
      "             [--trajectory-times FILE] [--tags FILE] [--actors FILE] [--step-ns N] [--quiet]\n"
      "             [--mcap-compression none|zstd|lz4] [--mcap-split-mb N] [--mcap-split-s S] [--no-tf] [--no-odom]\n"

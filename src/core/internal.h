@@ -107,6 +107,9 @@ sensim_status sensim__check_pose(const double pose[16], const char *what);
 /* SENSIM_ERR_OUT_OF_RANGE unless |t| <= SENSIM_MAX_TIME_NS. */
 sensim_status sensim__check_time(int64_t t, const char *what);
 
+/* ASPRS LAS class of a CARLA tag (io/io_ply.c; SENSIM_FORMAT_LAS documents the table). */
+uint8_t sensim__las_class(uint8_t tag, uint8_t flags);
+
 /* FNV-1a of @p n bytes: the hash of the material-name tables. */
 static inline uint32_t sensim__fnv1a(const char *s, size_t n)
 {

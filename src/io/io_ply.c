@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -84,12 +85,148 @@ static void header_comments(FILE *f, const char *lead, const sensim_frame_header
     fputc('\n', f);
 }
 
+/* ---- LAS 1.4, point data record format 6 ---- */
+
+/* ASPRS class of a CARLA tag: the standard classes where one means the same,
+ * else 64 + tag (user-definable range, so the tag stays recoverable). */
+uint8_t sensim__las_class(uint8_t tag, uint8_t flags)
+{
+    if (flags & SENSIM_POINT_WEATHER)
+        return 18; /* high noise: a rain droplet */
+    switch (tag) {
+    case 0: return 1;            /* Unlabeled -> unclassified */
+    case 1: case 24: return 11;  /* Roads, RoadLine -> road surface */
+    case 2: case 10: case 25: return 2; /* SideWalks, Terrain, Ground -> ground */
+    case 3: case 4: return 6;    /* Building, Wall -> building */
+    case 9: return 5;            /* Vegetation -> high vegetation */
+    case 23: return 9;           /* Water */
+    case 26: return 17;          /* Bridge -> bridge deck */
+    case 27: return 10;          /* RailTrack -> rail */
+    default: return (uint8_t)(64 + (tag < 191 ? tag : 191));
+    }
+}
+
+static void put16(unsigned char *b, uint16_t v) { b[0] = (unsigned char)v, b[1] = (unsigned char)(v >> 8); }
+static void put32(unsigned char *b, uint32_t v) { for (int i = 0; i < 4; i++) b[i] = (unsigned char)(v >> (8 * i)); }
+static void put64(unsigned char *b, uint64_t v) { for (int i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i)); }
+static void putd(unsigned char *b, double d) { uint64_t u; memcpy(&u, &d, 8); put64(b, u); }
+
+#define LAS_SCALE 0.001 /* 1 mm */
+
+static sensim_status write_las(FILE *f, const char *path, int32_t frame, const sensim_frame_header *h,
+                               const sensim_point *const *spans, const uint64_t *counts, int nspans)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    uint64_t total = 0, by_return[15] = {0};
+    for (int s = 0; s < nspans; s++)
+        for (uint64_t i = 0; i < counts[s]; i++) {
+            sensim_point c;
+            point_in_frame(frame, &spans[s][i], &c);
+            const double v[3] = {c.x, c.y, c.z};
+            for (int k = 0; k < 3; k++) {
+                if (!isfinite(v[k]))
+                    return sensim__fail(SENSIM_ERR_NOT_FINITE, "%s: point %llu is not finite", path,
+                                        (unsigned long long)total);
+                lo[k] = v[k] < lo[k] ? v[k] : lo[k];
+                hi[k] = v[k] > hi[k] ? v[k] : hi[k];
+            }
+            total++;
+        }
+    /* offsets: the bounds' lower corner rounded down to a metre; the extent must fit int32 mm */
+    double off[3] = {0, 0, 0};
+    for (int k = 0; k < 3 && total; k++) {
+        off[k] = floor(lo[k]);
+        if ((hi[k] - off[k]) / LAS_SCALE > 2147483000.0)
+            return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: the points span %g m in %c: over int32 millimetres", path,
+                                hi[k] - lo[k], "xyz"[k]);
+    }
+    unsigned char hd[375];
+    memset(hd, 0, sizeof hd);
+    memcpy(hd, "LASF", 4);
+    put16(hd + 6, 0x11); /* global encoding: adjusted standard GPS time (bit 0), WKT (bit 4, required for PDRF 6) */
+    hd[24] = 1, hd[25] = 4;
+    snprintf((char *)hd + 26, 32, "libsensim simulation");
+    snprintf((char *)hd + 58, 32, "libsensim %s", SENSIM_VERSION_STRING);
+    put16(hd + 94, 375);         /* header size */
+    put32(hd + 96, 375);         /* offset to point data */
+    hd[104] = 6;                 /* point data record format */
+    put16(hd + 105, 30);         /* record length */
+    for (int k = 0; k < 3; k++) {
+        putd(hd + 131 + 8 * k, LAS_SCALE);
+        putd(hd + 155 + 8 * k, off[k]);
+    }
+    /* records, and what the header sums up */
+    unsigned char buf[30 * 1024];
+    size_t fill = 0;
+    double qlo[3] = {INFINITY, INFINITY, INFINITY}, qhi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    if (fwrite(hd, 1, sizeof hd, f) != sizeof hd)
+        return sensim__fail(SENSIM_ERR_IO, "%s: write failed", path);
+    for (int s = 0; s < nspans; s++)
+        for (uint64_t i = 0; i < counts[s]; i++) {
+            const sensim_point *p = &spans[s][i];
+            /* the returns of one shot are consecutive records with its channel and time */
+            uint64_t j = i, e = i + 1;
+            while (j > 0 && spans[s][j - 1].channel == p->channel && spans[s][j - 1].t_offset_ns == p->t_offset_ns)
+                j--;
+            while (e < counts[s] && spans[s][e].channel == p->channel && spans[s][e].t_offset_ns == p->t_offset_ns)
+                e++;
+            /* return number: the sensor's return index; returns: the shot's records, at least that many */
+            uint64_t rnum = (uint64_t)(p->flags & SENSIM_POINT_RETURN_MASK) + 1, nret = e - j;
+            for (uint64_t k = j; k < e; k++)
+                nret = (uint64_t)(spans[s][k].flags & SENSIM_POINT_RETURN_MASK) + 1 > nret
+                           ? (uint64_t)(spans[s][k].flags & SENSIM_POINT_RETURN_MASK) + 1
+                           : nret;
+            rnum = rnum > 15 ? 15 : rnum, nret = nret > 15 ? 15 : nret;
+            by_return[rnum - 1]++;
+            sensim_point c;
+            point_in_frame(frame, p, &c);
+            unsigned char *r = buf + fill;
+            const double v[3] = {c.x, c.y, c.z};
+            for (int k = 0; k < 3; k++) {
+                int32_t q = (int32_t)llround((v[k] - off[k]) / LAS_SCALE);
+                put32(r + 4 * k, (uint32_t)q);
+                double back = q * LAS_SCALE + off[k];
+                qlo[k] = back < qlo[k] ? back : qlo[k];
+                qhi[k] = back > qhi[k] ? back : qhi[k];
+            }
+            double in = p->intensity * 65535.0;
+            put16(r + 12, (uint16_t)(in <= 0 ? 0 : in >= 65535 ? 65535 : llround(in)));
+            r[14] = (unsigned char)(rnum | nret << 4);
+            r[15] = 0x01;                            /* classification flags: synthetic */
+            r[16] = sensim__las_class(p->tag, p->flags);
+            r[17] = (unsigned char)(p->channel < 255 ? p->channel : 255); /* user data: the ring */
+            double az = atan2(c.y, c.x) * 180.0 / 3.14159265358979323846 / 0.006;
+            put16(r + 18, (uint16_t)(int16_t)llround(az > 30000 ? 30000 : az < -30000 ? -30000 : az));
+            put16(r + 20, (uint16_t)(h ? (h->lidar_id < 65535 ? h->lidar_id : 65535) : 0)); /* point source id */
+            putd(r + 22, ((double)(h ? h->t_begin_ns : 0) + (double)p->t_offset_ns) * 1e-9);
+            fill += 30;
+            if (fill > sizeof buf - 30) {
+                fwrite(buf, 1, fill, f);
+                fill = 0;
+            }
+        }
+    fwrite(buf, 1, fill, f);
+    if (!total)
+        for (int k = 0; k < 3; k++)
+            qlo[k] = qhi[k] = 0;
+    for (int k = 0; k < 3; k++) { /* max X, min X, max Y, min Y, max Z, min Z */
+        putd(hd + 179 + 16 * k, qhi[k]);
+        putd(hd + 187 + 16 * k, qlo[k]);
+    }
+    put64(hd + 247, total);
+    for (int k = 0; k < 15; k++)
+        put64(hd + 255 + 8 * k, by_return[k]);
+    if (fseek(f, 0, SEEK_SET) != 0 || fwrite(hd, 1, sizeof hd, f) != sizeof hd)
+        return sensim__fail(SENSIM_ERR_IO, "%s: write failed", path);
+    return SENSIM_OK;
+}
+
 static sensim_status write_spans(const char *path, int32_t format, int32_t frame, const sensim_frame_header *h,
                                  const sensim_point *const *spans, const uint64_t *counts, int nspans)
 {
     if (!path)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "write points: path is NULL");
-    if (format < SENSIM_FORMAT_PLY || format > SENSIM_FORMAT_CARLA)
+    if (format < SENSIM_FORMAT_PLY || format > SENSIM_FORMAT_LAS)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "write points: unknown format %d", format);
     if (frame < SENSIM_FRAME_NATIVE || frame > SENSIM_FRAME_ISO8855)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "write points: unknown frame %d", frame);
@@ -111,6 +248,22 @@ static sensim_status write_spans(const char *path, int32_t format, int32_t frame
     FILE *f = sensim__create_tmp(path, tmp, sizeof tmp);
     if (!f)
         return strlen(path) > 4000 ? SENSIM_ERR_INVALID_ARGUMENT : SENSIM_ERR_IO;
+    if (format == SENSIM_FORMAT_LAS) {
+        sensim_status st = write_las(f, path, frame, h, spans, counts, nspans);
+        bool bad = st != SENSIM_OK || ferror(f) != 0;
+        if (fclose(f) != 0)
+            bad = true;
+        if (bad) {
+            remove(tmp);
+            return st != SENSIM_OK ? st : sensim__fail(SENSIM_ERR_IO, "%s: write failed", tmp);
+        }
+        if (rename(tmp, path) != 0) {
+            int e = errno;
+            remove(tmp);
+            return sensim__fail(SENSIM_ERR_IO, "%s: cannot rename into place: %s", path, strerror(e));
+        }
+        return SENSIM_OK;
+    }
     bool ascii = format == SENSIM_FORMAT_PLY_ASCII || format == SENSIM_FORMAT_PCD_ASCII;
     if (format == SENSIM_FORMAT_PLY || format == SENSIM_FORMAT_PLY_ASCII) {
         fprintf(f, "ply\nformat %s 1.0\n", ascii ? "ascii" : "binary_little_endian");
