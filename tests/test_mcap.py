@@ -172,8 +172,14 @@ with tempfile.TemporaryDirectory() as tmp:
                 "[sensor gps]\ntype = gnss\nlatitude = 48\nlongitude = 11\naltitude = 500\nnoise_lat_stddev = 1e-5\n\n"
                 "[sensor radar]\ntype = radar\nmount_xyz_m = 2, 0, 0\n")
     csvout, mcr = os.path.join(tmp, "rig_csv"), os.path.join(tmp, "rig_mc")
-    r1 = run("batch", "--scene", "street", "--rig", rig, "--trajectory", traj, "--out", csvout, "--quiet")
-    r2 = run("batch", "--scene", "street", "--rig", rig, "--trajectory", traj, "--out", mcr, "--format", "mcap",
+    traj_rig = os.path.join(tmp, "traj_rig.csv")  # 0.5 s
+    with open(traj_rig, "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n")
+        for i in range(0, 51):
+            t = i * 0.01
+            f.write("%g,%g,%g,1.8,0,0,%g\n" % (t, -60 + 8 * t, 0.4 * math.sin(t), 6 * math.sin(0.5 * t)))
+    r1 = run("batch", "--scene", "street", "--rig", rig, "--trajectory", traj_rig, "--out", csvout, "--quiet")
+    r2 = run("batch", "--scene", "street", "--rig", rig, "--trajectory", traj_rig, "--out", mcr, "--format", "mcap",
              "--quiet")
     check(r1.returncode == 0 and r2.returncode == 0, "rig runs: %s %s" % (r1.stderr, r2.stderr))
     d = read_mcap(os.path.join(mcr, "sensim_0.mcap"))
@@ -186,7 +192,7 @@ with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(csvout, "imu", "imu.csv")) as f:
             rows = list(csv.DictReader(f))
         mi = T["/imu/imu"]["messages"]
-        check(len(mi) == len(rows) == 100 and all(
+        check(len(mi) == len(rows) == 50 and all(
             m["stamp_ns"] == row["t_ns"] and m["accel"] == [float(row["ax"]), float(row["ay"]), float(row["az"])]
             and m["gyro"] == [float(row["gx"]), float(row["gy"]), float(row["gz"])] for m, row in zip(mi, rows)),
             "Imu messages equal imu.csv (%d, %d)" % (len(mi), len(rows)))
@@ -206,7 +212,7 @@ with tempfile.TemporaryDirectory() as tmp:
         cam = [s for s in meta["sensors"] if s["name"] == "cam-front"][0]
         ci = T["/cam_front/camera_info"]["messages"][0]
         enc = {k: T["/cam_front/%s/image" % k]["messages"][0]["encoding"] for k in ("depth", "semantic", "instance", "rgb")}
-        check(T["/cam_front/camera_info"]["count"] == 20 and ci["frame_id"] == "cam-front_optical"
+        check(T["/cam_front/camera_info"]["count"] == 10 and ci["frame_id"] == "cam-front_optical"
               and ci["k"] == cam["camera_info"]["K"] and ci["width"] == 64
               and enc == {"depth": "32FC1", "semantic": "mono8", "instance": "rgb8", "rgb": "rgb8"},
               "camera topics: %d captures, K %r, encodings %r" % (T["/cam_front/camera_info"]["count"], ci["k"], enc))
@@ -216,7 +222,7 @@ with tempfile.TemporaryDirectory() as tmp:
         logs = []
         for t in T.values():
             logs += [int(m["log_ns"]) for m in t["messages"]]
-        check(min(logs) == 0 and max(logs) == 1000000000, "log times on the world clock")
+        check(min(logs) == 0 and max(logs) == 500000000, "log times on the world clock")
 
     # refusals: one line, usage status, nothing written
     for extra, msg in ((["--frame", "carla"], "REP-103"), (["--resume"], "--resume"),
