@@ -261,6 +261,26 @@ static int load_times(const char *path, double **out, size_t *n)
     return rc;
 }
 
+/* The next key of @p t at @p seconds (grown as needed): 0, or an exit status
+ * after a message when two rows fall within one nanosecond. */
+static int next_key(traj *t, size_t *cap, double seconds, const char *path, unsigned long long ln,
+                    sensim_pose_key **out)
+{
+    if (t->n == *cap) {
+        size_t c = *cap ? 2 * *cap : 1024;
+        sensim_pose_key *nk = realloc(t->keys, c * sizeof *nk);
+        if (!nk)
+            return EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+        t->keys = nk, *cap = c;
+    }
+    sensim_pose_key *k = &t->keys[t->n];
+    k->t_ns = llround(seconds * 1e9);
+    if (t->n && k->t_ns <= t->keys[t->n - 1].t_ns)
+        return msg_fail("%s:%llu: two rows within the same nanosecond%s", path, ln, "");
+    *out = k;
+    return 0;
+}
+
 int load_trajectory(FILE *f, const char *path, int32_t frame, traj *t)
 {
     return load_trajectory_times(f, path, frame, NULL, t);
@@ -323,21 +343,9 @@ int load_trajectory_times(FILE *f, const char *path, int32_t frame, const char *
                 break;
             }
             prev_t = tt;
-            if (t->n == cap) {
-                cap = cap ? 2 * cap : 1024;
-                sensim_pose_key *nk = realloc(t->keys, cap * sizeof *nk);
-                if (!nk) {
-                    rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
-                    break;
-                }
-                t->keys = nk;
-            }
-            sensim_pose_key *k = &t->keys[t->n];
-            k->t_ns = llround(tt * 1e9);
-            if (t->n && k->t_ns <= t->keys[t->n - 1].t_ns) {
-                rc = msg_fail("%s:%llu: two rows within the same nanosecond%s", path, ln, "");
+            sensim_pose_key *k;
+            if ((rc = next_key(t, &cap, tt, path, ln, &k)))
                 break;
-            }
             double *m = k->pose;
             if (quat == 2) { /* TUM: t x y z qx qy qz qw (the scalar last) */
                 double qn = sqrt(w[4] * w[4] + w[5] * w[5] + w[6] * w[6] + w[7] * w[7]);
@@ -407,21 +415,9 @@ int load_trajectory_times(FILE *f, const char *path, int32_t frame, const char *
             break;
         }
         prev_t = v[0];
-        if (t->n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            sensim_pose_key *nk = realloc(t->keys, cap * sizeof *nk);
-            if (!nk) {
-                rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
-                break;
-            }
-            t->keys = nk;
-        }
-        sensim_pose_key *k = &t->keys[t->n];
-        k->t_ns = llround(v[0] * 1e9);
-        if (t->n && k->t_ns <= t->keys[t->n - 1].t_ns) {
-            rc = msg_fail("%s:%llu: two rows within the same nanosecond%s", path, ln, "");
+        sensim_pose_key *k;
+        if ((rc = next_key(t, &cap, v[0], path, ln, &k)))
             break;
-        }
         if (quat) {
             /* A unit quaternion within 1e-2 (files rounded to two decimals
              * pass, then it is normalised): any other norm means a wrong

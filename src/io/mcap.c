@@ -174,7 +174,7 @@ struct sensim_mcap {
     uint64_t off;           /* bytes in the current file */
     uint32_t crc;           /* CRC-32 of the data section so far */
     uint64_t file_msgs, file_chunks;
-    int64_t file_first, file_start, file_end;
+    int64_t file_start, file_end; /* earliest and latest log time in the file */
     int schema_in_file[SENSIM__ROS2_TYPES];
     buf chunk_idx;          /* Chunk Index records of the current file */
     /* open chunk */
@@ -284,7 +284,7 @@ static sensim_status open_file(sensim_mcap *m)
     m->off = 0;
     m->crc = 0;
     m->file_msgs = m->file_chunks = 0;
-    m->file_start = INT64_MAX, m->file_end = INT64_MIN, m->file_first = -1;
+    m->file_start = INT64_MAX, m->file_end = INT64_MIN;
     memset(m->schema_in_file, 0, sizeof m->schema_in_file);
     m->chunk_idx.n = 0;
     m->files++;
@@ -720,8 +720,6 @@ static sensim_status emit(sensim_mcap *m, uint16_t tp, int64_t log_ns)
     m->chunk_end = log_ns > m->chunk_end ? log_ns : m->chunk_end;
     m->file_start = log_ns < m->file_start ? log_ns : m->file_start;
     m->file_end = log_ns > m->file_end ? log_ns : m->file_end;
-    if (m->file_first < 0)
-        m->file_first = log_ns;
     m->file_msgs++;
     m->messages++;
     t->file_count++;

@@ -297,7 +297,7 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
     if (st == SENSIM_OK) {
         sensim_scene_mark mark;
         sensim__scene_mark(scene, &mark);
-        uint32_t first_id = UINT32_MAX, instances = 0, tex_skipped = 0;
+        uint32_t first_id = UINT32_MAX, tex_skipped = 0;
         for (unsigned k = 0; k < sc->mNumMeshes; k++)
             proto_id[k] = UINT32_MAX;
         char mname[256];
@@ -359,7 +359,6 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
                     mul(cg, inv, pose);
                     pose[3] = pose[7] = pose[11] = 0, pose[15] = 1;
                     st = sensim__scene_add_instance_locked(scene, proto_id[p->mesh], pose);
-                    instances++;
                 }
             }
             if (e == -1)
@@ -385,7 +384,6 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
             *out_mesh_id = first_id;
         if (st == SENSIM_OK)
             scene->tex_skipped += tex_skipped;
-        (void)instances;
         if (st != SENSIM_OK)
             sensim__scene_rollback(scene, &mark);
         sensim__scene_edit_end(scene);
