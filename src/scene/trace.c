@@ -431,6 +431,37 @@ void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint3
     }
 }
 
+/* sensim_packet16 is Embree's RTCRayHit16, field for field. */
+#define SENSIM_PK_AT(ours, theirs)                                                                              \
+    _Static_assert(offsetof(sensim_packet16, ours) == offsetof(struct RTCRayHit16, theirs), #ours)
+SENSIM_PK_AT(ox, ray.org_x);
+SENSIM_PK_AT(oy, ray.org_y);
+SENSIM_PK_AT(oz, ray.org_z);
+SENSIM_PK_AT(tnear, ray.tnear);
+SENSIM_PK_AT(dx, ray.dir_x);
+SENSIM_PK_AT(dy, ray.dir_y);
+SENSIM_PK_AT(dz, ray.dir_z);
+SENSIM_PK_AT(time, ray.time);
+SENSIM_PK_AT(tfar, ray.tfar);
+SENSIM_PK_AT(mask, ray.mask);
+SENSIM_PK_AT(id, ray.id);
+SENSIM_PK_AT(flags, ray.flags);
+SENSIM_PK_AT(ng, hit.Ng_x);
+SENSIM_PK_AT(u, hit.u);
+SENSIM_PK_AT(v, hit.v);
+SENSIM_PK_AT(prim, hit.primID);
+SENSIM_PK_AT(geom, hit.geomID);
+SENSIM_PK_AT(inst, hit.instID);
+#undef SENSIM_PK_AT
+_Static_assert(sizeof(sensim_packet16) == sizeof(struct RTCRayHit16), "sensim_packet16 size");
+_Static_assert(RTC_MAX_INSTANCE_LEVEL_COUNT == 1, "sensim_packet16 holds one instance level");
+
+void sensim__packet16_init(sensim_packet16 *p)
+{
+    for (uint32_t j = 0; j < PACKET; j++)
+        p->tnear[j] = 0.0f, p->mask[j] = 0xFFFFFFFFu, p->id[j] = j, p->flags[j] = 0;
+}
+
 void sensim__trace_packet16(const sensim_scene *scene, sensim_packet16 *p, uint32_t m, float *t, uint8_t *tag,
                             uint32_t *object_id)
 {
@@ -452,36 +483,24 @@ void sensim__trace_packet16(const sensim_scene *scene, sensim_packet16 *p, uint3
     struct RTCIntersectContext pctx;
     rtcInitIntersectContext(&pctx);
     pctx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
-    struct RTCRayHit16 rh;
     _Alignas(64) int valid[PACKET];
-    for (uint32_t j = m; j < PACKET; j++) /* idle lanes: copies of lane 0, as load_packet writes them */
-        p->ox[j] = p->ox[0], p->oy[j] = p->oy[0], p->oz[j] = p->oz[0], p->dx[j] = p->dx[0], p->dy[j] = p->dy[0],
-        p->dz[j] = p->dz[0], p->tfar[j] = p->tfar[0], p->time[j] = p->time[0];
-    memcpy(rh.ray.org_x, p->ox, sizeof p->ox);
-    memcpy(rh.ray.org_y, p->oy, sizeof p->oy);
-    memcpy(rh.ray.org_z, p->oz, sizeof p->oz);
-    memcpy(rh.ray.dir_x, p->dx, sizeof p->dx);
-    memcpy(rh.ray.dir_y, p->dy, sizeof p->dy);
-    memcpy(rh.ray.dir_z, p->dz, sizeof p->dz);
-    memcpy(rh.ray.tfar, p->tfar, sizeof p->tfar);
-    memcpy(rh.ray.time, p->time, sizeof p->time);
     for (uint32_t j = 0; j < PACKET; j++) {
         valid[j] = j < m ? -1 : 0;
-        rh.ray.tnear[j] = 0.0f;
-        rh.ray.mask[j] = 0xFFFFFFFFu, rh.ray.id[j] = j, rh.ray.flags[j] = 0;
-        rh.hit.geomID[j] = RTC_INVALID_GEOMETRY_ID;
-        rh.hit.instID[0][j] = RTC_INVALID_GEOMETRY_ID;
+        if (j >= m) /* idle lanes: copies of lane 0, as load_packet writes them */
+            p->ox[j] = p->ox[0], p->oy[j] = p->oy[0], p->oz[j] = p->oz[0], p->dx[j] = p->dx[0],
+            p->dy[j] = p->dy[0], p->dz[j] = p->dz[0], p->tfar[j] = p->tfar[0], p->time[j] = p->time[0];
+        p->geom[j] = RTC_INVALID_GEOMETRY_ID, p->inst[j] = RTC_INVALID_GEOMETRY_ID;
     }
-    rtcIntersect16(valid, ts->top, &pctx, &rh);
+    rtcIntersect16(valid, ts->top, &pctx, (struct RTCRayHit16 *)(void *)p);
     for (uint32_t j = 0; j < m; j++) {
-        unsigned geom = rh.hit.geomID[j], inst = rh.hit.instID[0][j], prim = rh.hit.primID[j];
+        unsigned geom = p->geom[j], inst = p->inst[j], prim = p->prim[j];
         if (geom == RTC_INVALID_GEOMETRY_ID) {
             t[j] = INFINITY, tag[j] = 0, object_id[j] = 0;
             continue;
         }
         const trace_inst *in = inst == RTC_INVALID_GEOMETRY_ID ? NULL : &ts->inst[inst];
         const sensim_mesh *mesh = !in || in->world ? &ts->meshes[ts->static_mesh[geom]] : &ts->meshes[in->mesh];
-        t[j] = rh.ray.tfar[j];
+        t[j] = p->tfar[j];
         tag[j] = mesh->tags[prim];
         object_id[j] = in ? in->object_id : 0;
     }

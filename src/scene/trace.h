@@ -33,12 +33,20 @@ void sensim__trace_mesh_release(sensim_mesh *mesh);
 void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint32_t n,
                         sensim_hit *hits);
 
-/* A packet of up to 16 primary rays written in place (SoA, tnear 0), as
- * cameras build them from their pixel tiles. */
+/* A packet of up to 16 primary rays written in place, laid out as Embree's
+ * RTCRayHit16 (trace.c checks every offset), so the packet is traced where
+ * the camera wrote it: no copy. Call sensim__packet16_init once per packet
+ * object (tnear 0, mask, id, flags); a trace then only needs origins,
+ * directions, tfar and time of the live lanes. The hit half is Embree's. */
 typedef struct sensim_packet16 {
     _Alignas(64) float ox[16];
-    float oy[16], oz[16], dx[16], dy[16], dz[16], tfar[16], time[16];
+    float oy[16], oz[16], tnear[16], dx[16], dy[16], dz[16], time[16], tfar[16];
+    uint32_t mask[16], id[16], flags[16];
+    float ng[3][16], u[16], v[16];
+    uint32_t prim[16], geom[16], inst[16];
 } sensim_packet16;
+
+void sensim__packet16_init(sensim_packet16 *p);
 
 /* Closest hits of the first @p m lanes of @p p: distance (+inf: nothing),
  * tag and object id, bit for bit what sensim__trace_rays gives for the same

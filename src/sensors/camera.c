@@ -695,6 +695,7 @@ static void render_tile_labels(const render_job *j, uint32_t tx, uint32_t ty)
     const sensim_camera *c = j->c;
     const uint32_t W = c->d.width, H = c->d.height;
     sensim_packet16 pk;
+    sensim__packet16_init(&pk);
     uint32_t px[TILE * TILE], n = 0;
     float dz[TILE * TILE];
     for (uint32_t y = ty; y < ty + TILE && y < H; y++) {
@@ -728,18 +729,19 @@ static void render_tile_labels(const render_job *j, uint32_t tx, uint32_t ty)
     uint8_t tag[TILE * TILE];
     uint32_t obj[TILE * TILE];
     sensim__trace_packet16(j->scene, &pk, n, t, tag, obj);
-    for (uint32_t k = 0; k < n; k++) {
-        const size_t p = px[k];
-        const bool hit = t[k] < INFINITY;
-        if (j->im->depth)
-            j->im->depth[p] = hit ? t[k] * dz[k] : INFINITY;
-        if (j->im->semantic)
-            j->im->semantic[p] = hit ? tag[k] : 11;
-        if (j->im->instance)
-            j->im->instance[p] = hit ? obj[k] : 0;
-    }
+    float *depth = j->im->depth;
+    uint8_t *sem = j->im->semantic;
+    uint32_t *ins = j->im->instance;
+    if (depth)
+        for (uint32_t k = 0; k < n; k++)
+            depth[px[k]] = t[k] < INFINITY ? t[k] * dz[k] : INFINITY;
+    if (sem)
+        for (uint32_t k = 0; k < n; k++)
+            sem[px[k]] = t[k] < INFINITY ? tag[k] : 11;
+    if (ins)
+        for (uint32_t k = 0; k < n; k++)
+            ins[px[k]] = t[k] < INFINITY ? obj[k] : 0;
 }
-
 static void render_tile(const render_job *j, uint32_t tx, uint32_t ty)
 {
     if (!j->im->normal && !j->im->rgb) {
