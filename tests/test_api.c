@@ -165,6 +165,22 @@ static void test_preset_file_errors(void **state)
     assert_int_equal(sensim_lidar_create_from_preset(ctx, "no_such_preset", NULL, 0, &l), SENSIM_ERR_NOT_FOUND);
     assert_int_equal(sensim_lidar_create_from_preset(ctx, "../etc/passwd", NULL, 0, &l), SENSIM_ERR_IO);
     assert_int_equal(sensim_lidar_create_from_preset(ctx, "a b", NULL, 0, &l), SENSIM_ERR_NOT_FOUND);
+    /* did you mean: the nearest installed name within a few edits, case aside; none when nothing is near */
+    static const struct { const char *typed, *meant; } near[] = {
+        {"vlp-16", "vlp16"}, {"VLP16", "vlp16"}, {"pandar_128", "pandar128"}, {"os1-64", "os1_64"}, {"mid4", "mid40"}};
+    for (size_t i = 0; i < sizeof near / sizeof *near; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "did you mean '%s'?", near[i].meant);
+        assert_int_equal(sensim_lidar_create_from_preset(ctx, near[i].typed, NULL, 0, &l), SENSIM_ERR_NOT_FOUND);
+        if (!strstr(sensim_context_last_error(ctx), want))
+            fail_msg("%s: '%s'", near[i].typed, sensim_context_last_error(ctx));
+    }
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, "zzzzzzzz", NULL, 0, &l), SENSIM_ERR_NOT_FOUND);
+    assert_null(strstr(sensim_context_last_error(ctx), "did you mean"));
+    assert_int_equal(sensim__edit_distance("kitten", "sitting", 10), 3);
+    assert_int_equal(sensim__edit_distance("", "abc", 10), 3);
+    assert_int_equal(sensim__edit_distance("abc", "ABC", 10), 0);
+    assert_int_equal(sensim__edit_distance("abcdef", "uvwxyz", 2), 3); /* capped */
     unlink(path);
     rmdir(pdir);
 }

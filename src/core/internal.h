@@ -107,6 +107,11 @@ sensim_status sensim__check_pose(const double pose[16], const char *what);
 /* SENSIM_ERR_OUT_OF_RANGE unless |t| <= SENSIM_MAX_TIME_NS. */
 sensim_status sensim__check_time(int64_t t, const char *what);
 
+/* Levenshtein distance of a and b, case-insensitive, stopping at cap + 1
+ * (names up to 63 characters; longer ones count as cap + 1). For "did you
+ * mean" suggestions. */
+uint32_t sensim__edit_distance(const char *a, const char *b, uint32_t cap);
+
 /* ASPRS LAS class of a CARLA tag (io/io_ply.c; SENSIM_FORMAT_LAS documents the table). */
 uint8_t sensim__las_class(uint8_t tag, uint8_t flags);
 

@@ -1,5 +1,6 @@
 #include "internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -194,4 +195,31 @@ FILE *sensim__create_tmp(const char *path, char *tmp, size_t cap)
         sensim__fail(SENSIM_ERR_IO, "%s: cannot open a temporary file: %s", path, strerror(e));
     }
     return f;
+}
+
+uint32_t sensim__edit_distance(const char *a, const char *b, uint32_t cap)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > 63 || nb > 63)
+        return cap + 1;
+    uint32_t row[64];
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = (uint32_t)j;
+    for (size_t i = 1; i <= na; i++) {
+        uint32_t diag = row[0], best = row[0] = (uint32_t)i;
+        for (size_t j = 1; j <= nb; j++) {
+            uint32_t up = row[j], cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            uint32_t v = diag + cost;
+            if (up + 1 < v)
+                v = up + 1;
+            if (row[j - 1] + 1 < v)
+                v = row[j - 1] + 1;
+            row[j] = v, diag = up;
+            if (v < best)
+                best = v;
+        }
+        if (best > cap)
+            return cap + 1;
+    }
+    return row[nb] > cap ? cap + 1 : row[nb];
 }

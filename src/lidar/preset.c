@@ -6,6 +6,7 @@
 #include "parse.h"
 #include "pattern_csv.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
@@ -493,6 +494,36 @@ const char *sensim_preset_search_dir(uint32_t index)
     return NULL;
 }
 
+/* The installed preset closest to @p name within a few edits ("" if none):
+ * for "did you mean" in the not-found message. */
+static void closest_preset(const char *name, char *best, size_t cap)
+{
+    uint32_t bestd = (uint32_t)strlen(name) / 3 + 2;
+    best[0] = 0;
+    for (uint32_t i = 0;; i++) {
+        const char *dir = sensim_preset_search_dir(i);
+        if (!dir)
+            break;
+        DIR *d = opendir(dir);
+        if (!d)
+            continue;
+        for (struct dirent *e; (e = readdir(d));) {
+            size_t n = strlen(e->d_name);
+            char cand[64];
+            if (n <= 7 || n - 7 >= sizeof cand || strcmp(e->d_name + n - 7, ".preset"))
+                continue;
+            memcpy(cand, e->d_name, n - 7);
+            cand[n - 7] = 0;
+            uint32_t dist = sensim__edit_distance(name, cand, bestd);
+            if (dist < bestd || (dist == bestd && best[0] && strcmp(cand, best) < 0)) { /* ties: first by name */
+                snprintf(best, cap, "%s", cand);
+                bestd = dist;
+            }
+        }
+        closedir(d);
+    }
+}
+
 static sensim_status resolve(const char *name, char *out, size_t cap)
 {
     struct stat sb;
@@ -500,11 +531,12 @@ static sensim_status resolve(const char *name, char *out, size_t cap)
         snprintf(out, cap, "%s", name);
         return SENSIM_OK;
     }
+    bool plain = true;
     for (size_t n = strlen(name), i = 0; i < n; i++)
         if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '_' ||
               name[i] == '-'))
-            return sensim__fail(SENSIM_ERR_NOT_FOUND, "preset name '%s' has characters other than a-z 0-9 _ -", name);
-    for (uint32_t i = 0;; i++) {
+            plain = false;
+    for (uint32_t i = 0; plain; i++) {
         const char *dir = sensim_preset_search_dir(i);
         if (!dir)
             break;
@@ -512,8 +544,17 @@ static sensim_status resolve(const char *name, char *out, size_t cap)
         if (stat(out, &sb) == 0 && S_ISREG(sb.st_mode))
             return SENSIM_OK;
     }
-    return sensim__fail(SENSIM_ERR_NOT_FOUND, "no preset named '%s' (searched $SENSIM_PRESET_PATH, %s, %s)", name,
-                        SENSIM_SOURCE_PRESET_DIR, SENSIM_INSTALL_PRESET_DIR);
+    char best[64], dirs[512] = "";
+    closest_preset(name, best, sizeof best);
+    for (uint32_t i = 0; sensim_preset_search_dir(i); i++) {
+        size_t k = strlen(dirs);
+        snprintf(dirs + k, sizeof dirs - k, "%s%s", i ? ", " : "", sensim_preset_search_dir(i));
+    }
+    if (!plain)
+        return sensim__fail(SENSIM_ERR_NOT_FOUND, "preset name '%.64s' has characters other than a-z 0-9 _ -%s%s%s",
+                            name, best[0] ? " (did you mean '" : "", best, best[0] ? "'?)" : "");
+    return sensim__fail(SENSIM_ERR_NOT_FOUND, "no preset named '%.64s'%s%s%s (searched %s)", name,
+                        best[0] ? "; did you mean '" : "", best, best[0] ? "'?" : "", dirs);
 }
 
 static bool ends_with_ci(const char *s, const char *suffix)
