@@ -9,8 +9,8 @@ SENSIM=${SENSIM:-build/src/cli/sensim}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 perf record -q -o "$out/perf.data" -- "$SENSIM" scan --scene street --lidar "$P" --pose 0,0,1.8,0,0,0 \
-    --frames "$F" --threads 1 --out "$out/frames" > "$out/log" 2>/dev/null
-shots=$("$SENSIM" scan --scene street --lidar "$P" --pose 0,0,1.8,0,0,0 --frames 1 --threads 1 \
+    --count "$F" --threads 1 --out "$out/frames" > "$out/log" 2>/dev/null
+shots=$("$SENSIM" scan --scene street --lidar "$P" --pose 0,0,1.8,0,0,0 --count 1 --threads 1 \
     --out "$out/one" | sed -n 's/.* \([0-9]*\) shots\/frame.*/\1/p')
 secs=$(sed -n 's/.*seconds \([0-9.]*\).*/\1/p' "$out/log")
 perf report -q -i "$out/perf.data" --no-children --sort dso,symbol 2>/dev/null |

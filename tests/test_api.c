@@ -108,7 +108,7 @@ static void test_overrides(void **state)
         {"bogus_key=1", SENSIM_ERR_UNKNOWN_KEY, "override 1: unknown key 'bogus_key'"},
         {"max_range_m=abc", SENSIM_ERR_PARSE, "override 1: max_range_m"},
         {"max_range_m=nan", SENSIM_ERR_NOT_FINITE, "override 1"},
-        {"max_range_m=-5", SENSIM_ERR_OUT_OF_RANGE, "max_range_m"},
+        {"max_range_m=-5", SENSIM_ERR_OUT_OF_RANGE, "override 1 'max_range_m=-5', applied to"}, /* a check across keys blames the override */
         {"channels=0", SENSIM_ERR_OUT_OF_RANGE, "channels"},
         {"channels=15", SENSIM_ERR_OUT_OF_RANGE, "elevation_deg has 16 entries, channels = 15"},
         {"rotation_hz=0.01", SENSIM_ERR_OUT_OF_RANGE, "rotation_hz"},

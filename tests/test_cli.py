@@ -80,7 +80,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # the acceptance command
     out1 = os.path.join(tmp, "t1")
-    r = run("scan", "--scene", plane, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--frames", "1",
+    r = run("scan", "--scene", plane, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--count", "1",
             "--threads", "1", "--set", "dropoff_model=none", "--set", "beam=ideal", "--set", "min_range_m=0",
             "--out", out1)
     check(r.returncode == 0, "scan exit status: " + r.stderr)
@@ -119,7 +119,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # identical bytes with 2 threads
     out2 = os.path.join(tmp, "t2")
-    r = run("scan", "--scene", plane, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--frames", "1",
+    r = run("scan", "--scene", plane, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--count", "1",
             "--threads", "2", "--set", "dropoff_model=none", "--set", "beam=ideal", "--set", "min_range_m=0",
             "--out", out2)
     with open(os.path.join(out1, "frame_000000.ply"), "rb") as a, open(os.path.join(out2, "frame_000000.ply"), "rb") as b:
@@ -128,7 +128,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # --set overrides a preset key for one run
     out3 = os.path.join(tmp, "t3")
     r = run("scan", "--scene", plane, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--out", out3,
-            "--set", "max_range_m=20", "--frames", "3")
+            "--set", "max_range_m=20", "--count", "3")
     check(r.returncode == 0, "--set run")
     _, pts3, c3 = read_ply(os.path.join(out3, "frame_000002.ply"))
     check(c3.get("frame_number") == ["2"], "third frame file")
@@ -222,7 +222,7 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(livox, "w", newline="") as f:
         f.write("\r\n".join(rows))
     out = os.path.join(tmp, "replay")
-    r = run("scan", "--scene", box, "--lidar", livox, "--shot-rate", "100000", "--frames", "2", "--out", out)
+    r = run("scan", "--scene", box, "--lidar", livox, "--shot-rate", "100000", "--count", "2", "--out", out)
     check(r.returncode == 0, "scan a Livox CSV: " + r.stderr)
     _, rp, _ = read_ply(os.path.join(out, "frame_000001.ply"))
     check(len(rp) == 10000, "10 Hz frame of a 100 kHz CSV has 10000 points, got %d" % len(rp))
@@ -236,7 +236,7 @@ with tempfile.TemporaryDirectory() as tmp:
         worst = max(worst, math.dist(d, (p["x"] / n, p["y"] / n, p["z"] / n)))
         check(p["time"] == j * 10000, "shot time") if j < 3 else None
     check(worst < 1e-5, "replayed directions match the CSV rows (worst %.2e)" % worst)
-    r = run("scan", "--scene", box, "--lidar", livox, "--frames", "1", "--out", out)
+    r = run("scan", "--scene", box, "--lidar", livox, "--count", "1", "--out", out)
     check(r.returncode != 0 and "--shot-rate" in r.stderr, "CSV without a shot rate is refused")
     bad_csv = os.path.join(tmp, "bad.csv")
     with open(bad_csv, "w") as f:
@@ -250,7 +250,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # ---- return physics (issue 4) ----
     def noise_run(seed, sub):
         out = os.path.join(tmp, sub)
-        r = run("scan", "--scene", plane, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--frames", "2", "--out", out,
+        r = run("scan", "--scene", plane, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--count", "2", "--out", out,
                 "--set", "range_noise_stddev_m=0.05", "--seed", str(seed))
         check(r.returncode == 0, "noisy scan " + r.stderr)
         pts = []
@@ -302,7 +302,7 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(wall, "w") as f:
         f.write("o wall\nv 40 -500 -500\nv 40 500 -500\nv 40 500 500\nv 40 -500 500\nf 1 2 3 4\n")
     out = os.path.join(tmp, "moving")
-    r = run("scan", "--scene", wall, "--lidar", "vlp16", "--set", "beam=ideal", "--velocity", "10,0,0", "--frames", "2",
+    r = run("scan", "--scene", wall, "--lidar", "vlp16", "--set", "beam=ideal", "--velocity", "10,0,0", "--count", "2",
             "--out", out)
     check(r.returncode == 0, "--velocity scan " + r.stderr)
     worst, count = 0.0, 0
@@ -522,6 +522,21 @@ with tempfile.TemporaryDirectory() as tmp:
           and "sensim batch" in r.stderr, "an unknown option is named, with that command's usage only")
     r = run("frobnicate")
     check(r.returncode == 2 and "unknown command 'frobnicate'" in r.stderr, "an unknown command is named")
+    # scan counts frames with --count; --frames (batch's range) is refused there with the new name
+    r = run("scan", "--scene", plane, "--lidar", "vlp16", "--frames", "2", "--out", os.path.join(tmp, "nf"))
+    check(r.returncode == 2 and "--count N" in r.stderr, "scan --frames is a usage error naming --count: %r" % r.stderr)
+    # a preset name one edit away is suggested; --out creates missing parent folders
+    r = run("scan", "--scene", plane, "--lidar", "vlp-16", "--out", os.path.join(tmp, "nf"))
+    check(r.returncode != 0 and "did you mean 'vlp16'?" in r.stderr, "did you mean: %r" % r.stderr)
+    deep = os.path.join(tmp, "a", "b", "c")
+    r = run("scan", "--scene", plane, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--out", deep)
+    check(r.returncode == 0 and os.path.exists(os.path.join(deep, "frame_000000.ply")), "--out makes its parents")
+    open(os.path.join(tmp, "afile"), "w").close()
+    r = run("scan", "--scene", plane, "--lidar", "vlp16", "--out", os.path.join(tmp, "afile", "x"))
+    check(r.returncode != 0 and "not a directory" in r.stderr, "--out under a file is refused: %r" % r.stderr)
+    # --set: a check across keys blames the override, not the preset file
+    r = run("scan", "--scene", plane, "--lidar", "vlp16", "--set", "min_range_m=500", "--out", os.path.join(tmp, "nf"))
+    check(r.returncode != 0 and "override 1 'min_range_m=500'" in r.stderr, "the override is blamed: %r" % r.stderr)
 
     # ---- batch generation (issue 7) ----
     import filecmp
@@ -663,7 +678,7 @@ with tempfile.TemporaryDirectory() as tmp:
               for n in os.listdir(ref) if n != "meta.json"), "resumed frames equal a fresh run")
 
     # ---- sensim bench --json (issue 8) ----
-    r = run("bench", "--scene", box, "--preset", "vlp16", "--reps", "1", "--json")
+    r = run("bench", "--scene", box, "--lidar", "vlp16", "--reps", "1", "--json")
     try:
         js = json.loads(r.stdout.strip())
     except ValueError:
@@ -704,7 +719,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # Ctrl-C during `sensim scan`: the running scan is cancelled, files on disk are complete, exit 130
     sdir = os.path.join(tmp, "scan_int")
-    p = subprocess.Popen([SENSIM, "scan", "--scene", "street", "--lidar", "pandar128", "--pose", "0,0,1.8,0,0,0", "--frames", "200",
+    p = subprocess.Popen([SENSIM, "scan", "--scene", "street", "--lidar", "pandar128", "--pose", "0,0,1.8,0,0,0", "--count", "200",
                           "--out", sdir], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for _ in range(1200):  # wait for a state (the first frame on disk), not for a time
         if p.poll() is not None or (os.path.isdir(sdir) and any(n.endswith(".ply") for n in os.listdir(sdir))):

@@ -91,19 +91,27 @@ int cmd_bench(int argc, char **argv)
             json = 1;
             continue;
         }
-        if (!v)
-            return usage("bench option without a value");
+        if (!v) {
+            char m[256];
+            snprintf(m, sizeof m, "option '%.200s' needs a value (or is unknown)", a);
+            return usage(m);
+        }
         i++;
         if (!strcmp(a, "--scene"))
             scene_arg = v;
-        else if (!strcmp(a, "--preset") && npresets < MAX_PRESETS)
+        else if (!strcmp(a, "--lidar") || !strcmp(a, "--preset")) { /* --preset: the older name */
+            if (npresets == MAX_PRESETS)
+                return usage("at most 32 lidars per bench run");
             presets[npresets++] = v;
-        else if (!strcmp(a, "--set") && nsets < 64 && strchr(v, '='))
+        } else if (!strcmp(a, "--set")) {
+            if (!strchr(v, '=') || nsets == 64)
+                return usage(nsets == 64 ? "at most 64 --set overrides" : "--set needs KEY=VALUE");
             sets[nsets++] = v;
-        else if (!strcmp(a, "--reps")) {
-            reps = atoi(v);
-            if (reps < 1 || reps > 50)
+        } else if (!strcmp(a, "--reps")) {
+            uint32_t r;
+            if (!parse_u32(v, &r) || r < 1 || r > 50)
                 return usage("--reps needs 1..50");
+            reps = (int)r;
         } else if (!strcmp(a, "--threads")) {
             if (!parse_u32(v, &threads) || threads > 1024)
                 return usage("--threads needs 0..1024");
@@ -111,7 +119,9 @@ int cmd_bench(int argc, char **argv)
             if (!parse_u32(v, &detail) || detail < 1 || detail > 64)
                 return usage("--detail needs 1..64");
         } else {
-            return usage("unknown bench option");
+            char m[256];
+            snprintf(m, sizeof m, "unknown option '%.200s'", a);
+            return usage(m);
         }
     }
     if (npresets == 0) {

@@ -65,14 +65,14 @@ static const struct command_help {
 } HELP[] = {
     {"scan",
      "sensim scan --scene FILE|street --lidar PRESET|FILE --out DIR\n"
-     "            [--pose x,y,z,roll,pitch,yaw] [--frames N] [--threads N]\n"
+     "            [--pose x,y,z,roll,pitch,yaw] [--count N] [--threads N]\n"
      "            [--seed N] [--set KEY=VALUE]... [--shot-rate HZ]\n"
      "            [--velocity vx,vy,vz[,wroll,wpitch,wyaw]] [--frame native|iso8855|carla|ue]\n"
      "            [--points sensor|deskewed|world] [--images [LIST]] [--tags FILE]\n",
      "  --scene     OBJ, PLY, or (with Assimp) glTF/GLB/FBX/COLLADA; `street` is the built-in street\n"
      "  --lidar     a preset (sensim presets), a preset file, or a Livox pattern CSV with --shot-rate\n"
      "  --pose      platform pose, metres and degrees; --velocity m/s and deg/s moves it\n"
-     "  --frames    how many frames (revolutions) to scan\n"
+     "  --count     how many frames (revolutions) to scan (batch's --frames A:B is a range of indices)\n"
      "  --frame     the frame of scene, pose, velocity and points\n"
      "  --images    range,intensity,label,preview,bev (bare: the first four): destaggered 16-bit range,\n"
      "              intensity, label, an 8-bit range preview, a bird's-eye view\n"
@@ -102,9 +102,9 @@ static const struct command_help {
      "  one self-contained page that plays the frames: points by tag/intensity/height/range, camera\n"
      "  images, sensor poses and the trajectory; --max-points draws every k-th point of larger frames\n"},
     {"bench",
-     "sensim bench [--scene FILE|street] [--preset P]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
+     "sensim bench [--scene FILE|street] [--lidar PRESET|FILE]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
      "             [--threads N] [--json]\n",
-     "  the pipeline against bare Embree loops over the same rays, per preset\n"},
+     "  the pipeline against bare Embree loops over the same rays, per lidar (--preset: the older name of --lidar)\n"},
     {"demo", "sensim demo [--out DIR] [--threads N]\n",
      "  the built-in street, a Pandar64 on a car roof, one frame with all images\n"},
     {"presets", "sensim presets\n", "  the presets and where they were found\n"},
@@ -209,11 +209,34 @@ double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* mkdir -p: the folder and any missing parents; an existing non-folder is
+ * an error naming it. */
 int ensure_dir(const char *dir)
 {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "sensim: error: cannot create directory %s: %s\n", dir, strerror(errno));
+    char path[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof path) {
+        fprintf(stderr, "sensim: error: output directory '%.64s%s': %s\n", dir, n > 64 ? "..." : "",
+                n ? "path too long" : "empty");
         return 0;
+    }
+    memcpy(path, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (path[i] != '/' && path[i] != 0)
+            continue;
+        char c = path[i];
+        path[i] = 0;
+        struct stat sb;
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "sensim: error: cannot create directory %s: %s\n", path, strerror(errno));
+            return 0;
+        }
+        if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+            fprintf(stderr, "sensim: error: cannot create directory %s: %s exists and is not a directory\n", dir,
+                    path);
+            return 0;
+        }
+        path[i] = c;
     }
     return 1;
 }
@@ -654,9 +677,12 @@ int main(int argc, char **argv)
                 return usage("too many options");
             snprintf(pointsbuf, sizeof pointsbuf, "points_frame=%s", v);
             o.sets[o.nsets++] = pointsbuf;
-        } else if (!strcmp(a, "--frames") && v) {
+        } else if (!strcmp(a, "--count") && v) {
             if (!parse_u32(v, &o.frames) || o.frames == 0 || o.frames > 1000000)
-                return usage("--frames needs an integer in 1..1000000");
+                return usage("--count needs an integer in 1..1000000");
+        } else if (!strcmp(a, "--frames") && v) {
+            return usage("sensim scan counts frames with --count N (--frames A:B is sensim batch's range of frame "
+                         "indices)");
         } else if (!strcmp(a, "--threads") && v) {
             if (!parse_u32(v, &o.threads) || o.threads > 1024)
                 return usage("--threads needs an integer in 0..1024 (0 = all cores)");

@@ -78,6 +78,15 @@ static int write_page(const view_data *V, const char *out, uint64_t *nframes)
             ts[nt++] = V->clouds[i].t_ns;
     *nframes = nt;
     char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s", out); /* the page's folder and its parents first */
+    char *slash = strrchr(tmp, '/');
+    if (slash && slash != tmp) {
+        *slash = 0;
+        if (!ensure_dir(tmp)) {
+            free(ts);
+            return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+        }
+    }
     snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", out);
     int fd = mkstemp(tmp);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;

@@ -616,6 +616,31 @@ static void relative_to(const char *preset_path, const char *file, char *out, si
         snprintf(out, cap, "%.*s/%s", (int)(slash - preset_path), preset_path, file);
 }
 
+/* A check across keys failed after the overrides applied (min_range_m <
+ * max_range_m, ...): name the overrides whose keys the message mentions
+ * (all of them when it names none), so the user looks at the --set they
+ * typed and not at the preset file. */
+static void blame_overrides(sensim_status st, const char *const *overrides, uint32_t n)
+{
+    char msg[1024], list[512] = "";
+    snprintf(msg, sizeof msg, "%s", sensim_context_last_error(NULL));
+    for (int pass = 0; pass < 2 && !list[0]; pass++)
+        for (uint32_t i = 0; i < n; i++) {
+            const char *eq = strchr(overrides[i], '=');
+            size_t klen = eq ? (size_t)(eq - overrides[i]) : strlen(overrides[i]);
+            char key[64];
+            if (klen == 0 || klen >= sizeof key)
+                continue;
+            memcpy(key, overrides[i], klen);
+            key[klen] = 0;
+            if (pass == 0 && !strstr(msg, key))
+                continue;
+            size_t k = strlen(list);
+            snprintf(list + k, sizeof list - k, "%soverride %u '%.80s'", k ? ", " : "", i + 1, overrides[i]);
+        }
+    sensim__fail(st, "%s, applied to %s", list, msg);
+}
+
 static sensim_status create_impl(sensim_context *ctx, const char *name_or_path, const char *const *overrides,
                                  uint32_t override_count, sensim_lidar **out, const char *mem, size_t mem_size);
 
@@ -700,6 +725,7 @@ static sensim_status create_impl(sensim_context *ctx, const char *name_or_path, 
             st = parse_line(&ps, s, s + strlen(s), &oo);
     }
     (void)last_line;
+    const bool overrides_parsed = st == SENSIM_OK; /* later failures may come from an override's value */
     if (st == SENSIM_OK && !reg)
         st = finish(&ps, path);
     sensim_csv_table table = {0};
@@ -755,6 +781,8 @@ static sensim_status create_impl(sensim_context *ctx, const char *name_or_path, 
             sensim__fail(st, "%s: %s", path, msg);
         }
     }
+    if (st != SENSIM_OK && overrides_parsed && override_count)
+        blame_overrides(st, overrides, override_count);
     sensim__csv_free(&table);
     free(ps.elev);
     free(ps.azoff);
