@@ -7,7 +7,7 @@ set -euo pipefail
 pkgs=(
   build-essential meson ninja-build pkg-config cmake
   libembree-dev libcglm-dev libpng-dev libcmocka-dev
-  python3 python3-numpy python3-open3d
+  python3 python3-numpy python3-open3d python3-pip python3-setuptools
   munge slurmctld slurmd slurm-client
   clang-14 libclang-rt-14-dev libomp-14-dev valgrind
   libproj-dev geographiclib-tools

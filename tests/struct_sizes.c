@@ -14,6 +14,7 @@ int main(void)
     P(sensim_mesh_desc);
     P(sensim_load_options);
     P(sensim_scene_info);
+    P(sensim_street_info);
     P(sensim_material);
     P(sensim_field);
     P(sensim_frame_header);

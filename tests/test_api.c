@@ -477,6 +477,53 @@ static void test_preset_silent_accepts(void **state)
     sensim_lidar_destroy(l);
 }
 
+/* The built-in street: refused arguments and taken actor ids change nothing;
+ * the same arguments give the same scene; the counts add up. */
+static void test_builtin_street(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    sensim_scene_info si;
+    const float bad_len[] = {NAN, INFINITY, -1.0f, 15.9f, 1e30f};
+    for (size_t i = 0; i < sizeof bad_len / sizeof *bad_len; i++)
+        assert_int_equal(sensim_scene_add_street(s, bad_len[i], 1, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_scene_add_street(s, 200.0f, 0, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_scene_add_street(s, 200.0f, 65, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_scene_add_street(NULL, 200.0f, 1, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    /* actor 5 taken: the cars need 1..N, so nothing is added */
+    float v[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    uint32_t idx[3] = {0, 1, 2}, mesh;
+    sensim_mesh_desc d;
+    sensim_mesh_desc_init(&d);
+    d.vertices = v, d.vertex_count = 3, d.indices = idx, d.triangle_count = 1, d.flags = SENSIM_MESH_PROTOTYPE;
+    CHECK_OK(sensim_scene_add_mesh(s, &d, &mesh));
+    double I[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    CHECK_OK(sensim_scene_add_actor(s, mesh, 5, I));
+    assert_int_equal(sensim_scene_add_street(s, 200.0f, 1, NULL), SENSIM_ERR_DUPLICATE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "actor id 5"));
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    assert_int_equal(si.mesh_count, 1);
+    assert_int_equal(si.actor_count, 1);
+    CHECK_OK(sensim_scene_remove_actor(s, 5));
+    sensim_street_info a, b;
+    CHECK_OK(sensim_scene_add_street(s, 200.0f, 1, &a));
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    assert_int_equal(si.mesh_count, 3); /* the triangle, the street, the car */
+    assert_int_equal(si.actor_count, a.car_count);
+    assert_int_equal(a.static_mesh_id, 1);
+    assert_int_equal(a.car_mesh_id, 2);
+    assert_int_equal(si.triangle_count, 1 + a.static_triangles + 96 /* the car: two boxes, faces 2 x 2 cells */);
+    /* a second street would reuse the car ids */
+    assert_int_equal(sensim_scene_add_street(s, 200.0f, 1, NULL), SENSIM_ERR_DUPLICATE);
+    sensim_scene *s2;
+    CHECK_OK(sensim_scene_create(ctx, &s2));
+    CHECK_OK(sensim_scene_add_street(s2, 200.0f, 1, &b));
+    assert_memory_equal(&a.static_triangles, &b.static_triangles, 2 * sizeof(uint32_t));
+    sensim_scene_destroy(s2);
+    sensim_scene_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -485,7 +532,7 @@ int main(void)
         cmocka_unit_test(test_overrides),          cmocka_unit_test(test_preset_file_errors),
         cmocka_unit_test(test_desc_validation),    cmocka_unit_test(test_scan_misuse),
         cmocka_unit_test(test_bad_input_matrix),  cmocka_unit_test(test_hostile_numbers),
-        cmocka_unit_test(test_preset_silent_accepts),
+        cmocka_unit_test(test_preset_silent_accepts), cmocka_unit_test(test_builtin_street),
     };
     return cmocka_run_group_tests_name("api", tests, setup, teardown);
 }

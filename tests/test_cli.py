@@ -85,18 +85,18 @@ with tempfile.TemporaryDirectory() as tmp:
             "--out", out1)
     check(r.returncode == 0, "scan exit status: " + r.stderr)
     names, pts, comments = read_ply(os.path.join(out1, "frame_000000.ply"))
-    for p in ["x", "y", "z", "intensity", "range", "time", "ring", "tag", "object_id"]:
+    for p in ["x", "y", "z", "intensity", "range", "t_offset_ns", "channel", "tag", "object_id"]:
         check(p in names, "PLY has property " + p)
     el = preset_elevations("vlp16")
     per_ring = {}
     worst = 0.0
     for p in pts:
-        e = math.radians(el[p["ring"]])
+        e = math.radians(el[p["channel"]])
         check(e < 0, "only down-looking rings hit the plane")
         expect = 2.0 / math.tan(-e)
         err = abs(math.hypot(p["x"], p["y"]) - expect)
         worst = max(worst, err)
-        per_ring[p["ring"]] = per_ring.get(p["ring"], 0) + 1
+        per_ring[p["channel"]] = per_ring.get(p["channel"], 0) + 1
     check(worst < 1e-3, "ring radius within 1 mm (worst %.2e m)" % worst)
     for ring, e in enumerate(el):
         # laser ring fires 2304 ns x ring after each 55 296 ns cycle start: cycles m with 55296 m + 2304 ring < 1e8
@@ -105,12 +105,12 @@ with tempfile.TemporaryDirectory() as tmp:
         check(per_ring.get(ring, 0) == want, "ring %d has %d points, want %d" % (ring, per_ring.get(ring, 0), want))
     # the acceptance figure: ring 0 fires every 55 296 ns, and every laser's azimuth is where the head
     # (10 Hz, clockwise from +x) pointed at its own timestamp
-    t0 = sorted(p["time"] for p in pts if p["ring"] == 0)
+    t0 = sorted(p["t_offset_ns"] for p in pts if p["channel"] == 0)
     check(len(t0) > 1000 and all(b - a == 55296 for a, b in zip(t0, t0[1:])) and t0[0] == 0,
           "ring-0 times 55 296 ns apart (first %r)" % t0[:3])
     worst_az = 0.0
     for p in pts:
-        head = -360.0 * p["time"] / 1e8
+        head = -360.0 * p["t_offset_ns"] / 1e8
         az = math.degrees(math.atan2(p["y"], p["x"]))
         worst_az = max(worst_az, abs((az - head + 180.0) % 360.0 - 180.0))
     check(worst_az < 0.001, "azimuth follows each point's timestamp within 0.001 deg (worst %.2e)" % worst_az)
@@ -133,7 +133,7 @@ with tempfile.TemporaryDirectory() as tmp:
     _, pts3, c3 = read_ply(os.path.join(out3, "frame_000002.ply"))
     check(c3.get("frame_number") == ["2"], "third frame file")
     check(len(pts3) > 0 and max(p["range"] for p in pts3) < 20.0, "max_range_m=20 honoured")
-    rings3 = {p["ring"] for p in pts3}
+    rings3 = {p["channel"] for p in pts3}
     check(rings3 == {i for i, e in enumerate(el) if e < 0 and 2.0 / math.sin(math.radians(-e)) < 20.0},
           "rings within 20 m only")
 
@@ -234,7 +234,7 @@ with tempfile.TemporaryDirectory() as tmp:
         d = (math.sin(zen) * math.cos(az), math.sin(zen) * math.sin(az), math.cos(zen))
         n = p["range"]
         worst = max(worst, math.dist(d, (p["x"] / n, p["y"] / n, p["z"] / n)))
-        check(p["time"] == j * 10000, "shot time") if j < 3 else None
+        check(p["t_offset_ns"] == j * 10000, "shot time") if j < 3 else None
     check(worst < 1e-5, "replayed directions match the CSV rows (worst %.2e)" % worst)
     r = run("scan", "--scene", box, "--lidar", livox, "--count", "1", "--out", out)
     check(r.returncode != 0 and "--shot-rate" in r.stderr, "CSV without a shot rate is refused")
@@ -310,7 +310,7 @@ with tempfile.TemporaryDirectory() as tmp:
         _, pts, com = read_ply(os.path.join(out, "frame_%06d.ply" % k))
         t0 = int(com["t_begin_ns"][0])
         for p in pts:
-            t = (t0 + p["time"]) * 1e-9
+            t = (t0 + p["t_offset_ns"]) * 1e-9
             dx = p["x"] / p["range"]
             worst = max(worst, abs(p["range"] - (40.0 - 10.0 * t) / dx))
             count += 1
@@ -349,7 +349,7 @@ with tempfile.TemporaryDirectory() as tmp:
     worst = 0.0
     for a, b in zip(pc, pn):
         worst = max(worst, abs(a["x"] - b["x"]), abs(a["y"] + b["y"]), abs(a["z"] - b["z"]))
-        same = same and a["ring"] == b["ring"] and a["time"] == b["time"]
+        same = same and a["channel"] == b["channel"] and a["t_offset_ns"] == b["t_offset_ns"]
     check(same and worst < 1e-4, "CARLA-frame scan = native scan mirrored in y (worst %.2e, %d vs %d points)" %
           (worst, len(pc), len(pn)))
     ou = os.path.join(tmp, "ue")
@@ -497,8 +497,8 @@ with tempfile.TemporaryDirectory() as tmp:
                  and abs(a["z"] - q["z"]) <= 0.0005 + 1e-9
                  and a["intensity"] == min(65535, max(0, round(q["intensity"] * 65535)))
                  and a["cls"] == (18 if q["flags"] & 8 else asprs.get(q["tag"], 64 + q["tag"]))
-                 and a["ret"] == (q["flags"] & 3) + 1 and a["flags"] == 1 and a["user"] == min(q["ring"], 255)
-                 and abs(a["gps"] - (fj["t_begin_ns"] + q["time"]) * 1e-9) < 1e-12
+                 and a["ret"] == (q["flags"] & 3) + 1 and a["flags"] == 1 and a["user"] == min(q["channel"], 255)
+                 and abs(a["gps"] - (fj["t_begin_ns"] + q["t_offset_ns"]) * 1e-9) < 1e-12
                  for a, q in zip(lp, pp))
         check(ok, "every LAS point equals its PLY twin within 0.5 mm, with the documented fields")
         pairs = [(a, b) for a, b in zip(lp, lp[1:]) if b["ret"] == 2 and a["gps"] == b["gps"] and a["user"] == b["user"]]

@@ -24,7 +24,7 @@ class Bicycle:
         self.v += accel * dt
 
     def pose(self):
-        return sensim.pose(self.x, self.y, 0.0, 0.0, 0.0, self.yaw)
+        return sensim.pose(self.x, self.y, 0.0, 0.0, 0.0, math.degrees(self.yaw))  # pose() takes degrees
 
 
 def main(seconds=1.0):

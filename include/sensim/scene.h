@@ -152,6 +152,35 @@ SENSIM_API sensim_status sensim_scene_load_ply(sensim_scene *scene, const char *
                                                const sensim_load_options *opt,
                                                uint32_t *out_mesh_id);
 
+/** What sensim_scene_add_street() added. */
+typedef struct sensim_street_info {
+    uint32_t static_triangles; /**< triangles of the static street mesh */
+    uint32_t car_count;        /**< parked cars: actors 1..car_count */
+    uint32_t static_mesh_id;   /**< the static mesh */
+    uint32_t car_mesh_id;      /**< the car prototype mesh */
+    uint64_t reserved[2];      /**< zero */
+} sensim_street_info;
+
+/**
+ * Add the built-in street (what `sensim --scene street` scans): a straight
+ * street along +x, x in [-length_m/2, length_m/2], centred on the origin,
+ * native frame (metres, z up): a 7 m road (tag Roads) at z = 0 with a lane
+ * marking, raised sidewalks, building blocks, poles, trees, terrain, and
+ * parked cars as actors 1..N of one prototype (tag Car). Deterministic: the
+ * same arguments give the same triangles. Does not commit.
+ * @param length_m 16..10000 (the CLI uses 200; `sensim bench` 400).
+ * @param detail   1..64: subdivisions of road and facades (more triangles;
+ *                 the CLI uses 1, `sensim bench` 12).
+ * @param out_info may be NULL.
+ * @return SENSIM_OK; SENSIM_ERR_OUT_OF_RANGE for the arguments;
+ *         SENSIM_ERR_DUPLICATE when an actor id the cars need is taken
+ *         (nothing is added); SENSIM_ERR_BUSY, SENSIM_ERR_OUT_OF_MEMORY. On
+ *         failure the scene is unchanged.
+ * Thread safety: one thread at a time per scene. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_add_street(sensim_scene *scene, float length_m, uint32_t detail,
+                                                 sensim_street_info *out_info);
+
 /**
  * Load a mesh file, choosing the loader by extension (.obj, .ply, any case).
  * @return as the loaders, or SENSIM_ERR_INVALID_ARGUMENT for another extension.

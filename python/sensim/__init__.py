@@ -8,7 +8,14 @@ status code and the library's message.
 
 Matrices are 4x4 nested sequences or numpy arrays in mathematical layout
 (``m[row][col]``, translation in the last column); they are converted to the
-C API's column-major doubles. Units: metres, radians, integer nanoseconds.
+C API's column-major doubles.
+
+Units, one rule for the whole package: poses and motions you give are in the
+CLI's units -- metres, degrees (:func:`pose`, :func:`pose_from_frame`) and
+degrees per second (:func:`motion_from_velocity`); every other angle carries
+its unit in its name (``bin_rad``, ``full_fov_rad``, ``latitude_deg``);
+sensor measurements are SI as in ROS messages (rad/s, m/s²); times are
+integer nanoseconds.
 
 Point records: with numpy (and ``SENSIM_DISABLE_NUMPY`` unset) frames come
 back as structured arrays whose dtype is built from the library's own field
@@ -77,9 +84,48 @@ for _code, _name in _STATUS_NAMES:
     globals()[_name] = _ERRORS[_code]
 
 
+_PY_NAMES = None
+
+
+def _python_names():
+    """{C function: the Python call that makes it}, read once from this
+    module's source: messages name what the Python user called."""
+    global _PY_NAMES
+    if _PY_NAMES is None:
+        import ast
+        names = {}
+        try:
+            tree = ast.parse(open(__file__, encoding="utf-8").read())
+        except (OSError, SyntaxError, ValueError):  # pragma: no cover - a stripped install
+            tree = ast.Module(body=[], type_ignores=[])
+
+        def visit(node, owner):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.ClassDef):
+                    visit(child, child.name)
+                elif isinstance(child, ast.FunctionDef):
+                    public = not child.name.startswith("_") or child.name == "__init__"
+                    label = (owner or "sensim") + ("." + child.name if child.name != "__init__" else "") + "()"
+                    for sub in ast.walk(child):
+                        if (public and isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name)
+                                and sub.value.id == "_L" and sub.attr.startswith("sensim_")):
+                            names.setdefault(sub.attr, label)
+                    visit(child, owner)
+        visit(tree, None)
+        names.setdefault("sensim_lidar_scan", "Lidar.scan()")  # reached through sensim_lidar_scan_motion
+        _PY_NAMES = names
+    return _PY_NAMES
+
+
+def _python_message(msg):
+    import re
+    names = _python_names()
+    return re.sub(r"\bsensim_[a-z0-9_]+(\(\))?", lambda m: names.get(m.group(0).rstrip("()"), m.group(0)), msg)
+
+
 def _check(status):
     if status != 0:
-        msg = _L.sensim_context_last_error(None).decode(errors="replace")
+        msg = _python_message(_L.sensim_context_last_error(None).decode(errors="replace"))
         raise _ERRORS.get(status, Error)(status, msg)
 
 
@@ -143,14 +189,31 @@ def _want(obj, cls, what):
 
 # ---------------------------------------------------------------- helpers
 
-def _mat16(m):
+def _mat16(m, what="pose"):
     """Column-major double[16] from a 4x4 (row-major nested) matrix."""
     if m is None:
         m = ((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1))
-    rows = [list(r) for r in m]
+    hint = "a 4x4 matrix such as sensim.pose(x, y, z, roll_deg, pitch_deg, yaw_deg)"
+    try:
+        if isinstance(m, (str, bytes)) or any(isinstance(r, (str, bytes)) for r in m):
+            raise TypeError(m)
+        rows = [list(r) for r in m]
+    except TypeError:
+        got = type(m).__name__
+        if hasattr(m, "__len__"):
+            got = "a flat %s of %d items" % (got, len(m))
+        raise InvalidArgument(1, "%s must be %s, not %s" % (what, hint, got)) from None
     if len(rows) != 4 or any(len(r) != 4 for r in rows):
-        raise InvalidArgument(1, "a pose must be a 4x4 matrix")
-    return _lib.d16(*[float(rows[r][c]) for c in range(4) for r in range(4)])
+        raise InvalidArgument(1, "%s must be %s; got %d rows of %s entries"
+                              % (what, hint, len(rows), "/".join(sorted({str(len(r)) for r in rows})) or "0"))
+    out = []
+    for c in range(4):
+        for r in range(4):
+            v = rows[r][c]
+            if isinstance(v, (bool, str, bytes)) or not isinstance(v, numbers.Real):
+                raise InvalidArgument(1, "%s[%d][%d] must be a number, not %s" % (what, r, c, type(v).__name__))
+            out.append(float(v))
+    return _lib.d16(*out)
 
 
 def _from16(a):
@@ -159,11 +222,12 @@ def _from16(a):
 
 
 def pose(x=0.0, y=0.0, z=0.0, roll=0.0, pitch=0.0, yaw=0.0):
-    """4x4 pose from a translation (m) and R = Rz(yaw)·Ry(pitch)·Rx(roll) (rad)."""
+    """4x4 pose from a translation (m) and R = Rz(yaw)·Ry(pitch)·Rx(roll),
+    angles in degrees: the CLI's ``--pose x,y,z,roll,pitch,yaw``, bit for bit."""
+    names = ("x", "y", "z", "roll", "pitch", "yaw")
+    vals = [_f64(v, "pose(%s=...)" % n) for n, v in zip(names, (x, y, z, roll, pitch, yaw))]
     out = _lib.d16()
-    loc, rot = _lib.d3(x, y, z), _lib.d3(roll * 57.29577951308232, pitch * 57.29577951308232,
-                                          yaw * 57.29577951308232)
-    _check(_L.sensim_pose_from_frame(0, loc, rot, out))
+    _check(_L.sensim_pose_from_frame(0, _lib.d3(*vals[:3]), _lib.d3(*vals[3:]), out))
     return _from16(out)
 
 
@@ -385,7 +449,10 @@ class Scene(_Handle):
     def load(self, path, frame="native", prototype=False, scale=0.0, tags=None):
         """Load an OBJ or PLY file, or a glTF/GLB/FBX/COLLADA/... scene (Assimp);
         returns its mesh id. tags: a tag mapping file ("name = Tag" lines,
-        tried before the built-in names)."""
+        tried before the built-in names). ``"street"`` is the CLI's built-in
+        street (:meth:`add_street` with its defaults; returns its static mesh)."""
+        if isinstance(path, str) and path == "street":
+            return self.add_street()["static_mesh_id"]
         o = _lib.LoadOptions()
         _L.sensim_load_options_init(ctypes.byref(o))
         o.frame, o.flags, o.scale = FRAMES[frame], 1 if prototype else 0, scale
@@ -394,6 +461,16 @@ class Scene(_Handle):
         out = ctypes.c_uint32()
         _check(_L.sensim_scene_load_file(self.handle, os.fsencode(path), ctypes.byref(o), ctypes.byref(out)))
         return out.value
+
+    def add_street(self, length_m=200.0, detail=1):
+        """Add the built-in street (``--scene street``): road, sidewalks,
+        buildings, poles, trees, parked cars as actors 1..N. length_m 16..10000,
+        detail 1..64. Returns a dict: static_triangles, car_count,
+        static_mesh_id, car_mesh_id."""
+        info = _lib.StreetInfo()
+        _check(_L.sensim_scene_add_street(self.handle, _f64(length_m, "length_m"), _u32(detail, "detail"),
+                                          ctypes.byref(info)))
+        return {k: getattr(info, k) for k, _ in _lib.StreetInfo._fields_ if k != "reserved"}
 
     def add_actor(self, mesh, actor_id, pose_matrix):
         _check(_L.sensim_scene_add_actor(self.handle, mesh, actor_id, _mat16(pose_matrix)))
@@ -913,11 +990,16 @@ class NavRing(Ring):
             yield f
 
 
-def motion_from_velocity(pose_matrix, t0_ns, t1_ns, velocity, angular_velocity=(0.0, 0.0, 0.0)):
-    """Two keys [(t0, pose), (t1, pose)] for constant velocity (m/s, world) and body rates (rad/s)."""
+def motion_from_velocity(pose_matrix, t0_ns, t1_ns, velocity, angular_velocity_deg=(0.0, 0.0, 0.0)):
+    """Two keys [(t0, pose), (t1, pose)] for constant velocity (m/s, world) and
+    body rates (roll, pitch, yaw rates in deg/s, as the CLI's --velocity)."""
+    v = [_f64(a, "velocity") for a in velocity]
+    w = [_f64(a, "angular_velocity_deg") * (3.141592653589793 / 180.0) for a in angular_velocity_deg]
+    if len(v) != 3 or len(w) != 3:
+        raise InvalidArgument(1, "velocity and angular_velocity_deg take 3 numbers each")
     out = (_lib.PoseKey * 2)()
-    _check(_L.sensim_motion_from_velocity(_mat16(pose_matrix), t0_ns, t1_ns, _lib.d3(*velocity),
-                                          _lib.d3(*angular_velocity), out))
+    _check(_L.sensim_motion_from_velocity(_mat16(pose_matrix), _i64(t0_ns, "t0_ns"), _i64(t1_ns, "t1_ns"),
+                                          _lib.d3(*v), _lib.d3(*w), out))
     return [(out[i].t_ns, _from16(out[i].pose)) for i in range(2)]
 
 
@@ -1231,16 +1313,37 @@ class Rig(_Handle):
                     frames_completed=r.frames_completed, sensors_refused=r.sensors_refused)
 
 
-def write_ply(path, points):
-    """Write records (numpy structured array or 32-byte records) as binary PLY."""
+POINT_FORMATS = {"ply": 0, "ply-ascii": 1, "pcd": 2, "pcd-ascii": 3, "kitti": 4, "carla": 5, "las": 6}
+
+
+def write_points(path, points, format="ply"):
+    """Write point records (a structured array of POINT_DTYPE, or 32-byte
+    records as bytes) in one of POINT_FORMATS -- the formats and field names
+    of ``sensim batch --format`` -- through PATH.tmp and a rename."""
+    if format not in POINT_FORMATS:
+        raise InvalidArgument(1, "format must be one of %s, not %r" % (", ".join(POINT_FORMATS), format))
     if _np is not None and isinstance(points, _np.ndarray):
         arr = _np.ascontiguousarray(points, dtype=POINT_DTYPE)
         addr, n = arr.ctypes.data, len(arr)
     else:
         raw = bytes(points)
+        if len(raw) % POINT_SIZE:
+            raise InvalidArgument(1, "points: %d bytes is not a whole number of %d-byte records"
+                                  % (len(raw), POINT_SIZE))
         buf = ctypes.create_string_buffer(raw, len(raw) or 1)
         addr, n = ctypes.addressof(buf), len(raw) // POINT_SIZE
-    _check(_L.sensim_write_ply(os.fsencode(path), None, addr, n))
+    _check(_L.sensim_write_points(os.fsencode(path), POINT_FORMATS[format], None, addr, n))
+
+
+def write_ply(path, points):
+    """Write records as binary PLY (``write_points(path, points, "ply")``)."""
+    write_points(path, points, "ply")
+
+
+def write_pcd(path, points, ascii=False):
+    """Write records as PCD v0.7, binary or ascii, with the record's field
+    names (``write_points(path, points, "pcd")``)."""
+    write_points(path, points, "pcd-ascii" if ascii else "pcd")
 
 
 # ---------------------------------------------------------------- ROS 2 bags

@@ -36,6 +36,11 @@ class SceneInfo(Structure):
                 ("reserved", c_uint32 * 3)]
 
 
+class StreetInfo(Structure):
+    _fields_ = [("static_triangles", c_uint32), ("car_count", c_uint32), ("static_mesh_id", c_uint32),
+                ("car_mesh_id", c_uint32), ("reserved", c_uint64 * 2)]
+
+
 class Appearance(Structure):
     _fields_ = [("base_color", c_float * 3), ("texture", c_void_p), ("texture_width", c_uint32),
                 ("texture_height", c_uint32), ("reserved", c_uint64 * 4)]
@@ -225,7 +230,7 @@ STRUCTS = {
     "sensim_nav_sample": NavSample, "sensim_radar_desc": RadarDesc, "sensim_radar_detection": RadarDetection,
     "sensim_sensor_sample": SensorSample, "sensim_sensor_desc": SensorDesc,
     "sensim_context_desc": ContextDesc, "sensim_mesh_desc": MeshDesc, "sensim_load_options": LoadOptions,
-    "sensim_scene_info": SceneInfo, "sensim_material": Material, "sensim_field": Field,
+    "sensim_scene_info": SceneInfo, "sensim_street_info": StreetInfo, "sensim_material": Material, "sensim_field": Field,
     "sensim_frame_header": FrameHeader, "sensim_frame_view": FrameView, "sensim_ring_stats": RingStats,
     "sensim_lidar_info": LidarInfo, "sensim_scan_result": ScanResult, "sensim_pose_key": PoseKey,
     "sensim_motion": Motion, "sensim_pattern_stats": PatternStats, "sensim_proximity_desc": ProximityDesc,
@@ -260,6 +265,7 @@ PROTOTYPES = {
     "sensim_scene_set_actor_motion": (status_t, [c_void_p, c_uint32, d16, d16]),
     "sensim_scene_commit": (status_t, [c_void_p]),
     "sensim_scene_get_info": (status_t, [c_void_p, POINTER(SceneInfo)]),
+    "sensim_scene_add_street": (status_t, [c_void_p, c_float, c_uint32, POINTER(StreetInfo)]),
     "sensim_scene_intersect": (status_t, [c_void_p, POINTER(RayBatch), c_void_p]),
     "sensim_scene_occluded": (status_t, [c_void_p, POINTER(RayBatch), c_void_p]),
     "sensim_camera_desc_preset": (status_t, [c_char_p, POINTER(CameraDesc)]),
@@ -323,6 +329,7 @@ PROTOTYPES = {
     "sensim_motion_pose_at": (status_t, [POINTER(PoseKey), c_uint32, c_int64, d16]),
     "sensim_preset_search_dir": (c_char_p, [c_uint32]),
     "sensim_write_ply": (status_t, [c_char_p, POINTER(FrameHeader), c_void_p, c_uint64]),
+    "sensim_write_points": (status_t, [c_char_p, c_int32, POINTER(FrameHeader), c_void_p, c_uint64]),
     "sensim_write_png": (status_t, [c_char_p, c_uint32, c_uint32, c_uint32, c_uint32, c_void_p, c_size_t]),
     "sensim_pattern_measure": (status_t, [c_void_p, c_int64, c_int64, c_double, POINTER(c_int64), c_uint32,
                                           POINTER(c_double), POINTER(c_uint32), c_uint64, POINTER(PatternStats)]),

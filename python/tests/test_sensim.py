@@ -163,12 +163,12 @@ class Scanning(unittest.TestCase):
         lidar = sensim.Lidar(self.ctx, "pandar64", {"range_noise_stddev_m": 0.02, "seed": 9})
         ring = sensim.Ring(lidar.info["shots_per_frame"])
         # the CLI moves with zero velocity: two identical keys over the frame
-        p = sensim.pose(1, 2, 1.8, 0, 0, math.radians(20))
+        p = sensim.pose(1, 2, 1.8, 0, 0, 20)  # degrees, as --pose
         lidar.scan(scene, 0, 100000000, ring, keys=[(0, p), (100000000, p)])
         frame = ring.pop()
         self.assertEqual(len(frame), len(cli))
-        names = {"x": "x", "y": "y", "z": "z", "intensity": "intensity", "range": "range", "time": "t_offset_ns",
-                 "object_id": "object_id", "ring": "channel", "tag": "tag", "flags": "flags"}
+        names = {"x": "x", "y": "y", "z": "z", "intensity": "intensity", "range": "range", "t_offset_ns": "t_offset_ns",
+                 "object_id": "object_id", "channel": "channel", "tag": "tag", "flags": "flags"}
         recs = sensim.unpack_points(frame.points) if np is None else None
         for i, c in enumerate(cli):
             for ply_name, name in names.items():
@@ -839,6 +839,131 @@ class GltfScenes(unittest.TestCase):
         self.assertEqual(sc.info["meshes"], 0)  # nothing half loaded
         ctx.close()
         tmp.cleanup()
+
+
+class NewUserEdges(unittest.TestCase):
+    """What a new user hit (issue 18): units, argument errors, messages, the built-in street, PCD."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.ctx = sensim.Context(2)
+
+    def tearDown(self):
+        self.ctx.close()
+        self.tmp.cleanup()
+
+    def test_pose_takes_degrees_like_the_cli(self):
+        a = sensim.pose(1, 2, 1.8, 3, -4, 20)
+        b = sensim.pose_from_frame("native", (1, 2, 1.8), (3, -4, 20))
+        self.assertEqual([list(r) for r in a], [list(r) for r in b])  # bit for bit
+        q = sensim.pose(yaw=90)
+        self.assertAlmostEqual(q[0][0], 0.0, delta=1e-15)
+        self.assertAlmostEqual(q[1][0], 1.0, delta=1e-15)  # x maps to y
+        # rates given in deg/s, as --velocity: 90 deg/s for 1 s turns x into y
+        keys = sensim.motion_from_velocity(sensim.pose(), 0, 1_000_000_000, (0, 0, 0), (0, 0, 90))
+        end = keys[1][1]
+        self.assertAlmostEqual(end[0][0], 0.0, delta=1e-12)
+        self.assertAlmostEqual(end[1][0], 1.0, delta=1e-12)
+
+    def test_bad_poses_are_named(self):
+        scene = sensim.Scene(self.ctx)
+        scene.load("street")
+        scene.commit()
+        lidar = sensim.Lidar(self.ctx, "vlp16")
+        ring = sensim.Ring.for_lidar(lidar)
+        for bad, words in (([1, 2, 3], "flat list of 3"), ([[1, 2], [3, 4]], "2 rows"), ("abc", "str"),
+                           ([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, "x"], [0, 0, 0, 1]], "pose[2][3]"), (7, "int")):
+            with self.assertRaises(sensim.InvalidArgument) as cm:
+                lidar.scan(scene, 0, 1000, ring, pose=bad)
+            self.assertIn(words, str(cm.exception))
+            self.assertIn("4x4 matrix" if words != "pose[2][3]" else "number", str(cm.exception))
+        with self.assertRaises(sensim.InvalidArgument):
+            sensim.pose("1")
+        with self.assertRaises(sensim.InvalidArgument):
+            sensim.motion_from_velocity(sensim.pose(), 0, 10, (1, 2))
+
+    def test_messages_name_python_calls(self):
+        scene = sensim.Scene(self.ctx)
+        lidar = sensim.Lidar(self.ctx, "vlp16")
+        with self.assertRaises(sensim.NotCommitted) as cm:
+            lidar.scan(scene, 0, 1000, sensim.Ring.for_lidar(lidar), pose=sensim.pose())
+        self.assertIn("Scene.commit()", str(cm.exception))
+        self.assertNotIn("sensim_scene_commit", str(cm.exception))
+        cam = sensim.Camera(self.ctx, "carla_default")
+        with self.assertRaises(sensim.Error) as cm:
+            cam.render(scene, pose=sensim.pose(), outputs=("depth",))
+        self.assertNotIn("sensim_", str(cm.exception).split("(SENSIM_")[0])
+
+    @unittest.skipUnless(CLI, "sensim CLI path not given")
+    def test_street_is_the_cli_street(self):
+        out = os.path.join(self.tmp.name, "cli")
+        subprocess.run([CLI, "scan", "--scene", "street", "--lidar", "vlp16", "--pose", "0,0,1.8,0,0,0",
+                        "--out", out], check=True, capture_output=True)
+        cli = read_ply(os.path.join(out, "frame_000000.ply"))
+        scene = sensim.Scene(self.ctx)
+        mesh = scene.load("street")
+        info = scene.info
+        self.assertEqual(mesh, 0)
+        self.assertEqual(info["meshes"], 2)
+        self.assertGreater(info["actors"], 10)
+        scene.commit()
+        lidar = sensim.Lidar(self.ctx, "vlp16")
+        ring = sensim.Ring.for_lidar(lidar)
+        p = sensim.pose(0, 0, 1.8)
+        lidar.scan(scene, 0, 100_000_000, ring, keys=[(0, p), (100_000_000, p)])
+        frame = ring.pop()
+        self.assertEqual(len(frame), len(cli))
+        recs = sensim.unpack_points(frame.points) if np is None else None
+        for name in ("x", "y", "z", "t_offset_ns", "channel", "tag", "object_id"):
+            mine = [frame.points[name][i] if np is not None else recs[i][name] for i in range(len(cli))]
+            self.assertEqual([float(v) for v in mine], [float(c[name]) for c in cli], name)
+        with self.assertRaises(sensim.Duplicate):  # the cars' actor ids are taken now
+            scene.add_street()
+        with self.assertRaises(sensim.OutOfRange):
+            sensim.Scene(self.ctx).add_street(length_m=float("nan"))
+
+    @unittest.skipIf(os.environ.get("SENSIM_DISABLE_NUMPY"), "once is enough: the numpy run does it")
+    def test_pip_install_offline(self):
+        """`pip install ./python` with no network: Debian's setuptools, no index (the README's command)."""
+        import shutil
+        src, target = os.path.join(self.tmp.name, "src"), os.path.join(self.tmp.name, "site")
+        shutil.copytree(os.path.join(REPO, "python"), src, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+        r = subprocess.run(["/usr/bin/python3", "-m", "pip", "install", "-q", "--no-build-isolation", "--no-index",
+                            "--target", target, src], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        env = dict(os.environ, PYTHONPATH=target)
+        r = subprocess.run(["/usr/bin/python3", "-c", "import sensim; print(sensim.__file__); "
+                            "print(sensim.Context(1).threads)"], capture_output=True, text=True, env=env, cwd="/")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.startswith(target), r.stdout)
+        self.assertEqual(r.stdout.split()[1], "1")
+
+    def test_one_set_of_field_names_and_pcd(self):
+        names = [f[0] for f in sensim.point_fields()]
+        rec = struct.pack("<fffffIIHBB", 1.5, -2.25, 0.5, 0.75, 2.8, 123456, 7, 31, 14, 1)
+        recs = rec + struct.pack("<fffffIIHBB", 0, 1, 2, 0.5, 2.2, 99, 0, 2, 1, 0)
+        ply, pcd, pcda = (os.path.join(self.tmp.name, n) for n in ("a.ply", "a.pcd", "a_ascii.pcd"))
+        sensim.write_ply(ply, recs)
+        sensim.write_pcd(pcd, recs)
+        sensim.write_pcd(pcda, recs, ascii=True)
+        with open(ply, "rb") as f:
+            head = f.read().split(b"end_header\n")[0].decode().splitlines()
+        self.assertEqual([l.split()[2] for l in head if l.startswith("property")], names)
+        with open(pcd, "rb") as f:
+            data = f.read()
+        end = data.index(b"DATA binary\n") + len(b"DATA binary\n")
+        fields = [l for l in data[:end].decode().splitlines() if l.startswith("FIELDS")][0].split()[1:]
+        self.assertEqual(fields, names)
+        self.assertEqual(data[end:], recs)  # binary PCD: the records as they are
+        with open(pcda) as f:
+            rows = [l.split() for l in f.read().split("DATA ascii\n")[1].splitlines()]
+        self.assertEqual(rows[0], ["1.5", "-2.25", "0.5", "0.75", "2.79999995", "123456", "7", "31", "14", "1"])
+        if np is not None:
+            self.assertEqual(list(sensim.POINT_DTYPE.names), names)
+        with self.assertRaises(sensim.InvalidArgument):
+            sensim.write_pcd(pcd, recs[:-1])
+        with self.assertRaises(sensim.InvalidArgument):
+            sensim.write_points(pcd, recs, format="xyz")
 
 
 class NoNumpySmoke(unittest.TestCase):

@@ -221,6 +221,17 @@ static sensim_status write_las(FILE *f, const char *path, int32_t frame, const s
     return SENSIM_OK;
 }
 
+/* PLY's name of a PointField datatype (the record's fields only use these). */
+static const char *ply_type(uint32_t datatype)
+{
+    switch (datatype) {
+    case SENSIM_FIELD_FLOAT32: return "float";
+    case SENSIM_FIELD_UINT32: return "uint";
+    case SENSIM_FIELD_UINT16: return "ushort";
+    default: return "uchar";
+    }
+}
+
 static sensim_status write_spans(const char *path, int32_t format, int32_t frame, const sensim_frame_header *h,
                                  const sensim_point *const *spans, const uint64_t *counts, int nspans)
 {
@@ -268,14 +279,13 @@ static sensim_status write_spans(const char *path, int32_t format, int32_t frame
     if (format == SENSIM_FORMAT_PLY || format == SENSIM_FORMAT_PLY_ASCII) {
         fprintf(f, "ply\nformat %s 1.0\n", ascii ? "ascii" : "binary_little_endian");
         header_comments(f, "comment", h, frame);
-        fprintf(f,
-                "element vertex %llu\n"
-                "property float x\nproperty float y\nproperty float z\n"
-                "property float intensity\nproperty float range\n"
-                "property uint time\nproperty uint object_id\n"
-                "property ushort ring\nproperty uchar tag\nproperty uchar flags\n"
-                "end_header\n",
-                (unsigned long long)total);
+        /* the properties are the library's field table (sensim_point_fields): one set of names everywhere */
+        fprintf(f, "element vertex %llu\n", (unsigned long long)total);
+        uint32_t nf;
+        const sensim_field *fl = sensim_point_fields(&nf);
+        for (uint32_t k = 0; k < nf; k++)
+            fprintf(f, "property %s %s\n", ply_type(fl[k].datatype), fl[k].name);
+        fprintf(f, "end_header\n");
     } else if (format == SENSIM_FORMAT_PCD || format == SENSIM_FORMAT_PCD_ASCII) {
         fprintf(f, "# .PCD v0.7 - Point Cloud Data file format\n");
         header_comments(f, "#", h, frame);

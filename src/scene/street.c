@@ -1,5 +1,10 @@
-#include "street.h"
+/* The built-in street scene (sensim_scene_add_street): what `--scene street`,
+ * `sensim demo`, the benchmarks and Python's Scene.load("street") scan.
+ * Built through the public mesh and actor calls, like any host would. */
+#include "internal.h"
+#include "scene_impl.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,7 +90,7 @@ static void add_box(builder *b, const float lo[3], const float hi[3], uint32_t n
 static sensim_status flush(sensim_scene *scene, builder *b, uint32_t flags, uint32_t *out_id)
 {
     if (b->oom)
-        return SENSIM_ERR_OUT_OF_MEMORY;
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_scene_add_street: out of memory");
     sensim_mesh_desc d;
     sensim_mesh_desc_init(&d);
     d.vertices = b->v;
@@ -97,10 +102,33 @@ static sensim_status flush(sensim_scene *scene, builder *b, uint32_t flags, uint
     return sensim_scene_add_mesh(scene, &d, out_id);
 }
 
-sensim_status street_scene_build(sensim_scene *scene, float length_m, uint32_t detail, street_info *info)
+sensim_status sensim_scene_add_street(sensim_scene *scene, float length_m, uint32_t detail,
+                                      sensim_street_info *info)
 {
-    if (detail < 1)
-        detail = 1;
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!(length_m >= 16.0f && length_m <= 10000.0f) || detail < 1 || detail > 64)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE,
+                            "sensim_scene_add_street: length_m = %g (16..10000) or detail = %u (1..64) out of range",
+                            (double)length_m, detail);
+    /* the cars take actor ids 1..N: refuse before adding anything if one is taken */
+    uint32_t ncars = 0;
+    for (float x = -length_m / 2 + 8; x + 8 < length_m / 2; x += 11) /* the loop that places them, below */
+        ncars++;
+    sensim_status st = sensim__scene_edit_begin(scene);
+    if (st != SENSIM_OK)
+        return st;
+    for (uint32_t i = 0; i < scene->actor_count; i++)
+        if (scene->actors[i].id >= 1 && scene->actors[i].id <= ncars) {
+            uint32_t id = scene->actors[i].id;
+            sensim__scene_edit_end(scene);
+            return sensim__fail(SENSIM_ERR_DUPLICATE,
+                                "sensim_scene_add_street: actor id %u is taken (the street's cars use 1..%u)", id,
+                                ncars);
+        }
+    sensim_scene_mark mark;
+    sensim__scene_mark(scene, &mark);
+    sensim__scene_edit_end(scene);
+
     builder b = {0};
     float L = length_m, h = L / 2;
     uint32_t seg = (uint32_t)(L / 4.0f) * detail;
@@ -136,8 +164,8 @@ sensim_status street_scene_build(sensim_scene *scene, float length_m, uint32_t d
             add_box(&b, klo, khi, 1, 9);
         }
     }
-    uint32_t static_id;
-    sensim_status st = flush(scene, &b, SENSIM_MESH_STATIC, &static_id);
+    uint32_t static_id = 0;
+    st = flush(scene, &b, SENSIM_MESH_STATIC, &static_id);
     uint32_t static_tris = b.nt;
     /* car prototype: body + cabin, 4.5 x 1.8 x 1.5 m, origin at the ground centre */
     b.nv = b.nt = 0;
@@ -158,9 +186,21 @@ sensim_status street_scene_build(sensim_scene *scene, float length_m, uint32_t d
     free(b.v);
     free(b.idx);
     free(b.tags);
+    if (st != SENSIM_OK) { /* nothing half added: meshes and cars since the mark go */
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", sensim_context_last_error(NULL));
+        if (sensim__scene_edit_begin(scene) == SENSIM_OK) {
+            sensim__scene_rollback(scene, &mark);
+            sensim__scene_edit_end(scene);
+        }
+        return sensim__fail(st, "%s", msg);
+    }
     if (info) {
+        memset(info, 0, sizeof *info);
         info->static_triangles = static_tris;
         info->car_count = cars;
+        info->static_mesh_id = static_id;
+        info->car_mesh_id = car_mesh;
     }
-    return st;
+    return SENSIM_OK;
 }
