@@ -7,15 +7,21 @@ FUZZ_SECONDS ?= 20
 # `make fuzz` explores with a random seed for FUZZ_SECONDS per target.
 FUZZ_RUNS ?= 500000
 
-.PHONY: all deps build demo test tsan fuzz bench install clean
+.PHONY: all deps test-deps build demo test tsan fuzz bench install clean
 
 all: build
 
+# What the library, the sensim command and `make demo` need; `make test`
+# adds cmocka, numpy, Slurm, clang, valgrind, chromium and the test npm packages.
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh build
 
+test-deps:
+	@scripts/install-deps.sh test
+
+# Tests are configured in when cmocka is installed (make test installs it and turns them on).
 $(BUILD)/build.ninja: | deps
-	meson setup $(BUILD) --buildtype=debugoptimized
+	meson setup $(BUILD) --buildtype=debugoptimized -Dtests=$$(pkg-config --exists cmocka && echo true || echo false)
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -30,7 +36,9 @@ SAN_BUILD ?= build-sanitize
 # symbols, corpus replays, Slurm array), then the same suite under
 # AddressSanitizer + UndefinedBehaviorSanitizer, the concurrency test under
 # ThreadSanitizer, and every libFuzzer target for FUZZ_RUNS inputs from seed 1.
-test: build $(SAN_BUILD)/build.ninja
+test: test-deps build $(SAN_BUILD)/build.ninja
+	meson configure $(BUILD) -Dtests=true
+	ninja -C $(BUILD)
 	meson test -C $(BUILD) --print-errorlogs
 	ninja -C $(SAN_BUILD)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -46,8 +54,8 @@ test: build $(SAN_BUILD)/build.ninja
 # tests/tsan.supp leaves Embree's own malloc/free uninstrumented (its TBB
 # workers allocate what the caller frees; TSan cannot see TBB's ordering).
 TSAN_RUNS ?= 20
-tsan: deps
-	@[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false >/dev/null
+tsan: test-deps
+	@[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dtests=true >/dev/null
 	ninja -C build-tsan tests/test_concurrency
 	@for i in $$(seq $(TSAN_RUNS)); do \
 	  SENSIM_PRESET_PATH=$(CURDIR)/scan_patterns \
@@ -56,13 +64,14 @@ tsan: deps
 	    || { cat build-tsan/concurrency.log; echo "tsan: run $$i of $(TSAN_RUNS) failed"; exit 1; }; \
 	done; echo "tsan: test_concurrency passed $(TSAN_RUNS) runs under ThreadSanitizer"
 
-fuzz: deps
+fuzz: test-deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
-$(SAN_BUILD)/build.ninja: | deps
-	meson setup $(SAN_BUILD) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
+$(SAN_BUILD)/build.ninja: | test-deps
+	meson setup $(SAN_BUILD) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false -Dtests=true
 
-bench: build
+bench: test-deps build
+	meson configure $(BUILD) -Dtests=true
 	meson test -C $(BUILD) --benchmark --verbose
 
 install: build

@@ -13,7 +13,7 @@ seconds=${1:-${FUZZ_SECONDS:-20}}
 build=${FUZZ_BUILD:-build-fuzz}
 out=${FUZZ_OUT:-$build/findings}
 if [ ! -f "$build/build.ninja" ]; then
-  CC=clang-14 CXX=clang++-14 meson setup "$build" -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false \
+  CC=clang-14 CXX=clang++-14 meson setup "$build" -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false -Dtests=true \
     --buildtype=debugoptimized >/dev/null
 fi
 targets="obj ply preset csv trajectory rig tagmap camera mtl actors view"

@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
-# Installs whatever libsensim needs to build and test, from Debian packages.
+# Installs whatever libsensim needs, from Debian packages (and npm, pinned).
 # Idempotent: does nothing (and needs no network) when everything is present.
-# Debian packages, plus the test-only npm packages of tests/node.
+#   install-deps.sh build   the library, the sensim command, examples, `make demo`
+#   install-deps.sh test    also what `make test` runs (the default): cmocka,
+#                           numpy, Slurm, clang/libFuzzer, valgrind, chromium,
+#                           the test-only npm packages of tests/node
 set -euo pipefail
 
+mode="${1:-test}"
+case "$mode" in
+  build|test) ;;
+  *) echo "usage: install-deps.sh [build|test]" >&2; exit 2 ;;
+esac
+
 pkgs=(
-  build-essential meson ninja-build pkg-config cmake
-  libembree-dev libcglm-dev libpng-dev libcmocka-dev
-  python3 python3-numpy python3-open3d python3-pip python3-setuptools
-  munge slurmctld slurmd slurm-client
-  clang-14 libclang-rt-14-dev libomp-14-dev valgrind
-  libproj-dev geographiclib-tools
+  build-essential meson ninja-build pkg-config cmake python3
+  libembree-dev libcglm-dev libpng-dev libproj-dev
   libzstd-dev liblz4-dev zlib1g-dev libassimp-dev
-  chromium
 )
+if [ "$mode" = test ]; then
+  pkgs+=(
+    libcmocka-dev python3-numpy python3-open3d python3-pip python3-setuptools
+    munge slurmctld slurmd slurm-client
+    clang-14 libclang-rt-14-dev libomp-14-dev valgrind
+    geographiclib-tools chromium
+  )
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -22,8 +34,9 @@ for p in "${pkgs[@]}"; do
   fi
 done
 
-# Node.js and npm run the independent MCAP reader in the tests (tests/node,
-# pinned by its package-lock.json). Machines may carry their own Node.js
+# Node.js and npm install three.js for the viewer the sensim command embeds
+# and run the independent MCAP reader in the tests (tests/node, pinned by its
+# package-lock.json). Machines may carry their own Node.js
 # (NodeSource's bundles npm and conflicts with Debian's npm package): only
 # a machine without one gets Debian's.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
@@ -46,7 +59,11 @@ fi
 # test-only readers and browser driver (tests/node). Reinstalled only when a
 # lock file changed since the last install.
 root="$(cd "$(dirname "$0")/.." && pwd)"
-for node_dir in "$root/src/cli/viewer" "$root/tests/node"; do
+node_dirs=("$root/src/cli/viewer")
+if [ "$mode" = test ]; then
+  node_dirs+=("$root/tests/node")
+fi
+for node_dir in "${node_dirs[@]}"; do
   stamp="$node_dir/node_modules/.sensim-lock"
   if ! cmp -s "$node_dir/package-lock.json" "$stamp" 2>/dev/null; then
     echo "install-deps: npm ci in ${node_dir#$root/}" >&2
