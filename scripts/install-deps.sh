@@ -16,7 +16,7 @@ esac
 pkgs=(
   build-essential meson ninja-build pkg-config cmake python3
   libembree-dev libcglm-dev libpng-dev libproj-dev
-  libzstd-dev liblz4-dev zlib1g-dev libassimp-dev
+  libzstd-dev liblz4-dev zlib1g-dev libassimp-dev libjansson-dev
 )
 if [ "$mode" = test ]; then
   pkgs+=(

@@ -9,6 +9,7 @@ import os
 import struct
 import subprocess
 import sys
+import shutil
 import tempfile
 
 SENSIM = sys.argv[1]
@@ -513,7 +514,7 @@ with tempfile.TemporaryDirectory() as tmp:
     lines = r.stdout.splitlines()
     check(r.returncode == 0 and lines[0] == "usage:" and lines[-1].startswith("exit status")
           and [l[2:] for l in lines[1:-1]] == block, "README synopsis equals `sensim --help`")
-    for cmd in ("scan", "batch", "render", "view", "bench", "demo", "presets", "pattern"):
+    for cmd in ("scan", "batch", "render", "view", "bench", "demo", "presets", "pattern", "run"):
         r = run(cmd, "--help")
         check(r.returncode == 0 and ("sensim " + cmd) in r.stdout and r.stdout.count("\n  sensim ") <= 2,
               "`sensim %s --help` exits 0 with that command's help only: %r" % (cmd, r.stdout[:200]))
@@ -522,6 +523,58 @@ with tempfile.TemporaryDirectory() as tmp:
           and "sensim batch" in r.stderr, "an unknown option is named, with that command's usage only")
     r = run("frobnicate")
     check(r.returncode == 2 and "unknown command 'frobnicate'" in r.stderr, "an unknown command is named")
+    # ---- survey files: sensim run (issue 18) ----
+    sv = os.path.join(tmp, "survey")
+    os.makedirs(os.path.join(sv, "inputs"))
+    with open(os.path.join(sv, "inputs", "traj.csv"), "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n0,0,0,2,0,0,0\n0.3,3,0,2,0,0,10\n")
+    shutil.copy(plane, os.path.join(sv, "inputs", "plane.obj"))
+    survey = {"_why": "relative paths resolve in the survey's folder", "command": "batch",
+              "scene": "inputs/plane.obj", "lidar": "vlp16", "trajectory": "inputs/traj.csv", "out": "runs/a",
+              "frames": "0:2", "set": {"max_range_m": 60, "beam": "ideal"}, "seed": 5, "format": "pcd",
+              "quiet": True, "images": False}
+    with open(os.path.join(sv, "survey.json"), "w") as f:
+        json.dump(survey, f, indent=1)
+    r = run("run", os.path.join(sv, "survey.json"))
+    check(r.returncode == 0, "sensim run survey.json: %s" % r.stderr)
+    ref = os.path.join(tmp, "survey_cli")
+    r2 = run("batch", "--scene", os.path.join(sv, "inputs", "plane.obj"), "--lidar", "vlp16", "--trajectory",
+             os.path.join(sv, "inputs", "traj.csv"), "--out", ref, "--frames", "0:2", "--set", "max_range_m=60",
+             "--set", "beam=ideal", "--seed", "5", "--format", "pcd", "--quiet")
+    got = os.path.join(sv, "runs", "a")
+    names = sorted(n for n in os.listdir(ref) if n.endswith(".pcd"))
+    check(r2.returncode == 0 and len(names) == 2 and names == sorted(n for n in os.listdir(got) if n.endswith(".pcd"))
+          and all(open(os.path.join(ref, n), "rb").read() == open(os.path.join(got, n), "rb").read() for n in names),
+          "a survey writes the bytes of the same command line")
+    r = run("run", "--dry-run", os.path.join(sv, "survey.json"), "--out", "runs/b")
+    check(r.returncode == 0 and r.stdout.split("&& ")[1].strip() ==
+          "sensim batch --scene inputs/plane.obj --lidar vlp16 --trajectory inputs/traj.csv --out runs/a "
+          "--frames 0:2 --set max_range_m=60 --set beam=ideal --seed 5 --format pcd --quiet --out runs/b",
+          "--dry-run prints the command, file order, options after the file appended: %r" % r.stdout)
+    bad_surveys = [
+        ('{"command": "scan",\n "scene": street}', "bad1.json:2:"),            # JSON error: file, line, column
+        ('{"lidar": "a", "lidar": "b"}', "duplicate object key"),
+        ('[1, 2]', "one JSON object"),
+        ('{"scene": null}', 'key "scene": null'),
+        ('{"pose": [1, "a"]}', 'key "pose": a list holds'),
+        ('{"Scene": "x"}', 'key "Scene": keys are option names'),
+        ('{"command": "view"}', 'key "command": one of'),
+        ('{"out": {"a": 1}}', 'key "out": only "set"'),
+        ('{"command": "scan", "scene": "street", "lidar": "vlp16", "out": "o", "bogus": 1}',
+         "unknown or incomplete option '--bogus'"),                             # the command's own parser
+    ]
+    for i, (text, want) in enumerate(bad_surveys):
+        pth = os.path.join(sv, "bad%d.json" % (i + 1))
+        with open(pth, "w") as f:
+            f.write(text)
+        r = run("run", pth)
+        check(r.returncode != 0 and want in r.stderr and ("bad%d.json" % (i + 1)) in r.stderr,
+              "bad survey %d is named: %r" % (i + 1, r.stderr[:300]))
+    fifo = os.path.join(sv, "fifo.json")
+    os.mkfifo(fifo)
+    r = subprocess.run([SENSIM, "run", fifo], capture_output=True, text=True, timeout=30)
+    check(r.returncode != 0 and "FIFO" in r.stderr, "a FIFO survey is refused at once")
+
     # scan counts frames with --count; --frames (batch's range) is refused there with the new name
     r = run("scan", "--scene", plane, "--lidar", "vlp16", "--frames", "2", "--out", os.path.join(tmp, "nf"))
     check(r.returncode == 2 and "--count N" in r.stderr, "scan --frames is a usage error naming --count: %r" % r.stderr)

@@ -26,6 +26,12 @@ int ensure_dir(const char *dir);
 sensim_status load_scene(const char *what, int32_t frame, const char *tags_file, sensim_scene *scene);
 int cmd_batch(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+/* sensim run SURVEY.json (survey.c): the command a survey file spells out. */
+int cmd_run(int argc, char **argv);
+/* Run argv[1] with its options, as main() does for a command line. */
+int cli_dispatch(int argc, char **argv);
+/* Usage errors from here on name this survey file (its keys are the options). */
+void cli_set_survey(const char *path);
 
 /* --images [LIST]: which per-frame images (bits below; a bare --images is
  * range, intensity, label and preview). A LIST in argv[*i + 1] is consumed

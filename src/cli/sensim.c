@@ -113,6 +113,12 @@ static const struct command_help {
      "sensim pattern stats PRESET|FILE [--times 0.1,0.2,0.5,1,2] [--bin-deg B] [--png FILE] [--set KEY=VALUE]...\n",
      "  export: a Livox CSV that replays to the same shots; stats: extents, FOV coverage against time,\n"
      "  --png a density heat map with its legend\n"},
+    {"run", "sensim run [--dry-run] SURVEY.json [OPTION VALUE]...\n",
+     "  one JSON object holds a whole run: \"command\" (scan, batch (default), render, bench, demo) and\n"
+     "  that command's options as keys without \"--\": \"text\", numbers, true (a switch), [1, 2, 3] (one\n"
+     "  comma-separated value), [\"a\", \"b\"] (the option repeated), \"set\": {\"KEY\": value};\n"
+     "  keys starting with _ are comments; relative paths are relative to the survey's folder;\n"
+     "  options after the file are appended (and win); --dry-run prints the command instead\n"},
     {"version", "sensim --version\n", ""},
 };
 
@@ -149,9 +155,19 @@ static int help(FILE *f, const char *cmd)
     return 0;
 }
 
+static const char *g_survey; /* sensim run: the survey the options came from */
+
+void cli_set_survey(const char *path)
+{
+    g_survey = path;
+}
+
 int usage(const char *msg)
 {
-    if (msg)
+    if (msg && g_survey)
+        fprintf(stderr, "sensim: %s: %s: %s (survey keys are the options without \"--\")\n", g_survey,
+                g_command ? g_command : "run", msg);
+    else if (msg)
         fprintf(stderr, "sensim: %s%s%s\n", g_command && help_of(g_command) ? g_command : "",
                 g_command && help_of(g_command) ? ": " : "", msg);
     help(stderr, g_command);
@@ -587,6 +603,18 @@ out:
 }
 
 int main(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "run")) {
+        g_command = "run";
+        for (int i = 2; i < argc; i++)
+            if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+                return help(stdout, "run");
+        return cmd_run(argc, argv);
+    }
+    return cli_dispatch(argc, argv);
+}
+
+int cli_dispatch(int argc, char **argv)
 {
     if (argc < 2)
         return usage("no command given");
