@@ -523,6 +523,20 @@ with tempfile.TemporaryDirectory() as tmp:
           and "sensim batch" in r.stderr, "an unknown option is named, with that command's usage only")
     r = run("frobnicate")
     check(r.returncode == 2 and "unknown command 'frobnicate'" in r.stderr, "an unknown command is named")
+    # ---- presets cite their sources inside the repository ----
+    pdir = os.path.join(HERE, "..", "scan_patterns")
+    import re
+    for name in sorted(n for n in os.listdir(pdir) if n.endswith(".preset")):
+        text = open(os.path.join(pdir, name), encoding="utf-8").read()
+        comments = "\n".join(l for l in text.splitlines() if l.startswith("#"))
+        cited = re.findall(r"sources/[A-Za-z0-9_.-]+\.md", comments)
+        check(cited and all(os.path.isfile(os.path.join(pdir, c)) for c in cited) and "../" not in comments
+              and "http" not in comments, "%s cites its sources inside the repository: %r" % (name, cited))
+    # the key table renders as one table: its rows are contiguous
+    lines = open(os.path.join(pdir, "README.md"), encoding="utf-8").read().splitlines()
+    rows = [i for i, l in enumerate(lines) if l.startswith("| `")]
+    check(rows == list(range(rows[0], rows[0] + len(rows))), "scan_patterns/README.md key table is one table")
+
     # ---- survey files: sensim run (issue 18) ----
     sv = os.path.join(tmp, "survey")
     os.makedirs(os.path.join(sv, "inputs"))
