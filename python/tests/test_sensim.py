@@ -788,6 +788,98 @@ class GltfScenes(unittest.TestCase):
         ctx.close()
         tmp.cleanup()
 
+    def test_textured_gltf_equals_obj_twin(self):
+        """Base-colour PNG textures and UVs: a glTF quad (texture beside the file, or embedded in
+        the buffer) renders the same colours as its OBJ/MTL twin."""
+        import base64
+        import json
+        import zlib
+        tmp = tempfile.TemporaryDirectory()
+        d = tmp.name
+
+        def png(path, rgb):  # a minimal 8-bit RGB PNG
+            h, w = len(rgb), len(rgb[0])
+            raw = b"".join(b"\0" + bytes(c for px in row for c in px) for row in rgb)
+
+            def chunk(kind, data):
+                return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+            data = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                    + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+            with open(path, "wb") as f:
+                f.write(data)
+            return data
+        texture = png(os.path.join(d, "tex.png"), [[(255, 0, 0), (0, 255, 0)], [(0, 0, 255), (255, 255, 255)]])
+        # a wall 5 m ahead, native y in [-2, 2], z in [-0.5, 3.5]; glTF y-up: (x, y, z)_native = (X, -Z, Y)
+        native = np.array([[5, 2, -0.5], [5, -2, -0.5], [5, -2, 3.5], [5, 2, 3.5]], float)
+        gpos = np.c_[native[:, 0], native[:, 2], -native[:, 1]].astype(np.float32)
+        uv = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)  # v up, as OBJ vt (glTF's v is flipped)
+        tri = np.array([[0, 1, 2], [0, 2, 3]], np.uint32)
+        renders = []
+        for variant in ("file", "embedded"):
+            guv = np.c_[uv[:, 0], 1 - uv[:, 1]].astype(np.float32)
+            blob, views, acc = b"", [], []
+            for data, a in ((gpos.tobytes(), {"componentType": 5126, "count": 4, "type": "VEC3",
+                                              "min": gpos.min(0).tolist(), "max": gpos.max(0).tolist()}),
+                            (guv.tobytes(), {"componentType": 5126, "count": 4, "type": "VEC2"}),
+                            (tri.tobytes(), {"componentType": 5125, "count": 6, "type": "SCALAR"})):
+                views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": len(data)})
+                blob += data
+                a["bufferView"] = len(views) - 1
+                acc.append(a)
+            if variant == "file":
+                image = {"uri": "tex.png"}
+            else:
+                views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": len(texture)})
+                blob += texture
+                image = {"bufferView": len(views) - 1, "mimeType": "image/png"}
+            doc = {"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
+                   "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "TEXCOORD_0": 1}, "indices": 2,
+                                               "material": 0}]}],
+                   "materials": [{"name": "Building_poster", "pbrMetallicRoughness": {
+                       "baseColorFactor": [1, 1, 1, 1], "baseColorTexture": {"index": 0}}}],
+                   "textures": [{"source": 0, "sampler": 0}],
+                   "samplers": [{"magFilter": 9728, "minFilter": 9728}], "images": [image],
+                   "accessors": acc, "bufferViews": views,
+                   "buffers": [{"byteLength": len(blob),
+                                "uri": "data:application/octet-stream;base64," + base64.b64encode(blob).decode()}]}
+            with open(os.path.join(d, variant + ".gltf"), "w") as f:
+                json.dump(doc, f)
+        with open(os.path.join(d, "twin.mtl"), "w") as f:
+            f.write("newmtl Building_poster\nKd 1 1 1\nmap_Kd tex.png\n")
+        with open(os.path.join(d, "twin.obj"), "w") as f:
+            f.write("mtllib twin.mtl\nusemtl Building_poster\n")
+            f.writelines("v %g %g %g\n" % tuple(v) for v in native)
+            f.writelines("vt %g %g\n" % tuple(t) for t in uv)
+            f.writelines("f %d/%d %d/%d %d/%d\n" % (a + 1, a + 1, b + 1, b + 1, c + 1, c + 1) for a, b, c in tri)
+        ctx = sensim.Context(2)
+        cam = sensim.Camera(ctx, "carla_default", {"width": 64, "height": 48})
+        for name in ("file.gltf", "embedded.gltf", "twin.obj"):
+            sc = sensim.Scene(ctx)
+            sc.load(os.path.join(d, name))
+            sc.commit()
+            self.assertEqual(sc.info["textures_skipped"], 0, name)
+            renders.append(cam.render(sc, pose=sensim.pose(z=1.5), outputs=("rgb", "semantic"))["rgb"])
+        g1, g2, o = renders
+        self.assertTrue(np.array_equal(g1, o) and np.array_equal(g2, o))
+        # the texture is there: the wall's four quadrants carry its four texels (red top-left as seen)
+        tl, tr, bl, br = (o[24 + dy, 32 + dx].astype(int) for dy, dx in ((-6, -6), (-6, 6), (6, -6), (6, 6)))
+        # PNG row 0 (red, green) is the top (v = 1); the wall's left is +y: uv (0, 0) at its bottom left
+        self.assertTrue(tl[0] > 100 and tl[1] < 30 and tl[2] < 30, tl)  # red
+        self.assertTrue(tr[1] > 100 and tr[0] < 30 and tr[2] < 30, tr)  # green
+        self.assertTrue(bl[2] > 100 and bl[0] < 30 and bl[1] < 30, bl)  # blue
+        self.assertTrue(min(br) > 100, br)  # white
+        # a texture that cannot be read is counted and leaves the base colour
+        with open(os.path.join(d, "file.gltf")) as f:
+            doc = json.load(f)
+        doc["images"] = [{"uri": "missing.png"}]
+        with open(os.path.join(d, "missing.gltf"), "w") as f:
+            json.dump(doc, f)
+        sc = sensim.Scene(ctx)
+        sc.load(os.path.join(d, "missing.gltf"))
+        self.assertEqual(sc.info["textures_skipped"], 1)
+        ctx.close()
+        tmp.cleanup()
+
     def test_forest_of_one_tree(self):
         tmp = tempfile.TemporaryDirectory()
         tree = box((-0.3, 0, -0.3), (0.3, 4, 0.3))

@@ -158,6 +158,9 @@ sensim_status sensim__tag_rules_parse(const char *path, const char *data, size_t
 /* PNG file -> 8-bit sRGB texels (row 0 at the top), at most 16384 a side
  * and 2^26 texels (io/image_png.c; the one read path of libpng). */
 sensim_status sensim__png_read_rgb(const char *path, uint32_t *out_w, uint32_t *out_h, uint8_t **out_rgb);
+/* The same from PNG bytes in memory (@p label names them in messages). */
+sensim_status sensim__png_decode_rgb(const char *label, const void *data, size_t size, uint32_t *out_w,
+                                     uint32_t *out_h, uint8_t **out_rgb);
 sensim_status sensim__read_file(const char *path, uint64_t max_bytes, char **out_data,
                                 size_t *out_size);
 

@@ -70,20 +70,28 @@ sensim_status sensim__png_read_rgb(const char *path, uint32_t *out_w, uint32_t *
     sensim_status st = sensim__read_file(path, UINT64_C(256) << 20, &data, &size);
     if (st != SENSIM_OK)
         return st;
+    st = sensim__png_decode_rgb(path, data, size, out_w, out_h, out_rgb);
+    free(data);
+    return st;
+}
+
+sensim_status sensim__png_decode_rgb(const char *label, const void *data, size_t size, uint32_t *out_w,
+                                     uint32_t *out_h, uint8_t **out_rgb)
+{
+    const char *path = label;
+    sensim_status st;
+    *out_rgb = NULL;
     png_image img;
     memset(&img, 0, sizeof img);
     img.version = PNG_IMAGE_VERSION;
     if (!png_image_begin_read_from_memory(&img, data, size)) {
-        st = sensim__fail(SENSIM_ERR_PARSE, "%s: not a readable PNG (%s)", path, img.message);
-        free(data);
-        return st;
+        return sensim__fail(SENSIM_ERR_PARSE, "%s: not a readable PNG (%s)", path, img.message);
     }
     if (img.width < 1 || img.width > 16384 || img.height < 1 || img.height > 16384 ||
         (uint64_t)img.width * img.height > (UINT64_C(1) << 26)) {
         st = sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: texture of %u x %u texels (at most 16384 a side and 2^26 in all)",
                           path, img.width, img.height);
         png_image_free(&img);
-        free(data);
         return st;
     }
     img.format = PNG_FORMAT_RGB; /* 8-bit sRGB; alpha composited on black */
@@ -91,7 +99,6 @@ sensim_status sensim__png_read_rgb(const char *path, uint32_t *out_w, uint32_t *
     png_color black = {0, 0, 0};
     if (!rgb) {
         png_image_free(&img);
-        free(data);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: cannot allocate a %u x %u texture", path, img.width,
                             img.height);
     }
@@ -99,10 +106,8 @@ sensim_status sensim__png_read_rgb(const char *path, uint32_t *out_w, uint32_t *
         st = sensim__fail(SENSIM_ERR_PARSE, "%s: PNG decoding failed (%s)", path, img.message);
         png_image_free(&img);
         free(rgb);
-        free(data);
         return st;
     }
-    free(data);
     *out_w = img.width;
     *out_h = img.height;
     *out_rgb = rgb;

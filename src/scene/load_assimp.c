@@ -16,8 +16,11 @@
  * whole-word matcher and the load's tag mapping file; else the default tag.
  * Materials: scene materials by the material's name (keywords as OBJ
  * usemtl); its base colour (glTF baseColorFactor, else the diffuse colour)
- * becomes the camera appearance. Textures are not read yet (counted in
- * scene_info.textures_skipped).
+ * and its base-colour (else diffuse) PNG texture become the camera
+ * appearance, sampled at the mesh's first UV set (Assimp hands UVs over with
+ * v up, as OBJ's vt). Textures are files beside the scene or embedded (GLB);
+ * one that cannot be used (missing, not a PNG) leaves the base colour alone
+ * and is counted in scene_info.textures_skipped, as for OBJ.
  * A load as SENSIM_MESH_PROTOTYPE (an actor's mesh) bakes every node into
  * the one mesh: instances would be static world.
  * Everything lands in one edit section: the load is whole or the scene is as
@@ -28,6 +31,7 @@
 #include <assimp/cimport.h>
 #include <assimp/material.h>
 #include <assimp/metadata.h>
+#include <assimp/texture.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
@@ -142,6 +146,7 @@ typedef struct out_mesh {
     uint32_t *idx;
     uint8_t *tags;
     uint16_t *mats;
+    float *uvs; /* 6 per triangle once a mesh with UVs arrives (NaN before and where none), else NULL */
     size_t nv, nt, capv, capt;
 } out_mesh;
 
@@ -170,9 +175,19 @@ static int append(out_mesh *o, const struct aiMesh *am, const double xf[16], uin
         uint16_t *m = realloc(o->mats, c * sizeof *m);
         if (m)
             o->mats = m;
-        if (!i || !t || !m)
+        float *uv = o->uvs ? realloc(o->uvs, 6 * c * sizeof *uv) : NULL;
+        if (uv)
+            o->uvs = uv;
+        if (!i || !t || !m || (o->uvs && !uv))
             return -2;
         o->capt = c;
+    }
+    const struct aiVector3D *tc = am->mTextureCoords[0];
+    if (tc && !o->uvs) { /* the first mesh with UVs: the triangles before it have none */
+        if (!(o->uvs = malloc(6 * o->capt * sizeof *o->uvs)))
+            return -2;
+        for (size_t k = 0; k < 6 * o->nt; k++)
+            o->uvs[k] = NAN;
     }
     size_t base = o->nv;
     for (unsigned k = 0; k < am->mNumVertices; k++) {
@@ -198,6 +213,11 @@ static int append(out_mesh *o, const struct aiMesh *am, const double xf[16], uin
         }
         o->tags[o->nt] = tag;
         o->mats[o->nt] = mat;
+        if (o->uvs)
+            for (int r = 0; r < 3; r++) {
+                float u = tc ? tc[fc->mIndices[r]].x : NAN, v = tc ? tc[fc->mIndices[r]].y : NAN;
+                o->uvs[6 * o->nt + 2 * r] = isfinite(u) ? u : NAN, o->uvs[6 * o->nt + 2 * r + 1] = isfinite(v) ? v : NAN;
+            }
         o->nt++;
     }
     return 0;
@@ -209,6 +229,7 @@ static void out_free(out_mesh *o)
     free(o->idx);
     free(o->tags);
     free(o->mats);
+    free(o->uvs);
     memset(o, 0, sizeof *o);
 }
 
@@ -218,10 +239,53 @@ static sensim_status commit_mesh(sensim_scene *scene, out_mesh *o, uint32_t flag
     sensim_mesh m = {0};
     m.vertices = o->v, m.vertex_count = (uint32_t)o->nv;
     m.indices = o->idx, m.triangle_count = (uint32_t)o->nt;
-    m.tags = o->tags, m.materials = o->mats;
+    m.tags = o->tags, m.materials = o->mats, m.uvs = o->uvs;
     m.flags = flags;
     memset(o, 0, sizeof *o);
     return sensim__scene_append_mesh_locked(scene, &m, out_id);
+}
+
+/* The material's base-colour (else diffuse) texture as sRGB texels: 1 read,
+ * 0 the material has none, -1 it has one that cannot be used (missing, not
+ * a PNG, an unreadable embedded image: the caller counts it). Embedded
+ * textures ("*N", GLB) are PNG bytes or raw BGRA texels; others are files
+ * relative to the scene file's folder. */
+static int material_texture(const struct aiScene *sc, const struct aiMaterial *amat, const char *scene_path,
+                            uint8_t **out, uint32_t *w, uint32_t *h)
+{
+    struct aiString tp;
+    *out = NULL, *w = *h = 0;
+    if (aiGetMaterialTexture(amat, aiTextureType_BASE_COLOR, 0, &tp, NULL, NULL, NULL, NULL, NULL, NULL) !=
+            aiReturn_SUCCESS &&
+        aiGetMaterialTexture(amat, aiTextureType_DIFFUSE, 0, &tp, NULL, NULL, NULL, NULL, NULL, NULL) !=
+            aiReturn_SUCCESS)
+        return 0;
+    const char *name = tp.data;
+    if (name[0] == '*') { /* embedded */
+        char *end;
+        unsigned long k = strtoul(name + 1, &end, 10);
+        if (*end || end == name + 1 || k >= sc->mNumTextures || !sc->mTextures[k])
+            return -1;
+        const struct aiTexture *t = sc->mTextures[k];
+        if (t->mHeight == 0) /* compressed: mWidth bytes of a file */
+            return sensim__png_decode_rgb(scene_path, t->pcData, t->mWidth, w, h, out) == SENSIM_OK ? 1 : -1;
+        if (t->mWidth < 1 || t->mWidth > 16384 || t->mHeight > 16384 || !t->pcData)
+            return -1;
+        uint8_t *rgb = malloc((size_t)t->mWidth * t->mHeight * 3);
+        if (!rgb)
+            return -1;
+        for (size_t p = 0; p < (size_t)t->mWidth * t->mHeight; p++) /* aiTexel is b, g, r, a */
+            rgb[3 * p] = t->pcData[p].r, rgb[3 * p + 1] = t->pcData[p].g, rgb[3 * p + 2] = t->pcData[p].b;
+        *out = rgb, *w = t->mWidth, *h = t->mHeight;
+        return 1;
+    }
+    char full[4096];
+    const char *slash = strrchr(scene_path, '/');
+    if (name[0] == '/' || !slash)
+        snprintf(full, sizeof full, "%s", name);
+    else
+        snprintf(full, sizeof full, "%.*s/%s", (int)(slash - scene_path), scene_path, name);
+    return sensim__png_read_rgb(full, w, h, out) == SENSIM_OK ? 1 : -1;
 }
 
 sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, const sensim_load_options *opt,
@@ -292,6 +356,11 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
     double S[16] = {s, 0, 0, 0, 0, s, 0, 0, 0, 0, s, 0, 0, 0, 0, 1}, SC[16];
     mul(S, YUP_TO_ZUP, SC); /* file -> native: scale after the axis change */
     uint32_t *proto_id = malloc((sc->mNumMeshes ? sc->mNumMeshes : 1) * sizeof *proto_id);
+    uint8_t *tex_done = calloc(sc->mNumMaterials ? sc->mNumMaterials : 1, 1);
+    if (!tex_done) {
+        free(proto_id);
+        proto_id = NULL;
+    }
     out_mesh stat = {0};
     st = proto_id ? sensim__scene_edit_begin(scene) : sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     if (st == SENSIM_OK) {
@@ -314,23 +383,34 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
             if (matn[0] && (st = sensim__scene_material_for_name(scene, matn, &mat)) != SENSIM_OK)
                 break;
             int e = 0;
-            if (matn[0] && mat) { /* the material's colour for cameras */
+            if (matn[0] && mat && !tex_done[am->mMaterialIndex]) { /* the material's look for cameras, once */
+                tex_done[am->mMaterialIndex] = 1;
                 struct aiColor4D c;
                 sensim_appearance ap;
                 memset(&ap, 0, sizeof ap);
-                if (aiGetMaterialColor(sc->mMaterials[am->mMaterialIndex], AI_MATKEY_BASE_COLOR, &c) == aiReturn_SUCCESS ||
-                    aiGetMaterialColor(sc->mMaterials[am->mMaterialIndex], AI_MATKEY_COLOR_DIFFUSE, &c) == aiReturn_SUCCESS) {
+                const struct aiMaterial *amat = sc->mMaterials[am->mMaterialIndex];
+                int have = 0;
+                ap.base_color[0] = ap.base_color[1] = ap.base_color[2] = 1;
+                if (aiGetMaterialColor(amat, AI_MATKEY_BASE_COLOR, &c) == aiReturn_SUCCESS ||
+                    aiGetMaterialColor(amat, AI_MATKEY_COLOR_DIFFUSE, &c) == aiReturn_SUCCESS) {
                     ap.base_color[0] = c.r < 0 ? 0 : c.r > 1 ? 1 : c.r;
                     ap.base_color[1] = c.g < 0 ? 0 : c.g > 1 ? 1 : c.g;
                     ap.base_color[2] = c.b < 0 ? 0 : c.b > 1 ? 1 : c.b;
-                    if (ap.base_color[0] == ap.base_color[0] && ap.base_color[1] == ap.base_color[1] &&
-                        ap.base_color[2] == ap.base_color[2] &&
-                        (st = sensim__scene_set_appearance_locked(scene, mat, &ap)) != SENSIM_OK)
-                        break;
+                    have = ap.base_color[0] == ap.base_color[0] && ap.base_color[1] == ap.base_color[1] &&
+                           ap.base_color[2] == ap.base_color[2];
+                    if (!have)
+                        ap.base_color[0] = ap.base_color[1] = ap.base_color[2] = 1;
                 }
-                if (aiGetMaterialTextureCount(sc->mMaterials[am->mMaterialIndex], aiTextureType_DIFFUSE) +
-                        aiGetMaterialTextureCount(sc->mMaterials[am->mMaterialIndex], aiTextureType_BASE_COLOR) > 0)
+                uint8_t *texels = NULL;
+                if (material_texture(sc, amat, path, &texels, &ap.texture_width, &ap.texture_height) < 0)
                     tex_skipped++;
+                ap.texture = texels;
+                have |= texels != NULL;
+                if (have && (st = sensim__scene_set_appearance_locked(scene, mat, &ap)) != SENSIM_OK) {
+                    free(texels);
+                    break;
+                }
+                free(texels); /* the scene copied it */
             }
             if (refs[p->mesh] == 1 || (o.flags & SENSIM_MESH_PROTOTYPE)) { /* baked into the file's mesh */
                 double xf[16];
@@ -390,6 +470,7 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
     }
     out_free(&stat);
     free(proto_id);
+    free(tex_done);
     free(refs);
     free(w.p);
     free(rules);
