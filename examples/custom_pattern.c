@@ -64,11 +64,12 @@ int main(void)
     sensim_lidar_info li;
     sensim_lidar_get_info(lidar, &li);
     size_t size;
+    uint64_t points; /* 4 whole frames, every return a shot can make (not shots_per_frame) */
     void *mem = NULL;
     sensim_ring *ring;
     if (sensim_scene_add_mesh(scene, &md, NULL) || sensim_scene_commit(scene) ||
-        sensim_ring_required_size(li.shots_per_frame, 4, &size) || !(mem = malloc(size)) ||
-        sensim_ring_init(mem, size, li.shots_per_frame, 4, SENSIM_OVERFLOW_FAIL, &ring)) {
+        sensim_lidar_ring_size(lidar, 4, &points, &size) || !(mem = malloc(size)) ||
+        sensim_ring_init(mem, size, points, 4, SENSIM_OVERFLOW_FAIL, &ring)) {
         fprintf(stderr, "custom_pattern: %s\n", sensim_context_last_error(ctx));
         return 1;
     }

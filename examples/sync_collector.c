@@ -83,7 +83,8 @@ int main(int argc, char **argv)
     sensim_lidar_info ti, fi;
     sensim_lidar_get_info(top, &ti);
     sensim_lidar_get_info(front, &fi);
-    if (!make_ring(&sensors[0], ti.shots_per_frame * 3, 8) || !make_ring(&sensors[1], fi.shots_per_frame * 3, 8) ||
+    /* two whole frames of every return a frame can hold (max_points_per_frame, not shots_per_frame) */
+    if (!make_ring(&sensors[0], 2 * ti.max_points_per_frame, 8) || !make_ring(&sensors[1], 2 * fi.max_points_per_frame, 8) ||
         !make_ring(&sensors[2], 1024, 64))
         return 1;
     mkdir(dir, 0777);
