@@ -27,6 +27,7 @@
 #include <sensim/nav.h>
 #include <sensim/radar.h>
 #include <sensim/mcap.h>
+#include <sensim/placement.h>
 #include <sensim/frames.h>
 #include <sensim/bench.h>
 

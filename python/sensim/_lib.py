@@ -41,6 +41,17 @@ class StreetInfo(Structure):
                 ("car_mesh_id", c_uint32), ("reserved", c_uint64 * 2)]
 
 
+class RoiDesc(Structure):
+    _fields_ = [("xmin", c_double), ("ymin", c_double), ("xmax", c_double), ("ymax", c_double), ("zmin", c_double),
+                ("zmax", c_double), ("cell_m", c_double), ("min_points", c_uint32), ("nuc_disks", c_uint32),
+                ("nuc_radius_m", c_double), ("seed", c_uint64), ("reserved", c_uint64 * 4)]
+
+
+class RoiMetrics(Structure):
+    _fields_ = [("points", c_uint64), ("density_per_m2", c_double), ("cell_cv", c_double), ("nuc", c_double),
+                ("coverage", c_double), ("cells_x", c_uint32), ("cells_y", c_uint32), ("reserved", c_uint64 * 4)]
+
+
 class Appearance(Structure):
     _fields_ = [("base_color", c_float * 3), ("texture", c_void_p), ("texture_width", c_uint32),
                 ("texture_height", c_uint32), ("reserved", c_uint64 * 4)]
@@ -230,7 +241,8 @@ STRUCTS = {
     "sensim_nav_sample": NavSample, "sensim_radar_desc": RadarDesc, "sensim_radar_detection": RadarDetection,
     "sensim_sensor_sample": SensorSample, "sensim_sensor_desc": SensorDesc,
     "sensim_context_desc": ContextDesc, "sensim_mesh_desc": MeshDesc, "sensim_load_options": LoadOptions,
-    "sensim_scene_info": SceneInfo, "sensim_street_info": StreetInfo, "sensim_material": Material, "sensim_field": Field,
+    "sensim_scene_info": SceneInfo, "sensim_street_info": StreetInfo, "sensim_roi_desc": RoiDesc,
+    "sensim_roi_metrics": RoiMetrics, "sensim_material": Material, "sensim_field": Field,
     "sensim_frame_header": FrameHeader, "sensim_frame_view": FrameView, "sensim_ring_stats": RingStats,
     "sensim_lidar_info": LidarInfo, "sensim_scan_result": ScanResult, "sensim_pose_key": PoseKey,
     "sensim_motion": Motion, "sensim_pattern_stats": PatternStats, "sensim_proximity_desc": ProximityDesc,
@@ -321,6 +333,15 @@ PROTOTYPES = {
     "sensim_lidar_ring_size": (status_t, [c_void_p, c_uint32, POINTER(c_uint64), POINTER(c_size_t)]),
     "sensim_lidar_get_elevations": (status_t, [c_void_p, POINTER(c_float), c_uint32, POINTER(c_uint32)]),
     "sensim_lidar_count_shots": (status_t, [c_void_p, c_int64, c_int64, POINTER(c_uint64)]),
+    "sensim_roi_desc_init": (None, [POINTER(RoiDesc)]),
+    "sensim_roi_grid_size": (status_t, [POINTER(RoiDesc), POINTER(c_uint32), POINTER(c_uint32)]),
+    "sensim_roi_accumulate": (status_t, [POINTER(RoiDesc), c_void_p, c_uint64, c_void_p, POINTER(c_uint64)]),
+    "sensim_roi_evaluate": (status_t, [POINTER(RoiDesc), c_void_p, POINTER(RoiMetrics)]),
+    "sensim_boxes_count": (status_t, [c_void_p, c_uint32, c_void_p, c_uint64, c_void_p]),
+    "sensim_lidar_box_shots": (status_t, [c_void_p, c_int64, c_int64, POINTER(c_double), c_void_p, c_uint32,
+                                          c_void_p]),
+    "sensim_write_roi_png": (status_t, [c_char_p, POINTER(RoiDesc), c_void_p, c_void_p, c_uint32,
+                                        POINTER(c_uint32), POINTER(c_uint32)]),
     "sensim_lidar_set_mount_pose": (status_t, [c_void_p, d16]),
     "sensim_lidar_scan": (status_t, [c_void_p, c_void_p, c_int64, c_int64, d16, c_void_p, POINTER(ScanResult)]),
     "sensim_lidar_scan_motion": (status_t, [c_void_p, c_void_p, c_int64, c_int64, POINTER(Motion), c_void_p,

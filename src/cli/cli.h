@@ -93,6 +93,10 @@ int load_rig(FILE *f, const char *label, sensor_spec *specs, uint32_t *count);
 int load_rig_file(const char *path, sensor_spec *specs, uint32_t *count);
 void free_specs(sensor_spec *specs, uint32_t count);
 int load_camera(FILE *f, const char *label, sensim_camera_desc *desc);
+/* Rows of @p cols comma-separated finite numbers (at most @p max_rows; '#'
+ * comments, blank lines and one @p header line allowed) into a malloc'ed
+ * array: 0, or an exit status after a message naming the file and line. */
+int load_number_rows(const char *path, const char *header, int cols, uint32_t max_rows, double **out, uint32_t *n);
 int load_camera_file(const char *path, sensim_camera_desc *desc);
 int cmd_bench(int argc, char **argv);
 /* Camera output (render.c): "depth,semantic,..." into SENSIM_CAMERA_* bits
@@ -110,5 +114,7 @@ int camera_write_capture(const char *dir, const char *stem, const sensim_camera 
                          uint32_t want, const sensim_camera_images *im, uint8_t *img, const double pose[16],
                          int64_t t_ns, int32_t frame);
 int cmd_render(int argc, char **argv);
+/* sensim placement (placement.c). */
+int cmd_placement(int argc, char **argv);
 
 #endif

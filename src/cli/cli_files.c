@@ -743,3 +743,57 @@ int load_actors_file(const char *path, actor_spec *actors, uint32_t *count)
     return rc;
 }
 
+
+int load_number_rows(const char *path, const char *header, int cols, uint32_t max_rows, double **out, uint32_t *n)
+{
+    FILE *f;
+    *out = NULL, *n = 0;
+    int rc = open_regular_file(path, &f);
+    if (rc)
+        return rc;
+    char line[4096];
+    unsigned long long ln = 0;
+    int got;
+    double *rows = NULL;
+    uint32_t cap = 0;
+    while (rc == 0 && (got = next_line(f, path, ln + 1, line, sizeof line)) > 0) {
+        ln++;
+        char *p = line_content(line);
+        if (!p)
+            continue;
+        if (*n == 0 && !rows && !strcmp(p, header)) /* the optional header line */
+            continue;
+        double v[16];
+        if (parse_numbers(p, v, cols, cols) != cols) {
+            char want[160];
+            snprintf(want, sizeof want, "expected %d comma-separated finite numbers (%s)", cols, header);
+            rc = msg_fail("%s:%llu: %s", path, ln, want);
+            break;
+        }
+        if (*n == max_rows) {
+            rc = msg_fail("%s:%llu: more rows than the limit%s", path, ln, "");
+            break;
+        }
+        if (*n == cap) {
+            uint32_t c = cap ? 2 * cap : 64;
+            double *r = realloc(rows, (size_t)c * cols * sizeof *r);
+            if (!r) {
+                rc = msg_fail("%s:%llu: out of memory%s", path, ln, "");
+                break;
+            }
+            rows = r, cap = c;
+        }
+        memcpy(&rows[(size_t)*n * cols], v, cols * sizeof *v);
+        (*n)++;
+    }
+    if (got < 0 && rc == 0)
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+    fclose(f);
+    if (rc) {
+        free(rows);
+        *n = 0;
+        return rc;
+    }
+    *out = rows;
+    return 0;
+}

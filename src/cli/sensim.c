@@ -113,6 +113,22 @@ static const struct command_help {
      "sensim pattern stats PRESET|FILE [--times 0.1,0.2,0.5,1,2] [--bin-deg B] [--png FILE] [--set KEY=VALUE]...\n",
      "  export: a Livox CSV that replays to the same shots; stats: extents, FOV coverage against time,\n"
      "  --png a density heat map with its legend\n"},
+    {"placement",
+     "sensim placement --scene FILE|street --lidar PRESET|FILE (--candidates FILE | --grid X,Y,Z,YAW)\n"
+     "                 --roi xmin,ymin,xmax,ymax --out DIR [--roi-z zmin,zmax] [--cell M] [--min-points K]\n"
+     "                 [--duration S] [--objects FILE] [--weights D,U,C,V] [--select M] [--shard K/N]\n"
+     "                 [--no-maps] [--set KEY=VALUE]... [--threads N] [--seed N] [--tags FILE]\n"
+     "sensim placement --merge DIR,DIR,... --out DIR\n",
+     "  ranks candidate lidar poses by the points they put in a region of interest (ROI):\n"
+     "  --candidates  rows x,y,z,roll,pitch,yaw (m, deg); --grid: each of X,Y,Z,YAW is A or A:B:STEP\n"
+     "  --roi         the ROI on the ground (world m), gridded in --cell cells (1 m); --roi-z heights counted\n"
+     "  --duration    integration time, rounded up to whole frames (0.1 s)\n"
+     "  --objects     boxes xmin,ymin,zmin,xmax,ymax,zmax added to the scene; visible with >= K points,\n"
+     "                occluded when the beams reach them but fewer points come back, else out of view\n"
+     "  --weights     score = D log10(1 + density) + U / (1 + cv) + C coverage + V visible share (1,1,1,1)\n"
+     "  --select M    also picks M lidars greedily (each maximises the score of the union): selection.csv\n"
+     "  --shard K/N   candidates with index % N == K; --merge joins the shards' rankings into one\n"
+     "  writes DIR/ranking.csv (best first), ranking.json, candidate_NNNNNN.png heat maps\n"},
     {"run", "sensim run [--dry-run] SURVEY.json [OPTION VALUE]...\n",
      "  one JSON object holds a whole run: \"command\" (scan, batch (default), render, bench, demo) and\n"
      "  that command's options as keys without \"--\": \"text\", numbers, true (a switch), [1, 2, 3] (one\n"
@@ -648,6 +664,8 @@ int cli_dispatch(int argc, char **argv)
         return cmd_render(argc, argv);
     if (!strcmp(cmd, "view"))
         return cmd_view(argc, argv);
+    if (!strcmp(cmd, "placement"))
+        return cmd_placement(argc, argv);
     if (strcmp(cmd, "scan") && strcmp(cmd, "demo")) {
         char m[160];
         snprintf(m, sizeof m, "unknown command '%.100s'", cmd);

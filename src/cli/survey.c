@@ -193,12 +193,12 @@ int cmd_run(int argc, char **argv)
         rc = survey_error(path, NULL, "a survey is one JSON object of option keys");
     json_t *c = rc ? NULL : json_object_get(root, "command");
     if (c) {
-        static const char *const ok[] = {"scan", "batch", "render", "bench", "demo"}; /* no positional arguments */
+        static const char *const ok[] = {"scan", "batch", "render", "bench", "demo", "placement"}; /* no positionals */
         size_t k = 0;
-        while (k < 5 && !(json_is_string(c) && !strcmp(json_string_value(c), ok[k])))
+        while (k < 6 && !(json_is_string(c) && !strcmp(json_string_value(c), ok[k])))
             k++;
-        if (k == 5)
-            rc = survey_error(path, "command", "one of scan, batch, render, bench, demo");
+        if (k == 6)
+            rc = survey_error(path, "command", "one of scan, batch, render, bench, demo, placement");
         else
             command = ok[k];
     }

@@ -394,6 +394,74 @@ sensim_status sensim_write_bev_png(const char *path, const sensim_point *pts, ui
     return st;
 }
 
+sensim_status sensim_write_roi_png(const char *path, const sensim_roi_desc *roi, const uint32_t *cells,
+                                   const double *sensors_xy, uint32_t sensor_count, uint32_t *out_w, uint32_t *out_h)
+{
+    uint32_t nx, ny;
+    sensim_status st = sensim_roi_grid_size(roi, &nx, &ny);
+    if (st != SENSIM_OK)
+        return st;
+    if (!path || !cells || (sensor_count && !sensors_xy))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_write_roi_png: NULL argument");
+    if (nx > 8192 || ny > 8192)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "sensim_write_roi_png: %u x %u cells (8192 a side at most)", nx, ny);
+    uint32_t big = nx > ny ? nx : ny, k = big >= 512 ? 1 : 512 / big;
+    k = k > 32 ? 32 : k;
+    const uint32_t mw = nx * k, mh = ny * k, W = mw < 200 ? 200 : mw, H = mh + 34;
+    uint8_t *img = calloc((size_t)W * H, 3);
+    if (!img)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_write_roi_png: out of memory for %ux%u", W, H);
+    uint32_t mx = 0;
+    for (size_t c = 0; c < (size_t)nx * ny; c++)
+        mx = cells[c] > mx ? cells[c] : mx;
+    static const uint8_t empty[3] = {35, 35, 35}, white[3] = {255, 255, 255};
+    for (uint32_t j = 0; j < ny; j++) /* row 0 of the image is the ROI's top (ymax): x right, y up, as a map */
+        for (uint32_t i = 0; i < nx; i++) {
+            uint32_t v = cells[(size_t)j * nx + i];
+            uint8_t c[3];
+            if (v)
+                colormap(log1p((double)v) / log1p((double)mx), c);
+            else
+                memcpy(c, empty, 3);
+            int y0 = (int)((ny - 1 - j) * k);
+            fill(img, W, H, (int)(i * k), y0, (int)((i + 1) * k), y0 + (int)k, c);
+        }
+    const double ppm = k / roi->cell_m; /* pixels per metre */
+    for (uint32_t s = 0; s < sensor_count; s++) { /* sensors: a white cross with a dark edge (clipped) */
+        double px = (sensors_xy[2 * s] - roi->xmin) * ppm, py = mh - (sensors_xy[2 * s + 1] - roi->ymin) * ppm;
+        if (!(px > -1e6 && px < 1e6 && py > -1e6 && py < 1e6))
+            continue;
+        int x = (int)floor(px), y = (int)floor(py);
+        static const uint8_t dark[3] = {0, 0, 0};
+        fill(img, W, mh, x - 7, y - 2, x + 8, y + 3, dark);
+        fill(img, W, mh, x - 2, y - 7, x + 3, y + 8, dark);
+        fill(img, W, mh, x - 6, y - 1, x + 7, y + 2, white);
+        fill(img, W, mh, x - 1, y - 6, x + 2, y + 7, white);
+    }
+    /* scale bar: 1, 2 or 5 x 10^n metres, about a quarter of the ROI's width, bottom left of the map */
+    double want = (roi->xmax - roi->xmin) / 4, bar_m = pow(10, floor(log10(want)));
+    bar_m *= want / bar_m >= 5 ? 5 : want / bar_m >= 2 ? 2 : 1;
+    int bar = (int)floor(bar_m * ppm + 0.5), x0 = 8, y0 = (int)mh - 10;
+    if (bar >= 4 && mh >= 40) {
+        fill(img, W, H, x0, y0, x0 + bar, y0 + 3, white);
+        fill(img, W, H, x0, y0 - 5, x0 + 2, y0 + 3, white);
+        fill(img, W, H, x0 + bar - 2, y0 - 5, x0 + bar, y0 + 3, white);
+        char label[32];
+        snprintf(label, sizeof label, "%g m", bar_m);
+        draw_text(img, W, H, x0, y0 - 14, label, 1, white);
+    }
+    char hi[32];
+    snprintf(hi, sizeof hi, "%u pts", mx);
+    legend(img, W, H, 2, (int)(W < 400 ? W : 400) - 2, (int)mh + 4, "0", hi);
+    st = sensim_write_png(path, W, H, 3, 8, img, (size_t)W * 3);
+    free(img);
+    if (st == SENSIM_OK && out_w)
+        *out_w = W;
+    if (st == SENSIM_OK && out_h)
+        *out_h = H;
+    return st;
+}
+
 sensim_status sensim_write_pattern_png(const sensim_lidar *l, double duration_s, double bin_rad, const char *path,
                                        uint32_t *out_w, uint32_t *out_h, uint32_t *out_max)
 {

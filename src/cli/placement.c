@@ -1,0 +1,585 @@
+/* sensim placement: rank candidate poses of a lidar by what it sees of a
+ * region of interest (sensim/placement.h), pick M of them greedily, shard a
+ * large search and merge the shards' rankings.
+ *
+ * Per candidate: a fresh lidar (the same pattern from t = 0 for everyone)
+ * scans the scene from the candidate pose for the integration time, rounded
+ * up to whole frames, with points in the world frame; the points fill the
+ * ROI grid and the object counts; the pattern's nominal beams give what each
+ * object box would receive with nothing in the way. Object boxes are added
+ * to the scene as actors, so objects hide each other.
+ *
+ * score = w_d·log10(1 + density) + w_u/(1 + cv) + w_c·coverage
+ *       + w_v·visible/objects (0 without objects);
+ * a function of the candidate alone, so shards merge to the single run. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CANDIDATES 100000
+#define MAX_OBJECTS 4096
+#define OBJECT_ID_BASE 1000000u
+
+typedef struct cand_result {
+    uint32_t index;
+    double pose6[6];
+    sensim_roi_metrics m;
+    uint32_t visible, occluded, out_of_view;
+    double score;
+} cand_result;
+
+typedef struct plan {
+    sensim_roi_desc roi;
+    uint32_t nx, ny;
+    double w[4];
+    const double *boxes;
+    uint32_t nboxes;
+} plan;
+
+static double score_of(const plan *p, const sensim_roi_metrics *m, uint32_t visible)
+{
+    double s = p->w[0] * log10(1 + m->density_per_m2) + p->w[1] / (1 + m->cell_cv) + p->w[2] * m->coverage;
+    if (p->nboxes)
+        s += p->w[3] * (double)visible / (double)p->nboxes;
+    return s;
+}
+
+static void states(const plan *p, const uint32_t *pts, const uint32_t *shots, uint32_t *vis, uint32_t *occ,
+                   uint32_t *oov)
+{
+    *vis = *occ = *oov = 0;
+    const uint32_t k = p->roi.min_points;
+    for (uint32_t b = 0; b < p->nboxes; b++) {
+        if (pts[b] >= k)
+            (*vis)++;
+        else if (shots[b] >= k)
+            (*occ)++;
+        else
+            (*oov)++;
+    }
+}
+
+/* One candidate: scan, grid, objects. 0 or an exit status. */
+static int evaluate(const plan *p, const sensim_scene *scene, const char *lidar_arg, const char *const *sets,
+                    uint32_t nsets, double duration_s, const double pose6[6], uint32_t *cells, uint32_t *obj_pts,
+                    uint32_t *obj_shots)
+{
+    const char *all[MAX_SETS + 2];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < nsets; i++)
+        all[n++] = sets[i];
+    all[n++] = "points_frame=world";
+    sensim_lidar *l = NULL;
+    sensim_status st = sensim_lidar_create_from_preset(g_ctx, lidar_arg, all, n, &l);
+    sensim_lidar_info li;
+    double pose[16];
+    if (st == SENSIM_OK)
+        st = sensim_lidar_get_info(l, &li);
+    if (st == SENSIM_OK)
+        st = sensim_pose_from_frame(SENSIM_FRAME_NATIVE, pose6, pose6 + 3, pose);
+    if (st != SENSIM_OK) {
+        sensim_lidar_destroy(l);
+        return fail(st);
+    }
+    const int64_t P = li.frame_period_ns, frames = (int64_t)ceil(duration_s * 1e9 / (double)P - 1e-9);
+    const int64_t T = (frames < 1 ? 1 : frames) * P;
+    uint64_t cap;
+    size_t size;
+    void *mem = NULL;
+    sensim_ring *ring = NULL;
+    if ((st = sensim_lidar_ring_size(l, 2, &cap, &size)) == SENSIM_OK && !(mem = malloc(size)))
+        st = SENSIM_ERR_OUT_OF_MEMORY;
+    if (st == SENSIM_OK)
+        st = sensim_ring_init(mem, size, cap, 2, SENSIM_OVERFLOW_FAIL, &ring);
+    memset(cells, 0, (size_t)p->nx * p->ny * sizeof *cells);
+    memset(obj_pts, 0, p->nboxes * sizeof *obj_pts);
+    memset(obj_shots, 0, p->nboxes * sizeof *obj_shots);
+    for (int64_t t = 0; st == SENSIM_OK && t < T; t += P) { /* a frame a call: the ring never fills */
+        st = sensim_lidar_scan(l, scene, t, t + P, pose, ring, NULL);
+        sensim_frame_view v;
+        while (st == SENSIM_OK && sensim_ring_peek(ring, &v) == SENSIM_OK) {
+            for (int s = 0; s < 2 && st == SENSIM_OK; s++) {
+                st = sensim_roi_accumulate(&p->roi, v.points[s], v.counts[s], cells, NULL);
+                if (st == SENSIM_OK)
+                    st = sensim_boxes_count(p->boxes, p->nboxes, v.points[s], v.counts[s], obj_pts);
+            }
+            sensim_ring_release(ring);
+        }
+    }
+    if (st == SENSIM_OK)
+        st = sensim_lidar_box_shots(l, 0, T, pose, p->boxes, p->nboxes, obj_shots);
+    sensim_lidar_destroy(l);
+    free(mem);
+    return st == SENSIM_OK ? 0 : fail(st);
+}
+
+static int io_fail(const char *path)
+{
+    fprintf(stderr, "sensim: error: %s: cannot write: %s\n", path, strerror(errno));
+    return EXIT_STATUS_BASE + SENSIM_ERR_IO;
+}
+
+static int by_score(const void *a, const void *b)
+{
+    const cand_result *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static const char CSV_HEADER[] = "candidate,x,y,z,roll,pitch,yaw,density,uniformity,coverage,visible_objects,score,"
+                                 "nuc,roi_points,occluded_objects,out_of_view_objects";
+
+static void csv_row(FILE *f, const cand_result *r)
+{
+    fprintf(f, "%u", r->index);
+    for (int k = 0; k < 6; k++)
+        fprintf(f, ",%.17g", r->pose6[k]);
+    fprintf(f, ",%.17g,%.17g,%.17g,%u,%.17g,%.17g,%llu,%u,%u\n", r->m.density_per_m2, r->m.cell_cv, r->m.coverage,
+            r->visible, r->score, r->m.nuc, (unsigned long long)r->m.points, r->occluded, r->out_of_view);
+}
+
+/* ranking.csv (best first) and ranking.json in @p out, through temporary names. */
+static int write_ranking(const char *out, cand_result *r, uint32_t n, const plan *p)
+{
+    qsort(r, n, sizeof *r, by_score);
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%s/ranking.csv", out);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return io_fail(tmp);
+    fprintf(f, "%s\n", CSV_HEADER);
+    for (uint32_t i = 0; i < n; i++)
+        csv_row(f, &r[i]);
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        return io_fail(path);
+    snprintf(path, sizeof path, "%s/ranking.json", out);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if (!(f = fopen(tmp, "w")))
+        return io_fail(tmp);
+    fprintf(f, "{\"roi\": [%.17g, %.17g, %.17g, %.17g], \"roi_z\": [%.17g, %.17g], \"cell_m\": %.17g, "
+               "\"min_points\": %u, \"weights\": {\"density\": %.17g, \"uniformity\": %.17g, \"coverage\": %.17g, "
+               "\"visibility\": %.17g}, \"objects\": %u,\n \"ranking\": [",
+            p->roi.xmin, p->roi.ymin, p->roi.xmax, p->roi.ymax, p->roi.zmin, p->roi.zmax, p->roi.cell_m,
+            p->roi.min_points, p->w[0], p->w[1], p->w[2], p->w[3], p->nboxes);
+    for (uint32_t i = 0; i < n; i++) {
+        const cand_result *c = &r[i];
+        fprintf(f, "%s\n  {\"candidate\": %u, \"pose\": [%.17g, %.17g, %.17g, %.17g, %.17g, %.17g], "
+                   "\"density\": %.17g, \"uniformity\": %s%.17g%s, \"nuc\": %s%.17g%s, \"coverage\": %.17g, "
+                   "\"roi_points\": %llu, \"visible_objects\": %u, \"occluded_objects\": %u, "
+                   "\"out_of_view_objects\": %u, \"score\": %.17g}",
+                i ? "," : "", c->index, c->pose6[0], c->pose6[1], c->pose6[2], c->pose6[3], c->pose6[4], c->pose6[5],
+                c->m.density_per_m2, isfinite(c->m.cell_cv) ? "" : "\"", isfinite(c->m.cell_cv) ? c->m.cell_cv : 0,
+                isfinite(c->m.cell_cv) ? "" : "inf\"", isfinite(c->m.nuc) ? "" : "\"",
+                isfinite(c->m.nuc) ? c->m.nuc : 0, isfinite(c->m.nuc) ? "" : "nan\"", c->m.coverage,
+                (unsigned long long)c->m.points, c->visible, c->occluded, c->out_of_view, c->score);
+    }
+    fprintf(f, "\n]}\n");
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        return io_fail(path);
+    return 0;
+}
+
+/* --merge: the shards' ranking.csv rows, re-sorted into one ranking. */
+static int merge(const char *out, char *dirs)
+{
+    cand_result *r = NULL;
+    uint32_t n = 0, cap = 0;
+    int rc = 0;
+    char *save = NULL, **texts = NULL;
+    for (char *d = strtok_r(dirs, ",", &save); d && !rc; d = strtok_r(NULL, ",", &save)) {
+        char path[4200], line[4096];
+        snprintf(path, sizeof path, "%s/ranking.csv", d);
+        FILE *f;
+        if ((rc = open_regular_file(path, &f)) != 0)
+            break;
+        unsigned long long ln = 0;
+        while (!rc && fgets(line, sizeof line, f)) {
+            ln++;
+            if (ln == 1) {
+                if (strncmp(line, CSV_HEADER, sizeof CSV_HEADER - 1))
+                    rc = msg_fail("%s:%llu: not a sensim placement ranking%s", path, ln, "");
+                continue;
+            }
+            cand_result c;
+            memset(&c, 0, sizeof c);
+            double v[15];
+            char *p = line, *end;
+            int k = 0;
+            unsigned long idx = strtoul(p, &end, 10);
+            if (end == p || *end != ',' || idx >= MAX_CANDIDATES)
+                k = -1;
+            for (p = end; k >= 0 && k < 15 && *p == ','; k++) {
+                p++;
+                errno = 0;
+                v[k] = strtod(p, &end);
+                if (end == p || errno)
+                    break;
+                p = end;
+            }
+            if (k != 15 || (*p != '\n' && *p)) {
+                rc = msg_fail("%s:%llu: malformed ranking row%s", path, ln, "");
+                break;
+            }
+            if (n == cap) {
+                uint32_t nc = cap ? 2 * cap : 256;
+                cand_result *nr = realloc(r, nc * sizeof *nr);
+                char **nt = realloc(texts, nc * sizeof *nt);
+                if (nr)
+                    r = nr;
+                if (nt)
+                    texts = nt;
+                if (!nr || !nt) {
+                    rc = msg_fail("%s:%llu: out of memory%s", path, ln, "");
+                    break;
+                }
+                cap = nc;
+            }
+            c.index = (uint32_t)idx;
+            c.score = v[10];
+            c.m.points = (uint64_t)n; /* the row's position in texts[] */
+            if (!(texts[n] = strdup(line))) {
+                rc = msg_fail("%s:%llu: out of memory%s", path, ln, "");
+                break;
+            }
+            r[n++] = c;
+        }
+        fclose(f);
+    }
+    if (!rc) {
+        qsort(r, n, sizeof *r, by_score);
+        for (uint32_t i = 1; i < n && !rc; i++)
+            if (r[i].index == r[i - 1].index)
+                rc = msg_fail("--merge: candidate %s%llu appears in two shards%s", "", r[i].index, "");
+    }
+    if (!rc && !ensure_dir(out))
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    if (!rc) {
+        char path[4200], tmp[4300];
+        snprintf(path, sizeof path, "%s/ranking.csv", out);
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);
+        FILE *f = fopen(tmp, "w");
+        if (!f) {
+            rc = io_fail(tmp);
+        } else {
+            fprintf(f, "%s\n", CSV_HEADER);
+            for (uint32_t i = 0; i < n; i++)
+                fputs(texts[r[i].m.points], f);
+            if (fclose(f) != 0 || rename(tmp, path) != 0)
+                rc = io_fail(path);
+        }
+        if (!rc)
+            printf("merged %u candidates into %s/ranking.csv\n", n, out);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        free(texts[i]);
+    free(texts);
+    free(r);
+    return rc;
+}
+
+/* "A" or "A:B:STEP" into values (at most cap); how many, 0 on error. */
+static uint32_t axis_values(const char *s, double *v, uint32_t cap)
+{
+    double a[3];
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *c = buf; *c; c++)
+        *c = *c == ':' ? ',' : *c;
+    int n = parse_numbers(buf, a, 1, 3);
+    if (n == 1) {
+        v[0] = a[0];
+        return 1;
+    }
+    if (n != 3 || !(a[2] > 0) || a[1] < a[0])
+        return 0;
+    double steps = floor((a[1] - a[0]) / a[2] + 1e-9) + 1;
+    if (steps > cap)
+        return 0;
+    for (uint32_t i = 0; i < (uint32_t)steps; i++)
+        v[i] = a[0] + i * a[2];
+    return (uint32_t)steps;
+}
+
+int cmd_placement(int argc, char **argv)
+{
+    const char *scene_arg = NULL, *lidar_arg = NULL, *cand_path = NULL, *grid = NULL, *out = NULL, *objects = NULL,
+               *tags = NULL, *sets[MAX_SETS];
+    char *merge_dirs = NULL;
+    uint32_t nsets = 0, threads = 0, select_m = 0, shard_k = 0, shard_n = 1;
+    double duration_s = 0.1;
+    int maps = 1, have_roi = 0;
+    plan p;
+    memset(&p, 0, sizeof p);
+    sensim_roi_desc_init(&p.roi);
+    p.w[0] = p.w[1] = p.w[2] = p.w[3] = 1;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--no-maps")) {
+            maps = 0;
+            continue;
+        }
+        if (!v) {
+            char m[256];
+            snprintf(m, sizeof m, "option '%.200s' needs a value (or is unknown)", a);
+            return usage(m);
+        }
+        i++;
+        double t[6];
+        if (!strcmp(a, "--scene"))
+            scene_arg = v;
+        else if (!strcmp(a, "--lidar"))
+            lidar_arg = v;
+        else if (!strcmp(a, "--candidates"))
+            cand_path = v;
+        else if (!strcmp(a, "--grid"))
+            grid = v;
+        else if (!strcmp(a, "--out"))
+            out = v;
+        else if (!strcmp(a, "--objects"))
+            objects = v;
+        else if (!strcmp(a, "--tags"))
+            tags = v;
+        else if (!strcmp(a, "--merge"))
+            merge_dirs = (char *)v;
+        else if (!strcmp(a, "--roi")) {
+            if (parse_numbers(v, t, 4, 4) != 4)
+                return usage("--roi needs xmin,ymin,xmax,ymax (metres, world)");
+            p.roi.xmin = t[0], p.roi.ymin = t[1], p.roi.xmax = t[2], p.roi.ymax = t[3];
+            have_roi = 1;
+        } else if (!strcmp(a, "--roi-z")) {
+            if (parse_numbers(v, t, 2, 2) != 2)
+                return usage("--roi-z needs zmin,zmax (metres)");
+            p.roi.zmin = t[0], p.roi.zmax = t[1];
+        } else if (!strcmp(a, "--cell")) {
+            if (parse_numbers(v, t, 1, 1) != 1 || !(t[0] >= 0.01 && t[0] <= 1000))
+                return usage("--cell needs a cell size in 0.01..1000 m");
+            p.roi.cell_m = t[0];
+        } else if (!strcmp(a, "--min-points")) {
+            if (!parse_u32(v, &p.roi.min_points) || p.roi.min_points < 1)
+                return usage("--min-points needs an integer >= 1");
+        } else if (!strcmp(a, "--duration")) {
+            if (parse_numbers(v, t, 1, 1) != 1 || !(t[0] > 0 && t[0] <= 3600))
+                return usage("--duration needs seconds in (0, 3600]");
+            duration_s = t[0];
+        } else if (!strcmp(a, "--weights")) {
+            if (parse_numbers(v, p.w, 4, 4) != 4 || p.w[0] < 0 || p.w[1] < 0 || p.w[2] < 0 || p.w[3] < 0)
+                return usage("--weights needs density,uniformity,coverage,visibility (>= 0)");
+        } else if (!strcmp(a, "--select")) {
+            if (!parse_u32(v, &select_m) || select_m < 1 || select_m > 64)
+                return usage("--select needs M in 1..64 (lidars picked greedily)");
+        } else if (!strcmp(a, "--shard")) {
+            char *end;
+            unsigned long k = strtoul(v, &end, 10), n;
+            if (end == v || *end != '/' || (n = strtoul(end + 1, &end, 10)) == 0 || *end || k >= n || n > 100000)
+                return usage("--shard needs K/N with 0 <= K < N");
+            shard_k = (uint32_t)k, shard_n = (uint32_t)n;
+        } else if (!strcmp(a, "--threads")) {
+            if (!parse_u32(v, &threads) || threads > 1024)
+                return usage("--threads needs an integer in 0..1024 (0 = all cores)");
+        } else if (!strcmp(a, "--seed")) {
+            uint32_t s;
+            if (!parse_u32(v, &s))
+                return usage("--seed needs a non-negative integer");
+            p.roi.seed = s;
+        } else if (!strcmp(a, "--set")) {
+            if (!strchr(v, '=') || nsets == MAX_SETS - 2)
+                return usage("--set needs KEY=VALUE");
+            sets[nsets++] = v;
+        } else {
+            char m[256];
+            snprintf(m, sizeof m, "unknown option '%.200s'", a);
+            return usage(m);
+        }
+    }
+    if (merge_dirs) {
+        if (!out || scene_arg || lidar_arg || cand_path || grid)
+            return usage("--merge DIR,DIR,... takes --out only");
+        return merge(out, merge_dirs);
+    }
+    if (!scene_arg || !lidar_arg || !out || !have_roi || (!cand_path == !grid))
+        return usage("placement needs --scene, --lidar, --roi, --out and one of --candidates FILE or --grid");
+    if (select_m && shard_n > 1)
+        return usage("--select needs every candidate in one run (no --shard)");
+    sensim_status st = sensim_roi_grid_size(&p.roi, &p.nx, &p.ny);
+    if (st != SENSIM_OK)
+        return fail(st);
+    /* candidates */
+    double *cand = NULL, *boxes = NULL;
+    uint32_t nc = 0, nb = 0;
+    int rc = 0;
+    if (cand_path) {
+        rc = load_number_rows(cand_path, "x,y,z,roll,pitch,yaw", 6, MAX_CANDIDATES, &cand, &nc);
+    } else {
+        char buf[512], *save = NULL;
+        snprintf(buf, sizeof buf, "%s", grid);
+        double ax[4][1000];
+        uint32_t na[4] = {0, 0, 0, 0}, k = 0;
+        for (char *s = strtok_r(buf, ",", &save); s && k < 4; s = strtok_r(NULL, ",", &save), k++)
+            na[k] = axis_values(s, ax[k], 1000);
+        if (k != 4 || !na[0] || !na[1] || !na[2] || !na[3] || (double)na[0] * na[1] * na[2] * na[3] > MAX_CANDIDATES)
+            return usage("--grid needs X,Y,Z,YAW, each A or A:B:STEP (at most 10^5 candidates)");
+        nc = na[0] * na[1] * na[2] * na[3];
+        if (!(cand = malloc((size_t)nc * 6 * sizeof *cand)))
+            return fail(SENSIM_ERR_OUT_OF_MEMORY);
+        uint32_t c = 0;
+        for (uint32_t a = 0; a < na[0]; a++)
+            for (uint32_t b = 0; b < na[1]; b++)
+                for (uint32_t z = 0; z < na[2]; z++)
+                    for (uint32_t y = 0; y < na[3]; y++, c++) {
+                        double *q = &cand[6 * c];
+                        q[0] = ax[0][a], q[1] = ax[1][b], q[2] = ax[2][z], q[3] = 0, q[4] = 0, q[5] = ax[3][y];
+                    }
+    }
+    if (!rc && nc == 0)
+        rc = usage("no candidates");
+    if (!rc && objects)
+        rc = load_number_rows(objects, "xmin,ymin,zmin,xmax,ymax,zmax", 6, MAX_OBJECTS, &boxes, &nb);
+    p.boxes = boxes, p.nboxes = nb;
+    if (!rc)
+        rc = open_context(threads);
+    if (rc) {
+        free(cand);
+        free(boxes);
+        return rc;
+    }
+    /* the scene, with the object boxes as actors that hide each other */
+    sensim_scene *scene = NULL;
+    st = sensim_scene_create(g_ctx, &scene);
+    if (st == SENSIM_OK)
+        st = load_scene(scene_arg, SENSIM_FRAME_NATIVE, tags, scene);
+    for (uint32_t b = 0; st == SENSIM_OK && b < nb; b++) {
+        const double *q = &boxes[6 * b];
+        float v[24];
+        for (int c = 0; c < 8; c++)
+            v[3 * c] = (float)q[c & 1 ? 3 : 0], v[3 * c + 1] = (float)q[c & 2 ? 4 : 1], v[3 * c + 2] = (float)q[c & 4 ? 5 : 2];
+        static const uint32_t idx[36] = {0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4,
+                                         2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5};
+        sensim_mesh_desc md;
+        sensim_mesh_desc_init(&md);
+        md.vertices = v, md.vertex_count = 8, md.indices = idx, md.triangle_count = 12;
+        md.tag = 14; /* Car */
+        md.flags = SENSIM_MESH_PROTOTYPE;
+        uint32_t mid;
+        const double I[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+        st = sensim_scene_add_mesh(scene, &md, &mid);
+        if (st == SENSIM_OK)
+            st = sensim_scene_add_actor(scene, mid, OBJECT_ID_BASE + b, I);
+    }
+    if (st == SENSIM_OK)
+        st = sensim_scene_commit(scene);
+    if (st != SENSIM_OK)
+        rc = fail(st);
+    if (!rc && !ensure_dir(out))
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    const size_t ncell = (size_t)p.nx * p.ny;
+    uint32_t mine = 0;
+    for (uint32_t c = 0; c < nc; c++)
+        mine += c % shard_n == shard_k;
+    cand_result *res = calloc(mine ? mine : 1, sizeof *res);
+    uint32_t *grids = calloc(select_m ? (size_t)nc * ncell : ncell, sizeof *grids);
+    uint32_t *opts = calloc(((select_m ? (size_t)nc : 1) * nb) + 1, sizeof *opts);
+    uint32_t *oshots = calloc(((select_m ? (size_t)nc : 1) * nb) + 1, sizeof *oshots);
+    if (!rc && (!res || !grids || !opts || !oshots))
+        rc = fail(SENSIM_ERR_OUT_OF_MEMORY);
+    double t0 = now_s();
+    uint32_t done = 0;
+    for (uint32_t c = 0; !rc && c < nc; c++) {
+        if (c % shard_n != shard_k)
+            continue;
+        size_t slot = select_m ? c : 0;
+        uint32_t *cells = &grids[slot * ncell], *op = &opts[slot * nb], *os = &oshots[slot * nb];
+        if ((rc = evaluate(&p, scene, lidar_arg, sets, nsets, duration_s, &cand[6 * c], cells, op, os)) != 0)
+            break;
+        cand_result *r = &res[done++];
+        r->index = c;
+        memcpy(r->pose6, &cand[6 * c], sizeof r->pose6);
+        if ((st = sensim_roi_evaluate(&p.roi, cells, &r->m)) != SENSIM_OK) {
+            rc = fail(st);
+            break;
+        }
+        states(&p, op, os, &r->visible, &r->occluded, &r->out_of_view);
+        r->score = score_of(&p, &r->m, r->visible);
+        if (maps) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/candidate_%06u.png", out, c);
+            if ((st = sensim_write_roi_png(path, &p.roi, cells, &cand[6 * c], 1, NULL, NULL)) != SENSIM_OK)
+                rc = fail(st);
+        }
+    }
+    double secs = now_s() - t0;
+    if (!rc)
+        rc = write_ranking(out, res, done, &p);
+    if (!rc && select_m) { /* greedy M of N: each pick maximises the score of the union */
+        uint32_t *sum = calloc(ncell, sizeof *sum), *try = calloc(ncell, sizeof *try);
+        uint32_t *sp = calloc(nb + 1, sizeof *sp), *ss = calloc(nb + 1, sizeof *ss), *tp = calloc(nb + 1, sizeof *tp),
+                 *ts = calloc(nb + 1, sizeof *ts);
+        uint8_t *taken = calloc(nc, 1);
+        char path[4200];
+        snprintf(path, sizeof path, "%s/selection.csv", out);
+        FILE *f = sum && try && sp && ss && tp && ts && taken ? fopen(path, "w") : NULL;
+        if (!f) {
+            rc = io_fail(path);
+        } else {
+            fprintf(f, "step,candidate,x,y,z,roll,pitch,yaw,density,uniformity,coverage,visible_objects,score\n");
+            double pts_xy[128];
+            for (uint32_t step = 0; step < select_m && step < nc; step++) {
+                double best = -INFINITY;
+                uint32_t bc = 0;
+                sensim_roi_metrics bm;
+                memset(&bm, 0, sizeof bm);
+                uint32_t bv = 0;
+                for (uint32_t c = 0; c < nc; c++) {
+                    if (taken[c])
+                        continue;
+                    for (size_t q = 0; q < ncell; q++) {
+                        uint64_t s = (uint64_t)sum[q] + grids[c * ncell + q];
+                        try[q] = s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
+                    }
+                    for (uint32_t b = 0; b < nb; b++)
+                        tp[b] = sp[b] + opts[c * nb + b], ts[b] = ss[b] + oshots[c * nb + b];
+                    sensim_roi_metrics m;
+                    (void)sensim_roi_evaluate(&p.roi, try, &m); /* the ROI was checked above */
+                    uint32_t vis, occ, oov;
+                    states(&p, tp, ts, &vis, &occ, &oov);
+                    double s = score_of(&p, &m, vis);
+                    if (s > best) /* ties: the lowest index */
+                        best = s, bc = c, bm = m, bv = vis;
+                }
+                taken[bc] = 1;
+                for (size_t q = 0; q < ncell; q++) {
+                    uint64_t s = (uint64_t)sum[q] + grids[bc * ncell + q];
+                    sum[q] = s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
+                }
+                for (uint32_t b = 0; b < nb; b++)
+                    sp[b] += opts[bc * nb + b], ss[b] += oshots[bc * nb + b];
+                fprintf(f, "%u,%u", step + 1, bc);
+                for (int k = 0; k < 6; k++)
+                    fprintf(f, ",%.17g", cand[6 * bc + k]);
+                fprintf(f, ",%.17g,%.17g,%.17g,%u,%.17g\n", bm.density_per_m2, bm.cell_cv, bm.coverage, bv, best);
+                pts_xy[2 * step] = cand[6 * bc], pts_xy[2 * step + 1] = cand[6 * bc + 1];
+                if (maps && step + 1 == (select_m < nc ? select_m : nc)) {
+                    char mp[4200];
+                    snprintf(mp, sizeof mp, "%s/selection.png", out);
+                    if ((st = sensim_write_roi_png(mp, &p.roi, sum, pts_xy, step + 1, NULL, NULL)) != SENSIM_OK)
+                        rc = fail(st);
+                }
+            }
+            if (fclose(f) != 0)
+                rc = io_fail(path);
+        }
+        free(sum), free(try), free(sp), free(ss), free(tp), free(ts), free(taken);
+    }
+    if (!rc)
+        printf("placement: %u candidates in %.3f s (%.2f candidates/s), best %u (score %.4f): %s/ranking.csv\n",
+               done, secs, secs > 0 ? done / secs : 0.0, done ? res[0].index : 0, done ? res[0].score : 0.0, out);
+    free(res), free(grids), free(opts), free(oshots), free(cand), free(boxes);
+    sensim_scene_destroy(scene);
+    sensim_context_destroy(g_ctx);
+    g_ctx = NULL;
+    return rc;
+}
