@@ -537,6 +537,79 @@ with tempfile.TemporaryDirectory() as tmp:
     rows = [i for i, l in enumerate(lines) if l.startswith("| `")]
     check(rows == list(range(rows[0], rows[0] + len(rows))), "scan_patterns/README.md key table is one table")
 
+    # ---- sensim placement (issue 19) ----
+    pw = os.path.join(tmp, "placement")
+    os.makedirs(pw)
+    scene_w = os.path.join(pw, "ground_wall.obj")
+    with open(scene_w, "w") as f:  # ground, and a tall wall along x = 5 between the east pole and the ROI
+        f.write("o ground_road\nv -300 -300 0\nv 300 -300 0\nv 300 300 0\nv -300 300 0\nf 1 2 3 4\n"
+                "o wall_building\nv 5 -60 0\nv 5 60 0\nv 5 60 40\nv 5 -60 40\nf 5 6 7 8\nf 8 7 6 5\n")
+    cands = os.path.join(pw, "poles.csv")
+    with open(cands, "w") as f:  # the ROI lies west of x = 4; pole 0 stands behind the wall, pole 1 in the open
+        f.write("x,y,z,roll,pitch,yaw\n12,0,4,0,0,0\n-25,0,4,0,0,0\n")
+    roi_arg = "-20,-10,0,10"
+    r = run("placement", "--scene", scene_w, "--lidar", "pandar64", "--candidates", cands, "--roi", roi_arg,
+            "--out", os.path.join(pw, "poles"))
+    rows = list(csv.DictReader(open(os.path.join(pw, "poles", "ranking.csv"))))
+    check(r.returncode == 0 and [int(x["candidate"]) for x in rows] == [1, 0]
+          and float(rows[0]["density"]) > 10 * float(rows[1]["density"]) and float(rows[1]["coverage"]) == 0.0
+          and os.path.getsize(os.path.join(pw, "poles", "candidate_000000.png")) > 1000,
+          "the open pole ranks first, the walled one sees nothing of the ROI: %r %s" % (rows, r.stderr))
+    js = json.load(open(os.path.join(pw, "poles", "ranking.json")))
+    check([e["candidate"] for e in js["ranking"]] == [1, 0] and js["roi"] == [-20, -10, 0, 10],
+          "ranking.json agrees with ranking.csv")
+    # a grid of candidates; shards merge to the single run's bytes
+    grid = ["--grid", "-30:-10:10,-6:6:6,3,0:90:90"]
+    base = ["placement", "--scene", plane, "--lidar", "vlp16", "--roi", "-20,-10,0,10", "--no-maps"] + grid
+    r = run(*(base + ["--out", os.path.join(pw, "one")]))
+    check(r.returncode == 0 and "18 candidates" in r.stdout, "a 3 x 3 x 1 x 2 grid: %s %s" % (r.stdout, r.stderr))
+    shards = []
+    for k in range(3):
+        d = os.path.join(pw, "shard%d" % k)
+        shards.append(d)
+        r = run(*(base + ["--out", d, "--shard", "%d/3" % k]))
+        check(r.returncode == 0 and "6 candidates" in r.stdout, "shard %d: %s" % (k, r.stderr))
+    r = run("placement", "--merge", ",".join(shards), "--out", os.path.join(pw, "merged"))
+    check(r.returncode == 0 and open(os.path.join(pw, "merged", "ranking.csv"), "rb").read()
+          == open(os.path.join(pw, "one", "ranking.csv"), "rb").read(), "merged shards equal the single run")
+    r = run("placement", "--merge", shards[0] + "," + shards[0], "--out", os.path.join(pw, "dup"))
+    check(r.returncode != 0 and "two shards" in r.stderr, "a shard merged twice is refused: %r" % r.stderr)
+    # greedy M of N on a symmetric scene picks mirror positions
+    with open(os.path.join(pw, "line.csv"), "w") as f:
+        f.write("".join("%g,0,3,0,0,0\n" % x for x in (-15, -5, 5, 15)))
+    r = run("placement", "--scene", plane, "--lidar", "vlp16", "--candidates", os.path.join(pw, "line.csv"),
+            "--roi", "-30,-8,30,8", "--select", "2", "--out", os.path.join(pw, "sel"), "--no-maps")
+    sel = list(csv.DictReader(open(os.path.join(pw, "sel", "selection.csv")))) if r.returncode == 0 else []
+    check(len(sel) == 2 and float(sel[0]["x"]) == -float(sel[1]["x"])
+          and float(sel[1]["score"]) > float(sel[0]["score"]),
+          "greedy 2 of 4 picks a mirror pair and the pair scores higher: %r %s" % (sel, r.stderr))
+    # objects: a box hidden behind another is reported occluded
+    objs = os.path.join(pw, "objects.csv")
+    with open(objs, "w") as f:
+        f.write("xmin,ymin,zmin,xmax,ymax,zmax\n-9,-2,0,-8,2,5\n-15,-1,0,-14,1,2\n-1,-1,60,1,1,61\n")
+    r = run("placement", "--scene", plane, "--lidar", "vlp16", "--candidates", os.path.join(pw, "line.csv"),
+            "--roi", "-30,-8,30,8", "--objects", objs, "--out", os.path.join(pw, "objs"), "--no-maps")
+    rows = {int(x["candidate"]): x for x in csv.DictReader(open(os.path.join(pw, "objs", "ranking.csv")))}
+    check(r.returncode == 0 and (rows[2]["visible_objects"], rows[2]["occluded_objects"],
+                                 rows[2]["out_of_view_objects"]) == ("1", "1", "1"),
+          "from x = 5 the near box is visible, the one behind it occluded, the high one out of view: %r"
+          % (rows.get(2), ))
+    for bad, want in ((["--candidates", objs + ".missing"], "cannot open"),
+                      (["--roi", "1,1,0,0"], "is empty"), (["--grid", "0,0"], "--grid needs"),
+                      (["--cell", "0"], "--cell needs")):
+        args = ["placement", "--scene", plane, "--lidar", "vlp16", "--out", os.path.join(pw, "bad")]
+        if "--candidates" not in bad and "--grid" not in bad:
+            args += ["--candidates", cands]
+        if "--roi" not in bad:
+            args += ["--roi", "0,0,10,10"]
+        r = run(*(args + bad))
+        check(r.returncode != 0 and want in r.stderr, "placement refuses %r: %r" % (bad, r.stderr))
+    with open(os.path.join(pw, "badrow.csv"), "w") as f:
+        f.write("x,y,z,roll,pitch,yaw\n1,2,3,0,0,0\n1,2,nan,0,0,0\n")
+    r = run("placement", "--scene", plane, "--lidar", "vlp16", "--candidates", os.path.join(pw, "badrow.csv"),
+            "--roi", "0,0,10,10", "--out", os.path.join(pw, "bad"))
+    check(r.returncode != 0 and "badrow.csv:3" in r.stderr, "a bad candidate row is named: %r" % r.stderr)
+
     # ---- survey files: sensim run (issue 18) ----
     sv = os.path.join(tmp, "survey")
     os.makedirs(os.path.join(sv, "inputs"))

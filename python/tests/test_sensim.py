@@ -1058,6 +1058,49 @@ class NewUserEdges(unittest.TestCase):
             sensim.write_points(pcd, recs, format="xyz")
 
 
+class Placement(unittest.TestCase):
+    """sensim.placement.evaluate gives the rows of `sensim placement`'s ranking.csv."""
+
+    @unittest.skipUnless(CLI and np is not None, "needs the sensim CLI and numpy")
+    def test_evaluate_equals_cli(self):
+        import csv
+        import sensim.placement as sp
+        tmp = tempfile.TemporaryDirectory()
+        plane = os.path.join(tmp.name, "plane.obj")
+        with open(plane, "w") as f:
+            f.write(PLANE)
+        cands = [(-15, 0, 3, 0, 0, 0), (-5, 2, 4, 0, 0, 30), (5, 0, 3, 0, 0, 0), (15, -1, 2.5, 0, 0, 0)]
+        boxes = [(-9, -2, 0, -8, 2, 5), (-15, -1, 0, -14, 1, 2), (-1, -1, 60, 1, 1, 61)]
+        with open(os.path.join(tmp.name, "c.csv"), "w") as f:
+            f.writelines("%g,%g,%g,%g,%g,%g\n" % c for c in cands)
+        with open(os.path.join(tmp.name, "o.csv"), "w") as f:
+            f.writelines("%g,%g,%g,%g,%g,%g\n" % b for b in boxes)
+        out = os.path.join(tmp.name, "out")
+        subprocess.run([CLI, "placement", "--scene", plane, "--lidar", "vlp16", "--candidates",
+                        os.path.join(tmp.name, "c.csv"), "--objects", os.path.join(tmp.name, "o.csv"), "--roi",
+                        "-30,-8,30,8", "--cell", "2", "--duration", "0.2", "--weights", "1,0.5,2,1",
+                        "--no-maps", "--out", out], check=True, capture_output=True)
+        rows = list(csv.DictReader(open(os.path.join(out, "ranking.csv"))))
+        ctx = sensim.Context(2)
+        scene = sensim.Scene(ctx)
+        scene.load(plane)
+        sp.add_objects(scene, boxes)
+        scene.commit()
+        t = sp.evaluate(ctx, scene, "vlp16", cands, roi=(-30, -8, 30, 8), cell_m=2, duration_s=0.2,
+                        objects=boxes, weights=(1, 0.5, 2, 1))
+        self.assertEqual(len(rows), 4)
+        for i, row in enumerate(rows):
+            for col in sp.COLUMNS:
+                self.assertEqual(float(row[col]), float(t[col][i]), (i, col))
+        self.assertEqual(int(t["occluded_objects"][list(t["candidate"]).index(2)]), 1)
+        with self.assertRaises(sensim.InvalidArgument):
+            sp.evaluate(ctx, scene, "vlp16", cands, roi=(0, 0, 1))
+        with self.assertRaises(sensim.OutOfRange):
+            sp.evaluate(ctx, scene, "vlp16", cands, roi=(1, 1, 0, 0))
+        ctx.close()
+        tmp.cleanup()
+
+
 class NoNumpySmoke(unittest.TestCase):
     def test_package_works_without_numpy(self):
         env = dict(os.environ, SENSIM_DISABLE_NUMPY="1")
