@@ -15,6 +15,8 @@ int main(void)
     P(sensim_load_options);
     P(sensim_scene_info);
     P(sensim_street_info);
+    P(sensim_roi_desc);
+    P(sensim_roi_metrics);
     P(sensim_material);
     P(sensim_field);
     P(sensim_frame_header);
