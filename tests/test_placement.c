@@ -65,6 +65,23 @@ static void test_grid_measures(void **state)
     assert_int_equal(sensim_roi_accumulate(&d, p, 1, cells, &added), SENSIM_ERR_OVERRUN);
     assert_int_equal(cells[0], UINT32_MAX);
     assert_int_equal(added, 0);
+    /* information gain: entropy of the observed cells (2 x 1 grid, the first observed) */
+    {
+        sensim_roi_desc g = roi(0, 0, 2, 1, 1);
+        uint32_t gc[2] = {3, 0};
+        float prior[2] = {0.5f, 0.1f}, certain[2] = {0, 1}, nan_p[2] = {NAN, 0}, big[2] = {0, 1.5f};
+        double bits, share, h01 = -0.1 * log2(0.1f) - 0.9 * log2(1 - 0.1f);
+        CHECK_OK(sensim_roi_information_gain(&g, gc, prior, &bits, &share));
+        assert_double_close(bits, 1.0, 1e-12);
+        assert_double_close(share, 1.0 / (1.0 + h01), 1e-6);
+        CHECK_OK(sensim_roi_information_gain(&g, gc, NULL, &bits, &share)); /* 0.5 everywhere */
+        assert_double_close(bits, 1.0, 0);
+        assert_double_close(share, 0.5, 0);
+        CHECK_OK(sensim_roi_information_gain(&g, gc, certain, &bits, &share)); /* nothing to learn */
+        assert_true(bits == 0 && share == 0);
+        assert_int_equal(sensim_roi_information_gain(&g, gc, nan_p, &bits, &share), SENSIM_ERR_NOT_FINITE);
+        assert_int_equal(sensim_roi_information_gain(&g, gc, big, &bits, &share), SENSIM_ERR_OUT_OF_RANGE);
+    }
     /* hostile descriptions */
     sensim_roi_desc bad = d;
     bad.xmax = bad.xmin;

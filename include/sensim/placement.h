@@ -86,6 +86,22 @@ SENSIM_API sensim_status sensim_roi_evaluate(const sensim_roi_desc *desc, const 
                                              sensim_roi_metrics *out);
 
 /**
+ * Information gain in the spirit of S-MIG (Hu et al., "Investigating the
+ * Impact of Multi-LiDAR Placement on Object Detection for Autonomous
+ * Driving", CVPR 2022): an occupancy prior p_c per ROI cell (how likely an
+ * object stands there; @p prior cells_x × cells_y probabilities in [0, 1],
+ * row-major like the grid, or NULL for 0.5 everywhere) has entropy
+ * H(p) = −p·log2 p − (1−p)·log2(1−p) bits; a cell the lidar observes (at
+ * least min_points points in the ROI's height range) resolves it. Gain =
+ * Σ over observed cells of H(p_c) bits; @p out_fraction = gain / Σ H(p_c)
+ * over all cells (0 when the prior is certain everywhere). S-MIG traverses
+ * 3-D voxels along each ray; this is its 2-D column version: a cell counts
+ * once something in it returned light. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_roi_information_gain(const sensim_roi_desc *desc, const uint32_t *cells,
+                                                     const float *prior, double *out_bits, double *out_fraction);
+
+/**
  * Points of @p points (world frame) inside each of @p box_count boxes
  * (6 doubles each: xmin, ymin, zmin, xmax, ymax, zmax, world metres; a
  * point counts when within 0.05 m of its box, so a hit on a face counts),

@@ -337,6 +337,8 @@ PROTOTYPES = {
     "sensim_roi_grid_size": (status_t, [POINTER(RoiDesc), POINTER(c_uint32), POINTER(c_uint32)]),
     "sensim_roi_accumulate": (status_t, [POINTER(RoiDesc), c_void_p, c_uint64, c_void_p, POINTER(c_uint64)]),
     "sensim_roi_evaluate": (status_t, [POINTER(RoiDesc), c_void_p, POINTER(RoiMetrics)]),
+    "sensim_roi_information_gain": (status_t, [POINTER(RoiDesc), c_void_p, c_void_p, POINTER(c_double),
+                                               POINTER(c_double)]),
     "sensim_boxes_count": (status_t, [c_void_p, c_uint32, c_void_p, c_uint64, c_void_p]),
     "sensim_lidar_box_shots": (status_t, [c_void_p, c_int64, c_int64, POINTER(c_double), c_void_p, c_uint32,
                                           c_void_p]),

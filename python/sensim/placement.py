@@ -24,7 +24,8 @@ except ImportError:  # pragma: no cover
     _np = None
 
 COLUMNS = ("candidate", "x", "y", "z", "roll", "pitch", "yaw", "density", "uniformity", "coverage",
-           "visible_objects", "score", "nuc", "roi_points", "occluded_objects", "out_of_view_objects")
+           "visible_objects", "score", "nuc", "roi_points", "occluded_objects", "out_of_view_objects",
+           "information_gain", "information_bits")
 OBJECT_ID_BASE = 1000000
 _BOX_TRIANGLES = (0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6,
                   1, 3, 5, 3, 7, 5)
@@ -63,23 +64,44 @@ def roi_desc(roi, roi_z=(-1e9, 1e9), cell_m=1.0, min_points=1, seed=0):
     return d, nx.value, ny.value
 
 
-def score(density, cv, coverage, visible, objects, weights=(1.0, 1.0, 1.0, 1.0)):
-    """The CLI's score: w_d log10(1 + density) + w_u / (1 + cv) + w_c coverage + w_v visible / objects."""
-    s = weights[0] * math.log10(1 + density) + weights[1] / (1 + cv) + weights[2] * coverage
+def score(density, cv, coverage, visible, objects, info_share, weights=(1.0, 1.0, 1.0, 1.0, 1.0)):
+    """The CLI's score: w_d log10(1 + density) + w_u / (1 + cv) + w_c coverage + w_v visible / objects
+    + w_i information gain share."""
+    w = tuple(weights) + ((1.0,) if len(weights) == 4 else ())
+    s = w[0] * math.log10(1 + density) + w[1] / (1 + cv) + w[2] * coverage
     if objects:
-        s += weights[3] * visible / objects
-    return s
+        s += w[3] * visible / objects
+    return s + w[4] * info_share
+
+
+def occupancy_prior(desc_nx_ny, rows):
+    """Cell priors from rows (x, y, p), as --occupancy: the cell holding (x, y) gets p (last wins),
+    cells not listed 0; None gives None (0.5 everywhere in C)."""
+    if rows is None:
+        return None
+    d, nx, ny = desc_nx_ny
+    prior = _np.zeros(nx * ny, _np.float32)
+    for x, y, p in rows:
+        if not 0 <= p <= 1:
+            raise InvalidArgument(1, "occupancy p must be in [0, 1], not %r" % p)
+        if d.xmin <= x < d.xmax and d.ymin <= y < d.ymax:
+            i, j = min(int((x - d.xmin) / d.cell_m), nx - 1), min(int((y - d.ymin) / d.cell_m), ny - 1)
+            prior[j * nx + i] = p
+    return prior
 
 
 def evaluate(context, scene, lidar, candidates, roi, roi_z=(-1e9, 1e9), cell_m=1.0, min_points=1,
-             duration_s=0.1, objects=None, weights=(1.0, 1.0, 1.0, 1.0), overrides=None, seed=0, grids=False):
+             duration_s=0.1, objects=None, weights=(1.0, 1.0, 1.0, 1.0, 1.0), overrides=None, seed=0, grids=False,
+             occupancy=None):
     """Rank ``candidates`` (rows x, y, z, roll, pitch, yaw: metres, degrees) of the lidar
-    preset or file ``lidar`` on the committed ``scene``. Returns {column: numpy array}
+    preset or file ``lidar`` on the committed ``scene``; ``occupancy``: rows (x, y, p) as
+    --occupancy. Returns {column: numpy array}
     with COLUMNS, best first (ties: the lower candidate index); with ``grids=True`` also
     "grids": the ROI cell counts per row (rows of the ROI from ymin, cells from xmin)."""
     if _np is None:
         raise InvalidArgument(1, "sensim.placement needs numpy")
     d, nx, ny = roi_desc(roi, roi_z, cell_m, min_points, seed)
+    prior = occupancy_prior((d, nx, ny), occupancy)
     boxes = _boxes(objects)
     nb = len(boxes)
     cands = _np.asarray(candidates, dtype=_np.float64).reshape(-1, 6)
@@ -112,9 +134,13 @@ def evaluate(context, scene, lidar, candidates, roi, roi_z=(-1e9, 1e9), cell_m=1
         _check(_L.sensim_roi_evaluate(ctypes.byref(d), cells.ctypes.data, ctypes.byref(m)))
         vis = int(_np.sum(opts[:nb] >= min_points))
         occ = int(_np.sum((opts[:nb] < min_points) & (oshots[:nb] >= min_points)))
+        bits, share = ctypes.c_double(), ctypes.c_double()
+        _check(_L.sensim_roi_information_gain(ctypes.byref(d), cells.ctypes.data,
+                                              None if prior is None else prior.ctypes.data, ctypes.byref(bits),
+                                              ctypes.byref(share)))
         rows.append((idx, *c, m.density_per_m2, m.cell_cv, m.coverage, vis,
-                     score(m.density_per_m2, m.cell_cv, m.coverage, vis, nb, weights), m.nuc, m.points, occ,
-                     nb - vis - occ))
+                     score(m.density_per_m2, m.cell_cv, m.coverage, vis, nb, share.value, weights), m.nuc, m.points,
+                     occ, nb - vis - occ, share.value, bits.value))
         kept.append(cells.reshape(ny, nx))
     order = sorted(range(len(rows)), key=lambda i: (-rows[i][11], rows[i][0]))
     out = {}

@@ -1075,10 +1075,14 @@ class Placement(unittest.TestCase):
             f.writelines("%g,%g,%g,%g,%g,%g\n" % c for c in cands)
         with open(os.path.join(tmp.name, "o.csv"), "w") as f:
             f.writelines("%g,%g,%g,%g,%g,%g\n" % b for b in boxes)
+        occupancy = [(x + 0.5, y + 0.5, 0.3 if abs(y) < 4 else 0.05) for x in range(-30, 30, 2) for y in range(-8, 8, 2)]
+        with open(os.path.join(tmp.name, "occ.csv"), "w") as f:
+            f.writelines("%g,%g,%g\n" % q for q in occupancy)
         out = os.path.join(tmp.name, "out")
         subprocess.run([CLI, "placement", "--scene", plane, "--lidar", "vlp16", "--candidates",
                         os.path.join(tmp.name, "c.csv"), "--objects", os.path.join(tmp.name, "o.csv"), "--roi",
-                        "-30,-8,30,8", "--cell", "2", "--duration", "0.2", "--weights", "1,0.5,2,1",
+                        "-30,-8,30,8", "--cell", "2", "--duration", "0.2", "--weights", "1,0.5,2,1,3",
+                        "--occupancy", os.path.join(tmp.name, "occ.csv"),
                         "--no-maps", "--out", out], check=True, capture_output=True)
         rows = list(csv.DictReader(open(os.path.join(out, "ranking.csv"))))
         ctx = sensim.Context(2)
@@ -1087,7 +1091,8 @@ class Placement(unittest.TestCase):
         sp.add_objects(scene, boxes)
         scene.commit()
         t = sp.evaluate(ctx, scene, "vlp16", cands, roi=(-30, -8, 30, 8), cell_m=2, duration_s=0.2,
-                        objects=boxes, weights=(1, 0.5, 2, 1))
+                        objects=boxes, weights=(1, 0.5, 2, 1, 3), occupancy=occupancy)
+        self.assertTrue(0 < t["information_gain"][0] <= 1)
         self.assertEqual(len(rows), 4)
         for i, row in enumerate(rows):
             for col in sp.COLUMNS:

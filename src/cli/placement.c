@@ -10,7 +10,7 @@
  * to the scene as actors, so objects hide each other.
  *
  * score = w_d·log10(1 + density) + w_u/(1 + cv) + w_c·coverage
- *       + w_v·visible/objects (0 without objects);
+ *       + w_v·visible/objects (0 without objects) + w_i·information gain share;
  * a function of the candidate alone, so shards merge to the single run. */
 #include "cli.h"
 
@@ -28,23 +28,25 @@ typedef struct cand_result {
     double pose6[6];
     sensim_roi_metrics m;
     uint32_t visible, occluded, out_of_view;
+    double info_bits, info_share;
     double score;
 } cand_result;
 
 typedef struct plan {
     sensim_roi_desc roi;
     uint32_t nx, ny;
-    double w[4];
+    double w[5];
     const double *boxes;
     uint32_t nboxes;
+    const float *prior; /* occupancy prior per cell, or NULL (0.5) */
 } plan;
 
-static double score_of(const plan *p, const sensim_roi_metrics *m, uint32_t visible)
+static double score_of(const plan *p, const sensim_roi_metrics *m, uint32_t visible, double info_share)
 {
     double s = p->w[0] * log10(1 + m->density_per_m2) + p->w[1] / (1 + m->cell_cv) + p->w[2] * m->coverage;
     if (p->nboxes)
         s += p->w[3] * (double)visible / (double)p->nboxes;
-    return s;
+    return s + p->w[4] * info_share;
 }
 
 static void states(const plan *p, const uint32_t *pts, const uint32_t *shots, uint32_t *vis, uint32_t *occ,
@@ -131,15 +133,16 @@ static int by_score(const void *a, const void *b)
 }
 
 static const char CSV_HEADER[] = "candidate,x,y,z,roll,pitch,yaw,density,uniformity,coverage,visible_objects,score,"
-                                 "nuc,roi_points,occluded_objects,out_of_view_objects";
+                                 "nuc,roi_points,occluded_objects,out_of_view_objects,information_gain,information_bits";
 
 static void csv_row(FILE *f, const cand_result *r)
 {
     fprintf(f, "%u", r->index);
     for (int k = 0; k < 6; k++)
         fprintf(f, ",%.17g", r->pose6[k]);
-    fprintf(f, ",%.17g,%.17g,%.17g,%u,%.17g,%.17g,%llu,%u,%u\n", r->m.density_per_m2, r->m.cell_cv, r->m.coverage,
-            r->visible, r->score, r->m.nuc, (unsigned long long)r->m.points, r->occluded, r->out_of_view);
+    fprintf(f, ",%.17g,%.17g,%.17g,%u,%.17g,%.17g,%llu,%u,%u,%.17g,%.17g\n", r->m.density_per_m2, r->m.cell_cv,
+            r->m.coverage, r->visible, r->score, r->m.nuc, (unsigned long long)r->m.points, r->occluded,
+            r->out_of_view, r->info_share, r->info_bits);
 }
 
 /* ranking.csv (best first) and ranking.json in @p out, through temporary names. */
@@ -163,20 +166,22 @@ static int write_ranking(const char *out, cand_result *r, uint32_t n, const plan
         return io_fail(tmp);
     fprintf(f, "{\"roi\": [%.17g, %.17g, %.17g, %.17g], \"roi_z\": [%.17g, %.17g], \"cell_m\": %.17g, "
                "\"min_points\": %u, \"weights\": {\"density\": %.17g, \"uniformity\": %.17g, \"coverage\": %.17g, "
-               "\"visibility\": %.17g}, \"objects\": %u,\n \"ranking\": [",
+               "\"visibility\": %.17g, \"information\": %.17g}, \"objects\": %u,\n \"ranking\": [",
             p->roi.xmin, p->roi.ymin, p->roi.xmax, p->roi.ymax, p->roi.zmin, p->roi.zmax, p->roi.cell_m,
-            p->roi.min_points, p->w[0], p->w[1], p->w[2], p->w[3], p->nboxes);
+            p->roi.min_points, p->w[0], p->w[1], p->w[2], p->w[3], p->w[4], p->nboxes);
     for (uint32_t i = 0; i < n; i++) {
         const cand_result *c = &r[i];
         fprintf(f, "%s\n  {\"candidate\": %u, \"pose\": [%.17g, %.17g, %.17g, %.17g, %.17g, %.17g], "
                    "\"density\": %.17g, \"uniformity\": %s%.17g%s, \"nuc\": %s%.17g%s, \"coverage\": %.17g, "
                    "\"roi_points\": %llu, \"visible_objects\": %u, \"occluded_objects\": %u, "
-                   "\"out_of_view_objects\": %u, \"score\": %.17g}",
+                   "\"out_of_view_objects\": %u, \"information_gain\": %.17g, \"information_bits\": %.17g, "
+                   "\"score\": %.17g}",
                 i ? "," : "", c->index, c->pose6[0], c->pose6[1], c->pose6[2], c->pose6[3], c->pose6[4], c->pose6[5],
                 c->m.density_per_m2, isfinite(c->m.cell_cv) ? "" : "\"", isfinite(c->m.cell_cv) ? c->m.cell_cv : 0,
                 isfinite(c->m.cell_cv) ? "" : "inf\"", isfinite(c->m.nuc) ? "" : "\"",
                 isfinite(c->m.nuc) ? c->m.nuc : 0, isfinite(c->m.nuc) ? "" : "nan\"", c->m.coverage,
-                (unsigned long long)c->m.points, c->visible, c->occluded, c->out_of_view, c->score);
+                (unsigned long long)c->m.points, c->visible, c->occluded, c->out_of_view, c->info_share, c->info_bits,
+                c->score);
     }
     fprintf(f, "\n]}\n");
     if (fclose(f) != 0 || rename(tmp, path) != 0)
@@ -207,13 +212,13 @@ static int merge(const char *out, char *dirs)
             }
             cand_result c;
             memset(&c, 0, sizeof c);
-            double v[15];
+            double v[17];
             char *p = line, *end;
             int k = 0;
             unsigned long idx = strtoul(p, &end, 10);
             if (end == p || *end != ',' || idx >= MAX_CANDIDATES)
                 k = -1;
-            for (p = end; k >= 0 && k < 15 && *p == ','; k++) {
+            for (p = end; k >= 0 && k < 17 && *p == ','; k++) {
                 p++;
                 errno = 0;
                 v[k] = strtod(p, &end);
@@ -221,7 +226,7 @@ static int merge(const char *out, char *dirs)
                     break;
                 p = end;
             }
-            if (k != 15 || (*p != '\n' && *p)) {
+            if (k != 17 || (*p != '\n' && *p)) {
                 rc = msg_fail("%s:%llu: malformed ranking row%s", path, ln, "");
                 break;
             }
@@ -308,7 +313,7 @@ static uint32_t axis_values(const char *s, double *v, uint32_t cap)
 int cmd_placement(int argc, char **argv)
 {
     const char *scene_arg = NULL, *lidar_arg = NULL, *cand_path = NULL, *grid = NULL, *out = NULL, *objects = NULL,
-               *tags = NULL, *sets[MAX_SETS];
+               *tags = NULL, *occupancy = NULL, *sets[MAX_SETS];
     char *merge_dirs = NULL;
     uint32_t nsets = 0, threads = 0, select_m = 0, shard_k = 0, shard_n = 1;
     double duration_s = 0.1;
@@ -316,7 +321,7 @@ int cmd_placement(int argc, char **argv)
     plan p;
     memset(&p, 0, sizeof p);
     sensim_roi_desc_init(&p.roi);
-    p.w[0] = p.w[1] = p.w[2] = p.w[3] = 1;
+    p.w[0] = p.w[1] = p.w[2] = p.w[3] = p.w[4] = 1;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--no-maps")) {
@@ -344,6 +349,8 @@ int cmd_placement(int argc, char **argv)
             objects = v;
         else if (!strcmp(a, "--tags"))
             tags = v;
+        else if (!strcmp(a, "--occupancy"))
+            occupancy = v;
         else if (!strcmp(a, "--merge"))
             merge_dirs = (char *)v;
         else if (!strcmp(a, "--roi")) {
@@ -367,8 +374,11 @@ int cmd_placement(int argc, char **argv)
                 return usage("--duration needs seconds in (0, 3600]");
             duration_s = t[0];
         } else if (!strcmp(a, "--weights")) {
-            if (parse_numbers(v, p.w, 4, 4) != 4 || p.w[0] < 0 || p.w[1] < 0 || p.w[2] < 0 || p.w[3] < 0)
-                return usage("--weights needs density,uniformity,coverage,visibility (>= 0)");
+            int nw = parse_numbers(v, p.w, 4, 5);
+            if (nw == 4)
+                p.w[4] = 1;
+            if (nw < 4 || p.w[0] < 0 || p.w[1] < 0 || p.w[2] < 0 || p.w[3] < 0 || p.w[4] < 0)
+                return usage("--weights needs density,uniformity,coverage,visibility[,information] (>= 0)");
         } else if (!strcmp(a, "--select")) {
             if (!parse_u32(v, &select_m) || select_m < 1 || select_m > 64)
                 return usage("--select needs M in 1..64 (lidars picked greedily)");
@@ -440,6 +450,27 @@ int cmd_placement(int argc, char **argv)
     if (!rc && objects)
         rc = load_number_rows(objects, "xmin,ymin,zmin,xmax,ymax,zmax", 6, MAX_OBJECTS, &boxes, &nb);
     p.boxes = boxes, p.nboxes = nb;
+    float *prior = NULL;
+    if (!rc && occupancy) { /* rows x,y,p: the cell holding (x, y) gets p; cells not listed 0 */
+        double *occ = NULL;
+        uint32_t no = 0;
+        rc = load_number_rows(occupancy, "x,y,p", 3, 1u << 24, &occ, &no);
+        if (!rc && !(prior = calloc((size_t)p.nx * p.ny, sizeof *prior)))
+            rc = fail(SENSIM_ERR_OUT_OF_MEMORY);
+        for (uint32_t k = 0; !rc && k < no; k++) {
+            const double *q = &occ[3 * k];
+            if (!(q[2] >= 0 && q[2] <= 1)) {
+                rc = msg_fail("%s: row %llu: p must be in [0, 1]%s", occupancy, k + 1, "");
+                break;
+            }
+            if (q[0] < p.roi.xmin || q[0] >= p.roi.xmax || q[1] < p.roi.ymin || q[1] >= p.roi.ymax)
+                continue; /* outside the ROI */
+            uint32_t i = (uint32_t)((q[0] - p.roi.xmin) / p.roi.cell_m), j = (uint32_t)((q[1] - p.roi.ymin) / p.roi.cell_m);
+            prior[(size_t)(j < p.ny ? j : p.ny - 1) * p.nx + (i < p.nx ? i : p.nx - 1)] = (float)q[2];
+        }
+        free(occ);
+    }
+    p.prior = prior;
     if (!rc)
         rc = open_context(threads);
     if (rc) {
@@ -503,7 +534,11 @@ int cmd_placement(int argc, char **argv)
             break;
         }
         states(&p, op, os, &r->visible, &r->occluded, &r->out_of_view);
-        r->score = score_of(&p, &r->m, r->visible);
+        if ((st = sensim_roi_information_gain(&p.roi, cells, p.prior, &r->info_bits, &r->info_share)) != SENSIM_OK) {
+            rc = fail(st);
+            break;
+        }
+        r->score = score_of(&p, &r->m, r->visible, r->info_share);
         if (maps) {
             char path[4200];
             snprintf(path, sizeof path, "%s/candidate_%06u.png", out, c);
@@ -546,7 +581,9 @@ int cmd_placement(int argc, char **argv)
                     (void)sensim_roi_evaluate(&p.roi, try, &m); /* the ROI was checked above */
                     uint32_t vis, occ, oov;
                     states(&p, tp, ts, &vis, &occ, &oov);
-                    double s = score_of(&p, &m, vis);
+                    double bits, share;
+                    (void)sensim_roi_information_gain(&p.roi, try, p.prior, &bits, &share);
+                    double s = score_of(&p, &m, vis, share);
                     if (s > best) /* ties: the lowest index */
                         best = s, bc = c, bm = m, bv = vis;
                 }
@@ -577,7 +614,7 @@ int cmd_placement(int argc, char **argv)
     if (!rc)
         printf("placement: %u candidates in %.3f s (%.2f candidates/s), best %u (score %.4f): %s/ranking.csv\n",
                done, secs, secs > 0 ? done / secs : 0.0, done ? res[0].index : 0, done ? res[0].score : 0.0, out);
-    free(res), free(grids), free(opts), free(oshots), free(cand), free(boxes);
+    free(res), free(grids), free(opts), free(oshots), free(cand), free(boxes), free(prior);
     sensim_scene_destroy(scene);
     sensim_context_destroy(g_ctx);
     g_ctx = NULL;

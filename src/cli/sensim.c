@@ -116,8 +116,8 @@ static const struct command_help {
     {"placement",
      "sensim placement --scene FILE|street --lidar PRESET|FILE (--candidates FILE | --grid X,Y,Z,YAW)\n"
      "                 --roi xmin,ymin,xmax,ymax --out DIR [--roi-z zmin,zmax] [--cell M] [--min-points K]\n"
-     "                 [--duration S] [--objects FILE] [--weights D,U,C,V] [--select M] [--shard K/N]\n"
-     "                 [--no-maps] [--set KEY=VALUE]... [--threads N] [--seed N] [--tags FILE]\n"
+     "                 [--duration S] [--objects FILE] [--occupancy FILE] [--weights D,U,C,V[,I]] [--select M]\n"
+     "                 [--shard K/N] [--no-maps] [--set KEY=VALUE]... [--threads N] [--seed N] [--tags FILE]\n"
      "sensim placement --merge DIR,DIR,... --out DIR\n",
      "  ranks candidate lidar poses by the points they put in a region of interest (ROI):\n"
      "  --candidates  rows x,y,z,roll,pitch,yaw (m, deg); --grid: each of X,Y,Z,YAW is A or A:B:STEP\n"
@@ -125,7 +125,9 @@ static const struct command_help {
      "  --duration    integration time, rounded up to whole frames (0.1 s)\n"
      "  --objects     boxes xmin,ymin,zmin,xmax,ymax,zmax added to the scene; visible with >= K points,\n"
      "                occluded when the beams reach them but fewer points come back, else out of view\n"
-     "  --weights     score = D log10(1 + density) + U / (1 + cv) + C coverage + V visible share (1,1,1,1)\n"
+     "  --occupancy   rows x,y,p: the prior that an object stands in that cell (others 0; without: 0.5)\n"
+     "  --weights     score = D log10(1 + density) + U / (1 + cv) + C coverage + V visible share\n"
+     "                + I information gain share (S-MIG's, per cell: entropy of observed cells) (1,1,1,1,1)\n"
      "  --select M    also picks M lidars greedily (each maximises the score of the union): selection.csv\n"
      "  --shard K/N   candidates with index % N == K; --merge joins the shards' rankings into one\n"
      "  writes DIR/ranking.csv (best first), ranking.json, candidate_NNNNNN.png heat maps\n"},

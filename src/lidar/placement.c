@@ -141,6 +141,33 @@ sensim_status sensim_roi_evaluate(const sensim_roi_desc *d, const uint32_t *cell
     return SENSIM_OK;
 }
 
+sensim_status sensim_roi_information_gain(const sensim_roi_desc *d, const uint32_t *cells, const float *prior,
+                                         double *out_bits, double *out_fraction)
+{
+    uint32_t nx, ny;
+    sensim_status st = sensim_roi_grid_size(d, &nx, &ny);
+    if (st != SENSIM_OK)
+        return st;
+    if (!cells || !out_bits)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_roi_information_gain: NULL argument");
+    double gain = 0, total = 0;
+    for (size_t c = 0; c < (size_t)nx * ny; c++) {
+        double p = prior ? prior[c] : 0.5;
+        if (!(p >= 0 && p <= 1))
+            return sensim__fail(prior && isnan(prior[c]) ? SENSIM_ERR_NOT_FINITE : SENSIM_ERR_OUT_OF_RANGE,
+                                "sensim_roi_information_gain: prior of cell %zu (x %zu, y %zu) is %g, not in [0, 1]",
+                                c, c % nx, c / nx, p);
+        double h = p <= 0 || p >= 1 ? 0 : -p * log2(p) - (1 - p) * log2(1 - p);
+        total += h;
+        if (cells[c] >= d->min_points)
+            gain += h;
+    }
+    *out_bits = gain;
+    if (out_fraction)
+        *out_fraction = total > 0 ? gain / total : 0;
+    return SENSIM_OK;
+}
+
 static sensim_status check_boxes(const double *boxes, uint32_t nb, const char *fn)
 {
     if (nb && !boxes)
