@@ -5,7 +5,7 @@ FUZZ_SECONDS ?= 20
 # `make test` fuzzes a fixed number of inputs from a fixed seed (the verdict does not hang on
 # machine speed or luck; thread-side coverage still varies the corpus a little);
 # `make fuzz` explores with a random seed for FUZZ_SECONDS per target.
-FUZZ_RUNS ?= 500000
+FUZZ_RUNS ?= 250000
 
 .PHONY: all deps test-deps build demo test tsan fuzz bench install clean
 
