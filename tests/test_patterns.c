@@ -440,6 +440,42 @@ static void test_epoch_phase(void **state)
     }
 }
 
+/* Livox's FOV coverage by beam footprints on a table of 11 x 11 directions
+ * 1 deg apart ([-5, 5] deg in azimuth and elevation, azimuth-major rows,
+ * the whole table in 0.1 s): footprints of 1.6 deg (more than the 1.41 deg
+ * diagonal) light the whole rectangle, half of the rows about half of it;
+ * footprints of 0.2 deg light 100 disks' worth (81 inside, 40 halved at the
+ * edges, 4 quartered at the corners) = 100 pi 0.1^2 / 100 = 3.14 % (10 %:
+ * the disks are measured on a grid of footprint/4 cells). */
+static void test_footprint_coverage(void **state)
+{
+    (void)state;
+    char text[8192] = "Time/s,Azimuth/deg,Zenith/deg\n";
+    for (int a = -5, k = 0; a <= 5; a++)
+        for (int e = -5; e <= 5; e++, k++) {
+            size_t n = strlen(text);
+            snprintf(text + n, sizeof text - n, "%d,%d,%d\n", k, a, 90 - e);
+        }
+    const char *csv = write_text("grid.csv", text);
+    const char *sets[] = {"shots_per_s=1210", "frame_rate_hz=10"};
+    sensim_lidar *l = preset(csv, sets, 2);
+    const int64_t dur[2] = {100000000, 50000000};
+    double cov[2], sr;
+    CHECK_OK(sensim_pattern_footprint_coverage(l, 0, 1.6 * DEG, dur, 2, cov, &sr));
+    assert_double_close(sr, 10 * DEG * 2 * sin(5 * DEG), 0.02 * sr); /* the rectangle's solid angle */
+    assert_double_close(cov[0], 1.0, 0.002);
+    assert_double_close(cov[1], 0.5, 0.06);
+    CHECK_OK(sensim_pattern_footprint_coverage(l, 0, 0.2 * DEG, dur, 1, cov, NULL));
+    assert_double_close(cov[0], 100 * M_PI * 0.01 / 100, 0.1 * 0.0314);
+    /* no divergence in the preset: the footprint must be given; hostile footprints and times */
+    assert_int_equal(sensim_pattern_footprint_coverage(l, 0, 0, dur, 1, cov, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_pattern_footprint_coverage(l, 0, NAN, dur, 1, cov, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    const int64_t bad[1] = {-5};
+    assert_int_equal(sensim_pattern_footprint_coverage(l, 0, 0.01, bad, 1, cov, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_pattern_footprint_coverage(l, 0, 0.01, dur, 0, cov, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    sensim_lidar_destroy(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -447,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_snell_single_prism),  cmocka_unit_test(test_risley_fov),
         cmocka_unit_test(test_sequence_split_invariance), cmocka_unit_test(test_export_replay),
         cmocka_unit_test(test_table_cursor),        cmocka_unit_test(test_csv_variants),
+        cmocka_unit_test(test_footprint_coverage),
         cmocka_unit_test(test_table_preset_relative_path), cmocka_unit_test(test_mems_extents),
         cmocka_unit_test(test_callback),           cmocka_unit_test(test_registry),
     };

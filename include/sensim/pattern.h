@@ -28,6 +28,27 @@ typedef struct sensim_pattern_stats {
 } sensim_pattern_stats;
 
 /**
+ * FOV coverage as Livox defines it: the share of the field of view's area
+ * lit by beam footprints after each integration time. The FOV is the disk of
+ * half-angle full_fov/2 about +x for a Risley pattern without head spin (the
+ * round Livox FOV), else the azimuth × elevation rectangle the pattern spans
+ * in [t_begin_ns, t_begin_ns + the longest duration). Each shot lights the
+ * directions within @p footprint_rad / 2 of its beam (a disk: the full
+ * angle, e.g. the beam divergence). Areas are solid angles, measured on an
+ * equal-angle grid of footprint/4 cells (cos-elevation weighted; at most
+ * 2^24 cells in the FOV's box, else SENSIM_ERR_TOO_LARGE).
+ * @param footprint_rad  (0, 0.1]; 0: the lidar's divergence, max(h, v)
+ *                       (SENSIM_ERR_OUT_OF_RANGE if it has none).
+ * @param out_coverage   @p n_durations shares in [0, 1].
+ * @param out_fov_sr     the FOV's solid angle, steradians (may be NULL).
+ * Thread safety: any thread; may run while the lidar scans. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_pattern_footprint_coverage(const sensim_lidar *lidar, int64_t t_begin_ns,
+                                                           double footprint_rad, const int64_t *durations_ns,
+                                                           uint32_t n_durations, double *out_coverage,
+                                                           double *out_fov_sr);
+
+/**
  * Evaluate the pattern over [t_begin_ns, t_end_ns).
  *
  * Coverage: the sphere is cut into az_bins × el_bins cells of @p bin_rad in

@@ -110,8 +110,10 @@ static const struct command_help {
     {"presets", "sensim presets\n", "  the presets and where they were found\n"},
     {"pattern",
      "sensim pattern export PRESET|FILE --duration S --out FILE.csv [--set KEY=VALUE]...\n"
-     "sensim pattern stats PRESET|FILE [--times 0.1,0.2,0.5,1,2] [--bin-deg B] [--png FILE] [--set KEY=VALUE]...\n",
-     "  export: a Livox CSV that replays to the same shots; stats: extents, FOV coverage against time,\n"
+     "sensim pattern stats PRESET|FILE [--times 0.1,0.2,0.5,1,2] [--bin-deg B] [--footprint-deg D] [--png FILE]\n"
+     "                     [--set KEY=VALUE]...\n",
+     "  export: a Livox CSV that replays to the same shots; stats: extents, FOV coverage against time (cells\n"
+     "  hit, and Livox's share of the FOV lit by beam footprints of D degrees, default the beam divergence),\n"
      "  --png a density heat map with its legend\n"},
     {"placement",
      "sensim placement --scene FILE|street --lidar PRESET|FILE (--candidates FILE | --grid X,Y,Z,YAW)\n"
@@ -515,7 +517,7 @@ static int cmd_pattern(int argc, char **argv)
         return usage("pattern needs 'export' or 'stats' and a preset");
     int is_export = !strcmp(argv[2], "export");
     const char *preset = argv[3], *outp = NULL, *png = NULL;
-    double duration = 0, bin_deg = 0.5, times[32] = {0.1, 0.2, 0.5, 1, 2};
+    double duration = 0, bin_deg = 0.5, times[32] = {0.1, 0.2, 0.5, 1, 2}, footprint_deg = 0;
     int ntimes = 5;
     const char *sets[MAX_SETS];
     uint32_t nsets = 0;
@@ -540,6 +542,10 @@ static int cmd_pattern(int argc, char **argv)
                 return usage("--bin-deg needs degrees in [0.01, 20]");
         } else if (!strcmp(a, "--png") && !is_export) {
             png = v;
+        } else if (!strcmp(a, "--footprint-deg") && !is_export) {
+            footprint_deg = strtod(v, &end);
+            if (end == v || *end || !(footprint_deg > 0 && footprint_deg <= 5.7))
+                return usage("--footprint-deg needs the footprint's full angle in (0, 5.7] degrees");
         } else if (!strcmp(a, "--set") && strchr(v, '=') && nsets < MAX_SETS) {
             sets[nsets++] = v;
         } else if (!strcmp(a, "--shot-rate") && nsets < MAX_SETS) {
@@ -604,6 +610,18 @@ static int cmd_pattern(int argc, char **argv)
                bin_deg, ref);
         for (int i = 0; i < ntimes; i++)
             printf("  %8.3f s  %6.2f %%\n", times[i], 100.0 * cov[i]);
+        /* Livox's definition: the share of the FOV lit by beam footprints */
+        double fcov[32], fov_sr;
+        st = sensim_pattern_footprint_coverage(l, 0, footprint_deg * 3.14159265358979323846 / 180.0, dur,
+                                               (uint32_t)ntimes, fcov, &fov_sr);
+        if (st == SENSIM_OK) {
+            printf("FOV coverage by %.4g deg beam footprints (Livox's definition), FOV %.4g sr:\n",
+                   footprint_deg > 0 ? footprint_deg : 0.0, fov_sr);
+            for (int i = 0; i < ntimes; i++)
+                printf("  %8.3f s  %6.2f %%\n", times[i], 100.0 * fcov[i]);
+        } else { /* an optional measure: say why there is none (no divergence, a footprint too fine) */
+            printf("FOV coverage by beam footprints: not computed: %s\n", sensim_context_last_error(NULL));
+        }
         if (png) {
             uint32_t w, h, mx;
             if ((st = sensim_write_pattern_png(l, longest, bin, png, &w, &h, &mx))) {

@@ -94,6 +94,104 @@ sensim_status sensim_pattern_measure(const sensim_lidar *l, int64_t tb, int64_t 
     return SENSIM_OK;
 }
 
+sensim_status sensim_pattern_footprint_coverage(const sensim_lidar *l, int64_t tb, double fp, const int64_t *dur,
+                                                uint32_t ndur, double *cov, double *out_fov_sr)
+{
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
+    if (!ndur || !dur || !cov)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_pattern_footprint_coverage: no durations");
+    if (fp == 0)
+        fp = fmax(l->rp.d.beam_divergence_h_rad, l->rp.d.beam_divergence_v_rad);
+    if (!isfinite(fp) || !(fp > 0 && fp <= 0.1))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_pattern_footprint_coverage: footprint %g rad outside "
+                            "(0, 0.1] (the preset gives no beam divergence: pass the footprint)", fp);
+    int64_t longest = 0;
+    for (uint32_t i = 0; i < ndur; i++) {
+        if (dur[i] <= 0 || dur[i] > INT64_C(3600000000000))
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_pattern_footprint_coverage: duration %u is %lld ns",
+                                i, (long long)dur[i]);
+        longest = dur[i] > longest ? dur[i] : longest;
+    }
+    sensim_status st = sensim__lidar_check_time(l, tb, "t_begin_ns");
+    if (st == SENSIM_OK)
+        st = sensim__lidar_check_time(l, tb + longest, "t_begin_ns + duration");
+    if (st != SENSIM_OK)
+        return st;
+    /* the FOV: a round one for a Risley pattern without head spin, else the extents */
+    sensim_pattern_stats ps;
+    if ((st = sensim_pattern_measure(l, tb, tb + longest, 0.01, NULL, 0, NULL, NULL, 0, &ps)) != SENSIM_OK)
+        return st;
+    const sensim_pattern *p = &l->pat;
+    const bool round = p->kind == SENSIM_PATTERN_RISLEY && p->head_hz == 0 && p->bore_el == 0 && ps.full_fov_rad < SENSIM_PI;
+    const double r = fp / 2, cell = fp / 4, half = ps.full_fov_rad / 2;
+    double a0 = round ? -half : ps.az_min_rad - r, a1 = round ? half : ps.az_max_rad + r;
+    double e0 = round ? -half : ps.el_min_rad - r, e1 = round ? half : ps.el_max_rad + r;
+    a0 = fmax(a0, -SENSIM_PI), a1 = fmin(a1, SENSIM_PI), e0 = fmax(e0, -SENSIM_PI / 2), e1 = fmin(e1, SENSIM_PI / 2);
+    const double na = ceil((a1 - a0) / cell), ne = ceil((e1 - e0) / cell);
+    if (!(na >= 1 && ne >= 1) || na * ne > (double)(1u << 24))
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "sensim_pattern_footprint_coverage: %.0f x %.0f cells of %g rad "
+                            "(at most 2^24): use a larger footprint", na, ne, cell);
+    const uint32_t NA = (uint32_t)na, NE = (uint32_t)ne;
+    int64_t *first = malloc((size_t)NA * NE * sizeof *first);
+    if (!first)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_pattern_footprint_coverage: %u x %u cells", NA, NE);
+    for (size_t c = 0; c < (size_t)NA * NE; c++)
+        first[c] = INT64_MAX;
+    /* a cell is in the FOV when its centre is; its area is cos(el) of it */
+#define CELL_AZ(i) (a0 + ((double)(i) + 0.5) * cell)
+#define CELL_EL(j) (e0 + ((double)(j) + 0.5) * cell)
+    const double cr = cos(r);
+    int64_t g0 = sensim__pattern_first_at(p, tb), g1 = sensim__pattern_first_at(p, tb + longest);
+    for (int64_t g = g0; g < g1; g++) {
+        int64_t t = sensim__pattern_time(p, g);
+        uint16_t ch;
+        float d[3];
+        if (!sensim__pattern_shot(p, g, t, &ch, d))
+            continue;
+        double el = asin(fmax(-1.0, fmin(1.0, d[2]))), az = atan2(d[1], d[0]);
+        double span = r / fmax(cos(fabs(el) + r), 1e-6); /* azimuth half-width of the footprint's box */
+        int64_t j0 = (int64_t)floor((el - r - e0) / cell), j1 = (int64_t)floor((el + r - e0) / cell);
+        int64_t i0 = (int64_t)floor((az - span - a0) / cell), i1 = (int64_t)floor((az + span - a0) / cell);
+        for (int64_t j = j0 < 0 ? 0 : j0; j <= j1 && j < NE; j++) {
+            double ce = CELL_EL(j), se = sin(ce), ke = cos(ce);
+            for (int64_t i = i0 < 0 ? 0 : i0; i <= i1 && i < NA; i++) {
+                double ca = CELL_AZ(i);
+                /* the angle between the beam and the cell centre: cos = d . c */
+                if (d[0] * ke * cos(ca) + d[1] * ke * sin(ca) + d[2] * se >= cr) {
+                    int64_t *f = &first[(size_t)j * NA + (size_t)i];
+                    *f = t < *f ? t : *f;
+                }
+            }
+        }
+    }
+    double total = 0;
+    for (uint32_t k = 0; k < ndur; k++)
+        cov[k] = 0;
+    for (uint32_t j = 0; j < NE; j++) {
+        double ce = CELL_EL(j), w = cos(ce);
+        for (uint32_t i = 0; i < NA; i++) {
+            double ca = CELL_AZ(i);
+            if (round && acos(fmax(-1.0, fmin(1.0, cos(ce) * cos(ca)))) > half)
+                continue; /* outside the round FOV */
+            if (!round && (ca < ps.az_min_rad || ca > ps.az_max_rad || ce < ps.el_min_rad || ce > ps.el_max_rad))
+                continue;
+            total += w;
+            int64_t f = first[(size_t)j * NA + i];
+            for (uint32_t k = 0; k < ndur; k++)
+                if (f != INT64_MAX && f < tb + dur[k])
+                    cov[k] += w;
+        }
+    }
+#undef CELL_AZ
+#undef CELL_EL
+    free(first);
+    for (uint32_t k = 0; k < ndur; k++)
+        cov[k] = total > 0 ? cov[k] / total : 0;
+    if (out_fov_sr)
+        *out_fov_sr = total * cell * cell;
+    return SENSIM_OK;
+}
+
 sensim_status sensim_pattern_export_csv(const sensim_lidar *l, int64_t tb, int64_t te, const char *path,
                                         uint64_t *out_rows)
 {
