@@ -594,6 +594,31 @@ with tempfile.TemporaryDirectory() as tmp:
                                  rows[2]["out_of_view_objects"]) == ("1", "1", "1"),
           "from x = 5 the near box is visible, the one behind it occluded, the high one out of view: %r"
           % (rows.get(2), ))
+    # a rig: a candidate is the platform pose; its lidars' points fill one grid (a lidar mounted 1 m up on a
+    # platform at z = 2 sees what the same lidar at z = 3 sees; two of them twice the points)
+    rigf = os.path.join(pw, "rig.ini")
+    with open(rigf, "w") as f:
+        f.write("[sensor up]\npreset = vlp16\nmount_xyz_m = 0,0,1\n")
+    with open(os.path.join(pw, "low.csv"), "w") as f:
+        f.write("0,0,2,0,0,0\n")
+    with open(os.path.join(pw, "high.csv"), "w") as f:
+        f.write("0,0,3,0,0,0\n")
+    common = ["placement", "--scene", plane, "--roi", "-25,-25,25,25", "--no-maps"]
+    r1 = run(*(common + ["--rig", rigf, "--candidates", os.path.join(pw, "low.csv"), "--out", os.path.join(pw, "rig1")]))
+    r2 = run(*(common + ["--lidar", "vlp16", "--candidates", os.path.join(pw, "high.csv"),
+                         "--out", os.path.join(pw, "lid1")]))
+    a = list(csv.DictReader(open(os.path.join(pw, "rig1", "ranking.csv")))) if r1.returncode == 0 else [{}]
+    b = list(csv.DictReader(open(os.path.join(pw, "lid1", "ranking.csv")))) if r2.returncode == 0 else [{}]
+    keys = ("density", "uniformity", "coverage", "nuc", "roi_points", "score")
+    check(r1.returncode == 0 and r2.returncode == 0 and all(a[0][k] == b[0][k] for k in keys),
+          "a rig's mounted lidar scores as the lidar at the mount: %r %r %s" % (a, b, r1.stderr))
+    with open(rigf, "a") as f:
+        f.write("[sensor twin]\npreset = vlp16\nmount_xyz_m = 0,0,1\n[sensor cam]\ntype = camera\n")
+    r1 = run(*(common + ["--rig", rigf, "--candidates", os.path.join(pw, "low.csv"), "--out", os.path.join(pw, "rig2")]))
+    c = list(csv.DictReader(open(os.path.join(pw, "rig2", "ranking.csv")))) if r1.returncode == 0 else [{}]
+    check(r1.returncode == 0 and int(c[0]["roi_points"]) == 2 * int(b[0]["roi_points"])
+          and c[0]["coverage"] == b[0]["coverage"], "two identical lidars double the points, not the coverage: %r %s"
+          % (c, r1.stderr))
     for bad, want in ((["--candidates", objs + ".missing"], "cannot open"),
                       (["--roi", "1,1,0,0"], "is empty"), (["--grid", "0,0"], "--grid needs"),
                       (["--cell", "0"], "--cell needs")):

@@ -2,8 +2,9 @@
  * region of interest (sensim/placement.h), pick M of them greedily, shard a
  * large search and merge the shards' rankings.
  *
- * Per candidate: a fresh lidar (the same pattern from t = 0 for everyone)
- * scans the scene from the candidate pose for the integration time, rounded
+ * Per candidate: a fresh lidar (the same pattern from t = 0 for everyone),
+ * or each lidar of a rig on its mount, scans the scene from the candidate
+ * (platform) pose for the integration time, rounded
  * up to whole frames, with points in the world frame; the points fill the
  * ROI grid and the object counts; the pattern's nominal beams give what each
  * object box would receive with nothing in the way. Object boxes are added
@@ -64,24 +65,23 @@ static void states(const plan *p, const uint32_t *pts, const uint32_t *shots, ui
     }
 }
 
-/* One candidate: scan, grid, objects. 0 or an exit status. */
-static int evaluate(const plan *p, const sensim_scene *scene, const char *lidar_arg, const char *const *sets,
-                    uint32_t nsets, double duration_s, const double pose6[6], uint32_t *cells, uint32_t *obj_pts,
-                    uint32_t *obj_shots)
+/* One lidar of a candidate: scan, add to the grid and the object counts. 0 or an exit status. */
+static int evaluate_lidar(const plan *p, const sensim_scene *scene, const sensor_spec *spec, const char *const *sets,
+                          uint32_t nsets, double duration_s, const double pose[16], uint32_t *cells, uint32_t *obj_pts,
+                          uint32_t *obj_shots)
 {
-    const char *all[MAX_SETS + 2];
+    const char *all[2 * MAX_SETS + 1];
     uint32_t n = 0;
+    for (uint32_t i = 0; i < spec->nsets; i++) /* the rig's keys, then --set, then the world frame */
+        all[n++] = spec->sets[i];
     for (uint32_t i = 0; i < nsets; i++)
         all[n++] = sets[i];
     all[n++] = "points_frame=world";
     sensim_lidar *l = NULL;
-    sensim_status st = sensim_lidar_create_from_preset(g_ctx, lidar_arg, all, n, &l);
+    sensim_status st = sensim_lidar_create_from_preset(g_ctx, spec->preset, all, n, &l);
     sensim_lidar_info li;
-    double pose[16];
     if (st == SENSIM_OK)
         st = sensim_lidar_get_info(l, &li);
-    if (st == SENSIM_OK)
-        st = sensim_pose_from_frame(SENSIM_FRAME_NATIVE, pose6, pose6 + 3, pose);
     if (st != SENSIM_OK) {
         sensim_lidar_destroy(l);
         return fail(st);
@@ -96,17 +96,14 @@ static int evaluate(const plan *p, const sensim_scene *scene, const char *lidar_
         st = SENSIM_ERR_OUT_OF_MEMORY;
     if (st == SENSIM_OK)
         st = sensim_ring_init(mem, size, cap, 2, SENSIM_OVERFLOW_FAIL, &ring);
-    memset(cells, 0, (size_t)p->nx * p->ny * sizeof *cells);
-    memset(obj_pts, 0, p->nboxes * sizeof *obj_pts);
-    memset(obj_shots, 0, p->nboxes * sizeof *obj_shots);
     for (int64_t t = 0; st == SENSIM_OK && t < T; t += P) { /* a frame a call: the ring never fills */
         st = sensim_lidar_scan(l, scene, t, t + P, pose, ring, NULL);
         sensim_frame_view v;
         while (st == SENSIM_OK && sensim_ring_peek(ring, &v) == SENSIM_OK) {
-            for (int s = 0; s < 2 && st == SENSIM_OK; s++) {
-                st = sensim_roi_accumulate(&p->roi, v.points[s], v.counts[s], cells, NULL);
+            for (int k = 0; k < 2 && st == SENSIM_OK; k++) {
+                st = sensim_roi_accumulate(&p->roi, v.points[k], v.counts[k], cells, NULL);
                 if (st == SENSIM_OK)
-                    st = sensim_boxes_count(p->boxes, p->nboxes, v.points[s], v.counts[s], obj_pts);
+                    st = sensim_boxes_count(p->boxes, p->nboxes, v.points[k], v.counts[k], obj_pts);
             }
             sensim_ring_release(ring);
         }
@@ -116,6 +113,29 @@ static int evaluate(const plan *p, const sensim_scene *scene, const char *lidar_
     sensim_lidar_destroy(l);
     free(mem);
     return st == SENSIM_OK ? 0 : fail(st);
+}
+
+/* One candidate: every lidar of the rig (or the one --lidar) from the
+ * candidate platform pose, into one grid. 0 or an exit status. */
+static int evaluate(const plan *p, const sensim_scene *scene, const sensor_spec *specs, uint32_t nspecs,
+                    const char *const *sets, uint32_t nsets, double duration_s, const double pose6[6], uint32_t *cells,
+                    uint32_t *obj_pts, uint32_t *obj_shots)
+{
+    double pose[16];
+    sensim_status st = sensim_pose_from_frame(SENSIM_FRAME_NATIVE, pose6, pose6 + 3, pose);
+    if (st != SENSIM_OK)
+        return fail(st);
+    memset(cells, 0, (size_t)p->nx * p->ny * sizeof *cells);
+    memset(obj_pts, 0, p->nboxes * sizeof *obj_pts);
+    memset(obj_shots, 0, p->nboxes * sizeof *obj_shots);
+    for (uint32_t s = 0; s < nspecs; s++) {
+        if (specs[s].camera || specs[s].nav || specs[s].radar)
+            continue; /* lidars only */
+        int rc = evaluate_lidar(p, scene, &specs[s], sets, nsets, duration_s, pose, cells, obj_pts, obj_shots);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 static int io_fail(const char *path)
@@ -312,7 +332,7 @@ static uint32_t axis_values(const char *s, double *v, uint32_t cap)
 
 int cmd_placement(int argc, char **argv)
 {
-    const char *scene_arg = NULL, *lidar_arg = NULL, *cand_path = NULL, *grid = NULL, *out = NULL, *objects = NULL,
+    const char *scene_arg = NULL, *lidar_arg = NULL, *rig_arg = NULL, *cand_path = NULL, *grid = NULL, *out = NULL, *objects = NULL,
                *tags = NULL, *occupancy = NULL, *sets[MAX_SETS];
     char *merge_dirs = NULL;
     uint32_t nsets = 0, threads = 0, select_m = 0, shard_k = 0, shard_n = 1;
@@ -339,6 +359,8 @@ int cmd_placement(int argc, char **argv)
             scene_arg = v;
         else if (!strcmp(a, "--lidar"))
             lidar_arg = v;
+        else if (!strcmp(a, "--rig"))
+            rig_arg = v;
         else if (!strcmp(a, "--candidates"))
             cand_path = v;
         else if (!strcmp(a, "--grid"))
@@ -407,12 +429,13 @@ int cmd_placement(int argc, char **argv)
         }
     }
     if (merge_dirs) {
-        if (!out || scene_arg || lidar_arg || cand_path || grid)
+        if (!out || scene_arg || lidar_arg || rig_arg || cand_path || grid)
             return usage("--merge DIR,DIR,... takes --out only");
         return merge(out, merge_dirs);
     }
-    if (!scene_arg || !lidar_arg || !out || !have_roi || (!cand_path == !grid))
-        return usage("placement needs --scene, --lidar, --roi, --out and one of --candidates FILE or --grid");
+    if (!scene_arg || !lidar_arg == !rig_arg || !out || !have_roi || (!cand_path == !grid))
+        return usage("placement needs --scene, one of --lidar or --rig, --roi, --out and one of --candidates FILE "
+                     "or --grid");
     if (select_m && shard_n > 1)
         return usage("--select needs every candidate in one run (no --shard)");
     sensim_status st = sensim_roi_grid_size(&p.roi, &p.nx, &p.ny);
@@ -471,11 +494,32 @@ int cmd_placement(int argc, char **argv)
         free(occ);
     }
     p.prior = prior;
+    /* the lidars a candidate carries: a rig's (mounts from its file), or the one --lidar */
+    sensor_spec *specs = calloc(MAX_SENSORS, sizeof *specs);
+    uint32_t nspecs = 0;
+    if (!rc && !specs)
+        rc = fail(SENSIM_ERR_OUT_OF_MEMORY);
+    if (!rc && rig_arg) {
+        rc = load_rig_file(rig_arg, specs, &nspecs);
+    } else if (!rc) {
+        snprintf(specs[0].name, sizeof specs[0].name, "lidar");
+        snprintf(specs[0].preset, sizeof specs[0].preset, "%s", lidar_arg);
+        nspecs = 1;
+    }
+    uint32_t nlidars = 0;
+    for (uint32_t k = 0; k < nspecs; k++)
+        nlidars += !specs[k].camera && !specs[k].nav && !specs[k].radar;
+    if (!rc && !nlidars)
+        rc = usage("the rig has no lidar");
     if (!rc)
         rc = open_context(threads);
     if (rc) {
         free(cand);
         free(boxes);
+        free(prior);
+        if (specs)
+            free_specs(specs, nspecs);
+        free(specs);
         return rc;
     }
     /* the scene, with the object boxes as actors that hide each other */
@@ -524,7 +568,7 @@ int cmd_placement(int argc, char **argv)
             continue;
         size_t slot = select_m ? c : 0;
         uint32_t *cells = &grids[slot * ncell], *op = &opts[slot * nb], *os = &oshots[slot * nb];
-        if ((rc = evaluate(&p, scene, lidar_arg, sets, nsets, duration_s, &cand[6 * c], cells, op, os)) != 0)
+        if ((rc = evaluate(&p, scene, specs, nspecs, sets, nsets, duration_s, &cand[6 * c], cells, op, os)) != 0)
             break;
         cand_result *r = &res[done++];
         r->index = c;
@@ -615,6 +659,8 @@ int cmd_placement(int argc, char **argv)
         printf("placement: %u candidates in %.3f s (%.2f candidates/s), best %u (score %.4f): %s/ranking.csv\n",
                done, secs, secs > 0 ? done / secs : 0.0, done ? res[0].index : 0, done ? res[0].score : 0.0, out);
     free(res), free(grids), free(opts), free(oshots), free(cand), free(boxes), free(prior);
+    free_specs(specs, nspecs);
+    free(specs);
     sensim_scene_destroy(scene);
     sensim_context_destroy(g_ctx);
     g_ctx = NULL;
