@@ -1266,11 +1266,8 @@ int cmd_batch(int argc, char **argv)
             mcap_flags = 1;
             continue;
         }
-        if (!v) {
-            char m[256];
-            snprintf(m, sizeof m, "option '%s' needs a value (or is unknown)", a);
-            return usage(m);
-        }
+        if (!v)
+            return usage_option(a, 1);
         i++;
         if (!strcmp(a, "--tags"))
             tags_arg = v;

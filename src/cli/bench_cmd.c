@@ -91,11 +91,8 @@ int cmd_bench(int argc, char **argv)
             json = 1;
             continue;
         }
-        if (!v) {
-            char m[256];
-            snprintf(m, sizeof m, "option '%.200s' needs a value (or is unknown)", a);
-            return usage(m);
-        }
+        if (!v)
+            return usage_option(a, 1);
         i++;
         if (!strcmp(a, "--scene"))
             scene_arg = v;
@@ -119,9 +116,7 @@ int cmd_bench(int argc, char **argv)
             if (!parse_u32(v, &detail) || detail < 1 || detail > 64)
                 return usage("--detail needs 1..64");
         } else {
-            char m[256];
-            snprintf(m, sizeof m, "unknown option '%.200s'", a);
-            return usage(m);
+            return usage_option(a, 0);
         }
     }
     if (npresets == 0) {

@@ -19,6 +19,8 @@ int fail(sensim_status st);
 /* Create g_ctx with `threads` workers (0: all cores); 0 or the exit status of fail(). */
 int open_context(uint32_t threads);
 int usage(const char *msg);
+/* usage() for an option given without its value (@p needs_value) or not known. */
+int usage_option(const char *opt, int needs_value);
 double now_s(void);
 int parse_u32(const char *s, uint32_t *out);
 int parse_numbers(const char *s, double *v, int lo, int hi);

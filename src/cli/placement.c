@@ -348,11 +348,8 @@ int cmd_placement(int argc, char **argv)
             maps = 0;
             continue;
         }
-        if (!v) {
-            char m[256];
-            snprintf(m, sizeof m, "option '%.200s' needs a value (or is unknown)", a);
-            return usage(m);
-        }
+        if (!v)
+            return usage_option(a, 1);
         i++;
         double t[6];
         if (!strcmp(a, "--scene"))
@@ -423,9 +420,7 @@ int cmd_placement(int argc, char **argv)
                 return usage("--set needs KEY=VALUE");
             sets[nsets++] = v;
         } else {
-            char m[256];
-            snprintf(m, sizeof m, "unknown option '%.200s'", a);
-            return usage(m);
+            return usage_option(a, 0);
         }
     }
     if (merge_dirs) {

@@ -195,6 +195,14 @@ int usage(const char *msg)
     return EXIT_USAGE;
 }
 
+int usage_option(const char *opt, int needs_value)
+{
+    char m[256];
+    snprintf(m, sizeof m, needs_value ? "option '%.200s' needs a value (or is unknown)" : "unknown option '%.200s'",
+             opt);
+    return usage(m);
+}
+
 /* ---- per-frame images (--images [LIST]) ---- */
 static const char *const image_names[] = {"range", "intensity", "label", "preview", "bev"};
 

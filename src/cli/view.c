@@ -191,11 +191,8 @@ int cmd_view(int argc, char **argv)
             in = a;
             continue;
         }
-        if (!v) {
-            char m[256];
-            snprintf(m, sizeof m, "option '%.200s' needs a value (or is unknown)", a);
-            return usage(m);
-        }
+        if (!v)
+            return usage_option(a, 1);
         i++;
         if (!strcmp(a, "--out"))
             out = v;
@@ -203,9 +200,7 @@ int cmd_view(int argc, char **argv)
             if (!parse_u32(v, &max_points) || max_points < 1 || max_points > 10000000)
                 return usage("--max-points needs an integer in 1..10^7 (points per frame drawn)");
         } else {
-            char m[256];
-            snprintf(m, sizeof m, "unknown option '%.200s'", a);
-            return usage(m);
+            return usage_option(a, 0);
         }
     }
     if (!in || !out)

@@ -315,6 +315,20 @@ void sensim_bev_options_init(sensim_bev_options *o)
     o->z_max_m = 1e9;
 }
 
+/* A white scale bar @p bar pixels long with end ticks at (x0, y0) and its
+ * length in metres written above it. */
+static void scale_bar(uint8_t *img, uint32_t w, uint32_t h, int x0, int y0, int bar, double bar_m, int text_scale)
+{
+    static const uint8_t white[3] = {255, 255, 255};
+    const int th = 2 * text_scale; /* bar thickness follows the text size */
+    fill(img, w, h, x0, y0, x0 + bar, y0 + th, white);
+    fill(img, w, h, x0, y0 - 3 * text_scale, x0 + 2, y0 + th, white);
+    fill(img, w, h, x0 + bar - 2, y0 - 3 * text_scale, x0 + bar, y0 + th, white);
+    char label[32];
+    snprintf(label, sizeof label, "%g m", bar_m);
+    draw_text(img, w, h, x0, y0 - 3 * text_scale - 8 * text_scale, label, text_scale, white);
+}
+
 sensim_status sensim_write_bev_png(const char *path, const sensim_point *pts, uint64_t n,
                                    const sensim_bev_options *options, uint32_t *out_size)
 {
@@ -375,17 +389,11 @@ sensim_status sensim_write_bev_png(const char *path, const sensim_point *pts, ui
             memset(img + 3 * c, 160, 3); /* unlabeled: grey, visible on black */
     }
     /* scale bar: grid_m (or 10 m) long, bottom left, with its length written above it */
-    static const uint8_t white[3] = {255, 255, 255};
     double bar_m = o.grid_m > 0 ? o.grid_m : 10;
     int bar = (int)floor(bar_m / res + 0.5), x0 = 10, y0 = (int)S - 14;
     if (bar > (int)S / 2)
         bar = (int)S / 2, bar_m = bar * res;
-    fill(img, S, S, x0, y0, x0 + bar, y0 + 4, white);
-    fill(img, S, S, x0, y0 - 6, x0 + 2, y0 + 4, white);
-    fill(img, S, S, x0 + bar - 2, y0 - 6, x0 + bar, y0 + 4, white);
-    char label[32];
-    snprintf(label, sizeof label, "%g m", bar_m);
-    draw_text(img, S, S, x0, y0 - 22, label, 2, white);
+    scale_bar(img, S, S, x0, y0, bar, bar_m, 2);
     sensim_status st = sensim_write_png(path, S, S, 3, 8, img, (size_t)S * 3);
     free(img);
     free(top);
@@ -442,14 +450,8 @@ sensim_status sensim_write_roi_png(const char *path, const sensim_roi_desc *roi,
     double want = (roi->xmax - roi->xmin) / 4, bar_m = pow(10, floor(log10(want)));
     bar_m *= want / bar_m >= 5 ? 5 : want / bar_m >= 2 ? 2 : 1;
     int bar = (int)floor(bar_m * ppm + 0.5), x0 = 8, y0 = (int)mh - 10;
-    if (bar >= 4 && mh >= 40) {
-        fill(img, W, H, x0, y0, x0 + bar, y0 + 3, white);
-        fill(img, W, H, x0, y0 - 5, x0 + 2, y0 + 3, white);
-        fill(img, W, H, x0 + bar - 2, y0 - 5, x0 + bar, y0 + 3, white);
-        char label[32];
-        snprintf(label, sizeof label, "%g m", bar_m);
-        draw_text(img, W, H, x0, y0 - 14, label, 1, white);
-    }
+    if (bar >= 4 && mh >= 40)
+        scale_bar(img, W, H, x0, y0, bar, bar_m, 1);
     char hi[32];
     snprintf(hi, sizeof hi, "%u pts", mx);
     legend(img, W, H, 2, (int)(W < 400 ? W : 400) - 2, (int)mh + 4, "0", hi);
