@@ -619,6 +619,29 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r1.returncode == 0 and int(c[0]["roi_points"]) == 2 * int(b[0]["roi_points"])
           and c[0]["coverage"] == b[0]["coverage"], "two identical lidars double the points, not the coverage: %r %s"
           % (c, r1.stderr))
+    # candidates on mounting surfaces: the level tops of two poles (dropped rays on a 2 m grid)
+    poles = os.path.join(pw, "poles.obj")
+    with open(poles, "w") as f:
+        f.write("o ground_road\nv -100 -100 0\nv 100 -100 0\nv 100 100 0\nv -100 100 0\nf 1 2 3 4\n")
+        base = 5
+        for name, (cx, h) in (("pole_west", (-10, 6)), ("pole_east", (30, 4))):
+            f.write("o %s\n" % name)
+            for z in (0, h):
+                for dx, dy in ((-0.6, -0.6), (0.6, -0.6), (0.6, 0.6), (-0.6, 0.6)):
+                    f.write("v %g %g %g\n" % (cx + dx, dy, z))
+            q = [base + k for k in range(8)]
+            for face in ((0, 1, 2, 3), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)):
+                f.write("f %s\n" % " ".join(str(q[k]) for k in face))
+            base += 8
+    r = run("placement", "--scene", poles, "--lidar", "vlp16", "--surfaces", "Poles", "--roi", "0,-10,20,10",
+            "--out", os.path.join(pw, "surf"), "--no-maps")
+    got = sorted((float(x["x"]), float(x["y"]), float(x["z"])) for x in
+                 csv.DictReader(open(os.path.join(pw, "surf", "ranking.csv")))) if r.returncode == 0 else []
+    check(got == [(-10.0, 0.0, 6.5), (30.0, 0.0, 4.5)], "candidates on the two pole tops, 0.5 m up: %r %s"
+          % (got, r.stderr))
+    r = run("placement", "--scene", poles, "--lidar", "vlp16", "--surfaces", "Buildings", "--roi", "0,-10,20,10",
+            "--out", os.path.join(pw, "surf2"))
+    check(r.returncode != 0 and "no level surface" in r.stderr, "no building: said so: %r" % r.stderr)
     for bad, want in ((["--candidates", objs + ".missing"], "cannot open"),
                       (["--roi", "1,1,0,0"], "is empty"), (["--grid", "0,0"], "--grid needs"),
                       (["--cell", "0"], "--cell needs")):

@@ -330,13 +330,82 @@ static uint32_t axis_values(const char *s, double *v, uint32_t cap)
     return (uint32_t)steps;
 }
 
+/* Candidates on mounting surfaces: vertical rays dropped on a @p step grid
+ * over the ROI widened by @p margin, kept where the first surface hit is
+ * nearly level (normal z >= 0.9) and carries one of @p tags (pole tops,
+ * roofs); the candidate stands @p height above it, yaw 0. Deterministic: grid
+ * order. 0 or an exit status; *out malloc'ed (6 per candidate). */
+static int surface_candidates(const sensim_scene *scene, const plan *p, const char *tag_list, double step,
+                              double margin, double height, double **out, uint32_t *n)
+{
+    *out = NULL, *n = 0;
+    uint8_t want[256] = {0};
+    char buf[512], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", tag_list);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int32_t id = sensim_tag_from_name(t);
+        if (id < 0) {
+            char m[300];
+            snprintf(m, sizeof m, "--surfaces: unknown tag '%.100s' (CARLA names: Poles, Buildings, ...)", t);
+            return usage(m);
+        }
+        want[id] = 1;
+    }
+    const double x0 = p->roi.xmin - margin, y0 = p->roi.ymin - margin;
+    const double nxf = floor((p->roi.xmax - p->roi.xmin + 2 * margin) / step) + 1,
+                 nyf = floor((p->roi.ymax - p->roi.ymin + 2 * margin) / step) + 1;
+    if (nxf * nyf > 4e6)
+        return usage("--surfaces: more than 4 million drop points (raise --surface-step)");
+    const uint64_t nr = (uint64_t)(nxf * nyf);
+    float *org = malloc(nr * 3 * sizeof *org);
+    sensim_ray_hit *hits = malloc(nr * sizeof *hits);
+    double *c = malloc(nr * 6 * sizeof *c);
+    if (!org || !hits || !c) {
+        free(org), free(hits), free(c);
+        return fail(SENSIM_ERR_OUT_OF_MEMORY);
+    }
+    for (uint64_t k = 0; k < nr; k++) {
+        org[3 * k] = (float)(x0 + (double)(k % (uint64_t)nxf) * step);
+        org[3 * k + 1] = (float)(y0 + (double)(k / (uint64_t)nxf) * step);
+        org[3 * k + 2] = 1e4f;
+    }
+    const float down[3] = {0, 0, -1};
+    sensim_ray_batch b;
+    memset(&b, 0, sizeof b);
+    b.count = nr, b.origins = org;
+    sensim_status st = SENSIM_OK;
+    float *dirs = malloc(nr * 3 * sizeof *dirs); /* every ray straight down (a stride of 0 means packed) */
+    if (!dirs)
+        st = SENSIM_ERR_OUT_OF_MEMORY;
+    for (uint64_t k = 0; dirs && k < nr; k++)
+        memcpy(&dirs[3 * k], down, sizeof down);
+    b.directions = dirs;
+    if (st == SENSIM_OK)
+        st = sensim_scene_intersect(scene, &b, hits);
+    for (uint64_t k = 0; st == SENSIM_OK && k < nr; k++) {
+        const sensim_ray_hit *h = &hits[k];
+        if (!h->hit || !want[h->tag] || h->normal[2] < 0.9f)
+            continue;
+        double *q = &c[6 * (*n)++];
+        q[0] = org[3 * k], q[1] = org[3 * k + 1], q[2] = 1e4 - h->distance + height;
+        q[3] = q[4] = q[5] = 0;
+    }
+    free(org), free(hits), free(dirs);
+    if (st != SENSIM_OK) {
+        free(c);
+        return fail(st);
+    }
+    *out = c;
+    return 0;
+}
+
 int cmd_placement(int argc, char **argv)
 {
     const char *scene_arg = NULL, *lidar_arg = NULL, *rig_arg = NULL, *cand_path = NULL, *grid = NULL, *out = NULL, *objects = NULL,
-               *tags = NULL, *occupancy = NULL, *sets[MAX_SETS];
+               *tags = NULL, *occupancy = NULL, *surfaces = NULL, *sets[MAX_SETS];
     char *merge_dirs = NULL;
     uint32_t nsets = 0, threads = 0, select_m = 0, shard_k = 0, shard_n = 1;
-    double duration_s = 0.1;
+    double duration_s = 0.1, surface_step = 2, surface_margin = 30, mount_height = 0.5;
     int maps = 1, have_roi = 0;
     plan p;
     memset(&p, 0, sizeof p);
@@ -370,6 +439,17 @@ int cmd_placement(int argc, char **argv)
             tags = v;
         else if (!strcmp(a, "--occupancy"))
             occupancy = v;
+        else if (!strcmp(a, "--surfaces"))
+            surfaces = v;
+        else if (!strcmp(a, "--surface-step") || !strcmp(a, "--surface-margin")) {
+            if (parse_numbers(v, t, 1, 1) != 1 || !(t[0] >= 0.05 && t[0] <= 1000))
+                return usage("--surface-step and --surface-margin need 0.05..1000 m");
+            *(!strcmp(a, "--surface-step") ? &surface_step : &surface_margin) = t[0];
+        } else if (!strcmp(a, "--mount-height")) {
+            if (parse_numbers(v, t, 1, 1) != 1 || !(t[0] >= -100 && t[0] <= 1000))
+                return usage("--mount-height needs -100..1000 m");
+            mount_height = t[0];
+        }
         else if (!strcmp(a, "--merge"))
             merge_dirs = (char *)v;
         else if (!strcmp(a, "--roi")) {
@@ -428,9 +508,9 @@ int cmd_placement(int argc, char **argv)
             return usage("--merge DIR,DIR,... takes --out only");
         return merge(out, merge_dirs);
     }
-    if (!scene_arg || !lidar_arg == !rig_arg || !out || !have_roi || (!cand_path == !grid))
-        return usage("placement needs --scene, one of --lidar or --rig, --roi, --out and one of --candidates FILE "
-                     "or --grid");
+    if (!scene_arg || !lidar_arg == !rig_arg || !out || !have_roi || (!!cand_path + !!grid + !!surfaces) != 1)
+        return usage("placement needs --scene, one of --lidar or --rig, --roi, --out and one of --candidates FILE, "
+                     "--grid or --surfaces");
     if (select_m && shard_n > 1)
         return usage("--select needs every candidate in one run (no --shard)");
     sensim_status st = sensim_roi_grid_size(&p.roi, &p.nx, &p.ny);
@@ -442,7 +522,7 @@ int cmd_placement(int argc, char **argv)
     int rc = 0;
     if (cand_path) {
         rc = load_number_rows(cand_path, "x,y,z,roll,pitch,yaw", 6, MAX_CANDIDATES, &cand, &nc);
-    } else {
+    } else if (grid) {
         char buf[512], *save = NULL;
         snprintf(buf, sizeof buf, "%s", grid);
         double ax[4][1000];
@@ -463,7 +543,7 @@ int cmd_placement(int argc, char **argv)
                         q[0] = ax[0][a], q[1] = ax[1][b], q[2] = ax[2][z], q[3] = 0, q[4] = 0, q[5] = ax[3][y];
                     }
     }
-    if (!rc && nc == 0)
+    if (!rc && nc == 0 && !surfaces)
         rc = usage("no candidates");
     if (!rc && objects)
         rc = load_number_rows(objects, "xmin,ymin,zmin,xmax,ymax,zmax", 6, MAX_OBJECTS, &boxes, &nb);
@@ -544,6 +624,16 @@ int cmd_placement(int argc, char **argv)
         st = sensim_scene_commit(scene);
     if (st != SENSIM_OK)
         rc = fail(st);
+    if (!rc && surfaces) { /* candidates where the scene offers a mount, found before the object boxes hide it */
+        rc = surface_candidates(scene, &p, surfaces, surface_step, surface_margin, mount_height, &cand, &nc);
+        if (!rc && nc == 0) {
+            fprintf(stderr, "sensim: error: --surfaces %s: no level surface of those tags within %g m of the ROI\n",
+                    surfaces, surface_margin);
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
+        }
+        if (!rc && nc > MAX_CANDIDATES)
+            nc = MAX_CANDIDATES;
+    }
     if (!rc && !ensure_dir(out))
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
     const size_t ncell = (size_t)p.nx * p.ny;

@@ -116,13 +116,17 @@ static const struct command_help {
      "  hit, and Livox's share of the FOV lit by beam footprints of D degrees, default the beam divergence),\n"
      "  --png a density heat map with its legend\n"},
     {"placement",
-     "sensim placement --scene FILE|street (--lidar PRESET|FILE | --rig RIG) (--candidates FILE | --grid X,Y,Z,YAW)\n"
+     "sensim placement --scene FILE|street (--lidar PRESET|FILE | --rig RIG)\n"
+     "                 (--candidates FILE | --grid X,Y,Z,YAW | --surfaces TAG,... [--surface-step M]\n"
+     "                  [--surface-margin M] [--mount-height M])\n"
      "                 --roi xmin,ymin,xmax,ymax --out DIR [--roi-z zmin,zmax] [--cell M] [--min-points K]\n"
      "                 [--duration S] [--objects FILE] [--occupancy FILE] [--weights D,U,C,V[,I]] [--select M]\n"
      "                 [--shard K/N] [--no-maps] [--set KEY=VALUE]... [--threads N] [--seed N] [--tags FILE]\n"
      "sensim placement --merge DIR,DIR,... --out DIR\n",
      "  ranks candidate lidar poses by the points they put in a region of interest (ROI):\n"
      "  --candidates  rows x,y,z,roll,pitch,yaw (m, deg); --grid: each of X,Y,Z,YAW is A or A:B:STEP\n"
+     "  --surfaces    candidates on level tops of those tags (Poles, Buildings, ...) found by rays dropped on\n"
+     "                a --surface-step grid (2 m) over the ROI and --surface-margin (30 m), --mount-height above\n"
      "  --rig         a rig file: a candidate is the platform pose, its lidars' points fill one grid\n"
      "  --roi         the ROI on the ground (world m), gridded in --cell cells (1 m); --roi-z heights counted\n"
      "  --duration    integration time, rounded up to whole frames (0.1 s)\n"
