@@ -591,7 +591,8 @@ with tempfile.TemporaryDirectory() as tmp:
             "--roi", "-30,-8,30,8", "--objects", objs, "--out", os.path.join(pw, "objs"), "--no-maps")
     rows = {int(x["candidate"]): x for x in csv.DictReader(open(os.path.join(pw, "objs", "ranking.csv")))}
     check(r.returncode == 0 and (rows[2]["visible_objects"], rows[2]["occluded_objects"],
-                                 rows[2]["out_of_view_objects"]) == ("1", "1", "1"),
+                                 rows[2]["out_of_view_objects"], rows[2]["occluded_by_objects"],
+                                 rows[2]["occluded_by_static"]) == ("1", "1", "1", "1", "0"),
           "from x = 5 the near box is visible, the one behind it occluded, the high one out of view: %r"
           % (rows.get(2), ))
     # a rig: a candidate is the platform pose; its lidars' points fill one grid (a lidar mounted 1 m up on a

@@ -234,29 +234,41 @@ static void test_box_occlusion(void **state)
         sensim_scene *s;
         CHECK_OK(sensim_scene_create(ctx, &s));
         add_plane(s, 500.0f, 1);
-        for (int b = with_a ? 0 : 1; b < 3; b++) {
+        for (int b = with_a ? 0 : 1; b < 3; b++) { /* A is an actor (id 7), B and C static world */
             const float lo[3] = {(float)boxes[6 * b], (float)boxes[6 * b + 1], (float)boxes[6 * b + 2]},
                         hi[3] = {(float)boxes[6 * b + 3], (float)boxes[6 * b + 4], (float)boxes[6 * b + 5]};
-            add_box(s, lo, hi, 14, 0);
+            uint32_t mesh = add_box(s, lo, hi, 14, b == 0 ? SENSIM_MESH_PROTOTYPE : 0);
+            double I[16];
+            identity(I);
+            if (b == 0)
+                CHECK_OK(sensim_scene_add_actor(s, mesh, 7, I));
         }
         CHECK_OK(sensim_scene_commit(s));
         sensim_lidar *l = ideal_lidar("vlp16");
         sensim_lidar_info li;
         CHECK_OK(sensim_lidar_get_info(l, &li));
         sensim_roi_desc d = roi(-30, -30, 30, 30, 1);
-        uint32_t *cells = calloc(3600, sizeof *cells), pts[3], shots[3] = {0, 0, 0};
+        uint32_t *cells = calloc(3600, sizeof *cells), pts[3], shots[3] = {0, 0, 0}, bs[3] = {0, 0, 0},
+                 bo[3] = {0, 0, 0}, plain[3] = {0, 0, 0};
+        const uint32_t ids[3] = {7, 0, 0};
         double pose[16];
         translation(pose, 0, 0, 1);
         scan_grid(l, s, pose, &d, cells, 3600, boxes, 3, pts);
-        CHECK_OK(sensim_lidar_box_shots(l, 0, li.frame_period_ns, pose, boxes, 3, shots));
+        CHECK_OK(sensim_lidar_box_shots(l, 0, li.frame_period_ns, pose, boxes, 3, shots, s, ids, bs, bo));
+        CHECK_OK(sensim_lidar_box_shots(l, 0, li.frame_period_ns, pose, boxes, 3, plain, NULL, NULL, NULL, NULL));
+        assert_memory_equal(shots, plain, sizeof shots); /* tracing the blockers changes no count */
+        assert_true(bs[0] == 0 && bo[0] == 0);          /* nothing stands before A */
         assert_true(shots[0] > 50 && shots[1] > 20); /* both in the beams' way */
         assert_int_equal(shots[2], 0);               /* above +15 deg */
         assert_int_equal(pts[2], 0);
         if (with_a) {
             assert_true(pts[0] >= shots[0] * 9 / 10); /* A returns nearly every beam it receives */
             assert_int_equal(pts[1], 0);              /* B: occluded */
+            assert_int_equal(bs[1], 0);               /* ... by another object, actor 7, on every beam */
+            assert_int_equal(bo[1], shots[1]);
         } else {
             assert_true(pts[1] >= shots[1] * 9 / 10); /* B alone is visible */
+            assert_true(bs[1] == 0 && bo[1] == 0);
         }
         free(cells);
         sensim_lidar_destroy(l);
@@ -267,11 +279,11 @@ static void test_box_occlusion(void **state)
     double pose[16], bad[6] = {0, 0, 0, NAN, 1, 1}, inv[6] = {1, 1, 1, 0, 0, 0};
     uint32_t c[1] = {0};
     identity(pose);
-    assert_int_equal(sensim_lidar_box_shots(l, 0, 1000, pose, bad, 1, c), SENSIM_ERR_NOT_FINITE);
-    assert_int_equal(sensim_lidar_box_shots(l, 0, 1000, pose, inv, 1, c), SENSIM_ERR_OUT_OF_RANGE);
-    assert_int_equal(sensim_lidar_box_shots(l, 1000, 0, pose, NULL, 0, c), SENSIM_ERR_TIME_ORDER);
+    assert_int_equal(sensim_lidar_box_shots(l, 0, 1000, pose, bad, 1, c, NULL, NULL, NULL, NULL), SENSIM_ERR_NOT_FINITE);
+    assert_int_equal(sensim_lidar_box_shots(l, 0, 1000, pose, inv, 1, c, NULL, NULL, NULL, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_lidar_box_shots(l, 1000, 0, pose, NULL, 0, c, NULL, NULL, NULL, NULL), SENSIM_ERR_TIME_ORDER);
     pose[12] = NAN;
-    assert_int_equal(sensim_lidar_box_shots(l, 0, 1000, pose, NULL, 0, c), SENSIM_ERR_NOT_FINITE);
+    assert_int_equal(sensim_lidar_box_shots(l, 0, 1000, pose, NULL, 0, c, NULL, NULL, NULL, NULL), SENSIM_ERR_NOT_FINITE);
     sensim_lidar_destroy(l);
 }
 

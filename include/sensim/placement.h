@@ -119,11 +119,18 @@ SENSIM_API sensim_status sensim_boxes_count(const double *boxes, uint32_t box_co
  * other objects): visible = points >= k; occluded = points < k <= shots;
  * out of view = shots < k. Beams are the nominal ones (no divergence, no
  * jitter).
+ * What blocks them: with @p scene (committed, may be NULL) each such beam is
+ * traced up to 1 cm before it enters the box; one that hits something first
+ * adds to @p blocked_static (the static world: actor id 0) or to
+ * @p blocked_objects (any actor but the box's own, @p box_object_ids[b]; NULL:
+ * no box is an actor) of that box. Both may be NULL without a scene.
  * Thread safety: as sensim_lidar_scan() for @p lidar. Since 0.1.
  */
 SENSIM_API sensim_status sensim_lidar_box_shots(sensim_lidar *lidar, int64_t t_begin_ns, int64_t t_end_ns,
                                                 const double platform_pose[16], const double *boxes,
-                                                uint32_t box_count, uint32_t *counts);
+                                                uint32_t box_count, uint32_t *counts, const sensim_scene *scene,
+                                                const uint32_t *box_object_ids, uint32_t *blocked_static,
+                                                uint32_t *blocked_objects);
 
 /**
  * A top-down heat map of an ROI grid as an 8-bit RGB PNG: x to the right, y

@@ -341,7 +341,7 @@ PROTOTYPES = {
                                                POINTER(c_double)]),
     "sensim_boxes_count": (status_t, [c_void_p, c_uint32, c_void_p, c_uint64, c_void_p]),
     "sensim_lidar_box_shots": (status_t, [c_void_p, c_int64, c_int64, POINTER(c_double), c_void_p, c_uint32,
-                                          c_void_p]),
+                                          c_void_p, c_void_p, c_void_p, c_void_p, c_void_p]),
     "sensim_write_roi_png": (status_t, [c_char_p, POINTER(RoiDesc), c_void_p, c_void_p, c_uint32,
                                         POINTER(c_uint32), POINTER(c_uint32)]),
     "sensim_lidar_set_mount_pose": (status_t, [c_void_p, d16]),

@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover
 
 COLUMNS = ("candidate", "x", "y", "z", "roll", "pitch", "yaw", "density", "uniformity", "coverage",
            "visible_objects", "score", "nuc", "roi_points", "occluded_objects", "out_of_view_objects",
-           "information_gain", "information_bits")
+           "information_gain", "information_bits", "occluded_by_static", "occluded_by_objects")
 OBJECT_ID_BASE = 1000000
 _BOX_TRIANGLES = (0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6,
                   1, 3, 5, 3, 7, 5)
@@ -104,6 +104,7 @@ def evaluate(context, scene, lidar, candidates, roi, roi_z=(-1e9, 1e9), cell_m=1
     prior = occupancy_prior((d, nx, ny), occupancy)
     boxes = _boxes(objects)
     nb = len(boxes)
+    ids = _np.arange(OBJECT_ID_BASE, OBJECT_ID_BASE + max(nb, 1), dtype=_np.uint32)  # as add_objects numbers them
     cands = _np.asarray(candidates, dtype=_np.float64).reshape(-1, 6)
     sets = dict(overrides or {})
     sets["points_frame"] = "world"
@@ -118,6 +119,8 @@ def evaluate(context, scene, lidar, candidates, roi, roi_z=(-1e9, 1e9), cell_m=1
             cells = _np.zeros(nx * ny, _np.uint32)
             opts = _np.zeros(max(nb, 1), _np.uint32)
             oshots = _np.zeros(max(nb, 1), _np.uint32)
+            bst = _np.zeros(max(nb, 1), _np.uint32)
+            bob = _np.zeros(max(nb, 1), _np.uint32)
             for f in range(frames):
                 lid.scan(scene, f * period, (f + 1) * period, ring, pose=pose)
                 for frame in ring.frames():
@@ -125,28 +128,32 @@ def evaluate(context, scene, lidar, candidates, roi, roi_z=(-1e9, 1e9), cell_m=1
                     _check(_L.sensim_roi_accumulate(ctypes.byref(d), pts.ctypes.data, len(pts), cells.ctypes.data,
                                                     None))
                     _check(_L.sensim_boxes_count(boxes.ctypes.data, nb, pts.ctypes.data, len(pts), opts.ctypes.data))
-            with _using(lid) as (h,):
+            with _using(lid, scene) as (h, sh):
                 _check(_L.sensim_lidar_box_shots(h, 0, frames * period, _mat16(pose), boxes.ctypes.data, nb,
-                                                 oshots.ctypes.data))
+                                                 oshots.ctypes.data, sh, ids.ctypes.data, bst.ctypes.data,
+                                                 bob.ctypes.data))
         finally:
             lid.close()
         m = _lib.RoiMetrics()
         _check(_L.sensim_roi_evaluate(ctypes.byref(d), cells.ctypes.data, ctypes.byref(m)))
         vis = int(_np.sum(opts[:nb] >= min_points))
-        occ = int(_np.sum((opts[:nb] < min_points) & (oshots[:nb] >= min_points)))
+        occluded = (opts[:nb] < min_points) & (oshots[:nb] >= min_points)
+        occ = int(_np.sum(occluded))
+        by_objects = int(_np.sum(occluded & (bob[:nb] > bst[:nb])))
         bits, share = ctypes.c_double(), ctypes.c_double()
         _check(_L.sensim_roi_information_gain(ctypes.byref(d), cells.ctypes.data,
                                               None if prior is None else prior.ctypes.data, ctypes.byref(bits),
                                               ctypes.byref(share)))
         rows.append((idx, *c, m.density_per_m2, m.cell_cv, m.coverage, vis,
                      score(m.density_per_m2, m.cell_cv, m.coverage, vis, nb, share.value, weights), m.nuc, m.points,
-                     occ, nb - vis - occ, share.value, bits.value))
+                     occ, nb - vis - occ, share.value, bits.value, occ - by_objects, by_objects))
         kept.append(cells.reshape(ny, nx))
     order = sorted(range(len(rows)), key=lambda i: (-rows[i][11], rows[i][0]))
     out = {}
     for k, name in enumerate(COLUMNS):
         vals = [rows[i][k] for i in order]
-        ints = name in ("candidate", "visible_objects", "roi_points", "occluded_objects", "out_of_view_objects")
+        ints = name in ("candidate", "visible_objects", "roi_points", "occluded_objects", "out_of_view_objects",
+                        "occluded_by_static", "occluded_by_objects")
         out[name] = _np.array(vals, dtype=_np.int64 if ints else _np.float64)
     if grids:
         out["grids"] = [kept[i] for i in order]

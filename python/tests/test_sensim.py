@@ -1097,7 +1097,9 @@ class Placement(unittest.TestCase):
         for i, row in enumerate(rows):
             for col in sp.COLUMNS:
                 self.assertEqual(float(row[col]), float(t[col][i]), (i, col))
-        self.assertEqual(int(t["occluded_objects"][list(t["candidate"]).index(2)]), 1)
+        row = list(t["candidate"]).index(2)
+        self.assertEqual(int(t["occluded_objects"][row]), 1)
+        self.assertEqual((int(t["occluded_by_objects"][row]), int(t["occluded_by_static"][row])), (1, 0))
         with self.assertRaises(sensim.InvalidArgument):
             sp.evaluate(ctx, scene, "vlp16", cands, roi=(0, 0, 1))
         with self.assertRaises(sensim.OutOfRange):

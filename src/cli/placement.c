@@ -28,7 +28,7 @@ typedef struct cand_result {
     uint32_t index;
     double pose6[6];
     sensim_roi_metrics m;
-    uint32_t visible, occluded, out_of_view;
+    uint32_t visible, occluded, out_of_view, by_static, by_objects;
     double info_bits, info_share;
     double score;
 } cand_result;
@@ -39,6 +39,7 @@ typedef struct plan {
     double w[5];
     const double *boxes;
     uint32_t nboxes;
+    const uint32_t *box_ids; /* the boxes' actor ids */
     const float *prior; /* occupancy prior per cell, or NULL (0.5) */
 } plan;
 
@@ -50,25 +51,32 @@ static double score_of(const plan *p, const sensim_roi_metrics *m, uint32_t visi
     return s + p->w[4] * info_share;
 }
 
-static void states(const plan *p, const uint32_t *pts, const uint32_t *shots, uint32_t *vis, uint32_t *occ,
-                   uint32_t *oov)
+/* Object states; an occluded object is blamed on what stopped most of its
+ * blocked beams (static world, or other objects; ties: static). */
+static void states(const plan *p, const uint32_t *pts, const uint32_t *shots, const uint32_t *bst,
+                   const uint32_t *bob, cand_result *r)
 {
-    *vis = *occ = *oov = 0;
+    r->visible = r->occluded = r->out_of_view = r->by_static = r->by_objects = 0;
     const uint32_t k = p->roi.min_points;
     for (uint32_t b = 0; b < p->nboxes; b++) {
-        if (pts[b] >= k)
-            (*vis)++;
-        else if (shots[b] >= k)
-            (*occ)++;
-        else
-            (*oov)++;
+        if (pts[b] >= k) {
+            r->visible++;
+        } else if (shots[b] >= k) {
+            r->occluded++;
+            if (bob[b] > bst[b])
+                r->by_objects++;
+            else
+                r->by_static++;
+        } else {
+            r->out_of_view++;
+        }
     }
 }
 
 /* One lidar of a candidate: scan, add to the grid and the object counts. 0 or an exit status. */
 static int evaluate_lidar(const plan *p, const sensim_scene *scene, const sensor_spec *spec, const char *const *sets,
                           uint32_t nsets, double duration_s, const double pose[16], uint32_t *cells, uint32_t *obj_pts,
-                          uint32_t *obj_shots)
+                          uint32_t *obj_shots, uint32_t *obj_bst, uint32_t *obj_bob)
 {
     const char *all[2 * MAX_SETS + 1];
     uint32_t n = 0;
@@ -109,7 +117,8 @@ static int evaluate_lidar(const plan *p, const sensim_scene *scene, const sensor
         }
     }
     if (st == SENSIM_OK)
-        st = sensim_lidar_box_shots(l, 0, T, pose, p->boxes, p->nboxes, obj_shots);
+        st = sensim_lidar_box_shots(l, 0, T, pose, p->boxes, p->nboxes, obj_shots, scene, p->box_ids, obj_bst,
+                                    obj_bob);
     sensim_lidar_destroy(l);
     free(mem);
     return st == SENSIM_OK ? 0 : fail(st);
@@ -119,7 +128,7 @@ static int evaluate_lidar(const plan *p, const sensim_scene *scene, const sensor
  * candidate platform pose, into one grid. 0 or an exit status. */
 static int evaluate(const plan *p, const sensim_scene *scene, const sensor_spec *specs, uint32_t nspecs,
                     const char *const *sets, uint32_t nsets, double duration_s, const double pose6[6], uint32_t *cells,
-                    uint32_t *obj_pts, uint32_t *obj_shots)
+                    uint32_t *obj_pts, uint32_t *obj_shots, uint32_t *obj_bst, uint32_t *obj_bob)
 {
     double pose[16];
     sensim_status st = sensim_pose_from_frame(SENSIM_FRAME_NATIVE, pose6, pose6 + 3, pose);
@@ -128,10 +137,13 @@ static int evaluate(const plan *p, const sensim_scene *scene, const sensor_spec 
     memset(cells, 0, (size_t)p->nx * p->ny * sizeof *cells);
     memset(obj_pts, 0, p->nboxes * sizeof *obj_pts);
     memset(obj_shots, 0, p->nboxes * sizeof *obj_shots);
+    memset(obj_bst, 0, p->nboxes * sizeof *obj_bst);
+    memset(obj_bob, 0, p->nboxes * sizeof *obj_bob);
     for (uint32_t s = 0; s < nspecs; s++) {
         if (specs[s].camera || specs[s].nav || specs[s].radar)
             continue; /* lidars only */
-        int rc = evaluate_lidar(p, scene, &specs[s], sets, nsets, duration_s, pose, cells, obj_pts, obj_shots);
+        int rc = evaluate_lidar(p, scene, &specs[s], sets, nsets, duration_s, pose, cells, obj_pts, obj_shots,
+                                obj_bst, obj_bob);
         if (rc)
             return rc;
     }
@@ -153,16 +165,17 @@ static int by_score(const void *a, const void *b)
 }
 
 static const char CSV_HEADER[] = "candidate,x,y,z,roll,pitch,yaw,density,uniformity,coverage,visible_objects,score,"
-                                 "nuc,roi_points,occluded_objects,out_of_view_objects,information_gain,information_bits";
+                                 "nuc,roi_points,occluded_objects,out_of_view_objects,information_gain,information_bits,"
+                                 "occluded_by_static,occluded_by_objects";
 
 static void csv_row(FILE *f, const cand_result *r)
 {
     fprintf(f, "%u", r->index);
     for (int k = 0; k < 6; k++)
         fprintf(f, ",%.17g", r->pose6[k]);
-    fprintf(f, ",%.17g,%.17g,%.17g,%u,%.17g,%.17g,%llu,%u,%u,%.17g,%.17g\n", r->m.density_per_m2, r->m.cell_cv,
+    fprintf(f, ",%.17g,%.17g,%.17g,%u,%.17g,%.17g,%llu,%u,%u,%.17g,%.17g,%u,%u\n", r->m.density_per_m2, r->m.cell_cv,
             r->m.coverage, r->visible, r->score, r->m.nuc, (unsigned long long)r->m.points, r->occluded,
-            r->out_of_view, r->info_share, r->info_bits);
+            r->out_of_view, r->info_share, r->info_bits, r->by_static, r->by_objects);
 }
 
 /* ranking.csv (best first) and ranking.json in @p out, through temporary names. */
@@ -194,14 +207,14 @@ static int write_ranking(const char *out, cand_result *r, uint32_t n, const plan
         fprintf(f, "%s\n  {\"candidate\": %u, \"pose\": [%.17g, %.17g, %.17g, %.17g, %.17g, %.17g], "
                    "\"density\": %.17g, \"uniformity\": %s%.17g%s, \"nuc\": %s%.17g%s, \"coverage\": %.17g, "
                    "\"roi_points\": %llu, \"visible_objects\": %u, \"occluded_objects\": %u, "
-                   "\"out_of_view_objects\": %u, \"information_gain\": %.17g, \"information_bits\": %.17g, "
-                   "\"score\": %.17g}",
+                   "\"out_of_view_objects\": %u, \"occluded_by_static\": %u, \"occluded_by_objects\": %u, "
+                   "\"information_gain\": %.17g, \"information_bits\": %.17g, \"score\": %.17g}",
                 i ? "," : "", c->index, c->pose6[0], c->pose6[1], c->pose6[2], c->pose6[3], c->pose6[4], c->pose6[5],
                 c->m.density_per_m2, isfinite(c->m.cell_cv) ? "" : "\"", isfinite(c->m.cell_cv) ? c->m.cell_cv : 0,
                 isfinite(c->m.cell_cv) ? "" : "inf\"", isfinite(c->m.nuc) ? "" : "\"",
                 isfinite(c->m.nuc) ? c->m.nuc : 0, isfinite(c->m.nuc) ? "" : "nan\"", c->m.coverage,
-                (unsigned long long)c->m.points, c->visible, c->occluded, c->out_of_view, c->info_share, c->info_bits,
-                c->score);
+                (unsigned long long)c->m.points, c->visible, c->occluded, c->out_of_view, c->by_static, c->by_objects,
+                c->info_share, c->info_bits, c->score);
     }
     fprintf(f, "\n]}\n");
     if (fclose(f) != 0 || rename(tmp, path) != 0)
@@ -232,13 +245,13 @@ static int merge(const char *out, char *dirs)
             }
             cand_result c;
             memset(&c, 0, sizeof c);
-            double v[17];
+            double v[19];
             char *p = line, *end;
             int k = 0;
             unsigned long idx = strtoul(p, &end, 10);
             if (end == p || *end != ',' || idx >= MAX_CANDIDATES)
                 k = -1;
-            for (p = end; k >= 0 && k < 17 && *p == ','; k++) {
+            for (p = end; k >= 0 && k < 19 && *p == ','; k++) {
                 p++;
                 errno = 0;
                 v[k] = strtod(p, &end);
@@ -246,7 +259,7 @@ static int merge(const char *out, char *dirs)
                     break;
                 p = end;
             }
-            if (k != 17 || (*p != '\n' && *p)) {
+            if (k != 19 || (*p != '\n' && *p)) {
                 rc = msg_fail("%s:%llu: malformed ranking row%s", path, ln, "");
                 break;
             }
@@ -644,7 +657,11 @@ int cmd_placement(int argc, char **argv)
     uint32_t *grids = calloc(select_m ? (size_t)nc * ncell : ncell, sizeof *grids);
     uint32_t *opts = calloc(((select_m ? (size_t)nc : 1) * nb) + 1, sizeof *opts);
     uint32_t *oshots = calloc(((select_m ? (size_t)nc : 1) * nb) + 1, sizeof *oshots);
-    if (!rc && (!res || !grids || !opts || !oshots))
+    uint32_t *obst = calloc(nb + 1, sizeof *obst), *obob = calloc(nb + 1, sizeof *obob), *ids = calloc(nb + 1, 4);
+    for (uint32_t b = 0; ids && b < nb; b++)
+        ids[b] = OBJECT_ID_BASE + b;
+    p.box_ids = ids;
+    if (!rc && (!res || !grids || !opts || !oshots || !obst || !obob || !ids))
         rc = fail(SENSIM_ERR_OUT_OF_MEMORY);
     double t0 = now_s();
     uint32_t done = 0;
@@ -653,7 +670,8 @@ int cmd_placement(int argc, char **argv)
             continue;
         size_t slot = select_m ? c : 0;
         uint32_t *cells = &grids[slot * ncell], *op = &opts[slot * nb], *os = &oshots[slot * nb];
-        if ((rc = evaluate(&p, scene, specs, nspecs, sets, nsets, duration_s, &cand[6 * c], cells, op, os)) != 0)
+        if ((rc = evaluate(&p, scene, specs, nspecs, sets, nsets, duration_s, &cand[6 * c], cells, op, os, obst,
+                           obob)) != 0)
             break;
         cand_result *r = &res[done++];
         r->index = c;
@@ -662,7 +680,7 @@ int cmd_placement(int argc, char **argv)
             rc = fail(st);
             break;
         }
-        states(&p, op, os, &r->visible, &r->occluded, &r->out_of_view);
+        states(&p, op, os, obst, obob, r);
         if ((st = sensim_roi_information_gain(&p.roi, cells, p.prior, &r->info_bits, &r->info_share)) != SENSIM_OK) {
             rc = fail(st);
             break;
@@ -708,8 +726,9 @@ int cmd_placement(int argc, char **argv)
                         tp[b] = sp[b] + opts[c * nb + b], ts[b] = ss[b] + oshots[c * nb + b];
                     sensim_roi_metrics m;
                     (void)sensim_roi_evaluate(&p.roi, try, &m); /* the ROI was checked above */
-                    uint32_t vis, occ, oov;
-                    states(&p, tp, ts, &vis, &occ, &oov);
+                    uint32_t vis = 0;
+                    for (uint32_t b = 0; b < nb; b++)
+                        vis += tp[b] >= p.roi.min_points;
                     double bits, share;
                     (void)sensim_roi_information_gain(&p.roi, try, p.prior, &bits, &share);
                     double s = score_of(&p, &m, vis, share);
@@ -743,7 +762,8 @@ int cmd_placement(int argc, char **argv)
     if (!rc)
         printf("placement: %u candidates in %.3f s (%.2f candidates/s), best %u (score %.4f): %s/ranking.csv\n",
                done, secs, secs > 0 ? done / secs : 0.0, done ? res[0].index : 0, done ? res[0].score : 0.0, out);
-    free(res), free(grids), free(opts), free(oshots), free(cand), free(boxes), free(prior);
+    free(res), free(grids), free(opts), free(oshots), free(obst), free(obob), free(ids), free(cand), free(boxes),
+        free(prior);
     free_specs(specs, nspecs);
     free(specs);
     sensim_scene_destroy(scene);

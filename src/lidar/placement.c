@@ -202,8 +202,43 @@ sensim_status sensim_boxes_count(const double *boxes, uint32_t nb, const sensim_
     return SENSIM_OK;
 }
 
-/* Does the ray o + t·d, t in [t0, t1], meet box q (slabs)? */
-static bool ray_meets_box(const double o[3], const double dir[3], double t0, double t1, const double *q)
+/* Beams waiting to be traced for what blocks them. */
+typedef struct blocker_batch {
+    float *org, *dir, *tfar;
+    int64_t *time;
+    uint32_t *box;
+    uint32_t n;
+} blocker_batch;
+
+enum { BLOCK_BATCH = 4096 };
+
+static sensim_status flush_blockers(blocker_batch *q, const sensim_scene *scene, const uint32_t *ids,
+                                    uint32_t *bs, uint32_t *bo, sensim_ray_hit *hits)
+{
+    if (!q->n)
+        return SENSIM_OK;
+    sensim_ray_batch b;
+    memset(&b, 0, sizeof b);
+    b.count = q->n, b.origins = q->org, b.directions = q->dir, b.tfar = q->tfar, b.time_ns = q->time;
+    sensim_status st = sensim_scene_intersect(scene, &b, hits);
+    for (uint32_t k = 0; st == SENSIM_OK && k < q->n; k++) {
+        const sensim_ray_hit *h = &hits[k];
+        const uint32_t box = q->box[k];
+        if (!h->hit)
+            continue;
+        if (h->object_id == 0) {
+            if (bs && bs[box] < UINT32_MAX)
+                bs[box]++;
+        } else if ((!ids || h->object_id != ids[box]) && bo && bo[box] < UINT32_MAX) {
+            bo[box]++;
+        }
+    }
+    q->n = 0;
+    return st;
+}
+
+/* Where the ray o + t·d enters box q within [t0, t1] (slabs); false if it misses. */
+static bool ray_box_entry(const double o[3], const double dir[3], double t0, double t1, const double *q, double *tin)
 {
     for (int a = 0; a < 3; a++) {
         if (dir[a] == 0) {
@@ -221,16 +256,20 @@ static bool ray_meets_box(const double o[3], const double dir[3], double t0, dou
         if (t0 > t1)
             return false;
     }
+    *tin = t0;
     return true;
 }
 
 sensim_status sensim_lidar_box_shots(sensim_lidar *l, int64_t tb, int64_t te, const double platform[16],
-                                     const double *boxes, uint32_t nb, uint32_t *counts)
+                                     const double *boxes, uint32_t nb, uint32_t *counts, const sensim_scene *scene,
+                                     const uint32_t *ids, uint32_t *bs, uint32_t *bo)
 {
     SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
     sensim_status st = check_boxes(boxes, nb, "sensim_lidar_box_shots");
     if (st == SENSIM_OK && (!platform || (nb && !counts)))
         st = sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_box_shots: NULL argument");
+    if (st == SENSIM_OK && scene)
+        SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
     if (st == SENSIM_OK)
         st = sensim__check_pose(platform, "sensim_lidar_box_shots: platform pose");
     if (st == SENSIM_OK)
@@ -246,30 +285,52 @@ sensim_status sensim_lidar_box_shots(sensim_lidar *l, int64_t tb, int64_t te, co
     uint16_t *ch = malloc(B * sizeof *ch);
     float *dirs = malloc(3 * B * sizeof *dirs);
     uint8_t *ok = malloc(B);
-    if (!when || !ch || !dirs || !ok) {
+    blocker_batch q = {0};
+    sensim_ray_hit *hits = NULL;
+    if (scene) {
+        q.org = malloc(3 * BLOCK_BATCH * sizeof *q.org), q.dir = malloc(3 * BLOCK_BATCH * sizeof *q.dir);
+        q.tfar = malloc(BLOCK_BATCH * sizeof *q.tfar), q.time = malloc(BLOCK_BATCH * sizeof *q.time);
+        q.box = malloc(BLOCK_BATCH * sizeof *q.box), hits = malloc(BLOCK_BATCH * sizeof *hits);
+    }
+    if (!when || !ch || !dirs || !ok || (scene && (!q.org || !q.dir || !q.tfar || !q.time || !q.box || !hits))) {
         st = sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_lidar_box_shots: scratch");
     } else {
         double S[16];
         sensim__mat4_mul(platform, l->mount, S);
         const double o[3] = {S[12], S[13], S[14]}, rmin = l->rp.min_range_m, rmax = l->rp.max_range_m;
         const int64_t g0 = sensim__pattern_first_at(&l->pat, tb), g1 = sensim__pattern_first_at(&l->pat, te);
-        for (int64_t g = g0; g < g1; g += B) {
+        for (int64_t g = g0; st == SENSIM_OK && g < g1; g += B) {
             uint32_t m = (uint32_t)(g1 - g < B ? g1 - g : B);
             sensim__pattern_batch(&l->pat, g, m, when, ch, dirs, ok);
-            for (uint32_t k = 0; k < m; k++) {
+            for (uint32_t k = 0; st == SENSIM_OK && k < m; k++) {
                 if (!ok[k])
                     continue;
                 const float *d = &dirs[3 * k];
-                double w[3];
+                double w[3], tin;
                 for (int r = 0; r < 3; r++)
                     w[r] = S[r] * d[0] + S[4 + r] * d[1] + S[8 + r] * d[2];
-                for (uint32_t b = 0; b < nb; b++)
-                    if (counts[b] < UINT32_MAX && ray_meets_box(o, w, rmin, rmax, &boxes[6 * b]))
+                for (uint32_t b = 0; st == SENSIM_OK && b < nb; b++) {
+                    if (!ray_box_entry(o, w, rmin, rmax, &boxes[6 * b], &tin))
+                        continue;
+                    if (counts[b] < UINT32_MAX)
                         counts[b]++;
+                    if (!scene || tin <= 0.011)
+                        continue;
+                    for (int r = 0; r < 3; r++)
+                        q.org[3 * q.n + r] = (float)o[r], q.dir[3 * q.n + r] = (float)w[r];
+                    q.tfar[q.n] = (float)(tin - 0.01);
+                    q.time[q.n] = when[k];
+                    q.box[q.n++] = b;
+                    if (q.n == BLOCK_BATCH)
+                        st = flush_blockers(&q, scene, ids, bs, bo, hits);
+                }
             }
         }
+        if (st == SENSIM_OK && scene)
+            st = flush_blockers(&q, scene, ids, bs, bo, hits);
     }
     free(when), free(ch), free(dirs), free(ok);
+    free(q.org), free(q.dir), free(q.tfar), free(q.time), free(q.box), free(hits);
     sensim__lidar_release(l);
     return st;
 }
