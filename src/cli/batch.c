@@ -1333,11 +1333,8 @@ int cmd_batch(int argc, char **argv)
                 return usage("--set needs KEY=VALUE");
             global_sets[nglobal++] = v;
         } else if (!strcmp(a, "--shard")) {
-            char *end;
-            unsigned long k = strtoul(v, &end, 10), n;
-            if (end == v || *end != '/' || (n = strtoul(end + 1, &end, 10)) == 0 || *end || k >= n || n > 100000)
-                return usage("--shard needs K/N with 0 <= K < N");
-            shard_k = (uint32_t)k, shard_n = (uint32_t)n;
+            if (!parse_shard(v, &shard_k, &shard_n))
+                return usage("--shard needs K/N with 0 <= K < N <= 100000");
         } else if (!strcmp(a, "--frames")) {
             char *end;
             errno = 0;

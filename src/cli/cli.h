@@ -24,6 +24,8 @@ int usage_option(const char *opt, int needs_value);
 double now_s(void);
 int parse_u32(const char *s, uint32_t *out);
 int parse_numbers(const char *s, double *v, int lo, int hi);
+/* --shard K/N: 1 with 0 <= K < N <= 100000 (digits only), else 0. */
+int parse_shard(const char *v, uint32_t *k, uint32_t *n);
 int ensure_dir(const char *dir);
 sensim_status load_scene(const char *what, int32_t frame, const char *tags_file, sensim_scene *scene);
 int cmd_batch(int argc, char **argv);

@@ -42,6 +42,19 @@ int parse_numbers(const char *s, double *v, int lo, int hi)
     return (*p || n < lo) ? 0 : n;
 }
 
+int parse_shard(const char *v, uint32_t *k, uint32_t *n)
+{
+    char *end;
+    if (!(v[0] >= '0' && v[0] <= '9'))
+        return 0;
+    unsigned long a = strtoul(v, &end, 10), b;
+    if (end == v || *end != '/' || !(end[1] >= '0' && end[1] <= '9') || (b = strtoul(end + 1, &end, 10)) == 0 ||
+        *end || a >= b || b > 100000)
+        return 0;
+    *k = (uint32_t)a, *n = (uint32_t)b;
+    return 1;
+}
+
 int open_regular_file(const char *path, FILE **f)
 {
     /* O_NONBLOCK: opening a FIFO must not wait for a writer; only regular

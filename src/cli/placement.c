@@ -495,11 +495,8 @@ int cmd_placement(int argc, char **argv)
             if (!parse_u32(v, &select_m) || select_m < 1 || select_m > 64)
                 return usage("--select needs M in 1..64 (lidars picked greedily)");
         } else if (!strcmp(a, "--shard")) {
-            char *end;
-            unsigned long k = strtoul(v, &end, 10), n;
-            if (end == v || *end != '/' || (n = strtoul(end + 1, &end, 10)) == 0 || *end || k >= n || n > 100000)
-                return usage("--shard needs K/N with 0 <= K < N");
-            shard_k = (uint32_t)k, shard_n = (uint32_t)n;
+            if (!parse_shard(v, &shard_k, &shard_n))
+                return usage("--shard needs K/N with 0 <= K < N <= 100000");
         } else if (!strcmp(a, "--threads")) {
             if (!parse_u32(v, &threads) || threads > 1024)
                 return usage("--threads needs an integer in 0..1024 (0 = all cores)");
