@@ -643,6 +643,10 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("placement", "--scene", poles, "--lidar", "vlp16", "--surfaces", "Buildings", "--roi", "0,-10,20,10",
             "--out", os.path.join(pw, "surf2"))
     check(r.returncode != 0 and "no level surface" in r.stderr, "no building: said so: %r" % r.stderr)
+    r = run("placement", "--scene", poles, "--lidar", "vlp16", "--surfaces", "Roads", "--roi", "-60,-60,60,60",
+            "--surface-step", "0.3", "--out", os.path.join(pw, "surf3"))
+    check(r.returncode != 0 and "at most 100000" in r.stderr, "too many surface candidates are refused, not cut: %r"
+          % r.stderr)
     for bad, want in ((["--candidates", objs + ".missing"], "cannot open"),
                       (["--roi", "1,1,0,0"], "is empty"), (["--grid", "0,0"], "--grid needs"),
                       (["--cell", "0"], "--cell needs")):

@@ -1102,6 +1102,11 @@ class Placement(unittest.TestCase):
         self.assertEqual((int(t["occluded_by_objects"][row]), int(t["occluded_by_static"][row])), (1, 0))
         with self.assertRaises(sensim.InvalidArgument):
             sp.evaluate(ctx, scene, "vlp16", cands, roi=(0, 0, 1))
+        for bad in ([(1, 2, 3)], [("a", 0, 0, 0, 0, 0)], []):
+            with self.assertRaises(sensim.InvalidArgument):
+                sp.evaluate(ctx, scene, "vlp16", bad, roi=(0, 0, 1, 1))
+        with self.assertRaises(sensim.InvalidArgument):
+            sp.evaluate(ctx, scene, "vlp16", cands, roi=(0, 0, 1, 1), objects=[(1, 2, 3, 4, 5)])
         with self.assertRaises(sensim.OutOfRange):
             sp.evaluate(ctx, scene, "vlp16", cands, roi=(1, 1, 0, 0))
         ctx.close()

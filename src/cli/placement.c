@@ -641,8 +641,11 @@ int cmd_placement(int argc, char **argv)
                     surfaces, surface_margin);
             rc = EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
         }
-        if (!rc && nc > MAX_CANDIDATES)
-            nc = MAX_CANDIDATES;
+        if (!rc && nc > MAX_CANDIDATES) {
+            fprintf(stderr, "sensim: error: --surfaces %s: %u candidates found, at most %u are scored: raise "
+                            "--surface-step or narrow the ROI\n", surfaces, nc, (unsigned)MAX_CANDIDATES);
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_TOO_LARGE;
+        }
     }
     if (!rc && !ensure_dir(out))
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
