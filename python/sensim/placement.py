@@ -31,8 +31,8 @@ _BOX_TRIANGLES = (0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4, 2, 6, 3,
                   1, 3, 5, 3, 7, 5)
 
 
-def _rows6(rows, what):
-    """An N x 6 float64 array of ``rows`` (``what`` for the caller's message), or None."""
+def _rows6(rows):
+    """An N x 6 float64 array of ``rows``, or None when they are not rows of 6 numbers."""
     try:
         arr = _np.asarray(rows if rows is not None else [], dtype=_np.float64)
         return _np.ascontiguousarray(arr.reshape(-1, 6)) if arr.size % 6 == 0 and arr.ndim <= 2 else None
@@ -41,7 +41,7 @@ def _rows6(rows, what):
 
 
 def _boxes(objects):
-    arr = _rows6(objects, "objects")
+    arr = _rows6(objects)
     if arr is None:
         raise InvalidArgument(1, "objects must be rows of 6 numbers: xmin, ymin, zmin, xmax, ymax, zmax")
     return arr
@@ -116,7 +116,7 @@ def evaluate(context, scene, lidar, candidates, roi, roi_z=(-1e9, 1e9), cell_m=1
     boxes = _boxes(objects)
     nb = len(boxes)
     ids = _np.arange(OBJECT_ID_BASE, OBJECT_ID_BASE + max(nb, 1), dtype=_np.uint32)  # as add_objects numbers them
-    cands = _rows6(candidates, "candidates")
+    cands = _rows6(candidates)
     if cands is None or not len(cands):
         raise InvalidArgument(1, "candidates must be rows of 6 numbers: x, y, z, roll, pitch, yaw (m, deg)")
     sets = dict(overrides or {})

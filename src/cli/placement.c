@@ -26,6 +26,7 @@
 
 typedef struct cand_result {
     uint32_t index;
+    uint32_t row; /* --merge: the row's place among the shards' lines */
     double pose6[6];
     sensim_roi_metrics m;
     uint32_t visible, occluded, out_of_view, by_static, by_objects;
@@ -279,7 +280,7 @@ static int merge(const char *out, char *dirs)
             }
             c.index = (uint32_t)idx;
             c.score = v[10];
-            c.m.points = (uint64_t)n; /* the row's position in texts[] */
+            c.row = n;
             if (!(texts[n] = strdup(line))) {
                 rc = msg_fail("%s:%llu: out of memory%s", path, ln, "");
                 break;
@@ -306,7 +307,7 @@ static int merge(const char *out, char *dirs)
         } else {
             fprintf(f, "%s\n", CSV_HEADER);
             for (uint32_t i = 0; i < n; i++)
-                fputs(texts[r[i].m.points], f);
+                fputs(texts[r[i].row], f);
             if (fclose(f) != 0 || rename(tmp, path) != 0)
                 rc = io_fail(path);
         }
