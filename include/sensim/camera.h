@@ -108,6 +108,9 @@ SENSIM_API sensim_status sensim_camera_desc_set(sensim_camera_desc *desc, const 
  * focal lengths > 0 and finite, principal point finite, |distortion| <= 10,
  * samples_per_pixel a square 1..256, max_depth_m >= 0, row_readout_ns >= 0
  * with height·row_readout_ns <= 1 s, ambient in [0, 1], reserved zero).
+ * Memory: the camera keeps every pixel's lens ray (16 bytes a pixel, 14.7 MB
+ * at 1280 × 720, computed here once) plus 132 bytes a row; images are the
+ * caller's.
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_RANGE,
  *         SENSIM_ERR_NOT_FINITE, SENSIM_ERR_BAD_HANDLE, SENSIM_ERR_OUT_OF_MEMORY.
  * Thread safety: any thread. Since 0.1.

@@ -15,6 +15,7 @@
 #define SENSIM_MAGIC_CAMERA 0x43434E53u
 #define TILE 4
 #define MAX_SIDE 16384
+#define LENS_AHEAD 4 /* tiles: how far ahead lens_rays4() prefetches the lens table */
 #define SRGB_BINS 4096
 
 struct sensim_camera {
@@ -24,10 +25,14 @@ struct sensim_camera {
     double fx, fy, cx, cy;
     double mount[16];
     atomic_int busy;
-    bool plain;       /* undistorted pinhole: pixel rays computed when traced, no tables */
-    double *col_u, *row_v; /* plain: (x - cx) / fx of each column, (y - cy) / fy of each row */
-    float *dirs;      /* otherwise: optical unit ray of every pixel centre (NaN: outside the lens model) */
-    float *tfar;      /* and where max_depth_m cuts it (pinhole: planar depth; fisheye: along the ray) */
+    /* The lens table: for every 4 pixels x = 4b .. 4b + 3 of a row, one
+     * 64-byte block of 16 floats, the optical unit rays' x[4], y[4], z[4]
+     * and where max_depth_m cuts them, tfar[4] (pinhole: planar depth;
+     * fisheye: along the ray). NaN: outside the lens model, or past the
+     * right edge. Blocks row by row, lens_bw blocks a row. 16 bytes a
+     * pixel: a tile row reads one cache line. */
+    float *lens;
+    uint32_t lens_bw;
     double *row_pose; /* world pose of the camera for each row (rolling shutter) */
     float *row_time;  /* normalised scene ray time of each row */
     uint32_t grid;    /* sqrt(samples_per_pixel) */
@@ -254,21 +259,19 @@ static inline float pixel_dz(const sensim_camera *c, const float o[3])
     return c->d.model == SENSIM_CAMERA_PINHOLE ? o[2] : 1.0f;
 }
 
+/* The lens table's block of pixels x & ~3 .. (x & ~3) + 3 of row y. */
+static inline const float *lens_block(const sensim_camera *c, uint32_t x, uint32_t y)
+{
+    return &c->lens[16 * ((size_t)y * c->lens_bw + x / 4)];
+}
+
 /* Optical unit ray through the centre of pixel (x, y) and where max_depth_m
- * cuts it; false outside the lens model. An undistorted pinhole computes
- * what unproject_norm() would (the same doubles); other lenses read the
- * tables built at creation. */
+ * cuts it, from the lens table; false outside the lens model. */
 static inline bool pixel_ray(const sensim_camera *c, uint32_t x, uint32_t y, float o[3], float *tfar)
 {
-    if (c->plain) {
-        double u = c->col_u[x], v = c->row_v[y], l = sqrt(u * u + v * v + 1);
-        o[0] = (float)(u / l), o[1] = (float)(v / l), o[2] = (float)(1 / l);
-        *tfar = (float)(c->d.max_depth_m / o[2]);
-        return true;
-    }
-    size_t p = (size_t)y * c->d.width + x;
-    memcpy(o, &c->dirs[3 * p], 3 * sizeof(float));
-    *tfar = c->tfar[p];
+    const float *b = lens_block(c, x, y);
+    uint32_t k = x % 4;
+    o[0] = b[k], o[1] = b[4 + k], o[2] = b[8 + k], *tfar = b[12 + k];
     return o[0] == o[0];
 }
 
@@ -323,15 +326,12 @@ sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: fx %g, fy %g (> 0), cx %g, cy %g", fx, fy, cx, cy);
     }
     sensim_camera *c = calloc(1, sizeof *c);
-    size_t px = (size_t)d->width * d->height;
-    const bool plain = d->model == SENSIM_CAMERA_PINHOLE && !has_distortion(d->distortion);
-    if (!c || (!plain && (!(c->dirs = malloc(px * 3 * sizeof *c->dirs)) || !(c->tfar = malloc(px * sizeof *c->tfar)))) ||
-        (plain && (!(c->col_u = malloc(d->width * sizeof *c->col_u)) ||
-                   !(c->row_v = malloc(d->height * sizeof *c->row_v)))) ||
+    const uint32_t bw = (d->width + 3) / 4;
+    if (!c || !(c->lens = aligned_alloc(64, (size_t)bw * d->height * 16 * sizeof *c->lens)) ||
         !(c->row_pose = malloc((size_t)d->height * 16 * sizeof *c->row_pose)) ||
         !(c->row_time = malloc((size_t)d->height * sizeof *c->row_time))) {
         if (c)
-            free(c->dirs), free(c->tfar), free(c->row_pose), free(c->col_u), free(c->row_v);
+            free(c->lens), free(c->row_pose);
         free(c);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "camera: %ux%u images", d->width, d->height);
     }
@@ -347,20 +347,17 @@ sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc
     for (int k = 0; k < SRGB_BINS; k++)
         c->srgb_bin[k] = to_srgb8_search(c, (double)k / SRGB_BINS);
     sensim__mat4_identity(c->mount);
-    c->plain = plain;
-    for (uint32_t i = 0; i < d->width && plain; i++)
-        c->col_u[i] = (i - cx) / fx;
-    for (uint32_t j = 0; j < d->height && plain; j++)
-        c->row_v[j] = (j - cy) / fy;
-    for (uint32_t j = 0; j < d->height && !plain; j++)
-        for (uint32_t i = 0; i < d->width; i++) {
+    c->lens_bw = bw;
+    for (uint32_t j = 0; j < d->height; j++)
+        for (uint32_t i = 0; i < 4 * bw; i++) {
             double dir[3];
-            float *o = &c->dirs[3 * ((size_t)j * d->width + i)];
-            if (unproject_norm(&c->d, (i - cx) / fx, (j - cy) / fy, dir))
+            float o[3], *b = &c->lens[16 * ((size_t)j * bw + i / 4)];
+            if (i < d->width && unproject_norm(&c->d, (i - cx) / fx, (j - cy) / fy, dir))
                 o[0] = (float)dir[0], o[1] = (float)dir[1], o[2] = (float)dir[2];
             else
                 o[0] = o[1] = o[2] = NAN;
-            c->tfar[(size_t)j * d->width + i] = (float)(c->d.max_depth_m / pixel_dz(c, o));
+            b[i % 4] = o[0], b[4 + i % 4] = o[1], b[8 + i % 4] = o[2];
+            b[12 + i % 4] = (float)(c->d.max_depth_m / pixel_dz(c, o));
         }
     c->ctx = ctx;
     sensim__context_retain(ctx);
@@ -376,10 +373,7 @@ void sensim_camera_destroy(sensim_camera *c)
         return;
     c->magic = SENSIM_MAGIC_DEAD;
     sensim_context *ctx = c->ctx;
-    free(c->dirs);
-    free(c->tfar);
-    free(c->col_u);
-    free(c->row_v);
+    free(c->lens);
     free(c->row_pose);
     free(c->row_time);
     free(c);
@@ -634,10 +628,6 @@ static void blank_pixel(const render_job *j, size_t p)
         j->im->rgb[3 * p] = j->im->rgb[3 * p + 1] = j->im->rgb[3 * p + 2] = 0;
 }
 
-/* Rays of pixels x0 .. x0 + 3 of row y of an undistorted pinhole into
- * lanes n .. n + 3 of @p pk (world frame from row pose @p P), two pixels
- * per vector operation: the same IEEE operations in the same order as
- * pixel_ray() and optical_to_world(), so the same bits. */
 /* AVX and baseline clones picked at load time (an ifunc). Not under the
  * sanitizers: ThreadSanitizer crashes in ifunc resolvers that run before it
  * is initialised. */
@@ -657,23 +647,28 @@ static void blank_pixel(const render_job *j, size_t p)
 typedef double v4d __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
 
-/* One tile row at once: 4-wide double vectors (AVX where the CPU has it,
- * chosen at load time; two SSE2 halves otherwise). No FMA in either clone:
- * the products and sums round as pixel_ray() and optical_to_world() do. */
-SENSIM_AVX_CLONES static void plain_rays4(const sensim_camera *c, const double *P,
-                                                                         uint32_t x0, uint32_t y, float time,
-                                                                         sensim_packet16 *pk, uint32_t n, float *dz)
+/* Rays of pixels x0 .. x0 + 3 (x0 a multiple of 4) of row y into lanes
+ * n .. n + 3 of @p pk (world frame from row pose @p P), from the lens
+ * table: the same IEEE operations in the same order as pixel_ray() and
+ * optical_to_world(), so the same bits. False (nothing written) when one
+ * of the four is outside the lens model. 4-wide
+ * double vectors (AVX where the CPU has it, chosen at load time; two SSE2
+ * halves otherwise). No FMA in either clone. */
+SENSIM_AVX_CLONES static bool lens_rays4(const sensim_camera *c, const double *P, uint32_t x0, uint32_t y,
+                                         float time, sensim_packet16 *pk, uint32_t n, float *dz)
 {
-    const double v = c->row_v[y], maxd = c->d.max_depth_m;
-    v4d u = {c->col_u[x0], c->col_u[x0 + 1], c->col_u[x0 + 2], c->col_u[x0 + 3]};
-    v4d s = u * u + v * v + 1, l;
-    for (int k = 0; k < 4; k++)
-        l[k] = __builtin_sqrt(s[k]);
-    v4f o0 = __builtin_convertvector(u / l, v4f), o1 = __builtin_convertvector(v / l, v4f),
-        o2 = __builtin_convertvector(1 / l, v4f);
+    const float *blk = lens_block(c, x0, y);
+    if (x0 / 4 + LENS_AHEAD < c->lens_bw) /* a miss here stalls the tile: fetch this row of a tile further on */
+        __builtin_prefetch(blk + 16 * LENS_AHEAD);
+    v4f o0, o1, o2, tf;
+    memcpy(&o0, blk, sizeof o0);
+    memcpy(&o1, blk + 4, sizeof o1);
+    memcpy(&o2, blk + 8, sizeof o2);
+    memcpy(&tf, blk + 12, sizeof tf);
+    if (!(o0[0] == o0[0] && o0[1] == o0[1] && o0[2] == o0[2] && o0[3] == o0[3]))
+        return false;
     v4d b0 = __builtin_convertvector(o2, v4d), b1 = -__builtin_convertvector(o0, v4d),
         b2 = -__builtin_convertvector(o1, v4d);
-    v4f tf = __builtin_convertvector(maxd / b0, v4f);
     v4f w0 = __builtin_convertvector(P[0] * b0 + P[4] * b1 + P[8] * b2, v4f);
     v4f w1 = __builtin_convertvector(P[1] * b0 + P[5] * b1 + P[9] * b2, v4f);
     v4f w2 = __builtin_convertvector(P[2] * b0 + P[6] * b1 + P[10] * b2, v4f);
@@ -681,10 +676,14 @@ SENSIM_AVX_CLONES static void plain_rays4(const sensim_camera *c, const double *
     memcpy(&pk->dy[n], &w1, sizeof w1);
     memcpy(&pk->dz[n], &w2, sizeof w2);
     memcpy(&pk->tfar[n], &tf, sizeof tf);
-    memcpy(&dz[n], &o2, sizeof o2);
+    if (c->d.model == SENSIM_CAMERA_PINHOLE)
+        memcpy(&dz[n], &o2, sizeof o2);
+    else
+        dz[n] = dz[n + 1] = dz[n + 2] = dz[n + 3] = 1.0f;
     const float ox = (float)P[12], oy = (float)P[13], oz = (float)P[14];
     for (uint32_t k = 0; k < 4; k++)
         pk->ox[n + k] = ox, pk->oy[n + k] = oy, pk->oz[n + k] = oz, pk->time[n + k] = time;
+    return true;
 }
 
 /* Depth, semantic and instance only: the tile's rays written straight into
@@ -700,8 +699,7 @@ static void render_tile_labels(const render_job *j, uint32_t tx, uint32_t ty)
     float dz[TILE * TILE];
     for (uint32_t y = ty; y < ty + TILE && y < H; y++) {
         const double *P = &c->row_pose[16 * y];
-        if (c->plain && tx + TILE <= W) { /* a whole tile row of a pinhole: every pixel is inside the model */
-            plain_rays4(c, P, tx, y, c->row_time[y], &pk, n, dz);
+        if (tx + TILE <= W && lens_rays4(c, P, tx, y, c->row_time[y], &pk, n, dz)) { /* a whole tile row */
             for (uint32_t k = 0; k < TILE; k++)
                 px[n + k] = (uint32_t)((size_t)y * W + tx + k);
             n += TILE;
