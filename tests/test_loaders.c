@@ -496,6 +496,82 @@ static void test_duplicate_faces_dropped(void **state)
     sensim_scene_destroy(s);
 }
 
+/* A file is read 4 MiB at a time (parse.c): a CRLF split across the first
+ * chunk boundary, a comment line longer than a chunk and CR-only line ends
+ * give the same lines and line numbers as the same bytes parsed whole. */
+static void test_obj_read_in_chunks(void **state)
+{
+    (void)state;
+    const size_t chunk = 4u << 20;
+    char *t = malloc(3 * chunk);
+    size_t n = 0;
+    unsigned lines = 0, verts = 0;
+    while (n < chunk - 64)
+        n += (size_t)sprintf(t + n, "v %u 0 %u\r\n", verts % 977, verts / 977), lines++, verts++;
+    t[n++] = '#';
+    while (n < chunk - 1)
+        t[n++] = 'x';
+    t[n++] = '\r', t[n++] = '\n', lines++; /* CR the last byte of chunk 1, LF the first of chunk 2 */
+    assert_int_equal(t[chunk - 1], '\r');
+    t[n++] = '#';
+    for (size_t k = 0; k < chunk + chunk / 4; k++)
+        t[n++] = 'y';
+    t[n++] = '\n', lines++;
+    n += (size_t)sprintf(t + n, "v 0 1 0\rv 0 0 1\r"), lines += 2, verts += 2;
+    for (unsigned k = 1; k + 2 <= verts; k += 3)
+        n += (size_t)sprintf(t + n, "f %u %u %u\n", k, k + 1, k + 2), lines++;
+    size_t good = n;
+    n += (size_t)sprintf(t + n, "f 1 2 %u\n", verts + 1), lines++;
+    const char *path = write_file("chunk.obj", t, n);
+    char where[64];
+    snprintf(where, sizeof where, "chunk.obj:%u:", lines);
+    sensim_scene_info a, b;
+    assert_int_equal(load(path, &a, NULL), SENSIM_ERR_BAD_INDEX);
+    assert_non_null(strstr(sensim_context_last_error(NULL), where));
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    assert_int_equal(sensim__scene_load_obj_mem(s, "chunk.obj", t, n, NULL, NULL), SENSIM_ERR_BAD_INDEX);
+    assert_non_null(strstr(sensim_context_last_error(NULL), where));
+    sensim_scene_destroy(s);
+    path = write_file("chunk_ok.obj", t, good); /* without the bad face: the same mesh both ways */
+    CHECK_OK(load(path, &a, NULL));
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    CHECK_OK(sensim__scene_load_obj_mem(s, "chunk_ok.obj", t, good, NULL, NULL));
+    CHECK_OK(sensim_scene_get_info(s, &b));
+    sensim_scene_destroy(s);
+    assert_int_equal(a.vertex_count, verts);
+    assert_int_equal(b.vertex_count, verts);
+    assert_int_equal(a.triangle_count, b.triangle_count);
+    assert_int_equal(a.triangle_count + a.duplicate_triangles_dropped, verts / 3);
+    free(t);
+}
+
+/* Corner UVs are kept from the first face that has them on (24 bytes a
+ * triangle were pushed for every face of a mesh without any): the faces
+ * before it read NaN, the later ones their vt values. */
+static void test_obj_uvs_start_late(void **state)
+{
+    (void)state;
+    const char *t = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nvt 0.25 0.5\nvt 0.75 0.5\nvt 0.25 1\n"
+                    "f 1 2 3\nf 2 4 3\nf 1/1 2/2 4/3\nf 4 1 3\n";
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    CHECK_OK(sensim__scene_load_obj_mem(s, "late.obj", t, strlen(t), NULL, NULL));
+    const sensim_mesh *m = &s->meshes[0];
+    assert_int_equal(m->triangle_count, 4);
+    assert_non_null(m->uvs);
+    for (int k = 0; k < 12; k++)
+        assert_true(isnan(m->uvs[k]));
+    const float want[6] = {0.25f, 0.5f, 0.75f, 0.5f, 0.25f, 1};
+    for (int k = 0; k < 6; k++)
+        assert_true(m->uvs[12 + k] == want[k]);
+    assert_true(isnan(m->uvs[18]));
+    const char *none = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1 2 3\n"; /* vt given, never used */
+    CHECK_OK(sensim__scene_load_obj_mem(s, "none.obj", none, strlen(none), NULL, NULL));
+    assert_null(s->meshes[1].uvs);
+    sensim_scene_destroy(s);
+}
+
 /* Integers beyond int64 are refused, not wrapped (18446744073709551617 was
  * read as 1, a valid index); over-long material names are refused, not cut. */
 static void test_numbers_and_names_never_wrap(void **state)
@@ -539,7 +615,8 @@ int main(void)
         cmocka_unit_test(test_ply_errors),
         cmocka_unit_test(test_raw_mesh_errors),  cmocka_unit_test(test_tag_names), cmocka_unit_test(test_tag_map_file),
         cmocka_unit_test(test_failed_load_changes_nothing), cmocka_unit_test(test_duplicate_faces_dropped),
-        cmocka_unit_test(test_numbers_and_names_never_wrap),
+        cmocka_unit_test(test_numbers_and_names_never_wrap), cmocka_unit_test(test_obj_read_in_chunks),
+        cmocka_unit_test(test_obj_uvs_start_late),
     };
     return cmocka_run_group_tests_name("loaders", tests, setup, teardown);
 }

@@ -1,8 +1,12 @@
 #include "parse.h"
 #include "internal.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 bool sensim__next_line(sensim_lines *it, const char **out_begin, const char **out_end)
 {
@@ -30,6 +34,104 @@ bool sensim__next_line(sensim_lines *it, const char **out_begin, const char **ou
     it->cur = p;
     it->line_no++;
     return true;
+}
+
+/* ---- lines of a file, a chunk at a time ---- */
+
+enum { SOURCE_CHUNK = 4 << 20 };
+
+void sensim__source_mem(sensim_line_source *s, const char *data, size_t size)
+{
+    memset(s, 0, sizeof *s);
+    s->it = (sensim_lines){data, data + size, 0, NULL};
+    s->eof = true;
+}
+
+sensim_status sensim__source_open(sensim_line_source *s, const char *path, uint64_t max_bytes)
+{
+    memset(s, 0, sizeof *s);
+    s->eof = true; /* nothing to read until the file is open */
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return sensim__fail(SENSIM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode)) /* a FIFO or device could block or never end */
+        return sensim__fail(SENSIM_ERR_IO, "%s: not a regular file", path);
+    if ((uint64_t)sb.st_size > max_bytes)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: %lld bytes exceeds the limit of %llu bytes", path,
+                            (long long)sb.st_size, (unsigned long long)max_bytes);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return sensim__fail(SENSIM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    s->cap = (uint64_t)sb.st_size + 1 < SOURCE_CHUNK ? (size_t)sb.st_size + 1 : SOURCE_CHUNK;
+    if (!(s->buf = malloc(s->cap + 1))) {
+        fclose(f);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: cannot allocate a read buffer", path);
+    }
+    setvbuf(f, NULL, _IONBF, 0); /* whole chunks go straight into buf */
+    s->file = f, s->path = path, s->max_bytes = max_bytes, s->eof = false;
+    s->it = (sensim_lines){s->buf, s->buf, 0, NULL};
+    return SENSIM_OK;
+}
+
+/* Keep the partial last line, read more behind it, and hand the iterator
+ * the whole lines (to the last LF; everything at EOF). */
+static bool source_refill(sensim_line_source *s)
+{
+    FILE *f = s->file;
+    size_t keep = (size_t)(s->buf + s->len - s->it.cur);
+    memmove(s->buf, s->it.cur, keep);
+    s->len = keep;
+    for (;;) {
+        if (s->len == s->cap) { /* one line fills the buffer: grow it (the file's size bounds it) */
+            size_t cap = s->cap * 2;
+            char *nb = cap > s->cap ? realloc(s->buf, cap + 1) : NULL;
+            if (!nb) {
+                s->err = sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: a line of over %zu bytes", s->path, s->len);
+                return false;
+            }
+            s->buf = nb, s->cap = cap;
+        }
+        size_t got = fread(s->buf + s->len, 1, s->cap - s->len, f);
+        if (got == 0 && ferror(f)) {
+            s->err = sensim__fail(SENSIM_ERR_IO, "%s: read error: %s", s->path, strerror(errno));
+            return false;
+        }
+        s->len += got, s->total += got;
+        if (s->total > s->max_bytes) { /* it grew while read */
+            s->err = sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: more than the limit of %llu bytes", s->path,
+                                  (unsigned long long)s->max_bytes);
+            return false;
+        }
+        s->eof = got == 0 || feof(f);
+        const char *lf = NULL;
+        for (size_t k = s->len; k > keep && !lf; k--) /* the last LF, in what was just read */
+            if (s->buf[k - 1] == '\n')
+                lf = s->buf + k;
+        if (s->eof || lf) {
+            s->buf[s->len] = '\0';
+            uint64_t line_no = s->it.line_no;
+            s->it = (sensim_lines){s->buf, s->eof ? s->buf + s->len : lf, line_no, NULL};
+            return true;
+        }
+        keep = s->len;
+    }
+}
+
+bool sensim__source_next(sensim_line_source *s, const char **out_begin, const char **out_end)
+{
+    while (!sensim__next_line(&s->it, out_begin, out_end)) {
+        if (s->eof || s->err != SENSIM_OK || !source_refill(s))
+            return false;
+    }
+    return true;
+}
+
+void sensim__source_close(sensim_line_source *s)
+{
+    if (s->file)
+        fclose(s->file);
+    free(s->buf);
+    memset(s, 0, sizeof *s);
 }
 
 static bool is_space(char c)

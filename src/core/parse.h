@@ -19,6 +19,32 @@ typedef struct sensim_lines {
 /* Next line without its terminator (LF, CRLF or CR). False at end of input. */
 bool sensim__next_line(sensim_lines *it, const char **out_begin, const char **out_end);
 
+/* Lines of a file read in chunks (a few MiB held, not the whole file), or of
+ * bytes in memory; the same lines and line numbers as sensim__next_line()
+ * over the whole input. A line is only handed out whole: the buffer grows
+ * for a line longer than it (up to the file's size). */
+typedef struct sensim_line_source {
+    sensim_lines it;  /* over buf[0, it.end): whole lines only, until EOF */
+    void *file;       /* FILE *; NULL for memory input */
+    char *buf;
+    size_t cap, len;  /* buffer size, bytes in it */
+    uint64_t total;   /* bytes read so far */
+    uint64_t max_bytes;
+    const char *path;
+    sensim_status err; /* SENSIM_OK, or why sensim__source_next() stopped early */
+    bool eof;
+} sensim_line_source;
+
+/* Open @p path (a regular file of at most @p max_bytes: else a status and a
+ * message naming it). */
+sensim_status sensim__source_open(sensim_line_source *s, const char *path, uint64_t max_bytes);
+/* Memory input (not copied; must outlive the source). */
+void sensim__source_mem(sensim_line_source *s, const char *data, size_t size);
+/* Next line; false at end of input or on a read error (then s->err and the
+ * last error are set). */
+bool sensim__source_next(sensim_line_source *s, const char **out_begin, const char **out_end);
+void sensim__source_close(sensim_line_source *s);
+
 const char *sensim__skip_space(const char *p, const char *end);
 /* A "key = value" line's content: the # comment cut off, leading blanks
  * skipped (*b and *e updated); false for a blank or comment-only line. */

@@ -3,6 +3,7 @@
 #include "parse.h"
 #include "scene_impl.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,17 +17,27 @@ typedef struct growbuf {
     size_t len, cap, elem;
 } growbuf;
 
-static bool gb_push(growbuf *b, const void *v)
+static bool gb_grow(growbuf *b)
 {
-    if (b->len == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 1024;
-        void *n = realloc(b->data, cap * b->elem + 4 * sizeof(float));
-        if (!n)
-            return false;
-        b->data = n;
-        b->cap = cap;
-    }
-    memcpy((char *)b->data + b->len * b->elem, v, b->elem);
+    size_t cap = b->cap ? b->cap * 2 : 1024;
+    void *n = realloc(b->data, cap * b->elem + 4 * sizeof(float));
+    if (!n)
+        return false;
+    b->data = n;
+    b->cap = cap;
+    sensim__advise_huge(n, cap * b->elem);
+    return true;
+}
+
+/* Inline, with the element's size a constant at each call (it must equal
+ * b->elem): the loader pushes every coordinate and index, and a libc
+ * memcpy call each was 10 % of an OBJ load. */
+static inline bool gb_push(growbuf *b, const void *v, size_t elem)
+{
+    assert(elem == b->elem);
+    if (b->len == b->cap && !gb_grow(b))
+        return false;
+    memcpy((char *)b->data + b->len * elem, v, elem);
     b->len++;
     return true;
 }
@@ -82,17 +93,22 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
     if (!path)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_scene_load_obj: NULL argument");
     sensim_load_input in;
-    sensim_status st = sensim__load_begin(path, opt, mem, mem_size, &in);
+    sensim_status st = sensim__load_options(path, opt, &in);
     if (st != SENSIM_OK)
         return st;
     const sensim_load_options o = in.o;
     const float scale = in.scale;
-    const char *data = in.data;
-    const size_t size = in.size;
+    /* the file a chunk at a time: peak memory is the mesh, not the mesh plus the text */
+    sensim_line_source src;
+    if (mem)
+        sensim__source_mem(&src, mem, mem_size);
+    else if ((st = sensim__source_open(&src, path, o.max_file_bytes ? o.max_file_bytes : (UINT64_C(4) << 30))) !=
+             SENSIM_OK)
+        return st;
     sensim_tag_rule *rules = NULL;
     uint32_t nrules = 0;
     if (o.tag_map_file && (st = sensim__tag_rules_load(o.tag_map_file, &rules, &nrules)) != SENSIM_OK) {
-        free(in.owned);
+        sensim__source_close(&src);
         return st;
     }
 
@@ -108,7 +124,6 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
     int32_t mtl_tag = -1, grp_tag = -1;
     uint16_t cur_mat = 0; /* 1-based index into names, 0 = none */
     uint16_t *name_slot = NULL; /* hash of names: 1-based index, 0 = empty */
-    sensim_lines it = {data, data + size, 0, NULL};
     const char *lb, *le;
     st = SENSIM_OK;
 #define FAIL(code, ...)                                                                        \
@@ -117,12 +132,12 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
         goto done;                                                                             \
     } while (0)
 
-    while (sensim__next_line(&it, &lb, &le)) {
+    while (sensim__source_next(&src, &lb, &le)) {
         const char *ke;
         const char *kb = sensim__token(lb, le, &ke);
         if (kb == ke || *kb == '#')
             continue;
-        unsigned long long ln = (unsigned long long)it.line_no;
+        unsigned long long ln = (unsigned long long)src.it.line_no;
         if (sensim__token_is(kb, ke, "v")) {
             const char *p = ke;
             for (int c = 0; c < 3; c++) {
@@ -136,7 +151,7 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
                     FAIL(SENSIM_ERR_OUT_OF_RANGE, "%s:%llu: vertex component %d = %g beyond the limit of %g m", path,
                          ln, c + 1, v * scale, SENSIM_MAX_COORD_M);
                 float f = (float)(v * scale);
-                if (!gb_push(&verts, &f))
+                if (!gb_push(&verts, &f, sizeof f))
                     FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
             }
             /* optional w or vertex colour: must still be numbers */
@@ -170,7 +185,7 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
             }
             if (n == 0)
                 FAIL(SENSIM_ERR_PARSE, "%s:%llu: vt needs 1 to 3 numbers", path, ln);
-            if (!gb_push(&texc, uv))
+            if (!gb_push(&texc, uv, sizeof uv))
                 FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
             if (texc.len > MAX_ELEMS)
                 FAIL(SENSIM_ERR_TOO_LARGE, "%s:%llu: more than 2^30 texture coordinates", path, ln);
@@ -187,7 +202,7 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
                 memcpy(name, tb, (size_t)(te - tb));
                 if (libs.len == 64)
                     FAIL(SENSIM_ERR_TOO_LARGE, "%s:%llu: more than 64 mtllib files", path, ln);
-                if (!gb_push(&libs, name))
+                if (!gb_push(&libs, name, sizeof name))
                     FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
                 p = te;
             }
@@ -224,14 +239,14 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
                              path, ln, (long long)vt, (long long)nt);
                     vt = kt + 1;
                 }
-                if (!gb_push(&ptex, &vt))
+                if (!gb_push(&ptex, &vt, sizeof vt))
                     FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
                 int64_t k = i > 0 ? i - 1 : (int64_t)nv + i;
                 if (i == 0 || k < 0 || (uint64_t)k >= nv)
                     FAIL(SENSIM_ERR_BAD_INDEX, "%s:%llu: face index %lld out of range (%llu vertices so far)",
                          path, ln, (long long)i, (unsigned long long)nv);
                 uint32_t u = (uint32_t)k;
-                if (!gb_push(&poly, &u))
+                if (!gb_push(&poly, &u, sizeof u))
                     FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
                 p = te;
             }
@@ -251,13 +266,19 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
                     uv[2 * c] = t ? t[0] : NAN;
                     uv[2 * c + 1] = t ? t[1] : NAN;
                 }
-                any_uv |= has;
-                if (!gb_push(&tuv, uv))
+                if (has && !any_uv) { /* the first triangle with UVs: the ones before it get NaN */
+                    float none[6] = {NAN, NAN, NAN, NAN, NAN, NAN};
+                    for (size_t q = 0; q < tags.len; q++)
+                        if (!gb_push(&tuv, none, sizeof none))
+                            FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
+                    any_uv = true;
+                }
+                if (any_uv && !gb_push(&tuv, uv, sizeof uv)) /* none kept (24 bytes a triangle) until then */
                     FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
                 for (int c = 0; c < 3; c++)
-                    if (!gb_push(&idx, &tri[c]))
+                    if (!gb_push(&idx, &tri[c], sizeof tri[c]))
                         FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
-                if (!gb_push(&tags, &tag) || !gb_push(&mats, &cur_mat))
+                if (!gb_push(&tags, &tag, sizeof tag) || !gb_push(&mats, &cur_mat, sizeof cur_mat))
                     FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
             }
             if (tags.len > MAX_ELEMS)
@@ -293,7 +314,7 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
                 if (cur_mat == 0) {
                     if (names.len >= 65535)
                         FAIL(SENSIM_ERR_TOO_LARGE, "%s:%llu: more than 65535 material names", path, ln);
-                    if (!gb_push(&names, name))
+                    if (!gb_push(&names, name, sizeof name))
                         FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s:%llu: out of memory", path, ln);
                     cur_mat = (uint16_t)names.len;
                     name_slot[i] = cur_mat;
@@ -311,8 +332,11 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
                      (int)(ke - kb > 40 ? 40 : ke - kb), kb);
         }
     }
+    if ((st = src.err) != SENSIM_OK)
+        goto done;
     if (tags.len == 0)
-        FAIL(SENSIM_ERR_EMPTY, "%s:%llu: no faces in file", path, (unsigned long long)it.line_no);
+        FAIL(SENSIM_ERR_EMPTY, "%s:%llu: no faces in file", path, (unsigned long long)src.it.line_no);
+    sensim__source_close(&src); /* the text is done with before the mesh is built */
 
     /* material libraries and their textures, before the scene is touched
      * (a file load only: from memory, mtllib is not followed) */
@@ -448,6 +472,6 @@ done:
     free(texels);
     free(apps);
     sensim__mtl_free(&mtl);
-    free(in.owned);
+    sensim__source_close(&src);
     return st;
 }

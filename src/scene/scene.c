@@ -160,23 +160,34 @@ static void tri_key(const sensim_mesh *m, uint32_t t, float k[9])
             k[3 * i + c] = v[i][c] == 0.0f ? 0.0f : v[i][c];
 }
 
-static uint64_t key_hash(const float k[9])
+/* A vertex position's hash (-0 taken as +0). */
+static inline uint64_t vertex_hash(const float *v)
 {
-    uint64_t h = 1469598103934665603u;
-    for (int i = 0; i < 9; i++) {
-        uint32_t b;
-        memcpy(&b, &k[i], 4);
-        h = (h ^ b) * 1099511628211u;
-        h ^= h >> 29;
+    uint32_t b[3];
+    for (int c = 0; c < 3; c++) {
+        float f = v[c] == 0.0f ? 0.0f : v[c];
+        memcpy(&b[c], &f, 4);
     }
-    return h;
+    uint64_t h = (b[0] * UINT64_C(0x9e3779b97f4a7c15)) ^ (b[1] * UINT64_C(0xc2b2ae3d27d4eb4f)) ^
+                 ((uint64_t)b[2] << 32 | b[2]) * UINT64_C(0x165667b19e3779f9);
+    h = (h ^ (h >> 31)) * UINT64_C(0xbf58476d1ce4e5b9);
+    return h ^ (h >> 29);
 }
 
-static uint64_t tri_hash(const float k[9])
+/* Triangle @p t's hash: the same for its vertices in any order (a sum of
+ * the vertices' hashes, mixed), so no sorting on the common path. */
+static inline uint64_t tri_hash(const sensim_mesh *m, uint32_t t)
 {
-    uint64_t h = key_hash(k);
+    const uint32_t *ix = &m->indices[3 * (size_t)t];
+    uint64_t h = vertex_hash(&m->vertices[3 * (size_t)ix[0]]) + vertex_hash(&m->vertices[3 * (size_t)ix[1]]) +
+                 vertex_hash(&m->vertices[3 * (size_t)ix[2]]);
     h = (h ^ (h >> 33)) * UINT64_C(0xff51afd7ed558ccd);
     return h ^ (h >> 33);
+}
+
+static inline bool bit_get(const uint64_t *b, uint64_t i)
+{
+    return b[i >> 6] >> (i & 63) & 1;
 }
 
 uint32_t sensim__mesh_drop_duplicates(sensim_mesh *m)
@@ -184,48 +195,93 @@ uint32_t sensim__mesh_drop_duplicates(sensim_mesh *m)
     uint32_t n = m->triangle_count;
     if (n < 2)
         return 0;
-    uint64_t cap = 16;
-    while (cap < 2 * (uint64_t)n)
-        cap *= 2;
-    /* slot: fingerprint (high 32 bits of the hash) << 32 | triangle + 1; 0 = empty.
-     * A probe reads the other triangle's vertices only when the fingerprints match. */
-    uint64_t *slot = malloc(cap * sizeof *slot);
-    if (!slot)
+    /* Two passes over bitmaps of 16 bits a triangle (16 MB for 8 M
+     * triangles) instead of one over a hash table of 16 bytes a triangle:
+     * fresh memory costs more than hashing twice. Pass 1 marks each
+     * triangle's hash bit in `seen` and, when it was already marked, in
+     * `clash`. Two equal triangles have equal hashes, so only triangles on
+     * a clash bit (about 1 in 16 when there are no duplicates) can be
+     * duplicates; pass 2 checks those exactly in a small table. */
+    uint64_t bits = 1024;
+    while (bits < 16 * (uint64_t)n)
+        bits *= 2;
+    uint64_t *seen = calloc(bits / 64, sizeof *seen), *clash = calloc(bits / 64, sizeof *clash);
+    if (!seen || !clash) {
+        free(seen), free(clash);
         return 0;
-    memset(slot, 0, cap * sizeof *slot);
-    uint32_t kept = 0;
-    /* the table is far larger than the caches: hash PF triangles ahead and
-     * prefetch their slots, so the probes do not wait on memory */
-    enum { PF = 16 };
-    uint64_t ahead[PF];
-    float keys[PF][9];
-    for (uint32_t t = 0; t < n && t < PF; t++) {
-        tri_key(m, t, keys[t]);
-        ahead[t] = tri_hash(keys[t]);
-        __builtin_prefetch(&slot[ahead[t] & (cap - 1)]);
     }
+    sensim__advise_huge(seen, bits / 8);
+    sensim__advise_huge(clash, bits / 8);
+    /* the bitmaps and table are far larger than the caches: hash PF
+     * triangles ahead and prefetch their words, so probes do not wait */
+    enum { PF = 16 };
+    uint64_t ahead[PF], cand = 0; /* triangles on clash bits: each clash, plus the first on each clash bit */
+    for (uint32_t t = 0; t < n && t < PF; t++)
+        ahead[t] = tri_hash(m, t), __builtin_prefetch(&seen[(ahead[t] & (bits - 1)) >> 6]);
     for (uint32_t t = 0; t < n; t++) {
-        float k[9], o[9];
-        memcpy(k, keys[t % PF], sizeof k);
+        uint64_t h = ahead[t % PF] & (bits - 1);
+        __builtin_prefetch(&clash[h >> 6]); /* read only when seen is set; its miss overlaps the seen load */
+        if (t + PF < n)
+            ahead[t % PF] = tri_hash(m, t + PF), __builtin_prefetch(&seen[(ahead[t % PF] & (bits - 1)) >> 6]);
+        if (t + 8 * PF < n) /* the hardware prefetcher does not keep up with the index stream here */
+            __builtin_prefetch(&m->indices[3 * (size_t)(t + 8 * PF)]);
+        if (bit_get(seen, h)) {
+            cand += 1 + !bit_get(clash, h);
+            clash[h >> 6] |= UINT64_C(1) << (h & 63);
+        } else {
+            seen[h >> 6] |= UINT64_C(1) << (h & 63);
+        }
+    }
+    free(seen);
+    if (!cand) {
+        free(clash);
+        return 0;
+    }
+    /* slot: fingerprint (high 32 bits of the hash) << 32 | triangle + 1; 0 = empty.
+     * A probe compares the two triangles' sorted vertices only when the
+     * fingerprints match. At most half full: cand triangles go in. */
+    uint64_t cap = 16;
+    while (cap < 2 * cand)
+        cap *= 2;
+    uint64_t *slot = calloc(cap, sizeof *slot);
+    if (!slot) {
+        free(clash);
+        return 0;
+    }
+    sensim__advise_huge(slot, cap * sizeof *slot);
+    uint32_t kept = 0;
+    for (uint32_t t = 0; t < n && t < PF; t++)
+        ahead[t] = tri_hash(m, t), __builtin_prefetch(&clash[(ahead[t] & (bits - 1)) >> 6]);
+    for (uint32_t t = 0; t < n; t++) {
         uint64_t h = ahead[t % PF];
         if (t + PF < n) {
-            tri_key(m, t + PF, keys[t % PF]);
-            ahead[t % PF] = tri_hash(keys[t % PF]);
-            __builtin_prefetch(&slot[ahead[t % PF] & (cap - 1)]);
+            ahead[t % PF] = tri_hash(m, t + PF);
+            __builtin_prefetch(&clash[(ahead[t % PF] & (bits - 1)) >> 6]);
         }
-        bool dup = false;
-        uint64_t fp = h >> 32, i = h & (cap - 1);
-        for (; slot[i]; i = (i + 1) & (cap - 1)) {
-            if (slot[i] >> 32 != fp)
-                continue;
-            tri_key(m, (uint32_t)slot[i] - 1, o);
-            if (memcmp(k, o, sizeof k) == 0) {
-                dup = true;
-                break;
+        if (t + PF / 2 < n) /* its slot, in case it is a candidate: the clash word is in cache by now */
+            if (bit_get(clash, ahead[(t + PF / 2) % PF] & (bits - 1)))
+                __builtin_prefetch(&slot[ahead[(t + PF / 2) % PF] & (cap - 1)]);
+        if (t + 8 * PF < n)
+            __builtin_prefetch(&m->indices[3 * (size_t)(t + 8 * PF)]);
+        if (bit_get(clash, h & (bits - 1))) {
+            bool dup = false, have_k = false;
+            float k[9], o[9];
+            uint64_t fp = h >> 32, i = h & (cap - 1);
+            for (; slot[i]; i = (i + 1) & (cap - 1)) {
+                if (slot[i] >> 32 != fp)
+                    continue;
+                if (!have_k)
+                    tri_key(m, t, k), have_k = true;
+                tri_key(m, (uint32_t)slot[i] - 1, o);
+                if (memcmp(k, o, sizeof k) == 0) {
+                    dup = true;
+                    break;
+                }
             }
+            if (dup)
+                continue;
+            slot[i] = fp << 32 | (uint64_t)(kept + 1);
         }
-        if (dup)
-            continue;
         /* compact in place: triangle t moves to kept (kept <= t) */
         if (kept != t) {
             memmove(&m->indices[3 * (size_t)kept], &m->indices[3 * (size_t)t], 3 * sizeof *m->indices);
@@ -234,26 +290,29 @@ uint32_t sensim__mesh_drop_duplicates(sensim_mesh *m)
             if (m->uvs)
                 memmove(&m->uvs[6 * (size_t)kept], &m->uvs[6 * (size_t)t], 6 * sizeof *m->uvs);
         }
-        slot[i] = fp << 32 | (uint64_t)(kept + 1);
         kept++;
     }
     free(slot);
+    free(clash);
     m->triangle_count = kept;
     return n - kept;
 }
 
 sensim_status sensim__scene_append_mesh_locked(sensim_scene *scene, sensim_mesh *mesh, uint32_t *out_id)
 {
-    for (int c = 0; c < 3; c++) {
-        mesh->lo[c] = INFINITY;
-        mesh->hi[c] = -INFINITY;
-    }
-    for (uint32_t t = 0; t < mesh->triangle_count * 3; t++)
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    const uint64_t ni = 3 * (uint64_t)mesh->triangle_count;
+    for (uint64_t t = 0; t < ni; t++) {
+        if (t % 16 == 0 && t + 256 < ni)
+            __builtin_prefetch(&mesh->indices[t + 256]);
+        const float *v = &mesh->vertices[3 * (size_t)mesh->indices[t]];
         for (int c = 0; c < 3; c++) {
-            float v = mesh->vertices[3 * mesh->indices[t] + c];
-            mesh->lo[c] = v < mesh->lo[c] ? v : mesh->lo[c];
-            mesh->hi[c] = v > mesh->hi[c] ? v : mesh->hi[c];
+            lo[c] = v[c] < lo[c] ? v[c] : lo[c];
+            hi[c] = v[c] > hi[c] ? v[c] : hi[c];
         }
+    }
+    memcpy(mesh->lo, lo, sizeof lo);
+    memcpy(mesh->hi, hi, sizeof hi);
     for (int c = 0; c < 3; c++)
         if (mesh->lo[c] < -SENSIM_MAX_COORD_M || mesh->hi[c] > SENSIM_MAX_COORD_M) {
             double v = mesh->lo[c] < -SENSIM_MAX_COORD_M ? mesh->lo[c] : mesh->hi[c];
@@ -674,8 +733,7 @@ sensim_status sensim_scene_get_info(const sensim_scene *scene, sensim_scene_info
     return SENSIM_OK;
 }
 
-sensim_status sensim__load_begin(const char *path, const sensim_load_options *opt, const char *mem, size_t mem_size,
-                                 sensim_load_input *in)
+sensim_status sensim__load_options(const char *path, const sensim_load_options *opt, sensim_load_input *in)
 {
     memset(in, 0, sizeof *in);
     sensim_load_options_init(&in->o);
@@ -690,13 +748,22 @@ sensim_status sensim__load_begin(const char *path, const sensim_load_options *op
                             SENSIM_TAG_MAX);
     if (in->o.frame < SENSIM_FRAME_NATIVE || in->o.frame > SENSIM_FRAME_ISO8855)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: load option frame = %d unknown", path, in->o.frame);
+    return SENSIM_OK;
+}
+
+sensim_status sensim__load_begin(const char *path, const sensim_load_options *opt, const char *mem, size_t mem_size,
+                                 sensim_load_input *in)
+{
+    sensim_status st = sensim__load_options(path, opt, in);
+    if (st != SENSIM_OK)
+        return st;
     if (mem) {
         in->data = mem, in->size = mem_size;
         return SENSIM_OK;
     }
     uint64_t max_bytes = in->o.max_file_bytes ? in->o.max_file_bytes : (UINT64_C(4) << 30);
     char *data;
-    sensim_status st = sensim__read_file(path, max_bytes, &data, &in->size);
+    st = sensim__read_file(path, max_bytes, &data, &in->size);
     if (st == SENSIM_OK)
         in->data = in->owned = data;
     return st;

@@ -134,6 +134,9 @@ typedef struct sensim_load_input {
     size_t size;
     char *owned;       /* free() when done */
 } sensim_load_input;
+/* The load options checked (scale, default tag, frame) into @p in. */
+sensim_status sensim__load_options(const char *path, const sensim_load_options *opt, sensim_load_input *in);
+/* The same, and the file's bytes (or @p mem) into in->data. */
 sensim_status sensim__load_begin(const char *path, const sensim_load_options *opt, const char *mem, size_t mem_size,
                                  sensim_load_input *in);
 
