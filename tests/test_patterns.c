@@ -411,6 +411,55 @@ static void test_registry(void **state)
     sensim_lidar_destroy(l);
 }
 
+/* Risley shots are computed four at a time (vector Snell): the batch gives
+ * the very bits, times, channels and beam-lost flags of the scalar path
+ * shot by shot, at any start and length (idle lanes), with a spinning
+ * head, a tilted boresight, negative wedges and total internal reflection. */
+static void test_risley_batch_matches_shots(void **state)
+{
+    (void)state;
+    static const char *const spin[] = {"head_spin_hz=7.3", "boresight_elevation_deg=12"};
+    static const char *const tir[] = {"prism_wedge_deg=25,-33", "prism_index=1.9,1.7"};
+    static const struct {
+        const char *name;
+        const char *const *sets;
+        uint32_t n;
+    } cfg[] = {{"mid40", NULL, 0}, {"avia", NULL, 0}, {"mid40", spin, 2}, {"mid40", tir, 2}};
+    enum { N = 1003 };
+    int64_t t[N];
+    uint16_t ch[N];
+    float dirs[3 * N];
+    uint8_t ok[N];
+    for (size_t k = 0; k < sizeof cfg / sizeof *cfg; k++) {
+        sensim_lidar *l = preset(cfg[k].name, cfg[k].sets, cfg[k].n);
+        assert_int_equal(l->pat.kind, SENSIM_PATTERN_RISLEY);
+        uint32_t lost = 0, shots = 0;
+        const int64_t starts[] = {0, 77777, -4099};
+        for (int s0 = 0; s0 < 3; s0++)
+            for (uint32_t n = 1; n <= N; n += n < 9 ? 1 : 331) {
+                sensim__pattern_batch(&l->pat, starts[s0], n, t, ch, dirs, ok);
+                for (uint32_t i = 0; i < n; i++) {
+                    int64_t g = starts[s0] + i, tg = sensim__pattern_time(&l->pat, g);
+                    uint16_t c1;
+                    float d1[3];
+                    bool o1 = sensim__pattern_shot(&l->pat, g, tg, &c1, d1);
+                    assert_int_equal(t[i], tg);
+                    assert_int_equal(ok[i], o1);
+                    lost += !o1, shots++;
+                    if (o1) {
+                        assert_int_equal(ch[i], c1);
+                        assert_memory_equal(&dirs[3 * i], d1, sizeof d1);
+                    }
+                }
+            }
+        if (k == 3) /* about half the beams lost (total internal reflection, or turned back) */
+            assert_true(lost > 0 && lost < shots);
+        else
+            assert_int_equal(lost, 0);
+        sensim_lidar_destroy(l);
+    }
+}
+
 /* Prism and MEMS phases are exact at epoch times: with rates that repeat
  * every second, the directions at 1.7e18 ns + r equal those at r (a phase
  * from (double)t·1e-9 would be off by ~0.007 deg there). */
@@ -480,7 +529,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_epoch_phase),
-        cmocka_unit_test(test_snell_single_prism),  cmocka_unit_test(test_risley_fov),
+        cmocka_unit_test(test_snell_single_prism),  cmocka_unit_test(test_risley_fov), cmocka_unit_test(test_risley_batch_matches_shots),
         cmocka_unit_test(test_sequence_split_invariance), cmocka_unit_test(test_export_replay),
         cmocka_unit_test(test_table_cursor),        cmocka_unit_test(test_csv_variants),
         cmocka_unit_test(test_footprint_coverage),

@@ -11,6 +11,29 @@
 
 #define SENSIM_PI 3.14159265358979323846
 
+/* Hot loops written on 4-wide double vectors get AVX and baseline clones
+ * picked at load time (an ifunc): the library builds for baseline x86-64.
+ * Never an FMA clone: the vector code rounds every product and sum as the
+ * scalar code beside it does, so both give the same bits. Not under the
+ * sanitizers: ThreadSanitizer crashes in ifunc resolvers that run before it
+ * is initialised. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define SENSIM_NO_CLONES
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define SENSIM_NO_CLONES
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(SENSIM_NO_CLONES)
+#define SENSIM_AVX_CLONES __attribute__((target_clones("avx", "default")))
+#else
+#define SENSIM_AVX_CLONES
+#endif
+typedef double sensim_v4d __attribute__((vector_size(32)));
+typedef float sensim_v4f __attribute__((vector_size(16)));
+typedef long long sensim_v4l __attribute__((vector_size(32)));
+
 /* Handle tags: a wrong-type or destroyed handle is refused with
  * SENSIM_ERR_BAD_HANDLE instead of being used (best effort: freed memory may
  * be reused). */

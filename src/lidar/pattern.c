@@ -44,6 +44,11 @@ static int64_t floordiv128(sensim_i128 a, sensim_i128 b)
     return (int64_t)q;
 }
 
+int64_t sensim__pattern_column_time(const sensim_pattern *p, int64_t m)
+{
+    return floordiv128((sensim_i128)m * p->q_ps, 1000);
+}
+
 int64_t sensim__pattern_time(const sensim_pattern *p, int64_t g)
 {
     if (p->kind == SENSIM_PATTERN_MECHANICAL)
@@ -126,28 +131,24 @@ void sensim__pattern_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int6
         sensim__mech_batch(p, g0, n, t, ch, dir, ok);
         return;
     }
-    if (p->kind == SENSIM_PATTERN_RISLEY || p->kind == SENSIM_PATTERN_MEMS) {
+    if (p->kind == SENSIM_PATTERN_RISLEY) {
+        sensim__risley_batch(p, g0, n, t, ch, dir, ok);
+        return;
+    }
+    if (p->kind == SENSIM_PATTERN_MEMS) {
         int64_t col = INT64_MIN;
-        sensim_risley_state rs;
         double X = 0, sv = 0;
         for (uint32_t i = 0; i < n; i++) {
             int64_t g = g0 + i, m = sensim__floordiv(g, p->lanes);
             uint32_t lane = (uint32_t)(g - m * p->lanes);
-            t[i] = floordiv128((sensim_i128)m * p->q_ps, 1000);
+            t[i] = sensim__pattern_column_time(p, m);
             if (m != col) { /* every lane of a column shares its time */
                 col = m;
-                if (p->kind == SENSIM_PATTERN_RISLEY)
-                    sensim__risley_angles(p, t[i], &rs);
-                else
-                    sensim__mems_carriers(p, t[i], &X, &sv);
+                sensim__mems_carriers(p, t[i], &X, &sv);
             }
             ch[i] = (uint16_t)lane;
-            if (p->kind == SENSIM_PATTERN_RISLEY) {
-                ok[i] = sensim__risley_dir_at(p, lane, &rs, &dir[3 * i]);
-            } else {
-                sensim__mems_dir_at(lane, X, sv, &dir[3 * i]);
-                ok[i] = 1;
-            }
+            sensim__mems_dir_at(lane, X, sv, &dir[3 * i]);
+            ok[i] = 1;
         }
         return;
     }

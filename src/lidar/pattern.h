@@ -96,6 +96,12 @@ typedef struct sensim_risley_state {
 } sensim_risley_state;
 void sensim__risley_angles(const sensim_pattern *p, int64_t t_ns, sensim_risley_state *st);
 bool sensim__risley_dir_at(const sensim_pattern *p, uint32_t laser, const sensim_risley_state *st, float dir[3]);
+/* Shots g0 .. g0 + n - 1 of a Risley pattern, four at a time: the same
+ * times, channels and bits as sensim__risley_dir_at() shot by shot. */
+void sensim__risley_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
+                          uint8_t *ok);
+/* Time of column m of a Risley or MEMS pattern (ns; floor of m · period). */
+int64_t sensim__pattern_column_time(const sensim_pattern *p, int64_t m);
 /* Exact trace of one beam through the prisms at the given prism angles;
  * false on total internal reflection. Exposed for tests. */
 bool sensim__risley_trace(const sensim_pattern *p, const double in_dir[3], const double *angles, double out[3]);

@@ -628,24 +628,6 @@ static void blank_pixel(const render_job *j, size_t p)
         j->im->rgb[3 * p] = j->im->rgb[3 * p + 1] = j->im->rgb[3 * p + 2] = 0;
 }
 
-/* AVX and baseline clones picked at load time (an ifunc). Not under the
- * sanitizers: ThreadSanitizer crashes in ifunc resolvers that run before it
- * is initialised. */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define SENSIM_NO_CLONES
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define SENSIM_NO_CLONES
-#endif
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(SENSIM_NO_CLONES)
-#define SENSIM_AVX_CLONES __attribute__((target_clones("avx", "default")))
-#else
-#define SENSIM_AVX_CLONES
-#endif
-typedef double v4d __attribute__((vector_size(32)));
-typedef float v4f __attribute__((vector_size(16)));
 
 /* Rays of pixels x0 .. x0 + 3 (x0 a multiple of 4) of row y into lanes
  * n .. n + 3 of @p pk (world frame from row pose @p P), from the lens
@@ -660,18 +642,18 @@ SENSIM_AVX_CLONES static bool lens_rays4(const sensim_camera *c, const double *P
     const float *blk = lens_block(c, x0, y);
     if (x0 / 4 + LENS_AHEAD < c->lens_bw) /* a miss here stalls the tile: fetch this row of a tile further on */
         __builtin_prefetch(blk + 16 * LENS_AHEAD);
-    v4f o0, o1, o2, tf;
+    sensim_v4f o0, o1, o2, tf;
     memcpy(&o0, blk, sizeof o0);
     memcpy(&o1, blk + 4, sizeof o1);
     memcpy(&o2, blk + 8, sizeof o2);
     memcpy(&tf, blk + 12, sizeof tf);
     if (!(o0[0] == o0[0] && o0[1] == o0[1] && o0[2] == o0[2] && o0[3] == o0[3]))
         return false;
-    v4d b0 = __builtin_convertvector(o2, v4d), b1 = -__builtin_convertvector(o0, v4d),
-        b2 = -__builtin_convertvector(o1, v4d);
-    v4f w0 = __builtin_convertvector(P[0] * b0 + P[4] * b1 + P[8] * b2, v4f);
-    v4f w1 = __builtin_convertvector(P[1] * b0 + P[5] * b1 + P[9] * b2, v4f);
-    v4f w2 = __builtin_convertvector(P[2] * b0 + P[6] * b1 + P[10] * b2, v4f);
+    sensim_v4d b0 = __builtin_convertvector(o2, sensim_v4d), b1 = -__builtin_convertvector(o0, sensim_v4d),
+        b2 = -__builtin_convertvector(o1, sensim_v4d);
+    sensim_v4f w0 = __builtin_convertvector(P[0] * b0 + P[4] * b1 + P[8] * b2, sensim_v4f);
+    sensim_v4f w1 = __builtin_convertvector(P[1] * b0 + P[5] * b1 + P[9] * b2, sensim_v4f);
+    sensim_v4f w2 = __builtin_convertvector(P[2] * b0 + P[6] * b1 + P[10] * b2, sensim_v4f);
     memcpy(&pk->dx[n], &w0, sizeof w0);
     memcpy(&pk->dy[n], &w1, sizeof w1);
     memcpy(&pk->dz[n], &w2, sizeof w2);
