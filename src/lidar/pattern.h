@@ -46,6 +46,12 @@ typedef struct sensim_pattern {
     double bore_el, head_hz;
     double cos_wedge[SENSIM_MAX_PRISMS], sin_wedge[SENSIM_MAX_PRISMS], cos_bore, sin_bore;
     float *laser_dir;        /* 3 per laser */
+    /* The batch walks the prism (and head) angles from column to column:
+     * consecutive columns are walk_dt or walk_dt + 1 ns apart (floor and
+     * ceiling of the column period), a rotation by each angle's turn in
+     * that time: walk_c/s[k][i] for prism i (i = nprism: the head). */
+    int64_t walk_dt;
+    double walk_c[2][SENSIM_MAX_PRISMS + 1], walk_s[2][SENSIM_MAX_PRISMS + 1];
 
     /* MEMS */
     double mems_h_hz, mems_v_hz;

@@ -179,10 +179,56 @@ SENSIM_AVX_CLONES static void risley_dirs4(const sensim_pattern *p, const double
     }
 }
 
+/* Anchor columns (every WALK-th) take the angles from sin/cos of the
+ * exact phase (sensim__risley_angles); the columns after them turn the
+ * previous column's angles by a rotation of the time between them: 5 ns
+ * instead of ~40 ns of libm per prism and column. The walk starts from
+ * the anchor whatever column a batch starts at, so a column's angles
+ * depend on the column alone (split and thread invariant); its error after
+ * WALK - 1 steps is ~1e-14 rad (the test checks every shot against the
+ * closed form). */
+enum { WALK = 16 };
+
+static void walk_step(const sensim_pattern *p, int64_t dt, int64_t t, sensim_risley_state *st)
+{
+    if (dt != p->walk_dt && dt != p->walk_dt + 1) { /* not a period apart (never, by construction): exact */
+        sensim__risley_angles(p, t, st);
+        return;
+    }
+    const int k = (int)(dt - p->walk_dt);
+    for (uint32_t i = 0; i <= p->nprism; i++) {
+        double *c = i < p->nprism ? &st->c[i] : &st->ch, *s = i < p->nprism ? &st->s[i] : &st->sh;
+        double wc = p->walk_c[k][i], ws = p->walk_s[k][i], c0 = *c;
+        *c = c0 * wc - *s * ws;
+        *s = *s * wc + c0 * ws;
+    }
+}
+
+/* The angles of column q (time tq) into *st, which holds column *col (time *tcol). */
+static void walk_to(const sensim_pattern *p, int64_t q, int64_t tq, int64_t *col, int64_t *tcol,
+                    sensim_risley_state *st)
+{
+    int64_t a = q - (q - sensim__floordiv(q, WALK) * WALK); /* the anchor at or before q */
+    if (q == a) {
+        sensim__risley_angles(p, tq, st);
+    } else if (*col == q - 1) {
+        walk_step(p, tq - *tcol, tq, st);
+    } else {
+        int64_t tp = sensim__pattern_column_time(p, a);
+        sensim__risley_angles(p, tp, st);
+        for (int64_t m = a + 1; m <= q; m++) {
+            int64_t tm = m == q ? tq : sensim__pattern_column_time(p, m);
+            walk_step(p, tm - tp, tm, st);
+            tp = tm;
+        }
+    }
+    *col = q, *tcol = tq;
+}
+
 void sensim__risley_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
                           uint8_t *ok)
 {
-    int64_t col = INT64_MIN;
+    int64_t col = INT64_MIN, tcol = 0;
     sensim_risley_state rs = {0};
     for (uint32_t i0 = 0; i0 < n; i0 += 4) {
         const uint32_t m = n - i0 < 4 ? n - i0 : 4;
@@ -193,10 +239,8 @@ void sensim__risley_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64
                 int64_t g = g0 + i, q = sensim__floordiv(g, p->lanes);
                 uint32_t lane = (uint32_t)(g - q * p->lanes);
                 t[i] = sensim__pattern_column_time(p, q);
-                if (q != col) { /* every lane of a column shares its time */
-                    col = q;
-                    sensim__risley_angles(p, t[i], &rs);
-                }
+                if (q != col) /* every lane of a column shares its time */
+                    walk_to(p, q, t[i], &col, &tcol, &rs);
                 ch[i] = (uint16_t)lane;
             }
             for (int a = 0; a < 3; a++)
@@ -257,6 +301,12 @@ sensim_status sensim__risley_init(sensim_pattern *p, const sensim_lidar_desc *d)
         p->laser_dir[3 * l + 1] = (float)(cos(e) * sin(a));
         p->laser_dir[3 * l + 2] = (float)sin(e);
     }
+    p->walk_dt = p->q_ps / 1000;
+    for (int k = 0; k < 2; k++)
+        for (uint32_t i = 0; i <= p->nprism; i++) {
+            double hz = i < p->nprism ? p->rot_hz[i] : p->head_hz, a = turn(hz, p->walk_dt + k);
+            p->walk_c[k][i] = cos(a), p->walk_s[k][i] = sin(a);
+        }
     return SENSIM_OK;
 }
 
