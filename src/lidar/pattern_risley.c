@@ -142,40 +142,54 @@ static inline __attribute__((always_inline)) void refract4(sensim_v4d d[3], cons
         d[i] /= len;
 }
 
-/* Lanes k < m of shots i0 .. i0 + m - 1: in[] the lasers' directions,
- * c/s[prism] the prism angles' cosines and sines, ch/sh the head's. */
-SENSIM_AVX_CLONES static void risley_dirs4(const sensim_pattern *p, const double in[3][4], const double c[][4],
-                                           const double s[][4], const double ch[4], const double sh[4], uint32_t m,
-                                           float *dir, uint8_t *ok)
+/* Lanes k < m (<= RL) of shots i0 .. i0 + m - 1: in[] the lasers'
+ * directions, c/s[prism] the prism angles' cosines and sines, ch/sh the
+ * head's. Two groups of four lanes side by side: each face is a chain of
+ * square roots and divisions, and two independent chains overlap. */
+enum { RG = 2, RL = 4 * RG };
+SENSIM_AVX_CLONES static void risley_dirs(const sensim_pattern *p, const double in[3][RL], const double c[][RL],
+                                          const double s[][RL], const double ch[RL], const double sh[RL], uint32_t m,
+                                          float *dir, uint8_t *ok)
 {
-    sensim_v4d d[3];
-    for (int i = 0; i < 3; i++)
-        memcpy(&d[i], in[i], sizeof d[i]);
-    sensim_v4l good = {-1, -1, -1, -1};
+    sensim_v4d d[RG][3];
+    sensim_v4l good[RG];
     const sensim_v4d one = {1.0, 1.0, 1.0, 1.0}, zero = {0, 0, 0, 0};
+    for (int g = 0; g < RG; g++) {
+        for (int i = 0; i < 3; i++)
+            memcpy(&d[g][i], &in[i][4 * g], sizeof d[g][i]);
+        good[g] = (sensim_v4l){-1, -1, -1, -1};
+    }
     for (uint32_t i = 0; i < p->nprism; i++) {
-        sensim_v4d ci, si, tilted[3], flat[3] = {one, zero, zero};
-        memcpy(&ci, c[i], sizeof ci);
-        memcpy(&si, s[i], sizeof si);
-        tilted[0] = p->cos_wedge[i] * one, tilted[1] = p->sin_wedge[i] * ci, tilted[2] = p->sin_wedge[i] * si;
-        const sensim_v4d *entry = p->wedge[i] >= 0.0 ? tilted : flat, *exit = p->wedge[i] >= 0.0 ? flat : tilted;
-        refract4(d, entry, 1.0, p->index[i], &good);
-        refract4(d, exit, p->index[i], 1.0, &good);
+        sensim_v4d tilted[RG][3], flat[3] = {one, zero, zero};
+        for (int g = 0; g < RG; g++) {
+            sensim_v4d ci, si;
+            memcpy(&ci, &c[i][4 * g], sizeof ci);
+            memcpy(&si, &s[i][4 * g], sizeof si);
+            tilted[g][0] = p->cos_wedge[i] * one, tilted[g][1] = p->sin_wedge[i] * ci;
+            tilted[g][2] = p->sin_wedge[i] * si;
+        }
+        for (int g = 0; g < RG; g++)
+            refract4(d[g], p->wedge[i] >= 0.0 ? tilted[g] : flat, 1.0, p->index[i], &good[g]);
+        for (int g = 0; g < RG; g++)
+            refract4(d[g], p->wedge[i] >= 0.0 ? flat : tilted[g], p->index[i], 1.0, &good[g]);
     }
-    good &= d[0] > 0.0;
-    sensim_v4d x = d[0] * p->cos_bore - d[2] * p->sin_bore, y = d[1], z = d[0] * p->sin_bore + d[2] * p->cos_bore;
-    if (p->head_hz != 0.0) {
-        sensim_v4d vc, vs;
-        memcpy(&vc, ch, sizeof vc);
-        memcpy(&vs, sh, sizeof vs);
-        sensim_v4d xr = x * vc - y * vs;
-        y = x * vs + y * vc;
-        x = xr;
-    }
-    for (uint32_t k = 0; k < m; k++) {
-        ok[k] = good[k] != 0;
-        if (ok[k])
-            dir[3 * k] = (float)x[k], dir[3 * k + 1] = (float)y[k], dir[3 * k + 2] = (float)z[k];
+    for (int g = 0; g < RG; g++) {
+        good[g] &= d[g][0] > 0.0;
+        sensim_v4d x = d[g][0] * p->cos_bore - d[g][2] * p->sin_bore, y = d[g][1],
+                   z = d[g][0] * p->sin_bore + d[g][2] * p->cos_bore;
+        if (p->head_hz != 0.0) {
+            sensim_v4d vc, vs;
+            memcpy(&vc, &ch[4 * g], sizeof vc);
+            memcpy(&vs, &sh[4 * g], sizeof vs);
+            sensim_v4d xr = x * vc - y * vs;
+            y = x * vs + y * vc;
+            x = xr;
+        }
+        for (uint32_t k = 4 * (uint32_t)g; k < m && k < 4 * (uint32_t)g + 4; k++) {
+            ok[k] = good[g][k % 4] != 0;
+            if (ok[k])
+                dir[3 * k] = (float)x[k % 4], dir[3 * k + 1] = (float)y[k % 4], dir[3 * k + 2] = (float)z[k % 4];
+        }
     }
 }
 
@@ -230,10 +244,10 @@ void sensim__risley_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64
 {
     int64_t col = INT64_MIN, tcol = 0;
     sensim_risley_state rs = {0};
-    for (uint32_t i0 = 0; i0 < n; i0 += 4) {
-        const uint32_t m = n - i0 < 4 ? n - i0 : 4;
-        double in[3][4], c[SENSIM_MAX_PRISMS][4], s[SENSIM_MAX_PRISMS][4], hc[4], hs[4];
-        for (uint32_t k = 0; k < 4; k++) {
+    for (uint32_t i0 = 0; i0 < n; i0 += RL) {
+        const uint32_t m = n - i0 < RL ? n - i0 : RL;
+        double in[3][RL], c[SENSIM_MAX_PRISMS][RL], s[SENSIM_MAX_PRISMS][RL], hc[RL], hs[RL];
+        for (uint32_t k = 0; k < RL; k++) {
             const uint32_t i = i0 + (k < m ? k : 0); /* idle lanes: copies of the first */
             if (k < m) {
                 int64_t g = g0 + i, q = sensim__floordiv(g, p->lanes);
@@ -249,8 +263,8 @@ void sensim__risley_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64
                 c[j][k] = k < m ? rs.c[j] : c[j][0], s[j][k] = k < m ? rs.s[j] : s[j][0];
             hc[k] = k < m ? rs.ch : hc[0], hs[k] = k < m ? rs.sh : hs[0];
         }
-        risley_dirs4(p, (const double(*)[4])in, (const double(*)[4])c, (const double(*)[4])s, hc, hs, m,
-                     &dir[3 * i0], &ok[i0]);
+        risley_dirs(p, (const double(*)[RL])in, (const double(*)[RL])c, (const double(*)[RL])s, hc, hs, m,
+                    &dir[3 * i0], &ok[i0]);
     }
 }
 
