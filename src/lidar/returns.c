@@ -275,6 +275,26 @@ static void add_cand(shot_state *s, double range, double e, double half, uint32_
     s->c[s->n++] = (cand){range, e, half, obj, tag, flags};
 }
 
+/* The echo energy of a hit at total path @p total reached with energy
+ * factor @p f, and the normal's length, its cosine with the ray (signed,
+ * -1 without a normal) and the incidence cosine. */
+static inline double hit_energy(const sensim_return_params *rp, const sensim_ray *ray, const sensim_hit *hit,
+                                const sensim_material *mp, double f, double total, double *nn_out, double *dn_out,
+                                double *cosi_out)
+{
+    const float refl = mp->reflectivity, retro = mp->retro_gain, spec = mp->specular, transp = mp->transparency;
+    double nx = hit->ng[0], ny = hit->ng[1], nz = hit->ng[2], nn = sqrt(nx * nx + ny * ny + nz * nz);
+    double dn = nn > 0 ? (nx * ray->dir[0] + ny * ray->dir[1] + nz * ray->dir[2]) / nn : -1.0;
+    double cosi = fabs(dn);
+    *nn_out = nn, *dn_out = dn, *cosi_out = cosi;
+    if (rp->d.intensity_model == SENSIM_INTENSITY_CARLA)
+        return f * exp(-(double)rp->atmos_atten_per_m * total);
+    if (rp->d.intensity_model == SENSIM_INTENSITY_COSINE)
+        return f * cosi;
+    return f * ((1.0 - spec - transp) * refl + retro) * cosi *
+           (rp->ext_per_m > 0 ? exp(-2.0 * rp->ext_per_m * total) : 1.0) * calib(rp, total);
+}
+
 /* A hit at total path @p path reached with energy factor @p f; follow
  * transmission and the mirror direction (carrying the specular share). */
 static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, double f, double path,
@@ -285,18 +305,9 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
     const sensim_return_params *rp = s->rp;
     double total = path + hit->t;
     const sensim_material *mp = sensim__material_for_hit(s->scene, hit->material, hit->tag);
-    const float refl = mp->reflectivity, retro = mp->retro_gain, spec = mp->specular, transp = mp->transparency;
-    double nx = hit->ng[0], ny = hit->ng[1], nz = hit->ng[2], nn = sqrt(nx * nx + ny * ny + nz * nz);
-    double dn = nn > 0 ? (nx * ray->dir[0] + ny * ray->dir[1] + nz * ray->dir[2]) / nn : -1.0;
-    double cosi = fabs(dn);
-    double e;
-    if (rp->d.intensity_model == SENSIM_INTENSITY_CARLA)
-        e = f * exp(-(double)rp->atmos_atten_per_m * total);
-    else if (rp->d.intensity_model == SENSIM_INTENSITY_COSINE)
-        e = f * cosi;
-    else
-        e = f * ((1.0 - spec - transp) * refl + retro) * cosi *
-            (rp->ext_per_m > 0 ? exp(-2.0 * rp->ext_per_m * total) : 1.0) * calib(rp, total);
+    const float spec = mp->specular, transp = mp->transparency;
+    double nx = hit->ng[0], ny = hit->ng[1], nz = hit->ng[2], nn, dn, cosi;
+    double e = hit_energy(rp, ray, hit, mp, f, total, &nn, &dn, &cosi);
     /* The hit stands for the patch of beam its sub-ray samples (angular
      * cell rp->cell_rad): on a surface inclined by θ that patch spans
      * total·tanθ·cell in range, plus the pulse's own length. */
@@ -464,6 +475,22 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
     s.scene = scene;
     s.shot = shot;
     s.n = 0;
+    if (rp->nsub == 1 && rp->rain_dr <= 0) { /* one ray, no rain: most shots are one plain hit */
+        if (!hit0->hit)
+            return 0;
+        const sensim_material *mp = sensim__material_for_hit(scene, hit0->material, hit0->tag);
+        if (mp->specular == 0 && mp->transparency == 0) {
+            /* what follow(), merge() and the return-mode switch do with a
+             * single candidate, the same operations (so the same bits) */
+            double total = 0.0 + hit0->t, nn, dn, cosi;
+            double e = hit_energy(rp, ray0, hit0, mp, rp->sub_w[0], total, &nn, &dn, &cosi);
+            double esum = 0.0 + e, rsum = 0.0 + e * total, rplain = 0.0 + total;
+            cand c = {esum > 0 ? rsum / esum : rplain / 1.0, esum, 0.0, hit0->object_id, hit0->tag, 0};
+            uint32_t n = 0;
+            emit(&s, &c, 0, nominal, out, &n);
+            return n;
+        }
+    }
     int bounces = rp->d.max_bounces;
     follow(&s, ray0, hit0, rp->sub_w[0], 0.0, bounces, 0, 0);
     if (rp->nsub > 1) {
