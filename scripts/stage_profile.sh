@@ -18,7 +18,7 @@ awk -v shots="$shots" -v frames="$F" -v secs="$secs" '
 { pct = $1; sub("%", "", pct); dso = $2; sym = $4;
   st = "other";
   if (dso ~ /embree/ || sym ~ /trace_rays|fill_hit|trace_one/) st = "trace (Embree + packing + hit decode)";
-  else if (sym ~ /mech_|compose|head_angle|pattern_|risley|mems|sincos|__divmodti/) st = "pattern";
+  else if (sym ~ /mech_|compose|head_angle|pattern_|risley|refract|walk_step|^turn$|mems|sincos|__divmodti/) st = "pattern";
   else if (sym ~ /follow|emit|merge|add_cand|returns_|erfc|detect|rng|exp$|__ieee754/) st = "return model";
   else if (sym ~ /scan_chunk/) st = "lane setup, rays, ring copy";
   else if (sym ~ /path_pose|slerp|mat4|quat|to_floats/) st = "poses";

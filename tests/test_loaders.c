@@ -572,6 +572,54 @@ static void test_obj_uvs_start_late(void **state)
     sensim_scene_destroy(s);
 }
 
+/* Duplicate triangles are found with two threads hashing into shared
+ * bitmaps (atomic ORs): the mesh kept is the one a single thread keeps.
+ * (Not in test_concurrency: ThreadSanitizer cannot see libgomp's joins.) */
+static void test_parallel_duplicate_drop(void **state)
+{
+    (void)state;
+    enum { SIDE = 200 }; /* 80 000 triangles: above the size that runs in parallel */
+    size_t cap = (size_t)(SIDE + 1) * (SIDE + 1) * 40 + (size_t)SIDE * SIDE * 80;
+    char *t = malloc(cap), *p = t;
+    for (int j = 0; j <= SIDE; j++)
+        for (int i = 0; i <= SIDE; i++)
+            p += sprintf(p, "v %d %d %d\n", i, j, (i * 7 + j * 3) % 5);
+    unsigned dups = 0;
+    for (int j = 0; j < SIDE; j++)
+        for (int i = 0; i < SIDE; i++) {
+            int a = j * (SIDE + 1) + i + 1, b = a + 1, c = a + SIDE + 1, d = c + 1;
+            p += sprintf(p, "f %d %d %d\nf %d %d %d\n", a, b, d, a, d, c);
+            if ((i * 31 + j * 17) % 23 == 0) /* the same face again, rotated */
+                p += sprintf(p, "f %d %d %d\n", d, a, b), dups++;
+        }
+    sensim_mesh kept[2];
+    uint64_t dropped[2];
+    sensim_context *cs[2];
+    sensim_scene *ss[2];
+    for (int k = 0; k < 2; k++) {
+        sensim_context_desc cd;
+        sensim_context_desc_init(&cd);
+        cd.thread_count = k ? 2 : 1;
+        CHECK_OK(sensim_context_create(&cd, &cs[k]));
+        CHECK_OK(sensim_scene_create(cs[k], &ss[k]));
+        CHECK_OK(sensim__scene_load_obj_mem(ss[k], "grid.obj", t, (size_t)(p - t), NULL, NULL));
+        sensim_scene_info si;
+        CHECK_OK(sensim_scene_get_info(ss[k], &si));
+        dropped[k] = si.duplicate_triangles_dropped;
+        kept[k] = ss[k]->meshes[0];
+    }
+    assert_int_equal(dropped[0], dups);
+    assert_int_equal(dropped[1], dups);
+    assert_int_equal(kept[0].triangle_count, 2u * SIDE * SIDE);
+    assert_int_equal(kept[1].triangle_count, kept[0].triangle_count);
+    assert_memory_equal(kept[0].indices, kept[1].indices, 3 * sizeof(uint32_t) * kept[0].triangle_count);
+    for (int k = 0; k < 2; k++) {
+        sensim_scene_destroy(ss[k]);
+        sensim_context_destroy(cs[k]);
+    }
+    free(t);
+}
+
 /* Integers beyond int64 are refused, not wrapped (18446744073709551617 was
  * read as 1, a valid index); over-long material names are refused, not cut. */
 static void test_numbers_and_names_never_wrap(void **state)
@@ -616,7 +664,7 @@ int main(void)
         cmocka_unit_test(test_raw_mesh_errors),  cmocka_unit_test(test_tag_names), cmocka_unit_test(test_tag_map_file),
         cmocka_unit_test(test_failed_load_changes_nothing), cmocka_unit_test(test_duplicate_faces_dropped),
         cmocka_unit_test(test_numbers_and_names_never_wrap), cmocka_unit_test(test_obj_read_in_chunks),
-        cmocka_unit_test(test_obj_uvs_start_late),
+        cmocka_unit_test(test_obj_uvs_start_late),   cmocka_unit_test(test_parallel_duplicate_drop),
     };
     return cmocka_run_group_tests_name("loaders", tests, setup, teardown);
 }

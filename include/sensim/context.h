@@ -31,7 +31,7 @@ typedef void (*sensim_log_fn)(void *user, int32_t level, const char *message);
 
 /** Creation settings; fill with sensim_context_desc_init(). */
 typedef struct sensim_context_desc {
-    /** Worker threads for scans. 0 = all available cores (default). */
+    /** Worker threads for scans, renders and mesh loading. 0 = all available cores (default). */
     uint32_t thread_count;
     /** Optional log callback (NULL = silent). Set before creation. */
     sensim_log_fn log_fn;

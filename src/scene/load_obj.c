@@ -434,7 +434,7 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
             if (st == SENSIM_OK) {
                 for (size_t t = 0; t < m.triangle_count; t++)
                     m.materials[t] = map[m.materials[t]];
-                uint32_t dropped = sensim__mesh_drop_duplicates(&m);
+                uint32_t dropped = sensim__mesh_drop_duplicates(&m, scene->ctx->thread_count);
                 st = sensim__scene_append_mesh_locked(scene, &m, out_mesh_id);
                 if (st == SENSIM_OK) {
                     scene->duplicates_dropped += dropped;

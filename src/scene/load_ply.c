@@ -410,7 +410,7 @@ static sensim_status load_ply(sensim_scene *scene, const char *path, const sensi
             sensim__mesh_free(&m);
             FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
         }
-        uint32_t dropped = sensim__mesh_drop_duplicates(&m);
+        uint32_t dropped = sensim__mesh_drop_duplicates(&m, scene->ctx->thread_count);
         if ((st = sensim__scene_edit_begin(scene)) != SENSIM_OK) {
             sensim__mesh_free(&m);
         } else {

@@ -1,6 +1,9 @@
 #include "motion.h"
 #include "scene_impl.h"
 
+#include <omp.h>
+#include <sys/mman.h>
+
 #ifdef SENSIM_HAVE_ASSIMP
 #include <assimp/cimport.h>
 #endif
@@ -190,51 +193,122 @@ static inline bool bit_get(const uint64_t *b, uint64_t i)
     return b[i >> 6] >> (i & 63) & 1;
 }
 
-uint32_t sensim__mesh_drop_duplicates(sensim_mesh *m)
+/* Zeroed memory for a table probed at random: mapped whole at once
+ * (MAP_POPULATE) where that exists, which on a VM costs a fraction of
+ * faulting its pages in one by one from random probes. */
+static void *big_zeroed(size_t bytes)
+{
+#if defined(__linux__) && defined(MAP_POPULATE)
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+#else
+    return calloc(1, bytes);
+#endif
+}
+
+static void big_free(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MAP_POPULATE)
+    if (p)
+        munmap(p, bytes);
+#else
+    (void)bytes;
+    free(p);
+#endif
+}
+
+/* Pass 1 over triangles [t0, t1): mark each hash bit in `seen` and, when
+ * it was already marked, in `clash`; returns how many triangles of this
+ * range landed on a bit already seen, plus one for each bit that became a
+ * clash here. Atomic ORs: the bits, and the sum over all ranges, are the
+ * same whatever the thread count and order. */
+#define SENSIM_MAX_THREADS_DEDUP 64
+
+static uint64_t dup_mark(const sensim_mesh *m, uint32_t t0, uint32_t t1, uint64_t bits, uint64_t *seen,
+                         uint64_t *clash)
+{
+    enum { PF = 16 };
+    uint64_t ahead[PF], cand = 0;
+    for (uint32_t t = t0; t < t1 && t < t0 + PF; t++)
+        ahead[t % PF] = tri_hash(m, t), __builtin_prefetch(&seen[(ahead[t % PF] & (bits - 1)) >> 6]);
+    for (uint32_t t = t0; t < t1; t++) {
+        uint64_t h = ahead[t % PF] & (bits - 1), bit = UINT64_C(1) << (h & 63);
+        __builtin_prefetch(&clash[h >> 6]); /* read only when seen is set; its miss overlaps the seen one */
+        if (t + PF < t1)
+            ahead[t % PF] = tri_hash(m, t + PF), __builtin_prefetch(&seen[(ahead[t % PF] & (bits - 1)) >> 6]);
+        if (t + 8 * PF < t1) /* the hardware prefetcher does not keep up with the index stream here */
+            __builtin_prefetch(&m->indices[3 * (size_t)(t + 8 * PF)]);
+        if (__atomic_fetch_or(&seen[h >> 6], bit, __ATOMIC_RELAXED) & bit)
+            cand += 1 + !(__atomic_fetch_or(&clash[h >> 6], bit, __ATOMIC_RELAXED) & bit);
+    }
+    return cand;
+}
+
+/* Pass 2 over [t0, t1) (t0 a multiple of 64): bit t of `flag` set for the
+ * triangles on clash bits, the only ones that can be duplicates. */
+static void dup_flag(const sensim_mesh *m, uint32_t t0, uint32_t t1, uint64_t bits, const uint64_t *clash,
+                     uint64_t *flag)
+{
+    enum { PF = 16 };
+    uint64_t ahead[PF];
+    for (uint32_t t = t0; t < t1 && t < t0 + PF; t++)
+        ahead[t % PF] = tri_hash(m, t), __builtin_prefetch(&clash[(ahead[t % PF] & (bits - 1)) >> 6]);
+    for (uint32_t t = t0; t < t1; t++) {
+        uint64_t h = ahead[t % PF] & (bits - 1);
+        if (t + PF < t1)
+            ahead[t % PF] = tri_hash(m, t + PF), __builtin_prefetch(&clash[(ahead[t % PF] & (bits - 1)) >> 6]);
+        if (t + 8 * PF < t1)
+            __builtin_prefetch(&m->indices[3 * (size_t)(t + 8 * PF)]);
+        if (bit_get(clash, h))
+            flag[t >> 6] |= UINT64_C(1) << (t & 63);
+    }
+}
+
+uint32_t sensim__mesh_drop_duplicates(sensim_mesh *m, uint32_t threads)
 {
     uint32_t n = m->triangle_count;
     if (n < 2)
         return 0;
-    /* Two passes over bitmaps of 16 bits a triangle (16 MB for 8 M
-     * triangles) instead of one over a hash table of 16 bytes a triangle:
-     * fresh memory costs more than hashing twice. Pass 1 marks each
-     * triangle's hash bit in `seen` and, when it was already marked, in
-     * `clash`. Two equal triangles have equal hashes, so only triangles on
-     * a clash bit (about 1 in 16 when there are no duplicates) can be
-     * duplicates; pass 2 checks those exactly in a small table. */
+    /* Bitmaps of 16 bits a triangle (16 MB for 8 M triangles) instead of a
+     * hash table of 16 bytes a triangle: fresh memory costs more than
+     * hashing twice. Pass 1 (parallel) marks each triangle's hash bit in
+     * `seen` and, when it was already marked, in `clash`. Two equal
+     * triangles have equal hashes, so only triangles on a clash bit (about
+     * 1 in 16 when there are no duplicates) can be duplicates: pass 2
+     * (parallel) flags them, pass 3 checks the flagged ones in file order
+     * in a small exact table (the first of equal triangles is kept). */
     uint64_t bits = 1024;
     while (bits < 16 * (uint64_t)n)
         bits *= 2;
-    uint64_t *seen = calloc(bits / 64, sizeof *seen), *clash = calloc(bits / 64, sizeof *clash);
-    if (!seen || !clash) {
-        free(seen), free(clash);
+    uint64_t *seen = big_zeroed(bits / 8), *clash = big_zeroed(bits / 8);
+    uint64_t *flag = calloc((n + 63) / 64, sizeof *flag);
+    uint64_t cand = 0;
+    if (!seen || !clash || !flag) {
+        big_free(seen, bits / 8), big_free(clash, bits / 8), free(flag);
         return 0;
     }
-    sensim__advise_huge(seen, bits / 8);
-    sensim__advise_huge(clash, bits / 8);
-    /* the bitmaps and table are far larger than the caches: hash PF
-     * triangles ahead and prefetch their words, so probes do not wait */
-    enum { PF = 16 };
-    uint64_t ahead[PF], cand = 0; /* triangles on clash bits: each clash, plus the first on each clash bit */
-    for (uint32_t t = 0; t < n && t < PF; t++)
-        ahead[t] = tri_hash(m, t), __builtin_prefetch(&seen[(ahead[t] & (bits - 1)) >> 6]);
-    for (uint32_t t = 0; t < n; t++) {
-        uint64_t h = ahead[t % PF] & (bits - 1);
-        __builtin_prefetch(&clash[h >> 6]); /* read only when seen is set; its miss overlaps the seen load */
-        if (t + PF < n)
-            ahead[t % PF] = tri_hash(m, t + PF), __builtin_prefetch(&seen[(ahead[t % PF] & (bits - 1)) >> 6]);
-        if (t + 8 * PF < n) /* the hardware prefetcher does not keep up with the index stream here */
-            __builtin_prefetch(&m->indices[3 * (size_t)(t + 8 * PF)]);
-        if (bit_get(seen, h)) {
-            cand += 1 + !bit_get(clash, h);
-            clash[h >> 6] |= UINT64_C(1) << (h & 63);
-        } else {
-            seen[h >> 6] |= UINT64_C(1) << (h & 63);
+    const uint32_t th = threads < SENSIM_MAX_THREADS_DEDUP ? threads : SENSIM_MAX_THREADS_DEDUP;
+    const int nth = n >= (1u << 16) && th > 1 ? (int)th : 1;
+    const uint32_t per = (uint32_t)((((uint64_t)n + (uint64_t)nth - 1) / (uint64_t)nth + 63) / 64 * 64);
+    uint64_t part[SENSIM_MAX_THREADS_DEDUP] = {0}; /* per range, summed after the join */
+#pragma omp parallel for num_threads(nth) if (nth > 1)
+    for (int k = 0; k < nth; k++) {
+        uint64_t t0 = (uint64_t)k * per, t1 = t0 + per;
+        part[k] = dup_mark(m, (uint32_t)(t0 < n ? t0 : n), (uint32_t)(t1 < n ? t1 : n), bits, seen, clash);
+    }
+    for (int k = 0; k < nth; k++)
+        cand += part[k];
+    big_free(seen, bits / 8);
+    if (cand) {
+#pragma omp parallel for num_threads(nth) if (nth > 1)
+        for (int k = 0; k < nth; k++) { /* ranges start at multiples of 64: no word of flag is shared */
+            uint64_t t0 = (uint64_t)k * per, t1 = t0 + per;
+            dup_flag(m, (uint32_t)(t0 < n ? t0 : n), (uint32_t)(t1 < n ? t1 : n), bits, clash, flag);
         }
     }
-    free(seen);
+    big_free(clash, bits / 8);
     if (!cand) {
-        free(clash);
+        free(flag);
         return 0;
     }
     /* slot: fingerprint (high 32 bits of the hash) << 32 | triangle + 1; 0 = empty.
@@ -245,28 +319,16 @@ uint32_t sensim__mesh_drop_duplicates(sensim_mesh *m)
         cap *= 2;
     uint64_t *slot = calloc(cap, sizeof *slot);
     if (!slot) {
-        free(clash);
+        free(flag);
         return 0;
     }
-    sensim__advise_huge(slot, cap * sizeof *slot);
-    uint32_t kept = 0;
-    for (uint32_t t = 0; t < n && t < PF; t++)
-        ahead[t] = tri_hash(m, t), __builtin_prefetch(&clash[(ahead[t] & (bits - 1)) >> 6]);
-    for (uint32_t t = 0; t < n; t++) {
-        uint64_t h = ahead[t % PF];
-        if (t + PF < n) {
-            ahead[t % PF] = tri_hash(m, t + PF);
-            __builtin_prefetch(&clash[(ahead[t % PF] & (bits - 1)) >> 6]);
-        }
-        if (t + PF / 2 < n) /* its slot, in case it is a candidate: the clash word is in cache by now */
-            if (bit_get(clash, ahead[(t + PF / 2) % PF] & (bits - 1)))
-                __builtin_prefetch(&slot[ahead[(t + PF / 2) % PF] & (cap - 1)]);
-        if (t + 8 * PF < n)
-            __builtin_prefetch(&m->indices[3 * (size_t)(t + 8 * PF)]);
-        if (bit_get(clash, h & (bits - 1))) {
+    uint32_t dropped = 0;
+    for (uint32_t w = 0; w < (n + 63) / 64; w++)
+        for (uint64_t b = flag[w]; b; b &= b - 1) {
+            uint32_t t = 64 * w + (uint32_t)__builtin_ctzll(b);
+            uint64_t h = tri_hash(m, t), fp = h >> 32, i = h & (cap - 1);
             bool dup = false, have_k = false;
             float k[9], o[9];
-            uint64_t fp = h >> 32, i = h & (cap - 1);
             for (; slot[i]; i = (i + 1) & (cap - 1)) {
                 if (slot[i] >> 32 != fp)
                     continue;
@@ -279,23 +341,29 @@ uint32_t sensim__mesh_drop_duplicates(sensim_mesh *m)
                 }
             }
             if (dup)
-                continue;
-            slot[i] = fp << 32 | (uint64_t)(kept + 1);
+                dropped++;
+            else
+                slot[i] = fp << 32 | (uint64_t)(t + 1), flag[w] &= ~(UINT64_C(1) << (t & 63)); /* kept */
         }
-        /* compact in place: triangle t moves to kept (kept <= t) */
-        if (kept != t) {
-            memmove(&m->indices[3 * (size_t)kept], &m->indices[3 * (size_t)t], 3 * sizeof *m->indices);
-            m->tags[kept] = m->tags[t];
-            m->materials[kept] = m->materials[t];
-            if (m->uvs)
-                memmove(&m->uvs[6 * (size_t)kept], &m->uvs[6 * (size_t)t], 6 * sizeof *m->uvs);
-        }
-        kept++;
-    }
     free(slot);
-    free(clash);
-    m->triangle_count = kept;
-    return n - kept;
+    if (dropped) { /* flag now marks the dropped: compact in place, in order */
+        uint32_t kept = 0;
+        for (uint32_t t = 0; t < n; t++) {
+            if (bit_get(flag, t))
+                continue;
+            if (kept != t) {
+                memmove(&m->indices[3 * (size_t)kept], &m->indices[3 * (size_t)t], 3 * sizeof *m->indices);
+                m->tags[kept] = m->tags[t];
+                m->materials[kept] = m->materials[t];
+                if (m->uvs)
+                    memmove(&m->uvs[6 * (size_t)kept], &m->uvs[6 * (size_t)t], 6 * sizeof *m->uvs);
+            }
+            kept++;
+        }
+        m->triangle_count = kept;
+    }
+    free(flag);
+    return dropped;
 }
 
 sensim_status sensim__scene_append_mesh_locked(sensim_scene *scene, sensim_mesh *mesh, uint32_t *out_id)

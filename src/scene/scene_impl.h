@@ -84,9 +84,10 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
 #endif
 
 /* Drop exact duplicate triangles (the same three vertex positions in any
- * order) from @p mesh in place, keeping the first in file order. Returns how
- * many were dropped; 0 when memory is short (nothing changes). */
-uint32_t sensim__mesh_drop_duplicates(sensim_mesh *mesh);
+ * order) from @p mesh in place, keeping the first in file order, hashing
+ * on up to @p threads threads (the result does not depend on them). Returns
+ * how many were dropped; 0 when memory is short (nothing changes). */
+uint32_t sensim__mesh_drop_duplicates(sensim_mesh *mesh, uint32_t threads);
 
 /* Normalised ray time of a shot at @p t in the motion interval. */
 static inline float sensim__scene_ray_time(const sensim_scene *scene, int64_t t)
