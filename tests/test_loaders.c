@@ -173,6 +173,73 @@ static const char *ascii_ply =
     "element face 2\r\nproperty list uchar uint vertex_index\r\nproperty uchar tag\r\nend_header\r\n"
     "0 0 0\r\n10 0 0\r\n10 10 0\r\n0 10 0\r\n5 20 0\r\n4 0 1 2 3 1\r\n3 3 2 4 9\r\n";
 
+/* The common binary layout (float x y z; uchar count, int or uint indices)
+ * in the host's byte order, or the other: @p bad 0 = valid, 1 = an index
+ * out of range, 2 = a face of 2 vertices, 3 = a NaN vertex, 4 = truncated. */
+static const char *plain_ply(const char *name, int be, int uint_idx, int bad)
+{
+    unsigned char buf[1024];
+    int n = snprintf((char *)buf, sizeof buf,
+                     "ply\nformat %s 1.0\nelement vertex 5\nproperty float x\nproperty float y\nproperty float z\n"
+                     "element face 3\nproperty list uchar %s vertex_indices\nend_header\n",
+                     be ? "binary_big_endian" : "binary_little_endian", uint_idx ? "uint" : "int");
+    size_t o = (size_t)n;
+    const float v[5][3] = {{0, 0, 0}, {10, 0, 0}, {10, 10, 0}, {0, 10, 0}, {5, 20, bad == 3 ? NAN : 0}};
+    for (int i = 0; i < 5; i++)
+        for (int c = 0; c < 3; c++)
+            o = put(buf, o, &v[i][c], 4, be);
+    const int32_t quad[4] = {0, 1, 2, 3}, tri[3] = {3, 2, bad == 1 ? 5 : 4}, dup[3] = {2, 0, 1};
+    buf[o++] = 4;
+    for (int i = 0; i < 4; i++)
+        o = put(buf, o, &quad[i], 4, be);
+    buf[o++] = bad == 2 ? 2 : 3;
+    for (int i = 0; i < (bad == 2 ? 2 : 3); i++)
+        o = put(buf, o, &tri[i], 4, be);
+    buf[o++] = 3; /* the quad's first triangle again, turned: dropped */
+    for (int i = 0; i < 3; i++)
+        o = put(buf, o, &dup[i], 4, be);
+    return write_file(name, buf, o - (bad == 4 ? 2 : 0));
+}
+
+/* That layout is read without the per-value path in the host's order: the
+ * same mesh as the other byte order (the general path), and every bad
+ * record named exactly as the general path names it. */
+static void test_ply_fast_layout_agrees(void **state)
+{
+    (void)state;
+    for (int u = 0; u < 2; u++)
+        for (int bad = 0; bad <= 4; bad++) {
+            char msg[2][512];
+            sensim_status st[2];
+            sensim_mesh m[2];
+            sensim_scene *s[2];
+            for (int be = 0; be < 2; be++) {
+                const char *path = plain_ply(be ? "plain_be.ply" : "plain_le.ply", be, u, bad);
+                sensim_scene_info info;
+                st[be] = load(path, &info, &s[be]);
+                const char *e = strstr(sensim_context_last_error(NULL), ".ply");
+                snprintf(msg[be], sizeof msg[be], "%s", st[be] == SENSIM_OK || !e ? "" : e + 4);
+                if (st[be] == SENSIM_OK)
+                    m[be] = s[be]->meshes[0];
+            }
+            assert_int_equal(st[0], st[1]);
+            assert_string_equal(msg[0], msg[1]);
+            if (bad == 0) {
+                CHECK_OK(st[0]);
+                assert_int_equal(m[0].triangle_count, 3);
+                assert_int_equal(m[1].triangle_count, 3);
+                assert_memory_equal(m[0].vertices, m[1].vertices, 15 * sizeof(float));
+                assert_memory_equal(m[0].indices, m[1].indices, 9 * sizeof(uint32_t));
+                assert_memory_equal(m[0].tags, m[1].tags, 3);
+            } else {
+                assert_int_not_equal(st[0], SENSIM_OK);
+                assert_true(strlen(msg[0]) > 10);
+            }
+            sensim_scene_destroy(s[0]);
+            sensim_scene_destroy(s[1]);
+        }
+}
+
 static void test_ply_formats_agree(void **state)
 {
     (void)state;
@@ -659,7 +726,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_obj_valid),        cmocka_unit_test(test_obj_errors),
-        cmocka_unit_test(test_ply_formats_agree), cmocka_unit_test(test_ply_empty_elements),
+        cmocka_unit_test(test_ply_formats_agree), cmocka_unit_test(test_ply_fast_layout_agrees), cmocka_unit_test(test_ply_empty_elements),
         cmocka_unit_test(test_ply_errors),
         cmocka_unit_test(test_raw_mesh_errors),  cmocka_unit_test(test_tag_names), cmocka_unit_test(test_tag_map_file),
         cmocka_unit_test(test_failed_load_changes_nothing), cmocka_unit_test(test_duplicate_faces_dropped),

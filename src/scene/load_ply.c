@@ -125,6 +125,30 @@ static bool rec_end_ok(ply_reader *r)
 static sensim_status load_ply(sensim_scene *scene, const char *path, const sensim_load_options *opt,
                               uint32_t *out_mesh_id, const char *mem, size_t mem_size);
 
+/* Room for one more triangle: false when over 2^30 (*too_many) or out of memory. */
+static bool grow_tris(uint32_t **idx, uint8_t **tags, uint64_t ntri, uint64_t *tri_cap, bool *too_many)
+{
+    *too_many = false;
+    if (ntri < *tri_cap)
+        return true;
+    uint64_t cap = *tri_cap ? *tri_cap * 2 : 1024;
+    if (cap > MAX_ELEMS) {
+        *too_many = true;
+        return false;
+    }
+    uint32_t *ni = realloc(*idx, cap * 3 * sizeof *ni);
+    if (!ni)
+        return false;
+    *idx = ni;
+    uint8_t *nt = realloc(*tags, cap);
+    if (!nt)
+        return false;
+    *tags = nt;
+    *tri_cap = cap;
+    sensim__advise_huge(ni, cap * 3 * sizeof *ni);
+    return true;
+}
+
 sensim_status sensim_scene_load_ply(sensim_scene *scene, const char *path, const sensim_load_options *opt,
                                     uint32_t *out_mesh_id)
 {
@@ -302,11 +326,65 @@ static sensim_status load_ply(sensim_scene *scene, const char *path, const sensi
     r.bin.swap = (r.fmt == F_LE) != host_is_le();
 
     /* ---- body ---- */
+    /* The common binary layouts read without the per-value path: float x y z
+     * vertices, faces of a uchar count and 32-bit indices, in the host's
+     * byte order. A record they cannot take whole and valid (short data, a
+     * bad count or index, a value not finite) goes the general way, which
+     * names the error as it always did. */
+    const bool raw = r.fmt != F_ASCII && !r.bin.swap;
+    const bool fast_vert = raw && elems[vi].nprops == 3 && px == 0 && py == 1 && pz == 2 &&
+                           elems[vi].props[0].type == T_F32 && elems[vi].props[1].type == T_F32 &&
+                           elems[vi].props[2].type == T_F32;
+    const bool fast_face = raw && elems[fi].nprops == 1 && plist == 0 && elems[fi].props[0].count_type == T_U8 &&
+                           (elems[fi].props[0].type == T_I32 || elems[fi].props[0].type == T_U32);
+    const bool signed_idx = elems[fi].props[0].type == T_I32;
     for (int e = 0; e < nelems; e++) {
         const ply_elem *el = &elems[e];
         if (el->nprops == 0)
             continue; /* records without properties hold no data (any count, read in no time) */
         for (uint64_t rec = 0; rec < el->count; rec++) {
+            if (fast_vert && e == vi && r.bin.end - r.bin.p >= 12) {
+                float f[3], g[3];
+                memcpy(f, r.bin.p, sizeof f);
+                bool ok = true;
+                for (int c = 0; c < 3; c++) {
+                    double v = f[c];
+                    g[c] = (float)(v * scale);
+                    ok &= isfinite(v) && isfinite(g[c]);
+                }
+                if (ok) {
+                    memcpy(&verts[rec * 3], g, sizeof g);
+                    r.bin.p += 12;
+                    continue;
+                }
+            }
+            if (fast_face && e == fi && r.bin.end - r.bin.p >= 1) {
+                const unsigned char *q = r.bin.p;
+                const uint32_t n = q[0];
+                bool ok = n >= 3 && (size_t)(r.bin.end - q - 1) >= 4 * (size_t)n;
+                for (uint32_t j = 0; ok && j < n; j++) {
+                    uint32_t u;
+                    memcpy(&u, q + 1 + 4 * j, 4);
+                    ok = (signed_idx ? (int32_t)u >= 0 : true) && (uint64_t)u < nv;
+                }
+                if (ok) {
+                    uint32_t first, prev, u;
+                    memcpy(&first, q + 1, 4);
+                    memcpy(&prev, q + 5, 4);
+                    for (uint32_t j = 2; j < n; j++) {
+                        bool too_many;
+                        if (!grow_tris(&idx, &tags, ntri, &tri_cap, &too_many))
+                            FAIL(too_many ? SENSIM_ERR_TOO_LARGE : SENSIM_ERR_OUT_OF_MEMORY, "%s: %s", path,
+                                 too_many ? "more than 2^30 triangles" : "out of memory");
+                        memcpy(&u, q + 1 + 4 * j, 4);
+                        idx[ntri * 3] = first, idx[ntri * 3 + 1] = prev, idx[ntri * 3 + 2] = u;
+                        tags[ntri++] = o.default_tag;
+                        prev = u;
+                    }
+                    r.bin.p = q + 1 + 4 * n;
+                    continue;
+                }
+            }
             unsigned long long where = r.fmt == F_ASCII ? (unsigned long long)r.text.line_no + 1
                                                        : (unsigned long long)rec;
             const char *unit = r.fmt == F_ASCII ? "line" : "record";
@@ -361,19 +439,10 @@ static sensim_status load_ply(sensim_scene *scene, const char *path, const sensi
                     if (j == 0) {
                         first = u;
                     } else if (j >= 2) {
-                        if (ntri == tri_cap) {
-                            uint64_t cap = tri_cap ? tri_cap * 2 : 1024;
-                            if (cap > MAX_ELEMS)
-                                FAIL(SENSIM_ERR_TOO_LARGE, "%s: more than 2^30 triangles", path);
-                            uint32_t *ni = realloc(idx, cap * 3 * sizeof *ni);
-                            if (ni)
-                                idx = ni;
-                            uint8_t *nt = ni ? realloc(tags, cap) : NULL;
-                            if (!nt)
-                                FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-                            tags = nt;
-                            tri_cap = cap;
-                        }
+                        bool too_many;
+                        if (!grow_tris(&idx, &tags, ntri, &tri_cap, &too_many))
+                            FAIL(too_many ? SENSIM_ERR_TOO_LARGE : SENSIM_ERR_OUT_OF_MEMORY, "%s: %s", path,
+                                 too_many ? "more than 2^30 triangles" : "out of memory");
                         idx[ntri * 3] = first;
                         idx[ntri * 3 + 1] = prev;
                         idx[ntri * 3 + 2] = u;
