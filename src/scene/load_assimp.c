@@ -309,7 +309,7 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
         return sensim__fail(SENSIM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     if (!S_ISREG(sb.st_mode))
         return sensim__fail(SENSIM_ERR_IO, "%s: not a regular file", path);
-    uint64_t maxb = o.max_file_bytes ? o.max_file_bytes : (UINT64_C(4) << 30);
+    uint64_t maxb = sensim__load_max_bytes(&o);
     if ((uint64_t)sb.st_size > maxb)
         return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: %lld bytes exceed the limit of %llu", path,
                             (long long)sb.st_size, (unsigned long long)maxb);

@@ -102,8 +102,7 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
     sensim_line_source src;
     if (mem)
         sensim__source_mem(&src, mem, mem_size);
-    else if ((st = sensim__source_open(&src, path, o.max_file_bytes ? o.max_file_bytes : (UINT64_C(4) << 30))) !=
-             SENSIM_OK)
+    else if ((st = sensim__source_open(&src, path, sensim__load_max_bytes(&o))) != SENSIM_OK)
         return st;
     sensim_tag_rule *rules = NULL;
     uint32_t nrules = 0;

@@ -829,7 +829,7 @@ sensim_status sensim__load_begin(const char *path, const sensim_load_options *op
         in->data = mem, in->size = mem_size;
         return SENSIM_OK;
     }
-    uint64_t max_bytes = in->o.max_file_bytes ? in->o.max_file_bytes : (UINT64_C(4) << 30);
+    uint64_t max_bytes = sensim__load_max_bytes(&in->o);
     char *data;
     st = sensim__read_file(path, max_bytes, &data, &in->size);
     if (st == SENSIM_OK)

@@ -135,6 +135,11 @@ typedef struct sensim_load_input {
     size_t size;
     char *owned;       /* free() when done */
 } sensim_load_input;
+/* A load's file size limit: the option, or 4 GiB when it is 0. */
+static inline uint64_t sensim__load_max_bytes(const sensim_load_options *o)
+{
+    return o->max_file_bytes ? o->max_file_bytes : (UINT64_C(4) << 30);
+}
 /* The load options checked (scale, default tag, frame) into @p in. */
 sensim_status sensim__load_options(const char *path, const sensim_load_options *opt, sensim_load_input *in);
 /* The same, and the file's bytes (or @p mem) into in->data. */
