@@ -687,6 +687,151 @@ static void test_parallel_duplicate_drop(void **state)
     free(t);
 }
 
+/* The common OBJ lines are parsed on the context's threads, in parts cut
+ * at line ends, and applied in file order: the mesh, the error and the
+ * line it names must be those of one thread, for a file that mixes every
+ * statement and face form (negative indices, v/vt, v//vn, polygons,
+ * usemtl and g between runs, CRLF, comments, late UVs, duplicates) and
+ * spans several read chunks and windows. */
+static uint32_t lcg(uint64_t *r, uint32_t n)
+{
+    *r = *r * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)((*r >> 33) % n);
+}
+
+static size_t mixed_obj(char *t, size_t cap, uint32_t *lines)
+{
+    uint64_t r = 12345;
+#define RND(n) lcg(&r, n)
+    size_t n = 0;
+    unsigned nv = 0, nt = 0, ln = 0;
+    while (n < cap - 512) {
+        unsigned kind = RND(1000); /* long runs of plain faces early on, every form later */
+        const char *eol = RND(7) == 0 ? "\r\n" : "\n";
+        if (kind < 400 || nv < 8) {
+            int x = (int)RND(2000) - 1000;
+            unsigned xf = RND(1000), y = RND(50), z = RND(9);
+            n += (size_t)sprintf(t + n, "v %d.%03u %u.5 -%u%s%s", x, xf, y, z, RND(5) == 0 ? " 1.0" : "", eol), nv++;
+        } else if (kind < 460) {
+            unsigned u = RND(100), v = RND(2);
+            n += (size_t)sprintf(t + n, "vt 0.%u %u.25%s", u, v, eol), nt++;
+        } else if (kind < 480) {
+            n += (size_t)sprintf(t + n, "vn 0 0 1%s", eol);
+        } else if (kind < 500) {
+            n += (size_t)sprintf(t + n, "%s%s", RND(2) ? "# comment" : " \t ", eol);
+        } else if (kind == 500) {
+            n += (size_t)sprintf(t + n, "usemtl m%u%s", RND(5), eol);
+        } else if (kind == 501) {
+            n += (size_t)sprintf(t + n, "%s part%u%s", RND(2) ? "g" : "o", RND(4), eol);
+        } else {
+            unsigned a = 1 + RND(nv), b = 1 + RND(nv), c = 1 + RND(nv), d = 1 + RND(nv), form = RND(ln < 150000 ? 6 : 10);
+            unsigned e = 2 + RND(6), f = 2 + RND(6), ta = 1 + RND(nt ? nt : 1), tb = 1 + RND(nt ? nt : 1);
+            if (form < 6)
+                n += (size_t)sprintf(t + n, "f %u %u %u%s", a, b, c, eol);
+            else if (form == 6)
+                n += (size_t)sprintf(t + n, "f -1 -%u -%u%s", e, f, eol);
+            else if (form == 7 && nt > 0 && ln > 50000)
+                n += (size_t)sprintf(t + n, "f %u/%u %u/%u %u/-1%s", a, ta, b, tb, c, eol);
+            else if (form == 8)
+                n += (size_t)sprintf(t + n, "f %u//%u %u//1 %u//2 %u%s", a, e, b, c, d, eol);
+            else
+                n += (size_t)sprintf(t + n, "f %u %u %u%s", c, a, b, eol); /* a duplicate when it repeats */
+        }
+        ln++;
+    }
+#undef RND
+    *lines = ln;
+    return n;
+}
+
+static sensim_status load_threads(uint32_t threads, const char *label, const char *t, size_t n, bool from_file,
+                                  sensim_context **c, sensim_scene **s)
+{
+    sensim_context_desc cd;
+    sensim_context_desc_init(&cd);
+    cd.thread_count = threads;
+    CHECK_OK(sensim_context_create(&cd, c));
+    CHECK_OK(sensim_scene_create(*c, s));
+    if (from_file)
+        return sensim_scene_load_obj(*s, write_file(label, t, n), NULL, NULL);
+    return sensim__scene_load_obj_mem(*s, label, t, n, NULL, NULL);
+}
+
+static void test_obj_parallel_parse_agrees(void **state)
+{
+    (void)state;
+    const size_t cap = 9u << 20; /* three read chunks, several windows */
+    char *t = malloc(cap + 256);
+    uint32_t lines;
+    size_t n = mixed_obj(t, cap, &lines);
+    sensim_context *c[4];
+    sensim_scene *s[4];
+    const uint32_t threads[4] = {1, 2, 3, 2};
+    for (int k = 0; k < 4; k++)
+        CHECK_OK(load_threads(threads[k], "mixed.obj", t, n, k == 3, &c[k], &s[k]));
+    const sensim_mesh *m0 = &s[0]->meshes[0];
+    assert_true(m0->triangle_count > 100000);
+    assert_non_null(m0->uvs);
+    for (int k = 1; k < 4; k++) {
+        const sensim_mesh *m = &s[k]->meshes[0];
+        assert_int_equal(m->vertex_count, m0->vertex_count);
+        assert_int_equal(m->triangle_count, m0->triangle_count);
+        assert_int_equal(s[k]->duplicates_dropped, s[0]->duplicates_dropped);
+        assert_memory_equal(m->vertices, m0->vertices, 3 * sizeof(float) * m0->vertex_count);
+        assert_memory_equal(m->indices, m0->indices, 3 * sizeof(uint32_t) * m0->triangle_count);
+        assert_memory_equal(m->tags, m0->tags, m0->triangle_count);
+        assert_memory_equal(m->materials, m0->materials, sizeof(uint16_t) * m0->triangle_count);
+        assert_memory_equal(m->uvs, m0->uvs, 6 * sizeof(float) * m0->triangle_count);
+    }
+    for (int k = 0; k < 4; k++)
+        sensim_scene_destroy(s[k]), sensim_context_destroy(c[k]);
+    /* one bad line well into the file (in a later window and part) */
+    static const char *const bad[] = {"f 1 2 999999999\n", "v 1 2 x\n", "f 1/999999 2 3\n", "f 1 2\n",
+                                      "v 2e9 0 0\n", "vt 0 nan\n", "f 1 2 3 -99999999\n"};
+    const sensim_status want[] = {SENSIM_ERR_BAD_INDEX, SENSIM_ERR_PARSE,        SENSIM_ERR_BAD_INDEX, SENSIM_ERR_PARSE,
+                                  SENSIM_ERR_OUT_OF_RANGE, SENSIM_ERR_NOT_FINITE, SENSIM_ERR_BAD_INDEX,
+                                  SENSIM_ERR_BAD_INDEX, SENSIM_ERR_BAD_INDEX};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0] + 2; b++) {
+        size_t at = b >= 7 ? n / (b == 7 ? 8 : 6) : n / 3 + (n / 16) * b, line = 1; /* the edge cases among plain faces */
+        while (t[at - 1] != '\n')
+            at++;
+        for (size_t i = 0; i < at; i++)
+            line += t[i] == '\n';
+        char edge[64]; /* one past the vertices so far, after them the same below */
+        size_t nv = 0;
+        for (size_t i = 0; i + 1 < at; i++)
+            nv += t[i] == 'v' && t[i + 1] == ' ' && (i == 0 || t[i - 1] == '\n');
+        if (b == 7)
+            snprintf(edge, sizeof edge, "f 1 2 %zu\n", nv + 1);
+        else if (b == 8)
+            snprintf(edge, sizeof edge, "f -%zu 1 2\n", nv + 1);
+        const char *line_text = b >= 7 ? edge : bad[b];
+        size_t bl = strlen(line_text);
+        char *u = malloc(n + bl);
+        memcpy(u, t, at), memcpy(u + at, line_text, bl), memcpy(u + at + bl, t + at, n - at);
+        char where[64], first[512];
+        snprintf(where, sizeof where, "bad.obj:%zu:", line);
+        for (int k = 0; k < 4; k++) {
+            sensim_status got = load_threads(threads[k], "bad.obj", u, n + bl, k == 3, &c[k], &s[k]);
+            if (got != want[b])
+                fail_msg("%s: status %d, wanted %d (%s)", line_text, got, want[b], sensim_context_last_error(NULL));
+            const char *msg = sensim_context_last_error(NULL);
+            if (!strstr(msg, where))
+                fail_msg("%s: wanted %s", msg, where);
+            if (k == 0)
+                snprintf(first, sizeof first, "%s", strstr(msg, "bad.obj"));
+            else
+                assert_string_equal(strstr(msg, "bad.obj"), first);
+            sensim_scene_info si;
+            CHECK_OK(sensim_scene_get_info(s[k], &si));
+            assert_int_equal(si.mesh_count, 0); /* nothing half loaded */
+            sensim_scene_destroy(s[k]), sensim_context_destroy(c[k]);
+        }
+        free(u);
+    }
+    free(t);
+}
+
 /* Integers beyond int64 are refused, not wrapped (18446744073709551617 was
  * read as 1, a valid index); over-long material names are refused, not cut. */
 static void test_numbers_and_names_never_wrap(void **state)
@@ -732,6 +877,7 @@ int main(void)
         cmocka_unit_test(test_failed_load_changes_nothing), cmocka_unit_test(test_duplicate_faces_dropped),
         cmocka_unit_test(test_numbers_and_names_never_wrap), cmocka_unit_test(test_obj_read_in_chunks),
         cmocka_unit_test(test_obj_uvs_start_late),   cmocka_unit_test(test_parallel_duplicate_drop),
+        cmocka_unit_test(test_obj_parallel_parse_agrees),
     };
     return cmocka_run_group_tests_name("loaders", tests, setup, teardown);
 }

@@ -1,3 +1,6 @@
+/* MADV_HUGEPAGE and MAP_POPULATE are Linux extensions that the project's
+ * -D_POSIX_C_SOURCE hides: without this they were silently not used. */
+#define _DEFAULT_SOURCE 1
 #include "motion.h"
 #include "scene_impl.h"
 
