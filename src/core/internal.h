@@ -186,9 +186,5 @@ sensim_status sensim__png_decode_rgb(const char *label, const void *data, size_t
                                      uint32_t *out_h, uint8_t **out_rgb);
 sensim_status sensim__read_file(const char *path, uint64_t max_bytes, char **out_data,
                                 size_t *out_size);
-/* Ask for 2 MiB pages on a large block not yet touched (loader arrays, the
- * file text): one page fault per 2 MiB instead of per 4 KiB, and fewer TLB
- * misses. A hint: no error, nothing on other systems. */
-void sensim__advise_huge(void *p, size_t bytes);
 
 #endif

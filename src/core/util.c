@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -103,23 +102,6 @@ bool sensim__finite_array_d(const double *v, size_t n)
     return true;
 }
 
-void sensim__advise_huge(void *p, size_t bytes)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    /* Below 4 MiB a 2 MiB page rarely fits inside the block. Where THP is
-     * "madvise" (Debian's default) this is what turns it on; elsewhere the
-     * call changes nothing, and a failure is no error. */
-    if (!p || bytes < (4u << 20))
-        return;
-    const uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1),
-                    b = ((uintptr_t)p + bytes) & ~(page - 1);
-    if (b > a)
-        (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
-#else
-    (void)p, (void)bytes;
-#endif
-}
-
 sensim_status sensim__read_file(const char *path, uint64_t max_bytes, char **out_data,
                                 size_t *out_size)
 {
@@ -151,7 +133,6 @@ sensim_status sensim__read_file(const char *path, uint64_t max_bytes, char **out
         fclose(f);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: cannot allocate %ld bytes", path, len);
     }
-    sensim__advise_huge(buf, (size_t)len + 1);
     size_t got = fread(buf, 1, (size_t)len, f);
     int err = ferror(f);
     fclose(f);

@@ -25,7 +25,6 @@ static bool gb_grow(growbuf *b)
         return false;
     b->data = n;
     b->cap = cap;
-    sensim__advise_huge(n, cap * b->elem);
     return true;
 }
 

@@ -145,7 +145,6 @@ static bool grow_tris(uint32_t **idx, uint8_t **tags, uint64_t ntri, uint64_t *t
         return false;
     *tags = nt;
     *tri_cap = cap;
-    sensim__advise_huge(ni, cap * 3 * sizeof *ni);
     return true;
 }
 
