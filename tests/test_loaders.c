@@ -659,14 +659,14 @@ static void test_parallel_duplicate_drop(void **state)
             if ((i * 31 + j * 17) % 23 == 0) /* the same face again, rotated */
                 p += sprintf(p, "f %d %d %d\n", d, a, b), dups++;
         }
-    sensim_mesh kept[2];
-    uint64_t dropped[2];
-    sensim_context *cs[2];
-    sensim_scene *ss[2];
-    for (int k = 0; k < 2; k++) {
+    sensim_mesh kept[3];
+    uint64_t dropped[3];
+    sensim_context *cs[3];
+    sensim_scene *ss[3];
+    for (int k = 0; k < 3; k++) {
         sensim_context_desc cd;
         sensim_context_desc_init(&cd);
-        cd.thread_count = k ? 2 : 1;
+        cd.thread_count = (uint32_t)k + 1; /* bit ranges split 1, 2 and 3 ways */
         CHECK_OK(sensim_context_create(&cd, &cs[k]));
         CHECK_OK(sensim_scene_create(cs[k], &ss[k]));
         CHECK_OK(sensim__scene_load_obj_mem(ss[k], "grid.obj", t, (size_t)(p - t), NULL, NULL));
@@ -677,10 +677,13 @@ static void test_parallel_duplicate_drop(void **state)
     }
     assert_int_equal(dropped[0], dups);
     assert_int_equal(dropped[1], dups);
+    assert_int_equal(dropped[2], dups);
     assert_int_equal(kept[0].triangle_count, 2u * SIDE * SIDE);
     assert_int_equal(kept[1].triangle_count, kept[0].triangle_count);
     assert_memory_equal(kept[0].indices, kept[1].indices, 3 * sizeof(uint32_t) * kept[0].triangle_count);
-    for (int k = 0; k < 2; k++) {
+    assert_int_equal(kept[2].triangle_count, kept[0].triangle_count);
+    assert_memory_equal(kept[0].indices, kept[2].indices, 3 * sizeof(uint32_t) * kept[0].triangle_count);
+    for (int k = 0; k < 3; k++) {
         sensim_scene_destroy(ss[k]);
         sensim_context_destroy(cs[k]);
     }

@@ -220,49 +220,53 @@ static void big_free(void *p, size_t bytes)
 #endif
 }
 
-/* Pass 1 over triangles [t0, t1): mark each hash bit in `seen` and, when
- * it was already marked, in `clash`; returns how many triangles of this
- * range landed on a bit already seen, plus one for each bit that became a
- * clash here. Atomic ORs: the bits, and the sum over all ranges, are the
- * same whatever the thread count and order. */
 #define SENSIM_MAX_THREADS_DEDUP 64
 
-static uint64_t dup_mark(const sensim_mesh *m, uint32_t t0, uint32_t t1, uint64_t bits, uint64_t *seen,
-                         uint64_t *clash)
+/* Pass 1 over triangles [t0, t1): each one's bit (its hash's low bits) in `bit`. */
+static void dup_bits(const sensim_mesh *m, uint32_t t0, uint32_t t1, uint64_t bits, uint32_t *bit)
 {
-    enum { PF = 16 };
-    uint64_t ahead[PF], cand = 0;
-    for (uint32_t t = t0; t < t1 && t < t0 + PF; t++)
-        ahead[t % PF] = tri_hash(m, t), __builtin_prefetch(&seen[(ahead[t % PF] & (bits - 1)) >> 6]);
     for (uint32_t t = t0; t < t1; t++) {
-        uint64_t h = ahead[t % PF] & (bits - 1), bit = UINT64_C(1) << (h & 63);
-        __builtin_prefetch(&clash[h >> 6]); /* read only when seen is set; its miss overlaps the seen one */
-        if (t + PF < t1)
-            ahead[t % PF] = tri_hash(m, t + PF), __builtin_prefetch(&seen[(ahead[t % PF] & (bits - 1)) >> 6]);
-        if (t + 8 * PF < t1) /* the hardware prefetcher does not keep up with the index stream here */
-            __builtin_prefetch(&m->indices[3 * (size_t)(t + 8 * PF)]);
-        if (__atomic_fetch_or(&seen[h >> 6], bit, __ATOMIC_RELAXED) & bit)
-            cand += 1 + !(__atomic_fetch_or(&clash[h >> 6], bit, __ATOMIC_RELAXED) & bit);
+        if (t + 64 < t1) /* the hardware prefetcher does not keep up with the index stream here */
+            __builtin_prefetch(&m->indices[3 * (size_t)(t + 64)]);
+        bit[t] = (uint32_t)(tri_hash(m, t) & (bits - 1));
+    }
+}
+
+/* Pass 2 over all triangles, marking only the bits in [b0, b1) (a range of
+ * whole words, one thread's): each bit in `seen` and, when it was already
+ * marked, in `clash`. Returns how many triangles landed on a bit already
+ * seen, plus one for each bit that became a clash: the same sum whatever
+ * the thread count, since each bit is marked by one thread in file order. */
+static uint64_t dup_mark(const uint32_t *bit, uint32_t n, uint64_t b0, uint64_t b1, uint64_t *seen, uint64_t *clash)
+{
+    enum { PF = 32 };
+    uint64_t cand = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        if (t + PF < n && bit[t + PF] >= b0 && bit[t + PF] < b1)
+            __builtin_prefetch(&seen[bit[t + PF] >> 6], 1);
+        const uint64_t h = bit[t];
+        if (h < b0 || h >= b1)
+            continue;
+        const uint64_t w = h >> 6, mask = UINT64_C(1) << (h & 63);
+        if (seen[w] & mask) {
+            cand += 1 + !(clash[w] & mask);
+            clash[w] |= mask;
+        } else {
+            seen[w] |= mask;
+        }
     }
     return cand;
 }
 
-/* Pass 2 over [t0, t1) (t0 a multiple of 64): bit t of `flag` set for the
+/* Pass 3 over [t0, t1) (t0 a multiple of 64): bit t of `flag` set for the
  * triangles on clash bits, the only ones that can be duplicates. */
-static void dup_flag(const sensim_mesh *m, uint32_t t0, uint32_t t1, uint64_t bits, const uint64_t *clash,
-                     uint64_t *flag)
+static void dup_flag(const uint32_t *bit, uint32_t t0, uint32_t t1, const uint64_t *clash, uint64_t *flag)
 {
-    enum { PF = 16 };
-    uint64_t ahead[PF];
-    for (uint32_t t = t0; t < t1 && t < t0 + PF; t++)
-        ahead[t % PF] = tri_hash(m, t), __builtin_prefetch(&clash[(ahead[t % PF] & (bits - 1)) >> 6]);
+    enum { PF = 32 };
     for (uint32_t t = t0; t < t1; t++) {
-        uint64_t h = ahead[t % PF] & (bits - 1);
         if (t + PF < t1)
-            ahead[t % PF] = tri_hash(m, t + PF), __builtin_prefetch(&clash[(ahead[t % PF] & (bits - 1)) >> 6]);
-        if (t + 8 * PF < t1)
-            __builtin_prefetch(&m->indices[3 * (size_t)(t + 8 * PF)]);
-        if (bit_get(clash, h))
+            __builtin_prefetch(&clash[bit[t + PF] >> 6]);
+        if (bit_get(clash, bit[t]))
             flag[t >> 6] |= UINT64_C(1) << (t & 63);
     }
 }
@@ -272,32 +276,45 @@ uint32_t sensim__mesh_drop_duplicates(sensim_mesh *m, uint32_t threads)
     uint32_t n = m->triangle_count;
     if (n < 2)
         return 0;
-    /* Bitmaps of 16 bits a triangle (16 MB for 8 M triangles) instead of a
-     * hash table of 16 bytes a triangle: fresh memory costs more than
-     * hashing twice. Pass 1 (parallel) marks each triangle's hash bit in
-     * `seen` and, when it was already marked, in `clash`. Two equal
-     * triangles have equal hashes, so only triangles on a clash bit (about
-     * 1 in 16 when there are no duplicates) can be duplicates: pass 2
-     * (parallel) flags them, pass 3 checks the flagged ones in file order
-     * in a small exact table (the first of equal triangles is kept). */
+    /* Bitmaps of 16 bits a triangle (16 MB for 8 M triangles; at most 2^32
+     * bits, so 4 for a mesh over 2^28 triangles) instead of a hash table of
+     * 16 bytes a triangle. Pass 1 (parallel by triangles) stores each
+     * triangle's bit; pass 2 (parallel by bit ranges) marks it in `seen`
+     * and, when it was already marked, in `clash`. Two equal triangles have
+     * equal hashes, so only triangles on a clash bit (about 1 in 16 when
+     * there are no duplicates) can be duplicates: pass 3 (parallel) flags
+     * them, pass 4 checks the flagged ones in file order in a small exact
+     * table (the first of equal triangles is kept). */
     uint64_t bits = 1024;
-    while (bits < 16 * (uint64_t)n)
+    while (bits < 16 * (uint64_t)n && bits < (UINT64_C(1) << 32))
         bits *= 2;
     uint64_t *seen = big_zeroed(bits / 8), *clash = big_zeroed(bits / 8);
     uint64_t *flag = calloc((n + 63) / 64, sizeof *flag);
+    uint32_t *bit = malloc((size_t)n * sizeof *bit);
     uint64_t cand = 0;
-    if (!seen || !clash || !flag) {
-        big_free(seen, bits / 8), big_free(clash, bits / 8), free(flag);
+    if (!seen || !clash || !flag || !bit) {
+        big_free(seen, bits / 8), big_free(clash, bits / 8), free(flag), free(bit);
         return 0;
     }
     const uint32_t th = threads < SENSIM_MAX_THREADS_DEDUP ? threads : SENSIM_MAX_THREADS_DEDUP;
     const int nth = n >= (1u << 16) && th > 1 ? (int)th : 1;
     const uint32_t per = (uint32_t)((((uint64_t)n + (uint64_t)nth - 1) / (uint64_t)nth + 63) / 64 * 64);
-    uint64_t part[SENSIM_MAX_THREADS_DEDUP] = {0}; /* per range, summed after the join */
-#pragma omp parallel for num_threads(nth) if (nth > 1)
-    for (int k = 0; k < nth; k++) {
-        uint64_t t0 = (uint64_t)k * per, t1 = t0 + per;
-        part[k] = dup_mark(m, (uint32_t)(t0 < n ? t0 : n), (uint32_t)(t1 < n ? t1 : n), bits, seen, clash);
+    const uint64_t bper = (bits / (uint64_t)nth + 63) / 64 * 64;
+    uint64_t part[SENSIM_MAX_THREADS_DEDUP] = {0}; /* per bit range, summed after the join */
+#pragma omp parallel num_threads(nth) if (nth > 1)
+    {
+        /* the hashes by triangle ranges; the bits by bit ranges (no atomics:
+         * each word of seen and clash has one writer) */
+#pragma omp for schedule(static)
+        for (int k = 0; k < nth; k++) {
+            uint64_t t0 = (uint64_t)k * per, t1 = t0 + per;
+            dup_bits(m, (uint32_t)(t0 < n ? t0 : n), (uint32_t)(t1 < n ? t1 : n), bits, bit);
+        }
+#pragma omp for schedule(static)
+        for (int k = 0; k < nth; k++) {
+            uint64_t b0 = (uint64_t)k * bper, b1 = b0 + bper;
+            part[k] = dup_mark(bit, n, b0 < bits ? b0 : bits, b1 < bits ? b1 : bits, seen, clash);
+        }
     }
     for (int k = 0; k < nth; k++)
         cand += part[k];
@@ -306,10 +323,11 @@ uint32_t sensim__mesh_drop_duplicates(sensim_mesh *m, uint32_t threads)
 #pragma omp parallel for num_threads(nth) if (nth > 1)
         for (int k = 0; k < nth; k++) { /* ranges start at multiples of 64: no word of flag is shared */
             uint64_t t0 = (uint64_t)k * per, t1 = t0 + per;
-            dup_flag(m, (uint32_t)(t0 < n ? t0 : n), (uint32_t)(t1 < n ? t1 : n), bits, clash, flag);
+            dup_flag(bit, (uint32_t)(t0 < n ? t0 : n), (uint32_t)(t1 < n ? t1 : n), clash, flag);
         }
     }
     big_free(clash, bits / 8);
+    free(bit);
     if (!cand) {
         free(flag);
         return 0;
