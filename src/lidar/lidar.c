@@ -46,7 +46,7 @@ void sensim_lidar_destroy(sensim_lidar *l)
     }
     sensim__pattern_free(&l->pat);
     free(l->slots);
-    free(l->lane_points);
+    free(l->lane_out);
     free(l->dir_rank);
     free(l->scr);
     sensim_context *ctx = l->ctx;
@@ -161,8 +161,8 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
     most = (most + l->lane_shots - 1) / l->lane_shots * l->lane_shots;
     l->block_shots = most < SENSIM_BLOCK_SHOTS ? most : SENSIM_BLOCK_SHOTS / l->lane_shots * l->lane_shots;
     l->slots = malloc(2 * l->block_shots * sizeof *l->slots);
-    l->lane_points = malloc((l->block_shots / l->lane_shots + 2) * sizeof *l->lane_points);
-    if (!l->slots || !l->lane_points || (pt->kind == SENSIM_PATTERN_MECHANICAL && !l->dir_rank)) {
+    l->lane_out = malloc((l->block_shots / l->lane_shots + 2) * sizeof *l->lane_out);
+    if (!l->slots || !l->lane_out || (pt->kind == SENSIM_PATTERN_MECHANICAL && !l->dir_rank)) {
         sensim_lidar_destroy(l);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "lidar: cannot allocate scan scratch");
     }
@@ -345,13 +345,29 @@ static void trace_lane(const sensim_lidar *l, const sensim_scene *scene, sensim_
             w->hits[w->pos[q]] = w->thits[k++];
 }
 
+/* Reserve ring space for the lanes from *next on that are ready, in lane
+ * order (the caller holds the ring's critical section); returns the first
+ * lane not reserved. */
+static int reserve_ready(sensim_lidar *l, sensim_ring *ring, int nlanes, int *next)
+{
+    for (; *next < nlanes && l->lane_out[*next].ready; ++*next) {
+        sensim_lane_out *o = &l->lane_out[*next];
+        o->fit = sensim__ring_reserve(ring, o->points, &o->span0, &o->n0, &o->span1);
+    }
+    return *next;
+}
+
 /* Generate, trace and write shots [g0, g1) of one frame (g1 - g0 <= one
  * block). Lanes (aligned to multiples of lane_shots, so a mechanical lane
  * holds whole columns) run in parallel, handed out dynamically, each into
- * its own part of the slots; then one thread reserves ring space and copies
- * the lanes in order, so the output is in shot order whatever the thread
- * count and schedule. A cancel skips the remaining lanes (the caller then
- * aborts the transaction). */
+ * its own part of the slots. A finished lane is published in lane order:
+ * under a short critical section the thread that finishes a lane reserves
+ * ring space for every ready lane from the first unreserved one on, then
+ * copies those lanes into the ring outside it. So the output is in shot
+ * order whatever the thread count and schedule, the copying runs beside
+ * other lanes' work, and no thread waits for a slower lane. A cancel
+ * skips the remaining lanes' work (the caller then aborts the
+ * transaction). */
 static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin, int64_t g0, int64_t g1,
                        sensim_ring *ring)
 {
@@ -364,8 +380,9 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
     const bool beam_origin = p->kind == SENSIM_PATTERN_MECHANICAL && p->beam_origin_m > 0.0;
     float R0[9], org0[3];
     to_floats(env->S0, R0, org0);
-    sensim_point *span0 = NULL, *span1 = NULL;
-    uint64_t n0 = 0, fit = 0;
+    int next = 0; /* the first lane without ring space */
+    for (int lane = 0; lane < nlanes; lane++)
+        l->lane_out[lane].ready = false;
 
 #pragma omp parallel num_threads(env->nthreads) if (env->nthreads > 1 && nlanes > 1)
     {
@@ -382,10 +399,8 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
             float *dirs = w->dirs;
             sensim_ray *rays = w->rays;
             sensim_hit *hits = w->hits;
-            if (sensim__context_cancelled(l->ctx)) {
-                l->lane_points[lane] = 0;
-                continue;
-            }
+            if (sensim__context_cancelled(l->ctx))
+                cnt = 0; /* published empty */
             sensim__pattern_batch(p, lg0, cnt, when, chan, dirs, ok);
             /* compact the live shots at the front of the lane's scratch */
             for (uint32_t i = 0; i < cnt; i++) {
@@ -446,28 +461,25 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                 }
                 out += k;
             }
-            l->lane_points[lane] = out;
+            l->lane_out[lane].points = out;
+            int lo, hi;
+#pragma omp critical(sensim_lane_publish)
+            {
+                l->lane_out[lane].ready = true;
+                lo = next;
+                hi = reserve_ready(l, ring, nlanes, &next);
+            }
+            for (int k = lo; k < hi; k++) { /* the lanes this thread reserved: into the ring */
+                const sensim_lane_out *o = &l->lane_out[k];
+                int64_t kg0 = (base + k) * LS;
+                const sensim_point *src = &l->slots[2 * ((kg0 < g0 ? g0 : kg0) - g0)];
+                uint64_t first = o->n0 < o->fit ? o->n0 : o->fit;
+                if (first)
+                    memcpy(o->span0, src, first * sizeof *src);
+                if (o->fit > first)
+                    memcpy(o->span1, src + first, (o->fit - first) * sizeof *src);
+            }
         }
-    }
-    /* One thread reserves and copies (memcpy per lane): no further barrier,
-     * which on a loaded machine costs a scheduler slice each. */
-    uint64_t total = 0;
-    for (int lane = 0; lane < nlanes; lane++)
-        total += l->lane_points[lane];
-    fit = sensim__ring_reserve(ring, total, &span0, &n0, &span1);
-    uint64_t off = 0;
-    for (int lane = 0; lane < nlanes && off < fit; lane++) {
-        uint64_t cnt = l->lane_points[lane];
-        if (cnt > fit - off)
-            cnt = fit - off;
-        int64_t lg0 = (base + lane) * LS;
-        const sensim_point *src = &l->slots[2 * ((lg0 < g0 ? g0 : lg0) - g0)];
-        uint64_t first = off < n0 ? (n0 - off < cnt ? n0 - off : cnt) : 0;
-        if (first)
-            memcpy(&span0[off], src, first * sizeof *src);
-        if (cnt > first)
-            memcpy(&span1[off + first - n0], src + first, (cnt - first) * sizeof *src);
-        off += cnt;
     }
 }
 

@@ -28,6 +28,14 @@ typedef struct sensim_lane_scratch {
     int16_t pos[2 * SENSIM_LANE_MAX]; /* tile position -> live shot, -1 = none */
 } sensim_lane_scratch;
 
+/* A lane's output, published to the ring in lane order (scan_chunk). */
+typedef struct sensim_lane_out {
+    sensim_point *span0, *span1; /* its ring space: n0 points at span0, the rest at span1 */
+    uint64_t n0, fit;            /* fit: the points that got space */
+    uint32_t points;
+    bool ready;                  /* its points are in the slots */
+} sensim_lane_out;
+
 struct sensim_lidar {
     _Atomic uint32_t magic; /* atomic: destroy may run while another thread checks the handle */
     sensim_context *ctx;
@@ -46,7 +54,7 @@ struct sensim_lidar {
     uint16_t *dir_rank;       /* mechanical: channel -> rank by (azimuth offset bin, elevation) */
     uint64_t block_shots;     /* min(SENSIM_BLOCK_SHOTS, most shots of a frame), a multiple of a lane */
     sensim_point *slots;      /* 2 per shot: up to two returns */
-    uint32_t *lane_points;    /* per lane: points, then their offsets */
+    sensim_lane_out *lane_out; /* per lane of a block: its points and where in the ring they go */
     sensim_lane_scratch *scr; /* one per thread, allocated by the first scan on that many threads */
     uint32_t scr_threads;
 };
