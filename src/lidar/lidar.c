@@ -335,14 +335,10 @@ static void trace_lane(const sensim_lidar *l, const sensim_scene *scene, sensim_
         w->pos[((r / T) * kc + c) * T + r % T] = (int16_t)j;
     }
     uint32_t k = 0;
-    for (uint32_t q = 0; q < span; q++)
+    for (uint32_t q = 0; q < span; q++) /* the live ones, in tile order (k <= q: in place) */
         if (w->pos[q] >= 0)
-            w->trays[k++] = w->rays[w->pos[q]];
-    sensim__trace_rays(scene, w->trays, m, w->thits);
-    k = 0;
-    for (uint32_t q = 0; q < span; q++)
-        if (w->pos[q] >= 0)
-            w->hits[w->pos[q]] = w->thits[k++];
+            w->pos[k++] = w->pos[q];
+    sensim__trace_rays_order(scene, w->rays, w->pos, m, w->hits);
 }
 
 /* Reserve ring space for the lanes from *next on that are ready, in lane

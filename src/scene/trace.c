@@ -360,6 +360,18 @@ static bool packet_coherent(const sensim_ray *rays, uint32_t m)
     return coherent;
 }
 
+/* packet_coherent() of rays given by pointers */
+static bool packet_coherent_p(const sensim_ray *const *r, uint32_t m)
+{
+    const float *d0 = r[0]->dir;
+    bool coherent = m > 2;
+    for (uint32_t j = 1; j < m && coherent; j++) {
+        const float *d = r[j]->dir;
+        coherent = d0[0] * d[0] + d0[1] * d[1] + d0[2] * d[2] > 0.5f;
+    }
+    return coherent;
+}
+
 static inline void load_ray1(const sensim_ray *r, struct RTCRay *ray)
 {
     ray->org_x = r->org[0], ray->org_y = r->org[1], ray->org_z = r->org[2];
@@ -378,11 +390,11 @@ static inline void intersect1(RTCScene top, struct RTCIntersectContext *ictx, co
     rtcIntersect1(top, ictx, rh);
 }
 
-/* The first @p m rays into a 16-wide packet (lanes past m invalid, copies of ray 0). */
-static void load_packet(const sensim_ray *rays, uint32_t m, struct RTCRay16 *ray, int *valid)
+/* @p m rays (by pointer) into a 16-wide packet (lanes past m invalid, copies of ray 0). */
+static void load_packet_p(const sensim_ray *const *rp, uint32_t m, struct RTCRay16 *ray, int *valid)
 {
     for (uint32_t j = 0; j < PACKET; j++) {
-        const sensim_ray *r = &rays[j < m ? j : 0];
+        const sensim_ray *r = rp[j < m ? j : 0];
         valid[j] = j < m ? -1 : 0;
         ray->org_x[j] = r->org[0], ray->org_y[j] = r->org[1], ray->org_z[j] = r->org[2];
         ray->dir_x[j] = r->dir[0], ray->dir_y[j] = r->dir[1], ray->dir_z[j] = r->dir[2];
@@ -391,12 +403,12 @@ static void load_packet(const sensim_ray *rays, uint32_t m, struct RTCRay16 *ray
     }
 }
 
-/* rtcIntersect16 of the first @p m rays. Embree requires the mask aligned like the packet. */
-static inline void intersect16(RTCScene top, struct RTCIntersectContext *pctx, const sensim_ray *rays, uint32_t m,
-                               struct RTCRayHit16 *rh)
+/* rtcIntersect16 of @p m rays (by pointer). Embree requires the mask aligned like the packet. */
+static inline void intersect16_p(RTCScene top, struct RTCIntersectContext *pctx, const sensim_ray *const *rp,
+                                 uint32_t m, struct RTCRayHit16 *rh)
 {
     _Alignas(64) int valid[PACKET];
-    load_packet(rays, m, &rh->ray, valid);
+    load_packet_p(rp, m, &rh->ray, valid);
     for (uint32_t j = 0; j < PACKET; j++) {
         rh->hit.geomID[j] = RTC_INVALID_GEOMETRY_ID;
         rh->hit.instID[0][j] = RTC_INVALID_GEOMETRY_ID;
@@ -404,7 +416,18 @@ static inline void intersect16(RTCScene top, struct RTCIntersectContext *pctx, c
     rtcIntersect16(valid, top, pctx, rh);
 }
 
-void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint32_t n, sensim_hit *hits)
+/* rtcIntersect16 of the first @p m rays. */
+static inline void intersect16(RTCScene top, struct RTCIntersectContext *pctx, const sensim_ray *rays, uint32_t m,
+                               struct RTCRayHit16 *rh)
+{
+    const sensim_ray *rp[PACKET];
+    for (uint32_t j = 0; j < m; j++)
+        rp[j] = &rays[j];
+    intersect16_p(top, pctx, rp, m, rh);
+}
+
+void sensim__trace_rays_order(const sensim_scene *scene, const sensim_ray *rays, const int16_t *order, uint32_t n,
+                              sensim_hit *hits)
 {
     const trace_state *t = scene->trace;
     struct RTCIntersectContext ictx, pctx;
@@ -412,23 +435,30 @@ void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint3
     rtcInitIntersectContext(&pctx);
     pctx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
     for (uint32_t base = 0; base < n; base += PACKET) {
-        uint32_t m = n - base < PACKET ? n - base : PACKET;
-        if (!packet_coherent(rays + base, m)) {
+        uint32_t m = n - base < PACKET ? n - base : PACKET, at[PACKET];
+        const sensim_ray *rp[PACKET];
+        for (uint32_t j = 0; j < m; j++)
+            at[j] = order ? (uint32_t)order[base + j] : base + j, rp[j] = &rays[at[j]];
+        if (!packet_coherent_p(rp, m)) {
             for (uint32_t j = 0; j < m; j++) {
-                const sensim_ray *r = &rays[base + j];
                 struct RTCRayHit rh;
-                intersect1(t->top, &ictx, r, &rh);
+                intersect1(t->top, &ictx, rp[j], &rh);
                 fill_hit(t, rh.hit.geomID, rh.hit.instID[0], rh.hit.primID, rh.ray.tfar, rh.hit.Ng_x, rh.hit.Ng_y,
-                         rh.hit.Ng_z, r->time, &hits[base + j]);
+                         rh.hit.Ng_z, rp[j]->time, &hits[at[j]]);
             }
             continue;
         }
         struct RTCRayHit16 rh;
-        intersect16(t->top, &pctx, rays + base, m, &rh);
+        intersect16_p(t->top, &pctx, rp, m, &rh);
         for (uint32_t j = 0; j < m; j++)
             fill_hit(t, rh.hit.geomID[j], rh.hit.instID[0][j], rh.hit.primID[j], rh.ray.tfar[j], rh.hit.Ng_x[j],
-                     rh.hit.Ng_y[j], rh.hit.Ng_z[j], rh.ray.time[j], &hits[base + j]);
+                     rh.hit.Ng_y[j], rh.hit.Ng_z[j], rh.ray.time[j], &hits[at[j]]);
     }
+}
+
+void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint32_t n, sensim_hit *hits)
+{
+    sensim__trace_rays_order(scene, rays, NULL, n, hits);
 }
 
 /* sensim_packet16 is Embree's RTCRayHit16, field for field. */
@@ -581,7 +611,10 @@ void sensim__trace_occluded(const sensim_scene *scene, const sensim_ray *rays, u
         }
         struct RTCRay16 ray;
         _Alignas(64) int valid[PACKET];
-        load_packet(rays + base, m, &ray, valid);
+        const sensim_ray *rp[PACKET];
+        for (uint32_t j = 0; j < m; j++)
+            rp[j] = &rays[base + j];
+        load_packet_p(rp, m, &ray, valid);
         rtcOccluded16(valid, t->top, &pctx, &ray);
         for (uint32_t j = 0; j < m; j++)
             occ[base + j] = ray.tfar[j] < 0;

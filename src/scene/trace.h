@@ -32,6 +32,11 @@ void sensim__trace_mesh_release(sensim_mesh *mesh);
 /* Closest hits of @p n rays. Thread-safe on a committed scene. No allocation. */
 void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint32_t n,
                         sensim_hit *hits);
+/* The same for rays[order[k]], k < n, traced in that order (packets of 16
+ * consecutive k), the hit into hits[order[k]]: a tiled trace without
+ * copying rays and hits. */
+void sensim__trace_rays_order(const sensim_scene *scene, const sensim_ray *rays, const int16_t *order, uint32_t n,
+                              sensim_hit *hits);
 
 /* A packet of up to 16 primary rays written in place, laid out as Embree's
  * RTCRayHit16 (trace.c checks every offset), so the packet is traced where
