@@ -41,21 +41,22 @@ static inline bool gb_push(growbuf *b, const void *v, size_t elem)
     return true;
 }
 
-static bool gb_append(growbuf *b, const void *v, size_t n)
-{
-    while (b->cap - b->len < n)
-        if (!gb_grow(b))
-            return false;
-    memcpy((char *)b->data + b->len * b->elem, v, n * b->elem);
-    b->len += n;
-    return true;
-}
-
 static bool gb_reserve(growbuf *b, size_t n)
 {
     while (b->cap - b->len < n)
         if (!gb_grow(b))
             return false;
+    return true;
+}
+
+static bool gb_append(growbuf *b, const void *v, size_t n)
+{
+    if (n == 0) /* v may be NULL then */
+        return true;
+    if (!gb_reserve(b, n))
+        return false;
+    memcpy((char *)b->data + b->len * b->elem, v, n * b->elem);
+    b->len += n;
     return true;
 }
 
@@ -76,7 +77,6 @@ static int32_t tag_of_rest(const char *b, const char *e, const sensim_tag_rule *
     name[n] = '\0';
     return sensim__tag_match(name, rules, nrules);
 }
-
 
 /* What a loaded file becomes, and the scratch of one face. */
 typedef struct obj_out {
@@ -398,7 +398,10 @@ static const char *after_lf(const char *at, const char *end)
 
 static void obj_run_job(obj_out *ob, const obj_job *j)
 {
-    memcpy((float *)ob->verts.data + j->vdst, (const float *)j->w->verts.data + j->vsrc, j->nv * sizeof(float));
+    if (j->nv)
+        memcpy((float *)ob->verts.data + j->vdst, (const float *)j->w->verts.data + j->vsrc, j->nv * sizeof(float));
+    if (j->nr == 0)
+        return;
     memcpy((uint32_t *)ob->idx.data + j->rdst, (const uint32_t *)j->w->tris.data + j->rsrc, j->nr * sizeof(uint32_t));
     memset((uint8_t *)ob->tags.data + j->rdst / 3, j->tag, j->nr / 3);
     uint16_t *m = (uint16_t *)ob->mats.data + j->rdst / 3;
