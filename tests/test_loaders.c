@@ -835,6 +835,62 @@ static void test_obj_parallel_parse_agrees(void **state)
     free(t);
 }
 
+/* Differential: the same file with one random change (a byte replaced or
+ * removed, a line inserted) loads to the same status, message and mesh on
+ * one thread and on two, whatever the change hits. */
+static void test_obj_parallel_parse_mutations(void **state)
+{
+    (void)state;
+    const size_t cap = (9u << 20) / 2; /* beyond one read chunk and one window */
+    char *t = malloc(cap + 256), *u = malloc(cap + 512);
+    uint32_t lines;
+    size_t n = mixed_obj(t, cap, &lines);
+    static const char bytes[] = {'\0', '\r', '\n', ' ', '-', '/', 'x', '9', '#', 'e', '.', '+'};
+    static const char *const ins[] = {"usemtl z\n", "f -1 -1 -1\n", "vt 1\n", "g\n", "f 1//\n", "v 1 2\n", "f 3 1 2\r"};
+    uint64_t r = 99;
+    for (int round = 0; round < 12; round++) {
+        size_t at = n / 8 + lcg(&r, (uint32_t)(n - n / 4)), un;
+        uint32_t op = lcg(&r, 3);
+        memcpy(u, t, at);
+        if (op == 0) {
+            u[at] = bytes[lcg(&r, sizeof bytes)];
+            memcpy(u + at + 1, t + at + 1, n - at - 1), un = n;
+        } else if (op == 1) {
+            memcpy(u + at, t + at + 1, n - at - 1), un = n - 1;
+        } else {
+            while (at < n && t[at - 1] != '\n')
+                at++;
+            memcpy(u, t, at);
+            const char *l = ins[lcg(&r, sizeof ins / sizeof ins[0])];
+            size_t ll = strlen(l);
+            memcpy(u + at, l, ll), memcpy(u + at + ll, t + at, n - at), un = n + ll;
+        }
+        sensim_context *c[2];
+        sensim_scene *s[2];
+        sensim_status st[2];
+        char msg[2][512];
+        for (int k = 0; k < 2; k++) {
+            st[k] = load_threads((uint32_t)k + 1, "mut.obj", u, un, false, &c[k], &s[k]);
+            snprintf(msg[k], sizeof msg[k], "%s", st[k] ? sensim_context_last_error(NULL) : "");
+        }
+        if (st[0] != st[1] || strcmp(msg[0], msg[1]) != 0)
+            fail_msg("round %d (op %u at %zu): %d '%s' vs %d '%s'", round, op, at, st[0], msg[0], st[1], msg[1]);
+        if (st[0] == SENSIM_OK) {
+            const sensim_mesh *a = &s[0]->meshes[0], *b = &s[1]->meshes[0];
+            assert_int_equal(a->vertex_count, b->vertex_count);
+            assert_int_equal(a->triangle_count, b->triangle_count);
+            assert_memory_equal(a->vertices, b->vertices, 3 * sizeof(float) * a->vertex_count);
+            assert_memory_equal(a->indices, b->indices, 3 * sizeof(uint32_t) * a->triangle_count);
+            assert_memory_equal(a->tags, b->tags, a->triangle_count);
+            assert_memory_equal(a->materials, b->materials, sizeof(uint16_t) * a->triangle_count);
+        }
+        for (int k = 0; k < 2; k++)
+            sensim_scene_destroy(s[k]), sensim_context_destroy(c[k]);
+    }
+    free(t);
+    free(u);
+}
+
 /* Integers beyond int64 are refused, not wrapped (18446744073709551617 was
  * read as 1, a valid index); over-long material names are refused, not cut. */
 static void test_numbers_and_names_never_wrap(void **state)
@@ -881,6 +937,7 @@ int main(void)
         cmocka_unit_test(test_numbers_and_names_never_wrap), cmocka_unit_test(test_obj_read_in_chunks),
         cmocka_unit_test(test_obj_uvs_start_late),   cmocka_unit_test(test_parallel_duplicate_drop),
         cmocka_unit_test(test_obj_parallel_parse_agrees),
+        cmocka_unit_test(test_obj_parallel_parse_mutations),
     };
     return cmocka_run_group_tests_name("loaders", tests, setup, teardown);
 }
