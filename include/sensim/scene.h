@@ -123,6 +123,9 @@ SENSIM_API sensim_status sensim_scene_add_mesh(sensim_scene *scene,
  * Exact duplicate triangles (the same three vertex positions in any order)
  * are dropped, keeping the first (sensim_scene_info counts them). usemtl
  * names are at most 63 bytes; vertices within ±1e9 m.
+ * The file is read a few MiB at a time; its v, vt and f lines are parsed
+ * and duplicates found on the context's threads (OpenMP), with the same
+ * mesh, status and message (first failing line) for any thread count.
  * @param path  file path, borrowed for the call.
  * @param opt   options, NULL for defaults.
  * @return SENSIM_OK, SENSIM_ERR_IO, SENSIM_ERR_PARSE, SENSIM_ERR_BAD_INDEX,
