@@ -134,17 +134,6 @@ void sensim__source_close(sensim_line_source *s)
     memset(s, 0, sizeof *s);
 }
 
-static bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\v' || c == '\f';
-}
-
-const char *sensim__skip_space(const char *p, const char *end)
-{
-    while (p < end && is_space(*p))
-        p++;
-    return p;
-}
 
 bool sensim__line_content(const char **b, const char **e)
 {
@@ -155,15 +144,6 @@ bool sensim__line_content(const char **b, const char **e)
     return *b < *e;
 }
 
-const char *sensim__token(const char *p, const char *end, const char **tok_end)
-{
-    p = sensim__skip_space(p, end);
-    const char *q = p;
-    while (q < end && !is_space(*q))
-        q++;
-    *tok_end = q;
-    return p;
-}
 
 bool sensim__token_is(const char *b, const char *e, const char *word)
 {
@@ -173,7 +153,7 @@ bool sensim__token_is(const char *b, const char *e, const char *word)
 
 static bool terminator_ok(const char *p, const char *end)
 {
-    return p >= end || is_space(*p) || *p == ',' || *p == '/';
+    return p >= end || sensim__is_space(*p) || *p == ',' || *p == '/';
 }
 
 static bool match_ci(const char *p, const char *end, const char *word)
@@ -291,6 +271,8 @@ bool sensim__parse_int(const char **pp, const char *end, int64_t *out)
      * the int64 range is refused, never wrapped (18446744073709551617 once
      * read as 1). */
     uint64_t v = 0, limit = neg ? (UINT64_C(1) << 63) : (uint64_t)INT64_MAX;
+    for (const char *q = end - p > 18 ? p + 18 : end; p < q && *p >= '0' && *p <= '9'; p++)
+        v = v * 10 + (uint64_t)(*p - '0'); /* 18 digits cannot overflow: no check */
     while (p < end && *p >= '0' && *p <= '9') {
         uint64_t d = (uint64_t)(*p - '0');
         if (v > (limit - d) / 10)

@@ -45,12 +45,33 @@ void sensim__source_mem(sensim_line_source *s, const char *data, size_t size);
 bool sensim__source_next(sensim_line_source *s, const char **out_begin, const char **out_end);
 void sensim__source_close(sensim_line_source *s);
 
-const char *sensim__skip_space(const char *p, const char *end);
+/* Space or tab (and \v, \f): what separates tokens. Inline: the loaders
+ * call these for every token. */
+static inline bool sensim__is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\v' || c == '\f';
+}
+
+static inline const char *sensim__skip_space(const char *p, const char *end)
+{
+    while (p < end && sensim__is_space(*p))
+        p++;
+    return p;
+}
+
 /* A "key = value" line's content: the # comment cut off, leading blanks
  * skipped (*b and *e updated); false for a blank or comment-only line. */
 bool sensim__line_content(const char **b, const char **e);
 /* Token [begin, end) of non-space characters. */
-const char *sensim__token(const char *p, const char *end, const char **tok_end);
+static inline const char *sensim__token(const char *p, const char *end, const char **tok_end)
+{
+    p = sensim__skip_space(p, end);
+    const char *q = p;
+    while (q < end && !sensim__is_space(*q))
+        q++;
+    *tok_end = q;
+    return p;
+}
 bool sensim__token_is(const char *b, const char *e, const char *word);
 
 /* Decimal number: [+-] digits [. digits] [(e|E) [+-] digits], or nan/inf/infinity.
