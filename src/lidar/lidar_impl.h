@@ -52,6 +52,7 @@ struct sensim_lidar {
     uint64_t lane_shots;      /* shots per lane (see SENSIM_LANE_MAX) */
     uint32_t tile_cols;       /* mechanical: columns per lane and per tile, 0 = no tiles */
     uint16_t *dir_rank;       /* mechanical: channel -> rank by (azimuth offset bin, elevation) */
+    uint16_t *tile_base;      /* mechanical: channel -> its place in a lane's tile order, column 0 */
     uint64_t block_shots;     /* min(SENSIM_BLOCK_SHOTS, most shots of a frame), a multiple of a lane */
     sensim_point *slots;      /* 2 per shot: up to two returns */
     sensim_lane_out *lane_out; /* per lane of a block: its points and where in the ring they go */
