@@ -338,7 +338,8 @@ static void trace_lane(const sensim_lidar *l, const sensim_scene *scene, sensim_
     for (uint32_t k = 0; k < span; k++)
         w->pos[k] = -1;
     /* shot live[j]'s column within the lane, stepped (live[] increases):
-     * a division per shot was ~4 % of a pandar128 scan */
+     * two divisions per shot were a quarter of the lane loop's own time on
+     * pandar128 (perf annotate) */
     uint32_t c = 0, rem = (uint32_t)(lane_g0 - sensim__floordiv(lane_g0, L) * (int64_t)L);
     int64_t at = 0;
     for (uint32_t j = 0; j < m; j++) {

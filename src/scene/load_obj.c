@@ -216,6 +216,7 @@ static bool emit_polygon(obj_out *ob, uint8_t tag, uint16_t mat)
     }
     return true;
 }
+
 /* ---- the common lines parsed on the context's threads ----
  * A window of the read buffer (whole lines) is cut at line ends into one
  * part a thread. In its part a thread parses the runs ("segments") of
@@ -244,9 +245,10 @@ typedef struct obj_seg {
     size_t v0, v1, t0, t1, f0, f1, c0, r0, r1; /* its values in the part's buffers */
     /* Plain faces (positive indices, no vt) are also fanned into triangles
      * of 0-based indices here, while all of the segment's faces are plain
-     * (`plain`). They are valid when every index is below the vertices
-     * before its line: index - (segment vertices before the line) < the
-     * vertices before the segment, the largest of which is `need`. */
+     * (`plain`). They are valid when every (1-based) index is at most the
+     * vertices before its line: index - (the segment's vertices before the
+     * line) <= the vertices before the segment; `need` is the largest
+     * left side. */
     int64_t need;
     bool plain;
 } obj_seg;
