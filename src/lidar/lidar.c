@@ -388,6 +388,7 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
     const int nlanes = (int)(sensim__floordiv(g1 - 1, LS) - base + 1);
     const bool moving = env->path->moving;
     const bool beam_origin = p->kind == SENSIM_PATTERN_MECHANICAL && p->beam_origin_m > 0.0;
+    const bool sub0_nominal = rp->sub_h[0] == 0 && rp->sub_v[0] == 0 && !(rp->d.angular_jitter_rad > 0);
     float R0[9], org0[3];
     to_floats(env->S0, R0, org0);
     int next = 0; /* the first lane without ring space */
@@ -429,7 +430,10 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                     memcpy(&dirs[3 * m], &dirs[3 * i], 3 * sizeof(float));
                     when[m] = when[i], chan[m] = chan[i];
                 }
-                sensim__returns_subray_dir(rp, (uint64_t)g, 0, &dirs[3 * m], td);
+                if (sub0_nominal) /* what sensim__returns_subray_dir() gives for sub-ray 0 on the axis */
+                    memcpy(td, &dirs[3 * m], sizeof td);
+                else
+                    sensim__returns_subray_dir(rp, (uint64_t)g, 0, &dirs[3 * m], td);
                 sensim_ray *ray = &rays[m];
                 memcpy(ray->org, org, 3 * sizeof(float));
                 if (beam_origin) { /* the beam leaves the optics off the axis */
