@@ -239,20 +239,32 @@ static void walk_to(const sensim_pattern *p, int64_t q, int64_t tq, int64_t *col
     *col = q, *tcol = tq;
 }
 
+__extension__ typedef __int128 risley_i128;
+
 void sensim__risley_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
                           uint8_t *ok)
 {
     int64_t col = INT64_MIN, tcol = 0;
     sensim_risley_state rs = {0};
+    /* shot g0 + i is lane `lane` of column q, which fires at tq: stepped
+     * from shot to shot (q * q_ps = 1000 tq + rq, 0 <= rq < 1000), the
+     * exact sensim__pattern_column_time() without a division a shot */
+    int64_t q = sensim__floordiv(g0, p->lanes), tq = sensim__pattern_column_time(p, q);
+    int64_t rq = (int64_t)((risley_i128)q * p->q_ps - (risley_i128)1000 * tq);
+    const int64_t step_t = p->q_ps / 1000, step_r = p->q_ps % 1000; /* q_ps > 0 */
+    uint32_t lane = (uint32_t)(g0 - q * p->lanes);
     for (uint32_t i0 = 0; i0 < n; i0 += RL) {
         const uint32_t m = n - i0 < RL ? n - i0 : RL;
         double in[3][RL], c[SENSIM_MAX_PRISMS][RL], s[SENSIM_MAX_PRISMS][RL], hc[RL], hs[RL];
         for (uint32_t k = 0; k < RL; k++) {
             const uint32_t i = i0 + (k < m ? k : 0); /* idle lanes: copies of the first */
             if (k < m) {
-                int64_t g = g0 + i, q = sensim__floordiv(g, p->lanes);
-                uint32_t lane = (uint32_t)(g - q * p->lanes);
-                t[i] = sensim__pattern_column_time(p, q);
+                if (i > 0 && ++lane == p->lanes) { /* the next column */
+                    lane = 0, q++, tq += step_t, rq += step_r;
+                    if (rq >= 1000)
+                        tq++, rq -= 1000;
+                }
+                t[i] = tq;
                 if (q != col) /* every lane of a column shares its time */
                     walk_to(p, q, t[i], &col, &tcol, &rs);
                 ch[i] = (uint16_t)lane;
