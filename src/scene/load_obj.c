@@ -570,7 +570,6 @@ static int obj_fast_step(obj_fast *f, sensim_line_source *src, obj_out *ob, uint
     return 0;
 }
 
-
 static sensim_status load_obj(sensim_scene *scene, const char *path, const sensim_load_options *opt,
                               uint32_t *out_mesh_id, const char *mem, size_t mem_size);
 

@@ -1,5 +1,5 @@
-/* MADV_HUGEPAGE and MAP_POPULATE are Linux extensions that the project's
- * -D_POSIX_C_SOURCE hides: without this they were silently not used. */
+/* MAP_POPULATE is a Linux extension that the project's -D_POSIX_C_SOURCE
+ * hides: without this big_zeroed() silently fell back to calloc. */
 #define _DEFAULT_SOURCE 1
 #include "motion.h"
 #include "scene_impl.h"
