@@ -134,7 +134,6 @@ void sensim__source_close(sensim_line_source *s)
     memset(s, 0, sizeof *s);
 }
 
-
 bool sensim__line_content(const char **b, const char **e)
 {
     const char *hash = memchr(*b, '#', (size_t)(*e - *b));
@@ -143,7 +142,6 @@ bool sensim__line_content(const char **b, const char **e)
     *b = sensim__skip_space(*b, *e);
     return *b < *e;
 }
-
 
 bool sensim__token_is(const char *b, const char *e, const char *word)
 {

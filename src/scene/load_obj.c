@@ -301,15 +301,7 @@ static bool obj_scan_line(obj_part *w, obj_seg *s, const char *lb, const char *l
         float xyz[3];
         int c;
         double bad;
-        if (parse_v(ke, le, scale, vlimit, xyz, &c, &bad) != OBJ_V_OK)
-            return false;
-        size_t n0 = w->verts.len;
-        for (int k = 0; k < 3; k++)
-            if (!gb_push(&w->verts, &xyz[k], sizeof xyz[k])) {
-                w->verts.len = n0;
-                return false;
-            }
-        return true;
+        return parse_v(ke, le, scale, vlimit, xyz, &c, &bad) == OBJ_V_OK && gb_append(&w->verts, xyz, 3);
     }
     if (kl == 2 && kb[0] == 'v' && kb[1] == 't') {
         float uv[2];
@@ -449,8 +441,6 @@ static void obj_fast_scan(obj_fast *f, sensim_line_source *src, obj_out *ob, uin
         }
         const int p = k;
         obj_part *w = &set[p];
-        w->verts.elem = sizeof(float), w->texc.elem = 2 * sizeof(float), w->faces.elem = sizeof(obj_face);
-        w->corners.elem = sizeof(obj_corner), w->segs.elem = sizeof(obj_seg), w->tris.elem = sizeof(uint32_t);
         obj_scan_part(w, cut[p], cut[p + 1], scale, vlimit);
     }
     f->jobs.len = 0;
@@ -542,6 +532,11 @@ static int obj_fast_step(obj_fast *f, sensim_line_source *src, obj_out *ob, uint
         if (!f->part && !(f->part = calloc(2 * OBJ_MAX_PARTS, sizeof *f->part))) {
             f->off = true; /* the serial loop alone */
             return 0;
+        }
+        for (int p = 0; p < 2 * OBJ_MAX_PARTS; p++) {
+            obj_part *w = &f->part[p];
+            w->verts.elem = sizeof(float), w->texc.elem = 2 * sizeof(float), w->faces.elem = sizeof(obj_face);
+            w->corners.elem = sizeof(obj_corner), w->tris.elem = sizeof(uint32_t), w->segs.elem = sizeof(obj_seg);
         }
         obj_fast_scan(f, src, ob, threads, scale, vlimit);
     }

@@ -690,7 +690,7 @@ static void render_tile_labels(const render_job *j, uint32_t tx, uint32_t ty, ui
     const uint32_t W = c->d.width, H = c->d.height;
     sensim_packet16 pk;
     sensim__packet16_init(&pk);
-    uint16_t px[TILE * TILE]; /* row << 8 | column within the run */
+    uint16_t px[TILE * TILE]; /* row << 10 | column within the run */
     uint32_t n = 0;
     float dz[TILE * TILE];
     for (uint32_t y = ty; y < ty + TILE && y < H; y++) {
