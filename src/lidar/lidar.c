@@ -437,7 +437,7 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                 sensim_ray *ray = &rays[m];
                 memcpy(ray->org, org, 3 * sizeof(float));
                 if (beam_origin) { /* the beam leaves the optics off the axis */
-                    float bo[3];
+                    float *bo = &w->origin[3 * m];
                     sensim__pattern_origin(p, g, when[m], bo);
                     for (int row = 0; row < 3; row++)
                         ray->org[row] += R[row] * bo[0] + R[3 + row] * bo[1] + R[6 + row] * bo[2];
@@ -462,17 +462,14 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                     R = Rf;
                 }
                 sensim_point *pt = &slot[out];
+                sensim_shot_meta meta = {{0.0f, 0.0f, 0.0f}, (uint32_t)(when[j] - frame_begin), chan[j]};
+                if (beam_origin)
+                    memcpy(meta.origin, &w->origin[3 * j], sizeof meta.origin);
                 uint32_t k = sensim__returns_shot(rp, scene, R, &dirs[3 * j], &rays[j], &hits[j],
-                                                  (uint64_t)(lg0 + live[j]), pt);
-                float bo[3] = {0, 0, 0};
-                if (beam_origin && k)
-                    sensim__pattern_origin(p, lg0 + live[j], when[j], bo);
-                for (uint32_t q = 0; q < k; q++) {
-                    pt[q].x += bo[0], pt[q].y += bo[1], pt[q].z += bo[2];
-                    pt[q].t_offset_ns = (uint32_t)(when[j] - frame_begin);
-                    pt[q].channel = chan[j];
-                    output_frame(l, env, S, &pt[q]);
-                }
+                                                  (uint64_t)(lg0 + live[j]), &meta, pt);
+                if (l->points_frame != SENSIM_POINTS_SENSOR)
+                    for (uint32_t q = 0; q < k; q++)
+                        output_frame(l, env, S, &pt[q]);
                 out += k;
             }
             l->lane_out[lane].points = out;

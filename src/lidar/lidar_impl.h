@@ -17,12 +17,13 @@
 #define SENSIM_LANE_MAX 512u
 #define SENSIM_BLOCK_SHOTS (SENSIM_LANE_SHOTS * 4096u)
 
-/* One thread's lane scratch (heap: about 47 KB). */
+/* One thread's lane scratch (heap: about 53 KB). */
 typedef struct sensim_lane_scratch {
     int64_t when[SENSIM_LANE_MAX], live[SENSIM_LANE_MAX];
     uint16_t chan[SENSIM_LANE_MAX];
     uint8_t ok[SENSIM_LANE_MAX];
     float dirs[3 * SENSIM_LANE_MAX];
+    float origin[3 * SENSIM_LANE_MAX]; /* beam origin offsets (beam_origin_m > 0), sensor frame */
     sensim_ray rays[SENSIM_LANE_MAX];
     sensim_hit hits[SENSIM_LANE_MAX];
     int16_t pos[2 * SENSIM_LANE_MAX]; /* tile position -> live shot, -1 = none; then the live shots in tile order */

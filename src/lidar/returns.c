@@ -244,6 +244,7 @@ typedef struct shot_state {
     const sensim_return_params *rp;
     const sensim_scene *scene;
     uint64_t shot;
+    const sensim_shot_meta *meta;
     cand c[MAX_CAND];
     uint32_t n;
 } shot_state;
@@ -454,13 +455,17 @@ static void emit(const shot_state *s, const cand *c, uint32_t idx, const float n
     double intensity = c->energy > 1.0 ? 1.0 : c->energy;
     if (!detect(rp, s->shot, idx, intensity))
         return;
+    const sensim_shot_meta *m = s->meta;
     sensim_point *p = &out[*n];
-    p->x = (float)(nominal[0] * range);
-    p->y = (float)(nominal[1] * range);
-    p->z = (float)(nominal[2] * range);
-    p->range_m = (float)range;
+    /* float sums: the bits of adding the origin to the stored point */
+    p->x = (float)(nominal[0] * range) + m->origin[0];
+    p->y = (float)(nominal[1] * range) + m->origin[1];
+    p->z = (float)(nominal[2] * range) + m->origin[2];
     p->intensity = (float)intensity;
+    p->range_m = (float)range;
+    p->t_offset_ns = m->t_offset_ns;
     p->object_id = c->object_id;
+    p->channel = m->channel;
     p->tag = c->tag;
     p->flags = (uint8_t)((idx & SENSIM_POINT_RETURN_MASK) | c->flags);
     (*n)++;
@@ -468,12 +473,13 @@ static void emit(const shot_state *s, const cand *c, uint32_t idx, const float n
 
 uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene *scene, const float R[9],
                               const float nominal[3], const sensim_ray *ray0, const sensim_hit *hit0, uint64_t shot,
-                              sensim_point out[2])
+                              const sensim_shot_meta *meta, sensim_point out[2])
 {
     shot_state s;
     s.rp = rp;
     s.scene = scene;
     s.shot = shot;
+    s.meta = meta;
     s.n = 0;
     if (rp->nsub == 1 && rp->rain_dr <= 0) { /* one ray, no rain: most shots are one plain hit */
         if (!hit0->hit)

@@ -50,12 +50,22 @@ bool sensim__returns_keep_shot(const sensim_return_params *rp, uint64_t shot);
 void sensim__returns_subray_dir(const sensim_return_params *rp, uint64_t shot, uint32_t k,
                                 const float nominal[3], float out[3]);
 
+/* What a shot's points carry besides the return model's values: the offset
+ * of the beam's origin from the sensor origin (sensor frame, metres; added
+ * to x, y, z in float), the firing time from the frame start and the
+ * channel. */
+typedef struct sensim_shot_meta {
+    float origin[3];
+    uint32_t t_offset_ns;
+    uint16_t channel;
+} sensim_shot_meta;
+
 /* All returns of one shot. @p hit0 is sub-ray 0's hit (already traced with
  * @p ray0); the other sub-rays and bounces are traced here. R: sensor-to-world
- * rotation (column-major 3x3). Fills up to two points (x..flags except
- * t_offset_ns and channel) and returns their number. No allocation. */
+ * rotation (column-major 3x3). Writes up to two whole points (sensor frame)
+ * and returns their number. No allocation. */
 uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene *scene, const float R[9],
                               const float nominal[3], const sensim_ray *ray0, const sensim_hit *hit0,
-                              uint64_t shot, sensim_point out[2]);
+                              uint64_t shot, const sensim_shot_meta *meta, sensim_point out[2]);
 
 #endif
