@@ -451,26 +451,41 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
             }
             trace_lane(l, scene, w, lg0, m);
             sensim_point *slot = &l->slots[2 * a];
-            for (uint32_t j = 0; j < m; j++) {
-                double S[16];
-                const float *R = R0;
-                float Rf[9], of[3];
-                if (moving || l->points_frame != SENSIM_POINTS_SENSOR)
-                    sensor_pose(env, when[j], S);
-                if (moving) {
-                    to_floats(S, Rf, of);
-                    R = Rf;
+            const uint32_t nsub1 = rp->nsub - 1; /* sub-rays beside sub-ray 0 */
+            const uint32_t group = nsub1 ? SENSIM_SUBRAY_BATCH / nsub1 : m;
+            for (uint32_t j0 = 0; j0 < m; j0 += group) {
+                const uint32_t j1 = m - j0 < group ? m : j0 + group;
+                if (nsub1) { /* the group's sub-rays, traced together in full packets */
+                    for (uint32_t j = j0; j < j1; j++) {
+                        const float *R = R0;
+                        float Rf[9], of[3];
+                        if (moving) {
+                            double S[16];
+                            sensor_pose(env, when[j], S);
+                            to_floats(S, Rf, of);
+                            R = Rf;
+                        }
+                        sensim__returns_subrays(rp, R, &dirs[3 * j], &rays[j], (uint64_t)(lg0 + live[j]),
+                                                &w->sub_rays[(j - j0) * nsub1]);
+                    }
+                    sensim__trace_rays(scene, w->sub_rays, (j1 - j0) * nsub1, w->sub_hits);
                 }
-                sensim_point *pt = &slot[out];
-                sensim_shot_meta meta = {{0.0f, 0.0f, 0.0f}, (uint32_t)(when[j] - frame_begin), chan[j]};
-                if (beam_origin)
-                    memcpy(meta.origin, &w->origin[3 * j], sizeof meta.origin);
-                uint32_t k = sensim__returns_shot(rp, scene, R, &dirs[3 * j], &rays[j], &hits[j],
-                                                  (uint64_t)(lg0 + live[j]), &meta, pt);
-                if (l->points_frame != SENSIM_POINTS_SENSOR)
-                    for (uint32_t q = 0; q < k; q++)
-                        output_frame(l, env, S, &pt[q]);
-                out += k;
+                for (uint32_t j = j0; j < j1; j++) {
+                    double S[16];
+                    if (l->points_frame != SENSIM_POINTS_SENSOR)
+                        sensor_pose(env, when[j], S);
+                    sensim_point *pt = &slot[out];
+                    sensim_shot_meta meta = {{0.0f, 0.0f, 0.0f}, (uint32_t)(when[j] - frame_begin), chan[j]};
+                    if (beam_origin)
+                        memcpy(meta.origin, &w->origin[3 * j], sizeof meta.origin);
+                    const uint32_t at = (j - j0) * nsub1;
+                    uint32_t k = sensim__returns_shot(rp, scene, &dirs[3 * j], &rays[j], &hits[j], &w->sub_rays[at],
+                                                      &w->sub_hits[at], (uint64_t)(lg0 + live[j]), &meta, pt);
+                    if (l->points_frame != SENSIM_POINTS_SENSOR)
+                        for (uint32_t q = 0; q < k; q++)
+                            output_frame(l, env, S, &pt[q]);
+                    out += k;
+                }
             }
             l->lane_out[lane].points = out;
             int lo, hi;

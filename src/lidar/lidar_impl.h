@@ -16,8 +16,12 @@
 #define SENSIM_LANE_SHOTS 64u
 #define SENSIM_LANE_MAX 512u
 #define SENSIM_BLOCK_SHOTS (SENSIM_LANE_SHOTS * 4096u)
+/* Sub-rays (beam divergence) of a lane are traced in groups of shots, at
+ * most this many rays a group, in 16-ray packets that span shots (one
+ * shot's 6 sub-rays left 10 of 16 packet slots empty). */
+#define SENSIM_SUBRAY_BATCH 1008u
 
-/* One thread's lane scratch (heap: about 53 KB). */
+/* One thread's lane scratch (heap: about 110 KB). */
 typedef struct sensim_lane_scratch {
     int64_t when[SENSIM_LANE_MAX], live[SENSIM_LANE_MAX];
     uint16_t chan[SENSIM_LANE_MAX];
@@ -26,6 +30,8 @@ typedef struct sensim_lane_scratch {
     float origin[3 * SENSIM_LANE_MAX]; /* beam origin offsets (beam_origin_m > 0), sensor frame */
     sensim_ray rays[SENSIM_LANE_MAX];
     sensim_hit hits[SENSIM_LANE_MAX];
+    sensim_ray sub_rays[SENSIM_SUBRAY_BATCH];
+    sensim_hit sub_hits[SENSIM_SUBRAY_BATCH];
     int16_t pos[2 * SENSIM_LANE_MAX]; /* tile position -> live shot, -1 = none; then the live shots in tile order */
 } sensim_lane_scratch;
 

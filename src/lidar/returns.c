@@ -201,36 +201,66 @@ bool sensim__returns_keep_shot(const sensim_return_params *rp, uint64_t shot)
     return uniform(rp, shot, 0, SENSIM_RNG_DROP_SHOT) >= rp->d.dropoff_general_rate;
 }
 
-void sensim__returns_subray_dir(const sensim_return_params *rp, uint64_t shot, uint32_t k, const float nominal[3],
-                                float out[3])
+/* A beam's frame: u horizontal, perpendicular to the beam; w completes a
+ * right-handed frame (up-ish). */
+typedef struct beam_basis {
+    double dx, dy, dz, ux, uy, uz, wx, wy, wz;
+} beam_basis;
+
+static beam_basis basis_of(const float nominal[3])
 {
-    double h = rp->sub_h[k], v = rp->sub_v[k];
-    if (rp->d.angular_jitter_rad > 0) {
-        h += rp->d.angular_jitter_rad * gaussian(rp, shot, 0, SENSIM_RNG_JITTER);
-        v += rp->d.angular_jitter_rad * gaussian(rp, shot, 1, SENSIM_RNG_JITTER);
-    }
-    if (h == 0 && v == 0) {
-        memcpy(out, nominal, 3 * sizeof(float));
-        return;
-    }
-    /* u: horizontal, perpendicular to the beam; w: completes a right-handed frame (up-ish) */
-    double dx = nominal[0], dy = nominal[1], dz = nominal[2];
-    double ux = -dy, uy = dx, uz = 0, un = sqrt(ux * ux + uy * uy);
+    beam_basis b;
+    b.dx = nominal[0], b.dy = nominal[1], b.dz = nominal[2];
+    double ux = -b.dy, uy = b.dx, uz = 0, un = sqrt(ux * ux + uy * uy);
     if (un < 1e-9) {
         ux = 0, uy = 1, un = 1;
     }
     ux /= un, uy /= un;
-    double wx = dy * uz - dz * uy, wy = dz * ux - dx * uz, wz = dx * uy - dy * ux;
+    b.ux = ux, b.uy = uy, b.uz = uz;
+    b.wx = b.dy * uz - b.dz * uy, b.wy = b.dz * ux - b.dx * uz, b.wz = b.dx * uy - b.dy * ux;
+    return b;
+}
+
+/* Sub-ray k's direction, its angles (h, v) from the beam axis including
+ * the shot's jitter (jittered: tan computed, else the tables'). */
+static void subray_apply(const sensim_return_params *rp, const beam_basis *b, uint32_t k, double h, double v,
+                         bool jittered, const float nominal[3], float out[3])
+{
+    if (h == 0 && v == 0) {
+        memcpy(out, nominal, 3 * sizeof(float));
+        return;
+    }
     double th, tv;
-    if (rp->d.angular_jitter_rad > 0)
+    if (jittered)
         th = tan(h), tv = tan(v);
     else
         th = rp->tan_h[k], tv = rp->tan_v[k]; /* the same tan of the same angle, computed once */
-    double x = dx + th * ux + tv * wx, y = dy + th * uy + tv * wy, z = dz + th * uz + tv * wz;
+    double x = b->dx + th * b->ux + tv * b->wx, y = b->dy + th * b->uy + tv * b->wy, z = b->dz + th * b->uz + tv * b->wz;
     double n = sqrt(x * x + y * y + z * z);
     out[0] = (float)(x / n);
     out[1] = (float)(y / n);
     out[2] = (float)(z / n);
+}
+
+/* The shot's jitter of the beam axis (the same for all its sub-rays), rad. */
+static void jitter_of(const sensim_return_params *rp, uint64_t shot, double *gh, double *gv)
+{
+    *gh = rp->d.angular_jitter_rad * gaussian(rp, shot, 0, SENSIM_RNG_JITTER);
+    *gv = rp->d.angular_jitter_rad * gaussian(rp, shot, 1, SENSIM_RNG_JITTER);
+}
+
+void sensim__returns_subray_dir(const sensim_return_params *rp, uint64_t shot, uint32_t k, const float nominal[3],
+                                float out[3])
+{
+    double h = rp->sub_h[k], v = rp->sub_v[k];
+    const bool jittered = rp->d.angular_jitter_rad > 0;
+    if (jittered) {
+        double gh, gv;
+        jitter_of(rp, shot, &gh, &gv);
+        h += gh, v += gv;
+    }
+    beam_basis b = basis_of(nominal);
+    subray_apply(rp, &b, k, h, v, jittered, nominal, out);
 }
 
 typedef struct cand {
@@ -471,9 +501,30 @@ static void emit(const shot_state *s, const cand *c, uint32_t idx, const float n
     (*n)++;
 }
 
-uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene *scene, const float R[9],
-                              const float nominal[3], const sensim_ray *ray0, const sensim_hit *hit0, uint64_t shot,
-                              const sensim_shot_meta *meta, sensim_point out[2])
+void sensim__returns_subrays(const sensim_return_params *rp, const float R[9], const float nominal[3],
+                             const sensim_ray *ray0, uint64_t shot, sensim_ray *out)
+{
+    const bool jittered = rp->d.angular_jitter_rad > 0;
+    double gh = 0, gv = 0;
+    if (jittered)
+        jitter_of(rp, shot, &gh, &gv);
+    beam_basis b = basis_of(nominal);
+    for (uint32_t k = 0; k + 1 < rp->nsub; k++) {
+        double h = rp->sub_h[k + 1], v = rp->sub_v[k + 1];
+        if (jittered)
+            h += gh, v += gv;
+        float d[3];
+        subray_apply(rp, &b, k + 1, h, v, jittered, nominal, d);
+        out[k] = *ray0;
+        for (int row = 0; row < 3; row++)
+            out[k].dir[row] = R[row] * d[0] + R[3 + row] * d[1] + R[6 + row] * d[2];
+    }
+}
+
+uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene *scene, const float nominal[3],
+                              const sensim_ray *ray0, const sensim_hit *hit0, const sensim_ray *sub_rays,
+                              const sensim_hit *sub_hits, uint64_t shot, const sensim_shot_meta *meta,
+                              sensim_point out[2])
 {
     shot_state s;
     s.rp = rp;
@@ -499,21 +550,8 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
     }
     int bounces = rp->d.max_bounces;
     follow(&s, ray0, hit0, rp->sub_w[0], 0.0, bounces, 0, 0);
-    if (rp->nsub > 1) {
-        sensim_ray rays[SENSIM_MAX_SUBRAYS];
-        sensim_hit hits[SENSIM_MAX_SUBRAYS];
-        uint32_t m = rp->nsub - 1;
-        for (uint32_t k = 0; k < m; k++) {
-            float d[3];
-            sensim__returns_subray_dir(rp, shot, k + 1, nominal, d);
-            rays[k] = *ray0;
-            for (int row = 0; row < 3; row++)
-                rays[k].dir[row] = R[row] * d[0] + R[3 + row] * d[1] + R[6 + row] * d[2];
-        }
-        sensim__trace_rays(scene, rays, m, hits);
-        for (uint32_t k = 0; k < m; k++)
-            follow(&s, &rays[k], &hits[k], rp->sub_w[k + 1], 0.0, bounces, 0, 0);
-    }
+    for (uint32_t k = 0; k + 1 < rp->nsub; k++)
+        follow(&s, &sub_rays[k], &sub_hits[k], rp->sub_w[k + 1], 0.0, bounces, 0, 0);
     if (rp->rain_dr > 0) {
         double limit = rp->max_range_m;
         for (uint32_t i = 0; i < s.n; i++)

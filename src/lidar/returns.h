@@ -60,12 +60,21 @@ typedef struct sensim_shot_meta {
     uint16_t channel;
 } sensim_shot_meta;
 
+/* The rays of sub-rays 1 .. nsub - 1 of a shot whose sub-ray 0 is @p ray0
+ * (origin, range and time taken from it): R is the sensor-to-world rotation
+ * (column-major 3x3) at the shot, @p nominal its sensor-frame direction. The
+ * caller traces them (in packets with other shots' sub-rays). */
+void sensim__returns_subrays(const sensim_return_params *rp, const float R[9], const float nominal[3],
+                             const sensim_ray *ray0, uint64_t shot, sensim_ray *out);
+
 /* All returns of one shot. @p hit0 is sub-ray 0's hit (already traced with
- * @p ray0); the other sub-rays and bounces are traced here. R: sensor-to-world
- * rotation (column-major 3x3). Writes up to two whole points (sensor frame)
- * and returns their number. No allocation. */
-uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene *scene, const float R[9],
-                              const float nominal[3], const sensim_ray *ray0, const sensim_hit *hit0,
-                              uint64_t shot, const sensim_shot_meta *meta, sensim_point out[2]);
+ * @p ray0); @p sub_rays / @p sub_hits hold sub-rays 1 .. nsub - 1 from
+ * sensim__returns_subrays(), traced (unused when nsub == 1). Bounces and
+ * transmissions are traced here. Writes up to two whole points (sensor
+ * frame) and returns their number. No allocation. */
+uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene *scene, const float nominal[3],
+                              const sensim_ray *ray0, const sensim_hit *hit0, const sensim_ray *sub_rays,
+                              const sensim_hit *sub_hits, uint64_t shot, const sensim_shot_meta *meta,
+                              sensim_point out[2]);
 
 #endif
