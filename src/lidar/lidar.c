@@ -323,15 +323,16 @@ static void output_frame(const sensim_lidar *l, const scan_env *env, const doubl
 
 /* Trace a lane's m rays in tile order: columns x channels neighbouring in
  * direction, so each 16-ray packet is coherent; hits return to firing order
- * (Embree's result for a ray does not depend on its packet). */
-static void trace_lane(const sensim_lidar *l, const sensim_scene *scene, sensim_lane_scratch *w, int64_t lane_g0,
+ * (Embree's result for a ray does not depend on its packet). True when
+ * w->pos[0 .. m) holds the live shots in tile order. */
+static bool trace_lane(const sensim_lidar *l, const sensim_scene *scene, sensim_lane_scratch *w, int64_t lane_g0,
                        uint32_t m)
 {
     const sensim_pattern *p = &l->pat;
     if (!l->tile_cols || m < 2) {
         if (m)
             sensim__trace_rays(scene, w->rays, m, w->hits);
-        return;
+        return false;
     }
     uint32_t kc = l->tile_cols, T = 16 / kc, L = p->channels;
     uint32_t span = kc * ((L + T - 1) / T) * T;
@@ -353,6 +354,7 @@ static void trace_lane(const sensim_lidar *l, const sensim_scene *scene, sensim_
         if (w->pos[q] >= 0)
             w->pos[k++] = w->pos[q];
     sensim__trace_rays_order(scene, w->rays, w->pos, m, w->hits);
+    return true;
 }
 
 /* Reserve ring space for the lanes from *next on that are ready, in lane
@@ -449,14 +451,20 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                 ray->time = sensim__scene_ray_time(scene, when[m]);
                 live[m++] = (int64_t)i;
             }
-            trace_lane(l, scene, w, lg0, m);
+            const bool tiled = trace_lane(l, scene, w, lg0, m);
             sensim_point *slot = &l->slots[2 * a];
-            const uint32_t nsub1 = rp->nsub - 1; /* sub-rays beside sub-ray 0 */
-            const uint32_t group = nsub1 ? SENSIM_SUBRAY_BATCH / nsub1 : m;
+            /* Sub-rays beside sub-ray 0 (beam divergence), traced in 16-ray
+             * packets across shots: the whole lane's in tile order (the
+             * shots neighbouring in direction) when they fit, else groups
+             * of shots in firing order. */
+            const uint32_t nsub1 = rp->nsub - 1;
+            const bool whole = tiled && m * nsub1 <= SENSIM_SUBRAY_BATCH;
+            const uint32_t group = !nsub1 || whole ? (m ? m : 1) : SENSIM_SUBRAY_BATCH / nsub1;
             for (uint32_t j0 = 0; j0 < m; j0 += group) {
                 const uint32_t j1 = m - j0 < group ? m : j0 + group;
-                if (nsub1) { /* the group's sub-rays, traced together in full packets */
-                    for (uint32_t j = j0; j < j1; j++) {
+                if (nsub1) {
+                    for (uint32_t q = j0; q < j1; q++) {
+                        const uint32_t j = whole ? (uint32_t)w->pos[q] : q;
                         const float *R = R0;
                         float Rf[9], of[3];
                         if (moving) {
@@ -465,8 +473,9 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                             to_floats(S, Rf, of);
                             R = Rf;
                         }
+                        w->sub_at[j] = (uint16_t)((q - j0) * nsub1);
                         sensim__returns_subrays(rp, R, &dirs[3 * j], &rays[j], (uint64_t)(lg0 + live[j]),
-                                                &w->sub_rays[(j - j0) * nsub1]);
+                                                &w->sub_rays[w->sub_at[j]]);
                     }
                     sensim__trace_rays(scene, w->sub_rays, (j1 - j0) * nsub1, w->sub_hits);
                 }
@@ -478,7 +487,7 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                     sensim_shot_meta meta = {{0.0f, 0.0f, 0.0f}, (uint32_t)(when[j] - frame_begin), chan[j]};
                     if (beam_origin)
                         memcpy(meta.origin, &w->origin[3 * j], sizeof meta.origin);
-                    const uint32_t at = (j - j0) * nsub1;
+                    const uint32_t at = nsub1 ? w->sub_at[j] : 0;
                     uint32_t k = sensim__returns_shot(rp, scene, &dirs[3 * j], &rays[j], &hits[j], &w->sub_rays[at],
                                                       &w->sub_hits[at], (uint64_t)(lg0 + live[j]), &meta, pt);
                     if (l->points_frame != SENSIM_POINTS_SENSOR)

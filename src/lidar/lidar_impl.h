@@ -16,10 +16,10 @@
 #define SENSIM_LANE_SHOTS 64u
 #define SENSIM_LANE_MAX 512u
 #define SENSIM_BLOCK_SHOTS (SENSIM_LANE_SHOTS * 4096u)
-/* Sub-rays (beam divergence) of a lane are traced in groups of shots, at
- * most this many rays a group, in 16-ray packets that span shots (one
- * shot's 6 sub-rays left 10 of 16 packet slots empty). */
-#define SENSIM_SUBRAY_BATCH 1008u
+/* Sub-rays (beam divergence) are traced in 16-ray packets across shots (one
+ * shot's 6 sub-rays left 10 of 16 packet slots empty): at most this many a
+ * batch, a whole mechanical lane of 7-sub-ray shots (6 x 512). */
+#define SENSIM_SUBRAY_BATCH 3072u
 
 /* One thread's lane scratch (heap: about 110 KB). */
 typedef struct sensim_lane_scratch {
@@ -32,6 +32,7 @@ typedef struct sensim_lane_scratch {
     sensim_hit hits[SENSIM_LANE_MAX];
     sensim_ray sub_rays[SENSIM_SUBRAY_BATCH];
     sensim_hit sub_hits[SENSIM_SUBRAY_BATCH];
+    uint16_t sub_at[SENSIM_LANE_MAX]; /* live shot -> its first sub-ray in sub_rays */
     int16_t pos[2 * SENSIM_LANE_MAX]; /* tile position -> live shot, -1 = none; then the live shots in tile order */
 } sensim_lane_scratch;
 
