@@ -95,6 +95,25 @@ static void test_full_return_model(void **state)
     check_preset("pandar64", sets, (uint32_t)(sizeof sets / sizeof sets[0]));
 }
 
+/* 37 sub-rays on hdl32: a whole lane's 36 x 128 extra sub-rays exceed one
+ * batch, so whole lanes trace them in groups of shots in firing order while
+ * the partial lanes at the cuts fit and go in tile order; the packets differ,
+ * the points may not. */
+static void test_subray_batches(void **state)
+{
+    (void)state;
+    const int64_t P = 100000000;
+    const char *sets[] = {"beam_subrays=37", "return_mode=dual"};
+    capture one = run("hdl32", 1, NULL, 0, 0, P, sets, 2);
+    assert_int_equal(one.nhdr, 1);
+    assert_true(one.n > 10000);
+    const int64_t cuts[] = {1, 777777, 33333333, 33333334, 50000000, P - 1};
+    capture split = run("hdl32", 2, cuts, (int)(sizeof cuts / sizeof cuts[0]), 0, P, sets, 2);
+    assert_same(&one, &split);
+    free(one.pts);
+    free(split.pts);
+}
+
 static void test_seed_changes_noise(void **state)
 {
     (void)state;
@@ -166,6 +185,7 @@ int main(void)
         cmocka_unit_test(test_pandar64),
         cmocka_unit_test(test_vlp16_firing_offsets_and_noise),
         cmocka_unit_test(test_full_return_model),
+        cmocka_unit_test(test_subray_batches),
         cmocka_unit_test(test_seed_changes_noise),
         cmocka_unit_test(test_noise_statistics),
     };
