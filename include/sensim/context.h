@@ -31,7 +31,13 @@ typedef void (*sensim_log_fn)(void *user, int32_t level, const char *message);
 
 /** Creation settings; fill with sensim_context_desc_init(). */
 typedef struct sensim_context_desc {
-    /** Worker threads for scans, renders and mesh loading. 0 = all available cores (default). */
+    /** Worker threads for scans, renders and mesh loading. 0 = all available cores (default).
+     *  They are the OpenMP runtime's threads: between and at the end of
+     *  parallel work they wait as OMP_WAIT_POLICY says (libgomp's default
+     *  spins for a while first). On cores shared with busy processes, hosts
+     *  that scan whole frames should run with OMP_WAIT_POLICY=passive;
+     *  hosts stepping in 1 ms calls keep the default (BENCHMARKS.md, fifth
+     *  run). */
     uint32_t thread_count;
     /** Optional log callback (NULL = silent). Set before creation. */
     sensim_log_fn log_fn;
