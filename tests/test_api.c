@@ -524,6 +524,51 @@ static void test_builtin_street(void **state)
     sensim_scene_destroy(s);
 }
 
+/* The bare loop traces what the pipeline's first pass traces: every beam
+ * sub-ray of every shot, and every variant the same rays with the same
+ * hits. With 19 sub-rays and the identity pose one sub-ray direction has
+ * y = -2.8e-19: in tile order its coherent packet lost 8 hits before
+ * trace.c's dir_safe(). */
+static void test_bench_trace_rays(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    CHECK_OK(sensim_scene_add_street(s, 200.0f, 1, NULL));
+    CHECK_OK(sensim_scene_commit(s));
+    const char *one[] = {"beam_subrays=1"}, *many[] = {"beam_subrays=19"};
+    struct { const char *const *sets; uint32_t nsets, rays_per_shot; } cases[] = {
+        {NULL, 0, 7}, {one, 1, 1}, {many, 1, 19}}; /* vlp16 itself: 7 */
+    double pose[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1.8, 1};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        sensim_lidar *l;
+        CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", cases[c].sets, cases[c].nsets, &l));
+        uint64_t shots;
+        CHECK_OK(sensim_lidar_count_shots(l, 0, 5000000, &shots));
+        assert_true(shots > 1000);
+        uint64_t hits0 = 0;
+        for (int32_t v = SENSIM_BENCH_NAIVE; v <= SENSIM_BENCH_PATTERN16; v++) {
+            double sec;
+            uint64_t rays, hits;
+            CHECK_OK(sensim_bench_trace(l, s, 0, 5000000, pose, v, &sec, &rays, &hits));
+            assert_int_equal(rays, shots * cases[c].rays_per_shot);
+            assert_true(hits > rays / 4 && hits <= rays); /* the road below, buildings around */
+            if (v == SENSIM_BENCH_NAIVE)
+                hits0 = hits;
+            assert_int_equal(hits, hits0); /* the same rays, whatever the loop and packet order (dir_safe) */
+        }
+        double sec;
+        uint64_t rays;
+        /* 1e17 ns of shots: refused before any allocation */
+        assert_int_equal(sensim_bench_trace(l, s, 0, INT64_C(100000000000000000), pose, SENSIM_BENCH_NAIVE, &sec,
+                                            &rays, NULL),
+                         SENSIM_ERR_TOO_LARGE);
+        assert_non_null(strstr(sensim_context_last_error(NULL), "rays a shot"));
+        sensim_lidar_destroy(l);
+    }
+    sensim_scene_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_desc_validation),    cmocka_unit_test(test_scan_misuse),
         cmocka_unit_test(test_bad_input_matrix),  cmocka_unit_test(test_hostile_numbers),
         cmocka_unit_test(test_preset_silent_accepts), cmocka_unit_test(test_builtin_street),
+        cmocka_unit_test(test_bench_trace_rays),
     };
     return cmocka_run_group_tests_name("api", tests, setup, teardown);
 }

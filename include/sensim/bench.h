@@ -25,16 +25,22 @@ extern "C" {
 #define SENSIM_BENCH_PATTERN16 4 /**< PACKET16 with the pattern evaluation and ray setup inside the timed
                                       loop: the bare limit for patterns computed per shot (Risley, MEMS) */
 
+/** The most rays one sensim_bench_trace() call traces (2^28, 9.7 GB of rays). */
+#define SENSIM_BENCH_MAX_RAYS (UINT64_C(1) << 28)
+
 /**
  * Generate the world-frame rays of the shots the lidar fires in
  * [t_begin_ns, t_end_ns) from a static @p platform_pose (not timed, except
  * for SENSIM_BENCH_PATTERN16), then trace them with the bare Embree loop
  * @p variant on the context's threads (OpenMP, dynamic over blocks of 1024
  * rays so that 10 000 rays use two threads) and report the tracing time.
+ * The rays are those the scan's first pass traces: each shot's beam
+ * sub-rays too (beam_subrays = 7: seven rays a shot), right after it.
  * @param out_seconds  wall time of the tracing.
- * @param out_rays     rays traced; @p out_hits rays that hit (may be NULL).
+ * @param out_rays     rays traced (shots x sub-rays); @p out_hits rays that hit (may be NULL).
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_NOT_COMMITTED,
- *         SENSIM_ERR_TIME_ORDER, SENSIM_ERR_OUT_OF_MEMORY.
+ *         SENSIM_ERR_TIME_ORDER, SENSIM_ERR_TOO_LARGE (more than
+ *         SENSIM_BENCH_MAX_RAYS rays), SENSIM_ERR_OUT_OF_MEMORY.
  * Since 0.1.
  */
 SENSIM_API sensim_status sensim_bench_trace(const sensim_lidar *lidar, const sensim_scene *scene,

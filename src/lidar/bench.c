@@ -3,6 +3,7 @@
 #include "motion.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -37,14 +38,28 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
         return st;
     const sensim_pattern *p = &l->pat;
     int64_t g0 = sensim__pattern_first_at(p, tb), g1 = sensim__pattern_first_at(p, te);
-    uint64_t n = (uint64_t)(g1 - g0), m = 0;
-    sensim_ray *rays = malloc((n ? n : 1) * sizeof *rays), *tiled = NULL;
-    if (!rays) {
+    /* every ray the pipeline's first pass traces: a shot's beam sub-rays too */
+    const uint32_t nsub = l->rp.nsub, nsub1 = nsub - 1;
+    uint64_t n = (uint64_t)(g1 - g0), m = 0, cap = n ? n : 1;
+    if (n > SENSIM_BENCH_MAX_RAYS / nsub) {
         sensim__scene_scan_end(scene);
-        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_bench_trace: %llu rays", (unsigned long long)n);
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "sensim_bench_trace: %llu shots x %u rays a shot > %llu rays",
+                            (unsigned long long)n, nsub, (unsigned long long)SENSIM_BENCH_MAX_RAYS);
+    }
+    sensim_ray *rays = malloc(cap * sizeof *rays), *sub = NULL, *all = NULL;
+    uint64_t *perm = malloc(cap * sizeof *perm);
+    if (nsub1)
+        sub = malloc(cap * nsub1 * sizeof *sub), all = malloc(cap * nsub * sizeof *all);
+    if (!rays || !perm || (nsub1 && (!sub || !all))) {
+        free(rays), free(perm), free(sub), free(all);
+        sensim__scene_scan_end(scene);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_bench_trace: %llu rays",
+                            (unsigned long long)(n * nsub));
     }
     double S[16];
     sensim__mat4_mul(pose, l->mount, S);
+    const float Rf[9] = {(float)S[0], (float)S[1], (float)S[2], (float)S[4], (float)S[5],
+                         (float)S[6], (float)S[8], (float)S[9], (float)S[10]};
     double t_pattern = now_s();
     for (int64_t g = g0; g < g1; g++) {
         int64_t t = sensim__pattern_time(p, g);
@@ -52,22 +67,27 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
         float d[3];
         if (!sensim__pattern_shot(p, g, t, &ch, d))
             continue;
-        sensim_ray *r = &rays[m++];
+        sensim_ray *r = &rays[m];
         r->org[0] = (float)S[12], r->org[1] = (float)S[13], r->org[2] = (float)S[14];
         for (int row = 0; row < 3; row++)
             r->dir[row] = (float)(S[row] * d[0] + S[4 + row] * d[1] + S[8 + row] * d[2]);
         r->tnear = 0.0f;
         r->tfar = l->rp.max_range_m;
         r->time = sensim__scene_ray_time(scene, t);
+        if (nsub1)
+            sensim__returns_subrays(&l->rp, Rf, d, r, (uint64_t)g, &sub[m * nsub1]);
+        perm[m] = m;
+        m++;
     }
     t_pattern = now_s() - t_pattern; /* one thread: SENSIM_BENCH_PATTERN16 charges it divided by the threads */
-    if (variant == SENSIM_BENCH_TILED16 && p->kind == SENSIM_PATTERN_MECHANICAL && m == n && p->channels >= 4) {
+    const bool tiled = variant == SENSIM_BENCH_TILED16 && p->kind == SENSIM_PATTERN_MECHANICAL && m == n &&
+                       p->channels >= 4;
+    if (tiled) {
         /* 4 x 4 tiles: 4 consecutive columns x 4 channels neighbouring in direction */
         uint32_t L = p->channels;
         uint32_t *slot_of = malloc(L * sizeof *slot_of), *by_dir = malloc(L * sizeof *by_dir);
-        tiled = malloc(m * sizeof *tiled);
-        if (!slot_of || !by_dir || !tiled) {
-            free(slot_of), free(by_dir), free(tiled), free(rays);
+        if (!slot_of || !by_dir) {
+            free(slot_of), free(by_dir), free(rays), free(perm), free(sub), free(all);
             sensim__scene_scan_end(scene);
             return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_bench_trace: tiles");
         }
@@ -78,34 +98,51 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
         /* a frame may start inside a column: those rays first, then whole columns */
         uint64_t lead = (L - (uint64_t)(g0 - sensim__floordiv(g0, L) * L)) % L, k = 0;
         lead = lead < m ? lead : m;
-        const sensim_ray *cr = rays + lead;
         uint64_t cols = (m - lead) / L;
         for (uint64_t i = 0; i < lead; i++)
-            tiled[k++] = rays[i];
+            perm[k++] = i;
         for (uint64_t c0 = 0; c0 < cols; c0 += 4) {
             uint64_t nc = cols - c0 < 4 ? cols - c0 : 4;
             for (uint32_t q = 0; q < L; q += 4)
                 for (uint64_t c = c0; c < c0 + nc; c++)
                     for (uint32_t r = q; r < q + 4 && r < L; r++)
-                        tiled[k++] = cr[c * L + slot_of[by_dir[r]]];
+                        perm[k++] = lead + c * L + slot_of[by_dir[r]];
         }
         for (uint64_t i = lead + cols * L; i < m; i++)
-            tiled[k++] = rays[i];
+            perm[k++] = i;
         free(slot_of);
         free(by_dir);
+    }
+    if (getenv("DBG_PERM")) { char *seen = calloc(m ? m : 1, 1); uint64_t bad = 0; for (uint64_t k = 0; k < m; k++) { if (perm[k] >= m || seen[perm[k]]) bad++; else seen[perm[k]] = 1; } fprintf(stderr, "perm m=%llu bad=%llu tiled=%d\n", (unsigned long long)m, (unsigned long long)bad, (int)tiled); free(seen); }
+    /* the rays in trace order (perm), each shot's sub-rays right after it */
+    sensim_ray *trace = rays;
+    if (nsub1 || tiled) {
+        if (!all && !(all = malloc(cap * sizeof *all))) {
+            free(rays), free(perm), free(sub);
+            sensim__scene_scan_end(scene);
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_bench_trace: tiles");
+        }
+        for (uint64_t k = 0; k < m; k++) {
+            all[k * nsub] = rays[perm[k]];
+            if (nsub1)
+                memcpy(&all[k * nsub + 1], &sub[perm[k] * nsub1], nsub1 * sizeof *all);
+        }
+        trace = all;
     }
     uint64_t hits = 0;
     int32_t v = variant == SENSIM_BENCH_TILED16 || variant == SENSIM_BENCH_PATTERN16 ? SENSIM_BENCH_PACKET16 : variant;
     double t0 = now_s();
-    sensim__trace_bench(scene, tiled ? tiled : rays, m, v, l->ctx->thread_count, &hits);
+    sensim__trace_bench(scene, trace, m * nsub, v, l->ctx->thread_count, &hits);
     *out_s = now_s() - t0;
     if (variant == SENSIM_BENCH_PATTERN16)
         *out_s += t_pattern / (l->ctx->thread_count ? l->ctx->thread_count : 1);
-    free(tiled);
+    free(all);
+    free(sub);
+    free(perm);
     free(rays);
     sensim__scene_scan_end(scene);
     if (out_rays)
-        *out_rays = m;
+        *out_rays = m * nsub;
     if (out_hits)
         *out_hits = hits;
     return SENSIM_OK;
