@@ -3,7 +3,6 @@
 #include "motion.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -113,7 +112,6 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
         free(slot_of);
         free(by_dir);
     }
-    if (getenv("DBG_PERM")) { char *seen = calloc(m ? m : 1, 1); uint64_t bad = 0; for (uint64_t k = 0; k < m; k++) { if (perm[k] >= m || seen[perm[k]]) bad++; else seen[perm[k]] = 1; } fprintf(stderr, "perm m=%llu bad=%llu tiled=%d\n", (unsigned long long)m, (unsigned long long)bad, (int)tiled); free(seen); }
     /* the rays in trace order (perm), each shot's sub-rays right after it */
     sensim_ray *trace = rays;
     if (nsub1 || tiled) {

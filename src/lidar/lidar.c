@@ -322,9 +322,12 @@ static void output_frame(const sensim_lidar *l, const scan_env *env, const doubl
 }
 
 /* Trace a lane's m rays in tile order: columns x channels neighbouring in
- * direction, so each 16-ray packet is coherent; hits return to firing order
- * (Embree's result for a ray does not depend on its packet). True when
- * w->pos[0 .. m) holds the live shots in tile order. */
+ * direction, so each 16-ray packet is coherent; hits return to firing order.
+ * Embree's hybrid traversal can round a ray's hit differently depending on
+ * its packet mates (last bits, rarely), so packets are a function of the
+ * lane's shots alone: lanes are fixed by absolute shot indices, the same
+ * for any thread count; a call that ends inside a lane traces its part.
+ * True when w->pos[0 .. m) holds the live shots in tile order. */
 static bool trace_lane(const sensim_lidar *l, const sensim_scene *scene, sensim_lane_scratch *w, int64_t lane_g0,
                        uint32_t m)
 {

@@ -21,7 +21,7 @@
  * batch, a whole mechanical lane of 7-sub-ray shots (6 x 512). */
 #define SENSIM_SUBRAY_BATCH 3072u
 
-/* One thread's lane scratch (heap: about 110 KB). */
+/* One thread's lane scratch (heap: 240 KB). */
 typedef struct sensim_lane_scratch {
     int64_t when[SENSIM_LANE_MAX], live[SENSIM_LANE_MAX];
     uint16_t chan[SENSIM_LANE_MAX];

@@ -487,7 +487,7 @@ static void emit(const shot_state *s, const cand *c, uint32_t idx, const float n
         return;
     const sensim_shot_meta *m = s->meta;
     sensim_point *p = &out[*n];
-    /* float sums: the bits of adding the origin to the stored point */
+    /* the origin added in float, as it was added to the stored point before */
     p->x = (float)(nominal[0] * range) + m->origin[0];
     p->y = (float)(nominal[1] * range) + m->origin[1];
     p->z = (float)(nominal[2] * range) + m->origin[2];
