@@ -20,6 +20,7 @@
  * shot's 6 sub-rays left 10 of 16 packet slots empty): at most this many a
  * batch, a whole mechanical lane of 7-sub-ray shots (6 x 512). */
 #define SENSIM_SUBRAY_BATCH 3072u
+_Static_assert(SENSIM_SUBRAY_BATCH <= 65536u, "sub_at holds a sub-ray index in 16 bits");
 
 /* One thread's lane scratch (heap: 240 KB). */
 typedef struct sensim_lane_scratch {
