@@ -29,6 +29,16 @@ extern "C" {
                                     motion polynomial to degree 4, constant velocity and constant
                                     rotation are exact; a 50 m circle at 10 m/s keyed at 10 Hz gives
                                     its acceleration within 1.2e-5 m/s² (tests/test_nav.c). */
+#define SENSIM_INTERP_CAUSAL 2 /**< the rig's motion model (sensim/rig.h, sensim_rig_push_pose): as SPLINE
+                                    (quintic Hermite in position) but each key's derivatives come from
+                                    that key and the up to 4 keys before it only (backward Fornberg
+                                    stencil), and rotations are quintic in φ with the key body rates and
+                                    angular accelerations: the pose between two keys depends on no later
+                                    key. Exact for motion polynomial to degree 4 once 5 keys exist;
+                                    error ≈ (5/6)·h³·|x⁽⁵⁾| in acceleration, h⁴/5·|x⁽⁵⁾| in velocity at
+                                    the keys (h the key spacing, x⁽⁵⁾ the fifth derivative: the jerk's
+                                    second derivative). Fewer past keys lower the order: the first key
+                                    has zero derivatives, the second a constant velocity. */
 
 /** Kinematic state of the platform at one time. */
 typedef struct sensim_kinematics {
@@ -36,7 +46,9 @@ typedef struct sensim_kinematics {
     double velocity[3];          /**< world frame, m/s */
     double acceleration[3];      /**< world frame, m/s² (kinematic: no gravity) */
     double angular_velocity[3];  /**< body frame, rad/s */
-    uint64_t reserved[4];
+    double angular_acceleration[3]; /**< body frame, rad/s² (SENSIM_INTERP_CAUSAL and rigs; 0 otherwise).
+                                         Since 0.2 (was reserved, zero) */
+    uint64_t reserved[1];
 } sensim_kinematics;
 
 /**

@@ -197,6 +197,85 @@ SENSIM_API sensim_status sensim_rig_add_sensor(sensim_rig *rig, const sensim_sen
 SENSIM_API sensim_status sensim_sensor_output_push(sensim_sensor_output *output, const sensim_point *points,
                                                    uint64_t count);
 
+/* ---- the platform's motion ---------------------------------------------- */
+
+/** Size of a rig's pose history (keys pushed and not yet stepped past, plus
+ *  the 4 a new key's stencil reads): memory is fixed, whatever the run's length. */
+#define SENSIM_RIG_HISTORY_KEYS 4096
+
+#define SENSIM_STATE_VELOCITY             1u /**< sensim_platform_state.velocity is given */
+#define SENSIM_STATE_ACCELERATION         2u /**< .acceleration is given */
+#define SENSIM_STATE_ANGULAR_VELOCITY     4u /**< .angular_velocity is given */
+#define SENSIM_STATE_ANGULAR_ACCELERATION 8u /**< .angular_acceleration is given */
+
+/** What a host knows of the platform at one time (a vehicle-dynamics tool's
+ *  output). Derivatives flagged in @ref given are used exactly; the others
+ *  come from the pushed poses (SENSIM_INTERP_CAUSAL in sensim/nav.h). */
+typedef struct sensim_platform_state {
+    double pose[16];                /**< platform (body) to world, column-major, metres; rigid */
+    uint32_t given;                 /**< SENSIM_STATE_* bits */
+    uint32_t reserved_u32;
+    double velocity[3];             /**< world frame, m/s (|v| <= 1e5) */
+    double acceleration[3];         /**< world frame, m/s², kinematic: gravity not included (|a| <= 1e6) */
+    double angular_velocity[3];     /**< body frame, rad/s (|ω| <= 1e4) */
+    double angular_acceleration[3]; /**< body frame, rad/s² (|α| <= 1e7) */
+    uint64_t reserved[4];
+} sensim_platform_state;
+
+/** Fill @p state: identity pose, nothing given. Since 0.2. */
+SENSIM_API void sensim_platform_state_init(sensim_platform_state *state);
+
+/**
+ * Push the platform's pose at @p t_ns into the rig's history (copied), as a
+ * host learns it: a co-simulation pushes the pose it just computed, then
+ * steps up to it. Steps without keys (sensim_rig_step with platform NULL)
+ * give every sensor — lidars shot by shot, cameras row by row, IMU, GNSS,
+ * odometry, radar, proximity and user sensors — its pose and derivatives
+ * from this one history through one motion model, SENSIM_INTERP_CAUSAL
+ * (sensim/nav.h): C² in position, C¹ in rotation (and C² up to the
+ * O(|φ|·|ω|²) term), each key's derivatives from it and the up to 4 keys
+ * before it, so the motion between two keys never changes once both are
+ * pushed and results do not depend on how the host splits time into steps.
+ * Error: exact for motion polynomial to degree 4 from the 5th key on;
+ * otherwise ≈ (5/6)·h³·|x⁽⁵⁾| in acceleration and h⁴/5·|x⁽⁵⁾| in velocity
+ * at the keys (h the key spacing). Pose noise σ becomes ≈ 14·σ/h² of
+ * acceleration noise (the stencil's weights): hosts with float32 or noisy
+ * poses should push states with their accelerations. The first key has
+ * zero derivatives (and the second a constant velocity): an IMU reads
+ * gravity only at the first key unless its state is pushed.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL), SENSIM_ERR_NOT_FINITE,
+ *         SENSIM_ERR_OUT_OF_RANGE (time beyond ±2^62 ns, translation beyond
+ *         the coordinate limit, a pose that is not rigid), SENSIM_ERR_TIME_ORDER
+ *         (t_ns not after the last pushed key), SENSIM_ERR_TOO_LARGE
+ *         (SENSIM_RIG_HISTORY_KEYS keys ahead of the rig's time: step first),
+ *         SENSIM_ERR_BUSY (from a sensor callback of this rig),
+ *         SENSIM_ERR_OUT_OF_MEMORY (the first push allocates 0.6 MB).
+ *         On error nothing is pushed; the message names the field.
+ * Thread safety: one thread at a time per rig. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_rig_push_pose(sensim_rig *rig, int64_t t_ns, const double pose[16]);
+
+/**
+ * Push a platform state at @p t_ns (copied): as sensim_rig_push_pose, with
+ * the derivatives flagged in state->given used exactly at that key (the
+ * IMU at t_ns reads them, up to its own noise), the others estimated.
+ * @return as sensim_rig_push_pose, and SENSIM_ERR_INVALID_ARGUMENT (unknown
+ *         bits in given, reserved fields), SENSIM_ERR_NOT_FINITE /
+ *         SENSIM_ERR_OUT_OF_RANGE (a given vector; the message names it).
+ * Thread safety: one thread at a time per rig. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_rig_push_state(sensim_rig *rig, int64_t t_ns, const sensim_platform_state *state);
+
+/**
+ * The platform's state at @p t_ns from the rig's history and motion model:
+ * what every sensor of a step without keys reads (pose, world velocity and
+ * acceleration, body rate and angular acceleration).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_EMPTY (nothing
+ *         pushed), SENSIM_ERR_OUT_OF_RANGE (t_ns outside the keys held).
+ * Thread safety: one thread at a time per rig. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_rig_platform_at(sensim_rig *rig, int64_t t_ns, sensim_kinematics *out);
+
 /**
  * Set the rig's current time (before the first step only).
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (after a step).
@@ -215,17 +294,26 @@ typedef struct sensim_rig_step_result {
 } sensim_rig_step_result;
 
 /**
- * Advance the rig by @p dt_ns: every sensor covers [t, t + dt). @p platform
- * gives the platform poses over the step (its keys should cover it; its
- * world_step field is ignored and replaced by the rig's counter). A sensor
+ * Advance the rig by @p dt_ns: every sensor covers [t, t + dt).
+ * With @p platform NULL the poses come from the rig's own history
+ * (sensim_rig_push_pose / sensim_rig_push_state) through its one motion
+ * model; the pushed keys must cover [t, t + dt] (a step may go up to the
+ * last pushed time, not beyond; SENSIM_ERR_TIME_ORDER says which end is
+ * missing). Rolling-shutter camera rows after the last pushed key hold its
+ * pose. With @p platform given (the keys as before 0.2) each sensor reads
+ * those keys as it always did: lidars, cameras, proximity and user sensors
+ * linearly (slerp), navigation sensors and radars with their own
+ * interpolation; its keys should cover the step; its world_step field is
+ * ignored and replaced by the rig's counter. A sensor
  * whose ring refuses (SENSIM_OVERFLOW_FAIL and full) skips this step — the
  * refusal is counted in its ring's stats and its frame is flagged partial —
  * and the step still succeeds: a full ring never blocks the world.
  * The step is one transaction: the scene stays committed for all sensors
  * (no edit lands between them), every lidar is held and checked before any
  * is traced.
- * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (dt <= 0, NULL),
- *         SENSIM_ERR_NOT_COMMITTED, SENSIM_ERR_BUSY (scene edited, or a
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (dt <= 0, NULL scene,
+ *         platform NULL and nothing pushed), SENSIM_ERR_TIME_ORDER (platform
+ *         NULL: the history does not cover the step), SENSIM_ERR_NOT_COMMITTED, SENSIM_ERR_BUSY (scene edited, or a
  *         member lidar scanning elsewhere), SENSIM_ERR_TIME_ORDER (a member
  *         lidar was scanned past t outside the rig), SENSIM_ERR_OUT_OF_RANGE
  *         (t + dt beyond 2^62 ns), SENSIM_ERR_CANCELLED, and motion-key

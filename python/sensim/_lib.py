@@ -179,7 +179,8 @@ class ImageView(Structure):
 
 class Kinematics(Structure):
     _fields_ = [("pose", c_double * 16), ("velocity", c_double * 3), ("acceleration", c_double * 3),
-                ("angular_velocity", c_double * 3), ("reserved", c_uint64 * 4)]
+                ("angular_velocity", c_double * 3), ("angular_acceleration", c_double * 3),
+                ("reserved", c_uint64 * 1)]
 
 
 class NavDesc(Structure):

@@ -75,7 +75,8 @@ sensim_status sensim__lidar_check_time(const sensim_lidar *l, int64_t t, const c
 sensim_status sensim__lidar_acquire(sensim_lidar *l);
 void sensim__lidar_release(sensim_lidar *l);
 /* The checks of sensim_lidar_scan_motion() (times, order, cancel, motion,
- * sensor pose); fills @p path. */
+ * sensor pose); fills @p path from @p motion, or with @p motion NULL checks
+ * the @p path the caller made (the rig's motion model). */
 sensim_status sensim__lidar_scan_check(const sensim_lidar *l, int64_t tb, int64_t te, const sensim_motion *motion,
                                        sensim_path *path);
 /* The scan itself inside a ring transaction the caller opened and will end

@@ -66,6 +66,8 @@ static void jr_apply(const double phi[3], const double v[3], int inv, double o[3
 
 /* ---- keys ---- */
 
+static sensim_status causal_at(const sensim_pose_key *keys, uint64_t n, int64_t t, sensim_kinematics *out);
+
 typedef struct kkey {
     double t;      /* s, relative to the segment start */
     double p[3];
@@ -156,9 +158,11 @@ sensim_status sensim_kinematics_at(const sensim_pose_key *keys, uint64_t n, int3
 {
     if (!keys || !out || n == 0)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_kinematics_at: NULL argument or no keys");
-    if (interp != SENSIM_INTERP_LINEAR && interp != SENSIM_INTERP_SPLINE)
+    if (interp != SENSIM_INTERP_LINEAR && interp != SENSIM_INTERP_SPLINE && interp != SENSIM_INTERP_CAUSAL)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_kinematics_at: interpolation %d unknown", interp);
     memset(out, 0, sizeof *out);
+    if (interp == SENSIM_INTERP_CAUSAL)
+        return causal_at(keys, n, t, out);
     /* segment [lo, lo + 1] holding t; outside the keys, the end key held */
     uint64_t lo = 0, hi = n;
     while (hi - lo > 1) {
@@ -248,5 +252,187 @@ sensim_status sensim_kinematics_at(const sensim_pose_key *keys, uint64_t n, int3
     qexp(phi, dq);
     qmul(k[i0].q, dq, q);
     sensim__mat_from_quat(q, p, out->pose);
+    return SENSIM_OK;
+}
+
+/* ---- the rig's causal motion model (SENSIM_INTERP_CAUSAL) ---- */
+
+void sensim__mkey_derive(sensim__mkey *k, uint32_t n, uint32_t given)
+{
+    sensim__mkey *m = &k[n - 1];
+    const int cnt = n < 5 ? (int)n : 5;
+    const sensim__mkey *s = &k[n - (uint32_t)cnt];
+    double x[5] = {0}, wt[5][3], v[3] = {0, 0, 0}, a[3] = {0, 0, 0}, w[3] = {0, 0, 0}, al[3] = {0, 0, 0};
+    for (int j = 0; j < cnt; j++)
+        x[j] = (double)(s[j].t - m->t) * 1e-9;
+    fornberg(x, cnt, 0.0, wt);
+    for (int j = 0; j < cnt; j++) {
+        double phi[3];
+        sensim__quat_log_rel(m->q, s[j].q, phi);
+        for (int i = 0; i < 3; i++) {
+            v[i] += wt[j][1] * s[j].p[i];
+            w[i] += wt[j][1] * phi[i];
+            if (cnt > 2) { /* a 2-point stencil's second derivative is not defined: 0 */
+                a[i] += wt[j][2] * s[j].p[i];
+                al[i] += wt[j][2] * phi[i]; /* ω̇ = φ̈ at φ = 0 (J_r(0) = I, its derivative ⊥ φ̇) */
+            }
+        }
+    }
+    if (!(given & SENSIM__MK_V))
+        memcpy(m->v, v, sizeof v);
+    if (!(given & SENSIM__MK_A))
+        memcpy(m->a, a, sizeof a);
+    if (!(given & SENSIM__MK_W))
+        memcpy(m->w, w, sizeof w);
+    if (!(given & SENSIM__MK_AL))
+        memcpy(m->al, al, sizeof al);
+}
+
+/* The quintic Hermite basis at s (values, and derivatives when d is set): weights of
+ * (x0, x0'·T, x0''·T², x1''·T², x1'·T, x1). */
+static void quintic_basis(double s, double h[6], double dh[6], double ddh[6])
+{
+    const double s2 = s * s, s3 = s2 * s, s4 = s3 * s, s5 = s4 * s;
+    h[0] = 1 - 10 * s3 + 15 * s4 - 6 * s5, h[1] = s - 6 * s3 + 8 * s4 - 3 * s5;
+    h[2] = 0.5 * s2 - 1.5 * s3 + 1.5 * s4 - 0.5 * s5, h[3] = 0.5 * s3 - s4 + 0.5 * s5;
+    h[4] = -4 * s3 + 7 * s4 - 3 * s5, h[5] = 10 * s3 - 15 * s4 + 6 * s5;
+    if (!dh)
+        return;
+    dh[0] = -30 * s2 + 60 * s3 - 30 * s4, dh[1] = 1 - 18 * s2 + 32 * s3 - 15 * s4;
+    dh[2] = s - 4.5 * s2 + 6 * s3 - 2.5 * s4, dh[3] = 1.5 * s2 - 4 * s3 + 2.5 * s4;
+    dh[4] = -12 * s2 + 28 * s3 - 15 * s4, dh[5] = 30 * s2 - 60 * s3 + 30 * s4;
+    ddh[0] = -60 * s + 180 * s2 - 120 * s3, ddh[1] = -36 * s + 96 * s2 - 60 * s3;
+    ddh[2] = 1 - 9 * s + 18 * s2 - 10 * s3, ddh[3] = 3 * s - 12 * s2 + 10 * s3;
+    ddh[4] = -24 * s + 84 * s2 - 60 * s3, ddh[5] = 60 * s - 180 * s2 + 120 * s3;
+}
+
+/* Segment [a, b] at t (a->t <= t <= b->t): position quintic in x, rotation
+ * q_a·exp(φ) with φ quintic from 0 (rate ω_a, acceleration α_a) to
+ * log(q_a⁻¹q_b) (rate J_r⁻¹ω_b, acceleration J_r⁻¹α_b: the J̇_r·φ̇ term,
+ * O(|φ|·|ω|²), is left out, so ω and α are exact at both keys). With @p out
+ * NULL only the pose. */
+static void seg_eval(const sensim__mkey *a, const sensim__mkey *b, int64_t t, double pose[16], sensim_kinematics *out)
+{
+    const double T = (double)(b->t - a->t) * 1e-9, s = (double)(t - a->t) / (double)(b->t - a->t);
+    double h[6], dh[6], ddh[6], Phi[3], m1[3], n1[3], wT[3], aT[3];
+    quintic_basis(s, h, out ? dh : NULL, ddh);
+    sensim__quat_log_rel(a->q, b->q, Phi);
+    for (int i = 0; i < 3; i++)
+        wT[i] = b->w[i] * T, aT[i] = b->al[i] * T * T;
+    jr_apply(Phi, wT, 1, m1);
+    jr_apply(Phi, aT, 1, n1);
+    double p[3], phi[3], dphi[3], ddphi[3];
+    for (int i = 0; i < 3; i++) {
+        const double c[6] = {a->p[i], a->v[i] * T, a->a[i] * T * T, b->a[i] * T * T, b->v[i] * T, b->p[i]};
+        const double r[6] = {0, a->w[i] * T, a->al[i] * T * T, n1[i], m1[i], Phi[i]};
+        double x = 0, f = 0;
+        for (int j = 0; j < 6; j++)
+            x += h[j] * c[j], f += h[j] * r[j];
+        p[i] = x, phi[i] = f;
+        if (out) {
+            double dx = 0, ddx = 0, df = 0, ddf = 0;
+            for (int j = 0; j < 6; j++)
+                dx += dh[j] * c[j], ddx += ddh[j] * c[j], df += dh[j] * r[j], ddf += ddh[j] * r[j];
+            out->velocity[i] = dx / T, out->acceleration[i] = ddx / (T * T);
+            dphi[i] = df / T, ddphi[i] = ddf / (T * T);
+        }
+    }
+    double dq[4], q[4];
+    qexp(phi, dq);
+    qmul(a->q, dq, q);
+    sensim__mat_from_quat(q, p, pose);
+    if (out) {
+        jr_apply(phi, dphi, 0, out->angular_velocity);
+        jr_apply(phi, ddphi, 0, out->angular_acceleration);
+    }
+}
+
+/* The segment of k[0..n) holding t, or -1 (before the first key) / n - 1 (at or after the last). */
+static int64_t mkey_find(const sensim__mkey *k, uint32_t n, int64_t t)
+{
+    if (t < k[0].t)
+        return -1;
+    uint32_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (k[mid].t <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void mkey_hold(const sensim__mkey *e, double pose[16], sensim_kinematics *out)
+{
+    sensim__mat_from_quat(e->q, e->p, pose);
+    if (out) {
+        memcpy(out->velocity, e->v, sizeof e->v);
+        memcpy(out->acceleration, e->a, sizeof e->a);
+        memcpy(out->angular_velocity, e->w, sizeof e->w);
+        memcpy(out->angular_acceleration, e->al, sizeof e->al);
+    }
+}
+
+static void mkey_at(const sensim__mkey *k, uint32_t n, int64_t t, double pose[16], sensim_kinematics *out)
+{
+    int64_t i = mkey_find(k, n, t);
+    if (i < 0 || i == (int64_t)n - 1 || k[i].t == t) /* on a key (or outside): the key itself, exactly */
+        mkey_hold(&k[i < 0 ? 0 : i], pose, out);
+    else
+        seg_eval(&k[i], &k[i + 1], t, pose, out);
+}
+
+void sensim__mkey_eval(const sensim__mkey *k, uint32_t n, int64_t t, sensim_kinematics *out)
+{
+    memset(out, 0, sizeof *out);
+    mkey_at(k, n, t, out->pose, out);
+}
+
+void sensim__mkey_pose(const sensim__mkey *k, uint32_t n, int64_t t, double out[16])
+{
+    mkey_at(k, n, t, out, NULL);
+}
+
+/* SENSIM_INTERP_CAUSAL over a caller's key list: the segment's two keys
+ * with their derivatives from the up to 4 keys before each. */
+static sensim_status causal_at(const sensim_pose_key *keys, uint64_t n, int64_t t, sensim_kinematics *out)
+{
+    uint64_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (keys[mid].t_ns <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (t < keys[0].t_ns || t > keys[n - 1].t_ns) { /* as the other models: the end pose held, at rest */
+        kkey kk;
+        sensim_status st = load_key(keys, t < keys[0].t_ns ? 0 : n - 1, 0, &kk);
+        if (st == SENSIM_OK)
+            sensim__mat_from_quat(kk.q, kk.p, out->pose);
+        return st;
+    }
+    uint64_t last = (lo == n - 1 || keys[lo].t_ns == t) ? lo : lo + 1;
+    uint64_t first = last >= 5 ? last - 5 : 0;
+    sensim__mkey mk[6];
+    uint32_t m = 0;
+    for (uint64_t j = first; j <= last; j++, m++) {
+        kkey kk;
+        sensim_status st = load_key(keys, j, 0, &kk);
+        if (st != SENSIM_OK)
+            return st;
+        if (m > 0 && keys[j].t_ns <= mk[m - 1].t)
+            return sensim__fail(SENSIM_ERR_TIME_ORDER, "kinematics: key %llu time is not after the previous key",
+                                (unsigned long long)j);
+        memset(&mk[m], 0, sizeof mk[m]);
+        mk[m].t = keys[j].t_ns;
+        memcpy(mk[m].p, kk.p, sizeof kk.p);
+        memcpy(mk[m].q, kk.q, sizeof kk.q);
+        if (m > 0)
+            qalign(mk[m - 1].q, mk[m].q);
+        sensim__mkey_derive(mk, m + 1, 0);
+    }
+    sensim__mkey_eval(mk, m, t, out);
     return SENSIM_OK;
 }

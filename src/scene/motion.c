@@ -158,6 +158,8 @@ sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, 
 {
     if (!keys || n == 0 || n > SENSIM_MAX_KEYS)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "motion: %u keys (need 1..%d)", n, SENSIM_MAX_KEYS);
+    path->mk = NULL;
+    path->mn = 0;
     path->n = n;
     path->moving = false;
     for (uint32_t i = 0; i < n; i++) {
@@ -192,8 +194,29 @@ sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, 
     return SENSIM_OK;
 }
 
+void sensim__path_init_model(sensim_path *path, const sensim__mkey *k, uint32_t n)
+{
+    path->mk = k;
+    path->mn = n;
+    path->n = 0;
+    path->moving = false;
+    for (uint32_t i = 0; i < n && !path->moving; i++)
+        for (int j = 0; j < 3; j++)
+            if (k[i].p[j] != k[0].p[j] || k[i].q[j + 1] != k[0].q[j + 1] || k[i].v[j] != 0 || k[i].a[j] != 0 ||
+                k[i].w[j] != 0 || k[i].al[j] != 0 || k[i].q[0] != k[0].q[0])
+                path->moving = true;
+    sensim__mat_from_quat(k[0].q, k[0].p, path->pose0);
+}
+
 void sensim__path_pose(const sensim_path *path, int64_t t, double out[16])
 {
+    if (path->mk) {
+        if (!path->moving)
+            memcpy(out, path->pose0, sizeof path->pose0);
+        else
+            sensim__mkey_pose(path->mk, path->mn, t, out);
+        return;
+    }
     if (!path->moving || t <= path->t[0]) {
         if (!path->moving) {
             memcpy(out, path->pose0, sizeof path->pose0);

@@ -26,8 +26,36 @@ void sensim__quat_log_rel(const double a[4], const double b[4], double phi[3]);
 /* Slerp between unit quaternions (shortest arc). */
 void sensim__quat_slerp(const double a[4], const double b[4], double u, double out[4]);
 
+/* One key of the rig's motion model (sensim/rig.h): pose and its
+ * derivatives at t. Derivatives a host gave are kept as given; the others
+ * come from the backward stencil (this key and up to 4 before it), so a key
+ * never changes once pushed and the model between two keys depends on
+ * nothing later than the second: causal, and the same for any step split. */
+typedef struct sensim__mkey {
+    int64_t t;
+    double p[3], q[4];  /* position (world, m); rotation (w, x, y, z), sign-aligned with the previous key */
+    double v[3], a[3];  /* world frame, m/s and m/s² */
+    double w[3], al[3]; /* body frame, rad/s and rad/s² */
+} sensim__mkey;
+
+#define SENSIM__MK_V 1u  /* given: velocity */
+#define SENSIM__MK_A 2u  /* acceleration */
+#define SENSIM__MK_W 4u  /* angular velocity */
+#define SENSIM__MK_AL 8u /* angular acceleration */
+
+/* Fill the derivatives of k[n - 1] not flagged in @p given from k[max(0, n - 5) .. n - 1]
+ * (times strictly increasing, q sign-aligned, as the rig keeps them). */
+void sensim__mkey_derive(sensim__mkey *k, uint32_t n, uint32_t given);
+/* State at @p t of the keys k[0..n) (n >= 1); outside [k[0].t, k[n-1].t] the end key's pose is
+ * held and its derivatives reported (the rig never asks there). */
+void sensim__mkey_eval(const sensim__mkey *k, uint32_t n, int64_t t, sensim_kinematics *out);
+void sensim__mkey_pose(const sensim__mkey *k, uint32_t n, int64_t t, double out[16]);
+
 /* A validated key list ready for per-shot evaluation. */
 typedef struct sensim_path {
+    const sensim__mkey *mk;           /* non-NULL: the rig's motion model over mk[0..mn) (the fields below
+                                         except moving and pose0 unused) */
+    uint32_t mn;
     uint32_t n;
     bool moving;                      /* false: every key has the same pose */
     int64_t t[SENSIM_MAX_KEYS];
@@ -37,6 +65,8 @@ typedef struct sensim_path {
 } sensim_path;
 
 sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, uint32_t n);
+/* A path over the rig's model keys (borrowed for the path's life). */
+void sensim__path_init_model(sensim_path *path, const sensim__mkey *k, uint32_t n);
 void sensim__path_pose(const sensim_path *path, int64_t t, double out[16]);
 
 #endif

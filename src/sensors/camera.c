@@ -2,6 +2,7 @@
  * depth, semantic, instance, normal and shaded colour images. Rays go
  * through the trace module in 4 x 4 pixel tiles (one 16-wide packet). */
 #include "motion.h"
+#include "nav_impl.h"
 #include "parse.h"
 #include "trace.h"
 
@@ -864,17 +865,24 @@ sensim_status sensim_camera_render(sensim_camera *c, const sensim_scene *scene, 
     for (int i = 0; i < 4; i++)
         if (im->reserved[i] || (i < 4 && platform->reserved[i]))
             return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_render: reserved fields must be zero");
-    sensim_status st = sensim__check_time(t_ns, "camera capture time");
-    if (st != SENSIM_OK)
-        return st;
-    const int64_t span = c->d.row_readout_ns * (int64_t)(c->d.height - 1);
-    if ((st = sensim__check_time(t_ns + span, "camera last row time")) != SENSIM_OK)
-        return st;
+    sensim_status st;
     sensim_path path;
     if (!platform->keys || platform->key_count < 1 || platform->key_count > SENSIM_MAX_KEYS)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_render: platform needs 1..%d pose keys",
                             SENSIM_MAX_KEYS);
     if ((st = sensim__path_init(&path, platform->keys, platform->key_count)) != SENSIM_OK)
+        return st;
+    return sensim__camera_render_path(c, scene, &path, t_ns, im, out_pose);
+}
+
+sensim_status sensim__camera_render_path(sensim_camera *c, const sensim_scene *scene, const sensim_path *path,
+                                         int64_t t_ns, const sensim_camera_images *im, double out_pose[16])
+{
+    sensim_status st = sensim__check_time(t_ns, "camera capture time");
+    if (st != SENSIM_OK)
+        return st;
+    const int64_t span = c->d.row_readout_ns * (int64_t)(c->d.height - 1);
+    if ((st = sensim__check_time(t_ns + span, "camera last row time")) != SENSIM_OK)
         return st;
     int expect = 0;
     if (!atomic_compare_exchange_strong(&c->busy, &expect, 1))
@@ -892,7 +900,7 @@ sensim_status sensim_camera_render(sensim_camera *c, const sensim_scene *scene, 
             c->row_time[y] = c->row_time[0];
             continue;
         }
-        sensim__path_pose(&path, t, B);
+        sensim__path_pose(path, t, B);
         sensim__mat4_mul(B, c->mount, &c->row_pose[16 * y]);
         c->row_time[y] = sensim__scene_ray_time(scene, t);
     }

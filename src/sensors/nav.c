@@ -330,6 +330,17 @@ sensim_status sensim_nav_sample_at(sensim_nav *n, const sensim_pose_key *keys, u
         st = sensim_kinematics_at(keys, nk, n->d.interp, t + h, &kb);
     if (st != SENSIM_OK)
         return st;
+    for (int i = 0; i < 3; i++)
+        kin.angular_acceleration[i] = (kb.angular_velocity[i] - ka.angular_velocity[i]) / (2e-9 * (double)h);
+    return sensim__nav_sample_kin(n, &kin, k, out);
+}
+
+sensim_status sensim__nav_sample_kin(sensim_nav *n, const sensim_kinematics *kinp, uint64_t k, sensim_nav_sample *out)
+{
+    if (k > (uint64_t)(SENSIM_MAX_TIME_NS / n->period_ns))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "navigation sample %llu is beyond 2^62 ns", (unsigned long long)k);
+    const int64_t t = (int64_t)k * n->period_ns;
+    const sensim_kinematics kin = *kinp;
     memset(out, 0, sizeof *out);
     out->t_ns = t;
     out->index = k;
@@ -338,8 +349,7 @@ sensim_status sensim_nav_sample_at(sensim_nav *n, const sensim_pose_key *keys, u
     const double *B = kin.pose, *r = &n->mount[12], *w = kin.angular_velocity;
     double S[16], alpha[3], wr[3], wwr[3], ar[3], lever_b[3], lever_w[3], vr_w[3];
     sensim__mat4_mul(B, n->mount, S);
-    for (int i = 0; i < 3; i++)
-        alpha[i] = (kb.angular_velocity[i] - ka.angular_velocity[i]) / (2e-9 * (double)h);
+    memcpy(alpha, kin.angular_acceleration, sizeof alpha);
     cross3(w, r, wr);
     cross3(w, wr, wwr);
     cross3(alpha, r, ar);

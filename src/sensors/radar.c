@@ -261,6 +261,19 @@ sensim_status sensim_radar_sample_at(sensim_radar *r, const sensim_scene *scene,
     sensim_status st = sensim_kinematics_at(keys, nk, r->d.interp, t, &kin);
     if (st != SENSIM_OK)
         return st;
+    return sensim__radar_sample_kin(r, scene, &kin, k, out, cap, out_count, out_pose);
+}
+
+sensim_status sensim__radar_sample_kin(sensim_radar *r, const sensim_scene *scene, const sensim_kinematics *kinp,
+                                       uint64_t k, sensim_radar_detection *out, uint64_t cap, uint64_t *out_count,
+                                       double out_pose[16])
+{
+    *out_count = 0;
+    if (k > (uint64_t)(SENSIM_MAX_TIME_NS / r->period_ns))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "radar sample %llu is beyond 2^62 ns", (unsigned long long)k);
+    const int64_t t = (int64_t)k * r->period_ns;
+    const sensim_kinematics kin = *kinp;
+    sensim_status st = SENSIM_OK;
     int expect = 0;
     if (!atomic_compare_exchange_strong(&r->busy, &expect, 1))
         return sensim__fail(SENSIM_ERR_BUSY, "radar: already sampling on another thread");

@@ -6,6 +6,7 @@
 #include "scene_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,17 @@ struct sensim_rig {
     int64_t t_ns;
     uint64_t step;
     atomic_int stepping; /* a step (and its sensor callbacks) is running */
+    sensim__mkey *hist;  /* pushed platform keys, oldest first (allocated at the first push) */
+    uint32_t hn;
 };
+
+/* The motion a step reads: the caller's keys (m set) or the rig's history (mk set). */
+typedef struct step_motion {
+    const sensim_motion *m;
+    const sensim__mkey *mk;
+    uint32_t mn;
+    sensim_path path;
+} step_motion;
 
 void sensim_proximity_desc_init(sensim_proximity_desc *d)
 {
@@ -68,6 +79,7 @@ void sensim_rig_destroy(sensim_rig *rig)
         return;
     rig->magic = SENSIM_MAGIC_DEAD;
     sensim_context *ctx = rig->ctx;
+    free(rig->hist);
     free(rig);
     sensim__context_release(ctx);
 }
@@ -193,13 +205,20 @@ sensim_status sensim_rig_add_radar(sensim_rig *rig, sensim_radar *radar, sensim_
 
 /* Sample k of a radar: frame [k·P, (k+1)·P) holding its detections. */
 static sensim_status radar_frame(const sensim_scene *scene, const rig_sensor *s, uint32_t index,
-                                 const sensim_motion *platform, int64_t k, uint64_t step)
+                                 const step_motion *sm, int64_t k, uint64_t step)
 {
     sensim_radar_detection *det = sensim__radar_buffer(s->radar);
     uint64_t n;
     double pose[16];
-    sensim_status st = sensim_radar_sample_at(s->radar, scene, platform->keys, platform->key_count, (uint64_t)k, det,
-                                              sensim_radar_rays_per_sample(s->radar), &n, pose);
+    const uint64_t cap = sensim_radar_rays_per_sample(s->radar);
+    sensim_status st;
+    if (sm->mk) {
+        sensim_kinematics kin;
+        sensim__mkey_eval(sm->mk, sm->mn, k * s->period_ns, &kin);
+        st = sensim__radar_sample_kin(s->radar, scene, &kin, (uint64_t)k, det, cap, &n, pose);
+    } else {
+        st = sensim_radar_sample_at(s->radar, scene, sm->m->keys, sm->m->key_count, (uint64_t)k, det, cap, &n, pose);
+    }
     if (st != SENSIM_OK) {
         char pre[64];
         snprintf(pre, sizeof pre, "sensim_rig_step: radar %u", index);
@@ -218,11 +237,17 @@ static sensim_status radar_frame(const sensim_scene *scene, const rig_sensor *s,
 }
 
 /* Sample k of a navigation sensor: frame [k·P, (k+1)·P) holding it. */
-static sensim_status nav_frame(const rig_sensor *s, uint32_t index, const sensim_motion *platform, int64_t k,
-                               uint64_t step)
+static sensim_status nav_frame(const rig_sensor *s, uint32_t index, const step_motion *sm, int64_t k, uint64_t step)
 {
     sensim_nav_sample smp;
-    sensim_status st = sensim_nav_sample_at(s->nav, platform->keys, platform->key_count, (uint64_t)k, &smp);
+    sensim_status st;
+    if (sm->mk) {
+        sensim_kinematics kin;
+        sensim__mkey_eval(sm->mk, sm->mn, k * s->period_ns, &kin);
+        st = sensim__nav_sample_kin(s->nav, &kin, (uint64_t)k, &smp);
+    } else {
+        st = sensim_nav_sample_at(s->nav, sm->m->keys, sm->m->key_count, (uint64_t)k, &smp);
+    }
     if (st != SENSIM_OK) {
         char pre[64];
         snprintf(pre, sizeof pre, "sensim_rig_step: navigation sensor %u", index);
@@ -241,11 +266,11 @@ static sensim_status nav_frame(const rig_sensor *s, uint32_t index, const sensim
 
 /* Capture k of a camera: frame [k·P, (k+1)·P) holding the images taken at k·P. */
 static sensim_status camera_frame(const sensim_scene *scene, const rig_sensor *s, uint32_t index,
-                                  const sensim_motion *platform, const sensim_path *path, int64_t k, uint64_t step)
+                                  const step_motion *sm, int64_t k, uint64_t step)
 {
     int64_t t = k * s->period_ns;
     double P[16];
-    sensim__path_pose(path, t, P);
+    sensim__path_pose(&sm->path, t, P);
     sensim__ring_open_frame(s->ring, (uint64_t)k, t, t + s->period_ns, P, s->camera_id, step);
     sensim__ring_add_scanned(s->ring, s->period_ns, step);
     sensim_camera_images im;
@@ -253,7 +278,8 @@ static sensim_status camera_frame(const sensim_scene *scene, const rig_sensor *s
     const double *hdr_pose = sensim__ring_open_pose(s->ring);
     if (sensim__ring_image_reserve(s->ring, &im) && hdr_pose) { /* refused: counted, nothing rendered */
         double pose[16];
-        st = sensim_camera_render(s->camera, scene, platform, t, &im, pose);
+        st = sm->mk ? sensim__camera_render_path(s->camera, scene, &sm->path, t, &im, pose)
+                    : sensim_camera_render(s->camera, scene, sm->m, t, &im, pose);
         memcpy((double *)hdr_pose, pose, sizeof pose); /* the camera's pose, not the platform's */
     }
     sensim__ring_close_frame(s->ring);
@@ -336,6 +362,128 @@ static sensim_status user_frame(const sensim_scene *scene, const rig_sensor *s, 
         snprintf(pre, sizeof pre, "sensim_rig_step: sensor %u's callback (t = %lld ns)", index, (long long)smp.t_ns);
         return sensim__fail_prefixed(st, pre);
     }
+    return SENSIM_OK;
+}
+
+void sensim_platform_state_init(sensim_platform_state *s)
+{
+    if (!s)
+        return;
+    memset(s, 0, sizeof *s);
+    sensim__mat4_identity(s->pose);
+}
+
+/* Limits of a pushed state (|vector|): beyond them a state is a unit or frame mistake. */
+static const struct {
+    uint32_t flag;
+    double max;
+    const char *name, *unit;
+} state_limits[] = {{SENSIM_STATE_VELOCITY, 1e5, "velocity", "m/s"},
+                    {SENSIM_STATE_ACCELERATION, 1e6, "acceleration", "m/s²"},
+                    {SENSIM_STATE_ANGULAR_VELOCITY, 1e4, "angular_velocity", "rad/s"},
+                    {SENSIM_STATE_ANGULAR_ACCELERATION, 1e7, "angular_acceleration", "rad/s²"}};
+
+static sensim_status push_key(sensim_rig *rig, int64_t t, const sensim_platform_state *s, const char *fn)
+{
+    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
+    if (atomic_load(&rig->stepping))
+        return sensim__fail(SENSIM_ERR_BUSY, "%s: the rig is stepping (called from one of its sensor callbacks)", fn);
+    char what[96];
+    snprintf(what, sizeof what, "%s: t_ns", fn);
+    sensim_status st = sensim__check_time(t, what);
+    snprintf(what, sizeof what, "%s: pose (t = %lld ns)", fn, (long long)t);
+    if (st != SENSIM_OK || (st = sensim__check_pose(s->pose, what)) != SENSIM_OK)
+        return st;
+    if (!sensim__mat4_is_rigid(s->pose))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: pose (t = %lld ns) is not rigid (an orthonormal rotation "
+                                                     "with determinant +1 and a translation)", fn, (long long)t);
+    if (s->given & ~UINT32_C(15))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: state.given = 0x%x has unknown bits", fn, s->given);
+    if (s->reserved_u32 || s->reserved[0] || s->reserved[1] || s->reserved[2] || s->reserved[3])
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: reserved fields must be zero", fn);
+    const double *vec[4] = {s->velocity, s->acceleration, s->angular_velocity, s->angular_acceleration};
+    for (int i = 0; i < 4; i++) {
+        if (!(s->given & state_limits[i].flag))
+            continue;
+        if (!sensim__finite_array_d(vec[i], 3))
+            return sensim__fail(SENSIM_ERR_NOT_FINITE, "%s: state.%s (t = %lld ns) has a NaN or infinite component", fn,
+                                state_limits[i].name, (long long)t);
+        double n = sqrt(vec[i][0] * vec[i][0] + vec[i][1] * vec[i][1] + vec[i][2] * vec[i][2]);
+        if (n > state_limits[i].max)
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: state.%s (t = %lld ns) has magnitude %g %s, beyond %g",
+                                fn, state_limits[i].name, (long long)t, n, state_limits[i].unit, state_limits[i].max);
+    }
+    if (rig->hn > 0 && t <= rig->hist[rig->hn - 1].t)
+        return sensim__fail(SENSIM_ERR_TIME_ORDER, "%s: t_ns = %lld is not after the last pushed key (%lld ns)", fn,
+                            (long long)t, (long long)rig->hist[rig->hn - 1].t);
+    if (!rig->hist && !(rig->hist = malloc(SENSIM_RIG_HISTORY_KEYS * sizeof *rig->hist)))
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: cannot allocate the pose history", fn);
+    if (rig->hn == SENSIM_RIG_HISTORY_KEYS) {
+        /* keep the segment holding the rig's time and the 4 keys the next key's stencil reads */
+        uint32_t keep = 0;
+        while (keep + 1 < rig->hn && rig->hist[keep + 1].t <= rig->t_ns)
+            keep++;
+        if (keep > rig->hn - 4)
+            keep = rig->hn - 4;
+        if (keep == 0)
+            return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: %d keys pushed ahead of the rig's time %lld ns: step the "
+                                "rig before pushing more", fn, SENSIM_RIG_HISTORY_KEYS, (long long)rig->t_ns);
+        memmove(rig->hist, rig->hist + keep, (rig->hn - keep) * sizeof *rig->hist);
+        rig->hn -= keep;
+    }
+    sensim__mkey *k = &rig->hist[rig->hn];
+    memset(k, 0, sizeof *k);
+    k->t = t;
+    memcpy(k->p, &s->pose[12], sizeof k->p);
+    sensim__quat_from_mat(s->pose, k->q);
+    if (rig->hn > 0) { /* the nearer hemisphere of the previous key's rotation */
+        const double *pq = rig->hist[rig->hn - 1].q;
+        if (pq[0] * k->q[0] + pq[1] * k->q[1] + pq[2] * k->q[2] + pq[3] * k->q[3] < 0)
+            for (int i = 0; i < 4; i++)
+                k->q[i] = -k->q[i];
+    }
+    if (s->given & SENSIM_STATE_VELOCITY)
+        memcpy(k->v, s->velocity, sizeof k->v);
+    if (s->given & SENSIM_STATE_ACCELERATION)
+        memcpy(k->a, s->acceleration, sizeof k->a);
+    if (s->given & SENSIM_STATE_ANGULAR_VELOCITY)
+        memcpy(k->w, s->angular_velocity, sizeof k->w);
+    if (s->given & SENSIM_STATE_ANGULAR_ACCELERATION)
+        memcpy(k->al, s->angular_acceleration, sizeof k->al);
+    rig->hn++;
+    sensim__mkey_derive(rig->hist, rig->hn, s->given);
+    return SENSIM_OK;
+}
+
+sensim_status sensim_rig_push_pose(sensim_rig *rig, int64_t t_ns, const double pose[16])
+{
+    if (!pose)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_push_pose: pose is NULL");
+    sensim_platform_state s;
+    sensim_platform_state_init(&s);
+    memcpy(s.pose, pose, sizeof s.pose);
+    return push_key(rig, t_ns, &s, "sensim_rig_push_pose");
+}
+
+sensim_status sensim_rig_push_state(sensim_rig *rig, int64_t t_ns, const sensim_platform_state *state)
+{
+    if (!state)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_push_state: state is NULL");
+    return push_key(rig, t_ns, state, "sensim_rig_push_state");
+}
+
+sensim_status sensim_rig_platform_at(sensim_rig *rig, int64_t t_ns, sensim_kinematics *out)
+{
+    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
+    if (!out)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_platform_at: out is NULL");
+    if (rig->hn == 0)
+        return sensim__fail(SENSIM_ERR_EMPTY, "sensim_rig_platform_at: no pose pushed");
+    if (t_ns < rig->hist[0].t || t_ns > rig->hist[rig->hn - 1].t)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_rig_platform_at: t_ns = %lld outside the history "
+                            "[%lld, %lld] ns", (long long)t_ns, (long long)rig->hist[0].t,
+                            (long long)rig->hist[rig->hn - 1].t);
+    sensim__mkey_eval(rig->hist, rig->hn, t_ns, out);
     return SENSIM_OK;
 }
 
@@ -459,18 +607,45 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
         memset(out, 0, sizeof *out);
     SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
     SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
-    if (!platform || dt <= 0)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_step: NULL argument or dt_ns <= 0");
+    if (dt <= 0)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_step: dt_ns = %lld <= 0", (long long)dt);
     int64_t t0 = rig->t_ns, t1;
     if (dt > SENSIM_MAX_TIME_NS || __builtin_add_overflow(t0, dt, &t1) || t1 > SENSIM_MAX_TIME_NS)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_rig_step: t = %lld ns + dt_ns %lld goes beyond 2^62 ns",
                             (long long)t0, (long long)dt);
-    sensim_path path;
-    sensim_status st = sensim__path_init(&path, platform->keys, platform->key_count);
-    if (st != SENSIM_OK)
-        return st;
-    sensim_motion m = *platform;
-    m.world_step = rig->step;
+    if (atomic_load(&rig->stepping))
+        return sensim__fail(SENSIM_ERR_BUSY, "sensim_rig_step: the rig is already stepping (called from one of "
+                                             "its sensor callbacks, or from two threads)");
+    step_motion sm = {0};
+    sensim_motion m = {0};
+    sensim_status st = SENSIM_OK;
+    if (platform) {
+        if ((st = sensim__path_init(&sm.path, platform->keys, platform->key_count)) != SENSIM_OK)
+            return st;
+        m = *platform;
+        m.world_step = rig->step;
+        sm.m = &m;
+    } else {
+        if (rig->hn == 0)
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_step: no platform keys given and no pose "
+                                                             "pushed (sensim_rig_push_pose / sensim_rig_push_state)");
+        if (t0 < rig->hist[0].t)
+            return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_rig_step: the step begins at %lld ns, before the first "
+                                "pushed pose (%lld ns): push a pose at or before it", (long long)t0,
+                                (long long)rig->hist[0].t);
+        if (t1 > rig->hist[rig->hn - 1].t)
+            return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_rig_step: the step ends at %lld ns, after the last "
+                                "pushed pose (%lld ns): push the platform's pose at or after %lld ns first",
+                                (long long)t1, (long long)rig->hist[rig->hn - 1].t, (long long)t1);
+        uint32_t i0 = 0, i1 = rig->hn - 1;
+        while (i0 + 1 < rig->hn && rig->hist[i0 + 1].t <= t0)
+            i0++;
+        while (i1 > i0 && rig->hist[i1 - 1].t >= t1)
+            i1--;
+        sm.mk = &rig->hist[i0];
+        sm.mn = i1 - i0 + 1;
+        sensim__path_init_model(&sm.path, sm.mk, sm.mn);
+    }
     int idle = 0;
     if (!atomic_compare_exchange_strong(&rig->stepping, &idle, 1))
         return sensim__fail(SENSIM_ERR_BUSY, "sensim_rig_step: the rig is already stepping (called from one of "
@@ -494,10 +669,10 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
             st = sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_rig_step: sensor %u's lidar was destroyed", held);
             break;
         }
-        sensim_path lp;
+        sensim_path lp = sm.path;
         if ((st = sensim__lidar_acquire(l)) != SENSIM_OK)
             break;
-        if ((st = sensim__lidar_scan_check(l, t0, t1, &m, &lp)) != SENSIM_OK) {
+        if ((st = sensim__lidar_scan_check(l, t0, t1, sm.m, &lp)) != SENSIM_OK) {
             sensim__lidar_release(l);
             {
                 char pre[48];
@@ -520,7 +695,7 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
             rig_sensor *s = &rig->sensors[i];
             if (s->lidar) {
                 uint64_t shots, fr;
-                st = sensim__lidar_scan_tx(s->lidar, scene, t0, t1, &path, rig->step, s->ring, &shots, &fr);
+                st = sensim__lidar_scan_tx(s->lidar, scene, t0, t1, &sm.path, rig->step, s->ring, &shots, &fr);
                 sensor_frames[i] = fr;
                 continue;
             }
@@ -528,15 +703,15 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
             int64_t P = s->period_ns;
             for (int64_t k = -sensim__floordiv(-t0, P); st == SENSIM_OK && k * P < t1; k++) {
                 if (s->user.sample)
-                    st = user_frame(scene, s, i, &path, k, rig->step);
+                    st = user_frame(scene, s, i, &sm.path, k, rig->step);
                 else if (s->camera)
-                    st = camera_frame(scene, s, i, &m, &path, k, rig->step);
+                    st = camera_frame(scene, s, i, &sm, k, rig->step);
                 else if (s->nav)
-                    st = nav_frame(s, i, &m, k, rig->step);
+                    st = nav_frame(s, i, &sm, k, rig->step);
                 else if (s->radar)
-                    st = radar_frame(scene, s, i, &m, k, rig->step);
+                    st = radar_frame(scene, s, i, &sm, k, rig->step);
                 else
-                    proximity_frame(scene, s, &path, k, rig->step);
+                    proximity_frame(scene, s, &sm.path, k, rig->step);
                 sensor_frames[i]++;
             }
         }

@@ -1,0 +1,464 @@
+/* The rig's own motion: poses and states pushed as a host learns them, one
+ * motion model for every sensor, steps that may not outrun the history. */
+#include "helpers.h"
+
+TEST_GROUP_FIXTURE(2, 0)
+
+/* Platform on a circle of radius r (centre at the origin) at speed v,
+ * heading along the track (a left turn), at time t seconds. */
+static void circle_pose(double r, double v, double t, double P[16])
+{
+    double th = v / r * t, c = cos(th + M_PI / 2), s = sin(th + M_PI / 2);
+    memset(P, 0, 16 * sizeof(double));
+    P[0] = c, P[1] = s, P[4] = -s, P[5] = c, P[10] = 1, P[15] = 1;
+    P[12] = r * cos(th), P[13] = r * sin(th);
+}
+
+static sensim_ring *nav_ring(uint32_t frames)
+{
+    size_t size;
+    CHECK_OK(sensim_nav_ring_required_size(frames, &size));
+    void *mem = malloc(size);
+    sensim_ring *r;
+    CHECK_OK(sensim_nav_ring_init(mem, size, frames, SENSIM_OVERFLOW_FAIL, &r));
+    return r;
+}
+
+static sensim_nav *make_nav(int32_t kind, double rate_hz)
+{
+    sensim_nav_desc d;
+    sensim_nav_desc_init(&d, kind);
+    d.rate_hz = rate_hz;
+    sensim_nav *n;
+    CHECK_OK(sensim_nav_create(ctx, &d, &n));
+    return n;
+}
+
+static sensim_scene *empty_scene(void)
+{
+    sensim_scene *scene;
+    CHECK_OK(sensim_scene_create(ctx, &scene));
+    add_plane(scene, 1000, 1);
+    CHECK_OK(sensim_scene_commit(scene));
+    return scene;
+}
+
+/* A 1 kHz co-simulation on a 50 m circle at 10 m/s pushing one pose a step
+ * (the pose it just computed, then a step up to it): the IMU's specific
+ * force is (0, v²/r, g) in the body frame within 1e-3 m/s² and its yaw rate
+ * v/r within 1e-4 rad/s from the 6th step on (5 keys: the stencil is full).
+ * With states carrying the true derivatives: within 1e-9. */
+static void run_circle(bool states, double *worst_f, double *worst_w, int *samples)
+{
+    const double r = 50, v = 10, g = 9.80665;
+    sensim_scene *scene = empty_scene();
+    sensim_nav *imu = make_nav(SENSIM_NAV_IMU, 1000);
+    sensim_ring *ring = nav_ring(4096);
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    CHECK_OK(sensim_rig_add_nav(rig, imu, ring, NULL));
+    *worst_f = *worst_w = 0;
+    *samples = 0;
+    for (int i = 0; i <= 400; i++) {
+        const double t = i * 1e-3, th = v / r * t;
+        sensim_platform_state s;
+        sensim_platform_state_init(&s);
+        circle_pose(r, v, t, s.pose);
+        if (states) {
+            s.given = SENSIM_STATE_VELOCITY | SENSIM_STATE_ACCELERATION | SENSIM_STATE_ANGULAR_VELOCITY |
+                      SENSIM_STATE_ANGULAR_ACCELERATION;
+            s.velocity[0] = -v * sin(th), s.velocity[1] = v * cos(th);
+            s.acceleration[0] = -v * v / r * cos(th), s.acceleration[1] = -v * v / r * sin(th);
+            s.angular_velocity[2] = v / r;
+            CHECK_OK(sensim_rig_push_state(rig, i * 1000000LL, &s));
+        } else {
+            CHECK_OK(sensim_rig_push_pose(rig, i * 1000000LL, s.pose));
+        }
+        if (i > 0)
+            CHECK_OK(sensim_rig_step(rig, scene, 1000000, NULL, NULL));
+    }
+    const sensim_frame_header *h;
+    const sensim_nav_sample *smp;
+    while (sensim_ring_peek_nav(ring, &h, &smp) == SENSIM_OK) {
+        if (smp->index >= 5) {
+            const double f[3] = {0, v * v / r, g};
+            for (int k = 0; k < 3; k++)
+                *worst_f = fmax(*worst_f, fabs(smp->accel[k] - f[k]));
+            *worst_w = fmax(*worst_w, fabs(smp->gyro[2] - v / r) + fabs(smp->gyro[0]) + fabs(smp->gyro[1]));
+        }
+        (*samples)++;
+        CHECK_OK(sensim_ring_release(ring));
+    }
+    sensim_rig_destroy(rig);
+    sensim_nav_destroy(imu);
+    free(ring);
+    sensim_scene_destroy(scene);
+}
+
+static void test_push_pose_imu(void **state)
+{
+    (void)state;
+    double f, w;
+    int n;
+    run_circle(false, &f, &w, &n);
+    printf("# 1 kHz push_pose on a 50 m circle at 10 m/s: specific force error %.2e m/s^2, yaw rate %.2e rad/s\n",
+           f, w);
+    assert_int_equal(n, 400);
+    assert_true(f < 1e-3);
+    assert_true(w < 1e-4);
+    run_circle(true, &f, &w, &n);
+    printf("# with push_state: %.2e m/s^2, %.2e rad/s\n", f, w);
+    assert_int_equal(n, 400);
+    assert_true(f < 1e-9);
+    assert_true(w < 1e-9);
+}
+
+/* The causal model against closed forms on keys that are not evenly spaced:
+ * polynomial motion of degree 4 is exact from the 5th key on (the stencil
+ * holds 5 keys), between keys too; the derivatives of a key never change
+ * once later keys arrive (they are fixed at push time). */
+static void test_causal_exact(void **state)
+{
+    (void)state;
+    const double c[3][5] = {{1, 2, -0.5, 0.25, -0.05}, {-3, 0.5, 1, -0.2, 0.02}, {0.5, 0, 0.3, 0.01, 0.003}};
+    const int64_t times[] = {0, 70000000, 100000000, 230000000, 300000000, 410000000, 500000000, 650000000};
+    const int nk = 8;
+    sensim_pose_key k[8];
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    for (int i = 0; i < nk; i++) {
+        double t = times[i] * 1e-9;
+        identity(k[i].pose);
+        k[i].t_ns = times[i];
+        for (int a = 0; a < 3; a++)
+            k[i].pose[12 + a] = c[a][0] + t * (c[a][1] + t * (c[a][2] + t * (c[a][3] + t * c[a][4])));
+        CHECK_OK(sensim_rig_push_pose(rig, times[i], k[i].pose));
+    }
+    double worst = 0;
+    for (int64_t tn = times[4]; tn <= times[nk - 1]; tn += 7777777) {
+        sensim_kinematics s, o;
+        CHECK_OK(sensim_rig_platform_at(rig, tn, &s));
+        CHECK_OK(sensim_kinematics_at(k, nk, SENSIM_INTERP_CAUSAL, tn, &o)); /* the same model offline */
+        assert_memory_equal(&s, &o, sizeof s);
+        double t = tn * 1e-9;
+        for (int a = 0; a < 3; a++) {
+            double x = c[a][0] + t * (c[a][1] + t * (c[a][2] + t * (c[a][3] + t * c[a][4])));
+            double dx = c[a][1] + t * (2 * c[a][2] + t * (3 * c[a][3] + t * 4 * c[a][4]));
+            double ddx = 2 * c[a][2] + t * (6 * c[a][3] + t * 12 * c[a][4]);
+            worst = fmax(worst, fabs(s.pose[12 + a] - x) + fabs(s.velocity[a] - dx) + fabs(s.acceleration[a] - ddx));
+        }
+    }
+    printf("# degree-4 motion, 8 uneven keys: worst error %.2e\n", worst);
+    assert_true(worst < 1e-9);
+    /* a key's derivatives are fixed when it is pushed: state at key 5 before and after key 7 */
+    sensim_rig *r2;
+    CHECK_OK(sensim_rig_create(ctx, &r2));
+    for (int i = 0; i < 6; i++)
+        CHECK_OK(sensim_rig_push_pose(r2, times[i], k[i].pose));
+    sensim_kinematics a, b;
+    CHECK_OK(sensim_rig_platform_at(r2, times[5], &a));
+    CHECK_OK(sensim_rig_platform_at(rig, times[5], &b));
+    assert_memory_equal(&a, &b, sizeof a);
+    /* the segment [key 4, key 5] too */
+    CHECK_OK(sensim_rig_platform_at(r2, times[4] + 12345678, &a));
+    CHECK_OK(sensim_rig_platform_at(rig, times[4] + 12345678, &b));
+    assert_memory_equal(&a, &b, sizeof a);
+    sensim_rig_destroy(r2);
+    sensim_rig_destroy(rig);
+}
+
+/* A lidar, a camera and an odometry sensor on one platform moving on a
+ * tight curve, keyed at 10 Hz (where linear and spline poses differ by
+ * h²·a/8 = 12 mm): every lidar point, put into the world with the pose
+ * sensim_rig_platform_at gives at its firing time, lies on the wall it hit;
+ * the camera's and the odometry's poses are the same model's. */
+static void test_one_motion_model(void **state)
+{
+    (void)state;
+    const double r = 10, v = 10; /* a = 10 m/s² */
+    sensim_scene *scene;
+    CHECK_OK(sensim_scene_create(ctx, &scene));
+    const float lo[3] = {-2, -2, -1}, hi[3] = {2, 2, 4};
+    uint32_t box = add_box(scene, lo, hi, 10, 0); /* the platform circles around this box's actor */
+    double A[16];
+    identity(A);
+    CHECK_OK(sensim_scene_add_actor(scene, box, 7, A));
+    CHECK_OK(sensim_scene_commit(scene));
+    sensim_lidar *lidar;
+    const char *const sets[] = {"beam=ideal", "points_frame=sensor"};
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", sets, 2, &lidar));
+    double M[16];
+    translation(M, 0.3, 0, 1.0);
+    CHECK_OK(sensim_lidar_set_mount_pose(lidar, M));
+    size_t size;
+    uint64_t cap;
+    CHECK_OK(sensim_lidar_ring_size(lidar, 8, &cap, &size));
+    void *mem = malloc(size);
+    sensim_ring *lr;
+    CHECK_OK(sensim_ring_init(mem, size, cap, 8, SENSIM_OVERFLOW_FAIL, &lr));
+    sensim_camera_desc cd;
+    sensim_camera_desc_init(&cd);
+    cd.width = 64, cd.height = 48, cd.hfov_deg = 90;
+    sensim_camera *cam;
+    CHECK_OK(sensim_camera_create(ctx, &cd, &cam));
+    double CM[16];
+    translation(CM, 0.5, 0.2, 1.5);
+    CHECK_OK(sensim_camera_set_mount_pose(cam, CM));
+    CHECK_OK(sensim_image_ring_required_size(64, 48, SENSIM_CAMERA_DEPTH, 8, &size));
+    void *cmem = malloc(size);
+    sensim_ring *cr;
+    CHECK_OK(sensim_image_ring_init(cmem, size, 64, 48, SENSIM_CAMERA_DEPTH, 8, SENSIM_OVERFLOW_FAIL, &cr));
+    sensim_nav *odo = make_nav(SENSIM_NAV_ODOMETRY, 100);
+    sensim_ring *nr = nav_ring(64);
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    CHECK_OK(sensim_rig_add_lidar(rig, lidar, lr, NULL));
+    CHECK_OK(sensim_rig_add_camera(rig, cam, 20, 3, cr, NULL));
+    CHECK_OK(sensim_rig_add_nav(rig, odo, nr, NULL));
+    for (int i = 0; i <= 2; i++) {
+        double P[16];
+        circle_pose(r, v, i * 0.1, P);
+        CHECK_OK(sensim_rig_push_pose(rig, i * 100000000LL, P));
+    }
+    CHECK_OK(sensim_rig_step(rig, scene, 130000000, NULL, NULL));
+    CHECK_OK(sensim_rig_step(rig, scene, 70000000, NULL, NULL));
+    /* lidar: world points on the box's faces (|x| or |y| = 2, or z = 4 / -1), where the box was hit */
+    sensim_point *pts = NULL;
+    uint64_t len = 0;
+    sensim_frame_header hdr[8];
+    uint32_t nh = 0;
+    drain(lr, &pts, &len, hdr, 8, &nh);
+    assert_true(nh >= 1);
+    uint64_t on_box = 0, f = 0, in_frame = 0;
+    double worst = 0;
+    for (uint64_t i = 0; i < len; i++, in_frame++) {
+        while (f + 1 < nh && in_frame >= hdr[f].point_count)
+            f++, in_frame = 0;
+        const sensim_point *p = &pts[i];
+        if (p->object_id != 7)
+            continue;
+        sensim_kinematics k;
+        CHECK_OK(sensim_rig_platform_at(rig, hdr[f].t_begin_ns + p->t_offset_ns, &k));
+        double S[16], w[3];
+        /* S = P·M */
+        for (int col = 0; col < 4; col++)
+            for (int row = 0; row < 4; row++) {
+                double acc = 0;
+                for (int j = 0; j < 4; j++)
+                    acc += k.pose[4 * j + row] * M[4 * col + j];
+                S[4 * col + row] = acc;
+            }
+        for (int a = 0; a < 3; a++)
+            w[a] = S[a] * p->x + S[4 + a] * p->y + S[8 + a] * p->z + S[12 + a];
+        double d = fmin(fmin(fabs(fabs(w[0]) - 2), fabs(fabs(w[1]) - 2)), fmin(fabs(w[2] - 4), fabs(w[2] + 1)));
+        worst = fmax(worst, d);
+        on_box++;
+    }
+    printf("# lidar on a 10 m circle at 10 m/s, 10 Hz keys: %llu points on the box, worst face distance %.2e m\n",
+           (unsigned long long)on_box, worst);
+    assert_true(on_box > 500);
+    assert_true(worst < 2e-4); /* float32 points at ~10 m; the linear model would be ~1e-2 off */
+    /* camera: header pose = model pose at the capture time × mount */
+    sensim_image_view iv;
+    int images = 0;
+    while (sensim_ring_peek_image(cr, &iv) == SENSIM_OK) {
+        sensim_kinematics k;
+        CHECK_OK(sensim_rig_platform_at(rig, iv.header->t_begin_ns, &k));
+        for (int a = 0; a < 3; a++)
+            assert_double_close(iv.header->sensor_pose[12 + a],
+                                k.pose[a] * CM[12] + k.pose[4 + a] * CM[13] + k.pose[8 + a] * CM[14] + k.pose[12 + a],
+                                1e-12);
+        images++;
+        CHECK_OK(sensim_ring_release(cr));
+    }
+    assert_int_equal(images, 4);
+    /* odometry: position and velocity of the model */
+    const sensim_frame_header *h;
+    const sensim_nav_sample *s;
+    int navs = 0;
+    while (sensim_ring_peek_nav(nr, &h, &s) == SENSIM_OK) {
+        sensim_kinematics k;
+        CHECK_OK(sensim_rig_platform_at(rig, s->t_ns, &k));
+        for (int a = 0; a < 3; a++) {
+            assert_double_close(s->position[a], k.pose[12 + a], 1e-12);
+            assert_double_close(s->velocity_world[a], k.velocity[a], 1e-12);
+        }
+        navs++;
+        CHECK_OK(sensim_ring_release(nr));
+    }
+    assert_int_equal(navs, 20);
+    free(pts);
+    sensim_rig_destroy(rig);
+    sensim_nav_destroy(odo);
+    sensim_camera_destroy(cam);
+    sensim_lidar_destroy(lidar);
+    free(mem), free(cmem), free(nr);
+    sensim_scene_destroy(scene);
+}
+
+/* Same pushes, any step split (and pushes made early or just in time):
+ * the same lidar points and IMU samples, byte for byte. */
+static void split_run(const int64_t *dts, int ndt, bool push_all_first, sensim_point **pts, uint64_t *len,
+                      sensim_nav_sample *navs, int *nn)
+{
+    sensim_scene *scene;
+    CHECK_OK(sensim_scene_create(ctx, &scene));
+    add_plane(scene, 200, 1);
+    const float lo[3] = {8, -3, 0}, hi[3] = {9, 3, 3};
+    add_box(scene, lo, hi, 10, 0);
+    CHECK_OK(sensim_scene_commit(scene));
+    sensim_lidar *lidar;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", NULL, 0, &lidar));
+    double M[16];
+    translation(M, 0, 0, 1.8);
+    CHECK_OK(sensim_lidar_set_mount_pose(lidar, M));
+    size_t size;
+    uint64_t cap;
+    CHECK_OK(sensim_lidar_ring_size(lidar, 8, &cap, &size));
+    void *mem = malloc(size);
+    sensim_ring *lr;
+    CHECK_OK(sensim_ring_init(mem, size, cap, 8, SENSIM_OVERFLOW_FAIL, &lr));
+    sensim_nav *imu = make_nav(SENSIM_NAV_IMU, 400);
+    sensim_ring *nr = nav_ring(256);
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    CHECK_OK(sensim_rig_add_lidar(rig, lidar, lr, NULL));
+    CHECK_OK(sensim_rig_add_nav(rig, imu, nr, NULL));
+    const int64_t key_dt = 10000000, end = 200000000; /* 100 Hz keys, 0.2 s */
+    int64_t pushed = -1;
+    for (int64_t t = 0, i = 0; t < end; i++) {
+        int64_t dt = dts[i % ndt];
+        if (t + dt > end)
+            dt = end - t;
+        while (pushed < (push_all_first ? end : t + dt)) {
+            pushed = pushed < 0 ? 0 : pushed + key_dt;
+            double P[16];
+            circle_pose(30, 8, pushed * 1e-9, P);
+            CHECK_OK(sensim_rig_push_pose(rig, pushed, P));
+        }
+        CHECK_OK(sensim_rig_step(rig, scene, dt, NULL, NULL));
+        t += dt;
+    }
+    *pts = NULL, *len = 0;
+    drain(lr, pts, len, NULL, 0, NULL);
+    const sensim_frame_header *h;
+    const sensim_nav_sample *s;
+    *nn = 0;
+    while (sensim_ring_peek_nav(nr, &h, &s) == SENSIM_OK) {
+        navs[(*nn)++] = *s;
+        CHECK_OK(sensim_ring_release(nr));
+    }
+    sensim_rig_destroy(rig);
+    sensim_nav_destroy(imu);
+    sensim_lidar_destroy(lidar);
+    free(mem), free(nr);
+    sensim_scene_destroy(scene);
+}
+
+static void test_split_invariance(void **state)
+{
+    (void)state;
+    static sensim_nav_sample na[128], nb[128], nc[128];
+    sensim_point *pa, *pb, *pc;
+    uint64_t la, lb, lc;
+    int ca, cb, cc;
+    const int64_t whole[1] = {200000000}, odd[3] = {1000000, 37000000, 333333};
+    split_run(whole, 1, true, &pa, &la, na, &ca);
+    split_run(odd, 3, false, &pb, &lb, nb, &cb);
+    split_run((const int64_t[]){1000000}, 1, false, &pc, &lc, nc, &cc);
+    assert_int_equal(ca, 80);
+    assert_int_equal(cb, ca);
+    assert_int_equal(cc, ca);
+    assert_true(la > 10000);
+    assert_int_equal(lb, la);
+    assert_int_equal(lc, la);
+    assert_memory_equal(pa, pb, la * sizeof *pa);
+    assert_memory_equal(pa, pc, la * sizeof *pa);
+    assert_memory_equal(na, nb, (size_t)ca * sizeof na[0]);
+    assert_memory_equal(na, nc, (size_t)ca * sizeof na[0]);
+    free(pa), free(pb), free(pc);
+}
+
+/* Hostile pushes and steps: each refused with its status, nothing pushed. */
+static void test_push_errors(void **state)
+{
+    (void)state;
+    sensim_scene *scene = empty_scene();
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    double P[16];
+    identity(P);
+    sensim_kinematics k;
+    assert_int_equal(sensim_rig_step(rig, scene, 1000, NULL, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_rig_platform_at(rig, 0, &k), SENSIM_ERR_EMPTY);
+    assert_int_equal(sensim_rig_push_pose(rig, 0, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_rig_push_pose(NULL, 0, P), SENSIM_ERR_INVALID_ARGUMENT);
+    P[12] = NAN;
+    assert_int_equal(sensim_rig_push_pose(rig, 0, P), SENSIM_ERR_NOT_FINITE);
+    P[12] = 1e300;
+    assert_int_equal(sensim_rig_push_pose(rig, 0, P), SENSIM_ERR_OUT_OF_RANGE);
+    P[12] = 0, P[0] = 2;
+    assert_int_equal(sensim_rig_push_pose(rig, 0, P), SENSIM_ERR_OUT_OF_RANGE); /* not rigid */
+    P[0] = 1;
+    assert_int_equal(sensim_rig_push_pose(rig, INT64_MAX, P), SENSIM_ERR_OUT_OF_RANGE);
+    sensim_platform_state s;
+    sensim_platform_state_init(&s);
+    s.given = 16;
+    assert_int_equal(sensim_rig_push_state(rig, 0, &s), SENSIM_ERR_INVALID_ARGUMENT);
+    s.given = SENSIM_STATE_VELOCITY, s.velocity[1] = 1e300;
+    assert_int_equal(sensim_rig_push_state(rig, 0, &s), SENSIM_ERR_OUT_OF_RANGE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "velocity"));
+    s.velocity[1] = NAN;
+    assert_int_equal(sensim_rig_push_state(rig, 0, &s), SENSIM_ERR_NOT_FINITE);
+    s.given = SENSIM_STATE_ANGULAR_ACCELERATION, s.angular_acceleration[0] = -1e8;
+    assert_int_equal(sensim_rig_push_state(rig, 0, &s), SENSIM_ERR_OUT_OF_RANGE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "angular_acceleration"));
+    assert_int_equal(sensim_rig_push_state(rig, 0, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_rig_platform_at(rig, 0, &k), SENSIM_ERR_EMPTY); /* nothing was pushed */
+    /* order, coverage */
+    CHECK_OK(sensim_rig_set_time(rig, 5000));
+    CHECK_OK(sensim_rig_push_pose(rig, 10000, P));
+    assert_int_equal(sensim_rig_push_pose(rig, 10000, P), SENSIM_ERR_TIME_ORDER);
+    assert_int_equal(sensim_rig_push_pose(rig, 9999, P), SENSIM_ERR_TIME_ORDER);
+    assert_int_equal(sensim_rig_step(rig, scene, 1000, NULL, NULL), SENSIM_ERR_TIME_ORDER); /* begins before */
+    assert_non_null(strstr(sensim_context_last_error(NULL), "before the first pushed pose"));
+    sensim_rig_destroy(rig);
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    CHECK_OK(sensim_rig_push_pose(rig, 0, P));
+    CHECK_OK(sensim_rig_push_pose(rig, 1000, P));
+    assert_int_equal(sensim_rig_step(rig, scene, 1001, NULL, NULL), SENSIM_ERR_TIME_ORDER); /* beyond the last */
+    assert_non_null(strstr(sensim_context_last_error(NULL), "after the last pushed pose"));
+    CHECK_OK(sensim_rig_step(rig, scene, 1000, NULL, NULL));
+    assert_int_equal(sensim_rig_platform_at(rig, 1001, &k), SENSIM_ERR_OUT_OF_RANGE);
+    /* a bounded history: SENSIM_RIG_HISTORY_KEYS keys ahead refused, stepping frees room */
+    sensim_status st = SENSIM_OK;
+    int64_t t = 1000;
+    int pushed = 0;
+    while ((st = sensim_rig_push_pose(rig, t += 1000, P)) == SENSIM_OK)
+        pushed++;
+    assert_int_equal(st, SENSIM_ERR_TOO_LARGE);
+    assert_int_equal(pushed, SENSIM_RIG_HISTORY_KEYS - 1); /* key 0 dropped: behind the rig and the stencil */
+    CHECK_OK(sensim_rig_platform_at(rig, 1000, &k));
+    CHECK_OK(sensim_rig_step(rig, scene, 100000, NULL, NULL));
+    CHECK_OK(sensim_rig_push_pose(rig, t, P));
+    CHECK_OK(sensim_rig_platform_at(rig, 101000, &k)); /* the rig's time: kept */
+    assert_int_equal(sensim_rig_platform_at(rig, 1000, &k), SENSIM_ERR_OUT_OF_RANGE); /* dropped */
+    /* keys given to a step still work as before, beside the history */
+    sensim_pose_key key[2] = {{0}};
+    key[0].t_ns = 0, key[1].t_ns = 1000000000;
+    identity(key[0].pose), identity(key[1].pose);
+    sensim_motion m = {.keys = key, .key_count = 2};
+    CHECK_OK(sensim_rig_step(rig, scene, 1000, &m, NULL));
+    sensim_rig_destroy(rig);
+    sensim_scene_destroy(scene);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_push_pose_imu),     cmocka_unit_test(test_causal_exact),
+        cmocka_unit_test(test_one_motion_model),  cmocka_unit_test(test_split_invariance),
+        cmocka_unit_test(test_push_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
