@@ -37,6 +37,7 @@ int main(void)
     P(sensim_image_view);
     P(sensim_appearance);
     P(sensim_kinematics);
+    P(sensim_platform_state);
     P(sensim_nav_desc);
     P(sensim_nav_sample);
     P(sensim_radar_desc);

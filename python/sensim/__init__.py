@@ -23,6 +23,7 @@ table; without numpy, as ``memoryview`` objects over the 32-byte records plus
 :func:`unpack_points` to decode them.
 """
 import contextlib
+import math
 import ctypes
 import numbers
 import os
@@ -835,7 +836,7 @@ def _keys(pose_matrix=None, keys=None):
     return arr
 
 
-INTERP = {"linear": 0, "spline": 1}
+INTERP = {"linear": 0, "spline": 1, "causal": 2}
 
 
 def kinematics_at(keys, t_ns, interp="spline"):
@@ -843,12 +844,12 @@ def kinematics_at(keys, t_ns, interp="spline"):
     pose (4x4), velocity and acceleration (world, m/s, m/s^2) and
     angular_velocity (body, rad/s); interp "linear" (as scans) or "spline"."""
     if interp not in INTERP:
-        raise InvalidArgument(1, "interp must be linear or spline")
+        raise InvalidArgument(1, "interp must be linear, spline or causal (the rig's motion model)")
     k = _keys(None, keys)
     out = _lib.Kinematics()
     _check(_L.sensim_kinematics_at(k, len(k), INTERP[interp], _i64(t_ns, "t_ns"), ctypes.byref(out)))
     return dict(pose=_from16(out.pose), velocity=list(out.velocity), acceleration=list(out.acceleration),
-                angular_velocity=list(out.angular_velocity))
+                angular_velocity=list(out.angular_velocity), angular_acceleration=list(out.angular_acceleration))
 
 
 NAV_KINDS = {"imu": 0, "gnss": 1, "odometry": 2}
@@ -1187,7 +1188,7 @@ class Rig(_Handle):
         _want(context, Context, "context")
         self.context = context
         self._members = []  # the rig borrows lidars and rings: keep them alive
-        self._scene, self._errors = None, []
+        self._scene, self._errors, self._pushed = None, [], False
         h = ctypes.c_void_p()
         _check(_L.sensim_rig_create(context.handle, ctypes.byref(h)))
         self._h = h.value
@@ -1293,17 +1294,81 @@ class Rig(_Handle):
                     with m._cv:
                         m._holders -= 1
 
+    def push_pose(self, t_ns, pose):
+        """Push the platform's pose (4x4, body to world, metres) at ``t_ns``
+        into the rig's history; steps without ``pose``/``keys`` then read it
+        through the rig's one motion model (see sensim_rig_push_pose)."""
+        m = _mat16(pose)
+        with _using(self) as hs:
+            _check(_L.sensim_rig_push_pose(hs[0], _i64(t_ns, "t_ns"), ctypes.byref(m)))
+        self._pushed = True
+
+    def push_state(self, t_ns, pose, velocity=None, acceleration=None, angular_velocity_deg=None,
+                   angular_acceleration_deg=None, angular_velocity=None, angular_acceleration=None):
+        """Push a platform state at ``t_ns``: ``pose`` (4x4) and whichever
+        derivatives the host knows, used exactly: ``velocity`` and
+        ``acceleration`` (world frame, m/s and m/s^2, gravity not included),
+        body rates ``angular_velocity_deg`` (deg/s) or ``angular_velocity``
+        (rad/s), and angular accelerations likewise. Those left out come
+        from the pushed poses."""
+        st = _lib.PlatformState()
+        _L.sensim_platform_state_init(ctypes.byref(st))
+        st.pose = _mat16(pose)
+        deg = math.pi / 180.0
+        given = 0
+        for bit, name, value, scale in ((1, "velocity", velocity, 1.0), (2, "acceleration", acceleration, 1.0),
+                                        (4, "angular_velocity_deg", angular_velocity_deg, deg),
+                                        (4, "angular_velocity", angular_velocity, 1.0),
+                                        (8, "angular_acceleration_deg", angular_acceleration_deg, deg),
+                                        (8, "angular_acceleration", angular_acceleration, 1.0)):
+            if value is None:
+                continue
+            if given & bit:
+                raise InvalidArgument(1, "push_state: give %s in degrees or in radians, not both" % name)
+            try:
+                vec = [_f64(x, "push_state: %s component" % name) * scale for x in value]
+            except TypeError:
+                raise InvalidArgument(1, "push_state: %s must be 3 numbers, not %s"
+                                      % (name, type(value).__name__)) from None
+            if len(vec) != 3:
+                raise InvalidArgument(1, "push_state: %s must be 3 numbers, got %d" % (name, len(vec)))
+            field = {1: "velocity", 2: "acceleration", 4: "angular_velocity", 8: "angular_acceleration"}[bit]
+            setattr(st, field, _lib.d3(*vec))
+            given |= bit
+        st.given = given
+        with _using(self) as hs:
+            _check(_L.sensim_rig_push_state(hs[0], _i64(t_ns, "t_ns"), ctypes.byref(st)))
+        self._pushed = True
+
+    def platform_at(self, t_ns):
+        """The platform's state at ``t_ns`` from the pushed history (what every
+        sensor reads): dict with pose (4x4), velocity, acceleration (world),
+        angular_velocity and angular_acceleration (body, rad/s, rad/s^2)."""
+        out = _lib.Kinematics()
+        with _using(self) as hs:
+            _check(_L.sensim_rig_platform_at(hs[0], _i64(t_ns, "t_ns"), ctypes.byref(out)))
+        return dict(pose=_from16(out.pose), velocity=list(out.velocity), acceleration=list(out.acceleration),
+                    angular_velocity=list(out.angular_velocity),
+                    angular_acceleration=list(out.angular_acceleration))
+
     def step(self, scene, dt_ns, pose=None, keys=None):
+        """Advance by ``dt_ns``. After push_pose/push_state, a step without
+        ``pose`` or ``keys`` reads the pushed history (it may go up to the
+        last pushed time); with them (or when nothing was pushed: the
+        identity pose) the keys as given."""
         _want(scene, Scene, "scene")
-        k = _keys(pose, keys)
-        m = _lib.Motion(keys=k, key_count=len(k))
+        use_history = pose is None and keys is None and self._pushed
+        if not use_history:
+            k = _keys(pose, keys)
+            m = _lib.Motion(keys=k, key_count=len(k))
         r = _lib.RigStepResult()
         dt_ns = _i64(dt_ns, "dt_ns")
         lidars = [x for x in self._members if isinstance(x, _HELD)]
         self._scene, self._errors = scene, []
         try:
             with _using(self, scene, *lidars) as hs:
-                st = _L.sensim_rig_step(hs[0], hs[1], dt_ns, ctypes.byref(m), ctypes.byref(r))
+                st = _L.sensim_rig_step(hs[0], hs[1], dt_ns, None if use_history else ctypes.byref(m),
+                                        ctypes.byref(r))
         finally:
             self._scene = None
         if self._errors:
