@@ -829,6 +829,56 @@ with tempfile.TemporaryDirectory() as tmp:
         check(r.returncode == 0 and m["format"] == fmt_name and m["frame"] == "carla" and
               fj["frame_of_reference"] == "carla" and fj["units"] == "m", "batch --format %s meta %r" % (fmt_name, m))
 
+    # --frame carla applies to rig mounts too: a sensor copied from CARLA's Transform(x=1, y=0.9, z=1.8,
+    # yaw=30) sits at CARLA y = +0.9 (not mirrored), its yaw clockwise; native runs read the same numbers natively
+    still = os.path.join(tmp, "still.csv")
+    with open(still, "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n0,0,0,0,0,0,0\n1,0,0,0,0,0,0\n")
+    mrig = os.path.join(tmp, "mount_rig.txt")
+    with open(mrig, "w") as f:
+        f.write("[sensor top]\npreset = vlp16\nmount_xyz_m = 1, 0.9, 1.8\nmount_rpy_deg = 0, 0, 30\n")
+    for fr, want_y in (("carla", 0.9), ("native", 0.9)):
+        o = os.path.join(tmp, "mount_" + fr)
+        r = run("batch", "--scene", "street", "--rig", mrig, "--trajectory", still, "--out", o, "--frames", "0:1",
+                "--frame", fr, "--quiet")
+        pose = read_ply(os.path.join(o, "top", "frame_000000.ply"))[2]["sensor_pose"] if r.returncode == 0 else []
+        P = [float(x) for x in pose]
+        check(len(P) == 16 and abs(P[12] - 1) < 1e-12 and abs(P[13] - want_y) < 1e-12 and abs(P[14] - 1.8) < 1e-12
+              and abs(P[1] - 0.5) < 1e-12, "--frame %s: mount y = 0.9 and yaw 30 kept in the run's frame: %r %s"
+              % (fr, P, r.stderr))
+    with open(mrig, "w") as f:
+        f.write("[sensor top]\npreset = vlp16\nmount_xyz_m = 1, 0.9, 1.8\nmount_xyz_m = 0, 0, 2\n")
+    r = run("batch", "--scene", "street", "--rig", mrig, "--trajectory", still, "--out", os.path.join(tmp, "dupkey"))
+    check(r.returncode >= 10 and "mount_rig.txt:4" in r.stderr and "given twice" in r.stderr,
+          "a rig key given twice is refused: " + r.stderr)
+
+    # progress counts what each sensor does (frames, captures, samples), never past the total, the last line once;
+    # a lidar on the road (z = 0) scans nothing: warned on stderr and in each frame's JSON, even with --quiet
+    prig = os.path.join(tmp, "progress_rig.txt")
+    with open(prig, "w") as f:
+        f.write("[sensor top]\npreset = vlp16\n[sensor cam]\ntype = camera\nwidth = 32\nheight = 24\n"
+                "[sensor imu]\ntype = imu\n[sensor gps]\ntype = gnss\n")
+    for fmt_name in ("ply", "mcap"):
+        o = os.path.join(tmp, "progress_" + fmt_name)
+        r = run("batch", "--scene", "street", "--rig", prig, "--trajectory", still, "--out", o, "--format", fmt_name)
+        lines = [x for x in r.stderr.splitlines() if x.startswith("sensim batch: ") and " Mpts/s" in x]
+        counts = [tuple(int(v) for v in x.split()[2].split("/")) for x in lines]
+        check(r.returncode == 0 and counts and all(d <= t for d, t in counts) and counts[-1] == (130, 130) and
+              counts.count((130, 130)) == 1 and "top 10/10, cam 10/10, imu 100/100, gps 10/10" in lines[-1],
+              "--format %s progress counts per sensor: %r" % (fmt_name, lines))
+        check("warning: lidar 'top': 10 of 10 frames have no points" in r.stderr and "mount height" in r.stderr,
+              "--format %s: frames without points are warned about: %r" % (fmt_name, r.stderr[-400:]))
+    with open(os.path.join(tmp, "progress_ply", "top", "frame_000000.json")) as f:
+        fj = json.load(f)
+    check(fj["points"] == 0 and "mount height" in fj.get("warning", ""), "an empty frame's JSON says why: %r" % fj)
+    o = os.path.join(tmp, "progress_ok")
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--set", "mount_xyz_m=0,0,1.8", "--trajectory", still,
+            "--out", o, "--frames", "0:2", "--quiet")
+    with open(os.path.join(o, "frame_000000.json")) as f:
+        fj = json.load(f)
+    check(r.returncode == 0 and r.stderr == "" and fj["points"] > 1000 and "warning" not in fj,
+          "a lidar at 1.8 m scans the street without a warning: %r" % r.stderr)
+
     # bad inputs: one line naming the file and line
     badt = os.path.join(tmp, "badtraj.csv")
     with open(badt, "w") as f:

@@ -19,6 +19,10 @@
 
 static volatile sig_atomic_t g_stop;
 
+/* A lidar frame without points is almost always a placement mistake: said on stderr and in the frame's JSON. */
+#define NO_POINTS_HINT "no points: every beam missed or fell inside the minimum range; check the mount height " \
+                       "(mount_xyz_m) and the trajectory's z (a lidar at z = 0 sits in the road)"
+
 static int64_t floordiv(int64_t a, int64_t b)
 {
     int64_t q = a / b;
@@ -531,8 +535,8 @@ static int write_frame_json(writer *w, const job *j)
     sensim_pose_matrix_to_frame(w->frame, j->h.sensor_pose, pose);
     for (int i = 0; i < 16; i++)
         fprintf(f, "%s%.17g", i ? ", " : "", pose[i]);
-    fprintf(f, "], \"frame_of_reference\": \"%s\", \"units\": \"%s\"}\n", frame_name(w->frame),
-            w->frame == SENSIM_FRAME_UE ? "cm" : "m");
+    fprintf(f, "], \"frame_of_reference\": \"%s\", \"units\": \"%s\"%s}\n", frame_name(w->frame),
+            w->frame == SENSIM_FRAME_UE ? "cm" : "m", j->n ? "" : ", \"warning\": \"" NO_POINTS_HINT "\"");
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         snprintf(w->message, sizeof w->message, "%s: write failed (disk full?)", path);
@@ -627,24 +631,46 @@ static void writer_drain(writer *w)
 }
 
 /* ---- progress ---- */
-static void progress(int tty, int quiet, uint64_t done, uint64_t total, uint64_t points, double t0, int final)
+/* What each sensor has done of what it will do this run (frames, captures,
+ * samples): the line counts exactly that, per sensor when there are several. */
+typedef struct prog {
+    int tty, quiet;
+    uint32_t n;
+    const char *name[MAX_SENSORS];
+    uint64_t done[MAX_SENSORS], total[MAX_SENSORS];
+    uint64_t empty[MAX_SENSORS]; /* lidar frames without a point */
+    uint64_t points, shown; /* shown: the count last printed (a final line repeats nothing) */
+    double t0, last;
+} prog;
+
+static void progress(prog *p, int final)
 {
-    static double last;
-    double now = now_s(), el = now - t0;
-    if (quiet || (!final && !tty && now - last < 5.0 && done != total))
+    double now = now_s(), el = now - p->t0;
+    uint64_t done = 0, total = 0;
+    for (uint32_t s = 0; s < p->n; s++)
+        done += p->done[s], total += p->total[s];
+    if (p->quiet || (!final && !p->tty && now - p->last < 5.0 && done != total) ||
+        (!p->tty && p->shown == done && p->last > 0))
         return;
-    last = now;
-    double rate = el > 0 ? points / el : 0, eta = done ? el / done * (total - done) : 0;
-    if (tty) {
-        int w = 30, fill = total ? (int)(w * done / total) : w;
-        fprintf(stderr, "\r[%.*s%*s] %llu/%llu frames, %.2f Mpts/s, ETA %.0f s ", fill,
-                "##############################", w - fill, "", (unsigned long long)done, (unsigned long long)total,
-                rate / 1e6, eta);
+    p->last = now;
+    p->shown = done;
+    double rate = el > 0 ? p->points / el : 0, eta = done && done < total ? el / done * (total - done) : 0;
+    char per[1024] = "";
+    size_t o = 0;
+    for (uint32_t s = 0; s < p->n && p->n > 1 && o < sizeof per; s++)
+        o += (size_t)snprintf(per + o, sizeof per - o, "%s%s %llu/%llu", s ? ", " : " (", p->name[s],
+                              (unsigned long long)p->done[s], (unsigned long long)p->total[s]);
+    if (p->n > 1 && o < sizeof per)
+        snprintf(per + o, sizeof per - o, ")");
+    if (p->tty) {
+        int w = 30, fill = total ? (int)(w * (done < total ? done : total) / total) : w;
+        fprintf(stderr, "\r[%.*s%*s] %llu/%llu%s, %.2f Mpts/s, ETA %.0f s ", fill, "##############################",
+                w - fill, "", (unsigned long long)done, (unsigned long long)total, per, rate / 1e6, eta);
         if (final)
             fputc('\n', stderr);
     } else {
-        fprintf(stderr, "sensim batch: %llu/%llu frames, %.2f Mpts/s, ETA %.0f s\n", (unsigned long long)done,
-                (unsigned long long)total, rate / 1e6, eta);
+        fprintf(stderr, "sensim batch: %llu/%llu%s, %.2f Mpts/s, ETA %.0f s\n", (unsigned long long)done,
+                (unsigned long long)total, per, rate / 1e6, eta);
     }
 }
 
@@ -884,6 +910,7 @@ typedef struct mcap_run {
     uint8_t *scratch;      /* 3 bytes a pixel */
     int quiet;
     uint64_t frames, points, messages;
+    prog *pg;
 } mcap_run;
 
 /* A radar detection as a PointCloud2 record: Cartesian x, y, z (sensor
@@ -1139,7 +1166,8 @@ static int run_mcap(mcap_run *R)
             sensim_camera_info ci;
             MC(sensim_camera_get_info(c->cam, &ci));
             MC(sensim_mcap_write_camera_info(m, tp[s][5], t, t, frame, &ci));
-            R->frames++;
+            R->frames++, R->pg->done[s]++;
+            progress(R->pg, 0);
             continue;
         }
         if (R->navs[s]) {
@@ -1169,7 +1197,8 @@ static int run_mcap(mcap_run *R)
                 MC(sensim_mcap_write_odometry(m, tp[s][0], ns_.t_ns, ns_.t_ns, mo->odom_frame, sp->name, pose,
                                               ns_.velocity_body, ns_.angular_velocity));
             }
-            R->frames++;
+            R->frames++, R->pg->done[s]++;
+            progress(R->pg, 0);
             continue;
         }
         if (R->radars[s]) {
@@ -1187,7 +1216,8 @@ static int run_mcap(mcap_run *R)
                 rbuf[i].d = det[i];
             }
             MC(sensim_mcap_write_cloud(m, tp[s][0], t, t, sp->name, radar_point_fields, 13, sizeof *rbuf, rbuf, n));
-            R->frames++;
+            R->frames++, R->pg->done[s]++;
+            progress(R->pg, 0);
             continue;
         }
         /* lidar */
@@ -1204,8 +1234,10 @@ static int run_mcap(mcap_run *R)
         }
         sensim_frame_view v = {&h, {R->pts, NULL}, {n, 0}};
         MC(sensim_mcap_write_points(m, tp[s][0], h.t_end_ns, sp->name, &v));
-        R->frames++;
-        R->points += n;
+        R->frames++, R->pg->done[s]++;
+        R->points += n, R->pg->points += n;
+        R->pg->empty[s] += n == 0;
+        progress(R->pg, 0);
     }
 end:
     free(rbuf);
@@ -1393,7 +1425,7 @@ int cmd_batch(int argc, char **argv)
     uint32_t nspecs = 0;
     int rc = 0;
     if (rig_arg) {
-        if ((rc = load_rig_file(rig_arg, specs, &nspecs))) {
+        if ((rc = load_rig_file(rig_arg, specs, &nspecs)) || (rc = rig_mounts_from_frame(specs, nspecs, frame, rig_arg))) {
             free_specs(specs, nspecs);
             return rc;
         }
@@ -1665,13 +1697,23 @@ int cmd_batch(int argc, char **argv)
         free(nframes);
         goto done;
     }
+    prog pg;
+    memset(&pg, 0, sizeof pg);
+    pg.n = nspecs;
     for (uint32_t s = 0; s < nspecs; s++) {
         int64_t P = periods[s], t0 = tr.keys[0].t_ns, t1 = tr.keys[tr.n - 1].t_ns;
         int64_t r0 = -floordiv(-t0, P), r1 = floordiv(t1, P); /* frames [r·P, (r+1)·P) inside [t0, t1] */
         first_frame[s] = r0;
         nframes[s] = r1 > r0 ? r1 - r0 : 0;
-        for (int64_t i = fa; i < nframes[s] && i < fb && !navs[s] && !radars[s]; i++)
-            total += (uint64_t)(i % shard_n) == shard_k;
+        pg.name[s] = specs[s].name;
+        for (int64_t i = fa; i < nframes[s] && i < fb; i++) {
+            if (navs[s] || radars[s]) /* whole streams: shard 0 writes them */
+                pg.total[s] += shard_k == 0;
+            else
+                pg.total[s] += (uint64_t)(i % shard_n) == shard_k;
+        }
+        if (!navs[s] && !radars[s])
+            total += pg.total[s];
     }
     sensim_camera_images cim;
     memset(&cim, 0, sizeof cim);
@@ -1716,6 +1758,7 @@ int cmd_batch(int argc, char **argv)
 
     int tty = isatty(2);
     double t_start = now_s(), scan_s = 0;
+    pg.tty = tty, pg.quiet = quiet, pg.t0 = t_start;
     uint64_t done_frames = 0, skipped = 0, points = 0;
     uint64_t captures = 0;
     if (format == FORMAT_MCAP) {
@@ -1725,7 +1768,7 @@ int cmd_batch(int argc, char **argv)
         } else {
             mcap_run R = {out, &mo, &tr, &aset, scene, specs, nspecs, lidars, cams, navs, nav_desc, radars,
                           radar_desc, periods, first_frame, nframes, fa, fb, step_ns, ring, bufs[0], cap, &cim,
-                          cam_scratch, quiet, 0, 0, 0};
+                          cam_scratch, quiet, 0, 0, 0, &pg};
             double a0 = now_s();
             rc = run_mcap(&R);
             scan_s += now_s() - a0;
@@ -1738,24 +1781,32 @@ int cmd_batch(int argc, char **argv)
             char path[4200];
             snprintf(path, sizeof path, "%.4000s/%.63s/radar.csv", out, specs[s].name);
             int64_t first = first_frame[s] + fa, count = (fb < nframes[s] ? fb : nframes[s]) - fa;
-            if (shard_k != 0 || count <= 0 || (resume && file_exists(path)))
+            if (shard_k != 0 || count <= 0 || (resume && file_exists(path))) {
+                pg.done[s] += shard_k == 0 && count > 0 ? (uint64_t)count : 0; /* resumed */
                 continue;
+            }
             if ((rc = write_radar_csv(out, specs[s].name, radars[s], &aset, &tr, first, count)))
                 break;
             if (!quiet)
                 fprintf(stderr, "sensim batch: %s: %lld samples -> %s\n", specs[s].name, (long long)count, path);
+            pg.done[s] += (uint64_t)count;
+            progress(&pg, 0);
             continue;
         }
         if (navs[s]) { /* a whole stream, cheap: shard 0 writes it */
             char path[4200];
             snprintf(path, sizeof path, "%.4000s/%.63s/%s.csv", out, specs[s].name, nav_names[specs[s].nav - 1]);
             int64_t first = first_frame[s] + fa, count = (fb < nframes[s] ? fb : nframes[s]) - fa;
-            if (shard_k != 0 || count <= 0 || (resume && file_exists(path)))
+            if (shard_k != 0 || count <= 0 || (resume && file_exists(path))) {
+                pg.done[s] += shard_k == 0 && count > 0 ? (uint64_t)count : 0; /* resumed */
                 continue;
+            }
             if ((rc = write_nav_csv(out, specs[s].name, navs[s], specs[s].nav - 1, &tr, first, count)))
                 break;
             if (!quiet)
                 fprintf(stderr, "sensim batch: %s: %lld samples -> %s\n", specs[s].name, (long long)count, path);
+            pg.done[s] += (uint64_t)count;
+            progress(&pg, 0);
             continue;
         }
         if (specs[s].camera) {
@@ -1776,6 +1827,7 @@ int cmd_batch(int argc, char **argv)
                 if (resume && file_exists(marker)) {
                     skipped++;
                     done_frames++;
+                    pg.done[s]++;
                     continue;
                 }
                 double a0 = now_s();
@@ -1785,7 +1837,8 @@ int cmd_batch(int argc, char **argv)
                     break;
                 captures++;
                 done_frames++;
-                progress(tty, quiet, done_frames, total, points, t_start, 0);
+                pg.done[s]++;
+                progress(&pg, 0);
             }
             continue;
         }
@@ -1811,6 +1864,7 @@ int cmd_batch(int argc, char **argv)
             if (resume && file_exists(marker)) {
                 skipped++;
                 done_frames++;
+                pg.done[s]++;
                 continue;
             }
             double a0 = now_s();
@@ -1826,7 +1880,10 @@ int cmd_batch(int argc, char **argv)
             writer_submit(&w);
             points += n;
             done_frames++;
-            progress(tty, quiet, done_frames, total, points, t_start, 0);
+            pg.done[s]++;
+            pg.points = points;
+            pg.empty[s] += n == 0;
+            progress(&pg, 0);
             if (w.error)
                 rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
         }
@@ -1863,7 +1920,11 @@ int cmd_batch(int argc, char **argv)
         done_frames = w.written + captures + skipped; /* what is on disk, not what was handed to the writer */
     if (w.error && !rc)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
-    progress(tty, quiet, done_frames, total, points, t_start, 1);
+    progress(&pg, 1);
+    for (uint32_t s = 0; s < nspecs; s++) /* even with --quiet: a silent empty run is a wasted run */
+        if (pg.empty[s])
+            fprintf(stderr, "sensim batch: warning: lidar '%s': %llu of %llu frames have %s\n", specs[s].name,
+                    (unsigned long long)pg.empty[s], (unsigned long long)pg.done[s], NO_POINTS_HINT);
     double wall = now_s() - t_start;
     if (!quiet)
         fprintf(stderr, "sensim batch: %llu frames (%llu resumed), %llu points in %.2f s; scanning %.0f %% of the "

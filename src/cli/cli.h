@@ -96,6 +96,10 @@ int load_trajectory_file_times(const char *path, int32_t frame, const char *time
 int load_rig(FILE *f, const char *label, sensor_spec *specs, uint32_t *count);
 int load_rig_file(const char *path, sensor_spec *specs, uint32_t *count);
 void free_specs(sensor_spec *specs, uint32_t count);
+/* Rewrite the mount_xyz_m / mount_rpy_deg keys of @p specs, typed in @p frame
+ * (--frame carla|ue: CARLA's Transform numbers), as the same poses in native
+ * numbers. 0, or an exit status after a message naming @p path and the sensor. */
+int rig_mounts_from_frame(sensor_spec *specs, uint32_t count, int32_t frame, const char *path);
 int load_camera(FILE *f, const char *label, sensim_camera_desc *desc);
 /* Rows of @p cols comma-separated finite numbers (at most @p max_rows; '#'
  * comments, blank lines and one @p header line allowed) into a malloc'ed

@@ -549,6 +549,15 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
             rc = msg_fail("%s:%llu: too many keys%s", path, ln, "");
             break;
         }
+        size_t kl = strlen(k);
+        for (uint32_t j = 0; j < cur->nsets && rc == 0; j++)
+            if (!strncmp(cur->sets[j], k, kl) && cur->sets[j][kl] == '=') {
+                fprintf(stderr, "sensim: error: %s:%llu: key '%.64s' given twice for sensor '%s'\n", path, ln, k,
+                        cur->name);
+                rc = EXIT_STATUS_BASE + SENSIM_ERR_DUPLICATE;
+            }
+        if (rc)
+            break;
         char *kv = malloc(strlen(k) + strlen(v) + 2);
         if (!kv) {
             rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
@@ -808,5 +817,67 @@ int load_number_rows(const char *path, const char *header, int cols, uint32_t ma
         return rc;
     }
     *out = rows;
+    return 0;
+}
+
+/* The set "KEY=..." of @p sp, or NULL. */
+static const char **find_set(sensor_spec *sp, const char *key)
+{
+    size_t kl = strlen(key);
+    for (uint32_t j = 0; j < sp->nsets; j++)
+        if (!strncmp(sp->sets[j], key, kl) && sp->sets[j][kl] == '=')
+            return &sp->sets[j];
+    return NULL;
+}
+
+int rig_mounts_from_frame(sensor_spec *specs, uint32_t count, int32_t frame, const char *path)
+{
+    if (frame == SENSIM_FRAME_NATIVE || frame == SENSIM_FRAME_ISO8855)
+        return 0;
+    for (uint32_t i = 0; i < count; i++) {
+        sensor_spec *sp = &specs[i];
+        const char **xs = find_set(sp, "mount_xyz_m"), **rs = find_set(sp, "mount_rpy_deg");
+        if (!xs && !rs)
+            continue;
+        double xyz[3] = {0, 0, 0}, rpy[3] = {0, 0, 0};
+        if ((xs && parse_numbers(strchr(*xs, '=') + 1, xyz, 3, 3) != 3) ||
+            (rs && parse_numbers(strchr(*rs, '=') + 1, rpy, 3, 3) != 3)) {
+            fprintf(stderr, "sensim: error: %s: sensor '%s': mount_xyz_m and mount_rpy_deg need three numbers "
+                    "each\n", path, sp->name);
+            return EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+        }
+        /* typed in the run's frame (CARLA: y right, yaw clockwise, pitch up; UE: centimetres):
+         * the same pose in native numbers for the sensors' own parsers */
+        double M[16], loc[3], rot[3];
+        const double carla_rot[3] = {rpy[1], rpy[2], rpy[0]}; /* sensim_pose_from_frame: pitch, yaw, roll */
+        sensim_status st = sensim_pose_from_frame(frame, xyz, carla_rot, M);
+        if (!st)
+            st = sensim_pose_to_frame(SENSIM_FRAME_NATIVE, M, loc, rot);
+        if (st) {
+            fprintf(stderr, "sensim: error: %s: sensor '%s': mount: %s\n", path, sp->name,
+                    sensim_context_last_error(NULL));
+            return EXIT_STATUS_BASE + (int)st;
+        }
+        char buf[2][160];
+        snprintf(buf[0], sizeof buf[0], "mount_xyz_m=%.17g,%.17g,%.17g", loc[0], loc[1], loc[2]);
+        snprintf(buf[1], sizeof buf[1], "mount_rpy_deg=%.17g,%.17g,%.17g", rot[0], rot[1], rot[2]);
+        for (int k = 0; k < 2; k++) {
+            const char **slot = k == 0 ? xs : rs;
+            if (!slot) {
+                if (sp->nsets == MAX_SETS) {
+                    fprintf(stderr, "sensim: error: %s: sensor '%s': too many keys\n", path, sp->name);
+                    return EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+                }
+                slot = &sp->sets[sp->nsets++];
+            }
+            char *kv = strdup(buf[k]);
+            if (!kv || sp->nowned == MAX_SETS) {
+                free(kv);
+                return EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+            }
+            sp->owned[sp->nowned++] = kv;
+            *slot = kv;
+        }
+    }
     return 0;
 }
