@@ -852,6 +852,23 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode >= 10 and "mount_rig.txt:4" in r.stderr and "given twice" in r.stderr,
           "a rig key given twice is refused: " + r.stderr)
 
+    # one motion model a run: named in meta.json, refused per sensor, unknown models refused
+    with open(os.path.join(tmp, "mount_native", "meta.json")) as f:
+        check(json.load(f).get("motion") == "causal", "meta.json names the run's motion model (causal by default)")
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", still, "--out",
+            os.path.join(tmp, "motion_bad"), "--motion", "cubic")
+    check(r.returncode == 2 and "--motion must be" in r.stderr, "--motion cubic refused: " + r.stderr)
+    with open(mrig, "w") as f:
+        f.write("[sensor imu]\ntype = imu\ninterp = linear\n")
+    r = run("batch", "--scene", "street", "--rig", mrig, "--trajectory", still, "--out", os.path.join(tmp, "interp"))
+    check(r.returncode >= 10 and "--motion" in r.stderr and "'imu'" in r.stderr,
+          "a sensor's own interp is refused (the run has one motion model): " + r.stderr)
+    o = os.path.join(tmp, "motion_linear")
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", still, "--out", o, "--frames", "0:1",
+            "--motion", "linear", "--quiet")
+    with open(os.path.join(o, "meta.json")) as f:
+        check(r.returncode == 0 and json.load(f).get("motion") == "linear", "--motion linear: " + r.stderr)
+
     # progress counts what each sensor does (frames, captures, samples), never past the total, the last line once;
     # a lidar on the road (z = 0) scans nothing: warned on stderr and in each frame's JSON, even with --quiet
     prig = os.path.join(tmp, "progress_rig.txt")

@@ -441,14 +441,18 @@ typedef struct sensim_pose_key {
 
 /**
  * Platform motion for one scan call: the pose at each shot's firing time is
- * interpolated between the keys (position linearly, rotation by slerp; exact
- * for constant linear and angular velocity); before the first key or after
- * the last the nearest key's pose is held.
+ * interpolated between the keys — by default position linearly and rotation
+ * by slerp (exact for constant linear and angular velocity), or with
+ * @ref interp = SENSIM_INTERP_CAUSAL (sensim/nav.h) by the rig's motion
+ * model over these keys (give the 4 keys before the span too: a key's
+ * derivatives come from it and the 4 before it in the array); before the
+ * first key or after the last the nearest key's pose is held.
  */
 typedef struct sensim_motion {
     const sensim_pose_key *keys; /**< 1..64 keys, strictly increasing times; borrowed for the call */
     uint32_t key_count;
-    uint32_t reserved_u32;
+    uint32_t interp;             /**< 0 = SENSIM_INTERP_LINEAR, or SENSIM_INTERP_CAUSAL (others refused with
+                                      SENSIM_ERR_INVALID_ARGUMENT). Since 0.2 (was reserved) */
     uint64_t world_step;         /**< host world step, written to frame headers (0 if unused) */
     uint64_t reserved[4];
 } sensim_motion;

@@ -82,7 +82,9 @@ SENSIM_API sensim_status sensim_kinematics_at(const sensim_pose_key *keys, uint6
  *  deterministic: counter-based normals from (seed, sensor_id, sample, axis). */
 typedef struct sensim_nav_desc {
     int32_t kind;                 /**< SENSIM_NAV_* */
-    int32_t interp;               /**< SENSIM_INTERP_* used on the platform's keys (default SPLINE) */
+    int32_t interp;               /**< SENSIM_INTERP_* used on the platform's keys (default SPLINE; CAUSAL: the
+                                       rig's model, its angular acceleration for the lever arm). In a rig
+                                       stepped from its history, or with causal keys, the rig's model is used */
     uint32_t sensor_id;           /**< written as lidar_id in frame headers */
     uint32_t seed;
     double rate_hz;               /**< samples per second, [0.1, 10000]; sample k at k·round(1e9/rate_hz) ns */

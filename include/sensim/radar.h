@@ -69,7 +69,8 @@ SENSIM_API const sensim_field *sensim_radar_fields(uint32_t *out_count);
 /** A radar. Fill with sensim_radar_desc_init(). */
 typedef struct sensim_radar_desc {
     int32_t model;               /**< SENSIM_RADAR_* */
-    int32_t interp;              /**< SENSIM_INTERP_* for the platform's kinematics (default SPLINE) */
+    int32_t interp;              /**< SENSIM_INTERP_* for the platform's kinematics (default SPLINE); a rig
+                                      stepped from its history, or with causal keys, uses its own model */
     uint32_t sensor_id;          /**< written as lidar_id in frame headers */
     uint32_t seed;
     double rate_hz;              /**< samples per second, [0.1, 1000] (default 20) */

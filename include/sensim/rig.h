@@ -300,10 +300,12 @@ typedef struct sensim_rig_step_result {
  * model; the pushed keys must cover [t, t + dt] (a step may go up to the
  * last pushed time, not beyond; SENSIM_ERR_TIME_ORDER says which end is
  * missing). Rolling-shutter camera rows after the last pushed key hold its
- * pose. With @p platform given (the keys as before 0.2) each sensor reads
- * those keys as it always did: lidars, cameras, proximity and user sensors
- * linearly (slerp), navigation sensors and radars with their own
- * interpolation; its keys should cover the step; its world_step field is
+ * pose. With @p platform given, its keys should cover the step: with
+ * platform->interp = SENSIM_INTERP_CAUSAL every sensor reads them through
+ * the rig's motion model (give the 4 keys before the step too); with
+ * SENSIM_INTERP_LINEAR (0, as before 0.2) lidars, cameras, proximity and user
+ * sensors interpolate linearly (slerp) and navigation sensors and radars
+ * with their own descriptor's interpolation. platform->world_step is
  * ignored and replaced by the rig's counter. A sensor
  * whose ring refuses (SENSIM_OVERFLOW_FAIL and full) skips this step — the
  * refusal is counted in its ring's stats and its frame is flagged partial —

@@ -102,7 +102,7 @@ class PoseKey(Structure):
 
 
 class Motion(Structure):
-    _fields_ = [("keys", POINTER(PoseKey)), ("key_count", c_uint32), ("reserved_u32", c_uint32),
+    _fields_ = [("keys", POINTER(PoseKey)), ("key_count", c_uint32), ("interp", c_uint32),
                 ("world_step", c_uint64), ("reserved", c_uint64 * 4)]
 
 

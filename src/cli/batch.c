@@ -19,6 +19,15 @@
 
 static volatile sig_atomic_t g_stop;
 
+/* The run's one motion model (--motion): every sensor's poses and kinematics come from the
+ * trajectory through it, as a rig's sensors do from its history. */
+static int32_t g_motion = SENSIM_INTERP_CAUSAL;
+/* Keys a causal piece carries before its span: a key's derivatives read it and the 4 before it. */
+static size_t lead_keys(size_t lo)
+{
+    return g_motion == SENSIM_INTERP_CAUSAL ? (lo < 4 ? lo : 4) : 0;
+}
+
 /* A lidar frame without points is almost always a placement mistake: said on stderr and in the frame's JSON. */
 #define NO_POINTS_HINT "no points: every beam missed or fell inside the minimum range; check the mount height " \
                        "(mount_xyz_m) and the trajectory's z (a lidar at z = 0 sits in the road)"
@@ -145,6 +154,13 @@ static int tmp_commit(FILE *f, const char *tmp, const char *path, int rc)
 
 static const char *const nav_names[] = {"imu", "gnss", "odometry"};
 
+static int interp_refused(const char *rig, const sensor_spec *sp)
+{
+    fprintf(stderr, "sensim: error: %s: sensor '%s': interp is the run's, for every sensor (--motion causal|linear), "
+                    "not a sensor's\n", rig, sp->name);
+    return EXIT_STATUS_BASE + SENSIM_ERR_UNKNOWN_KEY;
+}
+
 /* A navigation sensor of the rig file (type = imu | gnss | odometry): its
  * keys go to sensim_nav_desc_set. */
 static int make_nav(const sensor_spec *sp, const char *rig, sensim_nav_desc *d, sensim_nav **out)
@@ -154,12 +170,15 @@ static int make_nav(const sensor_spec *sp, const char *rig, sensim_nav_desc *d, 
         char key[64];
         const char *eq = strchr(sp->sets[k], '=');
         snprintf(key, sizeof key, "%.*s", (int)(eq - sp->sets[k] < 63 ? eq - sp->sets[k] : 63), sp->sets[k]);
+        if (!strcmp(key, "interp"))
+            return interp_refused(rig, sp);
         sensim_status st = sensim_nav_desc_set(d, key, eq + 1);
         if (st) {
             fprintf(stderr, "sensim: error: %s: sensor '%s': %s\n", rig, sp->name, sensim_context_last_error(NULL));
             return EXIT_STATUS_BASE + (int)st;
         }
     }
+    d->interp = g_motion;
     sensim_status st = sensim_nav_create(g_ctx, d, out);
     if (st) {
         fprintf(stderr, "sensim: error: %s: sensor '%s': %s\n", rig, sp->name, sensim_context_last_error(NULL));
@@ -290,8 +309,11 @@ static int make_radar(const sensor_spec *sp, const char *rig, sensim_radar_desc 
         char key[64];
         const char *eq = strchr(sp->sets[k], '=');
         snprintf(key, sizeof key, "%.*s", (int)(eq - sp->sets[k] < 63 ? eq - sp->sets[k] : 63), sp->sets[k]);
+        if (!strcmp(key, "interp"))
+            return interp_refused(rig, sp);
         st = sensim_radar_desc_set(d, key, eq + 1);
     }
+    d->interp = g_motion;
     if (!st)
         st = sensim_radar_create(g_ctx, d, out);
     if (st) {
@@ -352,13 +374,41 @@ static size_t key_at(const traj *tr, int64_t t)
     return lo;
 }
 
-/* World pose at @p t of a sensor mounted at @p mount, interpolated as scans do. */
+/* World pose at @p t of a sensor mounted at @p mount, by the run's motion model. */
 static void sensor_pose_at(const traj *tr, int64_t t, const double mount[16], double out[16])
 {
-    size_t lo = key_at(tr, t);
     double P[16];
-    sensim_motion_pose_at(&tr->keys[lo], lo + 1 < tr->n ? 2 : 1, t, P);
+    if (g_motion == SENSIM_INTERP_LINEAR) {
+        size_t lo = key_at(tr, t);
+        sensim_motion_pose_at(&tr->keys[lo], lo + 1 < tr->n ? 2 : 1, t, P);
+    } else {
+        sensim_kinematics kin;
+        sensim_kinematics_at(tr->keys, tr->n, g_motion, t, &kin);
+        memcpy(P, kin.pose, sizeof P);
+    }
     mat4_mul(P, mount, out);
+}
+
+/* The keys a render of [t, t + span] reads, the causal model's lead keys included, into @p m;
+ * 0, or an exit status after a message. */
+static int camera_keys(const char *name, const traj *tr, int64_t k, int64_t t, int64_t span, sensim_motion *m)
+{
+    size_t lo = key_at(tr, t), hi = lo;
+    while (hi + 1 < tr->n && tr->keys[hi].t_ns < t + span)
+        hi++;
+    if (hi + 1 < tr->n && hi == lo)
+        hi++;
+    size_t lead = lead_keys(lo);
+    if (hi - lo + 1 + lead > 64 /* keys a sensim_motion takes */) {
+        fprintf(stderr, "sensim: error: camera '%s': the rolling shutter of capture %lld spans %zu trajectory "
+                        "rows, more than %zu\n", name, (long long)k, hi - lo + 1, 64 - lead);
+        return EXIT_STATUS_BASE + SENSIM_ERR_TOO_LARGE;
+    }
+    memset(m, 0, sizeof *m);
+    m->keys = &tr->keys[lo - lead];
+    m->key_count = (uint32_t)(hi - lo + 1 + lead);
+    m->interp = (uint32_t)g_motion;
+    return 0;
 }
 
 /* Render and write capture k of a camera (OUT/NAME/<output>/NNNNNN.png,
@@ -367,22 +417,12 @@ static int camera_capture(const char *out, const char *name, cam_sensor *c, acto
                           const traj *tr, int64_t k, int32_t frame, const sensim_camera_images *im, uint8_t *scratch)
 {
     int64_t t = k * c->period_ns, span = c->d.row_readout_ns * (int64_t)(c->d.height - 1);
-    size_t lo = key_at(tr, t), hi = lo;
-    while (hi + 1 < tr->n && tr->keys[hi].t_ns < t + span)
-        hi++;
-    if (hi + 1 < tr->n && hi == lo)
-        hi++;
-    if (hi - lo + 1 > 64 /* keys a sensim_motion takes */) {
-        fprintf(stderr, "sensim: error: camera '%s': the rolling shutter of capture %lld spans %zu trajectory "
-                        "rows, more than 64\n", name, (long long)k, hi - lo + 1);
-        return EXIT_STATUS_BASE + SENSIM_ERR_TOO_LARGE;
-    }
     sensim_motion m;
-    memset(&m, 0, sizeof m);
-    m.keys = &tr->keys[lo];
-    m.key_count = (uint32_t)(hi - lo + 1);
+    int arc = camera_keys(name, tr, k, t, span, &m);
+    if (arc)
+        return arc;
     double pose[16];
-    int arc = actors_move(as, t, t + span + 1);
+    arc = actors_move(as, t, t + span + 1);
     if (arc)
         return arc;
     sensim_status st = sensim_camera_render(c->cam, as->scene, &m, t, im, pose);
@@ -857,16 +897,17 @@ static int scan_lidar_frame(sensim_lidar *lidar, sensim_scene *scene, actor_set 
         lo++;
     int64_t a = fbeg;
     while (a < fend) {
-        size_t hi = lo;
-        while (hi + 1 < tr->n && hi - lo < KEYS_PER_PIECE && tr->keys[hi].t_ns < fend)
+        size_t hi = lo, lead = lead_keys(lo);
+        while (hi + 1 < tr->n && hi - lo + lead < KEYS_PER_PIECE && tr->keys[hi].t_ns < fend)
             hi++;
         int64_t b = (tr->keys[hi].t_ns < fend && hi + 1 < tr->n) ? tr->keys[hi].t_ns : fend;
         if (b <= a)
             b = fend;
         sensim_motion m;
         memset(&m, 0, sizeof m);
-        m.keys = &tr->keys[lo];
-        m.key_count = (uint32_t)(hi - lo + 1);
+        m.keys = &tr->keys[lo - lead];
+        m.key_count = (uint32_t)(hi - lo + 1 + lead);
+        m.interp = (uint32_t)g_motion;
         m.world_step = (uint64_t)r;
         sensim_status st = sensim_lidar_scan_motion(lidar, scene, a, b, &m, ring, NULL);
         if (st)
@@ -1091,7 +1132,7 @@ static int run_mcap(mcap_run *R)
             MC(sensim_mcap_write_clock(m, t_clock, bt, bt));
             if (!mo->no_tf || !mo->no_odom) {
                 sensim_kinematics kin;
-                MC(sensim_kinematics_at(R->tr->keys, R->tr->n, SENSIM_INTERP_LINEAR, bt, &kin));
+                MC(sensim_kinematics_at(R->tr->keys, R->tr->n, g_motion, bt, &kin));
                 if (!mo->no_tf) {
                     sensim_ros_transform x;
                     memset(&x, 0, sizeof x);
@@ -1121,21 +1162,9 @@ static int run_mcap(mcap_run *R)
             im.normal = (c->want & SENSIM_CAMERA_NORMAL) ? cim->normal : NULL;
             im.rgb = (c->want & SENSIM_CAMERA_RGB) ? cim->rgb : NULL;
             int64_t t = k * c->period_ns, span = c->d.row_readout_ns * (int64_t)(c->d.height - 1);
-            size_t lo = key_at(R->tr, t), hi = lo;
-            while (hi + 1 < R->tr->n && R->tr->keys[hi].t_ns < t + span)
-                hi++;
-            if (hi + 1 < R->tr->n && hi == lo)
-                hi++;
-            if (hi - lo + 1 > 64) {
-                fprintf(stderr, "sensim: error: camera '%s': the rolling shutter of capture %lld spans more than 64 "
-                                "trajectory rows\n", sp->name, (long long)k);
-                rc = EXIT_STATUS_BASE + SENSIM_ERR_TOO_LARGE;
-                goto end;
-            }
             sensim_motion mm;
-            memset(&mm, 0, sizeof mm);
-            mm.keys = &R->tr->keys[lo];
-            mm.key_count = (uint32_t)(hi - lo + 1);
+            if ((rc = camera_keys(sp->name, R->tr, k, t, span, &mm)))
+                goto end;
             double pose[16];
             if ((rc = actors_move(R->as, t, t + span + 1)))
                 goto end;
@@ -1269,6 +1298,7 @@ int cmd_batch(int argc, char **argv)
     mcap_opts mo;
     memset(&mo, 0, sizeof mo);
     sensim_mcap_options_init(&mo.o);
+    g_motion = SENSIM_INTERP_CAUSAL;
     snprintf(mo.odom_frame, sizeof mo.odom_frame, "odom");
     snprintf(mo.base_frame, sizeof mo.base_frame, "base_link");
     int64_t step_ns = 0; /* world step of the per-step JSON (--rig); default: the shortest sensor period */
@@ -1397,6 +1427,13 @@ int cmd_batch(int argc, char **argv)
                 frame = SENSIM_FRAME_UE;
             else
                 return usage("--frame must be native, iso8855, carla or ue");
+        } else if (!strcmp(a, "--motion")) {
+            if (!strcmp(v, "causal"))
+                g_motion = SENSIM_INTERP_CAUSAL;
+            else if (!strcmp(v, "linear"))
+                g_motion = SENSIM_INTERP_LINEAR;
+            else
+                return usage("--motion must be causal (the rig's model) or linear (straight between keys)");
         } else {
             char m[256];
             snprintf(m, sizeof m, "unknown option '%s'", a);
@@ -1559,8 +1596,10 @@ int cmd_batch(int argc, char **argv)
                 ah = ah * 1099511628211ULL ^ fnv1a_file(actors[i].trajectory, &ok);
             fprintf(f, "  \"actors\": %u,\n  \"actors_fnv1a64\": \"%016llx\",\n", nactors, (unsigned long long)ah);
         }
-        fprintf(f, "  \"format\": \"%s\",\n  \"frame\": \"%s\",\n  \"units\": \"%s\",\n  \"command\": [",
-                format_name(format), frame_name(frame), frame == SENSIM_FRAME_UE ? "cm" : "m");
+        fprintf(f, "  \"format\": \"%s\",\n  \"frame\": \"%s\",\n  \"units\": \"%s\",\n  \"motion\": \"%s\",\n"
+                   "  \"command\": [",
+                format_name(format), frame_name(frame), frame == SENSIM_FRAME_UE ? "cm" : "m",
+                g_motion == SENSIM_INTERP_CAUSAL ? "causal" : "linear");
         int first = 1;
         for (int i = 0; i < argc; i++) {
             if (!strcmp(argv[i], "--shard") || !strcmp(argv[i], "--threads") || !strcmp(argv[i], "--frames") ||
@@ -1892,13 +1931,13 @@ int cmd_batch(int argc, char **argv)
         double mounts[MAX_SENSORS][16];
         int32_t interp[MAX_SENSORS];
         for (uint32_t s = 0; s < nspecs; s++) {
-            interp[s] = SENSIM_INTERP_LINEAR;
+            interp[s] = g_motion; /* one motion model for every sensor */
             if (specs[s].camera)
                 memcpy(mounts[s], cams[s].mount, sizeof mounts[s]);
             else if (navs[s])
-                memcpy(mounts[s], nav_desc[s].mount_pose, sizeof mounts[s]), interp[s] = nav_desc[s].interp;
+                memcpy(mounts[s], nav_desc[s].mount_pose, sizeof mounts[s]);
             else if (radars[s])
-                memcpy(mounts[s], radar_desc[s].mount_pose, sizeof mounts[s]), interp[s] = radar_desc[s].interp;
+                memcpy(mounts[s], radar_desc[s].mount_pose, sizeof mounts[s]);
             else
                 sensim_lidar_get_mount_pose(lidars[s], mounts[s]);
         }

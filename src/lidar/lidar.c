@@ -610,7 +610,7 @@ sensim_status sensim__lidar_scan_check(const sensim_lidar *l, int64_t tb, int64_
                             (long long)tb, (long long)l->last_end_ns);
     if (sensim__context_cancelled(l->ctx))
         return sensim__fail(SENSIM_ERR_CANCELLED, "sensim_lidar_scan: cancelled (sensim_context_set_cancel)");
-    if (motion && (st = sensim__path_init(path, motion->keys, motion->key_count)) != SENSIM_OK)
+    if (motion && (st = sensim__path_init(path, motion->keys, motion->key_count, (int32_t)motion->interp)) != SENSIM_OK)
         return st;
     double S0[16];
     sensim__mat4_mul(path->pose0, l->mount, S0);

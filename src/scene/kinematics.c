@@ -286,6 +286,13 @@ void sensim__mkey_derive(sensim__mkey *k, uint32_t n, uint32_t given)
         memcpy(m->w, w, sizeof w);
     if (!(given & SENSIM__MK_AL))
         memcpy(m->al, al, sizeof al);
+    m->given = given;
+    if (n == 2) {
+        if (!(k[0].given & SENSIM__MK_V))
+            memcpy(k[0].v, m->v, sizeof v);
+        if (!(k[0].given & SENSIM__MK_W)) /* the same rotation vector, seen from either end */
+            memcpy(k[0].w, m->w, sizeof w);
+    }
 }
 
 /* The quintic Hermite basis at s (values, and derivatives when d is set): weights of
@@ -414,6 +421,8 @@ static sensim_status causal_at(const sensim_pose_key *keys, uint64_t n, int64_t 
         return st;
     }
     uint64_t last = (lo == n - 1 || keys[lo].t_ns == t) ? lo : lo + 1;
+    if (last == 0 && n > 1) /* the first key takes the second's velocity (sensim__mkey_derive) */
+        last = 1;
     uint64_t first = last >= 5 ? last - 5 : 0;
     sensim__mkey mk[6];
     uint32_t m = 0;

@@ -154,10 +154,13 @@ void sensim__quat_slerp(const double a[4], const double b0[4], double u, double 
         out[i] /= n;
 }
 
-sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, uint32_t n)
+sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, uint32_t n, int32_t interp)
 {
     if (!keys || n == 0 || n > SENSIM_MAX_KEYS)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "motion: %u keys (need 1..%d)", n, SENSIM_MAX_KEYS);
+    if (interp != SENSIM_INTERP_LINEAR && interp != SENSIM_INTERP_CAUSAL)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "motion: interp = %d (scans take SENSIM_INTERP_LINEAR or "
+                                                         "SENSIM_INTERP_CAUSAL)", interp);
     path->mk = NULL;
     path->mn = 0;
     path->n = n;
@@ -191,6 +194,21 @@ sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, 
         }
     }
     memcpy(path->pose0, keys[0].pose, sizeof path->pose0);
+    if (interp == SENSIM_INTERP_CAUSAL) {
+        for (uint32_t i = 0; i < n; i++) {
+            sensim__mkey *k = &path->mks[i];
+            memset(k, 0, sizeof *k);
+            k->t = path->t[i];
+            memcpy(k->p, path->p[i], sizeof k->p);
+            memcpy(k->q, path->q[i], sizeof k->q);
+            sensim__mkey_derive(path->mks, i + 1, 0);
+        }
+        double pose0[16];
+        memcpy(pose0, path->pose0, sizeof pose0);
+        sensim__path_init_model(path, path->mks, n);
+        if (!path->moving) /* at rest: the key's own matrix, as the linear path holds it */
+            memcpy(path->pose0, pose0, sizeof pose0);
+    }
     return SENSIM_OK;
 }
 
@@ -288,7 +306,7 @@ sensim_status sensim_motion_pose_at(const sensim_pose_key *keys, uint32_t n, int
     if (!out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_motion_pose_at: out_pose is NULL");
     sensim_path path;
-    sensim_status st = sensim__path_init(&path, keys, n);
+    sensim_status st = sensim__path_init(&path, keys, n, SENSIM_INTERP_LINEAR);
     if (st != SENSIM_OK)
         return st;
     sensim__path_pose(&path, t, out);

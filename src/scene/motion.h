@@ -36,6 +36,7 @@ typedef struct sensim__mkey {
     double p[3], q[4];  /* position (world, m); rotation (w, x, y, z), sign-aligned with the previous key */
     double v[3], a[3];  /* world frame, m/s and m/s² */
     double w[3], al[3]; /* body frame, rad/s and rad/s² */
+    uint32_t given;     /* SENSIM__MK_* derivatives the host gave (kept as given) */
 } sensim__mkey;
 
 #define SENSIM__MK_V 1u  /* given: velocity */
@@ -44,7 +45,9 @@ typedef struct sensim__mkey {
 #define SENSIM__MK_AL 8u /* angular acceleration */
 
 /* Fill the derivatives of k[n - 1] not flagged in @p given from k[max(0, n - 5) .. n - 1]
- * (times strictly increasing, q sign-aligned, as the rig keeps them). */
+ * (times strictly increasing, q sign-aligned, as the rig keeps them). With n = 2 the first
+ * key, which had nothing before it, takes the second's velocity and body rate where it was
+ * not given: the first segment is then straight (slerp-like) instead of starting at rest. */
 void sensim__mkey_derive(sensim__mkey *k, uint32_t n, uint32_t given);
 /* State at @p t of the keys k[0..n) (n >= 1); outside [k[0].t, k[n-1].t] the end key's pose is
  * held and its derivatives reported (the rig never asks there). */
@@ -62,9 +65,13 @@ typedef struct sensim_path {
     double p[SENSIM_MAX_KEYS][3];
     double q[SENSIM_MAX_KEYS][4];     /* sign-aligned with the previous key */
     double pose0[16];                 /* the first key's pose */
+    sensim__mkey mks[SENSIM_MAX_KEYS]; /* SENSIM_INTERP_CAUSAL over a caller's keys: mk points here */
 } sensim_path;
 
-sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, uint32_t n);
+/* @p interp: SENSIM_INTERP_LINEAR (position lerp, rotation slerp) or SENSIM_INTERP_CAUSAL
+ * (the rig's motion model over these keys: a key's derivatives from it and up to 4 keys
+ * before it in the array). */
+sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, uint32_t n, int32_t interp);
 /* A path over the rig's model keys (borrowed for the path's life). */
 void sensim__path_init_model(sensim_path *path, const sensim__mkey *k, uint32_t n);
 void sensim__path_pose(const sensim_path *path, int64_t t, double out[16]);

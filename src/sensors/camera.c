@@ -870,7 +870,7 @@ sensim_status sensim_camera_render(sensim_camera *c, const sensim_scene *scene, 
     if (!platform->keys || platform->key_count < 1 || platform->key_count > SENSIM_MAX_KEYS)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_render: platform needs 1..%d pose keys",
                             SENSIM_MAX_KEYS);
-    if ((st = sensim__path_init(&path, platform->keys, platform->key_count)) != SENSIM_OK)
+    if ((st = sensim__path_init(&path, platform->keys, platform->key_count, (int32_t)platform->interp)) != SENSIM_OK)
         return st;
     return sensim__camera_render_path(c, scene, &path, t_ns, im, out_pose);
 }

@@ -66,9 +66,12 @@ sensim_status sensim_nav_desc_set(sensim_nav_desc *d, const char *key, const cha
     if (!d || !key || !value)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_nav_desc_set: NULL argument");
     if (!strcmp(key, "interp")) {
-        if (strcmp(value, "linear") && strcmp(value, "spline"))
-            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "navigation key interp: '%.64s' (linear or spline)", value);
-        d->interp = !strcmp(value, "spline") ? SENSIM_INTERP_SPLINE : SENSIM_INTERP_LINEAR;
+        if (strcmp(value, "linear") && strcmp(value, "spline") && strcmp(value, "causal"))
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "navigation key interp: '%.64s' (linear, spline or causal)",
+                                value);
+        d->interp = !strcmp(value, "spline")   ? SENSIM_INTERP_SPLINE
+                    : !strcmp(value, "causal") ? SENSIM_INTERP_CAUSAL
+                                               : SENSIM_INTERP_LINEAR;
         return SENSIM_OK;
     }
     if (!strcmp(key, "model")) {
@@ -152,7 +155,7 @@ static sensim_status check_desc(const sensim_nav_desc *d)
 {
     if (d->kind < SENSIM_NAV_IMU || d->kind > SENSIM_NAV_ODOMETRY)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "navigation sensor: kind %d unknown", d->kind);
-    if (d->interp != SENSIM_INTERP_LINEAR && d->interp != SENSIM_INTERP_SPLINE)
+    if (d->interp != SENSIM_INTERP_LINEAR && d->interp != SENSIM_INTERP_SPLINE && d->interp != SENSIM_INTERP_CAUSAL)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "navigation sensor: interpolation %d unknown", d->interp);
     if (d->gnss_model != SENSIM_GNSS_EXACT && d->gnss_model != SENSIM_GNSS_CARLA)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "navigation sensor: GNSS model %d unknown", d->gnss_model);
@@ -326,6 +329,8 @@ sensim_status sensim_nav_sample_at(sensim_nav *n, const sensim_pose_key *keys, u
     /* the sensor: r = mount offset (body), angular acceleration by central difference of the body rate */
     sensim_kinematics ka, kb;
     const int64_t h = 500000; /* ±0.5 ms */
+    if (n->d.interp == SENSIM_INTERP_CAUSAL) /* the model's own angular acceleration, as rigs read it */
+        return st == SENSIM_OK ? sensim__nav_sample_kin(n, &kin, k, out) : st;
     if (st == SENSIM_OK && (st = sensim_kinematics_at(keys, nk, n->d.interp, t - h, &ka)) == SENSIM_OK)
         st = sensim_kinematics_at(keys, nk, n->d.interp, t + h, &kb);
     if (st != SENSIM_OK)

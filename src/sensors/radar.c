@@ -122,7 +122,7 @@ sensim_status sensim_radar_create(sensim_context *ctx, const sensim_radar_desc *
         if (d->reserved[i])
             return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "radar: reserved fields must be zero");
     if ((d->model != SENSIM_RADAR_CARLA && d->model != SENSIM_RADAR_PHYSICAL) ||
-        (d->interp != SENSIM_INTERP_LINEAR && d->interp != SENSIM_INTERP_SPLINE))
+        (d->interp != SENSIM_INTERP_LINEAR && d->interp != SENSIM_INTERP_SPLINE && d->interp != SENSIM_INTERP_CAUSAL))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "radar: model %d or interpolation %d unknown", d->model,
                             d->interp);
     const double v[] = {d->rate_hz, d->hfov_deg, d->vfov_deg, d->range_m, d->points_per_second, d->snr_ref_db,

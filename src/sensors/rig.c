@@ -203,6 +203,17 @@ sensim_status sensim_rig_add_radar(sensim_rig *rig, sensim_radar *radar, sensim_
     return append(rig, &s, out_index);
 }
 
+/* The platform's state at @p t under the step's one motion model (the rig's
+ * history, or the step's keys with SENSIM_INTERP_CAUSAL). */
+static sensim_status model_at(const step_motion *sm, int64_t t, sensim_kinematics *kin)
+{
+    if (sm->mk) {
+        sensim__mkey_eval(sm->mk, sm->mn, t, kin);
+        return SENSIM_OK;
+    }
+    return sensim_kinematics_at(sm->m->keys, sm->m->key_count, SENSIM_INTERP_CAUSAL, t, kin);
+}
+
 /* Sample k of a radar: frame [k·P, (k+1)·P) holding its detections. */
 static sensim_status radar_frame(const sensim_scene *scene, const rig_sensor *s, uint32_t index,
                                  const step_motion *sm, int64_t k, uint64_t step)
@@ -212,10 +223,11 @@ static sensim_status radar_frame(const sensim_scene *scene, const rig_sensor *s,
     double pose[16];
     const uint64_t cap = sensim_radar_rays_per_sample(s->radar);
     sensim_status st;
-    if (sm->mk) {
-        sensim_kinematics kin;
-        sensim__mkey_eval(sm->mk, sm->mn, k * s->period_ns, &kin);
-        st = sensim__radar_sample_kin(s->radar, scene, &kin, (uint64_t)k, det, cap, &n, pose);
+    sensim_kinematics kin;
+    if (sm->mk || sm->m->interp == SENSIM_INTERP_CAUSAL) {
+        st = model_at(sm, k * s->period_ns, &kin);
+        if (st == SENSIM_OK)
+            st = sensim__radar_sample_kin(s->radar, scene, &kin, (uint64_t)k, det, cap, &n, pose);
     } else {
         st = sensim_radar_sample_at(s->radar, scene, sm->m->keys, sm->m->key_count, (uint64_t)k, det, cap, &n, pose);
     }
@@ -241,10 +253,11 @@ static sensim_status nav_frame(const rig_sensor *s, uint32_t index, const step_m
 {
     sensim_nav_sample smp;
     sensim_status st;
-    if (sm->mk) {
-        sensim_kinematics kin;
-        sensim__mkey_eval(sm->mk, sm->mn, k * s->period_ns, &kin);
-        st = sensim__nav_sample_kin(s->nav, &kin, (uint64_t)k, &smp);
+    sensim_kinematics kin;
+    if (sm->mk || sm->m->interp == SENSIM_INTERP_CAUSAL) {
+        st = model_at(sm, k * s->period_ns, &kin);
+        if (st == SENSIM_OK)
+            st = sensim__nav_sample_kin(s->nav, &kin, (uint64_t)k, &smp);
     } else {
         st = sensim_nav_sample_at(s->nav, sm->m->keys, sm->m->key_count, (uint64_t)k, &smp);
     }
@@ -620,7 +633,8 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
     sensim_motion m = {0};
     sensim_status st = SENSIM_OK;
     if (platform) {
-        if ((st = sensim__path_init(&sm.path, platform->keys, platform->key_count)) != SENSIM_OK)
+        if ((st = sensim__path_init(&sm.path, platform->keys, platform->key_count, (int32_t)platform->interp)) !=
+            SENSIM_OK)
             return st;
         m = *platform;
         m.world_step = rig->step;
