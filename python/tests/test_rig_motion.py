@@ -111,7 +111,8 @@ class RigMotion(unittest.TestCase):
         rig.close()
 
 
-    @unittest.skipIf(np is None or not os.environ.get("SENSIM_CLI"), "numpy and the sensim command")
+    @unittest.skipIf(np is None or sensim.POINT_DTYPE is None or not os.environ.get("SENSIM_CLI"),
+                     "numpy (in sensim too) and the sensim command")
     def test_batch_equals_rig(self):
         """`sensim batch` on a curving trajectory gives the points a Python rig gives when it is
         pushed the same keys and stepped (any step split): one motion model, bit for bit."""
