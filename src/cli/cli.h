@@ -19,6 +19,12 @@ int fail(sensim_status st);
 /* Create g_ctx with `threads` workers (0: all cores); 0 or the exit status of fail(). */
 int open_context(uint32_t threads);
 int usage(const char *msg);
+/* `sensim --help` (all synopses) or `sensim CMD --help` (that command's); 0. */
+int cli_help(FILE *f, const char *cmd);
+/* Whether @p cmd is a command with a help text. */
+int cli_is_command(const char *cmd);
+/* The command being run: usage() names it and shows its synopsis. */
+void cli_set_command(const char *cmd);
 /* usage() for an option given without its value (@p needs_value) or not known. */
 int usage_option(const char *opt, int needs_value);
 double now_s(void);

@@ -19,281 +19,6 @@
 
 #define MAX_SETS 256
 
-sensim_context *g_ctx;
-
-int fail(sensim_status st)
-{
-    if (st == SENSIM_ERR_CANCELLED) { /* only Ctrl-C sets the cancel flag here */
-        fprintf(stderr, "sensim: interrupted; every file written so far is complete\n");
-        return EXIT_INTERRUPTED;
-    }
-    fprintf(stderr, "sensim: error: %s (%s)\n", sensim_context_last_error(g_ctx), sensim_status_string(st));
-    return EXIT_STATUS_BASE + st;
-}
-
-/* Ctrl-C cancels the scan running now (it writes nothing); the command then
- * stops between files. One atomic store: async-signal-safe. */
-static void cancel_on_signal(int sig)
-{
-    (void)sig;
-    if (g_ctx)
-        sensim_context_set_cancel(g_ctx, 1);
-}
-
-int open_context(uint32_t threads)
-{
-    sensim_context_desc cd;
-    sensim_context_desc_init(&cd);
-    cd.thread_count = threads;
-    sensim_status st = sensim_context_create(&cd, &g_ctx);
-    if (st)
-        return fail(st);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = cancel_on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    return 0;
-}
-
-/* Each command's synopsis (what README.md shows, kept equal by a test) and
- * its notes (shown by `sensim CMD --help`). */
-static const struct command_help {
-    const char *name;
-    const char *synopsis;
-    const char *notes;
-} HELP[] = {
-    {"scan",
-     "sensim scan --scene FILE|street --lidar PRESET|FILE --out DIR\n"
-     "            [--pose x,y,z,roll,pitch,yaw] [--count N] [--threads N]\n"
-     "            [--seed N] [--set KEY=VALUE]... [--shot-rate HZ]\n"
-     "            [--velocity vx,vy,vz[,wroll,wpitch,wyaw]] [--frame native|iso8855|carla|ue]\n"
-     "            [--points sensor|deskewed|world] [--images [LIST]] [--tags FILE]\n",
-     "  --scene     OBJ, PLY, or (with Assimp) glTF/GLB/FBX/COLLADA; `street` is the built-in street\n"
-     "  --lidar     a preset (sensim presets), a preset file, or a Livox pattern CSV with --shot-rate\n"
-     "  --pose      platform pose, metres and degrees; --velocity m/s and deg/s moves it\n"
-     "  --count     how many frames (revolutions) to scan (batch's --frames A:B is a range of indices)\n"
-     "  --frame     the frame of scene, pose, velocity and points\n"
-     "  --images    range,intensity,label,preview,bev (bare: the first four): destaggered 16-bit range,\n"
-     "              intensity, label, an 8-bit range preview, a bird's-eye view\n"
-     "  --tags      OBJ/glTF name -> tag rules, 'name = Tag' lines, tried before the built-in names\n"},
-    {"batch",
-     "sensim batch --scene FILE|street (--lidar PRESET|FILE | --rig RIG) --trajectory FILE --out DIR\n"
-     "             [--frames A:B] [--shard K/N] [--threads N] [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla|las|mcap]\n"
-     "             [--images [LIST]] [--resume | --overwrite] [--set KEY=VALUE]... [--seed N] [--frame native|carla|ue]\n"
-     "             [--motion causal|linear] [--trajectory-times FILE] [--tags FILE] [--actors FILE] [--step-ns N]\n"
-     "             [--quiet]\n"
-     "             [--mcap-compression none|zstd|lz4] [--mcap-split-mb N] [--mcap-split-s S] [--no-tf] [--no-odom]\n"
-     "             [--topic-prefix /NS] [--odom-frame odom] [--base-frame base_link]\n",
-     "  --trajectory  CSV t,x,y,z,roll,pitch,yaw (s, m, deg) or t,x,y,z,qw,qx,qy,qz with that header;\n"
-     "              TUM rows t x y z qx qy qz qw; or KITTI 3x4 camera poses with --trajectory-times\n"
-     "  --rig       [sensor NAME] sections: preset = and preset keys; type = camera (camera keys, rate_hz,\n"
-     "              outputs, mount_xyz_m, mount_rpy_deg), radar, imu, gnss, odometry (their keys)\n"
-     "  --frames    frame indices A (inclusive) to B (exclusive); --shard K/N renders a disjoint subset\n"
-     "  --motion    one motion model for every sensor: causal (default; the rig's: C2 positions, each key's\n"
-     "              derivatives from it and the 4 keys before) or linear (straight between keys, as before 0.2)\n"
-     "  --frame     the frame of everything typed (poses, rig mounts, actors) and written\n"
-     "  --actors    [actor NAME] sections: id, tag, mesh = box L W H | FILE, trajectory = CSV\n"
-     "  --step-ns   world step of OUT/steps/NNNNNN.json with --rig (default: the shortest sensor period)\n"
-     "  --format mcap  one rosbag2 bag OUT/sensim_0.mcap; the --mcap-*, --no-tf, --no-odom, --topic-prefix,\n"
-     "              --odom-frame and --base-frame options go with it\n"},
-    {"render",
-     "sensim render --scene FILE|street --out DIR [--camera PRESET|FILE] [--pose x,y,z,roll,pitch,yaw]\n"
-     "              [--outputs depth,semantic,instance,normal,rgb] [--set KEY=VALUE]... [--threads N] [--tags FILE]\n",
-     "  --camera    carla_default, pinhole_720p, pinhole_1080p, fisheye_190, or a camera file\n"},
-    {"view",
-     "sensim view RUN_DIR|FILE.ply|FILE.mcap --out FILE.html [--max-points N]\n",
-     "  one self-contained page that plays the frames: points by tag/intensity/height/range, camera\n"
-     "  images, sensor poses and the trajectory; --max-points draws every k-th point of larger frames\n"},
-    {"bench",
-     "sensim bench [--scene FILE|street] [--lidar PRESET|FILE]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
-     "             [--threads N] [--json]\n",
-     "  the pipeline against bare Embree loops over the same rays, per lidar (--preset: the older name of --lidar)\n"},
-    {"demo", "sensim demo [--out DIR] [--threads N]\n",
-     "  the built-in street, a Pandar64 on a car roof, one frame with all images\n"},
-    {"presets", "sensim presets\n", "  the presets and where they were found\n"},
-    {"pattern",
-     "sensim pattern export PRESET|FILE --duration S --out FILE.csv [--set KEY=VALUE]...\n"
-     "sensim pattern stats PRESET|FILE [--times 0.1,0.2,0.5,1,2] [--bin-deg B] [--footprint-deg D] [--png FILE]\n"
-     "                     [--set KEY=VALUE]...\n",
-     "  export: a Livox CSV that replays to the same shots; stats: extents, FOV coverage against time (cells\n"
-     "  hit, and Livox's share of the FOV lit by beam footprints of D degrees, default the beam divergence),\n"
-     "  --png a density heat map with its legend\n"},
-    {"placement",
-     "sensim placement --scene FILE|street (--lidar PRESET|FILE | --rig RIG)\n"
-     "                 (--candidates FILE | --grid X,Y,Z,YAW | --surfaces TAG,... [--surface-step M]\n"
-     "                  [--surface-margin M] [--mount-height M])\n"
-     "                 --roi xmin,ymin,xmax,ymax --out DIR [--roi-z zmin,zmax] [--cell M] [--min-points K]\n"
-     "                 [--duration S] [--objects FILE] [--occupancy FILE] [--weights D,U,C,V[,I]] [--select M]\n"
-     "                 [--shard K/N] [--no-maps] [--set KEY=VALUE]... [--threads N] [--seed N] [--tags FILE]\n"
-     "sensim placement --merge DIR,DIR,... --out DIR\n",
-     "  ranks candidate lidar poses by the points they put in a region of interest (ROI):\n"
-     "  --candidates  rows x,y,z,roll,pitch,yaw (m, deg); --grid: each of X,Y,Z,YAW is A or A:B:STEP\n"
-     "  --surfaces    candidates on level tops of those tags (Poles, Buildings, ...) found by rays dropped on\n"
-     "                a --surface-step grid (2 m) over the ROI and --surface-margin (30 m), --mount-height above\n"
-     "  --rig         a rig file: a candidate is the platform pose, its lidars' points fill one grid\n"
-     "  --roi         the ROI on the ground (world m), gridded in --cell cells (1 m); --roi-z heights counted\n"
-     "  --duration    integration time, rounded up to whole frames (0.1 s)\n"
-     "  --objects     boxes xmin,ymin,zmin,xmax,ymax,zmax added to the scene; visible with >= K points,\n"
-     "                occluded when the beams reach them but fewer points come back, else out of view\n"
-     "  --occupancy   rows x,y,p: the prior that an object stands in that cell (others 0; without: 0.5)\n"
-     "  --weights     score = D log10(1 + density) + U / (1 + cv) + C coverage + V visible share\n"
-     "                + I information gain share (S-MIG's, per cell: entropy of observed cells) (1,1,1,1,1)\n"
-     "  --select M    also picks M lidars greedily (each maximises the score of the union): selection.csv\n"
-     "  --shard K/N   candidates with index % N == K; --merge joins the shards' rankings into one\n"
-     "  writes DIR/ranking.csv (best first), ranking.json, candidate_NNNNNN.png heat maps\n"},
-    {"run", "sensim run [--dry-run] SURVEY.json [OPTION VALUE]...\n",
-     "  one JSON object holds a whole run: \"command\" (scan, batch (default), render, bench, demo) and\n"
-     "  that command's options as keys without \"--\": \"text\", numbers, true (a switch), [1, 2, 3] (one\n"
-     "  comma-separated value), [\"a\", \"b\"] (the option repeated), \"set\": {\"KEY\": value};\n"
-     "  keys starting with _ are comments; relative paths are relative to the survey's folder;\n"
-     "  options after the file are appended (and win); --dry-run prints the command instead\n"},
-    {"version", "sensim --version\n", ""},
-};
-
-static const char *g_command; /* the command being run, for usage() */
-
-static const struct command_help *help_of(const char *cmd)
-{
-    for (size_t i = 0; cmd && i < sizeof HELP / sizeof *HELP; i++)
-        if (!strcmp(HELP[i].name, cmd))
-            return &HELP[i];
-    return NULL;
-}
-
-static void print_synopsis(FILE *f, const char *text)
-{
-    while (*text) { /* indented two spaces */
-        const char *e = strchr(text, '\n');
-        fprintf(f, "  %.*s\n", (int)(e - text), text);
-        text = e + 1;
-    }
-}
-
-/* `sensim --help` (all synopses) or `sensim CMD --help` (that command's); 0. */
-static int help(FILE *f, const char *cmd)
-{
-    const struct command_help *h = help_of(cmd);
-    fprintf(f, "usage:\n");
-    for (size_t i = 0; i < sizeof HELP / sizeof *HELP; i++)
-        if (!h || h == &HELP[i])
-            print_synopsis(f, HELP[i].synopsis);
-    if (h && h->notes[0])
-        fprintf(f, "%s", h->notes);
-    fprintf(f, "exit status: 0 ok, 2 usage, 10 + libsensim status on failure\n");
-    return 0;
-}
-
-static const char *g_survey; /* sensim run: the survey the options came from */
-
-void cli_set_survey(const char *path)
-{
-    g_survey = path;
-}
-
-int usage(const char *msg)
-{
-    if (msg && g_survey)
-        fprintf(stderr, "sensim: %s: %s: %s (survey keys are the options without \"--\")\n", g_survey,
-                g_command ? g_command : "run", msg);
-    else if (msg)
-        fprintf(stderr, "sensim: %s%s%s\n", g_command && help_of(g_command) ? g_command : "",
-                g_command && help_of(g_command) ? ": " : "", msg);
-    help(stderr, g_command);
-    return EXIT_USAGE;
-}
-
-int usage_option(const char *opt, int needs_value)
-{
-    char m[256];
-    snprintf(m, sizeof m, needs_value ? "option '%.200s' needs a value (or is unknown)" : "unknown option '%.200s'",
-             opt);
-    return usage(m);
-}
-
-/* ---- per-frame images (--images [LIST]) ---- */
-static const char *const image_names[] = {"range", "intensity", "label", "preview", "bev"};
-
-int parse_images_arg(int argc, char **argv, int *i, uint32_t *mask)
-{
-    *mask = IMG_RANGE | IMG_INTENSITY | IMG_LABEL | IMG_PREVIEW;
-    if (*i + 1 >= argc || argv[*i + 1][0] == '-')
-        return 0; /* bare --images: the default set (scan and batch take no positional arguments) */
-    const char *v = argv[++*i];
-    uint32_t m = 0;
-    while (*v) {
-        size_t n = strcspn(v, ",");
-        int k = 0;
-        while (k < 5 && !(strlen(image_names[k]) == n && !strncmp(v, image_names[k], n)))
-            k++;
-        if (k == 5)
-            return usage("--images takes a comma-separated list of range, intensity, label, preview, bev");
-        m |= 1u << k;
-        v += n + (v[n] == ',');
-    }
-    if (!m)
-        return usage("--images takes a comma-separated list of range, intensity, label, preview, bev");
-    *mask = m;
-    return 0;
-}
-
-sensim_status write_frame_images_set(uint32_t mask, const sensim_lidar *lidar, const sensim_point *pts, uint64_t n,
-                                     const char *base)
-{
-    char p[5][4200];
-    for (int k = 0; k < 5; k++)
-        snprintf(p[k], sizeof p[k], "%.4090s_%s.png", base, k == 3 ? "range_preview" : image_names[k]);
-    sensim_status st = SENSIM_OK;
-    if (mask & (IMG_RANGE | IMG_INTENSITY | IMG_LABEL))
-        st = sensim_write_frame_images(lidar, pts, n, 0, (mask & IMG_RANGE) ? p[0] : NULL,
-                                       (mask & IMG_INTENSITY) ? p[1] : NULL, (mask & IMG_LABEL) ? p[2] : NULL, NULL,
-                                       NULL);
-    if (!st && (mask & IMG_PREVIEW))
-        st = sensim_write_range_preview(lidar, pts, n, 0, 0, p[3], NULL, NULL);
-    if (!st && (mask & IMG_BEV))
-        st = sensim_write_bev_png(p[4], pts, n, NULL, NULL);
-    return st;
-}
-
-double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* mkdir -p: the folder and any missing parents; an existing non-folder is
- * an error naming it. */
-int ensure_dir(const char *dir)
-{
-    char path[4096];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof path) {
-        fprintf(stderr, "sensim: error: output directory '%.64s%s': %s\n", dir, n > 64 ? "..." : "",
-                n ? "path too long" : "empty");
-        return 0;
-    }
-    memcpy(path, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (path[i] != '/' && path[i] != 0)
-            continue;
-        char c = path[i];
-        path[i] = 0;
-        struct stat sb;
-        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "sensim: error: cannot create directory %s: %s\n", path, strerror(errno));
-            return 0;
-        }
-        if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-            fprintf(stderr, "sensim: error: cannot create directory %s: %s exists and is not a directory\n", dir,
-                    path);
-            return 0;
-        }
-        path[i] = c;
-    }
-    return 1;
-}
-
 typedef struct run_opts {
     const char *scene, *lidar, *out, *tags;
     double pose_in[6];      /* x, y, z, roll, pitch, yaw as given (frame units, degrees) */
@@ -305,26 +30,6 @@ typedef struct run_opts {
     int summary_tags;
     uint32_t images; /* IMG_* */
 } run_opts;
-
-sensim_status load_scene(const char *what, int32_t frame, const char *tags_file, sensim_scene *scene)
-{
-    if (strcmp(what, "street") == 0) {
-        street_info si;
-        return street_scene_build(scene, 200.0f, 1, &si);
-    }
-    sensim_load_options lo;
-    sensim_load_options_init(&lo);
-    lo.frame = frame;
-    lo.tag_map_file = tags_file;
-    sensim_status st = sensim_scene_load_file(scene, what, &lo, NULL);
-    sensim_scene_info si;
-    if (st == SENSIM_OK && sensim_scene_get_info(scene, &si) == SENSIM_OK &&
-        (si.material_files_missing || si.textures_skipped))
-        fprintf(stderr, "sensim: note: %s: %u material file(s) missing, %u texture(s) not usable (missing or not "
-                        "PNG): cameras show those materials by Kd or tag colour\n",
-                what, si.material_files_missing, si.textures_skipped);
-    return st;
-}
 
 /* Platform pose at t = 0 and the keys of frame [tb, te) for constant velocity. */
 static sensim_status frame_keys(const run_opts *o, int64_t te, sensim_pose_key keys[2])
@@ -658,10 +363,10 @@ out:
 int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "run")) {
-        g_command = "run";
+        cli_set_command("run");
         for (int i = 2; i < argc; i++)
             if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-                return help(stdout, "run");
+                return cli_help(stdout, "run");
         return cmd_run(argc, argv);
     }
     return cli_dispatch(argc, argv);
@@ -677,17 +382,17 @@ int cli_dispatch(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        if (argc > 2 && !help_of(argv[2])) {
+        if (argc > 2 && !cli_is_command(argv[2])) {
             fprintf(stderr, "sensim: help: no command '%.100s'\n", argv[2]);
             return usage(NULL);
         }
-        return help(stdout, argc > 2 ? argv[2] : NULL);
+        return cli_help(stdout, argc > 2 ? argv[2] : NULL);
     }
-    if (help_of(cmd)) {
-        g_command = cmd;
+    if (cli_is_command(cmd)) {
+        cli_set_command(cmd);
         for (int i = 2; i < argc; i++) /* `sensim CMD --help` anywhere on the line */
             if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-                return help(stdout, cmd);
+                return cli_help(stdout, cmd);
     }
     if (!strcmp(cmd, "presets"))
         return argc == 2 ? cmd_presets() : usage("presets takes no arguments");

@@ -1,0 +1,185 @@
+/* sensim batch, inside: the types and helpers its files share (batch.c the
+ * driver, batch_sensors.c the sensors along the trajectory, batch_out.c files
+ * and progress, batch_mcap.c the bag). */
+#ifndef SENSIM_BATCH_H
+#define SENSIM_BATCH_H
+
+#include "cli.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+
+#define KEYS_PER_PIECE 60
+#define FORMAT_MCAP 7 /* --format mcap: not a per-frame file format (0..6 are SENSIM_FORMAT_*) */
+
+/* A lidar frame without points is almost always a placement mistake: said on stderr and in the frame's JSON. */
+#define NO_POINTS_HINT "no points: every beam missed or fell inside the minimum range; check the mount height " \
+                       "(mount_xyz_m) and the trajectory's z (a lidar at z = 0 sits in the road)"
+
+/* Set by Ctrl-C: stop after the current frame. */
+extern volatile sig_atomic_t g_stop;
+/* The run's one motion model (--motion): every sensor's poses and kinematics come from the
+ * trajectory through it, as a rig's sensors do from its history. */
+extern int32_t g_motion;
+extern const char *const nav_names[3];
+
+/* Keys a causal piece carries before its span: a key's derivatives read it and the 4 before it. */
+static inline size_t lead_keys(size_t lo)
+{
+    return g_motion == SENSIM_INTERP_CAUSAL ? (lo < 4 ? lo : 4) : 0;
+}
+
+static inline int64_t floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* A camera of the rig file (type = camera). */
+typedef struct cam_sensor {
+    sensim_camera *cam;
+    sensim_camera_desc d;
+    double rate_hz;
+    int64_t period_ns;
+    uint32_t want;
+    double mount[16];
+} cam_sensor;
+
+/* Moving actors of --actors: placed as prototypes once, then moved for
+ * each frame or sample: the scene's motion interval becomes [t0, t1] and
+ * each actor goes from its trajectory pose at t0 to the one at t1 (linear in
+ * between, as scans interpolate; held before and after its trajectory). */
+typedef struct actor_set {
+    sensim_scene *scene;
+    actor_spec *a;
+    uint32_t n;
+} actor_set;
+
+/* The collection layout's per-step JSON, OUT/steps/NNNNNN.json: world step
+ * s covers [s·Δ, (s+1)·Δ); it lists the platform pose at its start and every
+ * sensor frame (lidar frame, camera capture) whose start time lies in it,
+ * with that time, the sensor's pose then and the frame's file stem. */
+typedef struct step_plan {
+    const char *out;
+    const traj *tr;
+    const sensor_spec *specs;
+    uint32_t nspecs;
+    const int64_t *periods, *first_frame, *nframes;
+    const double (*mounts)[16];
+    int64_t step_ns;
+    int32_t frame;
+} step_plan;
+
+typedef struct job {
+    sensim_point *pts;
+    uint64_t n;
+    sensim_frame_header h;
+    char base[4096];      /* path without extension */
+    const char *sensor;
+    const sensim_lidar *lidar;
+    int full;
+} job;
+
+typedef struct writer {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    job slots[2];
+    int head, count, quit, error;
+    char message[4400];   /* the first error, for the main thread's summary */
+    uint64_t written;     /* frames completely on disk */
+    int32_t format;
+    int32_t frame;        /* output frame of points and poses */
+    uint32_t images; /* IMG_* */
+    double write_s;
+} writer;
+
+/* What each sensor has done of what it will do this run (frames, captures,
+ * samples): the line counts exactly that, per sensor when there are several. */
+typedef struct prog {
+    int tty, quiet;
+    uint32_t n;
+    const char *name[MAX_SENSORS];
+    uint64_t done[MAX_SENSORS], total[MAX_SENSORS];
+    uint64_t empty[MAX_SENSORS]; /* lidar frames without a point */
+    uint64_t points, shown; /* shown: the count last printed (a final line repeats nothing) */
+    double t0, last;
+} prog;
+
+typedef struct mcap_opts {
+    sensim_mcap_options o;
+    int no_tf, no_odom;
+    char prefix[128];      /* topic prefix, "" or "/a/b" */
+    char odom_frame[64], base_frame[64];
+} mcap_opts;
+
+/* Everything run_mcap needs from cmd_batch. */
+typedef struct mcap_run {
+    const char *out;
+    const mcap_opts *mo;
+    const traj *tr;
+    actor_set *as;
+    sensim_scene *scene;
+    const sensor_spec *specs;
+    uint32_t nspecs;
+    sensim_lidar **lidars;
+    cam_sensor *cams;
+    sensim_nav **navs;
+    const sensim_nav_desc *nav_desc;
+    sensim_radar **radars;
+    const sensim_radar_desc *radar_desc;
+    const int64_t *periods, *first_frame, *nframes;
+    int64_t fa, fb, step_ns;
+    sensim_ring *ring;
+    sensim_point *pts;
+    uint64_t cap;
+    const sensim_camera_images *cim;
+    uint8_t *scratch;      /* 3 bytes a pixel */
+    int quiet;
+    uint64_t frames, points, messages;
+    prog *pg;
+} mcap_run;
+
+/* A radar detection as a PointCloud2 record: Cartesian x, y, z (sensor
+ * frame, metres) in front of the detection's own fields. */
+typedef struct radar_point {
+    float x, y, z;
+    sensim_radar_detection d;
+} radar_point;
+
+int actors_move(actor_set *as, int64_t t0, int64_t t1);
+int actors_place(actor_set *as, int32_t frame);
+int camera_capture(const char *out, const char *name, cam_sensor *c, actor_set *as, const traj *tr, int64_t k,
+                   int32_t frame, const sensim_camera_images *im, uint8_t *scratch);
+int camera_keys(const char *name, const traj *tr, int64_t k, int64_t t, int64_t span, sensim_motion *m);
+const char *frame_name(int32_t frame);
+int make_camera(const sensor_spec *sp, const char *rig, cam_sensor *c);
+int make_nav(const sensor_spec *sp, const char *rig, sensim_nav_desc *d, sensim_nav **out);
+int make_radar(const sensor_spec *sp, const char *rig, sensim_radar_desc *d, sensim_radar **out);
+int scan_lidar_frame(sensim_lidar *lidar, sensim_scene *scene, actor_set *as, const traj *tr, int64_t r, int64_t P,
+                     sensim_ring *ring, sensim_point *pts, uint64_t cap, sensim_frame_header *h, uint64_t *n);
+int write_nav_csv(const char *out, const char *name, sensim_nav *nav, int kind, const traj *tr, int64_t first,
+                  int64_t count);
+int write_radar_csv(const char *out, const char *name, sensim_radar *r, actor_set *as, const traj *tr, int64_t first,
+                    int64_t count);
+int write_step(const step_plan *sp, int64_t s);
+int tmp_commit(FILE *f, const char *tmp, const char *path, int rc);
+void mat4_mul(const double a[16], const double b[16], double out[16]);
+void sensor_pose_at(const traj *tr, int64_t t, const double mount[16], double out[16]);
+size_t key_at(const traj *tr, int64_t t);
+int check_output(const char *out, const char *mp, const char *meta, size_t len, int resume, int overwrite,
+                 uint32_t shard_n);
+int file_exists(const char *p);
+const char *format_name(int32_t format);
+void json_overrides(FILE *f, const sensor_spec *sp, const char *const *extra, uint32_t nextra);
+void json_str(FILE *f, const char *str);
+void progress(prog *p, int final);
+void writer_drain(writer *w);
+void *writer_main(void *arg);
+job *writer_slot(writer *w, int *index);
+void writer_submit(writer *w);
+uint64_t fnv1a_file(const char *path, int *ok);
+int run_mcap(mcap_run *R);
+void init_radar_point_fields(void);
+
+#endif

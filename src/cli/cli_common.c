@@ -1,0 +1,154 @@
+/* Helpers every sensim subcommand shares: the context, failures, folders, scenes, per-frame images. */
+#include <sensim/sensim.h>
+
+#include "cli.h"
+#include "street.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+sensim_context *g_ctx;
+
+int fail(sensim_status st)
+{
+    if (st == SENSIM_ERR_CANCELLED) { /* only Ctrl-C sets the cancel flag here */
+        fprintf(stderr, "sensim: interrupted; every file written so far is complete\n");
+        return EXIT_INTERRUPTED;
+    }
+    fprintf(stderr, "sensim: error: %s (%s)\n", sensim_context_last_error(g_ctx), sensim_status_string(st));
+    return EXIT_STATUS_BASE + st;
+}
+
+/* Ctrl-C cancels the scan running now (it writes nothing); the command then
+ * stops between files. One atomic store: async-signal-safe. */
+static void cancel_on_signal(int sig)
+{
+    (void)sig;
+    if (g_ctx)
+        sensim_context_set_cancel(g_ctx, 1);
+}
+
+int open_context(uint32_t threads)
+{
+    sensim_context_desc cd;
+    sensim_context_desc_init(&cd);
+    cd.thread_count = threads;
+    sensim_status st = sensim_context_create(&cd, &g_ctx);
+    if (st)
+        return fail(st);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = cancel_on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    return 0;
+}
+
+/* ---- per-frame images (--images [LIST]) ---- */
+static const char *const image_names[] = {"range", "intensity", "label", "preview", "bev"};
+
+int parse_images_arg(int argc, char **argv, int *i, uint32_t *mask)
+{
+    *mask = IMG_RANGE | IMG_INTENSITY | IMG_LABEL | IMG_PREVIEW;
+    if (*i + 1 >= argc || argv[*i + 1][0] == '-')
+        return 0; /* bare --images: the default set (scan and batch take no positional arguments) */
+    const char *v = argv[++*i];
+    uint32_t m = 0;
+    while (*v) {
+        size_t n = strcspn(v, ",");
+        int k = 0;
+        while (k < 5 && !(strlen(image_names[k]) == n && !strncmp(v, image_names[k], n)))
+            k++;
+        if (k == 5)
+            return usage("--images takes a comma-separated list of range, intensity, label, preview, bev");
+        m |= 1u << k;
+        v += n + (v[n] == ',');
+    }
+    if (!m)
+        return usage("--images takes a comma-separated list of range, intensity, label, preview, bev");
+    *mask = m;
+    return 0;
+}
+
+sensim_status write_frame_images_set(uint32_t mask, const sensim_lidar *lidar, const sensim_point *pts, uint64_t n,
+                                     const char *base)
+{
+    char p[5][4200];
+    for (int k = 0; k < 5; k++)
+        snprintf(p[k], sizeof p[k], "%.4090s_%s.png", base, k == 3 ? "range_preview" : image_names[k]);
+    sensim_status st = SENSIM_OK;
+    if (mask & (IMG_RANGE | IMG_INTENSITY | IMG_LABEL))
+        st = sensim_write_frame_images(lidar, pts, n, 0, (mask & IMG_RANGE) ? p[0] : NULL,
+                                       (mask & IMG_INTENSITY) ? p[1] : NULL, (mask & IMG_LABEL) ? p[2] : NULL, NULL,
+                                       NULL);
+    if (!st && (mask & IMG_PREVIEW))
+        st = sensim_write_range_preview(lidar, pts, n, 0, 0, p[3], NULL, NULL);
+    if (!st && (mask & IMG_BEV))
+        st = sensim_write_bev_png(p[4], pts, n, NULL, NULL);
+    return st;
+}
+
+double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* mkdir -p: the folder and any missing parents; an existing non-folder is
+ * an error naming it. */
+int ensure_dir(const char *dir)
+{
+    char path[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof path) {
+        fprintf(stderr, "sensim: error: output directory '%.64s%s': %s\n", dir, n > 64 ? "..." : "",
+                n ? "path too long" : "empty");
+        return 0;
+    }
+    memcpy(path, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (path[i] != '/' && path[i] != 0)
+            continue;
+        char c = path[i];
+        path[i] = 0;
+        struct stat sb;
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "sensim: error: cannot create directory %s: %s\n", path, strerror(errno));
+            return 0;
+        }
+        if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+            fprintf(stderr, "sensim: error: cannot create directory %s: %s exists and is not a directory\n", dir,
+                    path);
+            return 0;
+        }
+        path[i] = c;
+    }
+    return 1;
+}
+
+sensim_status load_scene(const char *what, int32_t frame, const char *tags_file, sensim_scene *scene)
+{
+    if (strcmp(what, "street") == 0) {
+        street_info si;
+        return street_scene_build(scene, 200.0f, 1, &si);
+    }
+    sensim_load_options lo;
+    sensim_load_options_init(&lo);
+    lo.frame = frame;
+    lo.tag_map_file = tags_file;
+    sensim_status st = sensim_scene_load_file(scene, what, &lo, NULL);
+    sensim_scene_info si;
+    if (st == SENSIM_OK && sensim_scene_get_info(scene, &si) == SENSIM_OK &&
+        (si.material_files_missing || si.textures_skipped))
+        fprintf(stderr, "sensim: note: %s: %u material file(s) missing, %u texture(s) not usable (missing or not "
+                        "PNG): cameras show those materials by Kd or tag colour\n",
+                what, si.material_files_missing, si.textures_skipped);
+    return st;
+}
+

@@ -1,0 +1,177 @@
+/* The sensim command's help texts (README.md shows the synopses, kept equal by a test), usage errors. */
+#include <sensim/sensim.h>
+
+#include "cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* Each command's synopsis (what README.md shows, kept equal by a test) and
+ * its notes (shown by `sensim CMD --help`). */
+static const struct command_help {
+    const char *name;
+    const char *synopsis;
+    const char *notes;
+} HELP[] = {
+    {"scan",
+     "sensim scan --scene FILE|street --lidar PRESET|FILE --out DIR\n"
+     "            [--pose x,y,z,roll,pitch,yaw] [--count N] [--threads N]\n"
+     "            [--seed N] [--set KEY=VALUE]... [--shot-rate HZ]\n"
+     "            [--velocity vx,vy,vz[,wroll,wpitch,wyaw]] [--frame native|iso8855|carla|ue]\n"
+     "            [--points sensor|deskewed|world] [--images [LIST]] [--tags FILE]\n",
+     "  --scene     OBJ, PLY, or (with Assimp) glTF/GLB/FBX/COLLADA; `street` is the built-in street\n"
+     "  --lidar     a preset (sensim presets), a preset file, or a Livox pattern CSV with --shot-rate\n"
+     "  --pose      platform pose, metres and degrees; --velocity m/s and deg/s moves it\n"
+     "  --count     how many frames (revolutions) to scan (batch's --frames A:B is a range of indices)\n"
+     "  --frame     the frame of scene, pose, velocity and points\n"
+     "  --images    range,intensity,label,preview,bev (bare: the first four): destaggered 16-bit range,\n"
+     "              intensity, label, an 8-bit range preview, a bird's-eye view\n"
+     "  --tags      OBJ/glTF name -> tag rules, 'name = Tag' lines, tried before the built-in names\n"},
+    {"batch",
+     "sensim batch --scene FILE|street (--lidar PRESET|FILE | --rig RIG) --trajectory FILE --out DIR\n"
+     "             [--frames A:B] [--shard K/N] [--threads N] [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla|las|mcap]\n"
+     "             [--images [LIST]] [--resume | --overwrite] [--set KEY=VALUE]... [--seed N] [--frame native|carla|ue]\n"
+     "             [--motion causal|linear] [--trajectory-times FILE] [--tags FILE] [--actors FILE] [--step-ns N]\n"
+     "             [--quiet]\n"
+     "             [--mcap-compression none|zstd|lz4] [--mcap-split-mb N] [--mcap-split-s S] [--no-tf] [--no-odom]\n"
+     "             [--topic-prefix /NS] [--odom-frame odom] [--base-frame base_link]\n",
+     "  --trajectory  CSV t,x,y,z,roll,pitch,yaw (s, m, deg) or t,x,y,z,qw,qx,qy,qz with that header;\n"
+     "              TUM rows t x y z qx qy qz qw; or KITTI 3x4 camera poses with --trajectory-times\n"
+     "  --rig       [sensor NAME] sections: preset = and preset keys; type = camera (camera keys, rate_hz,\n"
+     "              outputs, mount_xyz_m, mount_rpy_deg), radar, imu, gnss, odometry (their keys)\n"
+     "  --frames    frame indices A (inclusive) to B (exclusive); --shard K/N renders a disjoint subset\n"
+     "  --motion    one motion model for every sensor: causal (default; the rig's: C2 positions, each key's\n"
+     "              derivatives from it and the 4 keys before) or linear (straight between keys, as before 0.2)\n"
+     "  --frame     the frame of everything typed (poses, rig mounts, actors) and written\n"
+     "  --actors    [actor NAME] sections: id, tag, mesh = box L W H | FILE, trajectory = CSV\n"
+     "  --step-ns   world step of OUT/steps/NNNNNN.json with --rig (default: the shortest sensor period)\n"
+     "  --format mcap  one rosbag2 bag OUT/sensim_0.mcap; the --mcap-*, --no-tf, --no-odom, --topic-prefix,\n"
+     "              --odom-frame and --base-frame options go with it\n"},
+    {"render",
+     "sensim render --scene FILE|street --out DIR [--camera PRESET|FILE] [--pose x,y,z,roll,pitch,yaw]\n"
+     "              [--outputs depth,semantic,instance,normal,rgb] [--set KEY=VALUE]... [--threads N] [--tags FILE]\n",
+     "  --camera    carla_default, pinhole_720p, pinhole_1080p, fisheye_190, or a camera file\n"},
+    {"view",
+     "sensim view RUN_DIR|FILE.ply|FILE.mcap --out FILE.html [--max-points N]\n",
+     "  one self-contained page that plays the frames: points by tag/intensity/height/range, camera\n"
+     "  images, sensor poses and the trajectory; --max-points draws every k-th point of larger frames\n"},
+    {"bench",
+     "sensim bench [--scene FILE|street] [--lidar PRESET|FILE]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
+     "             [--threads N] [--json]\n",
+     "  the pipeline against bare Embree loops over the same rays, per lidar (--preset: the older name of --lidar)\n"},
+    {"demo", "sensim demo [--out DIR] [--threads N]\n",
+     "  the built-in street, a Pandar64 on a car roof, one frame with all images\n"},
+    {"presets", "sensim presets\n", "  the presets and where they were found\n"},
+    {"pattern",
+     "sensim pattern export PRESET|FILE --duration S --out FILE.csv [--set KEY=VALUE]...\n"
+     "sensim pattern stats PRESET|FILE [--times 0.1,0.2,0.5,1,2] [--bin-deg B] [--footprint-deg D] [--png FILE]\n"
+     "                     [--set KEY=VALUE]...\n",
+     "  export: a Livox CSV that replays to the same shots; stats: extents, FOV coverage against time (cells\n"
+     "  hit, and Livox's share of the FOV lit by beam footprints of D degrees, default the beam divergence),\n"
+     "  --png a density heat map with its legend\n"},
+    {"placement",
+     "sensim placement --scene FILE|street (--lidar PRESET|FILE | --rig RIG)\n"
+     "                 (--candidates FILE | --grid X,Y,Z,YAW | --surfaces TAG,... [--surface-step M]\n"
+     "                  [--surface-margin M] [--mount-height M])\n"
+     "                 --roi xmin,ymin,xmax,ymax --out DIR [--roi-z zmin,zmax] [--cell M] [--min-points K]\n"
+     "                 [--duration S] [--objects FILE] [--occupancy FILE] [--weights D,U,C,V[,I]] [--select M]\n"
+     "                 [--shard K/N] [--no-maps] [--set KEY=VALUE]... [--threads N] [--seed N] [--tags FILE]\n"
+     "sensim placement --merge DIR,DIR,... --out DIR\n",
+     "  ranks candidate lidar poses by the points they put in a region of interest (ROI):\n"
+     "  --candidates  rows x,y,z,roll,pitch,yaw (m, deg); --grid: each of X,Y,Z,YAW is A or A:B:STEP\n"
+     "  --surfaces    candidates on level tops of those tags (Poles, Buildings, ...) found by rays dropped on\n"
+     "                a --surface-step grid (2 m) over the ROI and --surface-margin (30 m), --mount-height above\n"
+     "  --rig         a rig file: a candidate is the platform pose, its lidars' points fill one grid\n"
+     "  --roi         the ROI on the ground (world m), gridded in --cell cells (1 m); --roi-z heights counted\n"
+     "  --duration    integration time, rounded up to whole frames (0.1 s)\n"
+     "  --objects     boxes xmin,ymin,zmin,xmax,ymax,zmax added to the scene; visible with >= K points,\n"
+     "                occluded when the beams reach them but fewer points come back, else out of view\n"
+     "  --occupancy   rows x,y,p: the prior that an object stands in that cell (others 0; without: 0.5)\n"
+     "  --weights     score = D log10(1 + density) + U / (1 + cv) + C coverage + V visible share\n"
+     "                + I information gain share (S-MIG's, per cell: entropy of observed cells) (1,1,1,1,1)\n"
+     "  --select M    also picks M lidars greedily (each maximises the score of the union): selection.csv\n"
+     "  --shard K/N   candidates with index % N == K; --merge joins the shards' rankings into one\n"
+     "  writes DIR/ranking.csv (best first), ranking.json, candidate_NNNNNN.png heat maps\n"},
+    {"run", "sensim run [--dry-run] SURVEY.json [OPTION VALUE]...\n",
+     "  one JSON object holds a whole run: \"command\" (scan, batch (default), render, bench, demo) and\n"
+     "  that command's options as keys without \"--\": \"text\", numbers, true (a switch), [1, 2, 3] (one\n"
+     "  comma-separated value), [\"a\", \"b\"] (the option repeated), \"set\": {\"KEY\": value};\n"
+     "  keys starting with _ are comments; relative paths are relative to the survey's folder;\n"
+     "  options after the file are appended (and win); --dry-run prints the command instead\n"},
+    {"version", "sensim --version\n", ""},
+};
+
+static const char *g_command; /* the command being run, for usage() */
+
+void cli_set_command(const char *cmd)
+{
+    g_command = cmd;
+}
+
+static const struct command_help *help_of(const char *cmd)
+{
+    for (size_t i = 0; cmd && i < sizeof HELP / sizeof *HELP; i++)
+        if (!strcmp(HELP[i].name, cmd))
+            return &HELP[i];
+    return NULL;
+}
+
+static void print_synopsis(FILE *f, const char *text)
+{
+    while (*text) { /* indented two spaces */
+        const char *e = strchr(text, '\n');
+        fprintf(f, "  %.*s\n", (int)(e - text), text);
+        text = e + 1;
+    }
+}
+
+/* `sensim --help` (all synopses) or `sensim CMD --help` (that command's); 0. */
+int cli_help(FILE *f, const char *cmd)
+{
+    const struct command_help *h = help_of(cmd);
+    fprintf(f, "usage:\n");
+    for (size_t i = 0; i < sizeof HELP / sizeof *HELP; i++)
+        if (!h || h == &HELP[i])
+            print_synopsis(f, HELP[i].synopsis);
+    if (h && h->notes[0])
+        fprintf(f, "%s", h->notes);
+    fprintf(f, "exit status: 0 ok, 2 usage, 10 + libsensim status on failure\n");
+    return 0;
+}
+
+static const char *g_survey; /* sensim run: the survey the options came from */
+
+void cli_set_survey(const char *path)
+{
+    g_survey = path;
+}
+
+int usage(const char *msg)
+{
+    if (msg && g_survey)
+        fprintf(stderr, "sensim: %s: %s: %s (survey keys are the options without \"--\")\n", g_survey,
+                g_command ? g_command : "run", msg);
+    else if (msg)
+        fprintf(stderr, "sensim: %s%s%s\n", g_command && help_of(g_command) ? g_command : "",
+                g_command && help_of(g_command) ? ": " : "", msg);
+    cli_help(stderr, g_command);
+    return EXIT_USAGE;
+}
+
+int usage_option(const char *opt, int needs_value)
+{
+    char m[256];
+    snprintf(m, sizeof m, needs_value ? "option '%.200s' needs a value (or is unknown)" : "unknown option '%.200s'",
+             opt);
+    return usage(m);
+}
+
+int cli_is_command(const char *cmd)
+{
+    return help_of(cmd) != NULL;
+}
