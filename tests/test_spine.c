@@ -24,6 +24,18 @@ static sensim_ring *nav_ring(uint32_t frames)
     return r;
 }
 
+/* A ring of 8 whole frames of @p lidar in *mem (free it). */
+static sensim_ring *lidar_ring(const sensim_lidar *lidar, void **mem)
+{
+    size_t size;
+    uint64_t cap;
+    CHECK_OK(sensim_lidar_ring_size(lidar, 8, &cap, &size));
+    *mem = malloc(size);
+    sensim_ring *r;
+    CHECK_OK(sensim_ring_init(*mem, size, cap, 8, SENSIM_OVERFLOW_FAIL, &r));
+    return r;
+}
+
 static sensim_nav *make_nav(int32_t kind, double rate_hz)
 {
     sensim_nav_desc d;
@@ -190,12 +202,8 @@ static void test_one_motion_model(void **state)
     double M[16];
     translation(M, 0.3, 0, 1.0);
     CHECK_OK(sensim_lidar_set_mount_pose(lidar, M));
-    size_t size;
-    uint64_t cap;
-    CHECK_OK(sensim_lidar_ring_size(lidar, 8, &cap, &size));
-    void *mem = malloc(size);
-    sensim_ring *lr;
-    CHECK_OK(sensim_ring_init(mem, size, cap, 8, SENSIM_OVERFLOW_FAIL, &lr));
+    void *mem;
+    sensim_ring *lr = lidar_ring(lidar, &mem);
     sensim_camera_desc cd;
     sensim_camera_desc_init(&cd);
     cd.width = 64, cd.height = 48, cd.hfov_deg = 90;
@@ -204,6 +212,7 @@ static void test_one_motion_model(void **state)
     double CM[16];
     translation(CM, 0.5, 0.2, 1.5);
     CHECK_OK(sensim_camera_set_mount_pose(cam, CM));
+    size_t size;
     CHECK_OK(sensim_image_ring_required_size(64, 48, SENSIM_CAMERA_DEPTH, 8, &size));
     void *cmem = malloc(size);
     sensim_ring *cr;
@@ -312,12 +321,8 @@ static void split_run(const int64_t *dts, int ndt, bool push_all_first, sensim_p
     double M[16];
     translation(M, 0, 0, 1.8);
     CHECK_OK(sensim_lidar_set_mount_pose(lidar, M));
-    size_t size;
-    uint64_t cap;
-    CHECK_OK(sensim_lidar_ring_size(lidar, 8, &cap, &size));
-    void *mem = malloc(size);
-    sensim_ring *lr;
-    CHECK_OK(sensim_ring_init(mem, size, cap, 8, SENSIM_OVERFLOW_FAIL, &lr));
+    void *mem;
+    sensim_ring *lr = lidar_ring(lidar, &mem);
     sensim_nav *imu = make_nav(SENSIM_NAV_IMU, 400);
     sensim_ring *nr = nav_ring(256);
     sensim_rig *rig;

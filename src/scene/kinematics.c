@@ -66,7 +66,7 @@ static void jr_apply(const double phi[3], const double v[3], int inv, double o[3
 
 /* ---- keys ---- */
 
-static sensim_status causal_at(const sensim_pose_key *keys, uint64_t n, int64_t t, sensim_kinematics *out);
+static sensim_status causal_at(const sensim_pose_key *keys, uint64_t n, uint64_t lo, int64_t t, sensim_kinematics *out);
 
 typedef struct kkey {
     double t;      /* s, relative to the segment start */
@@ -161,8 +161,6 @@ sensim_status sensim_kinematics_at(const sensim_pose_key *keys, uint64_t n, int3
     if (interp != SENSIM_INTERP_LINEAR && interp != SENSIM_INTERP_SPLINE && interp != SENSIM_INTERP_CAUSAL)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_kinematics_at: interpolation %d unknown", interp);
     memset(out, 0, sizeof *out);
-    if (interp == SENSIM_INTERP_CAUSAL)
-        return causal_at(keys, n, t, out);
     /* segment [lo, lo + 1] holding t; outside the keys, the end key held */
     uint64_t lo = 0, hi = n;
     while (hi - lo > 1) {
@@ -172,6 +170,8 @@ sensim_status sensim_kinematics_at(const sensim_pose_key *keys, uint64_t n, int3
         else
             hi = mid;
     }
+    if (interp == SENSIM_INTERP_CAUSAL)
+        return causal_at(keys, n, lo, t, out);
     if (n == 1 || t < keys[0].t_ns || t > keys[n - 1].t_ns) {
         uint64_t e = n == 1 || t < keys[0].t_ns ? 0 : n - 1;
         kkey k;
@@ -401,18 +401,11 @@ void sensim__mkey_pose(const sensim__mkey *k, uint32_t n, int64_t t, double out[
     mkey_at(k, n, t, out, NULL);
 }
 
-/* SENSIM_INTERP_CAUSAL over a caller's key list: the segment's two keys
- * with their derivatives from the up to 4 keys before each. */
-static sensim_status causal_at(const sensim_pose_key *keys, uint64_t n, int64_t t, sensim_kinematics *out)
+/* SENSIM_INTERP_CAUSAL over a caller's key list (@p lo: the last key at or
+ * before t, or 0): the segment's two keys with their derivatives from the up
+ * to 4 keys before each. */
+static sensim_status causal_at(const sensim_pose_key *keys, uint64_t n, uint64_t lo, int64_t t, sensim_kinematics *out)
 {
-    uint64_t lo = 0, hi = n;
-    while (hi - lo > 1) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (keys[mid].t_ns <= t)
-            lo = mid;
-        else
-            hi = mid;
-    }
     if (t < keys[0].t_ns || t > keys[n - 1].t_ns) { /* as the other models: the end pose held, at rest */
         kkey kk;
         sensim_status st = load_key(keys, t < keys[0].t_ns ? 0 : n - 1, 0, &kk);
