@@ -869,6 +869,54 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(o, "meta.json")) as f:
         check(r.returncode == 0 and json.load(f).get("motion") == "linear", "--motion linear: " + r.stderr)
 
+    # --frame carla: navigation and radar files in CARLA's axes. The same physical run typed in both frames
+    # (a left turn; the carla files mirror y and yaw) gives IMU (ax, -ay, az, -gx, gy, -gz), the same compass,
+    # odometry y, vy and yaw rate mirrored, and radar azimuths negated
+    turn = {"native": os.path.join(tmp, "turn_native.csv"), "carla": os.path.join(tmp, "turn_carla.csv")}
+    for fr, sgn in (("native", 1), ("carla", -1)):
+        with open(turn[fr], "w") as f:
+            f.write("t,x,y,z,roll,pitch,yaw\n")
+            for i in range(21):
+                th = 0.02 * i * i * 0.01
+                f.write("%r,%r,%r,0,0,0,%r\n" % (i * 0.1, 10 * math.sin(th) + i * 0.1, sgn * 10 * (1 - math.cos(th)),
+                                                   sgn * math.degrees(th)))
+    frig = {}
+    for fr, sgn in (("native", 1), ("carla", -1)):
+        frig[fr] = os.path.join(tmp, "frig_%s.txt" % fr)
+        with open(frig[fr], "w") as f:
+            f.write("[sensor imu]\ntype = imu\nmount_xyz_m = 0.5, %r, 1\n[sensor odo]\ntype = odometry\n"
+                    "[sensor front]\ntype = radar\nmount_xyz_m = 2, %r, 0.5\n" % (sgn * 0.3, sgn * 0.2))
+    res = {}
+    for fr in ("native", "carla"):
+        o = os.path.join(tmp, "navframe_" + fr)
+        r = run("batch", "--scene", "street", "--rig", frig[fr], "--trajectory", turn[fr], "--out", o, "--frame", fr,
+                "--quiet")
+        check(r.returncode == 0, "--frame %s navigation run: %s" % (fr, r.stderr))
+        res[fr] = {n: [[float(v) for v in row] for row in list(csv.reader(open(os.path.join(o, d, n + ".csv"))))[1:]]
+                   for d, n in (("imu", "imu"), ("odo", "odometry"), ("front", "radar"))} if r.returncode == 0 else {}
+    if res["native"] and res["carla"]:
+        a, b = res["native"], res["carla"]
+        imu_ok = len(a["imu"]) == len(b["imu"]) > 100 and all(
+            all(abs(p[i] * s_ - q[i]) < 1e-9 * (1 + abs(p[i])) for i, s_ in enumerate((1, 1, -1, 1, -1, 1, -1, 1)))
+            for p, q in zip(a["imu"], b["imu"]))
+        check(imu_ok and max(abs(p[6]) for p in a["imu"]) > 0.01 and max(abs(p[2]) for p in a["imu"]) > 0.01,
+              "--frame carla IMU: (ax, -ay, az, -gx, gy, -gz), the same compass")
+        # odometry: t,x,y,z,qw,qx,qy,qz,vx,vy,vz,vxb,vyb,vzb,wx,wy,wz,ax,ay,az
+        sg = (1, 1, -1, 1, 1, -1, 1, -1, 1, -1, 1, 1, -1, 1, -1, 1, -1, 1, -1, 1)
+        odo_ok = len(a["odometry"]) == len(b["odometry"]) > 100 and all(
+            all(abs(p[i] * sg[i] - q[i]) < 1e-9 * (1 + abs(p[i])) for i in range(20))
+            for p, q in zip(a["odometry"], b["odometry"]))
+        check(odo_ok, "--frame carla odometry: y, vy, the rotation axis and yaw rate mirrored")
+        rad_ok = len(a["radar"]) == len(b["radar"]) > 50 and all(
+            abs(p[3] + q[3]) < 1e-6 and abs(p[2] - q[2]) < 1e-5 and abs(p[5] - q[5]) < 1e-5
+            for p, q in zip(a["radar"], b["radar"]))
+        check(rad_ok, "--frame carla radar: azimuth positive to the right (CARLA), depth and velocity unchanged")
+        with open(os.path.join(tmp, "navframe_carla", "meta.json")) as f:
+            m = json.load(f)
+        check([s_["frame_of_reference"] for s_ in m["sensors"]] == ["carla"] * 3 and
+              abs(m["sensors"][0]["mount_pose"][13] + 0.3) < 1e-12, "meta.json: navigation and radar in carla, "
+              "mounts as typed: %r" % [s_.get("mount_pose", [0] * 16)[13] for s_ in m["sensors"]])
+
     # progress counts what each sensor does (frames, captures, samples), never past the total, the last line once;
     # a lidar on the road (z = 0) scans nothing: warned on stderr and in each frame's JSON, even with --quiet
     prig = os.path.join(tmp, "progress_rig.txt")

@@ -18,6 +18,15 @@ volatile sig_atomic_t g_stop;
 int32_t g_motion = SENSIM_INTERP_CAUSAL;
 const char *const nav_names[3] = {"imu", "gnss", "odometry"};
 
+/* A mount pose for meta.json, in the run's frame (as everything a user types is read). */
+static void json_mount(FILE *f, int32_t frame, const double mount[16])
+{
+    double m[16];
+    if (sensim_pose_matrix_to_frame(frame, mount, m) != SENSIM_OK)
+        memcpy(m, mount, sizeof m);
+    json_numbers(f, m, 16);
+}
+
 static void on_sigint(int sig)
 {
     (void)sig;
@@ -364,12 +373,13 @@ int cmd_batch(int argc, char **argv)
                 json_str(f, specs[s].name);
                 fprintf(f, ", \"type\": \"radar\", \"model\": \"%s\", \"rate_hz\": %.17g, \"frame_period_ns\": %lld, "
                            "\"rays_per_sample\": %llu, \"horizontal_fov\": %.17g, \"vertical_fov\": %.17g, "
-                           "\"range\": %.17g, \"file\": \"radar.csv\", \"azimuth\": \"positive left (CARLA: negate)\", "
-                           "\"mount_pose\": ",
+                           "\"range\": %.17g, \"file\": \"radar.csv\", \"frame_of_reference\": \"%s\", "
+                           "\"azimuth\": \"%s\", \"mount_pose\": ",
                         rd->model == SENSIM_RADAR_PHYSICAL ? "physical" : "carla", rd->rate_hz, (long long)periods[s],
                         (unsigned long long)sensim_radar_rays_per_sample(radars[s]), rd->hfov_deg, rd->vfov_deg,
-                        rd->range_m);
-                json_numbers(f, rd->mount_pose, 16);
+                        rd->range_m, frame_name(frame),
+                        frame == SENSIM_FRAME_NATIVE ? "positive left (CARLA: negate)" : "positive right (CARLA)");
+                json_mount(f, frame, rd->mount_pose);
                 json_overrides(f, &specs[s], NULL, 0);
                 continue;
             }
@@ -378,10 +388,12 @@ int cmd_batch(int argc, char **argv)
                 fprintf(f, "%s\n    {\"name\": ", s ? "," : "");
                 json_str(f, specs[s].name);
                 fprintf(f, ", \"type\": \"%s\", \"rate_hz\": %.17g, \"frame_period_ns\": %lld, \"interp\": \"%s\", "
-                           "\"frame_of_reference\": \"native\", \"file\": \"%s.csv\", \"mount_pose\": ",
+                           "\"frame_of_reference\": \"%s\", \"units\": \"%s\", \"file\": \"%s.csv\", "
+                           "\"mount_pose\": ",
                         nav_names[nd->kind], nd->rate_hz, (long long)periods[s],
-                        nd->interp == SENSIM_INTERP_CAUSAL ? "causal" : "linear", nav_names[nd->kind]);
-                json_numbers(f, nd->mount_pose, 16);
+                        nd->interp == SENSIM_INTERP_CAUSAL ? "causal" : "linear", frame_name(frame),
+                        frame == SENSIM_FRAME_UE ? "cm" : "m", nav_names[nd->kind]);
+                json_mount(f, frame, nd->mount_pose);
                 if (nd->kind == SENSIM_NAV_GNSS)
                     fprintf(f, ", \"model\": \"%s\", \"reference\": [%.17g, %.17g, %.17g]",
                             nd->gnss_model == SENSIM_GNSS_CARLA ? "carla" : "exact", nd->ref_latitude_deg,
@@ -404,7 +416,7 @@ int cmd_batch(int argc, char **argv)
                     if (c->want & (1u << k))
                         fprintf(f, "%s\"%s\"", n++ ? ", " : "", onames[k]);
                 fprintf(f, "], \"mount_pose\": ");
-                json_numbers(f, c->mount, 16);
+                json_mount(f, frame, c->mount);
                 fprintf(f, ", \"camera_info\": ");
                 json_camera_info(f, c->cam);
                 json_overrides(f, &specs[s], NULL, 0);
@@ -567,7 +579,7 @@ int cmd_batch(int argc, char **argv)
                 pg.done[s] += shard_k == 0 && count > 0 ? (uint64_t)count : 0; /* resumed */
                 continue;
             }
-            if ((rc = write_radar_csv(out, specs[s].name, radars[s], &aset, &tr, first, count)))
+            if ((rc = write_radar_csv(out, specs[s].name, radars[s], &aset, &tr, first, count, frame)))
                 break;
             if (!quiet)
                 fprintf(stderr, "sensim batch: %s: %lld samples -> %s\n", specs[s].name, (long long)count, path);
@@ -583,7 +595,7 @@ int cmd_batch(int argc, char **argv)
                 pg.done[s] += shard_k == 0 && count > 0 ? (uint64_t)count : 0; /* resumed */
                 continue;
             }
-            if ((rc = write_nav_csv(out, specs[s].name, navs[s], specs[s].nav - 1, &tr, first, count)))
+            if ((rc = write_nav_csv(out, specs[s].name, navs[s], specs[s].nav - 1, &tr, first, count, frame)))
                 break;
             if (!quiet)
                 fprintf(stderr, "sensim batch: %s: %lld samples -> %s\n", specs[s].name, (long long)count, path);

@@ -159,9 +159,9 @@ int make_radar(const sensor_spec *sp, const char *rig, sensim_radar_desc *d, sen
 int scan_lidar_frame(sensim_lidar *lidar, sensim_scene *scene, actor_set *as, const traj *tr, int64_t r, int64_t P,
                      sensim_ring *ring, sensim_point *pts, uint64_t cap, sensim_frame_header *h, uint64_t *n);
 int write_nav_csv(const char *out, const char *name, sensim_nav *nav, int kind, const traj *tr, int64_t first,
-                  int64_t count);
+                  int64_t count, int32_t frame);
 int write_radar_csv(const char *out, const char *name, sensim_radar *r, actor_set *as, const traj *tr, int64_t first,
-                    int64_t count);
+                    int64_t count, int32_t frame);
 int write_step(const step_plan *sp, int64_t s);
 int tmp_commit(FILE *f, const char *tmp, const char *path, int rc);
 void mat4_mul(const double a[16], const double b[16], double out[16]);

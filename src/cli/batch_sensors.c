@@ -142,10 +142,26 @@ int make_nav(const sensor_spec *sp, const char *rig, sensim_nav_desc *d, sensim_
     return 0;
 }
 
+/* A vector into the run's frame: CARLA and UE mirror y (x, −y, z) and, for a
+ * pseudo-vector (angular velocity, rotation axis), give (−x, y, −z); UE's
+ * linear quantities are in centimetres (ros-bridge transforms.py, imu.py;
+ * reference/carla_sensors.md). Native leaves it. */
+static void vec_to_frame(int32_t frame, const double *v, int pseudo, double *o)
+{
+    if (frame != SENSIM_FRAME_CARLA && frame != SENSIM_FRAME_UE) {
+        o[0] = v[0], o[1] = v[1], o[2] = v[2];
+        return;
+    }
+    const double k = frame == SENSIM_FRAME_UE && !pseudo ? 100.0 : 1.0;
+    o[0] = (pseudo ? -v[0] : v[0]) * k, o[1] = (pseudo ? v[1] : -v[1]) * k, o[2] = (pseudo ? -v[2] : v[2]) * k;
+}
+
 /* OUT/NAME/<type>.csv: samples first .. first + count - 1 of a navigation
- * sensor on the whole trajectory, through a temporary name. */
+ * sensor on the whole trajectory, through a temporary name, in the run's
+ * frame (--frame carla: CARLA's IMUMeasurement axes, y right; the compass
+ * and GNSS do not depend on it). */
 int write_nav_csv(const char *out, const char *name, sensim_nav *nav, int kind, const traj *tr, int64_t first,
-                  int64_t count)
+                  int64_t count, int32_t frame)
 {
     char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%.4000s/%.63s/%s.csv", out, name, nav_names[kind]);
@@ -167,13 +183,23 @@ int write_nav_csv(const char *out, const char *name, sensim_nav *nav, int kind, 
         }
         fprintf(f, "%lld", (long long)s.t_ns);
         if (kind == SENSIM_NAV_IMU) {
-            const double v[7] = {s.accel[0], s.accel[1], s.accel[2], s.gyro[0], s.gyro[1], s.gyro[2], s.compass_rad};
+            double v[7];
+            vec_to_frame(frame, s.accel, 0, v);
+            vec_to_frame(frame, s.gyro, 1, v + 3);
+            v[6] = s.compass_rad;
             for (int i = 0; i < 7; i++)
                 fprintf(f, ",%.17g", v[i]);
         } else if (kind == SENSIM_NAV_GNSS) {
             fprintf(f, ",%.17g,%.17g,%.17g", s.latitude_deg, s.longitude_deg, s.altitude_m);
         } else {
-            const double *g[6] = {s.position, s.orientation, s.velocity_world, s.velocity_body, s.angular_velocity,
+            double q[4] = {s.orientation[0]}; /* the mirrored rotation S·R·S: axis as a pseudo-vector */
+            vec_to_frame(frame, &s.orientation[1], 1, &q[1]);
+            vec_to_frame(frame, s.position, 0, s.position);
+            vec_to_frame(frame, s.velocity_world, 0, s.velocity_world);
+            vec_to_frame(frame, s.velocity_body, 0, s.velocity_body);
+            vec_to_frame(frame, s.angular_velocity, 1, s.angular_velocity);
+            vec_to_frame(frame, s.acceleration_world, 0, s.acceleration_world);
+            const double *g[6] = {s.position, q, s.velocity_world, s.velocity_body, s.angular_velocity,
                                   s.acceleration_world};
             const int len[6] = {3, 4, 3, 3, 3, 3};
             for (int a = 0; a < 6; a++)
@@ -269,10 +295,14 @@ int make_radar(const sensor_spec *sp, const char *rig, sensim_radar_desc *d, sen
     return 0;
 }
 
-/* OUT/NAME/radar.csv: every detection of samples first .. first + count - 1. */
+/* OUT/NAME/radar.csv: every detection of samples first .. first + count - 1,
+ * in the run's frame (--frame carla|ue: azimuth positive to the right as
+ * CARLA's RadarDetection; ue: depth in cm and velocity in cm/s). */
 int write_radar_csv(const char *out, const char *name, sensim_radar *r, actor_set *as, const traj *tr,
-                    int64_t first, int64_t count)
+                    int64_t first, int64_t count, int32_t frame)
 {
+    const int mirror = frame == SENSIM_FRAME_CARLA || frame == SENSIM_FRAME_UE;
+    const double scale = frame == SENSIM_FRAME_UE ? 100.0 : 1.0;
     char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%.4000s/%.63s/radar.csv", out, name);
     uint64_t cap = sensim_radar_rays_per_sample(r);
@@ -284,7 +314,10 @@ int write_radar_csv(const char *out, const char *name, sensim_radar *r, actor_se
         free(det);
         return EXIT_STATUS_BASE + (det ? SENSIM_ERR_IO : SENSIM_ERR_OUT_OF_MEMORY);
     }
-    fprintf(f, "t_ns,sample,depth_m,azimuth_rad,altitude_rad,velocity_mps,rcs_dbsm,snr_db,object_id,tag\n");
+    fprintf(f, "%s", frame == SENSIM_FRAME_UE ? "t_ns,sample,depth_cm,azimuth_rad,altitude_rad,velocity_cmps,rcs_dbsm,"
+                                               "snr_db,object_id,tag\n"
+                                             : "t_ns,sample,depth_m,azimuth_rad,altitude_rad,velocity_mps,rcs_dbsm,"
+                                               "snr_db,object_id,tag\n");
     int rc = 0;
     for (int64_t k = first; k < first + count && !rc; k++) {
         uint64_t n;
@@ -298,8 +331,9 @@ int write_radar_csv(const char *out, const char *name, sensim_radar *r, actor_se
         }
         for (uint64_t i = 0; i < n; i++)
             fprintf(f, "%lld,%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%u,%u\n", (long long)(k * sensim_radar_period_ns(r)),
-                    (long long)k, (double)det[i].depth_m, (double)det[i].azimuth_rad, (double)det[i].altitude_rad,
-                    (double)det[i].velocity_mps, (double)det[i].rcs_dbsm, (double)det[i].snr_db, det[i].object_id,
+                    (long long)k, scale * (double)det[i].depth_m,
+                    mirror ? -(double)det[i].azimuth_rad : (double)det[i].azimuth_rad, (double)det[i].altitude_rad,
+                    scale * (double)det[i].velocity_mps, (double)det[i].rcs_dbsm, (double)det[i].snr_db, det[i].object_id,
                     det[i].tag);
     }
     free(det);
