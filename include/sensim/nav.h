@@ -38,7 +38,9 @@ extern "C" {
                                     error ≈ (5/6)·h³·|x⁽⁵⁾| in acceleration, h⁴/5·|x⁽⁵⁾| in velocity at
                                     the keys (h the key spacing, x⁽⁵⁾ the fifth derivative: the jerk's
                                     second derivative). Fewer past keys lower the order: the first key
-                                    has zero derivatives, the second a constant velocity. */
+                                    takes the first two keys' velocity and body rate, no accelerations,
+                                    and a platform that starts moving reads start-up errors for 4 key
+                                    intervals (up to about twice its acceleration). */
 
 /** Kinematic state of the platform at one time. */
 typedef struct sensim_kinematics {

@@ -240,9 +240,11 @@ SENSIM_API void sensim_platform_state_init(sensim_platform_state *state);
  * otherwise ≈ (5/6)·h³·|x⁽⁵⁾| in acceleration and h⁴/5·|x⁽⁵⁾| in velocity
  * at the keys (h the key spacing). Pose noise σ becomes ≈ 14·σ/h² of
  * acceleration noise (the stencil's weights): hosts with float32 or noisy
- * poses should push states with their accelerations. The first key has
- * zero derivatives (and the second a constant velocity): an IMU reads
- * gravity only at the first key unless its state is pushed.
+ * poses should push states with their accelerations. The first key takes
+ * the first two keys' velocity and body rate and no acceleration (the
+ * first segment is straight), and the next three have shorter stencils: a
+ * platform that starts moving reads start-up errors for 4 key intervals
+ * (up to about twice its acceleration) unless its states are pushed there.
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL), SENSIM_ERR_NOT_FINITE,
  *         SENSIM_ERR_OUT_OF_RANGE (time beyond ±2^62 ns, translation beyond
  *         the coordinate limit, a pose that is not rigid), SENSIM_ERR_TIME_ORDER

@@ -244,6 +244,15 @@ int cmd_batch(int argc, char **argv)
         return rc;
     }
 
+    int kinematic = 0; /* sensors reading accelerations or velocities */
+    for (uint32_t s = 0; s < nspecs; s++)
+        kinematic |= specs[s].nav || specs[s].radar;
+    if (kinematic && !quiet && g_motion == SENSIM_INTERP_CAUSAL && tr.n > 4 &&
+        memcmp(tr.keys[0].pose, tr.keys[1].pose, sizeof tr.keys[0].pose) != 0)
+        fprintf(stderr, "sensim batch: note: the trajectory starts moving and the motion model has no history "
+                        "before its first key: IMU, odometry and radar readings before t = %.9g s (4 key intervals) "
+                        "carry start-up errors (up to about twice the acceleration); start the trajectory at rest to "
+                        "avoid them\n", (double)tr.keys[4].t_ns * 1e-9);
     if ((rc = open_context(threads)))
         return rc;
     sensim_status st;
