@@ -16,8 +16,9 @@ extern "C" {
 /**
  * Write points as a binary little-endian PLY file with one element "vertex"
  * whose properties are, in order: float x, float y, float z (metres),
- * float intensity, float range (metres), uint time (ns from frame start),
- * uint object_id, ushort ring (channel), uchar tag, uchar flags.
+ * float intensity, float range (metres), uint t_offset_ns (ns from frame
+ * start), uint object_id, ushort channel, uchar tag, uchar flags (the point
+ * record's field names, sensim_point_fields()).
  * @param path    destination, borrowed. Written to PATH.tmp then renamed, so a
  *                failure never leaves a half-written file at PATH.
  * @param header  optional frame header; its frame number, times and pose go
