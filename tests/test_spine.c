@@ -458,12 +458,98 @@ static void test_push_errors(void **state)
     sensim_scene_destroy(scene);
 }
 
+/* Consumers: each committed step hands every attached ring to its consumer,
+ * in sensor order; a failing consumer's status comes back from the step,
+ * which has happened; the rig refuses its own calls inside them. */
+typedef struct consumer_log {
+    sensim_rig *rig;
+    const sensim_scene *scene;
+    uint64_t frames, calls;
+    int64_t last_t;
+    sensim_status fail_with, inner;
+    uint32_t order[8], n;
+} consumer_log;
+
+static sensim_status consume(void *user, uint32_t index, sensim_ring *ring)
+{
+    consumer_log *c = user;
+    c->calls++;
+    if (c->n < 8)
+        c->order[c->n++] = index;
+    c->inner = sensim_rig_step(c->rig, c->scene, 1000, NULL, NULL); /* refused: the rig is still stepping */
+    const sensim_frame_header *h;
+    const sensim_nav_sample *smp;
+    while (sensim_ring_peek_nav(ring, &h, &smp) == SENSIM_OK) {
+        assert_true(smp->t_ns > c->last_t || c->frames == 0);
+        c->last_t = smp->t_ns;
+        c->frames++;
+        CHECK_OK(sensim_ring_release(ring));
+    }
+    return c->fail_with;
+}
+
+static void test_consumers(void **state)
+{
+    (void)state;
+    sensim_scene *scene = empty_scene();
+    sensim_nav *a = make_nav(SENSIM_NAV_IMU, 1000), *b = make_nav(SENSIM_NAV_ODOMETRY, 100);
+    sensim_ring *ra = nav_ring(16), *rb = nav_ring(16);
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    uint32_t ia, ib;
+    CHECK_OK(sensim_rig_add_nav(rig, a, ra, &ia));
+    CHECK_OK(sensim_rig_add_nav(rig, b, rb, &ib));
+    consumer_log la = {rig, scene, 0, 0, -1, SENSIM_OK, SENSIM_OK, {0}, 0}, lb = la;
+    assert_int_equal(sensim_rig_set_consumer(rig, 2, consume, &la), SENSIM_ERR_BAD_INDEX);
+    CHECK_OK(sensim_rig_set_consumer(rig, ib, consume, &lb));
+    CHECK_OK(sensim_rig_set_consumer(rig, ia, consume, &la));
+    double P[16];
+    identity(P);
+    for (int k = 0; k <= 100; k++) {
+        P[12] = 0.01 * k;
+        CHECK_OK(sensim_rig_push_pose(rig, k * 1000000LL, P));
+    }
+    for (int k = 0; k < 50; k++) /* 50 ms in 1 ms steps: a ring of 16 never fills, the consumers drain it */
+        CHECK_OK(sensim_rig_step(rig, scene, 1000000, NULL, NULL));
+    assert_int_equal(la.frames, 50);
+    assert_int_equal(lb.frames, 5);
+    assert_int_equal(la.calls, 50);
+    assert_int_equal(la.inner, SENSIM_ERR_BUSY);
+    assert_int_equal(la.order[0], ia);
+    /* a failing consumer: the step happened, its status comes back, the other consumer still ran */
+    la.fail_with = SENSIM_ERR_IO;
+    sensim_rig_step_result res;
+    assert_int_equal(sensim_rig_step(rig, scene, 10000000, NULL, &res), SENSIM_ERR_IO);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "consumer of sensor 0"));
+    assert_int_equal(la.frames, 60);
+    assert_int_equal(lb.frames, 6);
+    assert_int_equal(res.t_end_ns, 60000000); /* the clock moved */
+    /* detached: the frames stay in the ring for the host */
+    CHECK_OK(sensim_rig_set_consumer(rig, ia, NULL, NULL));
+    CHECK_OK(sensim_rig_step(rig, scene, 5000000, NULL, NULL));
+    assert_int_equal(la.frames, 60);
+    int left = 0;
+    const sensim_frame_header *h;
+    const sensim_nav_sample *smp;
+    while (sensim_ring_peek_nav(ra, &h, &smp) == SENSIM_OK) {
+        assert_int_equal(smp->t_ns, 60000000 + left * 1000000LL);
+        left++;
+        CHECK_OK(sensim_ring_release(ra));
+    }
+    assert_int_equal(left, 5);
+    sensim_rig_destroy(rig);
+    sensim_nav_destroy(a);
+    sensim_nav_destroy(b);
+    free(ra), free(rb);
+    sensim_scene_destroy(scene);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_push_pose_imu),     cmocka_unit_test(test_causal_exact),
         cmocka_unit_test(test_one_motion_model),  cmocka_unit_test(test_split_invariance),
-        cmocka_unit_test(test_push_errors),
+        cmocka_unit_test(test_push_errors),       cmocka_unit_test(test_consumers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -197,6 +197,33 @@ SENSIM_API sensim_status sensim_rig_add_sensor(sensim_rig *rig, const sensim_sen
 SENSIM_API sensim_status sensim_sensor_output_push(sensim_sensor_output *output, const sensim_point *points,
                                                    uint64_t count);
 
+/* ---- consumers: what reads the rings as the rig steps -------------------- */
+
+/**
+ * A consumer of one sensor's ring (a sink: files, a bag, a live topic, a
+ * script's `listen()` callback). Called after each successful step, on the
+ * stepping thread, with the ring that the step wrote; it reads complete
+ * frames with the ring's consumer calls (sensim_ring_peek / _pop /
+ * _peek_image / _peek_nav, then sensim_ring_release) and returns SENSIM_OK
+ * or a status that sensim_rig_step then returns.
+ */
+typedef sensim_status (*sensim_ring_consumer)(void *user, uint32_t sensor_index, sensim_ring *ring);
+
+/**
+ * Attach @p fn (with @p user, borrowed) as the consumer of sensor
+ * @p sensor_index's ring, replacing any earlier one; @p fn NULL detaches.
+ * After a step has committed, consumers run in sensor order; the rig's own
+ * calls are refused inside them (SENSIM_ERR_BUSY). A consumer's failure does
+ * not undo the step (the clock has moved, frames it did not release stay in
+ * the ring): sensim_rig_step returns that status, its message prefixed with
+ * the sensor, and the later sensors' consumers still run.
+ * @return SENSIM_OK, SENSIM_ERR_BAD_INDEX (no such sensor), SENSIM_ERR_BUSY
+ *         (while the rig steps), SENSIM_ERR_BAD_HANDLE.
+ * Thread safety: one thread at a time per rig. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_rig_set_consumer(sensim_rig *rig, uint32_t sensor_index, sensim_ring_consumer fn,
+                                                 void *user);
+
 /* ---- the platform's motion ---------------------------------------------- */
 
 /** Size of a rig's pose history (keys pushed and not yet stepped past, plus

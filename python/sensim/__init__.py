@@ -1189,6 +1189,7 @@ class Rig(_Handle):
         self.context = context
         self._members = []  # the rig borrows lidars and rings: keep them alive
         self._scene, self._errors, self._pushed = None, [], False
+        self._rings, self._consumers = {}, {}
         h = ctypes.c_void_p()
         _check(_L.sensim_rig_create(context.handle, ctypes.byref(h)))
         self._h = h.value
@@ -1213,6 +1214,7 @@ class Rig(_Handle):
     def _hold(self, sensor, ring, idx):
         """Keep a member and its ring alive; its close() is refused until this rig is closed."""
         self._members += [sensor, ring]
+        self._rings[idx.value] = ring
         with sensor._cv:
             sensor._holders += 1
         return idx.value
@@ -1244,6 +1246,7 @@ class Rig(_Handle):
         idx = ctypes.c_uint32()
         _check(_L.sensim_rig_add_proximity(self.handle, ctypes.byref(d), ring.handle, ctypes.byref(idx)))
         self._members.append(ring)
+        self._rings[idx.value] = ring
         return idx.value
 
     def add_sensor(self, ring, fn, rate_hz=10.0, sensor_id=0):
@@ -1278,7 +1281,38 @@ class Rig(_Handle):
         idx = ctypes.c_uint32()
         _check(_L.sensim_rig_add_sensor(self.handle, ctypes.byref(d), ring.handle, ctypes.byref(idx)))
         self._members += [ring, cb]  # the C side keeps the callback pointer: keep it alive
+        self._rings[idx.value] = ring
         return idx.value
+
+    def listen(self, index, fn):
+        """CARLA's ``sensor.listen(callback)`` for sensor ``index`` (what an
+        ``add_*`` returned): after every step, on the stepping thread,
+        ``fn(item)`` for each complete frame of its ring, popped in order --
+        a Frame for point rings, ``(header, sample)`` for a NavRing,
+        ``(header, images)`` for an ImageRing. ``fn=None`` stops listening.
+        An exception in ``fn`` is raised again by :meth:`step` after the step
+        has happened (the clock moved; the frames it did not take stay in the
+        ring)."""
+        i = _u32(index, "index")
+        if fn is not None and not callable(fn):
+            raise InvalidArgument(1, "fn must be callable or None")
+        ring = self._rings.get(i)
+        rig = self
+        if fn is None:
+            cb = None
+        else:
+            def trampoline(_user, _index, _ring):
+                try:
+                    for item in ring.frames():
+                        fn(item)
+                    return 0
+                except Exception as e:  # step() re-raises it
+                    rig._errors.append(e)
+                    return e.status if isinstance(e, Error) else 1
+            cb = _lib.CONSUMER_FN(trampoline)
+        with _using(self) as hs:
+            _check(_L.sensim_rig_set_consumer(hs[0], i, ctypes.cast(cb, ctypes.c_void_p) if cb else None, None))
+        self._consumers[i] = cb  # the C side keeps the pointer: keep the callback alive
 
     def set_time(self, t_ns):
         _check(_L.sensim_rig_set_time(self.handle, _i64(t_ns, "t_ns")))

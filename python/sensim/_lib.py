@@ -126,6 +126,7 @@ class SensorSample(Structure):
 
 
 SENSOR_FN = CFUNCTYPE(c_int32, c_void_p, POINTER(SensorSample))
+CONSUMER_FN = CFUNCTYPE(c_int32, c_void_p, c_uint32, c_void_p)
 
 
 class SensorDesc(Structure):
@@ -374,6 +375,7 @@ PROTOTYPES = {
     "sensim_rig_push_pose": (status_t, [c_void_p, c_int64, POINTER(c_double * 16)]),
     "sensim_rig_push_state": (status_t, [c_void_p, c_int64, POINTER(PlatformState)]),
     "sensim_rig_platform_at": (status_t, [c_void_p, c_int64, POINTER(Kinematics)]),
+    "sensim_rig_set_consumer": (status_t, [c_void_p, c_uint32, c_void_p, c_void_p]),
     "sensim_sensor_desc_init": (None, [POINTER(SensorDesc)]),
     "sensim_rig_add_sensor": (status_t, [c_void_p, POINTER(SensorDesc), c_void_p, POINTER(c_uint32)]),
     "sensim_sensor_output_push": (status_t, [c_void_p, c_void_p, c_uint64]),

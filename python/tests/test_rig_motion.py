@@ -162,5 +162,45 @@ class RigMotion(unittest.TestCase):
         rig.close()
 
 
+    def test_listen(self):
+        """CARLA's listen(): each sensor's frames reach its callback after every step, in order; an
+        exception in a callback comes back from step() after the step happened; None stops listening."""
+        ctx = sensim.Context(1)
+        scene = sensim.Scene(ctx)
+        scene.add_street()
+        scene.commit()
+        rig = sensim.Rig(ctx)
+        lidar = sensim.Lidar(ctx, "vlp16", {"mount_xyz_m": "0,0,1.8"})
+        imu = sensim.Nav(ctx, "imu", {"rate_hz": 200})
+        li = rig.add_lidar(lidar, sensim.Ring.for_lidar(lidar, 2))
+        ii = rig.add_nav(imu, sensim.NavRing(8))
+        got = {"lidar": [], "imu": []}
+        rig.listen(li, lambda frame: got["lidar"].append((frame.header["frame_number"], len(frame))))
+        rig.listen(ii, lambda item: got["imu"].append(item[1]["t_ns"]))
+        for k in range(31):
+            rig.push_pose(k * 10_000_000, sensim.pose(x=0.1 * k))
+            if k:
+                rig.step(scene, 10_000_000)  # rings of 2 frames and 8 samples never fill: the callbacks drain them
+        self.assertEqual([n for n, _ in got["lidar"]], [0, 1, 2])
+        self.assertTrue(all(c > 1000 for _, c in got["lidar"]))
+        self.assertEqual(got["imu"], [k * 5_000_000 for k in range(60)])
+
+        def boom(_item):
+            raise ValueError("disk full")
+        rig.listen(ii, boom)
+        rig.push_pose(310_000_000, sensim.pose(x=3.1))
+        with self.assertRaises(ValueError):
+            rig.step(scene, 10_000_000)
+        self.assertAlmostEqual(rig.platform_at(310_000_000)["pose"][0][3], 3.1, places=12)
+        rig.listen(ii, None)
+        rig.push_pose(320_000_000, sensim.pose(x=3.2))
+        rig.step(scene, 10_000_000)  # the clock had moved: this step covers [310, 320) ms
+        with self.assertRaises(sensim.InvalidArgument):
+            rig.listen(ii, 3)
+        with self.assertRaises(sensim.BadIndex):
+            rig.listen(7, print)
+        rig.close()
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -20,6 +20,8 @@ typedef struct rig_sensor {
     sensim_proximity_desc prox;
     sensim_sensor_desc user;    /* user.sample set: a sensor of the caller's */
     int64_t period_ns;          /* proximity, camera and user sensors */
+    sensim_ring_consumer consume; /* runs after each committed step (NULL: none) */
+    void *consume_user;
 } rig_sensor;
 
 #define SENSIM_MAGIC_OUTPUT 0x4F534E53u
@@ -376,6 +378,40 @@ static sensim_status user_frame(const sensim_scene *scene, const rig_sensor *s, 
         return sensim__fail_prefixed(st, pre);
     }
     return SENSIM_OK;
+}
+
+sensim_status sensim_rig_set_consumer(sensim_rig *rig, uint32_t index, sensim_ring_consumer fn, void *user)
+{
+    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
+    if (atomic_load(&rig->stepping))
+        return sensim__fail(SENSIM_ERR_BUSY, "sensim_rig_set_consumer: the rig is stepping");
+    if (index >= rig->count)
+        return sensim__fail(SENSIM_ERR_BAD_INDEX, "sensim_rig_set_consumer: sensor %u (the rig has %u)", index,
+                            rig->count);
+    rig->sensors[index].consume = fn;
+    rig->sensors[index].consume_user = fn ? user : NULL;
+    return SENSIM_OK;
+}
+
+/* The consumers of a committed step, in sensor order (the rig still marked
+ * stepping: its calls are refused inside them); the first failure is kept. */
+static sensim_status run_consumers(sensim_rig *rig)
+{
+    sensim_status first = SENSIM_OK;
+    char msg[512] = "";
+    for (uint32_t i = 0; i < rig->count; i++) {
+        rig_sensor *s = &rig->sensors[i];
+        if (!s->consume)
+            continue;
+        sensim_status st = s->consume(s->consume_user, i, s->ring);
+        if (st != SENSIM_OK && first == SENSIM_OK) {
+            char pre[64];
+            snprintf(pre, sizeof pre, "sensim_rig_step: the consumer of sensor %u", i);
+            first = sensim__fail_prefixed(st, pre);
+            snprintf(msg, sizeof msg, "%s", sensim_context_last_error(NULL)); /* later consumers may overwrite it */
+        }
+    }
+    return first == SENSIM_OK ? SENSIM_OK : sensim__fail(first, "%s", msg);
 }
 
 void sensim_platform_state_init(sensim_platform_state *s)
@@ -753,9 +789,10 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
         if (rig->sensors[i].lidar)
             sensim__lidar_release(rig->sensors[i].lidar);
     sensim__scene_scan_end(scene);
-    atomic_store(&rig->stepping, 0);
-    if (st != SENSIM_OK)
+    if (st != SENSIM_OK) {
+        atomic_store(&rig->stepping, 0);
         return st;
+    }
     if (out) {
         out->world_step = rig->step;
         out->t_begin_ns = t0;
@@ -765,5 +802,7 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
     }
     rig->t_ns = t1;
     rig->step++;
-    return SENSIM_OK;
+    st = run_consumers(rig); /* the step has committed: a consumer's failure does not undo it */
+    atomic_store(&rig->stepping, 0);
+    return st;
 }
