@@ -2,6 +2,8 @@
  * motion model for every sensor, steps that may not outrun the history. */
 #include "helpers.h"
 
+#include <unistd.h>
+
 TEST_GROUP_FIXTURE(2, 0)
 
 /* Platform on a circle of radius r (centre at the origin) at speed v,
@@ -544,12 +546,98 @@ static void test_consumers(void **state)
     sensim_scene_destroy(scene);
 }
 
+/* A frame sink on a rig: every frame of the lidar's ring on disk, points
+ * equal to the ring's (read back from the PLY body), the JSON last; bad
+ * descriptors refused by name; a missing folder is an I/O error naming the
+ * file; a navigation ring is not a sink's. */
+static void test_frame_sink(void **state)
+{
+    (void)state;
+    char sdir[] = "/tmp/sensim_sink_XXXXXX";
+    assert_non_null(mkdtemp(sdir));
+    sensim_scene *scene = empty_scene();
+    sensim_lidar *lidar;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", (const char *const[]){"mount_xyz_m=0,0,2"}, 1, &lidar));
+    void *mem;
+    sensim_ring *lr = lidar_ring(lidar, &mem);
+    sensim_frame_sink_desc d;
+    sensim_frame_sink_desc_init(&d);
+    sensim_frame_sink *sink;
+    d.dir = sdir, d.sensor_name = "roof";
+    d.images = SENSIM_SINK_IMAGE_RANGE;
+    assert_int_equal(sensim_frame_sink_create(&d, &sink), SENSIM_ERR_INVALID_ARGUMENT); /* images need the lidar */
+    d.lidar = lidar, d.sensor_name = "ro\"of";
+    assert_int_equal(sensim_frame_sink_create(&d, &sink), SENSIM_ERR_INVALID_ARGUMENT);
+    d.sensor_name = "roof", d.format = 7;
+    assert_int_equal(sensim_frame_sink_create(&d, &sink), SENSIM_ERR_INVALID_ARGUMENT);
+    d.format = SENSIM_FORMAT_CARLA, d.frame = SENSIM_FRAME_UE;
+    assert_int_equal(sensim_frame_sink_create(&d, &sink), SENSIM_ERR_INVALID_ARGUMENT);
+    d.format = SENSIM_FORMAT_PLY, d.frame = SENSIM_FRAME_NATIVE;
+    CHECK_OK(sensim_frame_sink_create(&d, &sink));
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    uint32_t li;
+    CHECK_OK(sensim_rig_add_lidar(rig, lidar, lr, &li));
+    CHECK_OK(sensim_rig_set_consumer(rig, li, sensim_frame_sink_consume, sink));
+    double P[16];
+    identity(P);
+    CHECK_OK(sensim_rig_push_pose(rig, 0, P));
+    CHECK_OK(sensim_rig_push_pose(rig, 300000000, P));
+    for (int k = 0; k < 3; k++)
+        CHECK_OK(sensim_rig_step(rig, scene, 100000000, NULL, NULL));
+    for (int k = 0; k < 3; k++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/frame_%06d.json", sdir, k);
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        char json[2048] = {0};
+        assert_true(fread(json, 1, sizeof json - 1, f) > 100);
+        fclose(f);
+        assert_non_null(strstr(json, "{\"sensor\": \"roof\", \"frame\": "));
+        snprintf(path, sizeof path, "%s/frame_%06d_range.png", sdir, k);
+        assert_int_equal(access(path, R_OK), 0);
+        /* the PLY's body is the frame's records (32 bytes each, the point layout) */
+        snprintf(path, sizeof path, "%s/frame_%06d.ply", sdir, k);
+        f = fopen(path, "rb");
+        assert_non_null(f);
+        static char ply[2 << 20];
+        size_t len = fread(ply, 1, sizeof ply, f);
+        fclose(f);
+        char *end = strstr(ply, "end_header\n");
+        assert_non_null(end);
+        unsigned long long n = 0;
+        assert_int_equal(sscanf(strstr(ply, "element vertex "), "element vertex %llu", &n), 1);
+        assert_true(n > 10000); /* a VLP-16 2 m over a plane: its lower 8 rings */
+        assert_int_equal(len - (size_t)(end + 11 - ply), n * 32);
+        const float *rec = (const float *)(end + 11);
+        assert_true(fabsf(rec[2] + 2.0f) < 0.05f); /* sensor frame: the ground 2 m below */
+    }
+    /* a folder that went away: an I/O error naming the file, the clock moved */
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", sdir);
+    assert_int_equal(system(cmd), 0);
+    CHECK_OK(sensim_rig_push_pose(rig, 400000000, P));
+    assert_int_equal(sensim_rig_step(rig, scene, 100000000, NULL, NULL), SENSIM_ERR_IO);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "frame_000003"));
+    /* a navigation ring is not a frame sink's */
+    sensim_ring *nr = nav_ring(4);
+    assert_int_equal(sensim_frame_sink_consume(sink, 0, nr), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_frame_sink_consume(nr, 0, lr), SENSIM_ERR_INVALID_ARGUMENT); /* not a sink */
+    sensim_rig_destroy(rig);
+    sensim_frame_sink_destroy(sink);
+    sensim_frame_sink_destroy(NULL);
+    sensim_lidar_destroy(lidar);
+    free(mem), free(nr);
+    sensim_scene_destroy(scene);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_push_pose_imu),     cmocka_unit_test(test_causal_exact),
         cmocka_unit_test(test_one_motion_model),  cmocka_unit_test(test_split_invariance),
         cmocka_unit_test(test_push_errors),       cmocka_unit_test(test_consumers),
+        cmocka_unit_test(test_frame_sink),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -23,6 +23,7 @@
 #include <sensim/io.h>
 #include <sensim/pattern.h>
 #include <sensim/rig.h>
+#include <sensim/sink.h>
 #include <sensim/camera.h>
 #include <sensim/nav.h>
 #include <sensim/radar.h>

@@ -1175,7 +1175,54 @@ class _Sample:
         _check(_L.sensim_sensor_output_push(self._out, ptr, n))
 
 
-_HELD = (Lidar, Camera, Nav, Radar)  # what a Rig borrows: closing one waits for the rig
+SINK_IMAGES = {"range": 1, "intensity": 2, "label": 4, "preview": 8, "bev": 16}
+
+
+def _text_arg(value, what, path=False):
+    """A str (or, for paths, os.PathLike) without NUL, encoded for C: a NUL would cut it short there."""
+    if path:
+        value = os.fspath(value) if isinstance(value, (str, os.PathLike)) else value
+    if not isinstance(value, str):
+        raise InvalidArgument(1, "%s must be a %s, not %s" % (what, "path" if path else "str", type(value).__name__))
+    if "\0" in value:
+        raise InvalidArgument(1, "%s contains a NUL character" % what)
+    return os.fsencode(value) if path else value.encode()
+
+
+class FrameSink(_Handle):
+    """The per-frame files of ``sensim batch`` for a lidar's ring: DIR/frame_NNNNNN.<format>,
+    optional images, and DIR/frame_NNNNNN.json last. Attach it with :meth:`Rig.attach`; it
+    then writes every complete frame as the rig steps (in C, no Python per frame).
+    format: one of POINT_FORMATS; frame: "native", "carla" or "ue"; images: names from
+    SINK_IMAGES (need ``lidar``)."""
+    _destroy = "sensim_frame_sink_destroy"
+    _what = "FrameSink"
+
+    def __init__(self, directory, sensor_name, format="ply", frame="native", images=(), lidar=None):
+        super().__init__()
+        if format not in POINT_FORMATS:
+            raise InvalidArgument(1, "format must be one of %s, not %r" % (", ".join(POINT_FORMATS), format))
+        if frame not in FRAMES:
+            raise InvalidArgument(1, "frame must be one of %s, not %r" % (", ".join(FRAMES), frame))
+        bad = [i for i in images if i not in SINK_IMAGES]
+        if bad or isinstance(images, str):
+            raise InvalidArgument(1, "images must be names from %s, not %r" % (", ".join(SINK_IMAGES), images))
+        if lidar is not None:
+            _want(lidar, Lidar, "lidar")
+        d = _lib.FrameSinkDesc()
+        _L.sensim_frame_sink_desc_init(ctypes.byref(d))
+        self._strings = (_text_arg(directory, "directory", path=True), _text_arg(sensor_name, "sensor_name"))
+        d.dir, d.sensor_name = self._strings
+        d.format, d.frame = POINT_FORMATS[format], FRAMES[frame]
+        d.images = sum(SINK_IMAGES[i] for i in set(images))
+        self._lidar = lidar  # borrowed by the C sink: kept alive with it
+        d.lidar = lidar.handle if lidar is not None else None
+        h = ctypes.c_void_p()
+        _check(_L.sensim_frame_sink_create(ctypes.byref(d), ctypes.byref(h)))
+        self._h = h.value
+
+
+_HELD = (Lidar, Camera, Nav, Radar, FrameSink)  # what a Rig borrows: closing one waits for the rig
 
 
 class Rig(_Handle):
@@ -1283,6 +1330,21 @@ class Rig(_Handle):
         self._members += [ring, cb]  # the C side keeps the callback pointer: keep it alive
         self._rings[idx.value] = ring
         return idx.value
+
+    def attach(self, index, sink):
+        """Attach a sink (a :class:`FrameSink`) to sensor ``index``'s ring: after every step it
+        writes the ring's complete frames, in C on the stepping thread (no Python per frame).
+        The rig keeps the sink until it is closed; a sink's failure (disk full) is raised by
+        :meth:`step` after the step has happened. Replaces a :meth:`listen` callback."""
+        i = _u32(index, "index")
+        _want(sink, FrameSink, "sink")
+        fn = ctypes.cast(_L.sensim_frame_sink_consume, ctypes.c_void_p)
+        with _using(self, sink) as hs:
+            _check(_L.sensim_rig_set_consumer(hs[0], i, fn, hs[1]))
+        self._consumers[i] = sink
+        self._members.append(sink)
+        with sink._cv:
+            sink._holders += 1
 
     def listen(self, index, fn):
         """CARLA's ``sensor.listen(callback)`` for sensor ``index`` (what an

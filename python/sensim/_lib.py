@@ -184,6 +184,11 @@ class PlatformState(Structure):
                 ("angular_acceleration", c_double * 3), ("reserved", c_uint64 * 4)]
 
 
+class FrameSinkDesc(Structure):
+    _fields_ = [("dir", c_char_p), ("sensor_name", c_char_p), ("format", c_int32), ("frame", c_int32),
+                ("images", c_uint32), ("reserved_u32", c_uint32), ("lidar", c_void_p), ("reserved", c_uint64 * 4)]
+
+
 class Kinematics(Structure):
     _fields_ = [("pose", c_double * 16), ("velocity", c_double * 3), ("acceleration", c_double * 3),
                 ("angular_velocity", c_double * 3), ("angular_acceleration", c_double * 3),
@@ -245,7 +250,7 @@ STRUCTS = {
     "sensim_mcap_options": McapOptions, "sensim_mcap_stats": McapStats, "sensim_ros_transform": RosTransform,
     "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
     "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages, "sensim_image_view": ImageView,
-    "sensim_appearance": Appearance, "sensim_kinematics": Kinematics, "sensim_platform_state": PlatformState, "sensim_nav_desc": NavDesc,
+    "sensim_appearance": Appearance, "sensim_kinematics": Kinematics, "sensim_platform_state": PlatformState, "sensim_frame_sink_desc": FrameSinkDesc, "sensim_nav_desc": NavDesc,
     "sensim_nav_sample": NavSample, "sensim_radar_desc": RadarDesc, "sensim_radar_detection": RadarDetection,
     "sensim_sensor_sample": SensorSample, "sensim_sensor_desc": SensorDesc,
     "sensim_context_desc": ContextDesc, "sensim_mesh_desc": MeshDesc, "sensim_load_options": LoadOptions,
@@ -376,6 +381,10 @@ PROTOTYPES = {
     "sensim_rig_push_state": (status_t, [c_void_p, c_int64, POINTER(PlatformState)]),
     "sensim_rig_platform_at": (status_t, [c_void_p, c_int64, POINTER(Kinematics)]),
     "sensim_rig_set_consumer": (status_t, [c_void_p, c_uint32, c_void_p, c_void_p]),
+    "sensim_frame_sink_desc_init": (None, [POINTER(FrameSinkDesc)]),
+    "sensim_frame_sink_create": (status_t, [POINTER(FrameSinkDesc), POINTER(c_void_p)]),
+    "sensim_frame_sink_destroy": (None, [c_void_p]),
+    "sensim_frame_sink_consume": (status_t, [c_void_p, c_uint32, c_void_p]),
     "sensim_sensor_desc_init": (None, [POINTER(SensorDesc)]),
     "sensim_rig_add_sensor": (status_t, [c_void_p, POINTER(SensorDesc), c_void_p, POINTER(c_uint32)]),
     "sensim_sensor_output_push": (status_t, [c_void_p, c_void_p, c_uint64]),

@@ -15,6 +15,11 @@ except ImportError:
     np = None
 
 
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def circle(t, r=50.0, v=10.0):
     """Platform on a circle of radius r at speed v, heading along the track (a left turn)."""
     th = v / r * t
@@ -161,6 +166,57 @@ class RigMotion(unittest.TestCase):
                 self.assertTrue(np.array_equal(got[k][name], batch[k][name]), "frame %d field %s" % (k, name))
         rig.close()
 
+
+    @unittest.skipIf(not os.environ.get("SENSIM_CLI"), "the sensim command")
+    def test_frame_sink_writes_what_batch_writes(self):
+        """A host's rig with a FrameSink attached writes the files `sensim batch` writes for the same
+        keys: the frame JSON byte for byte, the PLY too but for the world-step comment (a host's
+        steps are its own), PNG images alike."""
+        rows = [(i * 0.1, 2.0 * i, 0.02 * i * i, 1.8, 0.0, 0.0, 3.0 * i) for i in range(5)]
+        with tempfile.TemporaryDirectory() as tmp:
+            traj = os.path.join(tmp, "traj.csv")
+            with open(traj, "w") as f:
+                f.write("t,x,y,z,roll,pitch,yaw\n" + "".join(",".join(repr(v) for v in r) + "\n" for r in rows))
+            out = os.path.join(tmp, "batch")
+            r = subprocess.run([os.environ["SENSIM_CLI"], "batch", "--scene", "street", "--lidar", "vlp16",
+                                "--trajectory", traj, "--out", out, "--quiet", "--frame", "carla", "--images",
+                                "range,label"], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            host = os.path.join(tmp, "host")
+            os.mkdir(host)
+            ctx = sensim.Context(1)
+            scene = sensim.Scene(ctx)
+            scene.add_street()
+            scene.commit()
+            lidar = sensim.Lidar(ctx, "vlp16")
+            rig = sensim.Rig(ctx)
+            idx = rig.add_lidar(lidar, sensim.Ring.for_lidar(lidar, 2))
+            sink = sensim.FrameSink(host, "lidar", format="ply", frame="carla", images=("range", "label"), lidar=lidar)
+            rig.attach(idx, sink)
+            with self.assertRaises(sensim.InvalidArgument):
+                sink.close()  # the rig holds it
+            for i, row in enumerate(rows):  # batch reads CARLA-frame rows; the host gives native poses
+                rig.push_pose(int(round(row[0] * 1e9)), sensim.pose_from_frame("carla", row[1:4], (row[5], row[6], row[4])))
+                if i:
+                    rig.step(scene, 100_000_000)
+            rig.close()
+            sink.close()
+            names = sorted(os.listdir(out))
+            self.assertEqual(sorted(os.listdir(host)), [n for n in names if n != "meta.json"])
+            for n in names:
+                if n == "meta.json":
+                    continue
+                a, b = (read_bytes(os.path.join(d, n)) for d in (out, host))
+                if n.endswith(".ply"):
+                    strip = lambda x: b"\n".join(l for l in x.split(b"\n") if not l.startswith(b"comment world_steps"))
+                    a, b = strip(a), strip(b)
+                self.assertEqual(a, b, n)
+        with self.assertRaises(sensim.InvalidArgument):
+            sensim.FrameSink(tmp, "a\0b")
+        with self.assertRaises(sensim.InvalidArgument):
+            sensim.FrameSink(tmp, "lidar", images=("range",))  # images need the lidar
+        with self.assertRaises(sensim.InvalidArgument):
+            sensim.FrameSink(tmp, "lidar", format="mcap")
 
     def test_listen(self):
         """CARLA's listen(): each sensor's frames reach its callback after every step, in order; an

@@ -258,6 +258,7 @@ int cmd_batch(int argc, char **argv)
     sensim_status st;
     sensim_scene *scene = NULL;
     sensim_lidar *lidars[MAX_SENSORS] = {0};
+    sensim_frame_sink *sinks[MAX_SENSORS] = {0}; /* each lidar's frame files: the library's sink, as a host's */
     cam_sensor cams[MAX_SENSORS];
     memset(cams, 0, sizeof cams);
     sensim_nav *navs[MAX_SENSORS] = {0};
@@ -539,9 +540,6 @@ int cmd_batch(int argc, char **argv)
         cim.rgb = (uint8_t *)(b + off), off += sz[4];
         cam_scratch = (uint8_t *)(b + off);
     }
-    w.format = format;
-    w.images = images;
-    w.frame = frame;
     pthread_mutex_init(&w.mu, NULL);
     pthread_cond_init(&w.cv, NULL);
     pthread_t wt;
@@ -652,6 +650,16 @@ int cmd_batch(int argc, char **argv)
         }
         sensim_lidar_info li;
         sensim_lidar_get_info(lidars[s], &li);
+        char sdir[4100];
+        snprintf(sdir, sizeof sdir, "%.4000s%s%.63s", out, rig_arg ? "/" : "", rig_arg ? specs[s].name : "");
+        sensim_frame_sink_desc sd;
+        sensim_frame_sink_desc_init(&sd);
+        sd.dir = sdir, sd.sensor_name = specs[s].name, sd.format = format, sd.frame = frame;
+        sd.images = images, sd.lidar = lidars[s];
+        if ((st = sensim_frame_sink_create(&sd, &sinks[s]))) {
+            rc = fail(st);
+            break;
+        }
         for (int64_t i = fa; i < nframes[s] && i < fb && !rc; i++) {
             if ((uint64_t)(i % shard_n) != shard_k)
                 continue;
@@ -678,8 +686,7 @@ int cmd_batch(int argc, char **argv)
             scan_s += now_s() - a0;
             j->pts = bufs[slot];
             j->n = n;
-            j->sensor = specs[s].name;
-            j->lidar = lidars[s];
+            j->sink = sinks[s];
             writer_submit(&w);
             points += n;
             done_frames++;
@@ -753,6 +760,7 @@ done:
     free(mem);
     free(cam_mem);
     for (uint32_t s = 0; s < nspecs; s++) {
+        sensim_frame_sink_destroy(sinks[s]); /* after the writer thread has ended */
         sensim_lidar_destroy(lidars[s]);
         sensim_camera_destroy(cams[s].cam);
         sensim_nav_destroy(navs[s]);

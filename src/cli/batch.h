@@ -75,9 +75,8 @@ typedef struct job {
     sensim_point *pts;
     uint64_t n;
     sensim_frame_header h;
-    char base[4096];      /* path without extension */
-    const char *sensor;
-    const sensim_lidar *lidar;
+    char base[4096];      /* path without extension (the resume marker is BASE.json) */
+    sensim_frame_sink *sink;
     int full;
 } job;
 
@@ -88,9 +87,6 @@ typedef struct writer {
     int head, count, quit, error;
     char message[4400];   /* the first error, for the main thread's summary */
     uint64_t written;     /* frames completely on disk */
-    int32_t format;
-    int32_t frame;        /* output frame of points and poses */
-    uint32_t images; /* IMG_* */
     double write_s;
 } writer;
 

@@ -14,78 +14,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *ext_of(int32_t format)
-{
-    static const char *const e[] = {"ply", "ply", "pcd", "pcd", "bin", "bin", "las", "mcap"};
-    return e[format];
-}
-
 const char *format_name(int32_t format)
 {
     static const char *const e[] = {"ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla", "las", "mcap"};
     return e[format];
 }
 
-/* The per-frame JSON, through an exclusive temporary renamed into place
- * (a symlink or file planted under the temporary name is never followed). */
-static int write_frame_json(writer *w, const job *j)
-{
-    char path[4200], tmp[4300];
-    snprintf(path, sizeof path, "%.4090s.json", j->base);
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        snprintf(w->message, sizeof w->message, "%s: cannot create a temporary file: %s", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            remove(tmp);
-        }
-        return 0;
-    }
-    fchmod(fd, 0644);
-    fprintf(f, "{\"sensor\": \"%s\", \"frame\": %llu, \"t_begin_ns\": %lld, \"t_end_ns\": %lld, \"points\": %llu, "
-               "\"lost_points\": %llu, \"partial\": %s, \"sensor_pose\": [",
-            j->sensor, (unsigned long long)j->h.frame_number, (long long)j->h.t_begin_ns, (long long)j->h.t_end_ns,
-            (unsigned long long)j->n, (unsigned long long)j->h.lost_points,
-            (j->h.flags & SENSIM_FRAME_PARTIAL) ? "true" : "false");
-    double pose[16];
-    sensim_pose_matrix_to_frame(w->frame, j->h.sensor_pose, pose);
-    for (int i = 0; i < 16; i++)
-        fprintf(f, "%s%.17g", i ? ", " : "", pose[i]);
-    fprintf(f, "], \"frame_of_reference\": \"%s\", \"units\": \"%s\"%s}\n", frame_name(w->frame),
-            w->frame == SENSIM_FRAME_UE ? "cm" : "m", j->n ? "" : ", \"warning\": \"" NO_POINTS_HINT "\"");
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        snprintf(w->message, sizeof w->message, "%s: write failed (disk full?)", path);
-        remove(tmp);
-        return 0;
-    }
-    if (rename(tmp, path) != 0) {
-        snprintf(w->message, sizeof w->message, "%s: cannot rename into place: %s", path, strerror(errno));
-        remove(tmp);
-        return 0;
-    }
-    return 1;
-}
-
+/* One lidar frame through its sink (points, images, the JSON last: its
+ * presence marks a finished frame for --resume); library errors are per
+ * thread, so the text is copied here, on the writer thread. */
 static int write_job(writer *w, job *j)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%.4090s.%s", j->base, ext_of(w->format));
-    /* library errors are per thread: copy the text here, on the writer thread */
-    if (sensim_write_points_frame(path, w->format, w->frame, &j->h, j->pts, j->n) != SENSIM_OK) {
+    if (sensim_frame_sink_write(j->sink, &j->h, j->pts, j->n) != SENSIM_OK) {
         snprintf(w->message, sizeof w->message, "%s", sensim_context_last_error(NULL));
         return 0;
     }
-    if (w->images) {
-        if (write_frame_images_set(w->images, j->lidar, j->pts, j->n, j->base) != SENSIM_OK) {
-            snprintf(w->message, sizeof w->message, "%s", sensim_context_last_error(NULL));
-            return 0;
-        }
-    }
-    /* the per-frame JSON is written last: its presence marks a finished frame (--resume) */
-    return write_frame_json(w, j);
+    return 1;
 }
 
 void *writer_main(void *arg)

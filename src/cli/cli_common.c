@@ -78,19 +78,7 @@ int parse_images_arg(int argc, char **argv, int *i, uint32_t *mask)
 sensim_status write_frame_images_set(uint32_t mask, const sensim_lidar *lidar, const sensim_point *pts, uint64_t n,
                                      const char *base)
 {
-    char p[5][4200];
-    for (int k = 0; k < 5; k++)
-        snprintf(p[k], sizeof p[k], "%.4090s_%s.png", base, k == 3 ? "range_preview" : image_names[k]);
-    sensim_status st = SENSIM_OK;
-    if (mask & (IMG_RANGE | IMG_INTENSITY | IMG_LABEL))
-        st = sensim_write_frame_images(lidar, pts, n, 0, (mask & IMG_RANGE) ? p[0] : NULL,
-                                       (mask & IMG_INTENSITY) ? p[1] : NULL, (mask & IMG_LABEL) ? p[2] : NULL, NULL,
-                                       NULL);
-    if (!st && (mask & IMG_PREVIEW))
-        st = sensim_write_range_preview(lidar, pts, n, 0, 0, p[3], NULL, NULL);
-    if (!st && (mask & IMG_BEV))
-        st = sensim_write_bev_png(p[4], pts, n, NULL, NULL);
-    return st;
+    return sensim_write_frame_image_set(lidar, pts, n, base, mask); /* IMG_* are the SENSIM_SINK_IMAGE_* bits */
 }
 
 double now_s(void)

@@ -1,0 +1,96 @@
+/**
+ * @file sensim/sink.h
+ * @brief Sinks: what consumes a ring's frames and writes them where tools
+ *        read them. The files `sensim batch` writes come from these, so a C
+ *        or Python host that steps its own rig attaches the same writers
+ *        (sensim_rig_set_consumer, Python `Rig.attach`).
+ */
+#ifndef SENSIM_SINK_H
+#define SENSIM_SINK_H
+
+#include <sensim/io.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Per-frame images a frame sink writes beside the points (sensim_frame_sink_desc.images). */
+#define SENSIM_SINK_IMAGE_RANGE     1u  /**< NAME_range.png: destaggered 16-bit range (sensim_write_frame_images) */
+#define SENSIM_SINK_IMAGE_INTENSITY 2u  /**< NAME_intensity.png */
+#define SENSIM_SINK_IMAGE_LABEL     4u  /**< NAME_label.png: CARLA palette */
+#define SENSIM_SINK_IMAGE_PREVIEW   8u  /**< NAME_range_preview.png (sensim_write_range_preview) */
+#define SENSIM_SINK_IMAGE_BEV       16u /**< NAME_bev.png (sensim_write_bev_png) */
+
+/**
+ * Write the images of @p mask for one frame's points at BASE_range.png,
+ * BASE_intensity.png, BASE_label.png, BASE_range_preview.png, BASE_bev.png
+ * (each through a temporary name). @p base is borrowed; @p lidar gives the
+ * beam layout.
+ * @return as sensim_write_frame_images() and sensim_write_bev_png().
+ * Thread safety: any thread (distinct paths; the lidar is only read). Since 0.2.
+ */
+SENSIM_API sensim_status sensim_write_frame_image_set(const sensim_lidar *lidar, const sensim_point *points,
+                                                      uint64_t count, const char *base, uint32_t mask);
+
+typedef struct sensim_frame_sink sensim_frame_sink;
+
+/** A frame sink: fill with sensim_frame_sink_desc_init(). */
+typedef struct sensim_frame_sink_desc {
+    const char *dir;            /**< existing folder the frames go into; copied (at most 4000 bytes) */
+    const char *sensor_name;    /**< the frame JSON's "sensor" (1..63 bytes, no '"' or '\\'); copied */
+    int32_t format;             /**< SENSIM_FORMAT_* (default PLY) */
+    int32_t frame;              /**< SENSIM_FRAME_* of points, poses and ranges written (default native) */
+    uint32_t images;            /**< SENSIM_SINK_IMAGE_* bits (need @ref lidar) */
+    uint32_t reserved_u32;
+    const sensim_lidar *lidar;  /**< borrowed until the sink is destroyed: images' beam layout (NULL: none) */
+    uint64_t reserved[4];
+} sensim_frame_sink_desc;
+
+/** Defaults: PLY, native frame, no images, no lidar. Since 0.2. */
+SENSIM_API void sensim_frame_sink_desc_init(sensim_frame_sink_desc *desc);
+
+/**
+ * Create a sink writing each frame of a point ring as `sensim batch` does:
+ * DIR/frame_NNNNNN.<ext> (the header's frame number, 6 digits at least),
+ * the images asked for, then DIR/frame_NNNNNN.json last (sensor, frame,
+ * times, point count, lost points, partial, sensor pose in the output frame,
+ * frame_of_reference, units, and a "warning" when the frame has no point),
+ * each file through an exclusive temporary renamed into place (a file or
+ * symlink planted under the temporary name is never followed), so a JSON
+ * present means a whole frame.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, unknown format or
+ *         frame, SENSIM_FORMAT_CARLA with the UE frame, images without a
+ *         lidar, a bad name, reserved fields), SENSIM_ERR_TOO_LARGE (dir),
+ *         SENSIM_ERR_BAD_HANDLE (lidar), SENSIM_ERR_OUT_OF_MEMORY.
+ * Thread safety: any thread. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_frame_sink_create(const sensim_frame_sink_desc *desc, sensim_frame_sink **out_sink);
+
+/** Destroy a sink (NULL: no-op). Since 0.2. */
+SENSIM_API void sensim_frame_sink_destroy(sensim_frame_sink *sink);
+
+/**
+ * Write one frame (@p header and @p count points, both borrowed).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_IO (the message
+ *         names the file), SENSIM_ERR_OUT_OF_MEMORY.
+ * Thread safety: one thread at a time per sink. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_frame_sink_write(sensim_frame_sink *sink, const sensim_frame_header *header,
+                                                 const sensim_point *points, uint64_t count);
+
+/**
+ * A sensim_ring_consumer (sensim/rig.h): @p sink is a sensim_frame_sink;
+ * pops every complete frame of the point ring @p ring and writes it. A frame
+ * that fails to write is not retried (it has left the ring); the status and
+ * message say which file.
+ * @return as sensim_frame_sink_write(), SENSIM_ERR_INVALID_ARGUMENT (not a
+ *         point ring).
+ * Thread safety: the ring's consumer thread (a rig's stepping thread). Since 0.2.
+ */
+SENSIM_API sensim_status sensim_frame_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
