@@ -413,6 +413,102 @@ static void test_rig_step_is_all_or_nothing(void **state)
     sensim_scene_destroy(s);
 }
 
+/* Forbidden threading on a rig's history: while one thread pushes and
+ * steps, another calls sensim_rig_platform_at, sensim_rig_push_pose (with a
+ * time already pushed) and sensim_rig_set_consumer. Each of those calls
+ * either runs alone (the rig held for it) or is refused with
+ * SENSIM_ERR_BUSY, never racing; the owner retries its own refused calls and
+ * gets the same IMU samples as a run alone. */
+typedef struct rig_pest {
+    sensim_rig *rig;
+    atomic_int stop;
+    atomic_int rounds; /* the owner waits for the pest's rounds: the two interleave whatever the scheduler */
+    uint64_t busy, ran;
+} rig_pest;
+
+static void *pest_main(void *arg)
+{
+    rig_pest *p = arg;
+    double P[16];
+    identity(P);
+    sensim_kinematics k;
+    while (!atomic_load(&p->stop)) {
+        sensim_status a = sensim_rig_platform_at(p->rig, 0, &k);
+        sensim_status b = sensim_rig_push_pose(p->rig, 0, P); /* never new: TIME_ORDER when it runs */
+        sensim_status c = sensim_rig_set_consumer(p->rig, 0, NULL, NULL);
+        assert_true(a == SENSIM_OK || a == SENSIM_ERR_BUSY);
+        assert_true(b == SENSIM_ERR_TIME_ORDER || b == SENSIM_ERR_BUSY);
+        assert_true(c == SENSIM_OK || c == SENSIM_ERR_BUSY);
+        p->busy += (a == SENSIM_ERR_BUSY) + (b == SENSIM_ERR_BUSY) + (c == SENSIM_ERR_BUSY);
+        p->ran += (a == SENSIM_OK) + (b != SENSIM_ERR_BUSY) + (c == SENSIM_OK);
+        atomic_fetch_add(&p->rounds, 1);
+    }
+    return NULL;
+}
+
+static void history_run(int with_pest, sensim_nav_sample *out, int *n)
+{
+    sensim_nav_desc d;
+    sensim_nav_desc_init(&d, SENSIM_NAV_IMU);
+    d.rate_hz = 1000;
+    sensim_nav *imu;
+    CHECK_OK(sensim_nav_create(ctx, &d, &imu));
+    size_t size;
+    CHECK_OK(sensim_nav_ring_required_size(256, &size));
+    void *mem = malloc(size);
+    sensim_ring *r;
+    CHECK_OK(sensim_nav_ring_init(mem, size, 256, SENSIM_OVERFLOW_FAIL, &r));
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    CHECK_OK(sensim_rig_add_nav(rig, imu, r, NULL));
+    rig_pest p = {rig, 0, 0, 0, 0};
+    pthread_t th;
+    for (int k = 0; k <= 200; k++) {
+        if (with_pest && k == 1) /* after our first key: the pest's pushes are never new */
+            assert_int_equal(pthread_create(&th, NULL, pest_main, &p), 0);
+        double P[16], th_ = 0.2 * k * 1e-3;
+        identity(P);
+        P[0] = cos(th_), P[1] = sin(th_), P[4] = -sin(th_), P[5] = cos(th_);
+        P[12] = 50 * sin(th_), P[13] = 50 * (1 - cos(th_));
+        sensim_status st;
+        while (with_pest && k >= 1 && atomic_load(&p.rounds) < k) /* a round of the pest's between two of ours */
+            sched_yield();
+        while ((st = sensim_rig_push_pose(rig, k * 1000000LL, P)) == SENSIM_ERR_BUSY)
+            sched_yield();
+        CHECK_OK(st);
+        while (k && (st = sensim_rig_step(rig, scene, 1000000, NULL, NULL)) == SENSIM_ERR_BUSY)
+            sched_yield();
+        CHECK_OK(st);
+    }
+    if (with_pest) {
+        atomic_store(&p.stop, 1);
+        pthread_join(th, NULL);
+        assert_true(p.ran >= 3); /* its first round ran while we waited for it, holding nothing */
+    }
+    *n = 0;
+    const sensim_frame_header *h;
+    const sensim_nav_sample *s;
+    while (sensim_ring_peek_nav(r, &h, &s) == SENSIM_OK) {
+        out[(*n)++] = *s;
+        CHECK_OK(sensim_ring_release(r));
+    }
+    sensim_rig_destroy(rig);
+    sensim_nav_destroy(imu);
+    free(mem);
+}
+
+static void test_rig_history_forbidden_threading(void **state)
+{
+    (void)state;
+    static sensim_nav_sample a[256], b[256];
+    int na, nb;
+    history_run(0, a, &na);
+    history_run(1, b, &nb);
+    assert_int_equal(na, 200);
+    assert_int_equal(nb, 200);
+    assert_memory_equal(a, b, sizeof a[0] * 200);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -421,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_forbidden_threading_is_refused),
         cmocka_unit_test(test_cancel_writes_nothing),
         cmocka_unit_test(test_rig_step_is_all_or_nothing),
+        cmocka_unit_test(test_rig_history_forbidden_threading),
     };
     return cmocka_run_group_tests_name("concurrency", tests, setup, teardown);
 }

@@ -280,7 +280,9 @@ SENSIM_API void sensim_platform_state_init(sensim_platform_state *state);
  *         SENSIM_ERR_BUSY (from a sensor callback of this rig),
  *         SENSIM_ERR_OUT_OF_MEMORY (the first push allocates 0.6 MB).
  *         On error nothing is pushed; the message names the field.
- * Thread safety: one thread at a time per rig. Since 0.2.
+ * Thread safety: one thread at a time per rig; a call while the rig steps
+ * or runs another call (a second thread, a sensor callback, a consumer) is
+ * refused with SENSIM_ERR_BUSY, never raced. Since 0.2.
  */
 SENSIM_API sensim_status sensim_rig_push_pose(sensim_rig *rig, int64_t t_ns, const double pose[16]);
 

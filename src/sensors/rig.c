@@ -380,17 +380,31 @@ static sensim_status user_frame(const sensim_scene *scene, const rig_sensor *s, 
     return SENSIM_OK;
 }
 
+/* Hold the rig for one call (a step holds it too): forbidden concurrent use is refused, not raced. */
+static sensim_status hold(sensim_rig *rig, const char *fn)
+{
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&rig->stepping, &idle, 1))
+        return sensim__fail(SENSIM_ERR_BUSY, "%s: the rig is stepping or in another call (from one of its sensor "
+                                             "callbacks or consumers, or from two threads)", fn);
+    return SENSIM_OK;
+}
+
 sensim_status sensim_rig_set_consumer(sensim_rig *rig, uint32_t index, sensim_ring_consumer fn, void *user)
 {
     SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
-    if (atomic_load(&rig->stepping))
-        return sensim__fail(SENSIM_ERR_BUSY, "sensim_rig_set_consumer: the rig is stepping");
-    if (index >= rig->count)
-        return sensim__fail(SENSIM_ERR_BAD_INDEX, "sensim_rig_set_consumer: sensor %u (the rig has %u)", index,
-                            rig->count);
-    rig->sensors[index].consume = fn;
-    rig->sensors[index].consume_user = fn ? user : NULL;
-    return SENSIM_OK;
+    sensim_status st = hold(rig, "sensim_rig_set_consumer");
+    if (st != SENSIM_OK)
+        return st;
+    if (index >= rig->count) {
+        st = sensim__fail(SENSIM_ERR_BAD_INDEX, "sensim_rig_set_consumer: sensor %u (the rig has %u)", index,
+                          rig->count);
+    } else {
+        rig->sensors[index].consume = fn;
+        rig->sensors[index].consume_user = fn ? user : NULL;
+    }
+    atomic_store(&rig->stepping, 0);
+    return st;
 }
 
 /* The consumers of a committed step, in sensor order (the rig still marked
@@ -432,11 +446,21 @@ static const struct {
                     {SENSIM_STATE_ANGULAR_VELOCITY, 1e4, "angular_velocity", "rad/s"},
                     {SENSIM_STATE_ANGULAR_ACCELERATION, 1e7, "angular_acceleration", "rad/s²"}};
 
+static sensim_status push_locked(sensim_rig *rig, int64_t t, const sensim_platform_state *s, const char *fn);
+
 static sensim_status push_key(sensim_rig *rig, int64_t t, const sensim_platform_state *s, const char *fn)
 {
     SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
-    if (atomic_load(&rig->stepping))
-        return sensim__fail(SENSIM_ERR_BUSY, "%s: the rig is stepping (called from one of its sensor callbacks)", fn);
+    sensim_status st = hold(rig, fn);
+    if (st != SENSIM_OK)
+        return st;
+    st = push_locked(rig, t, s, fn);
+    atomic_store(&rig->stepping, 0);
+    return st;
+}
+
+static sensim_status push_locked(sensim_rig *rig, int64_t t, const sensim_platform_state *s, const char *fn)
+{
     char what[96];
     snprintf(what, sizeof what, "%s: t_ns", fn);
     sensim_status st = sensim__check_time(t, what);
@@ -526,14 +550,19 @@ sensim_status sensim_rig_platform_at(sensim_rig *rig, int64_t t_ns, sensim_kinem
     SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
     if (!out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_platform_at: out is NULL");
+    sensim_status st = hold(rig, "sensim_rig_platform_at");
+    if (st != SENSIM_OK)
+        return st;
     if (rig->hn == 0)
-        return sensim__fail(SENSIM_ERR_EMPTY, "sensim_rig_platform_at: no pose pushed");
-    if (t_ns < rig->hist[0].t || t_ns > rig->hist[rig->hn - 1].t)
-        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_rig_platform_at: t_ns = %lld outside the history "
-                            "[%lld, %lld] ns", (long long)t_ns, (long long)rig->hist[0].t,
-                            (long long)rig->hist[rig->hn - 1].t);
-    sensim__mkey_eval(rig->hist, rig->hn, t_ns, out);
-    return SENSIM_OK;
+        st = sensim__fail(SENSIM_ERR_EMPTY, "sensim_rig_platform_at: no pose pushed");
+    else if (t_ns < rig->hist[0].t || t_ns > rig->hist[rig->hn - 1].t)
+        st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_rig_platform_at: t_ns = %lld outside the history "
+                          "[%lld, %lld] ns", (long long)t_ns, (long long)rig->hist[0].t,
+                          (long long)rig->hist[rig->hn - 1].t);
+    else
+        sensim__mkey_eval(rig->hist, rig->hn, t_ns, out);
+    atomic_store(&rig->stepping, 0);
+    return st;
 }
 
 sensim_status sensim_rig_set_time(sensim_rig *rig, int64_t t_ns)
@@ -649,22 +678,16 @@ static void proximity_frame(const sensim_scene *scene, const rig_sensor *s, cons
     sensim__ring_close_frame(s->ring);
 }
 
-sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_t dt, const sensim_motion *platform,
-                              sensim_rig_step_result *out)
+/* The step, the rig held (rig->stepping set) by the caller. */
+static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int64_t dt, const sensim_motion *platform,
+                                 sensim_rig_step_result *out)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
-    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
-    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
     if (dt <= 0)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_step: dt_ns = %lld <= 0", (long long)dt);
     int64_t t0 = rig->t_ns, t1;
     if (dt > SENSIM_MAX_TIME_NS || __builtin_add_overflow(t0, dt, &t1) || t1 > SENSIM_MAX_TIME_NS)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_rig_step: t = %lld ns + dt_ns %lld goes beyond 2^62 ns",
                             (long long)t0, (long long)dt);
-    if (atomic_load(&rig->stepping))
-        return sensim__fail(SENSIM_ERR_BUSY, "sensim_rig_step: the rig is already stepping (called from one of "
-                                             "its sensor callbacks, or from two threads)");
     step_motion sm = {0};
     sensim_motion m = {0};
     sensim_status st = SENSIM_OK;
@@ -696,20 +719,13 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
         sm.mn = i1 - i0 + 1;
         sensim__path_init_model(&sm.path, sm.mk, sm.mn);
     }
-    int idle = 0;
-    if (!atomic_compare_exchange_strong(&rig->stepping, &idle, 1))
-        return sensim__fail(SENSIM_ERR_BUSY, "sensim_rig_step: the rig is already stepping (called from one of "
-                                             "its sensor callbacks, or from two threads)");
-
     /* A step is one transaction over all sensors: the scene stays committed
      * for the whole step (no edit lands between sensors), every lidar is
      * held and checked before anything is traced, and a cancel or an error
      * leaves every ring and lidar as before the call (the rig does not
      * advance). Only a FAIL ring that overflows refuses its own sensor. */
-    if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK) {
-        atomic_store(&rig->stepping, 0);
+    if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK)
         return st;
-    }
     uint32_t held = 0;
     for (; held < rig->count; held++) {
         sensim_lidar *l = rig->sensors[held].lidar;
@@ -789,10 +805,8 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
         if (rig->sensors[i].lidar)
             sensim__lidar_release(rig->sensors[i].lidar);
     sensim__scene_scan_end(scene);
-    if (st != SENSIM_OK) {
-        atomic_store(&rig->stepping, 0);
+    if (st != SENSIM_OK)
         return st;
-    }
     if (out) {
         out->world_step = rig->step;
         out->t_begin_ns = t0;
@@ -802,7 +816,23 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
     }
     rig->t_ns = t1;
     rig->step++;
-    st = run_consumers(rig); /* the step has committed: a consumer's failure does not undo it */
+    return run_consumers(rig); /* the step has committed: a consumer's failure does not undo it */
+}
+
+sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_t dt, const sensim_motion *platform,
+                              sensim_rig_step_result *out)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    /* held for the whole call: a push or a second step from another thread (forbidden) or from a sensor
+     * callback or consumer is refused instead of racing on the history and the clock */
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&rig->stepping, &idle, 1))
+        return sensim__fail(SENSIM_ERR_BUSY, "sensim_rig_step: the rig is already stepping or in another call "
+                                             "(from one of its sensor callbacks or consumers, or from two threads)");
+    sensim_status st = step_locked(rig, scene, dt, platform, out);
     atomic_store(&rig->stepping, 0);
     return st;
 }
