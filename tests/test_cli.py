@@ -1239,6 +1239,20 @@ with tempfile.TemporaryDirectory() as tmp:
         ok = sem[24][96:99] == bytes([4, 0, 0]) and pal[24][96:99] == bytes([102, 102, 156]) and \
             ins[24][96:99] == bytes([4, 0, 0])
     check(ok, "semantic R = tag 4 (Wall), CityScapes (102, 102, 156), instance (tag, id lo, id hi): %r" % r.stderr)
+    # planted temporaries are never followed: symlinks named like the writer's old temporaries point at a
+    # victim file; the render writes through exclusive new names and the victim keeps its bytes
+    out5 = os.path.join(tmp, "planted")
+    os.makedirs(os.path.join(out5, "depth"))
+    victim = os.path.join(tmp, "victim.txt")
+    with open(victim, "w") as f:
+        f.write("keep me")
+    for name in ("depth/000000.pfm.tmp", "depth/000000.png.tmp", "000000.json.tmp"):
+        os.symlink(victim, os.path.join(out5, name))
+    r = run("render", "--scene", wall, "--outputs", "depth", "--out", out5, "--set", "width=32", "--set", "height=24")
+    check(r.returncode == 0 and open(victim).read() == "keep me" and
+          os.path.getsize(os.path.join(out5, "depth", "000000.pfm")) > 32 * 24 * 4,
+          "render does not follow planted temporaries: %r" % r.stderr)
+
     # camera files: key = value with FILE:LINE errors; bad outputs and keys refused
     camf = os.path.join(tmp, "cam.txt")
     with open(camf, "w") as f:

@@ -631,13 +631,85 @@ static void test_frame_sink(void **state)
     sensim_scene_destroy(scene);
 }
 
+/* An image sink on a rig: each capture's PNGs and JSON (pose = the ring
+ * header's, converted to the sink's frame), the JSON last; bad descriptors
+ * and rings refused. */
+static void test_image_sink(void **state)
+{
+    (void)state;
+    char sdir[] = "/tmp/sensim_isink_XXXXXX";
+    assert_non_null(mkdtemp(sdir));
+    sensim_scene *scene = empty_scene();
+    sensim_camera_desc cd;
+    sensim_camera_desc_init(&cd);
+    cd.width = 32, cd.height = 24, cd.hfov_deg = 90;
+    sensim_camera *cam;
+    CHECK_OK(sensim_camera_create(ctx, &cd, &cam));
+    size_t size;
+    const uint32_t outs = SENSIM_CAMERA_DEPTH | SENSIM_CAMERA_SEMANTIC | SENSIM_CAMERA_INSTANCE;
+    CHECK_OK(sensim_image_ring_required_size(32, 24, outs, 4, &size));
+    void *mem = malloc(size);
+    sensim_ring *ir;
+    CHECK_OK(sensim_image_ring_init(mem, size, 32, 24, outs, 4, SENSIM_OVERFLOW_FAIL, &ir));
+    sensim_image_sink_desc d;
+    sensim_image_sink_desc_init(&d);
+    sensim_image_sink *sink;
+    d.dir = sdir, d.camera_name = "front\n", d.camera = cam, d.frame = SENSIM_FRAME_CARLA;
+    assert_int_equal(sensim_image_sink_create(&d, &sink), SENSIM_ERR_INVALID_ARGUMENT);
+    d.camera_name = "front", d.outputs = 64;
+    assert_int_equal(sensim_image_sink_create(&d, &sink), SENSIM_ERR_INVALID_ARGUMENT);
+    d.outputs = SENSIM_CAMERA_RGB; /* the ring holds no colour: refused when written */
+    CHECK_OK(sensim_image_sink_create(&d, &sink));
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    uint32_t ci;
+    CHECK_OK(sensim_rig_add_camera(rig, cam, 10, 4, ir, &ci));
+    CHECK_OK(sensim_rig_set_consumer(rig, ci, sensim_image_sink_consume, sink));
+    double P[16];
+    translation(P, 1, 2, 1.5);
+    CHECK_OK(sensim_rig_push_pose(rig, 0, P));
+    CHECK_OK(sensim_rig_push_pose(rig, 300000000, P));
+    assert_int_equal(sensim_rig_step(rig, scene, 100000000, NULL, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    sensim_image_sink_destroy(sink);
+    d.outputs = 0; /* everything the ring holds */
+    CHECK_OK(sensim_image_sink_create(&d, &sink));
+    CHECK_OK(sensim_rig_set_consumer(rig, ci, sensim_image_sink_consume, sink));
+    CHECK_OK(sensim_rig_step(rig, scene, 200000000, NULL, NULL));
+    const char *files[] = {"000001.json", "000002.json", "depth/000001.png", "depth/000001.pfm",
+                           "semantic/000002.png", "semantic_cityscapes/000002.png", "instance/000001.png"};
+    for (int k = 0; k < 7; k++) {
+        char path[160];
+        snprintf(path, sizeof path, "%s/%s", sdir, files[k]);
+        assert_int_equal(access(path, R_OK), 0);
+    }
+    char path[160], json[4096] = {0};
+    snprintf(path, sizeof path, "%s/000002.json", sdir);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_true(fread(json, 1, sizeof json - 1, f) > 100);
+    fclose(f);
+    /* the camera's pose at 200 ms in CARLA's frame: y mirrored */
+    assert_non_null(strstr(json, "\"t_ns\": 200000000, \"camera\": \"front\", \"frame_of_reference\": \"carla\""));
+    assert_non_null(strstr(json, ", 1, -2, 1.5, 1],"));
+    sensim_ring *pr = test_ring(16, 2, SENSIM_OVERFLOW_FAIL);
+    assert_int_equal(sensim_image_sink_consume(sink, 0, pr), SENSIM_ERR_INVALID_ARGUMENT);
+    sensim_rig_destroy(rig);
+    sensim_image_sink_destroy(sink);
+    sensim_camera_destroy(cam);
+    free(mem), free(pr);
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", sdir);
+    assert_int_equal(system(cmd), 0);
+    sensim_scene_destroy(scene);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_push_pose_imu),     cmocka_unit_test(test_causal_exact),
         cmocka_unit_test(test_one_motion_model),  cmocka_unit_test(test_split_invariance),
         cmocka_unit_test(test_push_errors),       cmocka_unit_test(test_consumers),
-        cmocka_unit_test(test_frame_sink),
+        cmocka_unit_test(test_frame_sink),        cmocka_unit_test(test_image_sink),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -8,6 +8,7 @@
 #ifndef SENSIM_SINK_H
 #define SENSIM_SINK_H
 
+#include <sensim/camera.h>
 #include <sensim/io.h>
 
 #ifdef __cplusplus
@@ -88,6 +89,63 @@ SENSIM_API sensim_status sensim_frame_sink_write(sensim_frame_sink *sink, const 
  * Thread safety: the ring's consumer thread (a rig's stepping thread). Since 0.2.
  */
 SENSIM_API sensim_status sensim_frame_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
+
+typedef struct sensim_image_sink sensim_image_sink;
+
+/** An image sink: fill with sensim_image_sink_desc_init(). */
+typedef struct sensim_image_sink_desc {
+    const char *dir;              /**< existing folder the captures go into; copied (at most 4000 bytes) */
+    const char *camera_name;      /**< the capture JSON's "camera" (1..63 bytes, no '"', '\\' or controls); copied */
+    const sensim_camera *camera;  /**< borrowed until the sink is destroyed: size and camera_info */
+    int32_t frame;                /**< SENSIM_FRAME_* of the pose written (default native) */
+    uint32_t outputs;             /**< SENSIM_CAMERA_* images written (0: every one the images hold) */
+    uint64_t reserved[4];
+} sensim_image_sink_desc;
+
+/** Defaults: native frame, every output held. Since 0.2. */
+SENSIM_API void sensim_image_sink_desc_init(sensim_image_sink_desc *desc);
+
+/**
+ * Create a sink writing each capture as `sensim render` and `sensim batch`
+ * do (CARLA's synchronized-collection layout): DIR/depth/NNNNNN.png
+ * (CARLA's 24-bit depth encoding) and .pfm (float metres),
+ * DIR/semantic/ (tag in red, CARLA raw) and DIR/semantic_cityscapes/,
+ * DIR/instance/ (R tag, G and B the id's low 16 bits), DIR/normal/
+ * ((n + 1)/2, optical frame), DIR/rgb/, then DIR/NNNNNN.json last (time,
+ * camera, frame, depth kind, outputs, pose, camera_info); NNNNNN is the
+ * capture's frame number. Sub-folders are made as needed; every file goes
+ * through an exclusive temporary renamed into place. Memory: 3 bytes a
+ * pixel of scratch.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, name, frame, unknown
+ *         output bits, reserved fields), SENSIM_ERR_BAD_HANDLE (camera),
+ *         SENSIM_ERR_TOO_LARGE (dir), SENSIM_ERR_OUT_OF_MEMORY.
+ * Thread safety: any thread. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_image_sink_create(const sensim_image_sink_desc *desc, sensim_image_sink **out_sink);
+
+/** Destroy an image sink (NULL: no-op). Since 0.2. */
+SENSIM_API void sensim_image_sink_destroy(sensim_image_sink *sink);
+
+/**
+ * Write one capture: @p images (borrowed; the outputs present and asked
+ * for), taken at @p t_ns with the camera's world pose @p pose
+ * (column-major), numbered @p number.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_IO (the message
+ *         names the file).
+ * Thread safety: one thread at a time per sink. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_image_sink_write(sensim_image_sink *sink, uint64_t number, int64_t t_ns,
+                                                 const double pose[16], const sensim_camera_images *images);
+
+/**
+ * A sensim_ring_consumer for an image ring (sensim_image_ring_init): every
+ * complete capture is written (number = the frame number, time = the
+ * header's t_begin_ns, pose = its sensor_pose) and released.
+ * @return as sensim_image_sink_write(), SENSIM_ERR_INVALID_ARGUMENT (not an
+ *         image ring, or one whose size is not the camera's).
+ * Thread safety: the ring's consumer thread. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_image_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
 
 #ifdef __cplusplus
 }

@@ -1197,6 +1197,7 @@ class FrameSink(_Handle):
     SINK_IMAGES (need ``lidar``)."""
     _destroy = "sensim_frame_sink_destroy"
     _what = "FrameSink"
+    _consume = "sensim_frame_sink_consume"
 
     def __init__(self, directory, sensor_name, format="ply", frame="native", images=(), lidar=None):
         super().__init__()
@@ -1222,7 +1223,39 @@ class FrameSink(_Handle):
         self._h = h.value
 
 
-_HELD = (Lidar, Camera, Nav, Radar, FrameSink)  # what a Rig borrows: closing one waits for the rig
+CAMERA_OUTPUTS = {"depth": 1, "semantic": 2, "instance": 4, "normal": 8, "rgb": 16}
+
+
+class ImageSink(_Handle):
+    """A camera's captures in CARLA's synchronized-collection layout, as ``sensim render`` and
+    ``sensim batch`` write them: DIR/<output>/NNNNNN.png (depth also .pfm, semantic also
+    semantic_cityscapes) and DIR/NNNNNN.json last. Attach it to a camera's ImageRing with
+    :meth:`Rig.attach`. outputs: names from CAMERA_OUTPUTS (empty: all the ring holds)."""
+    _destroy = "sensim_image_sink_destroy"
+    _what = "ImageSink"
+    _consume = "sensim_image_sink_consume"
+
+    def __init__(self, directory, camera_name, camera, frame="native", outputs=()):
+        super().__init__()
+        _want(camera, Camera, "camera")
+        if frame not in FRAMES:
+            raise InvalidArgument(1, "frame must be one of %s, not %r" % (", ".join(FRAMES), frame))
+        bad = [o for o in outputs if o not in CAMERA_OUTPUTS]
+        if bad or isinstance(outputs, str):
+            raise InvalidArgument(1, "outputs must be names from %s, not %r" % (", ".join(CAMERA_OUTPUTS), outputs))
+        d = _lib.ImageSinkDesc()
+        _L.sensim_image_sink_desc_init(ctypes.byref(d))
+        self._strings = (_text_arg(directory, "directory", path=True), _text_arg(camera_name, "camera_name"))
+        d.dir, d.camera_name = self._strings
+        self._camera = camera  # borrowed by the C sink: kept alive with it
+        d.camera, d.frame = camera.handle, FRAMES[frame]
+        d.outputs = sum(CAMERA_OUTPUTS[o] for o in set(outputs))
+        h = ctypes.c_void_p()
+        _check(_L.sensim_image_sink_create(ctypes.byref(d), ctypes.byref(h)))
+        self._h = h.value
+
+
+_HELD = (Lidar, Camera, Nav, Radar, FrameSink, ImageSink)  # what a Rig borrows: closing one waits for the rig
 
 
 class Rig(_Handle):
@@ -1332,13 +1365,16 @@ class Rig(_Handle):
         return idx.value
 
     def attach(self, index, sink):
-        """Attach a sink (a :class:`FrameSink`) to sensor ``index``'s ring: after every step it
-        writes the ring's complete frames, in C on the stepping thread (no Python per frame).
+        """Attach a sink (a :class:`FrameSink` for a lidar's ring, an :class:`ImageSink` for a
+        camera's) to sensor ``index``'s ring: after every step it writes the ring's complete
+        frames, in C on the stepping thread (no Python per frame).
         The rig keeps the sink until it is closed; a sink's failure (disk full) is raised by
         :meth:`step` after the step has happened. Replaces a :meth:`listen` callback."""
         i = _u32(index, "index")
-        _want(sink, FrameSink, "sink")
-        fn = ctypes.cast(_L.sensim_frame_sink_consume, ctypes.c_void_p)
+        if not isinstance(sink, (FrameSink, ImageSink)):
+            raise InvalidArgument(1, "sink must be a sensim.FrameSink or sensim.ImageSink, not %s"
+                                  % type(sink).__name__)
+        fn = ctypes.cast(getattr(_L, sink._consume), ctypes.c_void_p)
         with _using(self, sink) as hs:
             _check(_L.sensim_rig_set_consumer(hs[0], i, fn, hs[1]))
         self._consumers[i] = sink

@@ -167,32 +167,43 @@ class RigMotion(unittest.TestCase):
         rig.close()
 
 
-    @unittest.skipIf(not os.environ.get("SENSIM_CLI"), "the sensim command")
+    @unittest.skipIf(sensim.POINT_DTYPE is None or not os.environ.get("SENSIM_CLI"),
+                     "numpy in sensim (ImageRing) and the sensim command")
     def test_frame_sink_writes_what_batch_writes(self):
-        """A host's rig with a FrameSink attached writes the files `sensim batch` writes for the same
-        keys: the frame JSON byte for byte, the PLY too but for the world-step comment (a host's
-        steps are its own), PNG images alike."""
+        """A host's rig with a FrameSink and an ImageSink attached writes the files `sensim batch`
+        writes for the same keys: frame and capture JSON, PNG and PFM byte for byte, the PLY too but
+        for the world-step comment (a host's steps are its own)."""
         rows = [(i * 0.1, 2.0 * i, 0.02 * i * i, 1.8, 0.0, 0.0, 3.0 * i) for i in range(5)]
         with tempfile.TemporaryDirectory() as tmp:
             traj = os.path.join(tmp, "traj.csv")
             with open(traj, "w") as f:
                 f.write("t,x,y,z,roll,pitch,yaw\n" + "".join(",".join(repr(v) for v in r) + "\n" for r in rows))
+            rigf = os.path.join(tmp, "rig.txt")
+            with open(rigf, "w") as f:
+                f.write("[sensor roof]\npreset = vlp16\n[sensor cam]\ntype = camera\nwidth = 48\nheight = 32\n"
+                        "outputs = depth,instance,rgb\nrate_hz = 20\n")
             out = os.path.join(tmp, "batch")
-            r = subprocess.run([os.environ["SENSIM_CLI"], "batch", "--scene", "street", "--lidar", "vlp16",
+            r = subprocess.run([os.environ["SENSIM_CLI"], "batch", "--scene", "street", "--rig", rigf,
                                 "--trajectory", traj, "--out", out, "--quiet", "--frame", "carla", "--images",
                                 "range,label"], capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, r.stderr)
             host = os.path.join(tmp, "host")
-            os.mkdir(host)
+            for d in ("roof", "cam"):
+                os.makedirs(os.path.join(host, d))
             ctx = sensim.Context(1)
             scene = sensim.Scene(ctx)
             scene.add_street()
             scene.commit()
             lidar = sensim.Lidar(ctx, "vlp16")
+            cam = sensim.Camera(ctx, "carla_default", {"width": 48, "height": 32})
             rig = sensim.Rig(ctx)
-            idx = rig.add_lidar(lidar, sensim.Ring.for_lidar(lidar, 2))
-            sink = sensim.FrameSink(host, "lidar", format="ply", frame="carla", images=("range", "label"), lidar=lidar)
-            rig.attach(idx, sink)
+            li = rig.add_lidar(lidar, sensim.Ring.for_lidar(lidar, 2))
+            ci = rig.add_camera(cam, sensim.ImageRing(cam, ("depth", "semantic", "instance", "rgb"), 4), rate_hz=20)
+            sink = sensim.FrameSink(os.path.join(host, "roof"), "roof", format="ply", frame="carla",
+                                    images=("range", "label"), lidar=lidar)
+            rig.attach(li, sink)
+            rig.attach(ci, sensim.ImageSink(os.path.join(host, "cam"), "cam", cam, frame="carla",
+                                            outputs=("depth", "instance", "rgb")))
             with self.assertRaises(sensim.InvalidArgument):
                 sink.close()  # the rig holds it
             for i, row in enumerate(rows):  # batch reads CARLA-frame rows; the host gives native poses
@@ -201,16 +212,21 @@ class RigMotion(unittest.TestCase):
                     rig.step(scene, 100_000_000)
             rig.close()
             sink.close()
-            names = sorted(os.listdir(out))
-            self.assertEqual(sorted(os.listdir(host)), [n for n in names if n != "meta.json"])
-            for n in names:
-                if n == "meta.json":
-                    continue
-                a, b = (read_bytes(os.path.join(d, n)) for d in (out, host))
-                if n.endswith(".ply"):
-                    strip = lambda x: b"\n".join(l for l in x.split(b"\n") if not l.startswith(b"comment world_steps"))
-                    a, b = strip(a), strip(b)
-                self.assertEqual(a, b, n)
+            compared = 0
+            for d in ("roof", "cam"):
+                names = sorted(os.path.relpath(os.path.join(a, f), os.path.join(out, d))
+                               for a, _, fs in os.walk(os.path.join(out, d)) for f in fs)
+                got = sorted(os.path.relpath(os.path.join(a, f), os.path.join(host, d))
+                             for a, _, fs in os.walk(os.path.join(host, d)) for f in fs)
+                self.assertEqual(got, names)
+                for n in names:
+                    a, b = (read_bytes(os.path.join(x, d, n)) for x in (out, host))
+                    if n.endswith(".ply"):
+                        strip = lambda x: b"\n".join(l for l in x.split(b"\n") if not l.startswith(b"comment world_steps"))
+                        a, b = strip(a), strip(b)
+                    self.assertEqual(a, b, n)
+                    compared += 1
+            self.assertGreater(compared, 40)
         with self.assertRaises(sensim.InvalidArgument):
             sensim.FrameSink(tmp, "a\0b")
         with self.assertRaises(sensim.InvalidArgument):

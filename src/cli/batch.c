@@ -632,7 +632,7 @@ int cmd_batch(int argc, char **argv)
                     continue;
                 }
                 double a0 = now_s();
-                rc = camera_capture(out, specs[s].name, c, &aset, &tr, k, frame, &im, cam_scratch);
+                rc = camera_capture(out, specs[s].name, c, &aset, &tr, k, frame, &im);
                 scan_s += now_s() - a0;
                 if (rc)
                     break;

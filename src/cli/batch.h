@@ -146,7 +146,7 @@ typedef struct radar_point {
 int actors_move(actor_set *as, int64_t t0, int64_t t1);
 int actors_place(actor_set *as, int32_t frame);
 int camera_capture(const char *out, const char *name, cam_sensor *c, actor_set *as, const traj *tr, int64_t k,
-                   int32_t frame, const sensim_camera_images *im, uint8_t *scratch);
+                   int32_t frame, const sensim_camera_images *im);
 int camera_keys(const char *name, const traj *tr, int64_t k, int64_t t, int64_t span, sensim_motion *m);
 const char *frame_name(int32_t frame);
 int make_camera(const sensor_spec *sp, const char *rig, cam_sensor *c);

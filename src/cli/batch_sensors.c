@@ -394,7 +394,7 @@ int camera_keys(const char *name, const traj *tr, int64_t k, int64_t t, int64_t 
 /* Render and write capture k of a camera (OUT/NAME/<output>/NNNNNN.png,
  * OUT/NAME/NNNNNN.json). 0, or an exit status after a message. */
 int camera_capture(const char *out, const char *name, cam_sensor *c, actor_set *as,
-                   const traj *tr, int64_t k, int32_t frame, const sensim_camera_images *im, uint8_t *scratch)
+                   const traj *tr, int64_t k, int32_t frame, const sensim_camera_images *im)
 {
     int64_t t = k * c->period_ns, span = c->d.row_readout_ns * (int64_t)(c->d.height - 1);
     sensim_motion m;
@@ -408,10 +408,9 @@ int camera_capture(const char *out, const char *name, cam_sensor *c, actor_set *
     sensim_status st = sensim_camera_render(c->cam, as->scene, &m, t, im, pose);
     if (st)
         return st == SENSIM_ERR_CANCELLED && g_stop ? -1 : fail(st);
-    char dir[4200], stem[32];
+    char dir[4200];
     snprintf(dir, sizeof dir, "%.4000s/%.63s", out, name);
-    snprintf(stem, sizeof stem, "%06lld", (long long)k);
-    return camera_write_capture(dir, stem, c->cam, name, c->want, im, scratch, pose, t, frame);
+    return camera_write_capture(dir, (uint64_t)k, c->cam, name, c->want, im, pose, t, frame);
 }
 
 const char *frame_name(int32_t frame)

@@ -120,13 +120,12 @@ int parse_camera_outputs(const char *list, uint32_t *want);
 int load_camera_arg(const char *what, sensim_camera_desc *desc);
 void json_numbers(FILE *f, const double *v, int n);
 void json_camera_info(FILE *f, const sensim_camera *cam);
-/* One capture in the collection layout: DIR/<output>/STEM.png (depth also
- * .pfm; semantic also semantic_cityscapes), then DIR/STEM.json (time, pose
- * converted to @p frame, CameraInfo). @p img: scratch of 3·W·H bytes.
- * 0 or an exit status after a message. */
-int camera_write_capture(const char *dir, const char *stem, const sensim_camera *cam, const char *name,
-                         uint32_t want, const sensim_camera_images *im, uint8_t *img, const double pose[16],
-                         int64_t t_ns, int32_t frame);
+/* One capture in the collection layout through the library's image sink
+ * (sensim/sink.h): DIR/<output>/NNNNNN.png (depth also .pfm; semantic also
+ * semantic_cityscapes), then DIR/NNNNNN.json (time, pose converted to
+ * @p frame, CameraInfo). 0 or an exit status after a message. */
+int camera_write_capture(const char *dir, uint64_t number, const sensim_camera *cam, const char *name, uint32_t want,
+                         const sensim_camera_images *im, const double pose[16], int64_t t_ns, int32_t frame);
 int cmd_render(int argc, char **argv);
 /* sensim placement (placement.c). */
 int cmd_placement(int argc, char **argv);

@@ -21,25 +21,6 @@ int load_camera_arg(const char *what, sensim_camera_desc *d)
     return load_camera_file(what, d);
 }
 
-/* PFM (grayscale "Pf", little-endian, rows bottom to top), through a temporary name. */
-static int write_pfm(const char *path, uint32_t w, uint32_t h, const float *data)
-{
-    char tmp[4400];
-    snprintf(tmp, sizeof tmp, "%.4300s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return 0;
-    fprintf(f, "Pf\n%u %u\n-1.0\n", w, h);
-    for (uint32_t y = h; y-- > 0;)
-        fwrite(data + (size_t)y * w, sizeof(float), w, f);
-    int ok = !ferror(f);
-    if (fclose(f) != 0 || !ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        return 0;
-    }
-    return 1;
-}
-
 void json_numbers(FILE *f, const double *v, int n)
 {
     for (int k = 0; k < n; k++)
@@ -94,94 +75,18 @@ int parse_camera_outputs(const char *p, uint32_t *want)
     return 0;
 }
 
-/* dir/sub/stem.png through a temporary name (sensim_write_png). */
-static int out_png(const char *dir, const char *sub, const char *stem, uint32_t w, uint32_t h, const uint8_t *px)
+int camera_write_capture(const char *dir, uint64_t number, const sensim_camera *cam, const char *name, uint32_t want,
+                         const sensim_camera_images *im, const double pose[16], int64_t t_ns, int32_t frame)
 {
-    char d[4200], p[4300];
-    snprintf(d, sizeof d, "%.4000s/%s", dir, sub);
-    if (!ensure_dir(d))
-        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
-    snprintf(p, sizeof p, "%s/%.32s.png", d, stem);
-    sensim_status st = sensim_write_png(p, w, h, 3, 8, px, (size_t)w * 3);
+    sensim_image_sink_desc d;
+    sensim_image_sink_desc_init(&d);
+    d.dir = dir, d.camera_name = name, d.camera = cam, d.frame = frame, d.outputs = want;
+    sensim_image_sink *sink;
+    sensim_status st = sensim_image_sink_create(&d, &sink);
+    if (st == SENSIM_OK)
+        st = sensim_image_sink_write(sink, number, t_ns, pose, im);
+    sensim_image_sink_destroy(sink);
     return st ? fail(st) : 0;
-}
-
-int camera_write_capture(const char *dir, const char *stem, const sensim_camera *cam, const char *name,
-                         uint32_t want, const sensim_camera_images *im, uint8_t *img, const double pose[16],
-                         int64_t t_ns, int32_t frame)
-{
-    sensim_camera_info ci;
-    sensim_camera_get_info(cam, &ci);
-    const uint32_t W = ci.width, H = ci.height;
-    const size_t px = (size_t)W * H;
-    int rc;
-    if (want & SENSIM_CAMERA_DEPTH) { /* CARLA's 24-bit encoding in a PNG, and float metres in a PFM */
-        for (size_t p = 0; p < px; p++)
-            sensim_depth_to_carla_rgb(im->depth[p], &img[3 * p]);
-        if ((rc = out_png(dir, "depth", stem, W, H, img)))
-            return rc;
-        char path[4300];
-        snprintf(path, sizeof path, "%.4000s/depth/%.32s.pfm", dir, stem);
-        if (!write_pfm(path, W, H, im->depth)) {
-            fprintf(stderr, "sensim: error: %s: cannot write: %s\n", path, strerror(errno));
-            return EXIT_STATUS_BASE + SENSIM_ERR_IO;
-        }
-    }
-    if (want & SENSIM_CAMERA_SEMANTIC) { /* CARLA raw: tag in red; and the CityScapes palette */
-        for (size_t p = 0; p < px; p++)
-            img[3 * p] = im->semantic[p], img[3 * p + 1] = img[3 * p + 2] = 0;
-        if ((rc = out_png(dir, "semantic", stem, W, H, img)))
-            return rc;
-        for (size_t p = 0; p < px; p++)
-            sensim_tag_color(im->semantic[p], &img[3 * p]);
-        if ((rc = out_png(dir, "semantic_cityscapes", stem, W, H, img)))
-            return rc;
-    }
-    if (want & SENSIM_CAMERA_INSTANCE) { /* CARLA 0.9.14+: R tag, G id low byte, B id high byte */
-        for (size_t p = 0; p < px; p++)
-            img[3 * p] = im->semantic[p], img[3 * p + 1] = (uint8_t)(im->instance[p] & 255),
-            img[3 * p + 2] = (uint8_t)((im->instance[p] >> 8) & 255);
-        if ((rc = out_png(dir, "instance", stem, W, H, img)))
-            return rc;
-    }
-    if (want & SENSIM_CAMERA_NORMAL) { /* (n + 1) / 2 in each channel, optical frame */
-        for (size_t p = 0; p < 3 * px; p++)
-            img[p] = (uint8_t)lround((im->normal[p] + 1.0) * 127.5);
-        if ((rc = out_png(dir, "normal", stem, W, H, img)))
-            return rc;
-    }
-    if ((want & SENSIM_CAMERA_RGB) && (rc = out_png(dir, "rgb", stem, W, H, im->rgb)))
-        return rc;
-    /* the capture's JSON last: its presence marks a finished capture (batch --resume) */
-    char path[4300], tmp[4400];
-    snprintf(path, sizeof path, "%.4000s/%.32s.json", dir, stem);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "sensim: error: %s: %s\n", tmp, strerror(errno));
-        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
-    }
-    double out_pose[16];
-    sensim_pose_matrix_to_frame(frame, pose, out_pose);
-    fprintf(f, "{\"t_ns\": %lld, \"camera\": \"%s\", \"frame_of_reference\": \"%s\", \"units\": \"%s\",\n"
-               " \"depth\": \"%s\", \"outputs\": [",
-            (long long)t_ns, name, frame == SENSIM_FRAME_CARLA ? "carla" : frame == SENSIM_FRAME_UE ? "ue" : "native",
-            frame == SENSIM_FRAME_UE ? "cm" : "m", !strcmp(ci.distortion_model, "equidistant") ? "along the ray" : "planar");
-    for (int k = 0, n = 0; k < 5; k++)
-        if (want & (1u << k))
-            fprintf(f, "%s\"%s\"", n++ ? ", " : "", output_names[k]);
-    fprintf(f, "], \"sensor_pose\": ");
-    json_numbers(f, out_pose, 16);
-    fprintf(f, ",\n \"camera_info\": ");
-    json_camera_info(f, cam);
-    fprintf(f, "}\n");
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        fprintf(stderr, "sensim: error: %s: cannot write\n", path);
-        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
-    }
-    return 0;
 }
 
 int cmd_render(int argc, char **argv)
@@ -279,7 +184,7 @@ int cmd_render(int argc, char **argv)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
         goto done;
     }
-    if ((rc = camera_write_capture(out, "000000", cam, d.name, want, &im, img, cam_pose, 0, SENSIM_FRAME_NATIVE)))
+    if ((rc = camera_write_capture(out, 0, cam, d.name, want, &im, cam_pose, 0, SENSIM_FRAME_NATIVE)))
         goto done;
     printf("rendered %s %ux%u into %s\n", d.name, d.width, d.height, out);
 done:
