@@ -10,6 +10,8 @@
 
 #include <sensim/camera.h>
 #include <sensim/io.h>
+#include <sensim/nav.h>
+#include <sensim/radar.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -146,6 +148,66 @@ SENSIM_API sensim_status sensim_image_sink_write(sensim_image_sink *sink, uint64
  * Thread safety: the ring's consumer thread. Since 0.2.
  */
 SENSIM_API sensim_status sensim_image_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
+
+typedef struct sensim_csv_sink sensim_csv_sink;
+
+/** What a CSV sink holds (sensim_csv_sink_desc.kind): the columns `sensim batch` writes. */
+#define SENSIM_CSV_IMU      0 /**< t_ns,ax,ay,az,gx,gy,gz,compass_rad */
+#define SENSIM_CSV_GNSS     1 /**< t_ns,latitude_deg,longitude_deg,altitude_m */
+#define SENSIM_CSV_ODOMETRY 2 /**< t_ns,x,y,z,qw,qx,qy,qz,vx,vy,vz,vx_body,vy_body,vz_body,wx,wy,wz,ax,ay,az */
+#define SENSIM_CSV_RADAR    3 /**< t_ns,sample,depth_m,azimuth_rad,altitude_rad,velocity_mps,rcs_dbsm,snr_db,
+                                   object_id,tag (UE: depth_cm, velocity_cmps) */
+
+/** A CSV sink: fill with sensim_csv_sink_desc_init(). */
+typedef struct sensim_csv_sink_desc {
+    const char *path;   /**< the file; copied (at most 4000 bytes) */
+    int32_t kind;       /**< SENSIM_CSV_* */
+    int32_t frame;      /**< SENSIM_FRAME_* of the vectors written: CARLA mirrors y ((x, −y, z); rotation
+                             vectors and rates (−x, y, −z); radar azimuth positive to the right), UE the
+                             same in cm; compass, GNSS and angles of elevation do not change */
+    uint64_t reserved[4];
+} sensim_csv_sink_desc;
+
+/** Defaults: IMU, native frame. Since 0.2. */
+SENSIM_API void sensim_csv_sink_desc_init(sensim_csv_sink_desc *desc);
+
+/**
+ * Create a sink writing one navigation stream (IMU, GNSS, odometry samples)
+ * or a radar's detections as CSV rows, as `sensim batch` writes
+ * OUT/NAME/<kind>.csv. The rows go to an exclusive temporary next to the
+ * path; sensim_csv_sink_close() renames it into place, so the file is never
+ * seen half written (destroying an unclosed sink discards it).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_TOO_LARGE
+ *         (path), SENSIM_ERR_IO (the message names the file),
+ *         SENSIM_ERR_OUT_OF_MEMORY.
+ * Thread safety: any thread. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_csv_sink_create(const sensim_csv_sink_desc *desc, sensim_csv_sink **out_sink);
+
+/** Append one navigation sample (its kind must be the sink's). Since 0.2.
+ *  @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_IO. Thread safety: one thread per sink. */
+SENSIM_API sensim_status sensim_csv_sink_write_nav(sensim_csv_sink *sink, const sensim_nav_sample *sample);
+
+/** Append one radar sample's @p count detections (a radar sink), taken at @p t_ns, sample index
+ *  @p sample. Since 0.2. @return as sensim_csv_sink_write_nav(). Thread safety: one thread per sink. */
+SENSIM_API sensim_status sensim_csv_sink_write_radar(sensim_csv_sink *sink, int64_t t_ns, uint64_t sample,
+                                                     const sensim_radar_detection *detections, uint64_t count);
+
+/**
+ * A sensim_ring_consumer: every complete frame of a navigation ring (its
+ * sample) or of a radar's point ring (its detections: time = t_begin_ns,
+ * sample = frame number) is appended and released.
+ * @return as the writes, SENSIM_ERR_INVALID_ARGUMENT (a ring of the other kind).
+ * Thread safety: the ring's consumer thread. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_csv_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
+
+/** Flush and rename the file into place (the sink stays valid for destroy only).
+ *  @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (closed twice), SENSIM_ERR_IO. Since 0.2. */
+SENSIM_API sensim_status sensim_csv_sink_close(sensim_csv_sink *sink);
+
+/** Destroy a CSV sink (NULL: no-op); an unclosed one's temporary is removed. Since 0.2. */
+SENSIM_API void sensim_csv_sink_destroy(sensim_csv_sink *sink);
 
 #ifdef __cplusplus
 }

@@ -1255,7 +1255,40 @@ class ImageSink(_Handle):
         self._h = h.value
 
 
-_HELD = (Lidar, Camera, Nav, Radar, FrameSink, ImageSink)  # what a Rig borrows: closing one waits for the rig
+CSV_KINDS = {"imu": 0, "gnss": 1, "odometry": 2, "radar": 3}
+
+
+class CsvSink(_Handle):
+    """A navigation stream (``kind`` imu, gnss or odometry, for a NavRing) or a radar's
+    detections (``kind`` "radar", for its point Ring) as the CSV ``sensim batch`` writes,
+    in ``frame`` (native, carla, ue). Rows go to a temporary file that :meth:`close`
+    renames to ``path`` (a sink closed without it leaves nothing). Attach with
+    :meth:`Rig.attach`."""
+    _destroy = "sensim_csv_sink_destroy"
+    _what = "CsvSink"
+    _consume = "sensim_csv_sink_consume"
+
+    def __init__(self, path, kind, frame="native"):
+        super().__init__()
+        if kind not in CSV_KINDS:
+            raise InvalidArgument(1, "kind must be one of %s, not %r" % (", ".join(CSV_KINDS), kind))
+        if frame not in FRAMES:
+            raise InvalidArgument(1, "frame must be one of %s, not %r" % (", ".join(FRAMES), frame))
+        d = _lib.CsvSinkDesc()
+        _L.sensim_csv_sink_desc_init(ctypes.byref(d))
+        self._path = _text_arg(path, "path", path=True)
+        d.path, d.kind, d.frame = self._path, CSV_KINDS[kind], FRAMES[frame]
+        h = ctypes.c_void_p()
+        _check(_L.sensim_csv_sink_create(ctypes.byref(d), ctypes.byref(h)))
+        self._h = h.value
+
+    def commit(self):
+        """Rename the file into place (after the last step). The sink writes nothing more."""
+        with _using(self) as (h,):
+            _check(_L.sensim_csv_sink_close(h))
+
+
+_HELD = (Lidar, Camera, Nav, Radar, FrameSink, ImageSink, CsvSink)  # what a Rig borrows: closing one waits for the rig
 
 
 class Rig(_Handle):
@@ -1366,13 +1399,13 @@ class Rig(_Handle):
 
     def attach(self, index, sink):
         """Attach a sink (a :class:`FrameSink` for a lidar's ring, an :class:`ImageSink` for a
-        camera's) to sensor ``index``'s ring: after every step it writes the ring's complete
+        camera's, a :class:`CsvSink` for a navigation sensor's or a radar's) to sensor ``index``'s ring: after every step it writes the ring's complete
         frames, in C on the stepping thread (no Python per frame).
         The rig keeps the sink until it is closed; a sink's failure (disk full) is raised by
         :meth:`step` after the step has happened. Replaces a :meth:`listen` callback."""
         i = _u32(index, "index")
-        if not isinstance(sink, (FrameSink, ImageSink)):
-            raise InvalidArgument(1, "sink must be a sensim.FrameSink or sensim.ImageSink, not %s"
+        if not isinstance(sink, (FrameSink, ImageSink, CsvSink)):
+            raise InvalidArgument(1, "sink must be a sensim.FrameSink, ImageSink or CsvSink, not %s"
                                   % type(sink).__name__)
         fn = ctypes.cast(getattr(_L, sink._consume), ctypes.c_void_p)
         with _using(self, sink) as hs:

@@ -194,6 +194,10 @@ class ImageSinkDesc(Structure):
                 ("outputs", c_uint32), ("reserved", c_uint64 * 4)]
 
 
+class CsvSinkDesc(Structure):
+    _fields_ = [("path", c_char_p), ("kind", c_int32), ("frame", c_int32), ("reserved", c_uint64 * 4)]
+
+
 class Kinematics(Structure):
     _fields_ = [("pose", c_double * 16), ("velocity", c_double * 3), ("acceleration", c_double * 3),
                 ("angular_velocity", c_double * 3), ("angular_acceleration", c_double * 3),
@@ -256,7 +260,7 @@ STRUCTS = {
     "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
     "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages, "sensim_image_view": ImageView,
     "sensim_appearance": Appearance, "sensim_kinematics": Kinematics, "sensim_platform_state": PlatformState, "sensim_frame_sink_desc": FrameSinkDesc,
-    "sensim_image_sink_desc": ImageSinkDesc, "sensim_nav_desc": NavDesc,
+    "sensim_image_sink_desc": ImageSinkDesc, "sensim_csv_sink_desc": CsvSinkDesc, "sensim_nav_desc": NavDesc,
     "sensim_nav_sample": NavSample, "sensim_radar_desc": RadarDesc, "sensim_radar_detection": RadarDetection,
     "sensim_sensor_sample": SensorSample, "sensim_sensor_desc": SensorDesc,
     "sensim_context_desc": ContextDesc, "sensim_mesh_desc": MeshDesc, "sensim_load_options": LoadOptions,
@@ -395,6 +399,11 @@ PROTOTYPES = {
     "sensim_image_sink_create": (status_t, [POINTER(ImageSinkDesc), POINTER(c_void_p)]),
     "sensim_image_sink_destroy": (None, [c_void_p]),
     "sensim_image_sink_consume": (status_t, [c_void_p, c_uint32, c_void_p]),
+    "sensim_csv_sink_desc_init": (None, [POINTER(CsvSinkDesc)]),
+    "sensim_csv_sink_create": (status_t, [POINTER(CsvSinkDesc), POINTER(c_void_p)]),
+    "sensim_csv_sink_close": (status_t, [c_void_p]),
+    "sensim_csv_sink_destroy": (None, [c_void_p]),
+    "sensim_csv_sink_consume": (status_t, [c_void_p, c_uint32, c_void_p]),
     "sensim_sensor_desc_init": (None, [POINTER(SensorDesc)]),
     "sensim_rig_add_sensor": (status_t, [c_void_p, POINTER(SensorDesc), c_void_p, POINTER(c_uint32)]),
     "sensim_sensor_output_push": (status_t, [c_void_p, c_void_p, c_uint64]),

@@ -181,14 +181,15 @@ class RigMotion(unittest.TestCase):
             rigf = os.path.join(tmp, "rig.txt")
             with open(rigf, "w") as f:
                 f.write("[sensor roof]\npreset = vlp16\n[sensor cam]\ntype = camera\nwidth = 48\nheight = 32\n"
-                        "outputs = depth,instance,rgb\nrate_hz = 20\n")
+                        "outputs = depth,instance,rgb\nrate_hz = 20\n[sensor imu]\ntype = imu\n"
+                        "mount_xyz_m = 0.5, 0.2, 1\n[sensor front]\ntype = radar\nmount_xyz_m = 2, 0, 0.5\n")
             out = os.path.join(tmp, "batch")
             r = subprocess.run([os.environ["SENSIM_CLI"], "batch", "--scene", "street", "--rig", rigf,
                                 "--trajectory", traj, "--out", out, "--quiet", "--frame", "carla", "--images",
                                 "range,label"], capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, r.stderr)
             host = os.path.join(tmp, "host")
-            for d in ("roof", "cam"):
+            for d in ("roof", "cam", "imu", "front"):
                 os.makedirs(os.path.join(host, d))
             ctx = sensim.Context(1)
             scene = sensim.Scene(ctx)
@@ -204,16 +205,26 @@ class RigMotion(unittest.TestCase):
             rig.attach(li, sink)
             rig.attach(ci, sensim.ImageSink(os.path.join(host, "cam"), "cam", cam, frame="carla",
                                             outputs=("depth", "instance", "rgb")))
+            imu = sensim.Nav(ctx, "imu", {"mount_xyz_m": "0.5, -0.2, 1"})  # the rig file typed CARLA y = 0.2
+            radar = sensim.Radar(ctx, {"mount_xyz_m": "2, 0, 0.5"})
+            ii = rig.add_nav(imu, sensim.NavRing(64))
+            ri = rig.add_radar(radar, sensim.Ring(4096, 4))
+            csvs = [sensim.CsvSink(os.path.join(host, "imu", "imu.csv"), "imu", frame="carla"),
+                    sensim.CsvSink(os.path.join(host, "front", "radar.csv"), "radar", frame="carla")]
+            rig.attach(ii, csvs[0])
+            rig.attach(ri, csvs[1])
             with self.assertRaises(sensim.InvalidArgument):
                 sink.close()  # the rig holds it
             for i, row in enumerate(rows):  # batch reads CARLA-frame rows; the host gives native poses
                 rig.push_pose(int(round(row[0] * 1e9)), sensim.pose_from_frame("carla", row[1:4], (row[5], row[6], row[4])))
                 if i:
                     rig.step(scene, 100_000_000)
+            for c in csvs:
+                c.commit()
             rig.close()
             sink.close()
             compared = 0
-            for d in ("roof", "cam"):
+            for d in ("roof", "cam", "imu", "front"):
                 names = sorted(os.path.relpath(os.path.join(a, f), os.path.join(out, d))
                                for a, _, fs in os.walk(os.path.join(out, d)) for f in fs)
                 got = sorted(os.path.relpath(os.path.join(a, f), os.path.join(host, d))

@@ -159,7 +159,6 @@ int write_nav_csv(const char *out, const char *name, sensim_nav *nav, int kind, 
 int write_radar_csv(const char *out, const char *name, sensim_radar *r, actor_set *as, const traj *tr, int64_t first,
                     int64_t count, int32_t frame);
 int write_step(const step_plan *sp, int64_t s);
-int tmp_commit(FILE *f, const char *tmp, const char *path, int rc);
 void mat4_mul(const double a[16], const double b[16], double out[16]);
 void sensor_pose_at(const traj *tr, int64_t t, const double mount[16], double out[16]);
 size_t key_at(const traj *tr, int64_t t);

@@ -96,7 +96,7 @@ static FILE *tmp_open(const char *path, char *tmp, size_t tmp_len)
 
 /* Close @p f and rename it into place, unless @p rc (an exit status already
  * reported) says the content is bad; on any failure the temporary goes. */
-int tmp_commit(FILE *f, const char *tmp, const char *path, int rc)
+static int tmp_commit(FILE *f, const char *tmp, const char *path, int rc)
 {
     int bad = ferror(f);
     if (fclose(f) != 0 || bad || rc || rename(tmp, path) != 0) {
@@ -142,75 +142,30 @@ int make_nav(const sensor_spec *sp, const char *rig, sensim_nav_desc *d, sensim_
     return 0;
 }
 
-/* A vector into the run's frame: CARLA and UE mirror y (x, −y, z) and, for a
- * pseudo-vector (angular velocity, rotation axis), give (−x, y, −z); UE's
- * linear quantities are in centimetres (ros-bridge transforms.py, imu.py;
- * reference/carla_sensors.md). Native leaves it. */
-static void vec_to_frame(int32_t frame, const double *v, int pseudo, double *o)
-{
-    if (frame != SENSIM_FRAME_CARLA && frame != SENSIM_FRAME_UE) {
-        o[0] = v[0], o[1] = v[1], o[2] = v[2];
-        return;
-    }
-    const double k = frame == SENSIM_FRAME_UE && !pseudo ? 100.0 : 1.0;
-    o[0] = (pseudo ? -v[0] : v[0]) * k, o[1] = (pseudo ? v[1] : -v[1]) * k, o[2] = (pseudo ? -v[2] : v[2]) * k;
-}
-
 /* OUT/NAME/<type>.csv: samples first .. first + count - 1 of a navigation
- * sensor on the whole trajectory, through a temporary name, in the run's
- * frame (--frame carla: CARLA's IMUMeasurement axes, y right; the compass
- * and GNSS do not depend on it). */
+ * sensor on the whole trajectory, through the library's CSV sink, in the
+ * run's frame (--frame carla: CARLA's IMUMeasurement axes, y right; the
+ * compass and GNSS do not depend on it). */
 int write_nav_csv(const char *out, const char *name, sensim_nav *nav, int kind, const traj *tr, int64_t first,
                   int64_t count, int32_t frame)
 {
-    char path[4200], tmp[4300];
+    char path[4200];
     snprintf(path, sizeof path, "%.4000s/%.63s/%s.csv", out, name, nav_names[kind]);
-    FILE *f = tmp_open(path, tmp, sizeof tmp);
-    if (!f)
-        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
-    static const char *const header[] = {
-        "t_ns,ax,ay,az,gx,gy,gz,compass_rad",
-        "t_ns,latitude_deg,longitude_deg,altitude_m",
-        "t_ns,x,y,z,qw,qx,qy,qz,vx,vy,vz,vx_body,vy_body,vz_body,wx,wy,wz,ax,ay,az"};
-    fprintf(f, "%s\n", header[kind]);
-    int rc = 0;
-    for (int64_t k = first; k < first + count && !rc; k++) {
-        sensim_nav_sample s;
-        sensim_status st = sensim_nav_sample_at(nav, tr->keys, tr->n, (uint64_t)k, &s);
-        if (st) {
-            rc = fail(st);
-            break;
-        }
-        fprintf(f, "%lld", (long long)s.t_ns);
-        if (kind == SENSIM_NAV_IMU) {
-            double v[7];
-            vec_to_frame(frame, s.accel, 0, v);
-            vec_to_frame(frame, s.gyro, 1, v + 3);
-            v[6] = s.compass_rad;
-            for (int i = 0; i < 7; i++)
-                fprintf(f, ",%.17g", v[i]);
-        } else if (kind == SENSIM_NAV_GNSS) {
-            fprintf(f, ",%.17g,%.17g,%.17g", s.latitude_deg, s.longitude_deg, s.altitude_m);
-        } else {
-            double q[4] = {s.orientation[0]}; /* the mirrored rotation S·R·S: axis as a pseudo-vector */
-            vec_to_frame(frame, &s.orientation[1], 1, &q[1]);
-            vec_to_frame(frame, s.position, 0, s.position);
-            vec_to_frame(frame, s.velocity_world, 0, s.velocity_world);
-            vec_to_frame(frame, s.velocity_body, 0, s.velocity_body);
-            vec_to_frame(frame, s.angular_velocity, 1, s.angular_velocity);
-            vec_to_frame(frame, s.acceleration_world, 0, s.acceleration_world);
-            const double *g[6] = {s.position, q, s.velocity_world, s.velocity_body, s.angular_velocity,
-                                  s.acceleration_world};
-            const int len[6] = {3, 4, 3, 3, 3, 3};
-            for (int a = 0; a < 6; a++)
-                for (int i = 0; i < len[a]; i++)
-                    fprintf(f, ",%.17g", g[a][i]);
-        }
-        fputc('\n', f);
+    sensim_csv_sink_desc d;
+    sensim_csv_sink_desc_init(&d);
+    d.path = path, d.kind = kind, d.frame = frame; /* SENSIM_CSV_IMU/GNSS/ODOMETRY are the SENSIM_NAV_* kinds */
+    sensim_csv_sink *sink;
+    sensim_status st = sensim_csv_sink_create(&d, &sink);
+    for (int64_t k = first; k < first + count && !st; k++) {
+        sensim_nav_sample smp;
+        if (!(st = sensim_nav_sample_at(nav, tr->keys, tr->n, (uint64_t)k, &smp)))
+            st = sensim_csv_sink_write_nav(sink, &smp);
     }
-    return tmp_commit(f, tmp, path, rc);
+    if (!st)
+        st = sensim_csv_sink_close(sink);
+    sensim_csv_sink_destroy(sink);
+    return st ? fail(st) : 0;
 }
-
 
 int actors_place(actor_set *as, int32_t frame)
 {
@@ -296,48 +251,39 @@ int make_radar(const sensor_spec *sp, const char *rig, sensim_radar_desc *d, sen
 }
 
 /* OUT/NAME/radar.csv: every detection of samples first .. first + count - 1,
- * in the run's frame (--frame carla|ue: azimuth positive to the right as
- * CARLA's RadarDetection; ue: depth in cm and velocity in cm/s). */
+ * through the library's CSV sink in the run's frame (--frame carla|ue:
+ * azimuth positive to the right as CARLA's RadarDetection; ue: depth in cm
+ * and velocity in cm/s). */
 int write_radar_csv(const char *out, const char *name, sensim_radar *r, actor_set *as, const traj *tr,
                     int64_t first, int64_t count, int32_t frame)
 {
-    const int mirror = frame == SENSIM_FRAME_CARLA || frame == SENSIM_FRAME_UE;
-    const double scale = frame == SENSIM_FRAME_UE ? 100.0 : 1.0;
-    char path[4200], tmp[4300];
+    char path[4200];
     snprintf(path, sizeof path, "%.4000s/%.63s/radar.csv", out, name);
     uint64_t cap = sensim_radar_rays_per_sample(r);
     sensim_radar_detection *det = malloc((cap + 1) * sizeof *det);
-    FILE *f = det ? tmp_open(path, tmp, sizeof tmp) : NULL;
-    if (!f) {
-        if (!det)
-            fprintf(stderr, "sensim: error: out of memory\n");
-        free(det);
-        return EXIT_STATUS_BASE + (det ? SENSIM_ERR_IO : SENSIM_ERR_OUT_OF_MEMORY);
+    if (!det) {
+        fprintf(stderr, "sensim: error: out of memory\n");
+        return EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
     }
-    fprintf(f, "%s", frame == SENSIM_FRAME_UE ? "t_ns,sample,depth_cm,azimuth_rad,altitude_rad,velocity_cmps,rcs_dbsm,"
-                                               "snr_db,object_id,tag\n"
-                                             : "t_ns,sample,depth_m,azimuth_rad,altitude_rad,velocity_mps,rcs_dbsm,"
-                                               "snr_db,object_id,tag\n");
+    sensim_csv_sink_desc d;
+    sensim_csv_sink_desc_init(&d);
+    d.path = path, d.kind = SENSIM_CSV_RADAR, d.frame = frame;
+    sensim_csv_sink *sink;
+    sensim_status st = sensim_csv_sink_create(&d, &sink);
     int rc = 0;
-    for (int64_t k = first; k < first + count && !rc; k++) {
+    for (int64_t k = first; k < first + count && !st && !rc; k++) {
         uint64_t n;
         const int64_t t = k * sensim_radar_period_ns(r);
         if ((rc = actors_move(as, t, t + 1)))
             break;
-        sensim_status st = sensim_radar_sample_at(r, as->scene, tr->keys, tr->n, (uint64_t)k, det, cap, &n, NULL);
-        if (st) {
-            rc = fail(st);
-            break;
-        }
-        for (uint64_t i = 0; i < n; i++)
-            fprintf(f, "%lld,%lld,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%u,%u\n", (long long)(k * sensim_radar_period_ns(r)),
-                    (long long)k, scale * (double)det[i].depth_m,
-                    mirror ? -(double)det[i].azimuth_rad : (double)det[i].azimuth_rad, (double)det[i].altitude_rad,
-                    scale * (double)det[i].velocity_mps, (double)det[i].rcs_dbsm, (double)det[i].snr_db, det[i].object_id,
-                    det[i].tag);
+        if (!(st = sensim_radar_sample_at(r, as->scene, tr->keys, tr->n, (uint64_t)k, det, cap, &n, NULL)))
+            st = sensim_csv_sink_write_radar(sink, t, (uint64_t)k, det, n);
     }
+    if (!st && !rc)
+        st = sensim_csv_sink_close(sink);
+    sensim_csv_sink_destroy(sink);
     free(det);
-    return tmp_commit(f, tmp, path, rc);
+    return rc ? rc : st ? fail(st) : 0;
 }
 
 /* Index of the last trajectory key at or before @p t (0 if none). */
