@@ -163,6 +163,9 @@ sensim_status sensim__vertices_from_frame(float *v, size_t n, int32_t frame);
  * for writing; its name goes to @p tmp. NULL with the error recorded. */
 #include <stdio.h>
 FILE *sensim__create_tmp(const char *path, char *tmp, size_t cap);
+/* Close @p f (from sensim__create_tmp) and rename @p tmp to @p path; on any failure the temporary goes
+ * and SENSIM_ERR_IO names @p path. */
+sensim_status sensim__commit_tmp(FILE *f, const char *tmp, const char *path);
 
 /* Read a whole file into a NUL-terminated heap buffer. */
 /* Name -> tag rules (user mapping files): key = the name's words, concatenated lower-case. */

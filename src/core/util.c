@@ -197,6 +197,21 @@ FILE *sensim__create_tmp(const char *path, char *tmp, size_t cap)
     return f;
 }
 
+sensim_status sensim__commit_tmp(FILE *f, const char *tmp, const char *path)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        remove(tmp);
+        return sensim__fail(SENSIM_ERR_IO, "%s: write failed (disk full?)", path);
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return sensim__fail(SENSIM_ERR_IO, "%s: cannot rename into place: %s", path, strerror(e));
+    }
+    return SENSIM_OK;
+}
+
 uint32_t sensim__edit_distance(const char *a, const char *b, uint32_t cap)
 {
     size_t na = strlen(a), nb = strlen(b);

@@ -3,12 +3,9 @@
 #include "lidar_impl.h"
 #include "ring_impl.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define SENSIM_MAGIC_SINK 0x4B4E5353u
 
@@ -108,18 +105,9 @@ static sensim_status write_json(const sensim_frame_sink *s, const char *base, co
     static const char *const frame_names[] = {"native", "carla", "ue"};
     char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%.4090s.json", base);
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        int e = errno;
-        if (fd >= 0) {
-            close(fd);
-            remove(tmp);
-        }
-        return sensim__fail(SENSIM_ERR_IO, "%s: cannot create a temporary file: %s", path, strerror(e));
-    }
-    fchmod(fd, 0644);
+    FILE *f = sensim__create_tmp(path, tmp, sizeof tmp);
+    if (!f)
+        return SENSIM_ERR_IO;
     fprintf(f, "{\"sensor\": \"%s\", \"frame\": %llu, \"t_begin_ns\": %lld, \"t_end_ns\": %lld, \"points\": %llu, "
                "\"lost_points\": %llu, \"partial\": %s, \"sensor_pose\": [",
             s->name, (unsigned long long)h->frame_number, (long long)h->t_begin_ns, (long long)h->t_end_ns,
@@ -134,17 +122,7 @@ static sensim_status write_json(const sensim_frame_sink *s, const char *base, co
             n ? ""
               : ", \"warning\": \"no points: every beam missed or fell inside the minimum range; check the mount "
                 "height (mount_xyz_m) and the trajectory's z (a lidar at z = 0 sits in the road)\"");
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        remove(tmp);
-        return sensim__fail(SENSIM_ERR_IO, "%s: write failed (disk full?)", path);
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return sensim__fail(SENSIM_ERR_IO, "%s: cannot rename into place: %s", path, strerror(e));
-    }
-    return SENSIM_OK;
+    return sensim__commit_tmp(f, tmp, path);
 }
 
 sensim_status sensim_frame_sink_write(sensim_frame_sink *s, const sensim_frame_header *h, const sensim_point *pts,

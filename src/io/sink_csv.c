@@ -2,11 +2,9 @@
 #include "internal.h"
 #include "ring_impl.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define SENSIM_MAGIC_CSV_SINK 0x4B534353u
 
@@ -182,19 +180,9 @@ sensim_status sensim_csv_sink_close(sensim_csv_sink *s)
     if (st != SENSIM_OK)
         return st;
     s->closed = 1;
-    int bad = ferror(s->f);
-    int cl = fclose(s->f);
+    FILE *f = s->f;
     s->f = NULL;
-    if (cl != 0 || bad) {
-        remove(s->tmp);
-        return sensim__fail(SENSIM_ERR_IO, "%s: write failed (disk full?)", s->path);
-    }
-    if (rename(s->tmp, s->path) != 0) {
-        int e = errno;
-        remove(s->tmp);
-        return sensim__fail(SENSIM_ERR_IO, "%s: cannot rename into place: %s", s->path, strerror(e));
-    }
-    return SENSIM_OK;
+    return sensim__commit_tmp(f, s->tmp, s->path);
 }
 
 void sensim_csv_sink_destroy(sensim_csv_sink *s)

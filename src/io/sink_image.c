@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #define SENSIM_MAGIC_IMAGE_SINK 0x4B534953u
 
@@ -105,22 +104,6 @@ static sensim_status out_png(const sensim_image_sink *s, const char *sub, const 
     return sensim_write_png(p, s->info.width, s->info.height, 3, 8, px, (size_t)s->info.width * 3);
 }
 
-/* Close @p f (a temporary from sensim__create_tmp) and rename it to @p path. */
-static sensim_status commit_tmp(FILE *f, const char *tmp, const char *path)
-{
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        remove(tmp);
-        return sensim__fail(SENSIM_ERR_IO, "%s: write failed (disk full?)", path);
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return sensim__fail(SENSIM_ERR_IO, "%s: cannot rename into place: %s", path, strerror(e));
-    }
-    return SENSIM_OK;
-}
-
 /* PFM (grayscale "Pf", little-endian, rows bottom to top). */
 static sensim_status write_pfm(const sensim_image_sink *s, const char *stem, const float *depth)
 {
@@ -136,7 +119,7 @@ static sensim_status write_pfm(const sensim_image_sink *s, const char *stem, con
     fprintf(f, "Pf\n%u %u\n-1.0\n", w, h);
     for (uint32_t y = h; y-- > 0;)
         fwrite(depth + (size_t)y * w, sizeof(float), w, f);
-    return commit_tmp(f, tmp, path);
+    return sensim__commit_tmp(f, tmp, path);
 }
 
 static void json_numbers(FILE *f, const double *v, int n)
@@ -224,7 +207,7 @@ sensim_status sensim_image_sink_write(sensim_image_sink *s, uint64_t number, int
     fprintf(f, ", \"P\": ");
     json_numbers(f, s->info.p, 12);
     fprintf(f, "}}\n");
-    return commit_tmp(f, tmp, path);
+    return sensim__commit_tmp(f, tmp, path);
 }
 
 sensim_status sensim_image_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring)
