@@ -555,6 +555,19 @@ with tempfile.TemporaryDirectory() as tmp:
           and float(rows[0]["density"]) > 10 * float(rows[1]["density"]) and float(rows[1]["coverage"]) == 0.0
           and os.path.getsize(os.path.join(pw, "poles", "candidate_000000.png")) > 1000,
           "the open pole ranks first, the walled one sees nothing of the ROI: %r %s" % (rows, r.stderr))
+    # a planted ranking.csv.tmp symlink is never followed (exclusive temporaries)
+    victim = os.path.join(pw, "victim.txt")
+    with open(victim, "w") as f:
+        f.write("keep me")
+    planted = os.path.join(pw, "planted")
+    os.makedirs(planted)
+    for n in ("ranking.csv.tmp", "ranking.json.tmp"):
+        os.symlink(victim, os.path.join(planted, n))
+    r = run("placement", "--scene", scene_w, "--lidar", "vlp16", "--candidates", cands, "--roi", roi_arg,
+            "--no-maps", "--out", planted)
+    check(r.returncode == 0 and open(victim).read() == "keep me" and
+          len(list(csv.reader(open(os.path.join(planted, "ranking.csv"))))) == 3,
+          "placement does not follow a planted temporary: %r" % r.stderr)
     js = json.load(open(os.path.join(pw, "poles", "ranking.json")))
     check([e["candidate"] for e in js["ranking"]] == [1, 0] and js["roi"] == [-20, -10, 0, 10],
           "ranking.json agrees with ranking.csv")
@@ -1273,6 +1286,11 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("width = 320\npreset = fisheye_190\n")
     r = run("render", "--scene", wall, "--camera", camf, "--out", os.path.join(tmp, "c8"))
     check(r.returncode == 14 and "cam.txt:2: preset must come before" in r.stderr, "late preset refused: %r" % r.stderr)
+    with open(camf, "w") as f:
+        f.write("width = 320\nheight = 200\nwidth = 640\n")
+    r = run("render", "--scene", wall, "--camera", camf, "--out", os.path.join(tmp, "c9"))
+    check(r.returncode >= 10 and "cam.txt:3: key 'width' given twice" in r.stderr,
+          "a camera key given twice is refused: %r" % r.stderr)
     fifo = os.path.join(tmp, "fifo.cam")
     os.mkfifo(fifo)
     r = subprocess.run([SENSIM, "render", "--scene", wall, "--camera", fifo, "--out", os.path.join(tmp, "c9")],
@@ -1460,7 +1478,8 @@ with tempfile.TemporaryDirectory() as tmp:
                       ("[actor car]\nid = 3\nmesh = box 1 1 1\n", "needs trajectory"),
                       ("[actor a]\nid = 3\nmesh = box 1 1 1\ntrajectory = car.csv\n[actor b]\nid = 3\n"
                        "mesh = box 1 1 1\ntrajectory = car.csv\n", "unique id"),
-                      ("[actor car]\nspeed = 3\n", "unknown actor key")]:
+                      ("[actor car]\nspeed = 3\n", "unknown actor key"),
+                      ("[actor car]\nid = 3\nid = 4\n", "actors.ini:3: key 'id' given twice")]:
         with open(act, "w") as f:
             f.write(text)
         r = run("batch", "--scene", wall, "--rig", rig, "--trajectory", trj, "--actors", act, "--out",

@@ -75,25 +75,6 @@ int make_camera(const sensor_spec *sp, const char *rig, cam_sensor *c)
     return 0;
 }
 
-/* An exclusive temporary next to @p path (PATH.tmp.XXXXXX, mode 0644: a
- * planted file or symlink is never followed); NULL after a message. */
-static FILE *tmp_open(const char *path, char *tmp, size_t tmp_len)
-{
-    snprintf(tmp, tmp_len, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "sensim: error: %s: cannot create a temporary file: %s\n", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            remove(tmp);
-        }
-        return NULL;
-    }
-    fchmod(fd, 0644);
-    return f;
-}
-
 /* Close @p f and rename it into place, unless @p rc (an exit status already
  * reported) says the content is bad; on any failure the temporary goes. */
 static int tmp_commit(FILE *f, const char *tmp, const char *path, int rc)
@@ -376,7 +357,7 @@ int write_step(const step_plan *sp, int64_t s)
 {
     char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%.4000s/steps/%06lld.json", sp->out, (long long)s);
-    FILE *f = tmp_open(path, tmp, sizeof tmp);
+    FILE *f = cli_tmp_create(path, tmp, sizeof tmp);
     if (!f)
         return EXIT_STATUS_BASE + SENSIM_ERR_IO;
     const int64_t tb = s * sp->step_ns, te = tb + sp->step_ns;

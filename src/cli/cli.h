@@ -55,6 +55,10 @@ int parse_images_arg(int argc, char **argv, int *i, uint32_t *mask);
 /* BASE_range.png, _intensity.png, _label.png, _range_preview.png, _bev.png as @p mask asks. */
 sensim_status write_frame_images_set(uint32_t mask, const sensim_lidar *lidar, const sensim_point *pts, uint64_t n,
                                      const char *base);
+/* An exclusive temporary next to @p path (PATH.tmp.XXXXXX, mode 0644): a
+ * file or symlink planted in the output folder is never followed. NULL
+ * after a message naming @p path. */
+FILE *cli_tmp_create(const char *path, char *tmp, size_t cap);
 /* Open @p path for reading only if it is a regular file of at most 1 GiB
  * (opened non-blocking: a FIFO is refused at once). 0, or an exit status
  * after a one-line message. */
@@ -86,6 +90,7 @@ typedef struct actor_spec {
     int32_t tag;            /* -1: unset */
     double box[3];          /* length, width, height (m); box[0] = 0: a mesh file */
     char mesh[1024];
+    uint32_t keys_seen;     /* id, tag, mesh, trajectory given (each at most once) */
     char trajectory[1024];
     traj tr;
 } actor_spec;

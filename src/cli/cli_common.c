@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 sensim_context *g_ctx;
 
@@ -79,6 +80,23 @@ sensim_status write_frame_images_set(uint32_t mask, const sensim_lidar *lidar, c
                                      const char *base)
 {
     return sensim_write_frame_image_set(lidar, pts, n, base, mask); /* IMG_* are the SENSIM_SINK_IMAGE_* bits */
+}
+
+FILE *cli_tmp_create(const char *path, char *tmp, size_t cap)
+{
+    snprintf(tmp, cap, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "sensim: error: %s: cannot create a temporary file: %s\n", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(tmp);
+        }
+        return NULL;
+    }
+    fchmod(fd, 0644);
+    return f;
 }
 
 double now_s(void)

@@ -593,7 +593,7 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
 /* ---- camera file: key = value lines (sensim_camera_desc_set keys), an optional first preset = NAME ---- */
 int load_camera(FILE *f, const char *path, sensim_camera_desc *d)
 {
-    char line[4096];
+    char line[4096], seen[64][64];
     unsigned long long ln = 0;
     int got, keys = 0;
     sensim_camera_desc_init(d);
@@ -606,6 +606,13 @@ int load_camera(FILE *f, const char *path, sensim_camera_desc *d)
             return msg_fail("%s:%llu: %s", path, ln, "expected key = value");
         if (!strcmp(k, "preset") && keys)
             return msg_fail("%s:%llu: %s", path, ln, "preset must come before the other keys (it sets them all)");
+        for (int j = 0; j < keys && j < 64; j++) /* a key given twice would silently keep the last value */
+            if (!strncmp(seen[j], k, sizeof seen[j] - 1) && strlen(k) < sizeof seen[j]) {
+                fprintf(stderr, "sensim: error: %s:%llu: key '%.64s' given twice\n", path, ln, k);
+                return EXIT_STATUS_BASE + SENSIM_ERR_DUPLICATE;
+            }
+        if (keys < 64)
+            snprintf(seen[keys], sizeof seen[keys], "%s", k);
         sensim_status st = !strcmp(k, "preset") ? sensim_camera_desc_preset(v, d) : sensim_camera_desc_set(d, k, v);
         if (st != SENSIM_OK) {
             msg_fail("%s:%llu: %s", path, ln, sensim_context_last_error(NULL));
@@ -670,6 +677,18 @@ int load_actors(FILE *f, const char *path, actor_spec *actors, uint32_t *count)
             rc = msg_fail("%s:%llu: %s", path, ln, cur ? "expected key = value" : "a key before any [actor NAME]");
             break;
         }
+        static const char *const actor_keys[] = {"id", "tag", "mesh", "trajectory"};
+        for (unsigned j = 0; j < 4; j++)
+            if (!strcmp(k, actor_keys[j])) {
+                if (cur->keys_seen & (1u << j)) {
+                    fprintf(stderr, "sensim: error: %s:%llu: key '%s' given twice for actor '%s'\n", path, ln, k,
+                            cur->name);
+                    rc = EXIT_STATUS_BASE + SENSIM_ERR_DUPLICATE;
+                }
+                cur->keys_seen |= 1u << j;
+            }
+        if (rc)
+            break;
         if (!strcmp(k, "id")) {
             uint32_t id;
             if (!parse_u32(v, &id) || id == 0) {

@@ -185,19 +185,17 @@ static int write_ranking(const char *out, cand_result *r, uint32_t n, const plan
     qsort(r, n, sizeof *r, by_score);
     char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%s/ranking.csv", out);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = cli_tmp_create(path, tmp, sizeof tmp);
     if (!f)
-        return io_fail(tmp);
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
     fprintf(f, "%s\n", CSV_HEADER);
     for (uint32_t i = 0; i < n; i++)
         csv_row(f, &r[i]);
     if (fclose(f) != 0 || rename(tmp, path) != 0)
         return io_fail(path);
     snprintf(path, sizeof path, "%s/ranking.json", out);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    if (!(f = fopen(tmp, "w")))
-        return io_fail(tmp);
+    if (!(f = cli_tmp_create(path, tmp, sizeof tmp)))
+        return EXIT_STATUS_BASE + SENSIM_ERR_IO;
     fprintf(f, "{\"roi\": [%.17g, %.17g, %.17g, %.17g], \"roi_z\": [%.17g, %.17g], \"cell_m\": %.17g, "
                "\"min_points\": %u, \"weights\": {\"density\": %.17g, \"uniformity\": %.17g, \"coverage\": %.17g, "
                "\"visibility\": %.17g, \"information\": %.17g}, \"objects\": %u,\n \"ranking\": [",
@@ -300,10 +298,9 @@ static int merge(const char *out, char *dirs)
     if (!rc) {
         char path[4200], tmp[4300];
         snprintf(path, sizeof path, "%s/ranking.csv", out);
-        snprintf(tmp, sizeof tmp, "%s.tmp", path);
-        FILE *f = fopen(tmp, "w");
+        FILE *f = cli_tmp_create(path, tmp, sizeof tmp);
         if (!f) {
-            rc = io_fail(tmp);
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
         } else {
             fprintf(f, "%s\n", CSV_HEADER);
             for (uint32_t i = 0; i < n; i++)
