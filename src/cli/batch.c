@@ -612,6 +612,16 @@ int cmd_batch(int argc, char **argv)
         }
         if (specs[s].camera) {
             cam_sensor *c = &cams[s];
+            char cdir[4100];
+            snprintf(cdir, sizeof cdir, "%.4000s/%.63s", out, specs[s].name);
+            sensim_image_sink_desc isd;
+            sensim_image_sink_desc_init(&isd);
+            isd.dir = cdir, isd.camera_name = specs[s].name, isd.camera = c->cam, isd.frame = frame;
+            isd.outputs = c->want;
+            if ((st = sensim_image_sink_create(&isd, &c->sink))) {
+                rc = fail(st);
+                break;
+            }
             /* the images this camera writes (instance images carry the tag: semantic is traced with them) */
             sensim_camera_images im = {0};
             im.depth = (c->want & SENSIM_CAMERA_DEPTH) ? cim.depth : NULL;
@@ -632,7 +642,7 @@ int cmd_batch(int argc, char **argv)
                     continue;
                 }
                 double a0 = now_s();
-                rc = camera_capture(out, specs[s].name, c, &aset, &tr, k, frame, &im);
+                rc = camera_capture(specs[s].name, c, &aset, &tr, k, &im);
                 scan_s += now_s() - a0;
                 if (rc)
                     break;
@@ -762,6 +772,7 @@ done:
     for (uint32_t s = 0; s < nspecs; s++) {
         sensim_frame_sink_destroy(sinks[s]); /* after the writer thread has ended */
         sensim_lidar_destroy(lidars[s]);
+        sensim_image_sink_destroy(cams[s].sink);
         sensim_camera_destroy(cams[s].cam);
         sensim_nav_destroy(navs[s]);
         sensim_radar_destroy(radars[s]);

@@ -44,6 +44,7 @@ typedef struct cam_sensor {
     int64_t period_ns;
     uint32_t want;
     double mount[16];
+    sensim_image_sink *sink; /* its captures' files (the library's image sink, as a host's) */
 } cam_sensor;
 
 /* Moving actors of --actors: placed as prototypes once, then moved for
@@ -145,8 +146,8 @@ typedef struct radar_point {
 
 int actors_move(actor_set *as, int64_t t0, int64_t t1);
 int actors_place(actor_set *as, int32_t frame);
-int camera_capture(const char *out, const char *name, cam_sensor *c, actor_set *as, const traj *tr, int64_t k,
-                   int32_t frame, const sensim_camera_images *im);
+int camera_capture(const char *name, cam_sensor *c, actor_set *as, const traj *tr, int64_t k,
+                   const sensim_camera_images *im);
 int camera_keys(const char *name, const traj *tr, int64_t k, int64_t t, int64_t span, sensim_motion *m);
 const char *frame_name(int32_t frame);
 int make_camera(const sensor_spec *sp, const char *rig, cam_sensor *c);

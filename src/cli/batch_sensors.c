@@ -320,8 +320,8 @@ int camera_keys(const char *name, const traj *tr, int64_t k, int64_t t, int64_t 
 
 /* Render and write capture k of a camera (OUT/NAME/<output>/NNNNNN.png,
  * OUT/NAME/NNNNNN.json). 0, or an exit status after a message. */
-int camera_capture(const char *out, const char *name, cam_sensor *c, actor_set *as,
-                   const traj *tr, int64_t k, int32_t frame, const sensim_camera_images *im)
+int camera_capture(const char *name, cam_sensor *c, actor_set *as, const traj *tr, int64_t k,
+                   const sensim_camera_images *im)
 {
     int64_t t = k * c->period_ns, span = c->d.row_readout_ns * (int64_t)(c->d.height - 1);
     sensim_motion m;
@@ -335,9 +335,8 @@ int camera_capture(const char *out, const char *name, cam_sensor *c, actor_set *
     sensim_status st = sensim_camera_render(c->cam, as->scene, &m, t, im, pose);
     if (st)
         return st == SENSIM_ERR_CANCELLED && g_stop ? -1 : fail(st);
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%.4000s/%.63s", out, name);
-    return camera_write_capture(dir, (uint64_t)k, c->cam, name, c->want, im, pose, t, frame);
+    st = sensim_image_sink_write(c->sink, (uint64_t)k, t, pose, im);
+    return st ? fail(st) : 0;
 }
 
 const char *frame_name(int32_t frame)

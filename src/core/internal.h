@@ -166,6 +166,9 @@ FILE *sensim__create_tmp(const char *path, char *tmp, size_t cap);
 /* Close @p f (from sensim__create_tmp) and rename @p tmp to @p path; on any failure the temporary goes
  * and SENSIM_ERR_IO names @p path. */
 sensim_status sensim__commit_tmp(FILE *f, const char *tmp, const char *path);
+/* A sink's folder or file path (1..4000 bytes) and, when @p name is not NULL, a name written into
+ * JSON (1..63 bytes, no quote, backslash or control character); @p fn names the call. */
+sensim_status sensim__check_sink_strings(const char *fn, const char *path, const char *name);
 
 /* Read a whole file into a NUL-terminated heap buffer. */
 /* Name -> tag rules (user mapping files): key = the name's words, concatenated lower-case. */

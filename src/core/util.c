@@ -212,6 +212,23 @@ sensim_status sensim__commit_tmp(FILE *f, const char *tmp, const char *path)
     return SENSIM_OK;
 }
 
+sensim_status sensim__check_sink_strings(const char *fn, const char *path, const char *name)
+{
+    size_t pl = strlen(path);
+    if (pl == 0 || pl > 4000)
+        return sensim__fail(pl ? SENSIM_ERR_TOO_LARGE : SENSIM_ERR_INVALID_ARGUMENT, "%s: the path is %s", fn,
+                            pl ? "longer than 4000 bytes" : "empty");
+    if (!name)
+        return SENSIM_OK;
+    size_t nl = strlen(name);
+    int bad = nl == 0 || nl > 63;
+    for (size_t i = 0; i < nl; i++)
+        bad |= name[i] == '"' || name[i] == '\\' || (unsigned char)name[i] < 0x20;
+    return bad ? sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: the name must be 1..63 bytes without quotes, "
+                                                           "backslashes or control characters", fn)
+               : SENSIM_OK;
+}
+
 uint32_t sensim__edit_distance(const char *a, const char *b, uint32_t cap)
 {
     size_t na = strlen(a), nb = strlen(b);

@@ -53,15 +53,9 @@ sensim_status sensim_frame_sink_create(const sensim_frame_sink_desc *d, sensim_f
     if (!d || !out || !d->dir || !d->sensor_name)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_frame_sink_create: NULL argument");
     *out = NULL;
-    size_t nl = strlen(d->sensor_name);
-    if (nl == 0 || nl > 63 || strpbrk(d->sensor_name, "\"\\") || strcspn(d->sensor_name, "\x01\x02\x03\x04\x05\x06"
-                                                                       "\x07\x08\t\n\v\f\r\x0e\x0f\x10\x11\x12\x13\x14"
-                                                                       "\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f") != nl)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_frame_sink_create: sensor_name must be 1..63 bytes "
-                                                         "without quotes, backslashes or control characters");
-    if (strlen(d->dir) == 0 || strlen(d->dir) > 4000)
-        return sensim__fail(strlen(d->dir) ? SENSIM_ERR_TOO_LARGE : SENSIM_ERR_INVALID_ARGUMENT,
-                            "sensim_frame_sink_create: dir is %s", strlen(d->dir) ? "longer than 4000 bytes" : "empty");
+    sensim_status st = sensim__check_sink_strings("sensim_frame_sink_create", d->dir, d->sensor_name);
+    if (st != SENSIM_OK)
+        return st;
     if (d->format < SENSIM_FORMAT_PLY || d->format > SENSIM_FORMAT_LAS)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_frame_sink_create: format %d unknown", d->format);
     if (d->frame < SENSIM_FRAME_NATIVE || d->frame > SENSIM_FRAME_ISO8855 ||
@@ -79,8 +73,8 @@ sensim_status sensim_frame_sink_create(const sensim_frame_sink_desc *d, sensim_f
     if (!s)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_frame_sink_create: out of memory");
     s->magic = SENSIM_MAGIC_SINK;
-    memcpy(s->dir, d->dir, strlen(d->dir) + 1);
-    memcpy(s->name, d->sensor_name, nl + 1);
+    snprintf(s->dir, sizeof s->dir, "%s", d->dir);
+    snprintf(s->name, sizeof s->name, "%s", d->sensor_name);
     s->format = d->format;
     s->frame = d->frame == SENSIM_FRAME_ISO8855 ? SENSIM_FRAME_NATIVE : d->frame;
     s->images = d->images;

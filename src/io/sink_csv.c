@@ -27,10 +27,9 @@ sensim_status sensim_csv_sink_create(const sensim_csv_sink_desc *d, sensim_csv_s
     if (!d || !out || !d->path)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_csv_sink_create: NULL argument");
     *out = NULL;
-    size_t pl = strlen(d->path);
-    if (pl == 0 || pl > 4000)
-        return sensim__fail(pl ? SENSIM_ERR_TOO_LARGE : SENSIM_ERR_INVALID_ARGUMENT, "sensim_csv_sink_create: path "
-                            "is %s", pl ? "longer than 4000 bytes" : "empty");
+    sensim_status st = sensim__check_sink_strings("sensim_csv_sink_create", d->path, NULL);
+    if (st != SENSIM_OK)
+        return st;
     if (d->kind < SENSIM_CSV_IMU || d->kind > SENSIM_CSV_RADAR || d->frame < SENSIM_FRAME_NATIVE ||
         d->frame > SENSIM_FRAME_ISO8855)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_csv_sink_create: kind %d or frame %d unknown", d->kind,
@@ -43,7 +42,7 @@ sensim_status sensim_csv_sink_create(const sensim_csv_sink_desc *d, sensim_csv_s
     s->magic = SENSIM_MAGIC_CSV_SINK;
     s->kind = d->kind;
     s->frame = d->frame == SENSIM_FRAME_ISO8855 ? SENSIM_FRAME_NATIVE : d->frame;
-    memcpy(s->path, d->path, pl + 1);
+    snprintf(s->path, sizeof s->path, "%s", d->path);
     if (!(s->f = sensim__create_tmp(s->path, s->tmp, sizeof s->tmp))) {
         free(s);
         return SENSIM_ERR_IO;

@@ -35,23 +35,16 @@ sensim_status sensim_image_sink_create(const sensim_image_sink_desc *d, sensim_i
     if (!d || !out || !d->dir || !d->camera_name)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_image_sink_create: NULL argument");
     *out = NULL;
-    size_t nl = strlen(d->camera_name), dl = strlen(d->dir);
-    int bad_name = nl == 0 || nl > 63;
-    for (size_t i = 0; i < nl; i++)
-        bad_name |= d->camera_name[i] == '"' || d->camera_name[i] == '\\' || (unsigned char)d->camera_name[i] < 0x20;
-    if (bad_name)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_image_sink_create: camera_name must be 1..63 bytes "
-                                                         "without quotes, backslashes or control characters");
-    if (dl == 0 || dl > 4000)
-        return sensim__fail(dl ? SENSIM_ERR_TOO_LARGE : SENSIM_ERR_INVALID_ARGUMENT, "sensim_image_sink_create: dir "
-                            "is %s", dl ? "longer than 4000 bytes" : "empty");
+    sensim_status st = sensim__check_sink_strings("sensim_image_sink_create", d->dir, d->camera_name);
+    if (st != SENSIM_OK)
+        return st;
     if (d->frame < SENSIM_FRAME_NATIVE || d->frame > SENSIM_FRAME_ISO8855 || (d->outputs & ~UINT32_C(31)))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_image_sink_create: frame %d or outputs 0x%x unknown",
                             d->frame, d->outputs);
     if (d->reserved[0] || d->reserved[1] || d->reserved[2] || d->reserved[3])
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_image_sink_create: reserved fields must be zero");
     sensim_camera_info info;
-    sensim_status st = sensim_camera_get_info(d->camera, &info); /* checks the handle */
+    st = sensim_camera_get_info(d->camera, &info); /* checks the handle */
     if (st != SENSIM_OK)
         return st;
     sensim_image_sink *s = calloc(1, sizeof *s);
@@ -62,8 +55,8 @@ sensim_status sensim_image_sink_create(const sensim_image_sink_desc *d, sensim_i
                             info.height);
     }
     s->magic = SENSIM_MAGIC_IMAGE_SINK;
-    memcpy(s->dir, d->dir, dl + 1);
-    memcpy(s->name, d->camera_name, nl + 1);
+    snprintf(s->dir, sizeof s->dir, "%s", d->dir);
+    snprintf(s->name, sizeof s->name, "%s", d->camera_name);
     s->camera = d->camera;
     s->info = info;
     s->frame = d->frame == SENSIM_FRAME_ISO8855 ? SENSIM_FRAME_NATIVE : d->frame;

@@ -710,11 +710,14 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
             return sensim__fail(SENSIM_ERR_TIME_ORDER, "sensim_rig_step: the step ends at %lld ns, after the last "
                                 "pushed pose (%lld ns): push the platform's pose at or after %lld ns first",
                                 (long long)t1, (long long)rig->hist[rig->hn - 1].t, (long long)t1);
-        uint32_t i0 = 0, i1 = rig->hn - 1;
-        while (i0 + 1 < rig->hn && rig->hist[i0 + 1].t <= t0)
-            i0++;
-        while (i1 > i0 && rig->hist[i1 - 1].t >= t1)
+        /* the keys from the last at or before t0 to the first at or after t1, searched from the newest
+         * end (a step covers few keys; the history may hold thousands) */
+        uint32_t i1 = rig->hn - 1;
+        while (i1 > 0 && rig->hist[i1 - 1].t >= t1)
             i1--;
+        uint32_t i0 = i1;
+        while (i0 > 0 && rig->hist[i0].t > t0)
+            i0--;
         sm.mk = &rig->hist[i0];
         sm.mn = i1 - i0 + 1;
         sensim__path_init_model(&sm.path, sm.mk, sm.mn);
@@ -735,10 +738,10 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
             st = sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_rig_step: sensor %u's lidar was destroyed", held);
             break;
         }
-        sensim_path lp = sm.path;
+        sensim_path lp; /* with keys, each lidar checks them; from the history, the step's path (only read) */
         if ((st = sensim__lidar_acquire(l)) != SENSIM_OK)
             break;
-        if ((st = sensim__lidar_scan_check(l, t0, t1, sm.m, &lp)) != SENSIM_OK) {
+        if ((st = sensim__lidar_scan_check(l, t0, t1, sm.m, sm.m ? &lp : &sm.path)) != SENSIM_OK) {
             sensim__lidar_release(l);
             {
                 char pre[48];
