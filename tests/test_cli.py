@@ -166,6 +166,17 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 0 and "Car=" in r.stdout and "Building=" in r.stdout, "demo: " + r.stdout + r.stderr)
     _, dpts, _ = read_ply(os.path.join(tmp, "demo", "frame_000000.ply"))
     check(any(p["object_id"] > 0 for p in dpts), "demo sees car actors")
+    # the speed it reports is the steady one (median after warm-up, the files apart), and it names what it wrote
+    sp = [l for l in r.stdout.splitlines() if l.startswith("speed ")]
+    check(len(sp) == 1 and float(sp[0].split()[1]) > 0 and "after 2 warm-up frames" in sp[0]
+          and "sensim bench --lidar pandar64 --detail 1" in sp[0], "demo speed line: " + r.stdout)
+    check("wrote %s and its PNG images" % os.path.join(tmp, "demo", "frame_000000.ply") in r.stdout
+          and ".." not in r.stdout.splitlines()[-1], "demo names its one file: " + r.stdout)
+    r = run("scan", "--scene", plane, "--lidar", "vlp16", "--out", os.path.join(tmp, "three"), "--count", "3")
+    check(r.returncode == 0 and "wrote 3 frames" in r.stdout and "frame_000002.ply" in r.stdout
+          and os.path.exists(os.path.join(tmp, "three", "frame_000002.ply"))
+          and not os.path.exists(os.path.join(tmp, "three", "frame_000003.ply")),
+          "scan --count 3 writes (and names) three frames, not its measuring frames: " + r.stdout)
 
     # ---- scan patterns (issue 3) ----
     r = run("presets")

@@ -9,19 +9,13 @@
 
 #define MAX_PRESETS 32
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct stat3 {
     double med, min, max;
 } stat3;
 
 static stat3 summarize(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    qsort(v, (size_t)n, sizeof *v, cli_cmp_double);
     stat3 s = {v[n / 2], v[0], v[n - 1]};
     return s;
 }

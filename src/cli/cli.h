@@ -28,6 +28,8 @@ void cli_set_command(const char *cmd);
 /* usage() for an option given without its value (@p needs_value) or not known. */
 int usage_option(const char *opt, int needs_value);
 double now_s(void);
+/* qsort comparator of doubles, ascending (no NaN expected). */
+int cli_cmp_double(const void *a, const void *b);
 int parse_u32(const char *s, uint32_t *out);
 int parse_numbers(const char *s, double *v, int lo, int hi);
 /* --shard K/N: 1 with 0 <= K < N <= 100000 (digits only), else 0. */

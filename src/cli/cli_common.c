@@ -106,6 +106,12 @@ double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+int cli_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* mkdir -p: the folder and any missing parents; an existing non-folder is
  * an error naming it. */
 int ensure_dir(const char *dir)
