@@ -214,9 +214,12 @@ with tempfile.TemporaryDirectory() as tmp:
         png = f.read()
     check(png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR", "PNG signature")
     w, h = struct.unpack(">II", png[16:24])
-    hw, hh = [int(v) for v in r.stdout.split("wrote ")[1].split()[1].split("x")]
-    check(60 < hw < 100 and 60 < hh < 100 and w == max(hw, 240) and h == hh + 34,
-          "heat map %dx%d (38.4 deg at 0.5 deg bins) in a %dx%d PNG with its legend" % (hw, hh, w, h))
+    words = r.stdout.split("wrote ")[1].split()
+    pw, ph = [int(v) for v in words[1].split("x")]
+    hw, hh = [int(v) for v in words[8].split("x")]
+    check(60 < hw < 100 and 60 < hh < 100 and (w, h) == (pw, ph) and w >= 800 and h > hh * 800 // hw,
+          "heat map %dx%d bins (38.4 deg at 0.5 deg) in a %dx%d PNG (said %dx%d), 800 px wide at least"
+          % (hw, hh, w, h, pw, ph))
 
     # replay a real-looking Livox CSV: CRLF, header, extra columns, no final newline
     box = os.path.join(tmp, "box.obj")

@@ -184,6 +184,11 @@ static void test_range_preview(void **state)
     sensim_context_destroy(ctx);
 }
 
+static int grey(const uint8_t *p)
+{
+    return p[0] == p[1] && p[1] == p[2]; /* black, a grid line, a label: never a viridis colour */
+}
+
 static void test_pattern_legend(void **state)
 {
     sensim_context *ctx = test_ctx(1);
@@ -196,24 +201,85 @@ static void test_pattern_legend(void **state)
     /* Mid-40: a 38.4 deg circle in 0.5 deg bins */
     assert_true(hw >= 76 && hw <= 79 && hh >= 76 && hh <= 79);
     assert_true(mx > 0);
+    sensim_pattern_figure f;
+    assert_int_equal(sensim_write_pattern_figure(l, 0.5, 0.5 * SENSIM_PI / 180, path, &f), SENSIM_OK);
+    assert_int_equal(f.bins_az, hw);
+    assert_int_equal(f.max_shots, mx);
+    /* sized for a screen: 800 px across at least, square bins of ceil(800 / 78) = 11 px */
+    assert_int_equal(f.bin_px_x, (800 + hw - 1) / hw);
+    assert_int_equal(f.bin_px_y, f.bin_px_x);
+    assert_true(f.width_px >= 800 && f.width_px >= f.plot_x + hw * f.bin_px_x);
+    /* the circle is centred on the boresight: the plot's edges are about ±19.2 deg */
+    assert_true(fabs(f.az_left_deg - 19.2) < 1.0 && fabs(f.el_top_deg - 19.2) < 1.0);
     uint32_t w, h;
     uint8_t *img;
     assert_int_equal(sensim__png_read_rgb(path, &w, &h, &img), SENSIM_OK);
-    assert_int_equal(h, hh + 34);
-    assert_int_equal(w, 240); /* narrow maps are widened for the legend */
-    uint8_t first[3] = {68, 1, 84}, last[3] = {253, 231, 37}, black[3] = {0, 0, 0};
-    assert_memory_equal(px(img, w, 2, hh + 6), first, 3);
-    assert_memory_equal(px(img, w, w - 3, hh + 6), last, 3);
+    assert_int_equal(w, f.width_px);
+    assert_int_equal(h, f.height_px);
+    uint8_t first[3] = {68, 1, 84}, last[3] = {253, 231, 37};
+    /* the ramp below the plot: its first colour at the plot's left, its last 400 px or more further */
+    const uint32_t pw = hw * f.bin_px_x, ph = hh * f.bin_px_y, lx1 = f.plot_x + (pw < 400 ? 400 : pw);
+    int ramp = 0;
+    for (uint32_t y = f.plot_y + ph; y < h; y++)
+        ramp |= !memcmp(px(img, w, f.plot_x, y), first, 3) && !memcmp(px(img, w, lx1 - 1, y), last, 3);
+    assert_true(ramp);
     /* the densest bin is the ramp's last colour; the corners of the circle's box saw no shot */
     int densest = 0;
-    for (uint32_t y = 0; y < hh; y++)
-        for (uint32_t x = 0; x < hw; x++)
+    for (uint32_t y = f.plot_y; y < f.plot_y + ph; y++)
+        for (uint32_t x = f.plot_x; x < f.plot_x + pw; x++)
             densest |= !memcmp(px(img, w, x, y), last, 3);
     assert_true(densest);
-    assert_memory_equal(px(img, w, 0, 0), black, 3);
+    assert_true(grey(px(img, w, f.plot_x + 2, f.plot_y + 2)));
+    /* labels: text in the left margin beside the plot's middle (the 0 deg tick) and under it */
+    int left_text = 0, under_text = 0;
+    for (uint32_t y = f.plot_y + ph / 2 - 8; y < f.plot_y + ph / 2 + 8; y++)
+        for (uint32_t x = 0; x < f.plot_x - 8; x++)
+            left_text |= px(img, w, x, y)[0] > 200;
+    for (uint32_t y = f.plot_y + ph + 8; y < f.plot_y + ph + 24; y++)
+        for (uint32_t x = f.plot_x + pw / 2 - 8; x < f.plot_x + pw / 2 + 8; x++)
+            under_text |= px(img, w, x, y)[0] > 200;
+    assert_true(left_text && under_text);
     free(img);
     assert_int_equal(sensim_write_pattern_png(l, 0, 0.01, path, NULL, NULL, NULL), SENSIM_ERR_OUT_OF_RANGE);
     assert_int_equal(sensim_write_pattern_png(l, 1, 5.0, path, NULL, NULL, NULL), SENSIM_ERR_OUT_OF_RANGE);
+    sensim_lidar_destroy(l);
+    sensim_context_destroy(ctx);
+}
+
+/* A VLP-16 turn in 0.4 deg bins: its 16 beams at -15, -13, .., 15 deg (the
+ * manual's table) are lit rows across the whole width, and the rows 0.8 deg
+ * above each beam (between beams) are dark, at the pixels the figure's
+ * documented mapping gives for those angles. */
+static void test_pattern_figure_beams(void **state)
+{
+    (void)state;
+    sensim_context *ctx = test_ctx(1);
+    sensim_lidar *l;
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, "vlp16", NULL, 0, &l), SENSIM_OK);
+    char path[128];
+    snprintf(path, sizeof path, "%s/vlp16.png", dir);
+    sensim_pattern_figure f;
+    const double bd = 0.4;
+    assert_int_equal(sensim_write_pattern_figure(l, 0.1, bd * SENSIM_PI / 180, path, &f), SENSIM_OK);
+    assert_int_equal(f.bins_az, 900); /* 360 deg */
+    assert_true(f.width_px >= 800 && f.plot_y + f.bins_el * f.bin_px_y >= 300);
+    assert_true(fabs(f.az_left_deg - 180) < 1e-9 && fabs(f.el_top_deg - 15.2) < 1e-9);
+    uint32_t w, h;
+    uint8_t *img;
+    assert_int_equal(sensim__png_read_rgb(path, &w, &h, &img), SENSIM_OK);
+    for (int e = -15; e <= 15; e += 2) {
+        uint32_t y_beam = f.plot_y + (uint32_t)floor((f.el_top_deg - e) / bd * f.bin_px_y);
+        uint32_t y_gap = f.plot_y + (uint32_t)floor((f.el_top_deg - (e + 0.8)) / bd * f.bin_px_y);
+        for (double az = -179.8; az < 180; az += 7.6) {
+            uint32_t x = f.plot_x + (uint32_t)floor((f.az_left_deg - az) / bd * f.bin_px_x);
+            assert_false(grey(px(img, w, x, y_beam)));
+            if (e < 15)
+                assert_true(grey(px(img, w, x, y_gap)));
+        }
+    }
+    free(img);
+    /* bins past sensim_pattern_measure's 2^26 cells are refused before anything is allocated */
+    assert_int_equal(sensim_write_pattern_figure(l, 0.1, 1e-4, path, &f), SENSIM_ERR_OUT_OF_RANGE);
     sensim_lidar_destroy(l);
     sensim_context_destroy(ctx);
 }
@@ -224,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_bev),
         cmocka_unit_test(test_range_preview),
         cmocka_unit_test(test_pattern_legend),
+        cmocka_unit_test(test_pattern_figure_beams),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

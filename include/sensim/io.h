@@ -170,16 +170,51 @@ SENSIM_API void sensim_bev_options_init(sensim_bev_options *options);
 SENSIM_API sensim_status sensim_write_bev_png(const char *path, const sensim_point *points, uint64_t count,
                                               const sensim_bev_options *options, uint32_t *out_size);
 
+/** Where sensim_write_pattern_figure() put things, for readers of the PNG. */
+typedef struct sensim_pattern_figure {
+    uint32_t width_px, height_px; /**< the PNG (at least 800 wide) */
+    uint32_t bins_az, bins_el;    /**< the heat map's bins (cropped to the bins hit) */
+    uint32_t bin_px_x, bin_px_y;  /**< pixels across and down one bin (1..32 each) */
+    uint32_t plot_x, plot_y;      /**< top left pixel of the heat map */
+    uint32_t max_shots;           /**< shots in the densest bin (the ramp's top) */
+    double az_left_deg;           /**< azimuth at the plot's left edge; azimuth falls to the right */
+    double el_top_deg;            /**< elevation at the plot's top edge; elevation falls downwards */
+    double bin_deg;               /**< one bin, degrees */
+    uint64_t reserved[4];
+} sensim_pattern_figure;
+
 /**
- * Shot density of @p lidar's pattern over [0, duration_s) in bins of
- * @p bin_rad radians ([1e-4, 0.5]; sensim_pattern_measure), cropped to the bins hit: viridis on
- * a log scale (log(1 + n) / log(1 + max)), black = no shot, left =
- * +azimuth, top = up, and a legend strip below ("0" and the maximum shots
- * per bin). RGB PNG.
- * @param out_width, out_height  the heat map's bins (may be NULL); @p out_max the densest bin's shots.
+ * A figure of the shot density of @p lidar's pattern over [0, duration_s) in
+ * bins of @p bin_rad radians ([1e-4, 0.5]; sensim_pattern_measure), cropped
+ * to the bins hit, for a screen or a paper: each bin drawn as a square of
+ * bin_px_x = clamp(ceil(800 / bins_az), 1, 32) pixels (fewer if the plot would
+ * pass 2400 pixels in height), stretched to bin_px_y = ceil(300 / bins_el)
+ * (at most 32) pixels down where the plot would be under 300 pixels tall
+ * (a 360 x 30 degree panorama), viridis on a log scale (log(1 + n) /
+ * log(1 + max)), black = no shot, left = +azimuth (the sensor's left), top
+ * = up. Axes are labelled in degrees ("azimuth (deg)", "elevation (deg)",
+ * tick marks every 1, 2 or 5 × 10^n or 15/30/45/90 degrees with grey grid lines
+ * in the empty bins), and the colour ramp with "0" and the densest bin's
+ * shots is drawn below. The pixel (x, y) of the plot covers azimuths from
+ * az_left_deg - (x - plot_x) · bin_deg / bin_px_x down by bin_deg / bin_px_x
+ * and elevations from el_top_deg - (y - plot_y) · bin_deg / bin_px_y down by
+ * bin_deg / bin_px_y. RGB PNG, written
+ * through a temporary beside @p path (nothing half written).
+ * @param out  where things are (may be NULL).
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_RANGE,
+ *         SENSIM_ERR_TOO_LARGE (a figure over 64 M pixels: use larger bins),
  *         SENSIM_ERR_OUT_OF_MEMORY, SENSIM_ERR_IO, and sensim_pattern_measure()'s.
- * Thread safety: any thread. Since 0.1.
+ * Thread safety: any thread (distinct paths). Since 0.2.
+ */
+SENSIM_API sensim_status sensim_write_pattern_figure(const sensim_lidar *lidar, double duration_s, double bin_rad,
+                                                     const char *path, sensim_pattern_figure *out);
+
+/**
+ * sensim_write_pattern_figure() reporting only the heat map's bins and its
+ * densest bin (the 0.1 interface; the image is the same figure).
+ * @param out_width, out_height  the heat map's bins (may be NULL); @p out_max the densest bin's shots.
+ * @return as sensim_write_pattern_figure().
+ * Thread safety: any thread (distinct paths). Since 0.1.
  */
 SENSIM_API sensim_status sensim_write_pattern_png(const sensim_lidar *lidar, double duration_s, double bin_rad,
                                                   const char *path, uint32_t *out_width, uint32_t *out_height,

@@ -376,13 +376,16 @@ static int cmd_pattern(int argc, char **argv)
             printf("FOV coverage by beam footprints: not computed: %s\n", sensim_context_last_error(NULL));
         }
         if (png) {
-            uint32_t w, h, mx;
-            if ((st = sensim_write_pattern_png(l, longest, bin, png, &w, &h, &mx))) {
+            sensim_pattern_figure fig;
+            if ((st = sensim_write_pattern_figure(l, longest, bin, png, &fig))) {
                 rc = fail(st);
                 goto out;
             }
-            printf("wrote %s: %ux%u density heat map over %g s (viridis, log scale, densest bin %u shots; left = "
-                   "+azimuth, top = up; legend below)\n", png, w, h, longest, mx);
+            printf("wrote %s: %ux%u pixels, a density heat map of %ux%u bins of %g deg (%ux%u px each) over %g s "
+                   "(viridis, log scale, densest bin %u shots; left = +azimuth, top = up; axes in degrees, legend "
+                   "below)\n",
+                   png, fig.width_px, fig.height_px, fig.bins_az, fig.bins_el, fig.bin_deg, fig.bin_px_x, fig.bin_px_y, longest,
+                   fig.max_shots);
         }
     }
 out:

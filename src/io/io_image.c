@@ -209,6 +209,9 @@ static const struct glyph {
     {'x', {0, 0, 17, 10, 4, 10, 17}},    {'l', {12, 4, 4, 4, 4, 4, 14}},     {'g', {0, 0, 15, 17, 15, 1, 14}},
     {'(', {2, 4, 8, 8, 8, 4, 2}},        {')', {8, 4, 2, 2, 2, 4, 8}},       {'-', {0, 0, 0, 31, 0, 0, 0}},
     {'r', {0, 0, 22, 25, 16, 16, 16}},   {'e', {0, 0, 14, 17, 31, 16, 14}},  {'p', {0, 0, 30, 17, 30, 16, 16}},
+    {'z', {0, 0, 31, 2, 4, 8, 31}},      {'u', {0, 0, 17, 17, 17, 19, 13}},  {'d', {1, 1, 13, 19, 17, 17, 15}},
+    {'v', {0, 0, 17, 17, 17, 10, 4}},    {'c', {0, 0, 14, 16, 16, 17, 14}},  {'+', {0, 4, 4, 31, 4, 4, 0}},
+    {',', {0, 0, 0, 0, 12, 4, 8}},       {'=', {0, 0, 31, 0, 31, 0, 0}},    {'f', {6, 8, 8, 28, 8, 8, 8}},
 };
 
 /* Text at (x, y) (top left) in an RGB image, each font pixel @p scale pixels. */
@@ -464,13 +467,37 @@ sensim_status sensim_write_roi_png(const char *path, const sensim_roi_desc *roi,
     return st;
 }
 
-sensim_status sensim_write_pattern_png(const sensim_lidar *l, double duration_s, double bin_rad, const char *path,
-                                       uint32_t *out_w, uint32_t *out_h, uint32_t *out_max)
+/* A tick step for @p span degrees drawn over @p px pixels: about 6 ticks, at
+ * least 60 pixels apart, from 1/2/5 x 10^n and the round angles 15..90. */
+static double tick_step(double span, double px)
+{
+    static const double steps[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 45, 90};
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+        if (span / steps[i] <= 8 && steps[i] / span * px >= 60)
+            return steps[i];
+    return 90;
+}
+
+/* "%g" of a tick, "-0" as "0". */
+static void tick_label(char *buf, size_t n, double v)
+{
+    snprintf(buf, n, "%g", fabs(v) < 1e-9 ? 0.0 : v);
+}
+
+#define FIG_SCALE 2                /* text: 12 x 14 pixels a character */
+#define FIG_CW (6 * FIG_SCALE)
+#define FIG_L (8 + 5 * FIG_CW + 10) /* room for "-90.5" and a tick */
+#define FIG_T 30
+#define FIG_R 24
+#define FIG_MAX_PIXELS (64u << 20)
+
+sensim_status sensim_write_pattern_figure(const sensim_lidar *l, double duration_s, double bin_rad, const char *path,
+                                          sensim_pattern_figure *out)
 {
     if (!l || !path)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_write_pattern_png: NULL argument");
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_write_pattern_figure: NULL argument");
     if (!isfinite(duration_s) || !(duration_s > 0 && duration_s <= 3600))
-        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_write_pattern_png: duration %g s outside (0, 3600]",
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_write_pattern_figure: duration %g s outside (0, 3600]",
                             duration_s);
     sensim_pattern_stats ps;
     int64_t t1 = (int64_t)llround(duration_s * 1e9);
@@ -480,12 +507,13 @@ sensim_status sensim_write_pattern_png(const sensim_lidar *l, double duration_s,
     uint64_t cells = (uint64_t)ps.az_bins * ps.el_bins;
     uint32_t *dens = malloc(cells * sizeof *dens);
     if (!dens)
-        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_write_pattern_png: out of memory");
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_write_pattern_figure: out of memory for %llu bins",
+                            (unsigned long long)cells);
     if ((st = sensim_pattern_measure(l, 0, t1, bin_rad, NULL, 0, NULL, dens, cells, &ps))) {
         free(dens);
         return st;
     }
-    /* crop to the extents; log-scaled */
+    /* crop to the bins hit */
     uint32_t c0 = ps.az_bins, c1 = 0, r0 = ps.el_bins, r1 = 0, mx = 0;
     for (uint32_t r = 0; r < ps.el_bins; r++)
         for (uint32_t c = 0; c < ps.az_bins; c++) {
@@ -497,32 +525,106 @@ sensim_status sensim_write_pattern_png(const sensim_lidar *l, double duration_s,
         }
     if (mx == 0)
         c0 = r0 = c1 = r1 = 0;
-    uint32_t w = c1 - c0 + 1, h = r1 - r0 + 1, W = w < 240 ? 240 : w, H = h + 34;
+    const uint32_t w = c1 - c0 + 1, h = r1 - r0 + 1;
+    uint32_t k = (800 + w - 1) / w;
+    k = k > 32 ? 32 : k;
+    if ((uint64_t)h * k > 2400)
+        k = h >= 2400 ? 1 : 2400 / h;
+    uint32_t ky = k; /* a panorama (360 x 30 deg) is stretched upwards to stay readable */
+    if ((uint64_t)h * ky < 300)
+        ky = (300 + h - 1) / h > 32 ? 32 : (300 + h - 1) / h;
+    const uint32_t pw = w * k, ph = h * ky, px0 = FIG_L, py0 = FIG_T;
+    const uint32_t W = px0 + pw + FIG_R < 800 ? 800 : px0 + pw + FIG_R, legend_y = py0 + ph + 58,
+                   H = legend_y + 14 + 6 + 14 + 8;
+    if ((uint64_t)W * H > FIG_MAX_PIXELS) {
+        free(dens);
+        return sensim__fail(SENSIM_ERR_TOO_LARGE,
+                            "sensim_write_pattern_figure: a %u x %u pixel figure (%u x %u bins of %g deg) passes the "
+                            "budget of %u M pixels: use larger bins",
+                            W, H, w, h, bin_rad * 180 / SENSIM_PI, FIG_MAX_PIXELS >> 20);
+    }
     uint8_t *img = calloc((size_t)W * H, 3);
     if (!img) {
         free(dens);
-        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_write_pattern_png: out of memory");
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_write_pattern_figure: out of memory for %ux%u", W, H);
+    }
+    static const uint8_t white[3] = {230, 230, 230}, grid_c[3] = {48, 48, 48}, axis_c[3] = {150, 150, 150};
+    const double bd = bin_rad * 180 / SENSIM_PI;
+    const double az_left = (double)(c0 + w) * bd - 180, az_right = (double)c0 * bd - 180;
+    const double el_top = 90 - (double)r0 * bd, el_bottom = 90 - (double)(r0 + h) * bd;
+    /* grid lines first (the density covers them where there are shots), ticks and labels */
+    char lab[32];
+    double sa = tick_step(az_left - az_right, pw), se = tick_step(el_top - el_bottom, ph);
+    for (double a = ceil(az_right / sa - 1e-9) * sa; a <= az_left + 1e-9; a += sa) {
+        int x = (int)px0 + (int)floor((az_left - a) / bd * k);
+        x = x >= (int)(px0 + pw) ? (int)(px0 + pw) - 1 : x;
+        fill(img, W, H, x, (int)py0, x + 1, (int)(py0 + ph), grid_c);
+        fill(img, W, H, x, (int)(py0 + ph), x + 1, (int)(py0 + ph) + 6, axis_c);
+        tick_label(lab, sizeof lab, a);
+        draw_text(img, W, H, x - (int)strlen(lab) * FIG_CW / 2, (int)(py0 + ph) + 9, lab, FIG_SCALE, white);
+    }
+    for (double e = ceil(el_bottom / se - 1e-9) * se; e <= el_top + 1e-9; e += se) {
+        int y = (int)py0 + (int)floor((el_top - e) / bd * ky);
+        y = y >= (int)(py0 + ph) ? (int)(py0 + ph) - 1 : y;
+        fill(img, W, H, (int)px0, y, (int)(px0 + pw), y + 1, grid_c);
+        fill(img, W, H, (int)px0 - 6, y, (int)px0, y + 1, axis_c);
+        tick_label(lab, sizeof lab, e);
+        draw_text(img, W, H, (int)px0 - 9 - (int)strlen(lab) * FIG_CW, y - 7, lab, FIG_SCALE, white);
     }
     for (uint32_t r = 0; r < h; r++)
         for (uint32_t c = 0; c < w; c++) {
             uint32_t v = dens[(uint64_t)(r + r0) * ps.az_bins + (c0 + c)];
+            if (!v)
+                continue;
             /* column 0 of the density is azimuth -180: flip so left is +azimuth (left of the sensor) */
-            if (v)
-                colormap(log1p(v) / log1p(mx), img + ((size_t)r * W + (w - 1 - c)) * 3);
+            uint8_t rgb[3];
+            colormap(log1p(v) / log1p(mx), rgb);
+            int x = (int)(px0 + (w - 1 - c) * k), y = (int)(py0 + r * ky);
+            fill(img, W, H, x, y, x + (int)k, y + (int)ky, rgb);
         }
+    /* frame, axis titles, the ramp */
+    fill(img, W, H, (int)px0 - 1, (int)py0 - 1, (int)(px0 + pw) + 1, (int)py0, axis_c);
+    fill(img, W, H, (int)px0 - 1, (int)(py0 + ph), (int)(px0 + pw) + 1, (int)(py0 + ph) + 1, axis_c);
+    fill(img, W, H, (int)px0 - 1, (int)py0, (int)px0, (int)(py0 + ph), axis_c);
+    fill(img, W, H, (int)(px0 + pw), (int)py0, (int)(px0 + pw) + 1, (int)(py0 + ph), axis_c);
+    draw_text(img, W, H, 6, 8, "elevation (deg), up", FIG_SCALE, white);
+    const char *az_title = "azimuth (deg), left = +azimuth";
+    draw_text(img, W, H, (int)(px0 + pw / 2) - (int)strlen(az_title) * FIG_CW / 2, (int)(py0 + ph) + 30, az_title,
+              FIG_SCALE, white);
+    const int lx0 = (int)px0, lx1 = (int)(px0 + (pw < 400 ? 400 : pw));
+    for (int x = lx0; x < lx1 && x < (int)W; x++) {
+        uint8_t c[3];
+        colormap((double)(x - lx0) / (double)(lx1 - lx0 - 1), c);
+        fill(img, W, H, x, (int)legend_y, x + 1, (int)legend_y + 14, c);
+    }
     char hi[48];
     snprintf(hi, sizeof hi, "%u shots/bin (log)", mx);
-    legend(img, W, H, 2, (int)W - 2, (int)h + 4, "0", hi);
+    draw_text(img, W, H, lx0, (int)legend_y + 20, "0", FIG_SCALE, white);
+    draw_text(img, W, H, lx1 - (int)strlen(hi) * FIG_CW, (int)legend_y + 20, hi, FIG_SCALE, white);
     st = sensim_write_png(path, W, H, 3, 8, img, (size_t)W * 3);
     free(img);
     free(dens);
+    if (!st && out) {
+        memset(out, 0, sizeof *out);
+        out->width_px = W, out->height_px = H, out->bins_az = w, out->bins_el = h, out->bin_px_x = k, out->bin_px_y = ky;
+        out->plot_x = px0, out->plot_y = py0, out->max_shots = mx;
+        out->az_left_deg = az_left, out->el_top_deg = el_top, out->bin_deg = bd;
+    }
+    return st;
+}
+
+sensim_status sensim_write_pattern_png(const sensim_lidar *l, double duration_s, double bin_rad, const char *path,
+                                       uint32_t *out_w, uint32_t *out_h, uint32_t *out_max)
+{
+    sensim_pattern_figure f;
+    sensim_status st = sensim_write_pattern_figure(l, duration_s, bin_rad, path, &f);
     if (!st) {
         if (out_w)
-            *out_w = w;
+            *out_w = f.bins_az;
         if (out_h)
-            *out_h = h;
+            *out_h = f.bins_el;
         if (out_max)
-            *out_max = mx;
+            *out_max = f.max_shots;
     }
     return st;
 }
