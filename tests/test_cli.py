@@ -610,6 +610,28 @@ with tempfile.TemporaryDirectory() as tmp:
     check(len(sel) == 2 and float(sel[0]["x"]) == -float(sel[1]["x"])
           and float(sel[1]["score"]) > float(sel[0]["score"]),
           "greedy 2 of 4 picks a mirror pair and the pair scores higher: %r %s" % (sel, r.stderr))
+    check(r.returncode == 0 and open(os.path.join(pw, "sel", "selection.csv")).readline().split(",")[9] == "cv",
+          "selection.csv names the cv column")
+    # the cv column: the coefficient of variation of the ROI cells (lower = more even). With only the
+    # uniformity weight the score is 1 / (1 + cv), so the ranking (best first) has cv ascending
+    r = run("placement", "--scene", plane, "--lidar", "vlp16", "--candidates", os.path.join(pw, "line.csv"),
+            "--roi", "-30,-8,30,8", "--weights", "0,1,0,0,0", "--out", os.path.join(pw, "cv"), "--no-maps")
+    cvr = list(csv.DictReader(open(os.path.join(pw, "cv", "ranking.csv")))) if r.returncode == 0 else []
+    cvs = [float(x["cv"]) for x in cvr]
+    check(len(cvr) == 4 and "uniformity" not in cvr[0] and cvs == sorted(cvs) and cvs[-1] > cvs[0] >= 0
+          and all(abs(float(x["score"]) - 1 / (1 + float(x["cv"]))) < 1e-15 for x in cvr),
+          "cv ascending down the ranking, score = 1/(1 + cv): %r %s" % (cvr, r.stderr))
+    cj = json.load(open(os.path.join(pw, "cv", "ranking.json"))) if r.returncode == 0 else {"ranking": []}
+    check([e["cv"] for e in cj["ranking"]] == cvs, "ranking.json's cv is the CSV's")
+    # a shard written before 0.2 (the cv column named "uniformity") still merges, to the new name
+    old = os.path.join(pw, "old_shard")
+    os.makedirs(old, exist_ok=True)
+    text = open(os.path.join(pw, "cv", "ranking.csv")).read()
+    with open(os.path.join(old, "ranking.csv"), "w") as f:
+        f.write(text.replace(",cv,", ",uniformity,", 1))
+    r = run("placement", "--merge", old, "--out", os.path.join(pw, "old_merged"))
+    check(r.returncode == 0 and open(os.path.join(pw, "old_merged", "ranking.csv")).read() == text,
+          "a pre-0.2 shard merges: %s" % r.stderr)
     # objects: a box hidden behind another is reported occluded
     objs = os.path.join(pw, "objects.csv")
     with open(objs, "w") as f:
@@ -637,7 +659,7 @@ with tempfile.TemporaryDirectory() as tmp:
                          "--out", os.path.join(pw, "lid1")]))
     a = list(csv.DictReader(open(os.path.join(pw, "rig1", "ranking.csv")))) if r1.returncode == 0 else [{}]
     b = list(csv.DictReader(open(os.path.join(pw, "lid1", "ranking.csv")))) if r2.returncode == 0 else [{}]
-    keys = ("density", "uniformity", "coverage", "nuc", "roi_points", "score")
+    keys = ("density", "cv", "coverage", "nuc", "roi_points", "score")
     check(r1.returncode == 0 and r2.returncode == 0 and all(a[0][k] == b[0][k] for k in keys),
           "a rig's mounted lidar scores as the lidar at the mount: %r %r %s" % (a, b, r1.stderr))
     with open(rigf, "a") as f:

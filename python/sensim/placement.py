@@ -16,14 +16,14 @@ ranking.csv (best first). Needs numpy.
 import ctypes
 import math
 
-from . import _lib, _L, _check, _f64, _u32, _using, _mat16, _want, InvalidArgument, Lidar, Ring, Scene, pose_from_frame
+from . import _lib, _L, _check, _f64, _u32, _using, _mat16, _want, InvalidArgument, OutOfRange, Lidar, Ring, Scene, pose_from_frame
 
 try:
     import numpy as _np
 except ImportError:  # pragma: no cover
     _np = None
 
-COLUMNS = ("candidate", "x", "y", "z", "roll", "pitch", "yaw", "density", "uniformity", "coverage",
+COLUMNS = ("candidate", "x", "y", "z", "roll", "pitch", "yaw", "density", "cv", "coverage",
            "visible_objects", "score", "nuc", "roi_points", "occluded_objects", "out_of_view_objects",
            "information_gain", "information_bits", "occluded_by_static", "occluded_by_objects")
 OBJECT_ID_BASE = 1000000
@@ -75,6 +75,22 @@ def roi_desc(roi, roi_z=(-1e9, 1e9), cell_m=1.0, min_points=1, seed=0):
     return d, nx.value, ny.value
 
 
+def _weights(weights):
+    """(D, U, C, V[, I]) as the CLI's --weights: 4 or 5 finite numbers >= 0."""
+    try:
+        w = tuple(weights)
+    except TypeError:
+        raise InvalidArgument(1, "weights = %r: a sequence (density, uniformity, coverage, visibility"
+                              "[, information])" % (weights,)) from None
+    if len(w) not in (4, 5):
+        raise InvalidArgument(1, "weights has %d entries: density, uniformity, coverage, visibility"
+                              "[, information]" % len(w))
+    for k, v in enumerate(w):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 <= v < math.inf):
+            raise OutOfRange(5, "weights[%d] = %r: a finite number >= 0" % (k, v))
+    return w
+
+
 def score(density, cv, coverage, visible, objects, info_share, weights=(1.0, 1.0, 1.0, 1.0, 1.0)):
     """The CLI's score: w_d log10(1 + density) + w_u / (1 + cv) + w_c coverage + w_v visible / objects
     + w_i information gain share."""
@@ -108,9 +124,16 @@ def evaluate(context, scene, lidar, candidates, roi, roi_z=(-1e9, 1e9), cell_m=1
     preset or file ``lidar`` on the committed ``scene``; ``occupancy``: rows (x, y, p) as
     --occupancy. Returns {column: numpy array}
     with COLUMNS, best first (ties: the lower candidate index); with ``grids=True`` also
-    "grids": the ROI cell counts per row (rows of the ROI from ymin, cells from xmin)."""
+    "grids": the ROI cell counts per row (rows of the ROI from ymin, cells from xmin).
+    "cv" is the coefficient of variation of the cell counts (population std / mean: 0 = even,
+    lower is better; the score adds w_u / (1 + cv)); "uniformity" is the same array under the
+    column's pre-0.2 name. ``weights``: 4 or 5 finite numbers >= 0; ``duration_s`` in (0, 3600]."""
     if _np is None:
         raise InvalidArgument(1, "sensim.placement needs numpy")
+    weights = _weights(weights)
+    if isinstance(duration_s, bool) or not isinstance(duration_s, (int, float)) \
+            or not (0 < duration_s <= 3600):
+        raise OutOfRange(5, "placement.evaluate: duration_s = %r: seconds in (0, 3600]" % (duration_s,))
     d, nx, ny = roi_desc(roi, roi_z, cell_m, min_points, seed)
     prior = occupancy_prior((d, nx, ny), occupancy)
     boxes = _boxes(objects)
@@ -168,6 +191,7 @@ def evaluate(context, scene, lidar, candidates, roi, roi_z=(-1e9, 1e9), cell_m=1
         ints = name in ("candidate", "visible_objects", "roi_points", "occluded_objects", "out_of_view_objects",
                         "occluded_by_static", "occluded_by_objects")
         out[name] = _np.array(vals, dtype=_np.int64 if ints else _np.float64)
+    out["uniformity"] = out["cv"]  # the column's name before 0.2 (it was always the cv); kept for old scripts
     if grids:
         out["grids"] = [kept[i] for i in order]
     return out

@@ -1097,6 +1097,23 @@ class Placement(unittest.TestCase):
         for i, row in enumerate(rows):
             for col in sp.COLUMNS:
                 self.assertEqual(float(row[col]), float(t[col][i]), (i, col))
+        # cv is the coefficient of variation of the ROI's cell counts (lower = more even); with only the
+        # uniformity weight the score is 1 / (1 + cv), so the ranking (best first) has cv ascending
+        g = sp.evaluate(ctx, scene, "vlp16", cands, roi=(-30, -8, 30, 8), cell_m=2, duration_s=0.2,
+                        weights=(0, 1, 0, 0, 0), grids=True)
+        for i in range(len(cands)):
+            cells = g["grids"][i].astype(float).ravel()
+            self.assertAlmostEqual(g["cv"][i], cells.std() / cells.mean(), delta=1e-12 * (1 + g["cv"][i]))
+            self.assertAlmostEqual(g["score"][i], 1 / (1 + g["cv"][i]), delta=1e-15)
+        self.assertTrue(all(g["cv"][i] <= g["cv"][i + 1] for i in range(len(cands) - 1)), g["cv"])
+        self.assertGreater(g["cv"][-1], g["cv"][0])  # the candidates differ: the test can fail
+        self.assertIs(g["uniformity"], g["cv"])  # the pre-0.2 name
+        for bad in ((1, float("nan"), 1, 1), (1, -1, 1, 1), (1, 1, 1), (1, 1, 1, 1, 1, 1), (1, 1, float("inf"), 1)):
+            with self.assertRaises(sensim.Error, msg=bad):
+                sp.evaluate(ctx, scene, "vlp16", cands, roi=(-30, -8, 30, 8), weights=bad)
+        for bad in (-1, 0, float("nan"), 1e9, "1"):
+            with self.assertRaises(sensim.OutOfRange, msg=bad):
+                sp.evaluate(ctx, scene, "vlp16", cands, roi=(-30, -8, 30, 8), duration_s=bad)
         row = list(t["candidate"]).index(2)
         self.assertEqual(int(t["occluded_objects"][row]), 1)
         self.assertEqual((int(t["occluded_by_objects"][row]), int(t["occluded_by_static"][row])), (1, 0))

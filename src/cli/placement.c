@@ -165,9 +165,18 @@ static int by_score(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static const char CSV_HEADER[] = "candidate,x,y,z,roll,pitch,yaw,density,uniformity,coverage,visible_objects,score,"
+/* Columns: every measure but cv and nuc grows with a better placement. cv is
+ * the coefficient of variation of the ROI cells' point counts (population
+ * std / mean; 0 = perfectly even, lower is better; "inf" without points) and
+ * enters the score as U / (1 + cv); nuc is PCSim's non-uniformity (lower is
+ * better). Before 0.2 the cv column was called "uniformity"; --merge still
+ * reads shards written with that name. */
+static const char CSV_HEADER[] = "candidate,x,y,z,roll,pitch,yaw,density,cv,coverage,visible_objects,score,"
                                  "nuc,roi_points,occluded_objects,out_of_view_objects,information_gain,information_bits,"
                                  "occluded_by_static,occluded_by_objects";
+static const char CSV_HEADER_01[] = "candidate,x,y,z,roll,pitch,yaw,density,uniformity,coverage,visible_objects,"
+                                    "score,nuc,roi_points,occluded_objects,out_of_view_objects,information_gain,"
+                                    "information_bits,occluded_by_static,occluded_by_objects";
 
 static void csv_row(FILE *f, const cand_result *r)
 {
@@ -204,7 +213,7 @@ static int write_ranking(const char *out, cand_result *r, uint32_t n, const plan
     for (uint32_t i = 0; i < n; i++) {
         const cand_result *c = &r[i];
         fprintf(f, "%s\n  {\"candidate\": %u, \"pose\": [%.17g, %.17g, %.17g, %.17g, %.17g, %.17g], "
-                   "\"density\": %.17g, \"uniformity\": %s%.17g%s, \"nuc\": %s%.17g%s, \"coverage\": %.17g, "
+                   "\"density\": %.17g, \"cv\": %s%.17g%s, \"nuc\": %s%.17g%s, \"coverage\": %.17g, "
                    "\"roi_points\": %llu, \"visible_objects\": %u, \"occluded_objects\": %u, "
                    "\"out_of_view_objects\": %u, \"occluded_by_static\": %u, \"occluded_by_objects\": %u, "
                    "\"information_gain\": %.17g, \"information_bits\": %.17g, \"score\": %.17g}",
@@ -238,7 +247,8 @@ static int merge(const char *out, char *dirs)
         while (!rc && fgets(line, sizeof line, f)) {
             ln++;
             if (ln == 1) {
-                if (strncmp(line, CSV_HEADER, sizeof CSV_HEADER - 1))
+                if (strncmp(line, CSV_HEADER, sizeof CSV_HEADER - 1) &&
+                    strncmp(line, CSV_HEADER_01, sizeof CSV_HEADER_01 - 1))
                     rc = msg_fail("%s:%llu: not a sensim placement ranking%s", path, ln, "");
                 continue;
             }
@@ -705,7 +715,7 @@ int cmd_placement(int argc, char **argv)
         if (!f) {
             rc = io_fail(path);
         } else {
-            fprintf(f, "step,candidate,x,y,z,roll,pitch,yaw,density,uniformity,coverage,visible_objects,score\n");
+            fprintf(f, "step,candidate,x,y,z,roll,pitch,yaw,density,cv,coverage,visible_objects,score\n");
             double pts_xy[128];
             for (uint32_t step = 0; step < select_m && step < nc; step++) {
                 double best = -INFINITY;
