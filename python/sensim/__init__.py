@@ -36,14 +36,43 @@ __version__ = "0.1.0"
 
 _L = _lib.load()
 
+def _numpy_hint(error):
+    """What to do when numpy cannot be imported: which interpreter has it (Debian's
+    python3-numpy serves /usr/bin/python3, which is often not the first python3 on PATH)."""
+    import sys
+    here = os.path.realpath(sys.executable or "python")
+    debian = "/usr/lib/python3/dist-packages/numpy"
+    if os.path.isdir(debian) and here != os.path.realpath("/usr/bin/python3"):
+        where = "/usr/bin/python3 has it (Debian's python3-numpy): run your script with /usr/bin/python3"
+    elif os.path.isdir(debian):
+        where = "Debian's python3-numpy is installed but does not import here"
+    else:
+        where = "install it (apt-get install python3-numpy, then use /usr/bin/python3)"
+    return "numpy cannot be imported by %s (Python %d.%d: %s); %s" % (
+        sys.executable, sys.version_info[0], sys.version_info[1], error, where)
+
+
+_NUMPY_HINT = ""
 try:
     if os.environ.get("SENSIM_DISABLE_NUMPY"):
         raise ImportError("disabled by SENSIM_DISABLE_NUMPY")
     import numpy as _np
-except ImportError:  # pragma: no cover - exercised by the no-numpy smoke test
+except ImportError as _e:  # pragma: no cover - exercised by the no-numpy tests
     _np = None
+    _NUMPY_HINT = ("numpy is disabled by SENSIM_DISABLE_NUMPY" if os.environ.get("SENSIM_DISABLE_NUMPY")
+                   else _numpy_hint(_e))
+    if not os.environ.get("SENSIM_DISABLE_NUMPY"):
+        import warnings
+        warnings.warn("sensim: " + _NUMPY_HINT + ". Without numpy, frames are memoryviews and images, cameras, "
+                      "radar sampling, textures and sensim.placement are unavailable (set SENSIM_DISABLE_NUMPY=1 "
+                      "to run without numpy silently)", RuntimeWarning, stacklevel=2)
 
 HAVE_NUMPY = _np is not None
+
+
+def _need_numpy(what):
+    """InvalidArgument naming what needs numpy and why it is missing."""
+    return InvalidArgument(1, "%s needs numpy: %s" % (what, _NUMPY_HINT))
 
 
 def library_version():
@@ -508,7 +537,7 @@ class Scene(_Handle):
         keep = None
         if texture is not None:
             if _np is None:
-                raise InvalidArgument(1, "textures need numpy")
+                raise _need_numpy("textures")
             keep = _np.ascontiguousarray(texture, dtype=_np.uint8)
             if keep.ndim != 3 or keep.shape[2] != 3:
                 raise InvalidArgument(1, "texture must be H x W x 3 uint8")
@@ -617,11 +646,13 @@ class Scene(_Handle):
     def info(self):
         i = _lib.SceneInfo()
         _check(_L.sensim_scene_get_info(self.handle, ctypes.byref(i)))
-        return dict(meshes=i.mesh_count, actors=i.actor_count, triangles=i.triangle_count,
-                    vertices=i.vertex_count, committed=bool(i.committed),
+        # the C names (sensim_scene_info) and, for old scripts, the short ones
+        return dict(mesh_count=i.mesh_count, actor_count=i.actor_count, triangle_count=i.triangle_count,
+                    vertex_count=i.vertex_count, instance_count=i.instance_count,
+                    meshes=i.mesh_count, actors=i.actor_count, triangles=i.triangle_count,
+                    vertices=i.vertex_count, instances=i.instance_count, committed=bool(i.committed),
                     duplicate_triangles_dropped=i.duplicate_triangles_dropped,
-                    material_files_missing=i.material_files_missing, textures_skipped=i.textures_skipped,
-                    instances=i.instance_count)
+                    material_files_missing=i.material_files_missing, textures_skipped=i.textures_skipped)
 
 
 RAY_HIT_DTYPE = _np.dtype([("distance", "<f4"), ("normal", "<f4", (3,)), ("u", "<f4"), ("v", "<f4"),
@@ -751,7 +782,7 @@ class ImageRing(Ring):
 
     def __init__(self, camera, outputs=("depth", "semantic"), frame_capacity=4, policy="fail"):
         if _np is None:
-            raise InvalidArgument(1, "ImageRing needs numpy")
+            raise _need_numpy("ImageRing")
         if isinstance(camera, Camera):
             w, h = camera.width, camera.height
         else:
@@ -942,7 +973,7 @@ class Radar(_Handle):
     def sample(self, scene, keys, k):
         """Detections of sample k (at k / rate) with the platform on keys [(t_ns, 4x4), ...]."""
         if _np is None:
-            raise InvalidArgument(1, "Radar.sample needs numpy")
+            raise _need_numpy("Radar.sample")
         _want(scene, Scene, "scene")
         arr = _keys(None, keys)
         out = _np.empty(max(1, self.rays_per_sample), RADAR_DTYPE)
@@ -1123,7 +1154,7 @@ class Camera(_Handle):
         (4x4) or on ``keys`` [(t_ns, 4x4), ...]; returns {name: array} and
         "pose" (the camera's world pose at t_ns, 4x4)."""
         if _np is None:
-            raise InvalidArgument(1, "Camera.render needs numpy")
+            raise _need_numpy("Camera.render")
         _want(scene, Scene, "scene")
         bad = [o for o in outputs if o not in self.OUTPUTS]
         if bad or not outputs:

@@ -16,7 +16,7 @@ ranking.csv (best first). Needs numpy.
 import ctypes
 import math
 
-from . import _lib, _L, _check, _f64, _u32, _using, _mat16, _want, InvalidArgument, OutOfRange, Lidar, Ring, Scene, pose_from_frame
+from . import _lib, _L, _check, _f64, _u32, _using, _mat16, _want, InvalidArgument, OutOfRange, _need_numpy, Lidar, Ring, Scene, pose_from_frame
 
 try:
     import numpy as _np
@@ -129,7 +129,7 @@ def evaluate(context, scene, lidar, candidates, roi, roi_z=(-1e9, 1e9), cell_m=1
     lower is better; the score adds w_u / (1 + cv)); "uniformity" is the same array under the
     column's pre-0.2 name. ``weights``: 4 or 5 finite numbers >= 0; ``duration_s`` in (0, 3600]."""
     if _np is None:
-        raise InvalidArgument(1, "sensim.placement needs numpy")
+        raise _need_numpy("sensim.placement")
     weights = _weights(weights)
     if isinstance(duration_s, bool) or not isinstance(duration_s, (int, float)) \
             or not (0 < duration_s <= 3600):

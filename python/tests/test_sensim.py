@@ -1153,6 +1153,47 @@ class NoNumpySmoke(unittest.TestCase):
         r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("no-numpy smoke ok", r.stdout)
+        self.assertNotIn("Warning", r.stderr)  # disabled on purpose: silent
+
+    def test_import_says_what_is_missing(self):
+        """An interpreter that cannot import numpy hears it at import time, with the interpreter
+        named, and a call that needs numpy says the same thing."""
+        env = {k: v for k, v in os.environ.items() if k != "SENSIM_DISABLE_NUMPY"}
+        code = ("import sys, warnings\n"
+                "sys.modules['numpy'] = None\n"  # makes `import numpy` raise ImportError
+                "warnings.simplefilter('always')\n"
+                "import sensim, sensim.placement\n"
+                "assert not sensim.HAVE_NUMPY\n"
+                "try:\n"
+                "    sensim.placement.evaluate(None, None, 'vlp16', [], roi=(0, 0, 1, 1))\n"
+                "except sensim.InvalidArgument as e:\n"
+                "    print('raised:', e)\n")
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("RuntimeWarning: sensim: numpy cannot be imported by %s" % sys.executable, r.stderr)
+        self.assertIn("raised: sensim.placement needs numpy: numpy cannot be imported by", r.stdout)
+        s = sensim.Scene(sensim.Context(1))
+        s.add_mesh([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]], tag=1)
+        info = s.info  # the C names (sensim_scene_info) and the old short ones
+        self.assertEqual((info["mesh_count"], info["actor_count"], info["triangle_count"], info["vertex_count"]),
+                         (1, 0, 1, 3))
+        self.assertEqual((info["meshes"], info["triangles"]), (info["mesh_count"], info["triangle_count"]))
+
+    def test_first_python3_on_path_is_told_where_numpy_is(self):
+        """This machine's first python3 (pyenv) lacks numpy while Debian's /usr/bin/python3 has it: the
+        warning says which interpreter to use."""
+        import shutil
+        first = shutil.which("python3")
+        if not first or os.path.realpath(first) == os.path.realpath("/usr/bin/python3") \
+                or not os.path.isdir("/usr/lib/python3/dist-packages/numpy"):
+            self.skipTest("the first python3 on PATH is Debian's, or Debian's numpy is absent")
+        if subprocess.run([first, "-c", "import numpy"], capture_output=True).returncode == 0:
+            self.skipTest("%s has numpy" % first)
+        env = {k: v for k, v in os.environ.items() if k != "SENSIM_DISABLE_NUMPY"}
+        r = subprocess.run([first, "-c", "import sensim; print(sensim.HAVE_NUMPY)"], env=env, capture_output=True,
+                           text=True)
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, "False"), r.stderr)
+        self.assertIn("/usr/bin/python3 has it (Debian's python3-numpy)", r.stderr)
 
 
 if __name__ == "__main__":
