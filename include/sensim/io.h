@@ -55,6 +55,16 @@ SENSIM_API sensim_status sensim_write_ply_view(const char *path, const sensim_fr
                                         sensor frame (0.006 deg units, ±180); user data = channel (255 above);
                                         point source id = lidar id; GPS time = world-clock seconds of the shot
                                         (global encoding: adjusted standard GPS time, WKT bit set; no CRS VLR) */
+#define SENSIM_FORMAT_LAS12      7 /**< LAS 1.2, point data record format 3 (34 B), for readers that stop at 1.3
+                                        (web stacks such as loaders.gl): x y z, intensity, GPS time and point
+                                        source id as SENSIM_FORMAT_LAS; return number and number of returns
+                                        3 bits each (at most 7); classification (5 bits, synthetic bit set) from
+                                        the 1.4 class where LAS 1.2 defines it (ground 2, high vegetation 5,
+                                        building 6, water 9), roads, road lines and rail as ground 2, rain
+                                        droplets 7 (noise), any other tag 1 (unclassified); RGB = the tag's
+                                        CARLA colour (sensim_tag_color) × 257, so the tag survives; scan angle
+                                        rank = the point's elevation in whole degrees; user data = channel;
+                                        at most 2^32 - 1 points (SENSIM_ERR_TOO_LARGE) */
 
 /**
  * Write @p count records in @p format (SENSIM_FORMAT_*), through PATH.tmp and

@@ -1574,7 +1574,7 @@ class Rig(_Handle):
                     frames_completed=r.frames_completed, sensors_refused=r.sensors_refused)
 
 
-POINT_FORMATS = {"ply": 0, "ply-ascii": 1, "pcd": 2, "pcd-ascii": 3, "kitti": 4, "carla": 5, "las": 6}
+POINT_FORMATS = {"ply": 0, "ply-ascii": 1, "pcd": 2, "pcd-ascii": 3, "kitti": 4, "carla": 5, "las": 6, "las12": 7}
 
 
 def write_points(path, points, format="ply"):

@@ -1056,6 +1056,15 @@ class NewUserEdges(unittest.TestCase):
             sensim.write_pcd(pcd, recs[:-1])
         with self.assertRaises(sensim.InvalidArgument):
             sensim.write_points(pcd, recs, format="xyz")
+        # LAS 1.2 point format 3: 34-byte records after a 227-byte header; the Car's CARLA colour as RGB
+        las = os.path.join(self.tmp.name, "a.las")
+        sensim.write_points(las, recs, format="las12")
+        with open(las, "rb") as f:
+            data = f.read()
+        self.assertEqual((data[:4], data[24], data[25], data[104], len(data)), (b"LASF", 1, 2, 3, 227 + 2 * 34))
+        X, cls, rgb = struct.unpack_from("<i", data, 227)[0], data[227 + 15], struct.unpack_from("<3H", data, 227 + 28)
+        self.assertEqual((X * 0.001 + struct.unpack_from("<d", data, 155)[0], cls & 31, rgb),
+                         (1.5, 1, (0, 0, 142 * 257)))
 
 
 class Placement(unittest.TestCase):

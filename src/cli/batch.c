@@ -45,6 +45,7 @@ int cmd_batch(int argc, char **argv)
     uint32_t nglobal = 0, threads = 0, shard_k = 0, shard_n = 1;
     int64_t fa = 0, fb = INT64_MAX;
     int32_t format = SENSIM_FORMAT_PLY, frame = SENSIM_FRAME_NATIVE;
+    const char *las_version = NULL;
     int resume = 0, quiet = 0, overwrite = 0, mcap_flags = 0;
     uint32_t images = 0;
     mcap_opts mo;
@@ -167,9 +168,13 @@ int cmd_batch(int argc, char **argv)
             format = -1;
             for (int k = 0; k < 8; k++)
                 if (!strcmp(v, names[k]))
-                    format = k;
+                    format = k == 7 ? FORMAT_MCAP : k;
             if (format < 0)
                 return usage("--format must be ply, ply-ascii, pcd, pcd-ascii, kitti, carla, las or mcap");
+        } else if (!strcmp(a, "--las-version")) {
+            if (strcmp(v, "1.2") && strcmp(v, "1.4"))
+                return usage("--las-version must be 1.2 (point format 3, with RGB) or 1.4 (point format 6)");
+            las_version = v;
         } else if (!strcmp(a, "--frame")) {
             if (!strcmp(v, "native") || !strcmp(v, "iso8855"))
                 frame = SENSIM_FRAME_NATIVE;
@@ -194,6 +199,10 @@ int cmd_batch(int argc, char **argv)
     }
     if (!scene_arg || !traj_arg || !out || (!lidar_arg == !rig_arg))
         return usage("batch needs --scene, --trajectory, --out and one of --lidar or --rig");
+    if (las_version && format != SENSIM_FORMAT_LAS)
+        return usage("--las-version goes with --format las");
+    if (las_version && !strcmp(las_version, "1.2"))
+        format = SENSIM_FORMAT_LAS12;
     if (format != FORMAT_MCAP && mcap_flags)
         return usage("--mcap-*, --topic-prefix, --odom-frame, --base-frame, --no-tf and --no-odom go with --format mcap");
     if (format == FORMAT_MCAP) {

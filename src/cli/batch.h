@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #define KEYS_PER_PIECE 60
-#define FORMAT_MCAP 7 /* --format mcap: not a per-frame file format (0..6 are SENSIM_FORMAT_*) */
+#define FORMAT_MCAP 8 /* --format mcap: not a per-frame file format (0..7 are SENSIM_FORMAT_*) */
 
 /* A lidar frame without points is almost always a placement mistake: said on stderr and in the frame's JSON. */
 #define NO_POINTS_HINT "no points: every beam missed or fell inside the minimum range; check the mount height " \

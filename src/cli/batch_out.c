@@ -16,7 +16,7 @@
 
 const char *format_name(int32_t format)
 {
-    static const char *const e[] = {"ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla", "las", "mcap"};
+    static const char *const e[] = {"ply", "ply-ascii", "pcd", "pcd-ascii", "kitti", "carla", "las", "las-1.2", "mcap"};
     return e[format];
 }
 

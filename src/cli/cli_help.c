@@ -37,7 +37,7 @@ static const struct command_help {
      "             [--frames A:B] [--shard K/N] [--threads N] [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla|las|mcap]\n"
      "             [--images [LIST]] [--resume | --overwrite] [--set KEY=VALUE]... [--seed N] [--frame native|carla|ue]\n"
      "             [--motion causal|linear] [--trajectory-times FILE] [--tags FILE] [--actors FILE] [--step-ns N]\n"
-     "             [--quiet]\n"
+     "             [--las-version 1.2|1.4] [--quiet]\n"
      "             [--mcap-compression none|zstd|lz4] [--mcap-split-mb N] [--mcap-split-s S] [--no-tf] [--no-odom]\n"
      "             [--topic-prefix /NS] [--odom-frame odom] [--base-frame base_link]\n",
      "  --trajectory  CSV t,x,y,z,roll,pitch,yaw (s, m, deg) or t,x,y,z,qw,qx,qy,qz with that header;\n"
@@ -50,6 +50,8 @@ static const struct command_help {
      "  --frame     the frame of everything typed (poses, rig mounts, actors) and written\n"
      "  --actors    [actor NAME] sections: id, tag, mesh = box L W H | FILE, trajectory = CSV\n"
      "  --step-ns   world step of OUT/steps/NNNNNN.json with --rig (default: the shortest sensor period)\n"
+     "  --las-version  with --format las: 1.4 (default; point format 6) or 1.2 (point format 3, RGB from tags,\n"
+     "              for readers that stop at 1.3)\n"
      "  --format mcap  one rosbag2 bag OUT/sensim_0.mcap; the --mcap-*, --no-tf, --no-odom, --topic-prefix,\n"
      "              --odom-frame and --base-frame options go with it\n"},
     {"render",

@@ -85,7 +85,7 @@ static void header_comments(FILE *f, const char *lead, const sensim_frame_header
     fputc('\n', f);
 }
 
-/* ---- LAS 1.4, point data record format 6 ---- */
+/* ---- LAS 1.4 point data record format 6, LAS 1.2 format 3 ---- */
 
 /* ASPRS class of a CARLA tag: the standard classes where one means the same,
  * else 64 + tag (user-definable range, so the tag stays recoverable). */
@@ -113,8 +113,22 @@ static void putd(unsigned char *b, double d) { uint64_t u; memcpy(&u, &d, 8); pu
 
 #define LAS_SCALE 0.001 /* 1 mm */
 
+/* LAS 1.2's class (5 bits, classes 0..12 defined): the 1.4 class where 1.2 has it, roads
+ * and rail as ground, noise as 7, the rest unclassified (the RGB keeps the tag). */
+static uint8_t las12_class(uint8_t tag, uint8_t flags)
+{
+    uint8_t c = sensim__las_class(tag, flags);
+    switch (c) {
+    case 18: return 7;           /* high noise -> low point (noise) */
+    case 11: case 10: return 2;  /* road surface, rail -> ground */
+    case 2: case 5: case 6: case 9: return c;
+    default: return 1;
+    }
+}
+
+/* LAS 1.4 point data record format 6 (v12 = 0), or LAS 1.2 format 3 (v12 = 1). */
 static sensim_status write_las(FILE *f, const char *path, int32_t frame, const sensim_frame_header *h,
-                               const sensim_point *const *spans, const uint64_t *counts, int nspans)
+                               const sensim_point *const *spans, const uint64_t *counts, int nspans, int v12)
 {
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     uint64_t total = 0, by_return[15] = {0};
@@ -132,6 +146,9 @@ static sensim_status write_las(FILE *f, const char *path, int32_t frame, const s
             }
             total++;
         }
+    if (v12 && total > UINT32_MAX)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: %llu points: LAS 1.2 holds at most 2^32 - 1 (use LAS 1.4)",
+                            path, (unsigned long long)total);
     /* offsets: the bounds' lower corner rounded down to a metre; the extent must fit int32 mm */
     double off[3] = {0, 0, 0};
     for (int k = 0; k < 3 && total; k++) {
@@ -140,26 +157,28 @@ static sensim_status write_las(FILE *f, const char *path, int32_t frame, const s
             return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: the points span %g m in %c: over int32 millimetres", path,
                                 hi[k] - lo[k], "xyz"[k]);
     }
+    const size_t hsize = v12 ? 227 : 375, rlen = v12 ? 34 : 30, rmax = v12 ? 7 : 15;
     unsigned char hd[375];
     memset(hd, 0, sizeof hd);
     memcpy(hd, "LASF", 4);
-    put16(hd + 6, 0x11); /* global encoding: adjusted standard GPS time (bit 0), WKT (bit 4, required for PDRF 6) */
-    hd[24] = 1, hd[25] = 4;
+    /* global encoding: adjusted standard GPS time (bit 0); 1.4 also WKT (bit 4, required for PDRF 6) */
+    put16(hd + 6, v12 ? 0x01 : 0x11);
+    hd[24] = 1, hd[25] = v12 ? 2 : 4;
     snprintf((char *)hd + 26, 32, "libsensim simulation");
     snprintf((char *)hd + 58, 32, "libsensim %s", SENSIM_VERSION_STRING);
-    put16(hd + 94, 375);         /* header size */
-    put32(hd + 96, 375);         /* offset to point data */
-    hd[104] = 6;                 /* point data record format */
-    put16(hd + 105, 30);         /* record length */
+    put16(hd + 94, (uint16_t)hsize); /* header size */
+    put32(hd + 96, (uint32_t)hsize); /* offset to point data */
+    hd[104] = v12 ? 3 : 6;           /* point data record format */
+    put16(hd + 105, (uint16_t)rlen); /* record length */
     for (int k = 0; k < 3; k++) {
         putd(hd + 131 + 8 * k, LAS_SCALE);
         putd(hd + 155 + 8 * k, off[k]);
     }
     /* records, and what the header sums up */
-    unsigned char buf[30 * 1024];
+    unsigned char buf[34 * 1024];
     size_t fill = 0;
     double qlo[3] = {INFINITY, INFINITY, INFINITY}, qhi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    if (fwrite(hd, 1, sizeof hd, f) != sizeof hd)
+    if (fwrite(hd, 1, hsize, f) != hsize)
         return sensim__fail(SENSIM_ERR_IO, "%s: write failed", path);
     for (int s = 0; s < nspans; s++)
         for (uint64_t i = 0; i < counts[s]; i++) {
@@ -176,7 +195,7 @@ static sensim_status write_las(FILE *f, const char *path, int32_t frame, const s
                 nret = (uint64_t)(spans[s][k].flags & SENSIM_POINT_RETURN_MASK) + 1 > nret
                            ? (uint64_t)(spans[s][k].flags & SENSIM_POINT_RETURN_MASK) + 1
                            : nret;
-            rnum = rnum > 15 ? 15 : rnum, nret = nret > 15 ? 15 : nret;
+            rnum = rnum > rmax ? rmax : rnum, nret = nret > rmax ? rmax : nret;
             by_return[rnum - 1]++;
             sensim_point c;
             point_in_frame(frame, p, &c);
@@ -191,16 +210,33 @@ static sensim_status write_las(FILE *f, const char *path, int32_t frame, const s
             }
             double in = p->intensity * 65535.0;
             put16(r + 12, (uint16_t)(in <= 0 ? 0 : in >= 65535 ? 65535 : llround(in)));
-            r[14] = (unsigned char)(rnum | nret << 4);
-            r[15] = 0x01;                            /* classification flags: synthetic */
-            r[16] = sensim__las_class(p->tag, p->flags);
-            r[17] = (unsigned char)(p->channel < 255 ? p->channel : 255); /* user data: the ring */
-            double az = atan2(c.y, c.x) * 180.0 / 3.14159265358979323846 / 0.006;
-            put16(r + 18, (uint16_t)(int16_t)llround(az > 30000 ? 30000 : az < -30000 ? -30000 : az));
-            put16(r + 20, (uint16_t)(h ? (h->lidar_id < 65535 ? h->lidar_id : 65535) : 0)); /* point source id */
-            putd(r + 22, ((double)(h ? h->t_begin_ns : 0) + (double)p->t_offset_ns) * 1e-9);
-            fill += 30;
-            if (fill > sizeof buf - 30) {
+            double gps = ((double)(h ? h->t_begin_ns : 0) + (double)p->t_offset_ns) * 1e-9;
+            uint16_t src = (uint16_t)(h ? (h->lidar_id < 65535 ? h->lidar_id : 65535) : 0); /* point source id */
+            uint8_t ring = (uint8_t)(p->channel < 255 ? p->channel : 255);                   /* user data */
+            if (v12) {
+                r[14] = (unsigned char)(rnum | nret << 3);
+                r[15] = (unsigned char)(las12_class(p->tag, p->flags) | 0x20); /* bit 5: synthetic */
+                double el = atan2(c.z, hypot(c.x, c.y)) * 180.0 / 3.14159265358979323846;
+                r[16] = (unsigned char)(int8_t)llround(el); /* scan angle rank: the point's elevation, degrees */
+                r[17] = ring;
+                put16(r + 18, src);
+                putd(r + 20, gps);
+                uint8_t rgb[3];
+                sensim_tag_color(p->tag, rgb);
+                for (int k = 0; k < 3; k++)
+                    put16(r + 28 + 2 * k, (uint16_t)(rgb[k] * 257)); /* the tag's CARLA colour, 16 bit */
+            } else {
+                r[14] = (unsigned char)(rnum | nret << 4);
+                r[15] = 0x01; /* classification flags: synthetic */
+                r[16] = sensim__las_class(p->tag, p->flags);
+                r[17] = ring;
+                double az = atan2(c.y, c.x) * 180.0 / 3.14159265358979323846 / 0.006;
+                put16(r + 18, (uint16_t)(int16_t)llround(az > 30000 ? 30000 : az < -30000 ? -30000 : az));
+                put16(r + 20, src);
+                putd(r + 22, gps);
+            }
+            fill += rlen;
+            if (fill > sizeof buf - rlen) {
                 fwrite(buf, 1, fill, f);
                 fill = 0;
             }
@@ -213,10 +249,16 @@ static sensim_status write_las(FILE *f, const char *path, int32_t frame, const s
         putd(hd + 179 + 16 * k, qhi[k]);
         putd(hd + 187 + 16 * k, qlo[k]);
     }
-    put64(hd + 247, total);
-    for (int k = 0; k < 15; k++)
-        put64(hd + 255 + 8 * k, by_return[k]);
-    if (fseek(f, 0, SEEK_SET) != 0 || fwrite(hd, 1, sizeof hd, f) != sizeof hd)
+    if (v12) { /* legacy counts: u32 points, u32 by return 1..5 */
+        put32(hd + 107, (uint32_t)total);
+        for (int k = 0; k < 5; k++)
+            put32(hd + 111 + 4 * k, (uint32_t)by_return[k]);
+    } else {
+        put64(hd + 247, total);
+        for (int k = 0; k < 15; k++)
+            put64(hd + 255 + 8 * k, by_return[k]);
+    }
+    if (fseek(f, 0, SEEK_SET) != 0 || fwrite(hd, 1, hsize, f) != hsize)
         return sensim__fail(SENSIM_ERR_IO, "%s: write failed", path);
     return SENSIM_OK;
 }
@@ -237,7 +279,7 @@ static sensim_status write_spans(const char *path, int32_t format, int32_t frame
 {
     if (!path)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "write points: path is NULL");
-    if (format < SENSIM_FORMAT_PLY || format > SENSIM_FORMAT_LAS)
+    if (format < SENSIM_FORMAT_PLY || format > SENSIM_FORMAT_LAS12)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "write points: unknown format %d", format);
     if (frame < SENSIM_FRAME_NATIVE || frame > SENSIM_FRAME_ISO8855)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "write points: unknown frame %d", frame);
@@ -259,8 +301,8 @@ static sensim_status write_spans(const char *path, int32_t format, int32_t frame
     FILE *f = sensim__create_tmp(path, tmp, sizeof tmp);
     if (!f)
         return strlen(path) > 4000 ? SENSIM_ERR_INVALID_ARGUMENT : SENSIM_ERR_IO;
-    if (format == SENSIM_FORMAT_LAS) {
-        sensim_status st = write_las(f, path, frame, h, spans, counts, nspans);
+    if (format == SENSIM_FORMAT_LAS || format == SENSIM_FORMAT_LAS12) {
+        sensim_status st = write_las(f, path, frame, h, spans, counts, nspans, format == SENSIM_FORMAT_LAS12);
         bool bad = st != SENSIM_OK || ferror(f) != 0;
         if (fclose(f) != 0)
             bad = true;

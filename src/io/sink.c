@@ -56,7 +56,7 @@ sensim_status sensim_frame_sink_create(const sensim_frame_sink_desc *d, sensim_f
     sensim_status st = sensim__check_sink_strings("sensim_frame_sink_create", d->dir, d->sensor_name);
     if (st != SENSIM_OK)
         return st;
-    if (d->format < SENSIM_FORMAT_PLY || d->format > SENSIM_FORMAT_LAS)
+    if (d->format < SENSIM_FORMAT_PLY || d->format > SENSIM_FORMAT_LAS12)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_frame_sink_create: format %d unknown", d->format);
     if (d->frame < SENSIM_FRAME_NATIVE || d->frame > SENSIM_FRAME_ISO8855 ||
         (d->format == SENSIM_FORMAT_CARLA && d->frame == SENSIM_FRAME_UE))
@@ -125,7 +125,7 @@ sensim_status sensim_frame_sink_write(sensim_frame_sink *s, const sensim_frame_h
     if (!s || s->magic != SENSIM_MAGIC_SINK || !h || (n && !pts))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_frame_sink_write: %s",
                             s && s->magic == SENSIM_MAGIC_SINK ? "NULL header or points" : "not a frame sink");
-    static const char *const ext[] = {"ply", "ply", "pcd", "pcd", "bin", "bin", "las"};
+    static const char *const ext[] = {"ply", "ply", "pcd", "pcd", "bin", "bin", "las", "las"};
     char base[4100], path[4200];
     snprintf(base, sizeof base, "%s/frame_%06llu", s->dir, (unsigned long long)h->frame_number);
     snprintf(path, sizeof path, "%s.%s", base, ext[s->format]);
