@@ -42,3 +42,28 @@ esac
 case "$out" in
   *"$src/scan_patterns"*) echo "the installed library searches the source tree's presets"; exit 1 ;;
 esac
+
+# The Assimp helper is installed beside the library's libexec folder and the
+# installed library finds it (glTF loads run it): a one-triangle glTF loads.
+if grep -q 'SENSIM_HAVE_ASSIMP' "$builddir/build.ninja"; then
+  helper=$(find "$dest" -name 'sensim-assimp' -type f | head -n 1)
+  [ -n "$helper" ] || { echo "sensim-assimp not installed"; exit 1; }
+  out=$(env -u SENSIM_LIBRARY PYTHONPATH="$(dirname "$(dirname "$init")")" LD_LIBRARY_PATH="$(dirname "$lib")" \
+        /usr/bin/python3 -c "
+import base64, json, os, struct, tempfile, sensim
+d = tempfile.mkdtemp()
+buf = struct.pack('<9f3I', 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 2)
+g = {'asset': {'version': '2.0'}, 'scene': 0, 'scenes': [{'nodes': [0]}], 'nodes': [{'mesh': 0}],
+     'meshes': [{'primitives': [{'attributes': {'POSITION': 0}, 'indices': 1}]}],
+     'buffers': [{'byteLength': 48, 'uri': 'data:application/octet-stream;base64,' + base64.b64encode(buf).decode()}],
+     'bufferViews': [{'buffer': 0, 'byteLength': 36}, {'buffer': 0, 'byteOffset': 36, 'byteLength': 12}],
+     'accessors': [{'bufferView': 0, 'componentType': 5126, 'count': 3, 'type': 'VEC3', 'min': [0, 0, 0],
+                    'max': [1, 1, 0]}, {'bufferView': 1, 'componentType': 5125, 'count': 3, 'type': 'SCALAR'}]}
+p = os.path.join(d, 'tri.gltf')
+json.dump(g, open(p, 'w'))
+s = sensim.Scene(sensim.Context(1))
+s.load(p)
+print(s.info['triangle_count'])")
+  echo "installed glTF load: $out triangle"
+  [ "$out" = "1" ]
+fi

@@ -135,6 +135,14 @@ sensim_status sensim__check_time(int64_t t, const char *what);
  * mean" suggestions. */
 uint32_t sensim__edit_distance(const char *a, const char *b, uint32_t cap);
 
+/* True when this code runs from its build tree (library or executable under
+ * the build root), where the source tree's presets and the build's helper
+ * programs are the right ones; an installed copy never looks there (paths.c). */
+bool sensim__running_uninstalled(void);
+/* @p program's path: the build root when uninstalled, else the installed
+ * libexecdir/sensim (paths.c). Returns @p buf. */
+const char *sensim__libexec_path(const char *program, char *buf, size_t cap);
+
 /* ASPRS LAS class of a CARLA tag (io/io_ply.c; SENSIM_FORMAT_LAS documents the table). */
 uint8_t sensim__las_class(uint8_t tag, uint8_t flags);
 

@@ -444,22 +444,6 @@ static bool is_path(const char *s)
 
 static _Thread_local char dir_buf[4096];
 
-/* True when this code runs from its build tree (library or executable under
- * the build root), where the source tree's presets are the right ones. An
- * installed copy never looks into the build machine's source tree. */
-static bool running_uninstalled(void)
-{
-    static const char anchor; /* an object of this module: dladdr names the file holding it */
-    Dl_info info;
-    if (!dladdr(&anchor, &info) || !info.dli_fname)
-        return false;
-    char self[PATH_MAX], root[PATH_MAX];
-    if (!realpath(info.dli_fname, self) || !realpath(SENSIM_BUILD_ROOT, root))
-        return false;
-    size_t n = strlen(root);
-    return strncmp(self, root, n) == 0 && self[n] == '/';
-}
-
 const char *sensim_preset_search_dir(uint32_t index)
 {
     const char *env = getenv("SENSIM_PRESET_PATH");
@@ -484,7 +468,7 @@ const char *sensim_preset_search_dir(uint32_t index)
             s = c + 1;
         }
     }
-    if (running_uninstalled()) {
+    if (sensim__running_uninstalled()) {
         if (index == i)
             return SENSIM_SOURCE_PRESET_DIR;
         i++;

@@ -24,86 +24,385 @@
  * A load as SENSIM_MESH_PROTOTYPE (an actor's mesh) bakes every node into
  * the one mesh: instances would be static world.
  * Everything lands in one edit section: the load is whole or the scene is as
- * it was. */
+ * it was.
+ *
+ * Isolation: Assimp never runs in the host's process. The helper program
+ * sensim-assimp (assimp_helper.c) imports the file under a memory, CPU-time
+ * and file-access budget and streams the meshes, materials, textures and
+ * node placements back (assimp_wire.h); this file reads that stream as
+ * hostile input (every length, count and index checked) within its own
+ * byte budget and wall-clock deadline. A crash of the helper (deep nesting,
+ * broken accessors), a bomb (zip, node DAG, declared counts) or a hang is
+ * an error naming the file; the host and its scene are untouched. */
+#define _GNU_SOURCE /* pipe2, posix_spawn_file_actions_addclosefrom_np */
 #include "internal.h"
 #include "scene_impl.h"
-
-#include <assimp/cimport.h>
-#include <assimp/material.h>
-#include <assimp/metadata.h>
-#include <assimp/texture.h>
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
+#include "assimp_wire.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
-#define MAX_DEPTH 256
+extern char **environ;
+
 #define MAX_ELEMS (1u << 30) /* vertices or triangles in one mesh, as add_mesh allows */
-#define MAX_NODES (1u << 22)
 
-typedef struct placement {
-    uint32_t mesh;      /* aiScene mesh index */
-    double m[16];       /* node-to-file transform, column-major (y-up file frame) */
-    const char *node;   /* node name */
-} placement;
-
-typedef struct walk {
-    placement *p;
-    size_t n, cap;
-    size_t nodes;
-    int bad;
-} walk;
-
-static void mat_from_ai(const struct aiMatrix4x4 *a, double out[16])
+/* The helper's budgets for a file of B bytes (documented in scene.h):
+ * address space 2 GiB + 64·B (at most 16 GiB), CPU 30 s + 1 s per MB, a
+ * wall-clock deadline of twice that plus 10 s, and an answer of at most
+ * 256 MiB + 64·B (at most 16 GiB). */
+#define GIB (1ull << 30)
+static unsigned long long mem_budget(unsigned long long b)
 {
-    /* aiMatrix4x4 is row-major: a1 a2 a3 a4 is the first row */
-    const double r[16] = {a->a1, a->a2, a->a3, a->a4, a->b1, a->b2, a->b3, a->b4,
-                          a->c1, a->c2, a->c3, a->c4, a->d1, a->d2, a->d3, a->d4};
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++)
-            out[4 * j + i] = r[4 * i + j];
+    unsigned long long m = 2 * GIB + (b > 16 * GIB / 64 ? 16 * GIB : 64 * b);
+    return m > 16 * GIB ? 16 * GIB : m;
 }
+static unsigned long long cpu_budget(unsigned long long b) { return 30 + b / 1000000; }
+static unsigned long long answer_budget(unsigned long long b)
+{
+    unsigned long long m = (256ull << 20) + (b > 16 * GIB / 64 ? 16 * GIB : 64 * b);
+    return m > 16 * GIB ? 16 * GIB : m;
+}
+
+/* ---- running the helper ---- */
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV, a crash";
+    case SIGBUS: return "SIGBUS, a crash";
+    case SIGABRT: return "SIGABRT: an abort, often memory exhausted";
+    case SIGILL: return "SIGILL, a crash";
+    case SIGFPE: return "SIGFPE, a crash";
+    case SIGXCPU: return "SIGXCPU: its CPU-time budget ran out";
+    case SIGKILL: return "SIGKILL";
+    default: return "a signal";
+    }
+}
+
+/* Runs sensim-assimp on @p path and reads its whole answer into *@p out
+ * (*@p len bytes). On failure the status and message say why. */
+static sensim_status run_helper(const char *path, unsigned long long file_bytes, unsigned long long max_bytes,
+                                unsigned char **out, size_t *len)
+{
+    *out = NULL, *len = 0;
+    char helper[4200], a2[32], a3[32], a4[32];
+    sensim__libexec_path("sensim-assimp", helper, sizeof helper);
+    const unsigned long long cpu = cpu_budget(file_bytes), budget = answer_budget(file_bytes);
+    snprintf(a2, sizeof a2, "%llu", max_bytes);
+    snprintf(a3, sizeof a3, "%llu", mem_budget(file_bytes));
+    snprintf(a4, sizeof a4, "%llu", cpu);
+    char *argv[] = {helper, (char *)path, a2, a3, a4, NULL};
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return sensim__fail(SENSIM_ERR_IO, "%s: cannot make a pipe for the Assimp helper: %s", path, strerror(errno));
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3); /* none of the host's descriptors */
+#endif
+    pid_t pid;
+    int e = posix_spawn(&pid, helper, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (e != 0) {
+        close(fds[0]);
+        return sensim__fail(SENSIM_ERR_IO, "%s: cannot run the Assimp helper %s: %s", path, helper, strerror(e));
+    }
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    const double deadline = mono_s() + 2.0 * (double)cpu + 10.0;
+    int why = 0; /* 1 answer too long, 2 deadline, 3 out of memory, 4 read error */
+    while (buf) {
+        double left = deadline - mono_s();
+        if (left <= 0) {
+            why = 2;
+            break;
+        }
+        struct pollfd p = {fds[0], POLLIN, 0};
+        int r = poll(&p, 1, left > 1000 ? 1000000 : (int)(left * 1000) + 1);
+        if (r < 0 && errno != EINTR) {
+            why = 4;
+            break;
+        }
+        if (r <= 0)
+            continue;
+        if (n == cap) {
+            if (cap >= budget) {
+                why = 1;
+                break;
+            }
+            size_t c = cap * 2 > budget ? (size_t)budget : cap * 2;
+            unsigned char *q = realloc(buf, c);
+            if (!q) {
+                why = 3;
+                break;
+            }
+            buf = q, cap = c;
+        }
+        ssize_t k = read(fds[0], buf + n, cap - n);
+        if (k < 0 && errno != EINTR && errno != EAGAIN) {
+            why = 4;
+            break;
+        }
+        if (k == 0)
+            break; /* the helper closed its end: done or dead */
+        if (k > 0)
+            n += (size_t)k;
+    }
+    if (!buf)
+        why = 3;
+    close(fds[0]);
+    if (why)
+        kill(pid, SIGKILL);
+    int ws = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &ws, 0)) < 0 && errno == EINTR)
+        ;
+    const int reaped = w == pid; /* a host ignoring SIGCHLD reaps it itself: the answer alone decides */
+    sensim_status st = SENSIM_OK;
+    if (why == 1)
+        st = sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: the importer's answer passed its budget of %llu bytes", path,
+                          budget);
+    else if (why == 2)
+        st = sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: the importer (Assimp) did not finish within %.0f s: stopped",
+                          path, 2.0 * (double)cpu + 10.0);
+    else if (why == 3)
+        st = sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory for the importer's answer", path);
+    else if (why == 4)
+        st = sensim__fail(SENSIM_ERR_IO, "%s: reading the importer's answer: %s", path, strerror(errno));
+    else if (reaped && WIFSIGNALED(ws))
+        st = sensim__fail(WTERMSIG(ws) == SIGXCPU ? SENSIM_ERR_TOO_LARGE : SENSIM_ERR_PARSE,
+                          "%s: the importer (Assimp, in its own process) was stopped by signal %d (%s) on this "
+                          "file: it is malformed, nested too deeply or too large; nothing was loaded",
+                          path, WTERMSIG(ws), signal_name(WTERMSIG(ws)));
+    else if (reaped && WIFEXITED(ws) && WEXITSTATUS(ws) == SENSIM_WIRE_EXIT_USAGE)
+        st = sensim__fail(SENSIM_ERR_IO, "%s: the Assimp helper %s refused its arguments", path, helper);
+    else if (reaped && WIFEXITED(ws) && WEXITSTATUS(ws) == 127)
+        st = sensim__fail(SENSIM_ERR_IO, "%s: the Assimp helper %s could not start", path, helper);
+    if (st != SENSIM_OK) {
+        free(buf);
+        return st;
+    }
+    *out = buf, *len = n;
+    return SENSIM_OK;
+}
+
+/* ---- reading the answer: every length, count and index checked ---- */
+
+typedef struct rd {
+    const unsigned char *p, *end;
+} rd;
+
+static int take(rd *r, void *dst, size_t n)
+{
+    if ((size_t)(r->end - r->p) < n)
+        return 0;
+    memcpy(dst, r->p, n);
+    r->p += n;
+    return 1;
+}
+
+/* A length-prefixed name, NUL-terminated in place (the bytes move over their
+ * 2-byte length, so the terminator lands inside the record). */
+static int take_name(rd *r, const char **s)
+{
+    uint16_t n;
+    if (!take(r, &n, 2) || n > SENSIM_WIRE_MAX_NAME || (size_t)(r->end - r->p) < n)
+        return 0;
+    unsigned char *dst = (unsigned char *)r->p - 2;
+    memmove(dst, r->p, n);
+    dst[n] = 0;
+    for (uint16_t k = 0; k < n; k++)
+        if (dst[k] == 0) /* a NUL inside: the name ends there */
+            break;
+    *s = (const char *)dst;
+    r->p += n;
+    return 1;
+}
+
+typedef struct imp_tex {
+    uint32_t kind, w, h;
+    const unsigned char *data;
+    size_t len;
+} imp_tex;
+
+typedef struct imp_mat {
+    uint32_t has;
+    float rgba[4];
+    const char *name, *tex;
+} imp_mat;
+
+typedef struct imp_mesh {
+    uint32_t has_tri, material, nv, nt, has_uv;
+    const char *name;
+    const unsigned char *v, *idx, *uv;
+} imp_mesh;
+
+typedef struct imp_place {
+    uint32_t mesh;
+    double m[16];
+    const char *node;
+} imp_place;
+
+typedef struct imp {
+    double unit;
+    imp_tex *tex;
+    imp_mat *mat;
+    imp_mesh *mesh;
+    imp_place *place;
+    uint32_t ntex, nmat, nmesh, nplace;
+} imp;
+
+static void imp_free(imp *s)
+{
+    free(s->tex);
+    free(s->mat);
+    free(s->mesh);
+    free(s->place);
+    memset(s, 0, sizeof *s);
+}
+
+/* Grows *@p arr (of @p size-byte items) to hold one more than *@p n. */
+static int grow(void *arr, uint32_t n, size_t size)
+{
+    void **a = arr;
+    if (n != 0 && (n < 16 || (n & (n - 1)))) /* capacity: 16, then powers of two */
+        return 1;
+    size_t c = n ? 2 * (size_t)n : 16;
+    void *q = realloc(*a, c * size);
+    if (!q)
+        return 0;
+    *a = q;
+    return 1;
+}
+
+static sensim_status parse_answer(const char *path, unsigned char *buf, size_t len, imp *s)
+{
+    memset(s, 0, sizeof *s);
+    s->unit = 1.0;
+    if (len < 8 || memcmp(buf, SENSIM_WIRE_MAGIC, 8))
+        return sensim__fail(SENSIM_ERR_PARSE, "%s: the importer gave no answer (%zu bytes)", path, len);
+    rd all = {buf + 8, buf + len};
+    int ended = 0;
+    while (!ended && all.p < all.end) {
+        uint32_t type;
+        uint64_t rl;
+        if (!take(&all, &type, 4) || !take(&all, &rl, 8) || rl > (uint64_t)(all.end - all.p))
+            return sensim__fail(SENSIM_ERR_PARSE, "%s: the importer's answer is cut short", path);
+        rd r = {all.p, all.p + rl};
+        all.p += rl;
+        int ok = 1;
+        switch (type) {
+        case SENSIM_WIRE_UNIT:
+            ok = take(&r, &s->unit, 8) && s->unit > 0 && s->unit < 1e4;
+            break;
+        case SENSIM_WIRE_TEXTURE: {
+            imp_tex t = {0};
+            ok = grow(&s->tex, s->ntex, sizeof t) && take(&r, &t.kind, 4) && take(&r, &t.w, 4) && take(&r, &t.h, 4);
+            t.data = r.p, t.len = (size_t)(r.end - r.p);
+            ok = ok && (t.kind == 0 ? t.len == t.w : t.kind == 1 && t.w <= 16384 && t.h <= 16384 &&
+                                                          t.len == 3ull * t.w * t.h);
+            if (ok)
+                s->tex[s->ntex++] = t, r.p = r.end;
+            break;
+        }
+        case SENSIM_WIRE_MATERIAL: {
+            imp_mat m = {0};
+            ok = grow(&s->mat, s->nmat, sizeof m) && take(&r, &m.has, 4) && take(&r, m.rgba, 16) &&
+                 take_name(&r, &m.name) && take_name(&r, &m.tex);
+            if (ok)
+                s->mat[s->nmat++] = m;
+            break;
+        }
+        case SENSIM_WIRE_MESH: {
+            imp_mesh m = {0};
+            ok = grow(&s->mesh, s->nmesh, sizeof m) && take(&r, &m.has_tri, 4) && take(&r, &m.material, 4) &&
+                 take(&r, &m.nv, 4) && take(&r, &m.nt, 4) && take(&r, &m.has_uv, 4) && take_name(&r, &m.name) &&
+                 m.nv <= MAX_ELEMS && m.nt <= MAX_ELEMS &&
+                 (uint64_t)(r.end - r.p) == 12ull * m.nv + 12ull * m.nt + (m.has_uv ? 8ull * m.nv : 0);
+            if (ok) {
+                m.v = r.p, m.idx = m.v + 12ull * m.nv, m.uv = m.has_uv ? m.idx + 12ull * m.nt : NULL;
+                s->mesh[s->nmesh++] = m, r.p = r.end;
+            }
+            break;
+        }
+        case SENSIM_WIRE_PLACEMENT: {
+            imp_place q = {0};
+            ok = grow(&s->place, s->nplace, sizeof q) && take(&r, &q.mesh, 4) && take(&r, q.m, 128) &&
+                 take_name(&r, &q.node);
+            if (ok)
+                s->place[s->nplace++] = q;
+            break;
+        }
+        case SENSIM_WIRE_ERROR: {
+            uint32_t code;
+            if (!take(&r, &code, 4) || code < SENSIM_ERR_INVALID_ARGUMENT || code > SENSIM_ERR_CANCELLED)
+                code = SENSIM_ERR_PARSE;
+            char msg[1600];
+            size_t k = 0;
+            for (; r.p < r.end && k + 1 < sizeof msg; r.p++) /* printable ASCII and UTF-8 bytes only */
+                msg[k++] = *r.p >= 32 && *r.p != 127 ? (char)*r.p : '?';
+            msg[k] = 0;
+            return sensim__fail((sensim_status)code, "%s", msg);
+        }
+        case SENSIM_WIRE_END: {
+            uint32_t c[4];
+            ok = take(&r, c, 16) && c[0] == s->ntex && c[1] == s->nmat && c[2] == s->nmesh && c[3] == s->nplace;
+            ended = 1;
+            break;
+        }
+        default:
+            ok = 0;
+        }
+        if (!ok || r.p != r.end)
+            return sensim__fail(SENSIM_ERR_PARSE, "%s: the importer's answer has a malformed record (type %u)", path,
+                                type);
+    }
+    if (!ended)
+        return sensim__fail(SENSIM_ERR_PARSE, "%s: the importer's answer ends without its last record", path);
+    return SENSIM_OK;
+}
+
+/* For tests: parse an answer (modified in place) and count what it holds. */
+sensim_status sensim__assimp_parse_answer(const char *path, unsigned char *buf, size_t len, uint32_t counts[4])
+{
+    imp sc;
+    sensim_status st = parse_answer(path, buf, len, &sc);
+    if (st == SENSIM_OK && counts)
+        counts[0] = sc.ntex, counts[1] = sc.nmat, counts[2] = sc.nmesh, counts[3] = sc.nplace;
+    imp_free(&sc);
+    return st;
+}
+
+/* ---- building the scene from the answer ---- */
 
 static void mul(const double a[16], const double b[16], double o[16])
 {
     for (int c = 0; c < 4; c++)
         for (int r = 0; r < 4; r++)
             o[4 * c + r] = a[r] * b[4 * c] + a[4 + r] * b[4 * c + 1] + a[8 + r] * b[4 * c + 2] + a[12 + r] * b[4 * c + 3];
-}
-
-static void visit(const struct aiNode *node, const double parent[16], int depth, walk *w)
-{
-    if (!node || w->bad)
-        return;
-    if (depth > MAX_DEPTH || ++w->nodes > MAX_NODES) {
-        w->bad = 1;
-        return;
-    }
-    double local[16], g[16];
-    mat_from_ai(&node->mTransformation, local);
-    mul(parent, local, g);
-    for (unsigned i = 0; i < node->mNumMeshes; i++) {
-        if (w->n == w->cap) {
-            size_t c = w->cap ? 2 * w->cap : 64;
-            placement *q = realloc(w->p, c * sizeof *q);
-            if (!q) {
-                w->bad = 2;
-                return;
-            }
-            w->p = q, w->cap = c;
-        }
-        placement *p = &w->p[w->n++];
-        p->mesh = node->mMeshes[i];
-        memcpy(p->m, g, sizeof g);
-        p->node = node->mName.data;
-    }
-    for (unsigned i = 0; i < node->mNumChildren; i++)
-        visit(node->mChildren[i], g, depth + 1, w);
 }
 
 /* the file's y-up frame to libsensim's z-up: (x, y, z) -> (x, -z, y) */
@@ -128,14 +427,11 @@ static int32_t tag_for(const char *a, const char *b, const char *c, const sensim
     return def;
 }
 
-static const char *material_name(const struct aiScene *sc, unsigned idx, char *buf, size_t cap)
+static const char *material_name(const imp *sc, uint32_t idx, char *buf, size_t cap)
 {
     buf[0] = 0;
-    if (idx >= sc->mNumMaterials)
-        return buf;
-    struct aiString s;
-    if (aiGetMaterialString(sc->mMaterials[idx], AI_MATKEY_NAME, &s) == aiReturn_SUCCESS)
-        snprintf(buf, cap, "%.255s", s.data);
+    if (idx < sc->nmat)
+        snprintf(buf, cap, "%.255s", sc->mat[idx].name);
     return buf;
 }
 
@@ -150,15 +446,27 @@ typedef struct out_mesh {
     size_t nv, nt, capv, capt;
 } out_mesh;
 
-static int append(out_mesh *o, const struct aiMesh *am, const double xf[16], uint8_t tag, uint16_t mat)
+static float f32_at(const unsigned char *p, size_t k)
 {
-    size_t ntri = 0;
-    for (unsigned f = 0; f < am->mNumFaces; f++)
-        ntri += am->mFaces[f].mNumIndices == 3;
-    if (o->nv + am->mNumVertices > MAX_ELEMS || o->nt + ntri > MAX_ELEMS)
+    float f;
+    memcpy(&f, p + 4 * k, 4);
+    return f;
+}
+
+static uint32_t u32_at(const unsigned char *p, size_t k)
+{
+    uint32_t u;
+    memcpy(&u, p + 4 * k, 4);
+    return u;
+}
+
+static int append(out_mesh *o, const imp_mesh *am, const double xf[16], uint8_t tag, uint16_t mat)
+{
+    const size_t ntri = am->nt;
+    if (o->nv + am->nv > MAX_ELEMS || o->nt + ntri > MAX_ELEMS)
         return -1;
-    if (o->nv + am->mNumVertices + 2 > o->capv) {
-        size_t c = (o->nv + am->mNumVertices + 2) * 2;
+    if (o->nv + am->nv + 2 > o->capv) {
+        size_t c = (o->nv + am->nv + 2) * 2;
         float *v = realloc(o->v, 3 * c * sizeof *v);
         if (!v)
             return -2;
@@ -182,7 +490,7 @@ static int append(out_mesh *o, const struct aiMesh *am, const double xf[16], uin
             return -2;
         o->capt = c;
     }
-    const struct aiVector3D *tc = am->mTextureCoords[0];
+    const unsigned char *tc = am->uv;
     if (tc && !o->uvs) { /* the first mesh with UVs: the triangles before it have none */
         if (!(o->uvs = malloc(6 * o->capt * sizeof *o->uvs)))
             return -2;
@@ -190,9 +498,8 @@ static int append(out_mesh *o, const struct aiMesh *am, const double xf[16], uin
             o->uvs[k] = NAN;
     }
     size_t base = o->nv;
-    for (unsigned k = 0; k < am->mNumVertices; k++) {
-        const struct aiVector3D *p = &am->mVertices[k];
-        double x = p->x, y = p->y, z = p->z;
+    for (uint32_t k = 0; k < am->nv; k++) {
+        double x = f32_at(am->v, 3 * (size_t)k), y = f32_at(am->v, 3 * (size_t)k + 1), z = f32_at(am->v, 3 * (size_t)k + 2);
         double w[3];
         for (int r = 0; r < 3; r++)
             w[r] = xf[r] * x + xf[4 + r] * y + xf[8 + r] * z + xf[12 + r];
@@ -201,21 +508,20 @@ static int append(out_mesh *o, const struct aiMesh *am, const double xf[16], uin
         for (int r = 0; r < 3; r++)
             o->v[3 * (base + k) + r] = (float)w[r];
     }
-    o->nv += am->mNumVertices;
-    for (unsigned f = 0; f < am->mNumFaces; f++) {
-        const struct aiFace *fc = &am->mFaces[f];
-        if (fc->mNumIndices != 3)
-            continue;
+    o->nv += am->nv;
+    for (uint32_t f = 0; f < am->nt; f++) {
+        uint32_t ix[3];
         for (int r = 0; r < 3; r++) {
-            if (fc->mIndices[r] >= am->mNumVertices)
+            ix[r] = u32_at(am->idx, 3 * (size_t)f + (size_t)r);
+            if (ix[r] >= am->nv)
                 return -4;
-            o->idx[3 * o->nt + (size_t)r] = (uint32_t)(base + fc->mIndices[r]);
+            o->idx[3 * o->nt + (size_t)r] = (uint32_t)(base + ix[r]);
         }
         o->tags[o->nt] = tag;
         o->mats[o->nt] = mat;
         if (o->uvs)
             for (int r = 0; r < 3; r++) {
-                float u = tc ? tc[fc->mIndices[r]].x : NAN, v = tc ? tc[fc->mIndices[r]].y : NAN;
+                float u = tc ? f32_at(tc, 2 * (size_t)ix[r]) : NAN, v = tc ? f32_at(tc, 2 * (size_t)ix[r] + 1) : NAN;
                 o->uvs[6 * o->nt + 2 * r] = isfinite(u) ? u : NAN, o->uvs[6 * o->nt + 2 * r + 1] = isfinite(v) ? v : NAN;
             }
         o->nt++;
@@ -248,35 +554,30 @@ static sensim_status commit_mesh(sensim_scene *scene, out_mesh *o, uint32_t flag
 /* The material's base-colour (else diffuse) texture as sRGB texels: 1 read,
  * 0 the material has none, -1 it has one that cannot be used (missing, not
  * a PNG, an unreadable embedded image: the caller counts it). Embedded
- * textures ("*N", GLB) are PNG bytes or raw BGRA texels; others are files
- * relative to the scene file's folder. */
-static int material_texture(const struct aiScene *sc, const struct aiMaterial *amat, const char *scene_path,
-                            uint8_t **out, uint32_t *w, uint32_t *h)
+ * textures ("*N", GLB) are PNG bytes or RGB texels; others are files
+ * relative to the scene file's folder, read by libsensim's own PNG reader. */
+static int material_texture(const imp *sc, const imp_mat *amat, const char *scene_path, uint8_t **out, uint32_t *w,
+                            uint32_t *h)
 {
-    struct aiString tp;
     *out = NULL, *w = *h = 0;
-    if (aiGetMaterialTexture(amat, aiTextureType_BASE_COLOR, 0, &tp, NULL, NULL, NULL, NULL, NULL, NULL) !=
-            aiReturn_SUCCESS &&
-        aiGetMaterialTexture(amat, aiTextureType_DIFFUSE, 0, &tp, NULL, NULL, NULL, NULL, NULL, NULL) !=
-            aiReturn_SUCCESS)
+    const char *name = amat->tex;
+    if (!name[0])
         return 0;
-    const char *name = tp.data;
     if (name[0] == '*') { /* embedded */
         char *end;
         unsigned long k = strtoul(name + 1, &end, 10);
-        if (*end || end == name + 1 || k >= sc->mNumTextures || !sc->mTextures[k])
+        if (*end || end == name + 1 || k >= sc->ntex)
             return -1;
-        const struct aiTexture *t = sc->mTextures[k];
-        if (t->mHeight == 0) /* compressed: mWidth bytes of a file */
-            return sensim__png_decode_rgb(scene_path, t->pcData, t->mWidth, w, h, out) == SENSIM_OK ? 1 : -1;
-        if (t->mWidth < 1 || t->mWidth > 16384 || t->mHeight > 16384 || !t->pcData)
+        const imp_tex *t = &sc->tex[k];
+        if (t->kind == 0) /* compressed: the bytes of a file */
+            return t->len && sensim__png_decode_rgb(scene_path, t->data, t->len, w, h, out) == SENSIM_OK ? 1 : -1;
+        if (t->w < 1 || t->h < 1)
             return -1;
-        uint8_t *rgb = malloc((size_t)t->mWidth * t->mHeight * 3);
+        uint8_t *rgb = malloc(t->len);
         if (!rgb)
             return -1;
-        for (size_t p = 0; p < (size_t)t->mWidth * t->mHeight; p++) /* aiTexel is b, g, r, a */
-            rgb[3 * p] = t->pcData[p].r, rgb[3 * p + 1] = t->pcData[p].g, rgb[3 * p + 2] = t->pcData[p].b;
-        *out = rgb, *w = t->mWidth, *h = t->mHeight;
+        memcpy(rgb, t->data, t->len);
+        *out = rgb, *w = t->w, *h = t->h;
         return 1;
     }
     char full[4096];
@@ -286,6 +587,26 @@ static int material_texture(const struct aiScene *sc, const struct aiMaterial *a
     else
         snprintf(full, sizeof full, "%.*s/%s", (int)(slash - scene_path), scene_path, name);
     return sensim__png_read_rgb(full, w, h, out) == SENSIM_OK ? 1 : -1;
+}
+
+/* The extensions Debian 12's Assimp 5.2.5 reads (Importer::GetExtensionList),
+ * without .obj and .ply, which libsensim reads itself. A newer Assimp's
+ * extra formats are not offered; a file the helper's Assimp cannot read is a
+ * parse error naming it. */
+bool sensim__assimp_reads(const char *dot)
+{
+    static const char *const ext[] = {
+        ".3d",  ".3ds",   ".3mf", ".ac",   ".ac3d", ".acc",    ".amf",   ".ase",  ".ask",      ".assbin", ".b3d",
+        ".blend", ".bsp", ".bvh", ".cob",  ".csm",  ".dae",    ".dxf",   ".enff", ".fbx",      ".glb",    ".gltf",
+        ".hmp", ".ifc",   ".ifczip", ".iqm", ".irr", ".irrmesh", ".lwo", ".lws",  ".lxo",      ".md2",    ".md3",
+        ".md5anim", ".md5camera", ".md5mesh", ".mdc", ".mdl", ".mesh", ".mot", ".ms3d", ".ndo", ".nff", ".off",
+        ".ogex", ".pk3",  ".pmx", ".prj",  ".q3o",  ".q3s",    ".raw",   ".scn",  ".sib",      ".smd",    ".step",
+        ".stl", ".stp",   ".ter", ".uc",   ".vta",  ".x",      ".x3d",   ".x3db", ".xgl",      ".xml",    ".zae",
+        ".zgl"};
+    for (size_t i = 0; dot && i < sizeof ext / sizeof *ext; i++)
+        if (strcasecmp(dot, ext[i]) == 0)
+            return true;
+    return false;
 }
 
 sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, const sensim_load_options *opt,
@@ -303,7 +624,8 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
     float scale = o.scale == 0 ? 1.0f : o.scale;
     if (!(scale > 0 && scale <= 1e6f))
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: scale %g outside (0, 1e6]", path, (double)scale);
-    /* the same file checks as the other loaders: a regular file within the size limit */
+    /* the same file checks as the other loaders: a regular file within the size limit (the helper checks
+     * the files this one references the same way) */
     struct stat sb;
     if (stat(path, &sb) != 0)
         return sensim__fail(SENSIM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
@@ -318,45 +640,33 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
     sensim_status st;
     if (o.tag_map_file && (st = sensim__tag_rules_load(o.tag_map_file, &rules, &nrules)) != SENSIM_OK)
         return st;
-    const struct aiScene *sc = aiImportFile(path, aiProcess_Triangulate | aiProcess_SortByPType |
-                                                      aiProcess_ValidateDataStructure);
-    if (!sc || !sc->mRootNode) {
+    unsigned char *answer = NULL;
+    size_t answer_len = 0;
+    imp sc;
+    memset(&sc, 0, sizeof sc);
+    if ((st = run_helper(path, (unsigned long long)sb.st_size, maxb, &answer, &answer_len)) != SENSIM_OK ||
+        (st = parse_answer(path, answer, answer_len, &sc)) != SENSIM_OK) {
+        imp_free(&sc);
+        free(answer);
         free(rules);
-        return sensim__fail(SENSIM_ERR_PARSE, "%s: %s", path, aiGetErrorString());
+        return st;
     }
-    /* unit: FBX says how many cm a unit is */
-    double unit = 1.0;
-    const struct aiMetadata *md = sc->mMetaData;
-    for (unsigned i = 0; md && i < md->mNumProperties; i++) {
-        if (strcmp(md->mKeys[i].data, "UnitScaleFactor") || !md->mValues[i].mData)
-            continue;
-        double f = md->mValues[i].mType == AI_DOUBLE ? *(const double *)md->mValues[i].mData
-                   : md->mValues[i].mType == AI_FLOAT ? *(const float *)md->mValues[i].mData
-                                                      : 0;
-        if (f > 0 && f < 1e6)
-            unit = f / 100.0;
-    }
-    walk w = {0};
-    static const double ident[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    visit(sc->mRootNode, ident, 0, &w);
-    uint32_t *refs = calloc(sc->mNumMeshes ? sc->mNumMeshes : 1, sizeof *refs);
-    if (w.bad || !refs) {
-        free(refs);
-        free(w.p);
-        aiReleaseImport(sc);
+    const double unit = sc.unit;
+    uint32_t *refs = calloc(sc.nmesh ? sc.nmesh : 1, sizeof *refs);
+    if (!refs) {
+        imp_free(&sc);
+        free(answer);
         free(rules);
-        return w.bad == 1 ? sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: node tree deeper than %d or over %u nodes", path,
-                                         MAX_DEPTH, MAX_NODES)
-                          : sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     }
-    for (size_t i = 0; i < w.n; i++)
-        if (w.p[i].mesh < sc->mNumMeshes)
-            refs[w.p[i].mesh]++;
+    for (uint32_t i = 0; i < sc.nplace; i++)
+        if (sc.place[i].mesh < sc.nmesh)
+            refs[sc.place[i].mesh]++;
     const double s = (double)scale * unit;
     double S[16] = {s, 0, 0, 0, 0, s, 0, 0, 0, 0, s, 0, 0, 0, 0, 1}, SC[16];
     mul(S, YUP_TO_ZUP, SC); /* file -> native: scale after the axis change */
-    uint32_t *proto_id = malloc((sc->mNumMeshes ? sc->mNumMeshes : 1) * sizeof *proto_id);
-    uint8_t *tex_done = calloc(sc->mNumMaterials ? sc->mNumMaterials : 1, 1);
+    uint32_t *proto_id = malloc((sc.nmesh ? sc.nmesh : 1) * sizeof *proto_id);
+    uint8_t *tex_done = calloc(sc.nmat ? sc.nmat : 1, 1);
     if (!tex_done) {
         free(proto_id);
         proto_id = NULL;
@@ -367,42 +677,41 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
         sensim_scene_mark mark;
         sensim__scene_mark(scene, &mark);
         uint32_t first_id = UINT32_MAX, tex_skipped = 0;
-        for (unsigned k = 0; k < sc->mNumMeshes; k++)
+        for (uint32_t k = 0; k < sc.nmesh; k++)
             proto_id[k] = UINT32_MAX;
         char mname[256];
-        for (size_t i = 0; i < w.n && st == SENSIM_OK; i++) {
-            const placement *p = &w.p[i];
-            if (p->mesh >= sc->mNumMeshes)
+        for (uint32_t i = 0; i < sc.nplace && st == SENSIM_OK; i++) {
+            const imp_place *p = &sc.place[i];
+            if (p->mesh >= sc.nmesh)
                 continue;
-            const struct aiMesh *am = sc->mMeshes[p->mesh];
-            if (!(am->mPrimitiveTypes & aiPrimitiveType_TRIANGLE))
+            const imp_mesh *am = &sc.mesh[p->mesh];
+            if (!am->has_tri)
                 continue; /* points and lines only */
-            const char *matn = material_name(sc, am->mMaterialIndex, mname, sizeof mname);
-            uint8_t tag = (uint8_t)tag_for(matn, p->node, am->mName.data, rules, nrules, o.default_tag);
+            const char *matn = material_name(&sc, am->material, mname, sizeof mname);
+            uint8_t tag = (uint8_t)tag_for(matn, p->node, am->name, rules, nrules, o.default_tag);
             uint16_t mat = 0;
             if (matn[0] && (st = sensim__scene_material_for_name(scene, matn, &mat)) != SENSIM_OK)
                 break;
             int e = 0;
-            if (matn[0] && mat && !tex_done[am->mMaterialIndex]) { /* the material's look for cameras, once */
-                tex_done[am->mMaterialIndex] = 1;
-                struct aiColor4D c;
+            if (matn[0] && mat && !tex_done[am->material]) { /* the material's look for cameras, once */
+                tex_done[am->material] = 1;
+                const imp_mat *amat = &sc.mat[am->material];
                 sensim_appearance ap;
                 memset(&ap, 0, sizeof ap);
-                const struct aiMaterial *amat = sc->mMaterials[am->mMaterialIndex];
                 int have = 0;
                 ap.base_color[0] = ap.base_color[1] = ap.base_color[2] = 1;
-                if (aiGetMaterialColor(amat, AI_MATKEY_BASE_COLOR, &c) == aiReturn_SUCCESS ||
-                    aiGetMaterialColor(amat, AI_MATKEY_COLOR_DIFFUSE, &c) == aiReturn_SUCCESS) {
-                    ap.base_color[0] = c.r < 0 ? 0 : c.r > 1 ? 1 : c.r;
-                    ap.base_color[1] = c.g < 0 ? 0 : c.g > 1 ? 1 : c.g;
-                    ap.base_color[2] = c.b < 0 ? 0 : c.b > 1 ? 1 : c.b;
+                if (amat->has) {
+                    const float *c = amat->rgba;
+                    ap.base_color[0] = c[0] < 0 ? 0 : c[0] > 1 ? 1 : c[0];
+                    ap.base_color[1] = c[1] < 0 ? 0 : c[1] > 1 ? 1 : c[1];
+                    ap.base_color[2] = c[2] < 0 ? 0 : c[2] > 1 ? 1 : c[2];
                     have = ap.base_color[0] == ap.base_color[0] && ap.base_color[1] == ap.base_color[1] &&
                            ap.base_color[2] == ap.base_color[2];
                     if (!have)
                         ap.base_color[0] = ap.base_color[1] = ap.base_color[2] = 1;
                 }
                 uint8_t *texels = NULL;
-                if (material_texture(sc, amat, path, &texels, &ap.texture_width, &ap.texture_height) < 0)
+                if (material_texture(&sc, amat, path, &texels, &ap.texture_width, &ap.texture_height) < 0)
                     tex_skipped++;
                 ap.texture = texels;
                 have |= texels != NULL;
@@ -448,10 +757,10 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
                 st = sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
             else if (e == -3)
                 st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: mesh '%s' at node '%s': a vertex is NaN or beyond "
-                                  "1e9 m", path, am->mName.data, p->node);
+                                  "1e9 m", path, am->name, p->node);
             else if (e == -4)
                 st = sensim__fail(SENSIM_ERR_BAD_INDEX, "%s: mesh '%s': a face index beyond its vertices", path,
-                                  am->mName.data);
+                                  am->name);
         }
         if (st == SENSIM_OK && stat.nt > 0) {
             uint32_t id;
@@ -472,8 +781,8 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
     free(proto_id);
     free(tex_done);
     free(refs);
-    free(w.p);
+    imp_free(&sc);
+    free(answer);
     free(rules);
-    aiReleaseImport(sc);
     return st;
 }

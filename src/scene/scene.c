@@ -7,9 +7,6 @@
 #include <omp.h>
 #include <sys/mman.h>
 
-#ifdef SENSIM_HAVE_ASSIMP
-#include <assimp/cimport.h>
-#endif
 #include "trace.h"
 
 #include <math.h>
@@ -870,7 +867,7 @@ sensim_status sensim_scene_load_file(sensim_scene *scene, const char *path,
     if (dot && (strcasecmp(dot, ".ply") == 0))
         return sensim_scene_load_ply(scene, path, opt, out_mesh_id);
 #ifdef SENSIM_HAVE_ASSIMP
-    if (dot && aiIsExtensionSupported(dot))
+    if (dot && sensim__assimp_reads(dot))
         return sensim__scene_load_assimp(scene, path, opt, out_mesh_id);
     return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT,
                         "%s: unknown mesh extension (.obj, .ply, or one Assimp reads: .gltf, .glb, .fbx, .dae, ...)",

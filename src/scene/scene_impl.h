@@ -81,6 +81,11 @@ sensim_status sensim__scene_add_instance_locked(sensim_scene *scene, uint32_t me
 /* glTF/GLB, FBX, COLLADA, ... through Assimp (load_assimp.c). */
 sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, const sensim_load_options *opt,
                                         uint32_t *out_mesh_id);
+/* True for an extension (".gltf", any case) the Assimp helper reads. */
+bool sensim__assimp_reads(const char *dot);
+/* Parse the helper's answer (assimp_wire.h; @p buf is modified) and count its
+ * textures, materials, meshes and placements: for tests of hostile answers. */
+sensim_status sensim__assimp_parse_answer(const char *path, unsigned char *buf, size_t len, uint32_t counts[4]);
 #endif
 
 /* Drop exact duplicate triangles (the same three vertex positions in any

@@ -1,0 +1,374 @@
+/* sensim-assimp: imports one scene file with Assimp in a process of its own
+ * and writes what libsensim needs of it on stdout (assimp_wire.h).
+ *
+ * libsensim runs it for every glTF/FBX/COLLADA/... load, so that a file that
+ * crashes Assimp (deep nesting overflowing the stack, out-of-range accessors),
+ * exhausts memory (zip and node-DAG bombs) or spins (declared counts) takes
+ * down this process, not the host simulator. Its limits, set here before
+ * anything is parsed:
+ *   - address space MEM_LIMIT bytes (not under AddressSanitizer, whose
+ *     shadow memory needs terabytes of it), no core files;
+ *   - CPU_SECONDS of CPU time (SIGXCPU past it);
+ *   - every file Assimp opens (the scene and whatever it references: glTF
+ *     buffers and images, MTL, ...) is opened without blocking and must be a
+ *     regular file of at most MAX_FILE_BYTES: a FIFO, a device or a
+ *     directory is refused by name.
+ *
+ * Usage: sensim-assimp FILE MAX_FILE_BYTES MEM_LIMIT CPU_SECONDS
+ * Exit 0 after the END record, 1 after an ERROR record, 64 for bad
+ * arguments. Not a user command: installed in libexecdir/sensim. */
+#include "assimp_wire.h"
+
+#include <sensim/common.h>
+
+#include <assimp/cfileio.h>
+#include <assimp/cimport.h>
+#include <assimp/material.h>
+#include <assimp/metadata.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <assimp/texture.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+#ifdef UNDER_ASAN
+/* AddressSanitizer reserves terabytes of address space, so RLIMIT_AS cannot
+ * hold the memory budget: its own RSS limit does (ASAN_OPTIONS may add to it). */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "hard_rss_limit_mb=3072:allocator_may_return_null=1"; }
+#endif
+
+static FILE *out;
+static const char *scene_path; /* the file asked for: a referenced file's message names it too */
+static unsigned long long max_file_bytes;
+static char refused[1300]; /* why the last file Assimp asked for was refused */
+
+static void put(const void *p, size_t n)
+{
+    if (n && fwrite(p, 1, n, out) != n)
+        exit(1); /* the reader went away */
+}
+
+static void rec(uint32_t type, uint64_t len)
+{
+    put(&type, 4);
+    put(&len, 8);
+}
+
+static void put_u32(uint32_t v) { put(&v, 4); }
+
+static void put_name(const char *s)
+{
+    size_t n = strlen(s);
+    uint16_t k = (uint16_t)(n > SENSIM_WIRE_MAX_NAME ? SENSIM_WIRE_MAX_NAME : n);
+    put(&k, 2);
+    put(s, k);
+}
+
+static size_t name_len(const char *s)
+{
+    size_t n = strlen(s);
+    return 2 + (n > SENSIM_WIRE_MAX_NAME ? SENSIM_WIRE_MAX_NAME : n);
+}
+
+static void fail(int status, const char *fmt, ...)
+{
+    char msg[1500];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t len = n < 0 ? 0 : (size_t)n >= sizeof msg ? sizeof msg - 1 : (size_t)n;
+    rec(SENSIM_WIRE_ERROR, 4 + len);
+    put_u32((uint32_t)status);
+    put(msg, len);
+    fflush(out);
+    exit(1);
+}
+
+/* ---- files Assimp opens: non-blocking, regular, within the size limit ---- */
+
+static size_t f_read(struct aiFile *f, char *buf, size_t size, size_t count)
+{
+    return fread(buf, size, count, (FILE *)f->UserData);
+}
+static size_t f_write(struct aiFile *f, const char *buf, size_t size, size_t count) { return 0; }
+static size_t f_tell(struct aiFile *f) { return (size_t)ftell((FILE *)f->UserData); }
+static size_t f_size(struct aiFile *f)
+{
+    struct stat sb;
+    return fstat(fileno((FILE *)f->UserData), &sb) == 0 ? (size_t)sb.st_size : 0;
+}
+static void f_flush(struct aiFile *f) {}
+static enum aiReturn f_seek(struct aiFile *f, size_t off, enum aiOrigin origin)
+{
+    int whence = origin == aiOrigin_SET ? SEEK_SET : origin == aiOrigin_CUR ? SEEK_CUR : SEEK_END;
+    if (off > (size_t)INT64_MAX)
+        return aiReturn_FAILURE;
+    return fseeko((FILE *)f->UserData, (off_t)off, whence) == 0 ? aiReturn_SUCCESS : aiReturn_FAILURE;
+}
+
+/* "SCENE: references REF" for a file the scene names, "SCENE" for itself */
+static const char *who(const char *path, char *buf, size_t cap)
+{
+    if (!strcmp(path, scene_path))
+        snprintf(buf, cap, "%.1000s", path);
+    else
+        snprintf(buf, cap, "%.500s: references %.500s", scene_path, path);
+    return buf;
+}
+
+static struct aiFile *f_open(struct aiFileIO *io, const char *path, const char *mode)
+{
+    char w[1100];
+    if (strpbrk(mode, "wa+")) {
+        snprintf(refused, sizeof refused, "%s: the importer asked to write it (refused)", who(path, w, sizeof w));
+        return NULL;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        snprintf(refused, sizeof refused, "%s: cannot open: %s", who(path, w, sizeof w), strerror(errno));
+        return NULL;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        snprintf(refused, sizeof refused, "%s: not a regular file (%s)", who(path, w, sizeof w),
+                 S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISDIR(sb.st_mode) ? "a directory" : "a device or socket");
+        close(fd);
+        return NULL;
+    }
+    if ((unsigned long long)sb.st_size > max_file_bytes) {
+        snprintf(refused, sizeof refused, "%s: %lld bytes exceed the limit of %llu", who(path, w, sizeof w),
+                 (long long)sb.st_size, max_file_bytes);
+        close(fd);
+        return NULL;
+    }
+    FILE *fp = fdopen(fd, "rb");
+    struct aiFile *f = calloc(1, sizeof *f);
+    if (!fp || !f) {
+        if (fp)
+            fclose(fp);
+        else
+            close(fd);
+        free(f);
+        return NULL;
+    }
+    f->ReadProc = f_read, f->WriteProc = f_write, f->TellProc = f_tell, f->FileSizeProc = f_size;
+    f->SeekProc = f_seek, f->FlushProc = f_flush, f->UserData = (aiUserData)fp;
+    return f;
+}
+
+static void f_close(struct aiFileIO *io, struct aiFile *f)
+{
+    if (f) {
+        fclose((FILE *)f->UserData);
+        free(f);
+    }
+}
+
+/* ---- the node walk: placements of meshes, depth- and count-limited ---- */
+
+static unsigned long nodes;
+
+static void mat_from_ai(const struct aiMatrix4x4 *a, double o[16])
+{
+    /* aiMatrix4x4 is row-major: a1 a2 a3 a4 is the first row */
+    const double r[16] = {a->a1, a->a2, a->a3, a->a4, a->b1, a->b2, a->b3, a->b4,
+                          a->c1, a->c2, a->c3, a->c4, a->d1, a->d2, a->d3, a->d4};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            o[4 * j + i] = r[4 * i + j];
+}
+
+static void mul(const double a[16], const double b[16], double o[16])
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++)
+            o[4 * c + r] = a[r] * b[4 * c] + a[4 + r] * b[4 * c + 1] + a[8 + r] * b[4 * c + 2] + a[12 + r] * b[4 * c + 3];
+}
+
+static uint32_t placements;
+
+static void visit(const char *path, const struct aiNode *node, const double parent[16], int depth)
+{
+    if (!node)
+        return;
+    if (depth > SENSIM_WIRE_MAX_DEPTH || ++nodes > SENSIM_WIRE_MAX_NODES)
+        fail(SENSIM_ERR_TOO_LARGE, "%s: node tree deeper than %d or over %u nodes", path, SENSIM_WIRE_MAX_DEPTH,
+             SENSIM_WIRE_MAX_NODES);
+    double local[16], g[16];
+    mat_from_ai(&node->mTransformation, local);
+    mul(parent, local, g);
+    for (unsigned i = 0; i < node->mNumMeshes; i++) {
+        rec(SENSIM_WIRE_PLACEMENT, 4 + 128 + name_len(node->mName.data));
+        put_u32(node->mMeshes[i]);
+        put(g, sizeof g);
+        put_name(node->mName.data);
+        placements++;
+    }
+    for (unsigned i = 0; i < node->mNumChildren; i++)
+        visit(path, node->mChildren[i], g, depth + 1);
+}
+
+static void send_material(const struct aiMaterial *m)
+{
+    struct aiString name, tex;
+    name.length = 0, name.data[0] = 0, tex.length = 0, tex.data[0] = 0;
+    aiGetMaterialString(m, AI_MATKEY_NAME, &name);
+    struct aiColor4D c = {1, 1, 1, 1};
+    uint32_t has = aiGetMaterialColor(m, AI_MATKEY_BASE_COLOR, &c) == aiReturn_SUCCESS ||
+                   aiGetMaterialColor(m, AI_MATKEY_COLOR_DIFFUSE, &c) == aiReturn_SUCCESS;
+    if (aiGetMaterialTexture(m, aiTextureType_BASE_COLOR, 0, &tex, NULL, NULL, NULL, NULL, NULL, NULL) !=
+            aiReturn_SUCCESS &&
+        aiGetMaterialTexture(m, aiTextureType_DIFFUSE, 0, &tex, NULL, NULL, NULL, NULL, NULL, NULL) != aiReturn_SUCCESS)
+        tex.data[0] = 0;
+    const float rgba[4] = {c.r, c.g, c.b, c.a};
+    size_t tl = strlen(tex.data);
+    uint16_t tk = (uint16_t)(tl > 1023 ? 1023 : tl);
+    rec(SENSIM_WIRE_MATERIAL, 4 + 16 + name_len(name.data) + 2 + tk);
+    put_u32(has);
+    put(rgba, 16);
+    put_name(name.data);
+    put(&tk, 2);
+    put(tex.data, tk);
+}
+
+static void send_mesh(const struct aiMesh *am)
+{
+    uint32_t ntri = 0;
+    for (unsigned f = 0; f < am->mNumFaces; f++)
+        ntri += am->mFaces[f].mNumIndices == 3;
+    const struct aiVector3D *tc = am->mTextureCoords[0];
+    const uint32_t nv = am->mNumVertices, has_tri = (am->mPrimitiveTypes & aiPrimitiveType_TRIANGLE) != 0;
+    uint64_t len = 20 + name_len(am->mName.data) + 12ull * nv + 12ull * ntri + (tc ? 8ull * nv : 0);
+    rec(SENSIM_WIRE_MESH, len);
+    put_u32(has_tri);
+    put_u32(am->mMaterialIndex);
+    put_u32(nv);
+    put_u32(ntri);
+    put_u32(tc != NULL);
+    put_name(am->mName.data);
+    for (uint32_t k = 0; k < nv; k++) {
+        const float v[3] = {am->mVertices[k].x, am->mVertices[k].y, am->mVertices[k].z};
+        put(v, 12);
+    }
+    for (unsigned f = 0; f < am->mNumFaces; f++)
+        if (am->mFaces[f].mNumIndices == 3)
+            put(am->mFaces[f].mIndices, 12);
+    if (tc)
+        for (uint32_t k = 0; k < nv; k++) {
+            const float uv[2] = {tc[k].x, tc[k].y};
+            put(uv, 8);
+        }
+}
+
+static void send_texture(const struct aiTexture *t)
+{
+    if (!t || !t->pcData) {
+        rec(SENSIM_WIRE_TEXTURE, 12);
+        put_u32(0), put_u32(0), put_u32(0);
+        return;
+    }
+    if (t->mHeight == 0) { /* compressed: mWidth bytes of an image file */
+        rec(SENSIM_WIRE_TEXTURE, 12 + (uint64_t)t->mWidth);
+        put_u32(0), put_u32(t->mWidth), put_u32(0);
+        put(t->pcData, t->mWidth);
+        return;
+    }
+    if (t->mWidth > 16384 || t->mHeight > 16384) { /* refused by the reader too: send nothing to decode */
+        rec(SENSIM_WIRE_TEXTURE, 12);
+        put_u32(1), put_u32(0), put_u32(0);
+        return;
+    }
+    rec(SENSIM_WIRE_TEXTURE, 12 + 3ull * t->mWidth * t->mHeight);
+    put_u32(1), put_u32(t->mWidth), put_u32(t->mHeight);
+    for (size_t p = 0; p < (size_t)t->mWidth * t->mHeight; p++) { /* aiTexel is b, g, r, a */
+        const unsigned char rgb[3] = {t->pcData[p].r, t->pcData[p].g, t->pcData[p].b};
+        put(rgb, 3);
+    }
+}
+
+static int parse_ull(const char *s, unsigned long long *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtoull(s, &end, 10);
+    return *s >= '0' && *s <= '9' && !*end && !errno;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long long mem, cpu;
+    if (argc != 5 || !parse_ull(argv[2], &max_file_bytes) || !parse_ull(argv[3], &mem) || !parse_ull(argv[4], &cpu)) {
+        fprintf(stderr, "usage: sensim-assimp FILE MAX_FILE_BYTES MEM_LIMIT CPU_SECONDS (libsensim runs it)\n");
+        return SENSIM_WIRE_EXIT_USAGE;
+    }
+    out = stdout;
+    static char obuf[1 << 16];
+    setvbuf(out, obuf, _IOFBF, sizeof obuf);
+    struct rlimit rl = {0, 0};
+    setrlimit(RLIMIT_CORE, &rl); /* a crash here is an answer, not a core file */
+    rl.rlim_cur = rl.rlim_max = (rlim_t)cpu;
+    setrlimit(RLIMIT_CPU, &rl);
+#ifndef UNDER_ASAN
+    rl.rlim_cur = rl.rlim_max = (rlim_t)mem;
+    setrlimit(RLIMIT_AS, &rl);
+#endif
+    put(SENSIM_WIRE_MAGIC, 8);
+    const char *path = scene_path = argv[1];
+    struct aiFileIO io = {f_open, f_close, NULL};
+    const struct aiScene *sc =
+        aiImportFileEx(path, aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure, &io);
+    if (!sc || !sc->mRootNode) {
+        if (refused[0])
+            fail(SENSIM_ERR_IO, "%s", refused);
+        const char *e = aiGetErrorString();
+        int oom = e && (strstr(e, "bad_alloc") || strstr(e, "memory"));
+        fail(oom ? SENSIM_ERR_TOO_LARGE : SENSIM_ERR_PARSE, "%s: %s%s", path, e && *e ? e : "not imported",
+             oom ? " (the importer's memory budget)" : "");
+    }
+    double unit = 1.0; /* FBX says how many cm a unit is */
+    const struct aiMetadata *md = sc->mMetaData;
+    for (unsigned i = 0; md && i < md->mNumProperties; i++) {
+        if (strcmp(md->mKeys[i].data, "UnitScaleFactor") || !md->mValues[i].mData)
+            continue;
+        double f = md->mValues[i].mType == AI_DOUBLE ? *(const double *)md->mValues[i].mData
+                   : md->mValues[i].mType == AI_FLOAT ? *(const float *)md->mValues[i].mData
+                                                      : 0;
+        if (f > 0 && f < 1e6)
+            unit = f / 100.0;
+    }
+    rec(SENSIM_WIRE_UNIT, 8);
+    put(&unit, 8);
+    for (unsigned k = 0; k < sc->mNumTextures; k++)
+        send_texture(sc->mTextures[k]);
+    for (unsigned k = 0; k < sc->mNumMaterials; k++)
+        send_material(sc->mMaterials[k]);
+    for (unsigned k = 0; k < sc->mNumMeshes; k++)
+        send_mesh(sc->mMeshes[k]);
+    static const double ident[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    visit(path, sc->mRootNode, ident, 0);
+    rec(SENSIM_WIRE_END, 16);
+    put_u32(sc->mNumTextures), put_u32(sc->mNumMaterials), put_u32(sc->mNumMeshes), put_u32(placements);
+    if (fflush(out) != 0)
+        return 1;
+    aiReleaseImport(sc);
+    return 0;
+}

@@ -1,0 +1,212 @@
+/* Scene files read through Assimp run it in the helper process sensim-assimp:
+ * a file that crashes Assimp, exhausts its memory budget or references a
+ * FIFO is an error naming the file, this process goes on, and the scene is
+ * as it was. The helper's answer is read as hostile input: every truncation
+ * and every single-byte change of a real answer gives a status, never a
+ * crash (ASan watches this test in the sanitizer build). */
+#include "helpers.h"
+#include "scene_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+TEST_GROUP_FIXTURE(1, 1)
+
+/* A glTF whose nodes are @p nodes (JSON text) over one triangle; buffer URI @p uri (NULL: embedded). */
+static const char *write_gltf(const char *name, const char *nodes, const char *uri)
+{
+    static const char data[] = "data:application/octet-stream;base64,"
+                               "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAEAAAACAAAA";
+    size_t cap = strlen(nodes) + 2048;
+    char *g = malloc(cap);
+    assert_non_null(g);
+    int n = snprintf(g, cap,
+                     "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": %s,"
+                     " \"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}, \"indices\": 1}]}],"
+                     " \"buffers\": [{\"byteLength\": 48, \"uri\": \"%s\"}],"
+                     " \"bufferViews\": [{\"buffer\": 0, \"byteLength\": 36},"
+                     " {\"buffer\": 0, \"byteOffset\": 36, \"byteLength\": 12}],"
+                     " \"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC3\","
+                     " \"min\": [0, 0, 0], \"max\": [1, 1, 0]},"
+                     " {\"bufferView\": 1, \"componentType\": 5125, \"count\": 3, \"type\": \"SCALAR\"}]}",
+                     nodes, uri ? uri : data);
+    const char *p = write_test_file(dir, name, g, (size_t)n);
+    free(g);
+    return p;
+}
+
+/* "[{children:[1]}, {children:[2]}, ..., {mesh:0}]": a chain @p depth nodes deep; @p twice: each
+ * node lists the next one twice (a DAG of 2^depth paths in 1 KB). */
+static char *chain(int depth, int twice)
+{
+    char *s = malloc((size_t)depth * 40 + 64), *p = s;
+    p += sprintf(p, "[");
+    for (int i = 0; i < depth; i++)
+        p += twice ? sprintf(p, "{\"children\": [%d, %d]},", i + 1, i + 1) : sprintf(p, "{\"children\": [%d]},", i + 1);
+    sprintf(p, "{\"mesh\": 0}]");
+    return s;
+}
+
+static sensim_scene *scene_with_one_triangle(void)
+{
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const char *ok = write_gltf("one.gltf", "[{\"mesh\": 0}]", NULL);
+    CHECK_OK(sensim_scene_load_file(s, ok, NULL, NULL));
+    return s;
+}
+
+static void assert_unchanged(sensim_scene *s)
+{
+    sensim_scene_info si;
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    assert_int_equal(si.mesh_count, 1);
+    assert_int_equal(si.triangle_count, 1);
+}
+
+static void test_good_file_through_the_helper(void **state)
+{
+    (void)state;
+    sensim_scene *s = scene_with_one_triangle();
+    assert_unchanged(s);
+    /* two nodes sharing the mesh: one prototype placed twice */
+    const char *two = write_gltf("two.gltf", "[{\"children\": [1, 2]}, {\"mesh\": 0, \"translation\": [5, 0, 0]},"
+                                             " {\"mesh\": 0, \"translation\": [-5, 0, 0]}]", NULL);
+    CHECK_OK(sensim_scene_load_file(s, two, NULL, NULL));
+    sensim_scene_info si;
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    assert_int_equal(si.instance_count, 2);
+    sensim_scene_destroy(s);
+}
+
+static void test_crash_is_an_error(void **state)
+{
+    (void)state;
+    sensim_scene *s = scene_with_one_triangle();
+    /* 200 000 nested nodes: Assimp recurses per level and overflows its stack */
+    char *nodes = chain(200000, 0);
+    const char *deep = write_gltf("deep.gltf", nodes, NULL);
+    free(nodes);
+    sensim_status st = sensim_scene_load_file(s, deep, NULL, NULL);
+    assert_true(st == SENSIM_ERR_PARSE || st == SENSIM_ERR_TOO_LARGE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "deep.gltf"));
+    assert_unchanged(s);
+    /* 300 levels that Assimp survives: our own walk's depth limit */
+    nodes = chain(300, 0);
+    const char *d300 = write_gltf("d300.gltf", nodes, NULL);
+    free(nodes);
+    assert_int_equal(sensim_scene_load_file(s, d300, NULL, NULL), SENSIM_ERR_TOO_LARGE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "deeper than 256"));
+    assert_unchanged(s);
+    /* not a glTF at all */
+    const char *junk = write_test_file(dir, "junk.glb", "glTF\x02\0\0\0\xff\xff\xff\x7f", 12);
+    assert_int_not_equal(sensim_scene_load_file(s, junk, NULL, NULL), SENSIM_OK);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "junk.glb"));
+    assert_unchanged(s);
+    sensim_scene_destroy(s);
+}
+
+/* A 1 KB node DAG that Assimp expands to 2^40 nodes: the helper's memory
+ * budget stops it (RLIMIT_AS, or ASan's RSS limit in the sanitizer build). */
+static void test_memory_bomb_is_an_error(void **state)
+{
+    (void)state;
+    sensim_scene *s = scene_with_one_triangle();
+    char *nodes = chain(40, 1);
+    const char *dag = write_gltf("dag.gltf", nodes, NULL);
+    free(nodes);
+    sensim_status st = sensim_scene_load_file(s, dag, NULL, NULL);
+    assert_int_not_equal(st, SENSIM_OK);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "dag.gltf"));
+    assert_unchanged(s);
+    sensim_scene_destroy(s);
+}
+
+/* Files a scene references go through the same checks as the scene: a FIFO
+ * (which would block a plain open forever), a device, a missing file. */
+static void test_referenced_files_are_checked(void **state)
+{
+    (void)state;
+    sensim_scene *s = scene_with_one_triangle();
+    char fifo[600];
+    snprintf(fifo, sizeof fifo, "%s/fifo.bin", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *ref = write_gltf("fifo_ref.gltf", "[{\"mesh\": 0}]", "fifo.bin");
+    assert_int_equal(sensim_scene_load_file(s, ref, NULL, NULL), SENSIM_ERR_IO);
+    const char *m = sensim_context_last_error(NULL);
+    assert_non_null(strstr(m, "fifo_ref.gltf: references"));
+    assert_non_null(strstr(m, "fifo.bin: not a regular file (a FIFO)"));
+    char link[600];
+    snprintf(link, sizeof link, "%s/zero.bin", dir);
+    assert_int_equal(symlink("/dev/zero", link), 0); /* an endless device behind a harmless name */
+    const char *dev = write_gltf("dev_ref.gltf", "[{\"mesh\": 0}]", "zero.bin");
+    assert_int_equal(sensim_scene_load_file(s, dev, NULL, NULL), SENSIM_ERR_IO);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "zero.bin: not a regular file (a device"));
+    const char *gone = write_gltf("gone_ref.gltf", "[{\"mesh\": 0}]", "gone.bin");
+    assert_int_equal(sensim_scene_load_file(s, gone, NULL, NULL), SENSIM_ERR_IO);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "gone_ref.gltf: references"));
+    assert_unchanged(s);
+    sensim_scene_destroy(s);
+}
+
+/* The helper's answer for a file with instancing, run directly. */
+static unsigned char *helper_answer(const char *file, size_t *len)
+{
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "%s/sensim-assimp '%s' 100000000 4000000000 30", SENSIM_BUILD_ROOT, file);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 20, n = 0, k;
+    unsigned char *b = malloc(cap);
+    while ((k = fread(b + n, 1, cap - n, p)) > 0)
+        n += k;
+    assert_int_equal(pclose(p), 0);
+    assert_true(n < cap);
+    *len = n;
+    return b;
+}
+
+static void test_hostile_answers(void **state)
+{
+    (void)state;
+    const char *two = write_gltf("two.gltf", "[{\"children\": [1, 2]}, {\"mesh\": 0, \"translation\": [5, 0, 0]},"
+                                             " {\"mesh\": 0, \"translation\": [-5, 0, 0]}]", NULL);
+    size_t n;
+    unsigned char *good = helper_answer(two, &n), *work = malloc(n);
+    uint32_t c[4];
+    memcpy(work, good, n);
+    CHECK_OK(sensim__assimp_parse_answer("two.gltf", work, n, c));
+    assert_int_equal(c[2], 1); /* one mesh */
+    assert_int_equal(c[3], 2); /* placed twice */
+    /* every truncation is an error: the END record comes last */
+    for (size_t cut = 0; cut < n; cut++) {
+        memcpy(work, good, cut);
+        assert_int_not_equal(sensim__assimp_parse_answer("two.gltf", work, cut, NULL), SENSIM_OK);
+    }
+    /* every byte changed (three ways) gives a status: parsed or refused, never a crash */
+    uint32_t refused = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int v = 0; v < 3; v++) {
+            memcpy(work, good, n);
+            work[i] = v == 0 ? 0xff : v == 1 ? 0x00 : (unsigned char)(good[i] ^ 0x80);
+            refused += sensim__assimp_parse_answer("two.gltf", work, n, NULL) != SENSIM_OK;
+        }
+    assert_true(refused > 0);
+    free(work);
+    free(good);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_file_through_the_helper),
+        cmocka_unit_test(test_crash_is_an_error),
+        cmocka_unit_test(test_memory_bomb_is_an_error),
+        cmocka_unit_test(test_referenced_files_are_checked),
+        cmocka_unit_test(test_hostile_answers),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
