@@ -926,6 +926,57 @@ static void test_numbers_and_names_never_wrap(void **state)
     sensim_scene_destroy(s);
 }
 
+/* Forty materials naming one PNG: decoded once, one texture in the scene that
+ * all forty share (it was decoded and copied per material: 7.3 GB for forty
+ * materials on one 8192² PNG); past the scene's texture budget a texture is
+ * skipped and counted, and the load still lands. */
+static void test_shared_texture_once(void **state)
+{
+    (void)state;
+    uint8_t px[16 * 16 * 3];
+    for (size_t i = 0; i < sizeof px; i++)
+        px[i] = (uint8_t)(i * 7);
+    char png[600], png2[600];
+    snprintf(png, sizeof png, "%s/shared.png", dir);
+    snprintf(png2, sizeof png2, "%s/other.png", dir);
+    CHECK_OK(sensim_write_png(png, 16, 16, 3, 8, px, 48));
+    CHECK_OK(sensim_write_png(png2, 16, 16, 3, 8, px, 48));
+    char mtl[8192] = "", obj[16384] = "mtllib shared.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\n";
+    for (int k = 0; k < 41; k++) {
+        snprintf(mtl + strlen(mtl), sizeof mtl - strlen(mtl), "newmtl m%d\nKd 1 1 1\nmap_Kd %s\n", k,
+                 k < 40 ? "shared.png" : "other.png");
+        snprintf(obj + strlen(obj), sizeof obj - strlen(obj), "usemtl m%d\nf 1/1 2/2 3/3\n", k);
+    }
+    write_test_file(dir, "shared.mtl", mtl, strlen(mtl));
+    const char *objp = write_test_file(dir, "shared.obj", obj, strlen(obj));
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    CHECK_OK(sensim_scene_load_file(s, objp, NULL, NULL));
+    assert_int_equal(s->tex_count, 2); /* shared.png once, other.png once */
+    assert_int_equal(s->tex_bytes, 2 * sizeof px);
+    uint32_t uses[3] = {0, 0, 0};
+    for (uint32_t id = 1; id < s->mat_count; id++)
+        if (s->mats[id].tex <= 2)
+            uses[s->mats[id].tex]++;
+    assert_int_equal(uses[1], 40);
+    assert_int_equal(uses[2], 1);
+    sensim_scene_info si;
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    assert_int_equal(si.textures_skipped, 0);
+    sensim_scene_destroy(s);
+    /* a scene whose textures are at the budget: the file's textures are skipped (counted once per file), the
+     * geometry and colours land */
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    s->tex_bytes = SENSIM_SCENE_TEXTURE_BYTES - 10;
+    CHECK_OK(sensim_scene_load_file(s, objp, NULL, NULL));
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    assert_int_equal(si.textures_skipped, 2);
+    assert_int_equal(si.triangle_count, 1); /* 41 copies of one triangle: duplicates dropped */
+    assert_int_equal(s->tex_count, 0);
+    s->tex_bytes = 0;
+    sensim_scene_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -937,7 +988,7 @@ int main(void)
         cmocka_unit_test(test_numbers_and_names_never_wrap), cmocka_unit_test(test_obj_read_in_chunks),
         cmocka_unit_test(test_obj_uvs_start_late),   cmocka_unit_test(test_parallel_duplicate_drop),
         cmocka_unit_test(test_obj_parallel_parse_agrees),
-        cmocka_unit_test(test_obj_parallel_parse_mutations),
+        cmocka_unit_test(test_obj_parallel_parse_mutations), cmocka_unit_test(test_shared_texture_once),
     };
     return cmocka_run_group_tests_name("loaders", tests, setup, teardown);
 }

@@ -185,9 +185,29 @@ SENSIM_API sensim_status sensim_scene_add_street(sensim_scene *scene, float leng
                                                  sensim_street_info *out_info);
 
 /**
- * Load a mesh file, choosing the loader by extension (.obj, .ply, any case).
+ * Load a mesh file, choosing the loader by extension (.obj, .ply, any case;
+ * in builds with Assimp also .gltf, .glb, .fbx, .dae and the other formats
+ * Assimp 5.2 reads).
+ *
+ * Assimp never runs in the caller's process: the helper program
+ * sensim-assimp (installed in libexecdir/sensim, found beside the library)
+ * imports the file in a process of its own and sends back what the scene
+ * needs. Its budgets for a file of B bytes: 2 GiB + 64·B of address space
+ * (at most 16 GiB), 30 s + 1 s per MB of CPU time, twice that + 10 s of
+ * wall-clock time, an answer of at most 256 MiB + 64·B. Every file the scene
+ * references (glTF buffers and images, ...) must be a regular file within
+ * the load's byte limit: a FIFO, a device or a missing file is refused by
+ * name. A crash of the importer (deep nesting, broken accessors) is
+ * SENSIM_ERR_PARSE, a budget SENSIM_ERR_TOO_LARGE, a refused reference
+ * SENSIM_ERR_IO, each naming the file; the scene is as it was.
+ *
+ * Textures (MTL map_Kd, glTF/FBX base colour): a file several materials
+ * name is decoded once and held once. A scene holds at most 2 GiB of
+ * texels; a texture past that is skipped and counted in
+ * sensim_scene_info.textures_skipped, and the load still lands.
  * @return as the loaders, or SENSIM_ERR_INVALID_ARGUMENT for another extension.
- * Thread safety: one thread at a time per scene. Since 0.1.
+ * Thread safety: one thread at a time per scene; loads of different scenes
+ * may run at once (each runs its own helper). Since 0.1.
  */
 SENSIM_API sensim_status sensim_scene_load_file(sensim_scene *scene, const char *path,
                                                 const sensim_load_options *opt,

@@ -667,7 +667,8 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
     mul(S, YUP_TO_ZUP, SC); /* file -> native: scale after the axis change */
     uint32_t *proto_id = malloc((sc.nmesh ? sc.nmesh : 1) * sizeof *proto_id);
     uint8_t *tex_done = calloc(sc.nmat ? sc.nmat : 1, 1);
-    if (!tex_done) {
+    uint32_t *tex_of = calloc(sc.nmat ? sc.nmat : 1, sizeof *tex_of); /* per material: its scene texture */
+    if (!tex_done || !tex_of) {
         free(proto_id);
         proto_id = NULL;
     }
@@ -710,16 +711,30 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
                     if (!have)
                         ap.base_color[0] = ap.base_color[1] = ap.base_color[2] = 1;
                 }
-                uint8_t *texels = NULL;
-                if (material_texture(&sc, amat, path, &texels, &ap.texture_width, &ap.texture_height) < 0)
-                    tex_skipped++;
-                ap.texture = texels;
-                have |= texels != NULL;
-                if (have && (st = sensim__scene_set_appearance_locked(scene, mat, &ap)) != SENSIM_OK) {
-                    free(texels);
-                    break;
+                /* a texture several materials name is decoded and held once (the first such material's) */
+                uint32_t tex = 0;
+                for (uint32_t k = 0; k < sc.nmat && !tex && amat->tex[0]; k++)
+                    if (tex_of[k] && tex_of[k] != UINT32_MAX && !strcmp(sc.mat[k].tex, amat->tex))
+                        tex = tex_of[k];
+                if (!tex) {
+                    uint8_t *texels = NULL;
+                    uint32_t tw = 0, th = 0;
+                    int got = material_texture(&sc, amat, path, &texels, &tw, &th);
+                    if (got > 0) {
+                        st = sensim__scene_add_texture_locked(scene, tw, th, texels, &tex);
+                        if (st == SENSIM_ERR_TOO_LARGE) /* past the scene's texture budget: skipped, counted */
+                            st = SENSIM_OK, tex = 0, got = -1;
+                    }
+                    free(texels); /* the scene copied it */
+                    if (got < 0)
+                        tex_skipped++;
+                    if (st != SENSIM_OK)
+                        break;
                 }
-                free(texels); /* the scene copied it */
+                tex_of[am->material] = tex ? tex : UINT32_MAX;
+                have |= tex != 0;
+                if (have && (st = sensim__scene_set_appearance_tex_locked(scene, mat, &ap, tex)) != SENSIM_OK)
+                    break;
             }
             if (refs[p->mesh] == 1 || (o.flags & SENSIM_MESH_PROTOTYPE)) { /* baked into the file's mesh */
                 double xf[16];
@@ -780,6 +795,7 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
     out_free(&stat);
     free(proto_id);
     free(tex_done);
+    free(tex_of);
     free(refs);
     imp_free(&sc);
     free(answer);

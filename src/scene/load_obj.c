@@ -626,6 +626,7 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
     sensim_mtl mtl = {0};
     sensim_appearance *apps = NULL; /* per MTL entry, when it is used and coloured */
     uint8_t **texels = NULL;
+    uint32_t *tex_src = NULL, *tex_idx = NULL; /* per MTL entry: the entry whose decoded texture it shares; its index */
     int32_t mtl_tag = -1, grp_tag = -1;
     uint16_t cur_mat = 0; /* 1-based index into names, 0 = none */
     uint16_t *name_slot = NULL; /* hash of names: 1-based index, 0 = empty */
@@ -838,16 +839,27 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
         }
         apps = calloc(mtl.n + 1, sizeof *apps);
         texels = calloc(mtl.n + 1, sizeof *texels);
-        if (!apps || !texels)
+        tex_src = calloc(mtl.n + 1, sizeof *tex_src);
+        tex_idx = calloc(mtl.n + 1, sizeof *tex_idx);
+        if (!apps || !texels || !tex_src || !tex_idx)
             FAIL(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
         for (uint32_t e = 0; e < mtl.n; e++) {
             const sensim_mtl_entry *me = &mtl.e[e];
+            tex_src[e] = e;
             if (!find_name(&names, name_slot, me->name) || (!me->has_kd && !me->map_kd))
                 continue;
             memcpy(apps[e].base_color, me->kd, sizeof me->kd);
+            /* a file several materials name is decoded once and shared (40 materials on one 8192² PNG: one
+             * decode, one copy in the scene) */
+            for (uint32_t k = 0; me->map_kd && k < e && tex_src[e] == e; k++)
+                if (apps[k].texture && tex_src[k] == k && mtl.e[k].map_kd && !strcmp(mtl.e[k].map_kd, me->map_kd))
+                    tex_src[e] = k;
             /* a texture that cannot be used (missing, not a PNG, ...): Kd alone, counted */
-            if (me->map_kd && sensim__png_read_rgb(me->map_kd, &apps[e].texture_width, &apps[e].texture_height,
-                                                   &texels[e]) == SENSIM_OK)
+            if (tex_src[e] != e)
+                apps[e].texture_width = apps[tex_src[e]].texture_width,
+                apps[e].texture_height = apps[tex_src[e]].texture_height, apps[e].texture = texels[tex_src[e]];
+            else if (me->map_kd && sensim__png_read_rgb(me->map_kd, &apps[e].texture_width, &apps[e].texture_height,
+                                                        &texels[e]) == SENSIM_OK)
                 apps[e].texture = texels[e];
             else if (me->map_kd)
                 tex_skipped++, apps[e].texture_width = apps[e].texture_height = 0;
@@ -884,8 +896,20 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
                 if (!apps[e].reserved[0])
                     continue;
                 apps[e].reserved[0] = 0;
-                st = sensim__scene_set_appearance_locked(scene, map[find_name(&names, name_slot, mtl.e[e].name)],
-                                                         &apps[e]);
+                /* the texture once per file (past the scene's texture budget: skipped and counted) */
+                uint32_t ts = tex_src[e];
+                if (apps[e].texture && !tex_idx[ts]) {
+                    st = sensim__scene_add_texture_locked(scene, apps[ts].texture_width, apps[ts].texture_height,
+                                                          texels[ts], &tex_idx[ts]);
+                    if (st == SENSIM_ERR_TOO_LARGE)
+                        st = SENSIM_OK, tex_idx[ts] = UINT32_MAX, tex_skipped++;
+                }
+                sensim_appearance b = apps[e];
+                b.texture = NULL, b.texture_width = b.texture_height = 0;
+                if (st == SENSIM_OK)
+                    st = sensim__scene_set_appearance_tex_locked(
+                        scene, map[find_name(&names, name_slot, mtl.e[e].name)], &b,
+                        apps[e].texture && tex_idx[ts] != UINT32_MAX ? tex_idx[ts] : 0);
             }
             if (st == SENSIM_OK) {
                 for (size_t t = 0; t < m.triangle_count; t++)
@@ -926,6 +950,8 @@ done:
     for (uint32_t e = 0; texels && e < mtl.n; e++)
         free(texels[e]);
     free(texels);
+    free(tex_src);
+    free(tex_idx);
     free(apps);
     sensim__mtl_free(&mtl);
     sensim__source_close(&src);

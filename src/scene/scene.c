@@ -463,8 +463,11 @@ void sensim__scene_rollback(sensim_scene *scene, const sensim_scene_mark *mark)
         rebuild_mat_hash(scene);
     }
     /* textures added since the mark: no committed material refers to them */
-    while (scene->tex_count > mark->tex_count)
-        free(scene->textures[--scene->tex_count].rgb);
+    while (scene->tex_count > mark->tex_count) {
+        sensim_texture *t = &scene->textures[--scene->tex_count];
+        scene->tex_bytes -= (uint64_t)t->w * t->h * 3;
+        free(t->rgb);
+    }
     /* meshes and instances appended since the mark (a multi-mesh load) */
     while (scene->mesh_count > mark->mesh_count)
         sensim__mesh_free(&scene->meshes[--scene->mesh_count]);
@@ -1018,7 +1021,7 @@ sensim_status sensim_scene_set_material(sensim_scene *scene, uint32_t id, const 
     return st;
 }
 
-sensim_status sensim__scene_set_appearance_locked(sensim_scene *scene, uint32_t id, const sensim_appearance *a)
+static sensim_status check_appearance(uint32_t id, const sensim_appearance *a)
 {
     if (!a || id == 0 || id > 65535)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "material appearance: NULL or id %u outside 1..65535", id);
@@ -1037,28 +1040,47 @@ sensim_status sensim__scene_set_appearance_locked(sensim_scene *scene, uint32_t 
                             a->texture_width, a->texture_height);
     if (!a->texture && (a->texture_width || a->texture_height))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "material appearance: texture sizes without texels");
-    sensim_status st = grow_mats(scene, id);
+    return SENSIM_OK;
+}
+
+sensim_status sensim__scene_add_texture_locked(sensim_scene *scene, uint32_t w, uint32_t h, const uint8_t *rgb,
+                                               uint32_t *out_tex)
+{
+    const uint64_t n = (uint64_t)w * h * 3;
+    if (scene->tex_bytes + n > SENSIM_SCENE_TEXTURE_BYTES)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE,
+                            "material appearance: a %u x %u texture would pass the scene's texture budget of %llu "
+                            "bytes (%llu held)",
+                            w, h, (unsigned long long)SENSIM_SCENE_TEXTURE_BYTES,
+                            (unsigned long long)scene->tex_bytes);
+    if (scene->tex_count == scene->tex_cap) {
+        uint32_t cap = scene->tex_cap ? 2 * scene->tex_cap : 8;
+        sensim_texture *t = realloc(scene->textures, cap * sizeof *t);
+        if (!t)
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot grow the texture table");
+        scene->textures = t;
+        scene->tex_cap = cap;
+    }
+    uint8_t *px = malloc((size_t)n);
+    if (!px)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot copy a %u x %u texture", w, h);
+    memcpy(px, rgb, (size_t)n);
+    scene->textures[scene->tex_count] = (sensim_texture){w, h, px};
+    scene->tex_bytes += n;
+    *out_tex = ++scene->tex_count;
+    return SENSIM_OK;
+}
+
+sensim_status sensim__scene_set_appearance_tex_locked(sensim_scene *scene, uint32_t id, const sensim_appearance *a,
+                                                      uint32_t tex)
+{
+    sensim_status st = check_appearance(id, a);
     if (st != SENSIM_OK)
         return st;
-    uint32_t tex = 0;
-    if (a->texture) {
-        if (scene->tex_count == scene->tex_cap) {
-            uint32_t cap = scene->tex_cap ? 2 * scene->tex_cap : 8;
-            sensim_texture *t = realloc(scene->textures, cap * sizeof *t);
-            if (!t)
-                return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot grow the texture table");
-            scene->textures = t;
-            scene->tex_cap = cap;
-        }
-        size_t n = (size_t)a->texture_width * a->texture_height * 3;
-        uint8_t *px = malloc(n);
-        if (!px)
-            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot copy a %u x %u texture", a->texture_width,
-                                a->texture_height);
-        memcpy(px, a->texture, n);
-        scene->textures[scene->tex_count] = (sensim_texture){a->texture_width, a->texture_height, px};
-        tex = ++scene->tex_count;
-    }
+    if (a->texture || tex > scene->tex_count)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "material appearance: texture %u of %u", tex, scene->tex_count);
+    if ((st = grow_mats(scene, id)) != SENSIM_OK)
+        return st;
     sensim_mat_entry *e = &scene->mats[id];
     if (!e->defined) { /* an id set only for its looks keeps the tag's lidar material */
         e->defined = 1;
@@ -1069,6 +1091,20 @@ sensim_status sensim__scene_set_appearance_locked(sensim_scene *scene, uint32_t 
     e->tex = tex;
     scene->dirty = true;
     return SENSIM_OK;
+}
+
+sensim_status sensim__scene_set_appearance_locked(sensim_scene *scene, uint32_t id, const sensim_appearance *a)
+{
+    sensim_status st = check_appearance(id, a);
+    if (st != SENSIM_OK)
+        return st;
+    uint32_t tex = 0;
+    if (a->texture && (st = sensim__scene_add_texture_locked(scene, a->texture_width, a->texture_height, a->texture,
+                                                             &tex)) != SENSIM_OK)
+        return st;
+    sensim_appearance b = *a;
+    b.texture = NULL, b.texture_width = b.texture_height = 0;
+    return sensim__scene_set_appearance_tex_locked(scene, id, &b, tex);
 }
 
 sensim_status sensim_scene_set_material_appearance(sensim_scene *scene, uint32_t id, const sensim_appearance *a)

@@ -65,7 +65,11 @@ struct sensim_scene {
     uint32_t mtl_missing, tex_skipped; /* OBJ material files and textures that could not be used */
     sensim_texture *textures;    /* appended only; committed materials may refer to any of them */
     uint32_t tex_count, tex_cap;
+    uint64_t tex_bytes;          /* texels held (SENSIM_SCENE_TEXTURE_BYTES at most) */
 };
+
+/* All camera textures of one scene: 2 GiB of texels (ten 8192² textures). */
+#define SENSIM_SCENE_TEXTURE_BYTES (2ull << 30)
 
 /* What a failed load restores (loaders only append). */
 typedef struct sensim_scene_mark {
@@ -121,6 +125,17 @@ static inline const sensim_material *sensim__material_for_hit(const sensim_scene
 /* Set material @p id's appearance inside an edit section (validated here;
  * the texture is copied). */
 sensim_status sensim__scene_set_appearance_locked(sensim_scene *scene, uint32_t id, const sensim_appearance *a);
+/* Copy @p w x @p h sRGB texels into the scene's textures (1-based index in
+ * *@p out_tex), inside an edit section; SENSIM_ERR_TOO_LARGE past the
+ * scene's texture budget (SENSIM_SCENE_TEXTURE_BYTES). Loaders add a file's
+ * texture once and share it between the materials that name it. */
+sensim_status sensim__scene_add_texture_locked(sensim_scene *scene, uint32_t w, uint32_t h, const uint8_t *rgb,
+                                               uint32_t *out_tex);
+/* As sensim__scene_set_appearance_locked() with texture @p tex (an index
+ * from sensim__scene_add_texture_locked, 0: none) in place of a->texture,
+ * which must be NULL. */
+sensim_status sensim__scene_set_appearance_tex_locked(sensim_scene *scene, uint32_t id, const sensim_appearance *a,
+                                                      uint32_t tex);
 /* Id for usemtl @p name, creating it (built-in by keyword, else inherit). */
 sensim_status sensim__scene_material_for_name(sensim_scene *scene, const char *name, uint16_t *out_id);
 
