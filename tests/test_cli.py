@@ -513,6 +513,9 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("batch", "--bogus", "1")
     check(r.returncode == 2 and "unknown option '--bogus'" in r.stderr and "sensim scan" not in r.stderr
           and "sensim batch" in r.stderr, "an unknown option is named, with that command's usage only")
+    r = run("render", "--bogus", "1")
+    check(r.returncode == 2 and r.stderr.startswith("sensim: render: unknown option '--bogus'"),
+          "render names the unknown option once: %r" % r.stderr[:120])
     r = run("frobnicate")
     check(r.returncode == 2 and "unknown command 'frobnicate'" in r.stderr, "an unknown command is named")
     # ---- presets cite their sources inside the repository ----
@@ -610,6 +613,14 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("placement", "--merge", old, "--out", os.path.join(pw, "old_merged"))
     check(r.returncode == 0 and open(os.path.join(pw, "old_merged", "ranking.csv")).read() == text,
           "a pre-0.2 shard merges: %s" % r.stderr)
+    # objects beyond ±1e9 m or inside out: refused naming the file and the box
+    for row, what in (("-1e300,-1,0,1e300,1,2", "box 2: a coordinate beyond"), ("1,-1,0,0,1,2", "box 2: needs xmin")):
+        with open(os.path.join(pw, "badobj.csv"), "w") as f:
+            f.write("xmin,ymin,zmin,xmax,ymax,zmax\n-9,-2,0,-8,2,5\n%s\n" % row)
+        r = run("placement", "--scene", plane, "--lidar", "vlp16", "--candidates", os.path.join(pw, "line.csv"),
+                "--roi", "-30,-8,30,8", "--objects", os.path.join(pw, "badobj.csv"), "--out", os.path.join(pw, "bo"),
+                "--no-maps")
+        check(r.returncode != 0 and "badobj.csv: " + what in r.stderr, "objects %s: %r" % (row, r.stderr))
     # objects: a box hidden behind another is reported occluded
     objs = os.path.join(pw, "objects.csv")
     with open(objs, "w") as f:

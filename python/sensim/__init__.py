@@ -186,6 +186,13 @@ def _f64(value, what):
     return float(value)
 
 
+def _uint(value, what, hi):
+    """An integer in 0..hi for a narrow C field (uint8 tags, uint16 material ids): ctypes would wrap it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= int(value) <= hi:
+        raise OutOfRange(5, "%s must be an integer in 0..%d, not %r" % (what, hi, value))
+    return int(value)
+
+
 def _u64(value, what):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= int(value) < 2 ** 64:
         raise OutOfRange(5, "%s must be an integer in 0..2**64-1" % what)
@@ -296,12 +303,12 @@ def tag_name(tag):
 
 
 def tag_from_name(name):
-    return _L.sensim_tag_from_name(name.encode())
+    return _L.sensim_tag_from_name(_text_arg(name, "name"))
 
 
 def tag_from_label(label):
     """Tag id of a CARLA tag name or a decimal id; -1 otherwise."""
-    return _L.sensim_tag_from_label(str(label).encode())
+    return _L.sensim_tag_from_label(_text_arg(str(label), "label"))
 
 
 def preset_search_dirs():
@@ -471,7 +478,8 @@ class Scene(_Handle):
             t, _, pt = _farray(triangle_tags, ctypes.c_uint8)
             keep.append(t)
             d.triangle_tags = pt
-        d.tag, d.material_id, d.flags = tag, material, 1 if prototype else 0
+        d.tag, d.material_id = _uint(tag, "tag", 255), _uint(material, "material", 65535)
+        d.flags = 1 if prototype else 0
         out = ctypes.c_uint32()
         _check(_L.sensim_scene_add_mesh(self.handle, ctypes.byref(d), ctypes.byref(out)))
         return out.value
@@ -487,9 +495,10 @@ class Scene(_Handle):
         _L.sensim_load_options_init(ctypes.byref(o))
         o.frame, o.flags, o.scale = FRAMES[frame], 1 if prototype else 0, scale
         if tags is not None:
-            o.tag_map_file = os.fsencode(tags)
+            o.tag_map_file = _text_arg(tags, "tags", path=True)
         out = ctypes.c_uint32()
-        _check(_L.sensim_scene_load_file(self.handle, os.fsencode(path), ctypes.byref(o), ctypes.byref(out)))
+        _check(_L.sensim_scene_load_file(self.handle, _text_arg(path, "path", path=True), ctypes.byref(o),
+                                         ctypes.byref(out)))
         return out.value
 
     def add_street(self, length_m=200.0, detail=1):
@@ -547,7 +556,7 @@ class Scene(_Handle):
 
     def find_material(self, name):
         out = ctypes.c_uint32()
-        _check(_L.sensim_scene_find_material(self.handle, name.encode(), ctypes.byref(out)))
+        _check(_L.sensim_scene_find_material(self.handle, _text_arg(name, "name"), ctypes.byref(out)))
         return out.value
 
     def commit(self):
@@ -915,7 +924,7 @@ class Nav(_Handle):
             k, sep, v = str(kv).partition("=")
             if not sep:
                 raise InvalidArgument(1, "navigation key %r is not key=value" % kv)
-            _check(_L.sensim_nav_desc_set(ctypes.byref(d), k.strip().encode(), v.strip().encode()))
+            _check(_L.sensim_nav_desc_set(ctypes.byref(d), _text_arg(k.strip(), "key"), _text_arg(v.strip(), k.strip())))
         d.sensor_id = _u32(sensor_id, "sensor_id")
         h = ctypes.c_void_p()
         _check(_L.sensim_nav_create(context.handle, ctypes.byref(d), ctypes.byref(h)))
@@ -963,7 +972,7 @@ class Radar(_Handle):
             k, sep, v = str(kv).partition("=")
             if not sep:
                 raise InvalidArgument(1, "radar key %r is not key=value" % kv)
-            _check(_L.sensim_radar_desc_set(ctypes.byref(d), k.strip().encode(), v.strip().encode()))
+            _check(_L.sensim_radar_desc_set(ctypes.byref(d), _text_arg(k.strip(), "key"), _text_arg(v.strip(), k.strip())))
         d.sensor_id = _u32(sensor_id, "sensor_id")
         h = ctypes.c_void_p()
         _check(_L.sensim_radar_create(context.handle, ctypes.byref(d), ctypes.byref(h)))
@@ -1048,9 +1057,10 @@ class Lidar(_Handle):
         if isinstance(overrides, dict):
             overrides = ["%s=%s" % (k, v) for k, v in overrides.items()]
         overrides = list(overrides or [])
-        arr = (ctypes.c_char_p * max(1, len(overrides)))(*[s.encode() for s in overrides])
+        arr = (ctypes.c_char_p * max(1, len(overrides)))(*[_text_arg(s, "override") for s in overrides])
         h = ctypes.c_void_p()
-        _check(_L.sensim_lidar_create_from_preset(context.handle, os.fsencode(preset), arr, len(overrides),
+        _check(_L.sensim_lidar_create_from_preset(context.handle, _text_arg(preset, "preset", path=True), arr,
+                                                  len(overrides),
                                                   ctypes.byref(h)))
         self._h = h.value
 
@@ -1104,7 +1114,7 @@ class Lidar(_Handle):
 
     def export_csv(self, t0_ns, t1_ns, path):
         rows = ctypes.c_uint64()
-        _check(_L.sensim_pattern_export_csv(self.handle, _i64(t0_ns, "t0_ns"), _i64(t1_ns, "t1_ns"), os.fsencode(path),
+        _check(_L.sensim_pattern_export_csv(self.handle, _i64(t0_ns, "t0_ns"), _i64(t1_ns, "t1_ns"), _text_arg(path, "path", path=True),
                                             ctypes.byref(rows)))
         return rows.value
 
@@ -1125,14 +1135,15 @@ class Camera(_Handle):
         _want(context, Context, "context")
         self.context = context
         d = _lib.CameraDesc()
-        _check(_L.sensim_camera_desc_preset(str(preset).encode(), ctypes.byref(d)))
+        _check(_L.sensim_camera_desc_preset(_text_arg(str(preset), "preset"), ctypes.byref(d)))
         if isinstance(overrides, dict):
             overrides = ["%s=%s" % (k, v) for k, v in overrides.items()]
         for kv in overrides or []:
             k, sep, v = str(kv).partition("=")
             if not sep:
                 raise InvalidArgument(1, "camera override %r is not key=value" % kv)
-            _check(_L.sensim_camera_desc_set(ctypes.byref(d), k.strip().encode(), v.strip().encode()))
+            _check(_L.sensim_camera_desc_set(ctypes.byref(d), _text_arg(k.strip(), "key"),
+                                             _text_arg(v.strip(), k.strip())))
         h = ctypes.c_void_p()
         _check(_L.sensim_camera_create(context.handle, ctypes.byref(d), ctypes.byref(h)))
         self._h = h.value
@@ -1593,7 +1604,7 @@ def write_points(path, points, format="ply"):
                                   % (len(raw), POINT_SIZE))
         buf = ctypes.create_string_buffer(raw, len(raw) or 1)
         addr, n = ctypes.addressof(buf), len(raw) // POINT_SIZE
-    _check(_L.sensim_write_points(os.fsencode(path), POINT_FORMATS[format], None, addr, n))
+    _check(_L.sensim_write_points(_text_arg(path, "path", path=True), POINT_FORMATS[format], None, addr, n))
 
 
 def write_ply(path, points):
@@ -1612,14 +1623,14 @@ def write_pcd(path, points, ascii=False):
 MCAP_TYPES = {"PointCloud2": 0, "Image": 1, "CameraInfo": 2, "Imu": 3, "NavSatFix": 4, "Odometry": 5,
               "TFMessage": 6, "TFMessage_static": 7, "Clock": 8}
 MCAP_COMPRESSION = {"none": 0, "zstd": 1, "lz4": 2}
+# sensor_msgs/Image encodings write_image takes: (numpy dtype, channels); little-endian as the message says
+_IMAGE_DTYPES = {"rgb8": ("uint8", 3), "bgr8": ("uint8", 3), "rgba8": ("uint8", 4), "bgra8": ("uint8", 4),
+                 "mono8": ("uint8", 1), "mono16": ("<u2", 1), "16UC1": ("<u2", 1), "32FC1": ("<f4", 1),
+                 "32FC3": ("<f4", 3)}
 
 
 def _cstr(value, what):
-    if not isinstance(value, str):
-        raise InvalidArgument(1, "%s must be a str, not %s" % (what, type(value).__name__))
-    if "\0" in value:
-        raise InvalidArgument(1, "%s contains a NUL character" % what)
-    return value.encode()
+    return _text_arg(value, what)
 
 
 def _nav_sample(sample):
@@ -1673,7 +1684,7 @@ class McapWriter(_Handle):
             raise OutOfRange(5, "split_s must be in [0, 1e9] seconds")
         o.split_ns = int(round(split * 1e9))
         h = ctypes.c_void_p()
-        _check(_L.sensim_mcap_open(os.fsencode(prefix), ctypes.byref(o), ctypes.byref(h)))
+        _check(_L.sensim_mcap_open(_text_arg(prefix, "prefix", path=True), ctypes.byref(o), ctypes.byref(h)))
         self._h = h.value
         self.files = 0
 
@@ -1737,6 +1748,14 @@ class McapWriter(_Handle):
         """A numpy image (H x W or H x W x C, C-contiguous rows) as sensor_msgs/Image."""
         if _np is None or not isinstance(image, _np.ndarray) or image.ndim not in (2, 3):
             raise InvalidArgument(1, "image must be a 2-D or 3-D numpy array")
+        want = _IMAGE_DTYPES.get(encoding)
+        if want is None:
+            raise InvalidArgument(1, "encoding %r: one of %s" % (encoding, ", ".join(sorted(_IMAGE_DTYPES))))
+        chans = 1 if image.ndim == 2 else image.shape[2]
+        if image.dtype != _np.dtype(want[0]) or chans != want[1]:
+            raise InvalidArgument(1, "a %s image is %d channel(s) of %s, not %d of %s (convert it first: a %s array "
+                                  "written as %s would be garbage)" % (encoding, want[1], want[0], chans, image.dtype,
+                                                                       image.dtype, encoding))
         img = _np.ascontiguousarray(image)
         hgt, wid = img.shape[0], img.shape[1]
         step = img.strides[0]

@@ -632,6 +632,12 @@ class RosBags(unittest.TestCase):
                 w.add_topic("/x", "Bogus")
             with self.assertRaises(sensim.InvalidArgument):
                 w.write_image(ti, 0, 0, "cam\0optical", img["depth"], "32FC1")
+            # an image whose dtype or channels do not match its encoding is refused, not written as garbage
+            for bad, enc in ((img["depth"].astype(np.float64), "32FC1"), (np.zeros((4, 4, 3)), "rgb8"),
+                             (np.zeros((4, 4), np.uint8), "rgb8"), (np.zeros((4, 4, 3), np.uint16), "rgb8"),
+                             (np.zeros((4, 4), np.uint8), "jpeg")):
+                with self.assertRaises(sensim.InvalidArgument, msg=(bad.dtype, bad.shape, enc)):
+                    w.write_image(ti, 0, 0, "cam_optical", bad, enc)
             with self.assertRaises(sensim.InvalidArgument):
                 w.write_clock(3.0, 0, 0)
             with self.assertRaises(sensim.OutOfRange):
@@ -1137,6 +1143,53 @@ class Placement(unittest.TestCase):
             sp.evaluate(ctx, scene, "vlp16", cands, roi=(1, 1, 0, 0))
         ctx.close()
         tmp.cleanup()
+
+
+class HostileArguments(unittest.TestCase):
+    """Python arguments reach C unchanged or are refused by name: no ctypes wrap, no NUL cutting a string."""
+
+    def test_narrow_integers_are_not_wrapped(self):
+        s = sensim.Scene(sensim.Context(1))
+        tri = ([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
+        for bad in (270, 256, -1, 2.0, True, "3"):
+            with self.assertRaises(sensim.OutOfRange, msg=bad):
+                s.add_mesh(*tri, tag=bad)  # 270 was stored as 14 (Car)
+        for bad in (65536, -1):
+            with self.assertRaises(sensim.OutOfRange, msg=bad):
+                s.add_mesh(*tri, material=bad)
+        self.assertEqual(s.info["mesh_count"], 0)
+        with self.assertRaises(sensim.OutOfRange):
+            s.add_mesh(*tri, tag=255)  # reaches C unwrapped, which names it
+        s.add_mesh(*tri, tag=28, material=65535)  # the largest accepted
+        self.assertEqual(s.info["mesh_count"], 1)
+
+    def test_nul_in_strings_is_refused(self):
+        ctx = sensim.Context(1)
+        s = sensim.Scene(ctx)
+        with tempfile.TemporaryDirectory() as d:
+            ok = os.path.join(d, "ok.obj")
+            with open(ok, "w") as f:
+                f.write("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
+            for bad in (ok + "\0.ply", ok + "\0"):
+                with self.assertRaises(sensim.InvalidArgument, msg=bad):
+                    s.load(bad)  # "ok.obj\0.ply" loaded ok.obj
+            with self.assertRaises(sensim.InvalidArgument):
+                s.load(ok, tags=ok + "\0x")
+            with self.assertRaises(sensim.InvalidArgument):
+                sensim.Lidar(ctx, "vlp16\0.preset")
+            with self.assertRaises(sensim.InvalidArgument):
+                sensim.Lidar(ctx, "vlp16", {"max_range_m": "50\0junk"})  # the value was cut to "50"
+            with self.assertRaises(sensim.InvalidArgument):
+                sensim.Camera(ctx, "pinhole_720p", {"fov\0x": "90"})
+            with self.assertRaises(sensim.InvalidArgument):
+                sensim.Nav(ctx, "imu", {"rate_hz": "100\0"})
+            with self.assertRaises(sensim.InvalidArgument):
+                sensim.tag_from_name("Car\0")
+            with self.assertRaises(sensim.InvalidArgument):
+                sensim.write_ply(os.path.join(d, "a.ply\0b"), b"")
+            self.assertEqual(sorted(os.listdir(d)), ["ok.obj"])  # nothing written under a cut name
+            s.load(ok)
+            self.assertEqual(s.info["mesh_count"], 1)
 
 
 class NoNumpySmoke(unittest.TestCase):

@@ -565,6 +565,15 @@ int cmd_placement(int argc, char **argv)
         rc = usage("no candidates");
     if (!rc && objects)
         rc = load_number_rows(objects, "xmin,ymin,zmin,xmax,ymax,zmax", 6, MAX_OBJECTS, &boxes, &nb);
+    for (uint32_t k = 0; !rc && k < nb; k++) { /* boxes within the scene's ±1e9 m, each a real box */
+        const double *q = &boxes[6 * k];
+        for (int c = 0; c < 6 && !rc; c++)
+            if (!(fabs(q[c]) <= 1e9))
+                rc = msg_fail("%s: box %llu: a coordinate beyond ±1e9 m%s", objects, k + 1ull,
+                              " (xmin,ymin,zmin,xmax,ymax,zmax, metres)");
+        if (!rc && !(q[0] < q[3] && q[1] < q[4] && q[2] < q[5]))
+            rc = msg_fail("%s: box %llu: needs xmin < xmax, ymin < ymax and zmin < zmax%s", objects, k + 1ull, "");
+    }
     p.boxes = boxes, p.nboxes = nb;
     float *prior = NULL;
     if (!rc && occupancy) { /* rows x,y,p: the cell holding (x, y) gets p; cells not listed 0 */

@@ -98,7 +98,7 @@ int cmd_render(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
-            return usage("render: every option takes a value");
+            return usage_option(a, 1);
         i++;
         if (!strcmp(a, "--scene"))
             scene_arg = v;
@@ -112,16 +112,16 @@ int cmd_render(int argc, char **argv)
             tags = v;
         else if (!strcmp(a, "--pose")) {
             if (parse_numbers(v, pose_in, 6, 6) != 6)
-                return usage("render: --pose needs six finite numbers x,y,z,roll,pitch,yaw (metres, degrees)");
+                return usage("--pose needs six finite numbers x,y,z,roll,pitch,yaw (metres, degrees)");
         } else if (!strcmp(a, "--threads")) {
             if (!parse_u32(v, &threads))
-                return usage("render: --threads needs a count");
+                return usage("--threads needs a count");
         } else if (!strcmp(a, "--set")) {
             if (nsets == MAX_SETS)
-                return usage("render: too many --set");
+                return usage("too many --set");
             sets[nsets++] = v;
         } else
-            return usage("render: unknown option");
+            return usage_option(a, 0);
     }
     if (!scene_arg || !out)
         return usage("render needs --scene and --out");
@@ -136,7 +136,7 @@ int cmd_render(int argc, char **argv)
         char key[128];
         const char *eq = strchr(sets[k], '=');
         if (!eq || eq - sets[k] >= (ptrdiff_t)sizeof key)
-            return usage("render: --set needs KEY=VALUE");
+            return usage("--set needs KEY=VALUE");
         memcpy(key, sets[k], (size_t)(eq - sets[k]));
         key[eq - sets[k]] = '\0';
         sensim_status st = sensim_camera_desc_set(&d, key, eq + 1);
