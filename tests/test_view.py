@@ -163,6 +163,20 @@ with tempfile.TemporaryDirectory() as tmp:
             r = run("view", bad, "--out", o)
             check(r.returncode >= 10 and msg in r.stderr and not os.path.exists(o), "view %s refused: %r" % (name, r.stderr))
 
+    # the page's point budget: frames past it are left out with a warning that says how many, the rest drawn
+    if r2.returncode == 0:
+        n01 = dp["clouds"][0]["n"] + dp["clouds"][1]["n"]
+        bpage = os.path.join(tmp, "budget.html")
+        for src in (out, os.path.join(bag, "sensim_0.mcap")):
+            rb = run("view", src, "--out", bpage, "--max-total-points", str(n01))
+            db = page_data(bpage) if rb.returncode == 0 else {"clouds": []}
+            check(rb.returncode == 0 and [c["n"] for c in db["clouds"]] == [c["n"] for c in dp["clouds"][:2]]
+                  and "left out 3 clouds" in rb.stderr and "--max-total-points" in rb.stderr,
+                  "%s with a budget of the first two frames' %d points: %r"
+                  % (os.path.basename(src), n01, rb.stderr))
+        rb = run("view", out, "--out", bpage, "--max-total-points", "0")
+        check(rb.returncode == 2 and "--max-total-points" in rb.stderr, "a budget of 0 is a usage error")
+
     # nothing there: a frame of no points draws no points
     empty = os.path.join(tmp, "empty.ply")
     with open(empty, "wb") as f:

@@ -59,9 +59,11 @@ static const struct command_help {
      "              [--outputs depth,semantic,instance,normal,rgb] [--set KEY=VALUE]... [--threads N] [--tags FILE]\n",
      "  --camera    carla_default, pinhole_720p, pinhole_1080p, fisheye_190, or a camera file\n"},
     {"view",
-     "sensim view RUN_DIR|FILE.ply|FILE.mcap --out FILE.html [--max-points N]\n",
+     "sensim view RUN_DIR|FILE.ply|FILE.mcap --out FILE.html [--max-points N] [--max-total-points N]\n",
      "  one self-contained page that plays the frames: points by tag/intensity/height/range, camera\n"
-     "  images, sensor poses and the trajectory; --max-points draws every k-th point of larger frames\n"},
+     "  images, sensor poses and the trajectory; --max-points draws every k-th point of larger frames;\n"
+     "  a page holds at most --max-total-points (10^7) points and 1.3e8 image pixels: frames past them\n"
+     "  are left out with a warning\n"},
     {"bench",
      "sensim bench [--scene FILE|street] [--lidar PRESET|FILE]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
      "             [--threads N] [--json]\n",

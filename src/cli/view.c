@@ -184,7 +184,7 @@ static int write_page(const view_data *V, const char *out, uint64_t *nframes)
 int cmd_view(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
-    uint32_t max_points = 200000;
+    uint32_t max_points = 200000, max_total = 10000000;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (a[0] != '-' && !in) {
@@ -199,6 +199,9 @@ int cmd_view(int argc, char **argv)
         else if (!strcmp(a, "--max-points")) {
             if (!parse_u32(v, &max_points) || max_points < 1 || max_points > 10000000)
                 return usage("--max-points needs an integer in 1..10^7 (points per frame drawn)");
+        } else if (!strcmp(a, "--max-total-points")) {
+            if (!parse_u32(v, &max_total) || max_total < 1 || max_total > 100000000)
+                return usage("--max-total-points needs an integer in 1..10^8 (points of all frames on the page)");
         } else {
             return usage_option(a, 0);
         }
@@ -207,6 +210,8 @@ int cmd_view(int argc, char **argv)
         return usage("view needs an input (a run folder or a PLY file) and --out FILE.html");
     view_data V = {0};
     V.max_points = max_points;
+    V.points_budget = max_total;
+    V.pixels_budget = VIEW_IMAGE_PIXELS;
     V.cloud_cap = MAX_CLOUDS, V.image_cap = MAX_IMAGES;
     V.clouds = calloc(V.cloud_cap, sizeof *V.clouds);
     V.images = calloc(V.image_cap, sizeof *V.images);
@@ -247,6 +252,12 @@ int cmd_view(int argc, char **argv)
             pts += V.clouds[i].n;
         fprintf(stderr, "sensim view: %s: %llu frames, %zu clouds, %llu points drawn, %zu images\n", out,
                 (unsigned long long)nframes, V.nclouds, (unsigned long long)pts, V.nimages);
+        if (V.clouds_dropped || V.images_dropped)
+            fprintf(stderr,
+                    "sensim view: warning: left out %zu clouds and %zu images past the page's budget (%llu points: "
+                    "--max-total-points, or fewer per frame with --max-points; %llu image pixels)\n",
+                    V.clouds_dropped, V.images_dropped, (unsigned long long)V.points_budget,
+                    (unsigned long long)V.pixels_budget);
     }
     view_free(&V);
     return rc;

@@ -8,6 +8,7 @@
 
 #define MAX_CLOUDS 100000
 #define MAX_IMAGES 20000
+#define VIEW_IMAGE_PIXELS (128ull << 20) /* image pixels a page embeds (MCAP images decoded): 16 of 2816 x 2816 */
 
 typedef struct cloud {
     char sensor[64];
@@ -31,6 +32,9 @@ typedef struct view_data {
     image *images;
     size_t nimages;
     uint32_t max_points;
+    uint64_t points_total, points_budget;  /* points kept; clouds past the budget are left out and counted */
+    uint64_t pixels_total, pixels_budget;  /* image pixels kept (MCAP images), likewise */
+    size_t clouds_dropped, images_dropped;
     size_t cloud_cap, image_cap; /* entries clouds and images hold (MAX_CLOUDS, MAX_IMAGES) */
     char tmpdir[32];    /* MCAP: the folder of its decoded images ("" until one), removed by view_free */
 } view_data;

@@ -273,9 +273,16 @@ int view_read_folder(view_data *V, const char *dir, const char *sensor)
                 rc = view_fail("%s: more frames than the page takes (%s)", dir, "100000");
                 break;
             }
-            rc = view_read_ply(p, sensor, V->max_points, &V->clouds[V->nclouds]);
-            if (!rc)
+            cloud *c = &V->clouds[V->nclouds];
+            rc = view_read_ply(p, sensor, V->max_points, c);
+            if (!rc && V->points_total + c->n > V->points_budget) { /* the page's budget: left out, counted */
+                free(c->xyz), free(c->range), free(c->tag), free(c->inten);
+                memset(c, 0, sizeof *c);
+                V->clouds_dropped++;
+            } else if (!rc) {
+                V->points_total += c->n;
                 V->nclouds++;
+            }
         }
     }
     /* camera captures: NAME/NNNNNN.json with t_ns, image in rgb/ (or the CityScapes semantic image) */
@@ -382,8 +389,17 @@ static void cdr_str(rd *r, char *out, size_t cap)
 
 typedef struct tfkey {
     int64_t t;
+    size_t order; /* place in the file */
     double pose[16];
 } tfkey;
+
+static int cmp_tfkey(const void *a, const void *b)
+{
+    const tfkey *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
 
 typedef struct mount {
     char frame[64];
@@ -465,6 +481,7 @@ static void on_tf(mcap_state *S, rd *r, int is_static)
                 S->tf = k, S->captf = c;
             }
             S->tf[S->ntf].t = sec * 1000000000 + ns;
+            S->tf[S->ntf].order = S->ntf;
             memcpy(S->tf[S->ntf++].pose, m, sizeof m);
         }
     }
@@ -503,6 +520,10 @@ static void on_cloud(mcap_state *S, rd *r)
     uint64_t count = height * width;
     uint64_t every = V->max_points && count > V->max_points ? (count + V->max_points - 1) / V->max_points : 1;
     uint64_t n = (count + every - 1) / every;
+    if (V->points_total + n > V->points_budget) { /* the page's budget: left out, counted */
+        V->clouds_dropped++;
+        return;
+    }
     cloud *c = &V->clouds[V->nclouds];
     memset(c, 0, sizeof *c);
     snprintf(c->sensor, sizeof c->sensor, "%s", frame);
@@ -535,6 +556,7 @@ static void on_cloud(mcap_state *S, rd *r)
         c->tag[k] = ot >= 0 ? p[ot] : 0;
     }
     c->n = k;
+    V->points_total += k;
     /* the pose: odom <- base at the stamp, then base <- frame (tf is attached after reading all) */
     c->pose[0] = c->pose[5] = c->pose[10] = c->pose[15] = 1;
     snprintf(c->frame, sizeof c->frame, "%s", frame);
@@ -556,6 +578,10 @@ static void on_image(mcap_state *S, rd *r)
     if (r->bad || strcmp(enc, "rgb8") || w == 0 || h == 0 || w > 8192 || h > 8192 || step < 3 * w ||
         len > r->n - r->at || step * h > len)
         return;
+    if (V->pixels_total + w * h > V->pixels_budget) { /* the page's budget: left out, counted */
+        V->images_dropped++;
+        return;
+    }
     if (!V->tmpdir[0]) {
         snprintf(V->tmpdir, sizeof V->tmpdir, "/tmp/sensim_view_XXXXXX");
         if (!mkdtemp(V->tmpdir)) {
@@ -573,6 +599,7 @@ static void on_image(mcap_state *S, rd *r)
             *p = '_';
     im->t_ns = sec * 1000000000 + ns;
     V->nimages++;
+    V->pixels_total += w * h;
 }
 
 static int walk_records(mcap_state *S, const uint8_t *p, size_t n, int depth);
@@ -706,15 +733,23 @@ int view_read_mcap(view_data *V, const char *path)
     S->path = path, S->V = V;
     rc = walk_records(S, data + 8, (size_t)size - 8, 0);
     free(data);
-    /* place the clouds: odom <- base_link at the stamp (latest at or before), base_link <- frame */
+    /* place the clouds: odom <- base_link at the stamp (latest at or before; of equal stamps the last in
+     * the file), base_link <- frame. Keys sorted by (stamp, file order) once, each cloud a binary search:
+     * n log n, where a bag of many /tf messages took clouds x keys. */
+    qsort(S->tf, S->ntf, sizeof *S->tf, cmp_tfkey);
     for (size_t i = 0; i < V->nclouds && !rc; i++) {
         cloud *c = &V->clouds[i];
         double base[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, mnt[16];
         memcpy(mnt, base, sizeof mnt);
-        const tfkey *best = NULL;
-        for (size_t k = 0; k < S->ntf; k++)
-            if (S->tf[k].t <= c->t_ns && (!best || S->tf[k].t >= best->t))
-                best = &S->tf[k];
+        size_t lo = 0, hi = S->ntf; /* the first key after the stamp */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (S->tf[mid].t <= c->t_ns)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        const tfkey *best = lo ? &S->tf[lo - 1] : NULL;
         if (best)
             memcpy(base, best->pose, sizeof base);
         for (size_t k = 0; k < S->nmounts; k++)
