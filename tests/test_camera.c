@@ -419,6 +419,12 @@ static void test_hostile(void **state)
     assert_int_equal(sensim_camera_create(ctx, &d, &c), SENSIM_ERR_INVALID_ARGUMENT);
     sensim_camera_desc_init(&d), d.distortion[0] = 1e300;
     assert_int_equal(sensim_camera_create(ctx, &d, &c), SENSIM_ERR_OUT_OF_RANGE);
+    /* the pixel budget: 2^26 (16384^2 took 40 s and 5.9 GB for depth alone); refused before any allocation */
+    sensim_camera_desc_init(&d), d.width = d.height = 16384, d.cx = d.cy = 8192;
+    assert_int_equal(sensim_camera_create(ctx, &d, &c), SENSIM_ERR_OUT_OF_RANGE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "over the budget of 67108864"));
+    sensim_camera_desc_init(&d), d.width = 8193, d.height = 8192;
+    assert_int_equal(sensim_camera_create(ctx, &d, &c), SENSIM_ERR_OUT_OF_RANGE);
     assert_null(c);
     sensim_camera_desc_init(&d), d.width = 64, d.height = 48;
     CHECK_OK(sensim_camera_create(ctx, &d, &c));

@@ -58,7 +58,7 @@ typedef struct sensim_camera sensim_camera;
 /** A camera. Fill with sensim_camera_desc_init() or sensim_camera_desc_preset(). */
 typedef struct sensim_camera_desc {
     char name[32];
-    uint32_t width, height;      /**< pixels, 1..16384 each */
+    uint32_t width, height;      /**< pixels, 1..16384 each, width × height <= 2^26 (8192², 16384 × 4096) */
     int32_t model;               /**< SENSIM_CAMERA_PINHOLE or SENSIM_CAMERA_FISHEYE */
     uint32_t samples_per_pixel;  /**< 1, 4, 9, 16, ... (a square grid inside the pixel, deterministic);
                                       colour averages them, other outputs take the pixel centre's ray */
@@ -104,7 +104,9 @@ SENSIM_API sensim_status sensim_camera_desc_preset(const char *name, sensim_came
 SENSIM_API sensim_status sensim_camera_desc_set(sensim_camera_desc *desc, const char *key, const char *value);
 
 /**
- * Create a camera (the descriptor is copied and checked: sizes 1..16384,
+ * Create a camera (the descriptor is copied and checked: sizes 1..16384
+ * with at most 2^26 pixels, i.e. 8192 × 8192 or 16384 × 4096, a budget of
+ * 1 GiB of lens rays and 256 MiB a depth image;
  * focal lengths > 0 and finite, principal point finite, |distortion| <= 10,
  * samples_per_pixel a square 1..256, max_depth_m >= 0, row_readout_ns >= 0
  * with height·row_readout_ns <= 1 s, ambient in [0, 1], reserved zero).

@@ -16,6 +16,7 @@
 #define SENSIM_MAGIC_CAMERA 0x43434E53u
 #define TILE 4
 #define MAX_SIDE 16384
+#define MAX_PIXELS (1u << 26) /* 8192 x 8192 or 16384 x 4096: 1 GiB of lens rays, 256 MiB a depth image */
 #define LENS_AHEAD 4 /* tiles: how far ahead lens_rays4() prefetches the lens table */
 #define SRGB_BINS 4096
 
@@ -288,6 +289,12 @@ sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc
             return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "camera: reserved[%d] is not zero", i);
     if (d->width < 1 || d->width > MAX_SIDE || d->height < 1 || d->height > MAX_SIDE)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: size %ux%u (each 1..%d)", d->width, d->height, MAX_SIDE);
+    if ((uint64_t)d->width * d->height > MAX_PIXELS)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE,
+                            "camera: size %ux%u is %llu pixels, over the budget of %u (8192 x 8192 or 16384 x 4096: "
+                            "the lens rays alone would take %llu MB)",
+                            d->width, d->height, (unsigned long long)d->width * d->height, MAX_PIXELS,
+                            (unsigned long long)d->width * d->height * 16 / 1000000);
     if (d->model != SENSIM_CAMERA_PINHOLE && d->model != SENSIM_CAMERA_FISHEYE)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: model %d (0 pinhole, 1 fisheye)", d->model);
     uint32_t g = (uint32_t)lround(sqrt((double)d->samples_per_pixel));
