@@ -109,6 +109,44 @@ static void test_crash_is_an_error(void **state)
     sensim_scene_destroy(s);
 }
 
+/* A COLLADA unit of 0 flattens the file, a negative one mirrors it: refused by name (they loaded silently). */
+static void test_collada_units(void **state)
+{
+    (void)state;
+    sensim_scene *s = scene_with_one_triangle();
+    for (int k = 0; k < 3; k++) {
+        static const char *const unit[] = {"1", "0", "-1"};
+        char dae[2048], name[32];
+        snprintf(dae, sizeof dae,
+                 "<?xml version=\"1.0\"?><COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" "
+                 "version=\"1.4.1\"><asset><unit name=\"u\" meter=\"%s\"/><up_axis>Z_UP</up_axis></asset>"
+                 "<library_geometries><geometry id=\"g\"><mesh><source id=\"p\"><float_array id=\"pa\" "
+                 "count=\"9\">0 0 0 1 0 0 0 1 0</float_array><technique_common><accessor source=\"#pa\" "
+                 "count=\"3\" stride=\"3\"><param name=\"X\" type=\"float\"/><param name=\"Y\" "
+                 "type=\"float\"/><param name=\"Z\" type=\"float\"/></accessor></technique_common></source>"
+                 "<vertices id=\"v\"><input semantic=\"POSITION\" source=\"#p\"/></vertices><triangles "
+                 "count=\"1\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 1 2</p></triangles>"
+                 "</mesh></geometry></library_geometries><library_visual_scenes><visual_scene id=\"s\"><node "
+                 "id=\"n\"><instance_geometry url=\"#g\"/></node></visual_scene></library_visual_scenes><scene>"
+                 "<instance_visual_scene url=\"#s\"/></scene></COLLADA>",
+                 unit[k]);
+        snprintf(name, sizeof name, "unit%d.dae", k);
+        const char *p = write_test_file(dir, name, dae, strlen(dae));
+        sensim_status st = sensim_scene_load_file(s, p, NULL, NULL);
+        if (k == 0) {
+            CHECK_OK(st);
+            continue;
+        }
+        assert_int_equal(st, SENSIM_ERR_PARSE);
+        assert_non_null(strstr(sensim_context_last_error(NULL), k == 1 ? "singular" : "mirrors"));
+        assert_non_null(strstr(sensim_context_last_error(NULL), name));
+    }
+    sensim_scene_info si;
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    assert_int_equal(si.mesh_count, 2); /* the triangle and the unit-1 file, nothing of the others */
+    sensim_scene_destroy(s);
+}
+
 /* A 1 KB node DAG that Assimp expands to 2^40 nodes: the helper's memory
  * budget stops it (RLIMIT_AS, or ASan's RSS limit in the sanitizer build). */
 static void test_memory_bomb_is_an_error(void **state)
@@ -205,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_good_file_through_the_helper),
         cmocka_unit_test(test_crash_is_an_error),
         cmocka_unit_test(test_memory_bomb_is_an_error),
+        cmocka_unit_test(test_collada_units),
         cmocka_unit_test(test_referenced_files_are_checked),
         cmocka_unit_test(test_hostile_answers),
     };

@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -216,6 +217,16 @@ static void visit(const char *path, const struct aiNode *node, const double pare
     double local[16], g[16];
     mat_from_ai(&node->mTransformation, local);
     mul(parent, local, g);
+    /* a transform that flattens (zero scale) or is not finite loses the geometry silently; a root that
+     * mirrors the whole file is a COLLADA unit below zero */
+    const double det = g[0] * (g[5] * g[10] - g[9] * g[6]) - g[4] * (g[1] * g[10] - g[9] * g[2]) +
+                       g[8] * (g[1] * g[6] - g[5] * g[2]);
+    if ((node->mNumMeshes || depth == 0) && !(fabs(det) > 1e-30 && fabs(det) < 1e30))
+        fail(SENSIM_ERR_PARSE, "%s: node '%.200s': its transform is singular or not finite (determinant %g; a "
+             "COLLADA <unit meter=\"0\">?)", path, node->mName.data, det);
+    if (depth == 0 && det < 0)
+        fail(SENSIM_ERR_PARSE, "%s: the root transform mirrors the whole file (determinant %g; a COLLADA unit "
+             "below 0?)", path, det);
     for (unsigned i = 0; i < node->mNumMeshes; i++) {
         rec(SENSIM_WIRE_PLACEMENT, 4 + 128 + name_len(node->mName.data));
         put_u32(node->mMeshes[i]);
