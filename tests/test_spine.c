@@ -568,7 +568,7 @@ static void test_frame_sink(void **state)
     assert_int_equal(sensim_frame_sink_create(&d, &sink), SENSIM_ERR_INVALID_ARGUMENT); /* images need the lidar */
     d.lidar = lidar, d.sensor_name = "ro\"of";
     assert_int_equal(sensim_frame_sink_create(&d, &sink), SENSIM_ERR_INVALID_ARGUMENT);
-    d.sensor_name = "roof", d.format = 7;
+    d.sensor_name = "roof", d.format = SENSIM_FORMAT_LAS12 + 1;
     assert_int_equal(sensim_frame_sink_create(&d, &sink), SENSIM_ERR_INVALID_ARGUMENT);
     d.format = SENSIM_FORMAT_CARLA, d.frame = SENSIM_FRAME_UE;
     assert_int_equal(sensim_frame_sink_create(&d, &sink), SENSIM_ERR_INVALID_ARGUMENT);
