@@ -404,6 +404,16 @@ static void test_hostile(void **state)
     assert_int_equal(sensim_camera_desc_set(&d, "k4", "0.1"), SENSIM_ERR_UNKNOWN_KEY);
     assert_int_equal(sensim_camera_desc_set(&d, "zoom", "2"), SENSIM_ERR_UNKNOWN_KEY);
     assert_non_null(strstr(sensim_context_last_error(NULL), "zoom"));
+    assert_int_equal(sensim_camera_desc_set(&d, "image_size_z", "2"), SENSIM_ERR_UNKNOWN_KEY);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "did you mean 'image_size_x'"));
+    /* CARLA's size keys: width and height, K from fov again (fx = W / (2 tan(fov / 2)), cx = W / 2) */
+    sensim_camera_desc_init(&d);
+    CHECK_OK(sensim_camera_desc_set(&d, "fx", "500"));
+    CHECK_OK(sensim_camera_desc_set(&d, "image_size_x", "1280"));
+    CHECK_OK(sensim_camera_desc_set(&d, "image_size_y", "720"));
+    assert_int_equal(d.width, 1280);
+    assert_int_equal(d.height, 720);
+    assert_true(d.fx == 0 && d.cx == 0); /* derived at creation */
     assert_int_equal(sensim_camera_desc_set(&d, "model", "orthographic"), SENSIM_ERR_OUT_OF_RANGE);
     sensim_camera_desc_init(&d), d.fx = NAN;
     assert_int_equal(sensim_camera_create(ctx, &d, &c), SENSIM_ERR_NOT_FINITE);

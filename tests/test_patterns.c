@@ -545,6 +545,76 @@ static void test_footprint_coverage(void **state)
     sensim_lidar_destroy(l);
 }
 
+/* CARLA's lidar by CARLA's names: carla_default is sensor.lidar.ray_cast's
+ * defaults (32 channels evenly from +10 to -30 deg, 56,000 points/s at 10 Hz,
+ * 10 m); over a plane 2 m below, every point lies on its channel's cone at
+ * 10 - 40 c / 31 degrees and within the 10 m range; CARLA's names set the
+ * same fields as sensim's. */
+static void test_carla_names(void **state)
+{
+    (void)state;
+    sensim_lidar *l;
+    const char *plain[] = {"dropoff_model=none"};
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "carla_default", plain, 1, &l));
+    sensim_lidar_info li;
+    sensim_lidar_get_info(l, &li);
+    assert_int_equal(li.channel_count, 32);
+    assert_int_equal(li.shots_per_frame, 32 * 175); /* 56000 / 32 / 10 columns a turn */
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_plane(s, 100, 1);
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_ring *r = test_ring(2 * li.shots_per_frame, 2, SENSIM_OVERFLOW_FAIL);
+    double pose[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 2, 1};
+    CHECK_OK(sensim_lidar_scan(l, s, 0, li.frame_period_ns, pose, r, NULL));
+    sensim_point *pts = NULL;
+    uint64_t n = 0;
+    drain(r, &pts, &n, NULL, 0, NULL);
+    /* channels reaching the plane within 10 m: tan(-e) >= 2 / sqrt(10^2 - 2^2), e <= -11.54 deg: c >= 17 */
+    uint32_t per_channel[32] = {0};
+    for (uint64_t i = 0; i < n; i++) {
+        const sensim_point *p = &pts[i];
+        assert_true(p->channel < 32);
+        double e = atan2(p->z, hypot(p->x, p->y)) * 180 / SENSIM_PI, want = 10.0 - 40.0 * p->channel / 31.0;
+        assert_true(fabs(e - want) < 1e-4);
+        assert_true(fabs(p->z + 2) < 1e-4 && p->range_m <= 10.0f + 1e-4f);
+        per_channel[p->channel]++;
+    }
+    for (uint32_t c = 0; c < 32; c++)
+        assert_int_equal(per_channel[c], c >= 17 ? 175 : 0);
+    free(pts);
+    sensim_lidar_destroy(l);
+    /* CARLA's names and sensim's give the same lidar; a name twice in one file is refused */
+    const char *carla[] = {"range=50", "points_per_second=100000", "rotation_frequency=20", "horizontal_fov=90",
+                           "atmosphere_attenuation_rate=0.01", "noise_stddev=0.02"};
+    const char *native[] = {"max_range_m=50", "shots_per_s=100000", "rotation_hz=20", "hfov_deg=90",
+                            "atmos_atten_per_m=0.01", "range_noise_stddev_m=0.02"};
+    sensim_lidar *a, *b;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "carla_default", carla, 6, &a));
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "carla_default", native, 6, &b));
+    sensim_lidar_info ia, ib;
+    sensim_lidar_get_info(a, &ia);
+    sensim_lidar_get_info(b, &ib);
+    assert_int_equal(ia.shots_per_frame, ib.shots_per_frame);
+    assert_int_equal(ia.frame_period_ns, ib.frame_period_ns);
+    assert_true(ia.max_range_m == ib.max_range_m && ia.max_range_m == 50);
+    sensim_lidar_destroy(a);
+    sensim_lidar_destroy(b);
+    const char dup[] = "name = d\ntype = mechanical\nchannels = 2\nupper_fov = 5\nlower_fov = -5\nrange = 20\n"
+                       "max_range_m = 30\n";
+    const char *dp = write_test_file(dir, "dup.preset", dup, sizeof dup - 1);
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, dp, NULL, 0, &a), SENSIM_ERR_DUPLICATE);
+    /* channels changed without a new table: the message says how to make one */
+    const char *more[] = {"channels=32"};
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, "vlp16", more, 1, &a), SENSIM_ERR_OUT_OF_RANGE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "upper_fov and lower_fov"));
+    const char *typo[] = {"rotation_frequncy=10"};
+    assert_int_equal(sensim_lidar_create_from_preset(ctx, "vlp16", typo, 1, &a), SENSIM_ERR_UNKNOWN_KEY);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "did you mean 'rotation_frequency'"));
+    free(r); /* the ring lives at the start of its memory */
+    sensim_scene_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -555,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_footprint_coverage),
         cmocka_unit_test(test_table_preset_relative_path), cmocka_unit_test(test_mems_extents),
         cmocka_unit_test(test_callback),           cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_carla_names),
     };
     return cmocka_run_group_tests_name("patterns", tests, setup, teardown);
 }

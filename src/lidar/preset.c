@@ -35,7 +35,30 @@ typedef struct preset {
     int ideal_beam;                /* beam = ideal: drop divergence, sub-rays, noise, pulse */
     char (*seen)[64];              /* keys given in the file, to refuse a second one */
     uint32_t n_seen;
+    double upper_fov, lower_fov;   /* CARLA's upper_fov / lower_fov (degrees), when fov_set */
+    int fov_set;                   /* bit 0 upper_fov, bit 1 lower_fov given */
 } preset;
+
+/* CARLA's attribute names (sensor.lidar.ray_cast) and the keys they mean. */
+static const char *const CARLA_ALIAS[][2] = {
+    {"range", "max_range_m"},
+    {"points_per_second", "shots_per_s"},
+    {"rotation_frequency", "rotation_hz"},
+    {"horizontal_fov", "hfov_deg"},
+    {"atmosphere_attenuation_rate", "atmos_atten_per_m"},
+    {"noise_stddev", "range_noise_stddev_m"},
+    {"noise_seed", "seed"},
+};
+
+/* Every key a preset takes, for "did you mean" (the scalars' table has the rest). */
+static const char *const OTHER_KEYS[] = {
+    "name", "description", "source", "type", "table_file", "table_time", "prism_wedge_deg", "prism_index",
+    "prism_rotation_hz", "prism_phase_deg", "intensity_model", "dropoff_model", "return_mode", "points_frame",
+    "firing", "beam", "spin", "elevation_deg", "azimuth_offset_deg", "firing_offset_ns", "mount_xyz_m",
+    "mount_rpy_deg", "upper_fov", "lower_fov", "sensor_tick", "range", "points_per_second", "rotation_frequency",
+    "horizontal_fov", "atmosphere_attenuation_rate", "noise_stddev", "noise_seed",
+};
+
 
 /* Where a key/value came from, for messages: "file:line" or "override N". */
 typedef struct origin {
@@ -126,6 +149,11 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
     key[kl] = '\0';
     if (memchr(key, '\0', kl))
         return failo(SENSIM_ERR_PARSE, o, "%s%s", "NUL byte in a key", "");
+    for (size_t i = 0; i < sizeof CARLA_ALIAS / sizeof CARLA_ALIAS[0]; i++) /* CARLA's name: the same key */
+        if (!strcmp(key, CARLA_ALIAS[i][0])) {
+            snprintf(key, sizeof key, "%s", CARLA_ALIAS[i][1]);
+            break;
+        }
     /* A key twice in one file is a mistake to report, not "last wins";
      * overrides are meant to replace file values and are not counted. */
     if (o->override_index < 0) {
@@ -147,6 +175,28 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
     if (vb == ve)
         return failo(SENSIM_ERR_PARSE, o, "%s: %s", key, "empty value");
 
+    if (!strcmp(key, "upper_fov") || !strcmp(key, "lower_fov")) { /* CARLA: an evenly spaced table */
+        double x;
+        sensim_status st = parse_number(vb, ve, o, key, &x);
+        if (st != SENSIM_OK)
+            return st;
+        if (!(x > -90 && x < 90))
+            return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "must be in (-90, 90) degrees");
+        *(key[0] == 'u' ? &ps->upper_fov : &ps->lower_fov) = x;
+        ps->fov_set |= key[0] == 'u' ? 1 : 2;
+        return SENSIM_OK;
+    }
+    if (!strcmp(key, "sensor_tick")) { /* CARLA: how often the sensor runs; a lidar frame here is a turn */
+        double x;
+        sensim_status st = parse_number(vb, ve, o, key, &x);
+        if (st != SENSIM_OK)
+            return st;
+        if (x != 0)
+            return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key,
+                         "only 0 (every tick): a lidar frame is one turn (rotation_frequency); the rig or "
+                         "sensim.carla slices turns into ticks");
+        return SENSIM_OK;
+    }
     if (!strcmp(key, "name")) {
         size_t n = (size_t)(ve - vb);
         if (n >= sizeof ps->name)
@@ -417,7 +467,25 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
         }
         return SENSIM_OK;
     }
-    return failo(SENSIM_ERR_UNKNOWN_KEY, o, "unknown key '%s'%s", key, " (see scan_patterns/README.md)");
+    /* the nearest known key, when it is near (two edits, or a third for long keys) */
+    const char *best = NULL;
+    int bd = 99;
+    for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++) {
+        int d = (int)sensim__edit_distance(key, scalars[i].key, 99);
+        if (d < bd)
+            bd = d, best = scalars[i].key;
+    }
+    for (size_t i = 0; i < sizeof OTHER_KEYS / sizeof OTHER_KEYS[0]; i++) {
+        int d = (int)sensim__edit_distance(key, OTHER_KEYS[i], 99);
+        if (d < bd)
+            bd = d, best = OTHER_KEYS[i];
+    }
+    char hint[160];
+    if (best && bd <= (strlen(key) > 10 ? 3 : 2))
+        snprintf(hint, sizeof hint, " (did you mean '%s'? see scan_patterns/README.md)", best);
+    else
+        snprintf(hint, sizeof hint, " (see scan_patterns/README.md)");
+    return failo(SENSIM_ERR_UNKNOWN_KEY, o, "unknown key '%s'%s", key, hint);
 }
 
 static sensim_status parse_line(preset *ps, const char *lb, const char *le, const origin *o)
@@ -559,10 +627,38 @@ static sensim_status finish(preset *ps, const char *path)
         else
             return sensim__fail(SENSIM_ERR_EMPTY, "%s: no 'channels' key", path);
     }
+    if (ps->fov_set) { /* CARLA's table: channel i at upper - i (upper - lower) / (channels - 1), top first */
+        if (kind != SENSIM_PATTERN_MECHANICAL)
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: upper_fov / lower_fov make a mechanical lidar's table",
+                                path);
+        if (ps->fov_set != 3)
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: upper_fov and lower_fov go together", path);
+        if (!(ps->upper_fov >= ps->lower_fov) || (ps->channels > 1 && ps->upper_fov == ps->lower_fov))
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: upper_fov %g below lower_fov %g", path, ps->upper_fov,
+                                ps->lower_fov);
+        float *e = malloc((size_t)ps->channels * sizeof *e);
+        if (!e)
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "out of memory");
+        for (int64_t i = 0; i < ps->channels; i++) {
+            double deg = ps->channels > 1 ? ps->upper_fov - (double)i * (ps->upper_fov - ps->lower_fov) /
+                                                                 (double)(ps->channels - 1)
+                                          : ps->upper_fov;
+            e[i] = (float)(deg * DEG);
+        }
+        free(ps->elev);
+        ps->elev = e, ps->n_elev = (uint32_t)ps->channels;
+        /* the vendor's per-channel tables no longer describe these channels */
+        if (ps->azoff && ps->n_azoff != ps->channels)
+            free(ps->azoff), ps->azoff = NULL, ps->n_azoff = 0;
+        if (ps->fireoff && ps->n_fireoff != ps->channels)
+            free(ps->fireoff), ps->fireoff = NULL, ps->n_fireoff = 0;
+    }
     if (kind == SENSIM_PATTERN_MECHANICAL || ps->elev) {
         if (ps->n_elev != ps->channels)
-            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: elevation_deg has %u entries, channels = %lld", path,
-                                ps->n_elev, (long long)ps->channels);
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE,
+                                "%s: elevation_deg has %u entries, channels = %lld (give upper_fov and lower_fov, "
+                                "CARLA's names, for an evenly spaced table of that many channels)",
+                                path, ps->n_elev, (long long)ps->channels);
     }
     if (kind == SENSIM_PATTERN_MECHANICAL && ps->d.column_period_ns != 0.0 &&
         (ps->d.shots_per_s > 0.0 || ps->d.azimuth_resolution_rad > 0.0))

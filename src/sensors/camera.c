@@ -105,6 +105,10 @@ sensim_status sensim_camera_desc_set(sensim_camera_desc *d, const char *key, con
         return SENSIM_OK;
     }
     const bool fish = d->model == SENSIM_CAMERA_FISHEYE;
+    /* CARLA's attribute names: the image size with the intrinsics derived from fov again (as CARLA does) */
+    const bool carla_size = !strcmp(key, "image_size_x") || !strcmp(key, "image_size_y");
+    if (carla_size)
+        key = key[11] == 'x' ? "width" : "height";
     struct {
         const char *k;
         double *dp;
@@ -160,10 +164,21 @@ sensim_status sensim_camera_desc_set(sensim_camera_desc *d, const char *key, con
             *keys[i].up = (uint32_t)v;
         else
             *keys[i].ip = iv;
-        if (!strcmp(key, "fov"))
+        if (!strcmp(key, "fov") || carla_size)
             d->fx = d->fy = d->cx = d->cy = 0;
         return SENSIM_OK;
     }
+    static const char *const others[] = {"model", "image_size_x", "image_size_y"};
+    const char *best = NULL;
+    int bd = 99;
+    for (size_t i = 0; i < sizeof keys / sizeof *keys + 3; i++) {
+        const char *k = i < sizeof keys / sizeof *keys ? keys[i].k : others[i - sizeof keys / sizeof *keys];
+        int e = (int)sensim__edit_distance(key, k, 99);
+        if (e < bd)
+            bd = e, best = k;
+    }
+    if (best && bd <= (strlen(key) > 10 ? 3 : 2))
+        return sensim__fail(SENSIM_ERR_UNKNOWN_KEY, "unknown camera key '%.64s' (did you mean '%s'?)", key, best);
     return sensim__fail(SENSIM_ERR_UNKNOWN_KEY, "unknown camera key '%.64s'", key);
 }
 
