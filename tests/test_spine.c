@@ -781,6 +781,57 @@ static void test_csv_sink(void **state)
     sensim_scene_destroy(scene);
 }
 
+/* The open frame, step by step: after each of four quarter-turn scans the
+ * open frame holds exactly the shots fired so far (those with t < the step's
+ * end), the points written by one step are the ones appended to it, and the
+ * complete frame popped at the end is their concatenation, bit for bit. */
+static void test_peek_open(void **state)
+{
+    (void)state;
+    sensim_scene *scene = empty_scene();
+    sensim_lidar *lidar;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "carla_default", (const char *const[]){"dropoff_model=none"}, 1,
+                                             &lidar));
+    void *mem;
+    sensim_ring *r = lidar_ring(lidar, &mem);
+    sensim_frame_view v;
+    assert_int_equal(sensim_ring_peek_open(r, &v), SENSIM_ERR_RING_EMPTY);
+    assert_int_equal(sensim_ring_peek_open(r, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    sensim_lidar_info li;
+    sensim_lidar_get_info(lidar, &li);
+    const double pose[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 2, 1};
+    sensim_point *seen = calloc(li.max_points_per_frame, sizeof *seen);
+    uint64_t n_seen = 0;
+    for (int q = 0; q < 4; q++) {
+        int64_t t0 = li.frame_period_ns * q / 4, t1 = li.frame_period_ns * (q + 1) / 4;
+        CHECK_OK(sensim_lidar_scan(lidar, scene, t0, t1, pose, r, NULL));
+        if (q < 3) {
+            CHECK_OK(sensim_ring_peek_open(r, &v));
+            uint64_t n = v.counts[0] + v.counts[1];
+            assert_true(n >= n_seen && v.header->point_count == n);
+            assert_memory_equal(v.points[0], seen, n_seen * sizeof *seen); /* earlier steps' points stay put */
+            for (uint64_t i = n_seen; i < n; i++) { /* this step's shots: fired in [t0, t1) */
+                const sensim_point *p = i < v.counts[0] ? &v.points[0][i] : &v.points[1][i - v.counts[0]];
+                assert_true((int64_t)p->t_offset_ns >= t0 && (int64_t)p->t_offset_ns < t1);
+                seen[i] = *p;
+            }
+            n_seen = n;
+            assert_int_equal(sensim_ring_peek(r, &v), SENSIM_ERR_RING_EMPTY); /* nothing complete yet */
+        }
+    }
+    /* the turn is complete: popped whole, it begins with what the steps saw */
+    sensim_frame_header h;
+    uint64_t n;
+    sensim_point *all = calloc(li.max_points_per_frame, sizeof *all);
+    CHECK_OK(sensim_ring_pop(r, &h, all, li.max_points_per_frame, &n));
+    assert_true(n > n_seen && n_seen > 0);
+    assert_memory_equal(all, seen, n_seen * sizeof *seen);
+    assert_int_equal(sensim_ring_peek_open(r, &v), SENSIM_ERR_RING_EMPTY);
+    free(all), free(seen), free(mem);
+    sensim_lidar_destroy(lidar);
+    sensim_scene_destroy(scene);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -788,7 +839,7 @@ int main(void)
         cmocka_unit_test(test_one_motion_model),  cmocka_unit_test(test_split_invariance),
         cmocka_unit_test(test_push_errors),       cmocka_unit_test(test_consumers),
         cmocka_unit_test(test_frame_sink),        cmocka_unit_test(test_image_sink),
-        cmocka_unit_test(test_csv_sink),
+        cmocka_unit_test(test_csv_sink),          cmocka_unit_test(test_peek_open),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

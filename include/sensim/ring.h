@@ -146,6 +146,22 @@ typedef struct sensim_frame_view {
 SENSIM_API sensim_status sensim_ring_peek(sensim_ring *ring, sensim_frame_view *out_view);
 
 /**
+ * Look at the frame the producer has open (not complete yet): its header so
+ * far (point_count, scanned_ns) and the points written into it up to now, in
+ * the order they were written; a later scan appends to them until the frame
+ * ends and becomes the oldest complete frame for sensim_ring_peek(). For a
+ * host that hands out every step's points at once, as CARLA hands each tick
+ * the shots of that tick (sensim.carla): points [k, count) of the open frame
+ * are those written since it had k. Nothing is removed or released.
+ * @return SENSIM_OK, SENSIM_ERR_RING_EMPTY (no frame open), SENSIM_ERR_BAD_HANDLE,
+ *         SENSIM_ERR_INVALID_ARGUMENT (NULL, or not a point ring).
+ * Thread safety: the producer's thread, between scans (it reads what only
+ * the producer writes): e.g. the thread that called sensim_rig_step(), after
+ * it returned. The view stays valid until the next scan into the ring. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_ring_peek_open(sensim_ring *ring, sensim_frame_view *out_view);
+
+/**
  * Remove the oldest complete frame.
  * @return SENSIM_OK, SENSIM_ERR_RING_EMPTY, SENSIM_ERR_OVERRUN (it had been
  *         dropped by the producer while read: the data read may be torn),

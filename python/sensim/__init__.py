@@ -744,6 +744,24 @@ class Ring:
             a = _np.concatenate([a, b]) if _np is not None else memoryview(bytes(a) + bytes(b))
         return hdr, a
 
+    def peek_open(self, start=0):
+        """The frame the producer has open (not complete yet): (header, points[start:]) copied, or
+        None when none is open. Call it on the thread that scans, between scans (after
+        Lidar.scan or Rig.step returned): points [k, n) are those written since the frame had k."""
+        v = _lib.FrameView()
+        st = _L.sensim_ring_peek_open(self._h, ctypes.byref(v))
+        if st == 11:
+            return None
+        _check(st)
+        hdr = _header(v.header.contents)
+        a = _points_from_memory(v.points[0], v.counts[0], self._mem)
+        if v.counts[1]:
+            b = _points_from_memory(v.points[1], v.counts[1], self._mem)
+            a = _np.concatenate([a, b]) if _np is not None else memoryview(bytes(a) + bytes(b))
+        if _np is not None:
+            return hdr, a[start:].copy()
+        return hdr, memoryview(bytes(a)[start * POINT_SIZE:])
+
     def release(self):
         _check(_L.sensim_ring_release(self._h))
 

@@ -321,6 +321,7 @@ PROTOTYPES = {
     "sensim_ring_required_size": (status_t, [c_uint64, c_uint32, POINTER(c_size_t)]),
     "sensim_ring_init": (status_t, [c_void_p, c_size_t, c_uint64, c_uint32, c_int32, POINTER(c_void_p)]),
     "sensim_ring_peek": (status_t, [c_void_p, POINTER(FrameView)]),
+    "sensim_ring_peek_open": (status_t, [c_void_p, POINTER(FrameView)]),
     "sensim_ring_release": (status_t, [c_void_p]),
     "sensim_image_ring_required_size": (status_t, [c_uint32, c_uint32, c_uint32, c_uint32, POINTER(c_size_t)]),
     "sensim_image_ring_init": (status_t, [c_void_p, c_size_t, c_uint32, c_uint32, c_uint32, c_uint32, c_int32,

@@ -365,6 +365,27 @@ sensim_status sensim_ring_peek(sensim_ring *r, sensim_frame_view *out)
     return SENSIM_OK;
 }
 
+sensim_status sensim_ring_peek_open(sensim_ring *r, sensim_frame_view *out)
+{
+    sensim_status st = sensim__ring_check(r);
+    if (st != SENSIM_OK)
+        return st;
+    if (!out || r->kind != SENSIM__RING_POINTS)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ring_peek_open: %s",
+                            out ? "not a point ring" : "out_view is NULL");
+    if (!r->open)
+        return SENSIM_ERR_RING_EMPTY;
+    const sensim_frame_header *h = hdr(r, r->prod_head);
+    uint64_t start = h->first_point % r->point_capacity, n = h->point_count;
+    uint64_t first = n < r->point_capacity - start ? n : r->point_capacity - start;
+    out->header = h;
+    out->points[0] = pts(r) + start;
+    out->counts[0] = first;
+    out->points[1] = pts(r);
+    out->counts[1] = n - first;
+    return SENSIM_OK;
+}
+
 sensim_status sensim_ring_release(sensim_ring *r)
 {
     sensim_status st = sensim__ring_check(r);
