@@ -298,6 +298,13 @@ def point_from_frame(frame, p):
     return tuple(out)
 
 
+def tag_color(tag):
+    """The tag's colour in CARLA's CityScapes palette (CARLA 0.9.14+ numbering): (r, g, b), 0..255."""
+    rgb = (ctypes.c_uint8 * 3)()
+    _L.sensim_tag_color(_uint(tag, "tag", 255), rgb)
+    return tuple(rgb)
+
+
 def tag_name(tag):
     return _L.sensim_tag_name(tag).decode()
 
@@ -1628,6 +1635,60 @@ def write_points(path, points, format="ply"):
 def write_ply(path, points):
     """Write records as binary PLY (``write_points(path, points, "ply")``)."""
     write_points(path, points, "ply")
+
+
+def write_png(path, image):
+    """Write a numpy image as PNG through a temporary (nothing half written): uint8 H x W (gray) or
+    H x W x 3 (RGB), or uint16 H x W (16-bit gray, as range images)."""
+    if _np is None:
+        raise _need_numpy("write_png")
+    if not isinstance(image, _np.ndarray) or image.ndim not in (2, 3):
+        raise InvalidArgument(1, "image must be a 2-D or 3-D numpy array")
+    ch = 1 if image.ndim == 2 else image.shape[2]
+    depth = 8 if image.dtype == _np.uint8 else 16 if image.dtype == _np.uint16 and ch == 1 else 0
+    if not depth or ch not in (1, 3):
+        raise InvalidArgument(1, "a PNG takes uint8 with 1 or 3 channels or uint16 with 1, not %s with %d"
+                              % (image.dtype, ch))
+    img = _np.ascontiguousarray(image)
+    if depth == 16:
+        img = img.astype("<u2", copy=False)
+    _check(_L.sensim_write_png(_text_arg(path, "path", path=True), _u32(img.shape[1], "width"),
+                               _u32(img.shape[0], "height"), ch, depth, img.ctypes.data, img.strides[0]))
+
+
+def read_ply(path):
+    """Read a binary little-endian PLY of points (what write_ply and the sensim command write, or any PLY
+    of float/int vertex properties): a numpy structured array of its vertex properties."""
+    if _np is None:
+        raise _need_numpy("read_ply")
+    types = {"float": "<f4", "float32": "<f4", "double": "<f8", "float64": "<f8", "uint": "<u4", "uint32": "<u4",
+             "int": "<i4", "int32": "<i4", "ushort": "<u2", "uint16": "<u2", "short": "<i2", "int16": "<i2",
+             "uchar": "u1", "uint8": "u1", "char": "i1", "int8": "i1"}
+    with open(_text_arg(path, "path", path=True), "rb") as f:
+        data = f.read()
+    end = data.find(b"end_header\n")
+    if not data.startswith(b"ply\n") or end < 0:
+        raise ParseError(4, "%s: not a PLY file" % path)
+    fields, count, in_vertex = [], None, False
+    for line in data[:end].decode("ascii", "replace").splitlines()[1:]:
+        w = line.split()
+        if w[:1] == ["format"] and w[1:2] != ["binary_little_endian"]:
+            raise ParseError(4, "%s: %s PLY (binary_little_endian only)" % (path, w[1] if len(w) > 1 else "?"))
+        if w[:1] == ["element"]:
+            in_vertex = len(w) == 3 and w[1] == "vertex"
+            if in_vertex:
+                count = int(w[2])
+            elif count is None:
+                raise ParseError(4, "%s: an element before vertex" % path)
+        elif w[:1] == ["property"] and in_vertex:
+            if len(w) != 3 or w[1] not in types:
+                raise ParseError(4, "%s: property %r" % (path, line))
+            fields.append((w[2], types[w[1]]))
+    dt = _np.dtype(fields)
+    body = data[end + len(b"end_header\n"):]
+    if count is None or count * dt.itemsize > len(body):
+        raise ParseError(4, "%s: %s vertices do not fit the file" % (path, count))
+    return _np.frombuffer(body, dt, count).copy()
 
 
 def write_pcd(path, points, ascii=False):

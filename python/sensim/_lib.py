@@ -378,6 +378,7 @@ PROTOTYPES = {
     "sensim_write_ply": (status_t, [c_char_p, POINTER(FrameHeader), c_void_p, c_uint64]),
     "sensim_write_points": (status_t, [c_char_p, c_int32, POINTER(FrameHeader), c_void_p, c_uint64]),
     "sensim_write_png": (status_t, [c_char_p, c_uint32, c_uint32, c_uint32, c_uint32, c_void_p, c_size_t]),
+    "sensim_tag_color": (None, [c_uint32, c_void_p]),
     "sensim_pattern_measure": (status_t, [c_void_p, c_int64, c_int64, c_double, POINTER(c_int64), c_uint32,
                                           POINTER(c_double), POINTER(c_uint32), c_uint64, POINTER(PatternStats)]),
     "sensim_pattern_export_csv": (status_t, [c_void_p, c_int64, c_int64, c_char_p, POINTER(c_uint64)]),

@@ -1,0 +1,1042 @@
+"""CARLA 0.9.15's Python API for sensors, headless and in-process: ``import sensim.carla as carla``.
+
+A sensor script written against CARLA runs with only its import changed: a Client and a World (the
+built-in street, or a scene file), blueprints with CARLA's names, attributes and defaults, actors
+spawned at CARLA Transforms, sensors that ``listen()``, and ``world.tick()`` advancing simulated
+time by ``fixed_delta_seconds`` (0.05 s unless set) with every listening sensor's callback run inside
+it, in spawn order, as synchronous CARLA does. No server, no physics, no rendering engine.
+
+Frames and units are CARLA's at this boundary (left-handed: x forward, y right, z up; metres;
+Rotation(pitch, yaw, roll) in degrees) and libsensim's inside (REP-103); the conversion is exact
+(y negated, the matrix of carla.Transform.get_matrix conjugated by diag(1, -1, 1)).
+
+Built on the library's rig: each actor that carries sensors is a platform whose pose is pushed
+to a sensim.Rig every tick; its lidars scan [t, t + dt) through the rig's motion model, and a
+measurement holds the shots fired during that tick (rotation_frequency x dt of a turn), as CARLA
+slices it. Cameras, IMU and GNSS read the same pushed poses at the tick's end (CARLA's sensors run
+after the tick's physics).
+
+What a headless in-process library cannot do (the traffic manager, vehicle physics, weather,
+maps by name other than "street") raises RuntimeError naming the call, never a silent no-op.
+Vehicles and walkers are kinematic boxes of the real models' sizes: the host moves them with
+set_transform, or set_target_velocity / set_target_angular_velocity (integrated per tick).
+Where this module differs from CARLA, the difference is in the docstring of what differs.
+"""
+import fnmatch
+import math
+import struct
+
+from . import (POINT_DTYPE, Camera, Context, Lidar, Nav, Ring, Rig, Scene, pose_to_frame, tag_color, write_png,
+               _np)
+
+if _np is None:  # pragma: no cover - checked by the no-numpy test
+    from . import _NUMPY_HINT
+    raise ImportError("sensim.carla needs numpy: " + _NUMPY_HINT)
+np = _np
+
+__all__ = ["Client", "World", "WorldSettings", "Transform", "Location", "Rotation", "Vector3D", "GeoLocation",
+           "ColorConverter", "AttachmentType", "ActorBlueprint", "BlueprintLibrary", "Actor", "Vehicle", "Sensor",
+           "LidarMeasurement", "SemanticLidarMeasurement", "Image", "IMUMeasurement", "GnssMeasurement"]
+
+GRAVITY = 9.81
+_ID0 = 1_000_000  # scene actor id of CARLA actor k: _ID0 + k (the street's parked cars are actors 1..N)  # CARLA's (InertialMeasurementUnit.cpp); sensim's IMU uses the same figure
+
+
+# ---------------------------------------------------------------- geometry (CARLA's frame)
+
+class Vector3D:
+    def __init__(self, x=0.0, y=0.0, z=0.0):
+        self.x, self.y, self.z = float(x), float(y), float(z)
+
+    def __add__(self, o):
+        return type(self)(self.x + o.x, self.y + o.y, self.z + o.z)
+
+    def __sub__(self, o):
+        return type(self)(self.x - o.x, self.y - o.y, self.z - o.z)
+
+    def __mul__(self, k):
+        return type(self)(self.x * k, self.y * k, self.z * k)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, k):
+        return type(self)(self.x / k, self.y / k, self.z / k)
+
+    def __eq__(self, o):
+        return isinstance(o, Vector3D) and (self.x, self.y, self.z) == (o.x, o.y, o.z)
+
+    def __ne__(self, o):
+        return not self == o
+
+    __hash__ = None
+
+    def length(self):
+        return math.sqrt(self.x * self.x + self.y * self.y + self.z * self.z)
+
+    def squared_length(self):
+        return self.x * self.x + self.y * self.y + self.z * self.z
+
+    def distance(self, o):
+        return (self - o).length()
+
+    def dot(self, o):
+        return self.x * o.x + self.y * o.y + self.z * o.z
+
+    def cross(self, o):
+        return Vector3D(self.y * o.z - self.z * o.y, self.z * o.x - self.x * o.z, self.x * o.y - self.y * o.x)
+
+    def make_unit_vector(self):
+        n = self.length()
+        return Vector3D(self.x / n, self.y / n, self.z / n) if n > 0 else Vector3D()
+
+    def __repr__(self):
+        return "%s(x=%g, y=%g, z=%g)" % (type(self).__name__, self.x, self.y, self.z)
+
+
+class Location(Vector3D):
+    pass
+
+
+class Rotation:
+    """pitch, yaw, roll in degrees, CARLA's (UE's) convention."""
+
+    def __init__(self, pitch=0.0, yaw=0.0, roll=0.0):
+        self.pitch, self.yaw, self.roll = float(pitch), float(yaw), float(roll)
+
+    def _m(self):
+        return _ue_rot(self.pitch, self.yaw, self.roll)
+
+    def get_forward_vector(self):
+        m = self._m()
+        return Vector3D(m[0][0], m[1][0], m[2][0])
+
+    def get_right_vector(self):
+        m = self._m()
+        return Vector3D(m[0][1], m[1][1], m[2][1])
+
+    def get_up_vector(self):
+        m = self._m()
+        return Vector3D(m[0][2], m[1][2], m[2][2])
+
+    def __eq__(self, o):
+        return isinstance(o, Rotation) and (self.pitch, self.yaw, self.roll) == (o.pitch, o.yaw, o.roll)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "Rotation(pitch=%g, yaw=%g, roll=%g)" % (self.pitch, self.yaw, self.roll)
+
+
+def _ue_rot(pitch, yaw, roll):
+    """carla::geom::Transform::GetMatrix's rotation part (row-major 3x3)."""
+    cy, sy = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
+    cr, sr = math.cos(math.radians(roll)), math.sin(math.radians(roll))
+    cp, sp = math.cos(math.radians(pitch)), math.sin(math.radians(pitch))
+    return [[cp * cy, cy * sp * sr - sy * cr, -cy * sp * cr - sy * sr],
+            [cp * sy, sy * sp * sr + cy * cr, -sy * sp * cr + cy * sr],
+            [sp, -cp * sr, cp * cr]]
+
+
+class Transform:
+    def __init__(self, location=None, rotation=None):
+        self.location = Location(location.x, location.y, location.z) if location is not None else Location()
+        self.rotation = Rotation(rotation.pitch, rotation.yaw, rotation.roll) if rotation is not None else Rotation()
+
+    def get_matrix(self):
+        r = self.rotation._m()
+        t = (self.location.x, self.location.y, self.location.z)
+        return [r[0] + [t[0]], r[1] + [t[1]], r[2] + [t[2]], [0.0, 0.0, 0.0, 1.0]]
+
+    def get_inverse_matrix(self):
+        m = np.linalg.inv(np.array(self.get_matrix()))
+        return m.tolist()
+
+    def transform(self, point):
+        """The point (a Location in this transform's local frame) in the global frame."""
+        m = self.get_matrix()
+        x, y, z = point.x, point.y, point.z
+        return Location(*(m[i][0] * x + m[i][1] * y + m[i][2] * z + m[i][3] for i in range(3)))
+
+    def get_forward_vector(self):
+        return self.rotation.get_forward_vector()
+
+    def get_right_vector(self):
+        return self.rotation.get_right_vector()
+
+    def get_up_vector(self):
+        return self.rotation.get_up_vector()
+
+    def __eq__(self, o):
+        return isinstance(o, Transform) and self.location == o.location and self.rotation == o.rotation
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "Transform(%r, %r)" % (self.location, self.rotation)
+
+
+class GeoLocation:
+    def __init__(self, latitude=0.0, longitude=0.0, altitude=0.0):
+        self.latitude, self.longitude, self.altitude = float(latitude), float(longitude), float(altitude)
+
+    def __repr__(self):
+        return "GeoLocation(latitude=%.9f, longitude=%.9f, altitude=%g)" % (self.latitude, self.longitude,
+                                                                            self.altitude)
+
+
+_S = np.diag([1.0, -1.0, 1.0, 1.0])
+
+
+def _native(t):
+    """Native (REP-103) 4x4 of a CARLA Transform: S · M · S, S = diag(1, -1, 1)."""
+    return _S @ np.array(t.get_matrix()) @ _S
+
+
+def _from_native(m):
+    """The CARLA Transform of a native 4x4 pose."""
+    c = _S @ np.asarray(m, dtype=float) @ _S
+    pitch = math.degrees(math.asin(max(-1.0, min(1.0, c[2][0]))))
+    yaw = math.degrees(math.atan2(c[1][0], c[0][0]))
+    roll = math.degrees(math.atan2(-c[2][1], c[2][2]))
+    return Transform(Location(c[0][3], c[1][3], c[2][3]), Rotation(pitch, yaw, roll))
+
+
+class Timestamp:
+    def __init__(self, frame, elapsed_seconds, delta_seconds):
+        self.frame, self.frame_count = frame, frame
+        self.elapsed_seconds, self.delta_seconds = elapsed_seconds, delta_seconds
+        self.platform_timestamp = elapsed_seconds
+
+    def __repr__(self):
+        return "Timestamp(frame=%d, elapsed_seconds=%.6f, delta_seconds=%.6f)" % (
+            self.frame, self.elapsed_seconds, self.delta_seconds)
+
+
+class WorldSnapshot:
+    def __init__(self, world):
+        self.id = id(world)
+        self.frame = world._frame
+        self.timestamp = Timestamp(world._frame, world._t_ns * 1e-9, world._dt_ns * 1e-9)
+
+
+class WorldSettings:
+    def __init__(self, synchronous_mode=False, no_rendering_mode=False, fixed_delta_seconds=None,
+                 substepping=True, max_substep_delta_time=0.01, max_substeps=10, max_culling_distance=0.0,
+                 deterministic_ragdolls=False, tile_stream_distance=3000.0, actor_active_distance=2000.0,
+                 spectator_as_ego=True):
+        self.synchronous_mode, self.no_rendering_mode = synchronous_mode, no_rendering_mode
+        self.fixed_delta_seconds = fixed_delta_seconds
+        self.substepping, self.max_substep_delta_time, self.max_substeps = (substepping, max_substep_delta_time,
+                                                                            max_substeps)
+        self.max_culling_distance, self.deterministic_ragdolls = max_culling_distance, deterministic_ragdolls
+        self.tile_stream_distance, self.actor_active_distance = tile_stream_distance, actor_active_distance
+        self.spectator_as_ego = spectator_as_ego
+
+    def __repr__(self):
+        return "WorldSettings(synchronous_mode=%s, fixed_delta_seconds=%s)" % (self.synchronous_mode,
+                                                                               self.fixed_delta_seconds)
+
+
+class ColorConverter:
+    Raw = 0
+    Depth = 1
+    LogarithmicDepth = 2
+    CityScapesPalette = 3
+
+
+class AttachmentType:
+    Rigid = 0
+    SpringArm = 1
+    SpringArmGhost = 2
+
+
+# ---------------------------------------------------------------- blueprints
+
+class ActorAttributeType:
+    Bool, Int, Float, String, RGBColor = "bool", "int", "float", "str", "color"
+
+
+class ActorAttribute:
+    def __init__(self, id, type, value, recommended_values=(), is_modifiable=True):
+        self.id, self.type, self._value = id, type, str(value)
+        self.recommended_values, self.is_modifiable = list(recommended_values), is_modifiable
+
+    def as_bool(self):
+        return self._value.lower() in ("true", "1")
+
+    def as_int(self):
+        return int(float(self._value))
+
+    def as_float(self):
+        return float(self._value)
+
+    def as_str(self):
+        return self._value
+
+    def __str__(self):
+        return self._value
+
+    def __eq__(self, o):
+        return str(o) == self._value if not isinstance(o, bool) else o == self.as_bool()
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "ActorAttribute(id=%s, type=%s, value=%s)" % (self.id, self.type, self._value)
+
+
+_I, _F, _S_, _B = "int", "float", "str", "bool"
+_CAMERA = {"image_size_x": (_I, 800), "image_size_y": (_I, 600), "fov": (_F, 90.0), "sensor_tick": (_F, 0.0),
+           "lens_circle_falloff": (_F, 5.0), "lens_circle_multiplier": (_F, 0.0), "lens_k": (_F, -1.0),
+           "lens_kcube": (_F, 0.0), "lens_x_size": (_F, 0.08), "lens_y_size": (_F, 0.08)}
+_LIDAR = {"channels": (_I, 32), "range": (_F, 10.0), "points_per_second": (_I, 56000),
+          "rotation_frequency": (_F, 10.0), "upper_fov": (_F, 10.0), "lower_fov": (_F, -30.0),
+          "horizontal_fov": (_F, 360.0), "atmosphere_attenuation_rate": (_F, 0.004),
+          "dropoff_general_rate": (_F, 0.45), "dropoff_intensity_limit": (_F, 0.8),
+          "dropoff_zero_intensity": (_F, 0.4), "sensor_tick": (_F, 0.0), "noise_stddev": (_F, 0.0),
+          "noise_seed": (_I, 0)}
+_IMU = {"noise_accel_stddev_x": (_F, 0.0), "noise_accel_stddev_y": (_F, 0.0), "noise_accel_stddev_z": (_F, 0.0),
+        "noise_gyro_bias_x": (_F, 0.0), "noise_gyro_bias_y": (_F, 0.0), "noise_gyro_bias_z": (_F, 0.0),
+        "noise_gyro_stddev_x": (_F, 0.0), "noise_gyro_stddev_y": (_F, 0.0), "noise_gyro_stddev_z": (_F, 0.0),
+        "noise_seed": (_I, 0), "sensor_tick": (_F, 0.0)}
+_GNSS = {"noise_alt_bias": (_F, 0.0), "noise_alt_stddev": (_F, 0.0), "noise_lat_bias": (_F, 0.0),
+         "noise_lat_stddev": (_F, 0.0), "noise_lon_bias": (_F, 0.0), "noise_lon_stddev": (_F, 0.0),
+         "noise_seed": (_I, 0), "sensor_tick": (_F, 0.0)}
+_COMMON = {"role_name": (_S_, "")}
+_SENSORS = {
+    "sensor.lidar.ray_cast": _LIDAR,
+    "sensor.lidar.ray_cast_semantic": {k: v for k, v in _LIDAR.items() if not k.startswith(("dropoff", "noise",
+                                                                                            "atmosphere"))},
+    "sensor.camera.rgb": _CAMERA,
+    "sensor.camera.depth": {k: _CAMERA[k] for k in ("image_size_x", "image_size_y", "fov", "sensor_tick")},
+    "sensor.camera.semantic_segmentation": {k: _CAMERA[k] for k in ("image_size_x", "image_size_y", "fov",
+                                                                    "sensor_tick")},
+    "sensor.other.imu": _IMU,
+    "sensor.other.gnss": _GNSS,
+}
+# Not offered yet (blueprints exist so filter() finds them; spawning says why)
+_LATER = ("sensor.other.radar", "sensor.other.obstacle", "sensor.other.collision", "sensor.other.lane_invasion",
+          "sensor.camera.instance_segmentation", "sensor.camera.optical_flow", "sensor.camera.dvs",
+          "sensor.camera.normals")
+# Vehicles and walkers: bounding-box extents (half sizes, m) of CARLA 0.9.15's models (their bounding_box)
+_VEHICLES = {
+    "vehicle.tesla.model3": (2.3958, 1.0829, 0.7444), "vehicle.lincoln.mkz_2020": (2.4508, 1.0641, 0.7553),
+    "vehicle.audi.a2": (1.8527, 0.8974, 0.7708), "vehicle.toyota.prius": (2.2567, 1.0120, 0.7624),
+    "vehicle.nissan.patrol": (2.3022, 0.9577, 0.9276), "vehicle.carlamotors.carlacola": (2.6029, 1.3094, 1.2829),
+    "vehicle.mercedes.coupe_2020": (2.5130, 1.0708, 0.7512),
+}
+_WALKERS = {"walker.pedestrian.0001": (0.1876, 0.1876, 0.9375), "walker.pedestrian.0002": (0.1876, 0.1876, 0.9375)}
+
+
+class ActorBlueprint:
+    def __init__(self, id, attrs, tags):
+        self.id, self.tags = id, list(tags)
+        self._attrs = {k: ActorAttribute(k, t, v) for k, (t, v) in attrs.items()}
+
+    def has_attribute(self, id):
+        return id in self._attrs
+
+    def get_attribute(self, id):
+        if id not in self._attrs:
+            raise IndexError("blueprint %s has no attribute '%s'" % (self.id, id))
+        return self._attrs[id]
+
+    def set_attribute(self, id, value):
+        if id not in self._attrs:
+            raise IndexError("blueprint %s has no attribute '%s'" % (self.id, id))
+        a = self._attrs[id]
+        v = str(value)
+        try:
+            if a.type == _I:
+                int(float(v))
+            elif a.type == _F:
+                float(v)
+        except ValueError:
+            raise ValueError("%s.%s takes a %s, not %r" % (self.id, id, a.type, value)) from None
+        a._value = v
+
+    def has_tag(self, tag):
+        return tag in self.tags
+
+    def match_tags(self, wildcard):
+        return any(fnmatch.fnmatch(t, wildcard) for t in self.tags) or fnmatch.fnmatch(self.id, wildcard)
+
+    def __iter__(self):
+        return iter(self._attrs.values())
+
+    def __len__(self):
+        return len(self._attrs)
+
+    def __repr__(self):
+        return "ActorBlueprint(id=%s, tags=%s)" % (self.id, self.tags)
+
+
+class BlueprintLibrary:
+    def __init__(self, blueprints):
+        self._bps = list(blueprints)
+
+    def find(self, id):
+        for bp in self._bps:
+            if bp.id == id:
+                return bp
+        raise IndexError("blueprint '%s' not found" % id)
+
+    def filter(self, wildcard):
+        return BlueprintLibrary(bp for bp in self._bps if fnmatch.fnmatch(bp.id, wildcard)
+                                or any(fnmatch.fnmatch(t, wildcard) for t in bp.tags))
+
+    def filter_by_attribute(self, name, value):
+        return BlueprintLibrary(bp for bp in self._bps if bp.has_attribute(name)
+                                and str(bp.get_attribute(name)) == str(value))
+
+    def __iter__(self):
+        return iter(self._bps)
+
+    def __len__(self):
+        return len(self._bps)
+
+    def __getitem__(self, i):
+        return self._bps[i]
+
+
+def _library():
+    bps = []
+    for name, attrs in list(_SENSORS.items()) + [(n, {}) for n in _LATER]:
+        a = dict(_COMMON)
+        a.update(attrs)
+        bps.append(ActorBlueprint(name, a, name.split(".")))
+    for name in _VEHICLES:
+        a = dict(_COMMON)
+        a.update({"number_of_wheels": (_I, 4), "color": (_S_, "0,0,0"), "generation": (_I, 2)})
+        bps.append(ActorBlueprint(name, a, name.split(".")))
+    for name in _WALKERS:
+        a = dict(_COMMON)
+        a.update({"is_invincible": (_B, "true"), "speed": (_F, 1.4), "generation": (_I, 2)})
+        bps.append(ActorBlueprint(name, a, name.split(".")))
+    return BlueprintLibrary(bps)
+
+
+# ---------------------------------------------------------------- measurements
+
+class SensorData:
+    def __init__(self, frame, t_s, transform):
+        self.frame, self.timestamp, self.transform = frame, t_s, transform
+
+
+class LidarDetection:
+    def __init__(self, x, y, z, intensity):
+        self.point, self.intensity = Location(x, y, z), float(intensity)
+
+    def __repr__(self):
+        return "LidarDetection(%r, intensity=%g)" % (self.point, self.intensity)
+
+
+class SemanticLidarDetection:
+    def __init__(self, x, y, z, cos, idx, tag):
+        self.point, self.cos_inc_angle, self.object_idx, self.object_tag = Location(x, y, z), float(cos), int(idx), \
+            int(tag)
+
+
+class LidarMeasurement(SensorData):
+    """The shots of one tick in CARLA's layout: ``raw_data`` float32 x, y, z, intensity (CARLA's sensor
+    frame: y right) grouped by channel; ``channels``, ``get_point_count(ch)``, ``horizontal_angle``
+    (radians, the head's angle at the tick's end)."""
+    _dtype = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("intensity", "<f4")])
+
+    def __init__(self, frame, t_s, transform, points, channels, horizontal_angle):
+        super().__init__(frame, t_s, transform)
+        self.channels, self.horizontal_angle = channels, horizontal_angle
+        order = np.argsort(points["channel"], kind="stable")  # CARLA groups points by channel
+        p = points[order]
+        self._counts = np.bincount(p["channel"].astype(np.int64), minlength=channels)[:channels]
+        self._records = self._make(p)
+        self.raw_data = self._records.tobytes()
+
+    def _make(self, p):
+        r = np.empty(len(p), self._dtype)
+        r["x"], r["y"], r["z"], r["intensity"] = p["x"], -p["y"], p["z"], p["intensity"]
+        return r
+
+    def get_point_count(self, channel):
+        return int(self._counts[channel]) if 0 <= channel < self.channels else 0
+
+    def __len__(self):
+        return len(self._records)
+
+    def __getitem__(self, i):
+        r = self._records[i]
+        return LidarDetection(r["x"], r["y"], r["z"], r["intensity"])
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def save_to_disk(self, path):
+        """A PLY of x, y, z, I (CARLA's frame), as CARLA's save_to_disk writes (ascii there, binary here)."""
+        _write_records_ply(path, self._records)
+
+
+class SemanticLidarMeasurement(LidarMeasurement):
+    _dtype = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("cos_inc_angle", "<f4"), ("object_idx", "<u4"),
+                       ("object_tag", "<u4")])
+
+    def _make(self, p):
+        r = np.empty(len(p), self._dtype)
+        r["x"], r["y"], r["z"] = p["x"], -p["y"], p["z"]
+        oid = p["object_id"].astype(np.int64)  # CARLA's actor id; 0 for the static world and the street's props
+        r["cos_inc_angle"], r["object_tag"] = p["intensity"], p["tag"]
+        r["object_idx"] = np.where(oid >= _ID0, oid - _ID0, 0)
+        return r
+
+    def __getitem__(self, i):
+        r = self._records[i]
+        return SemanticLidarDetection(r["x"], r["y"], r["z"], r["cos_inc_angle"], r["object_idx"], r["object_tag"])
+
+
+def _write_records_ply(path, records):
+    names = {"<f4": "float", "<u4": "uint"}
+    head = "ply\nformat binary_little_endian 1.0\nelement vertex %d\n" % len(records)
+    head += "".join("property %s %s\n" % (names[records.dtype[n].str], n) for n in records.dtype.names)
+    with open(path, "wb") as f:
+        f.write((head + "end_header\n").encode())
+        f.write(records.tobytes())
+
+
+class Image(SensorData):
+    """A camera image: ``raw_data`` BGRA bytes (CARLA's layout), ``width``, ``height``, ``fov``.
+    Depth cameras encode metres as CARLA does: (R + 256 G + 65536 B) / (2^24 - 1) x 1000, the far
+    plane 1000 m (sky and anything farther read 1000). Semantic: the tag in R."""
+
+    def __init__(self, frame, t_s, transform, bgra, fov, kind):
+        super().__init__(frame, t_s, transform)
+        self._bgra, self.fov, self._kind = bgra, fov, kind
+        self.height, self.width = bgra.shape[0], bgra.shape[1]
+        self.raw_data = bgra.tobytes()
+
+    def _converted(self, cc):
+        b = self._bgra
+        if cc in (None, ColorConverter.Raw):
+            return b
+        out = b.copy()
+        if cc in (ColorConverter.Depth, ColorConverter.LogarithmicDepth):
+            if self._kind != "depth":
+                raise RuntimeError("Image.convert: %s converts depth images" % ("Depth" if cc == 1 else
+                                                                               "LogarithmicDepth"))
+            n = (b[..., 2].astype(np.float64) + 256.0 * b[..., 1] + 65536.0 * b[..., 0]) / (256.0 ** 3 - 1)
+            if cc == ColorConverter.LogarithmicDepth:  # CARLA's: 1 + log(n) / 5.70378, clamped to [0.005, 1]
+                n = np.clip(1.0 + np.log(np.maximum(n, 1e-12)) / 5.70378, 0.005, 1.0)
+            g = np.floor(n * 255.0 + 0.5).astype(np.uint8)
+            out[..., 0] = out[..., 1] = out[..., 2] = g
+        elif cc == ColorConverter.CityScapesPalette:
+            if self._kind != "semantic":
+                raise RuntimeError("Image.convert: CityScapesPalette converts semantic images")
+            pal = np.array([tag_color(t) for t in range(256)], dtype=np.uint8)
+            rgb = pal[b[..., 2]]
+            out[..., 0], out[..., 1], out[..., 2] = rgb[..., 2], rgb[..., 1], rgb[..., 0]
+        else:
+            raise ValueError("unknown ColorConverter %r" % (cc,))
+        return out
+
+    def convert(self, color_converter):
+        self._bgra = self._converted(color_converter)
+        self.raw_data = self._bgra.tobytes()
+
+    def save_to_disk(self, path, color_converter=ColorConverter.Raw):
+        b = self._converted(color_converter)
+        write_png(path, np.ascontiguousarray(b[..., [2, 1, 0]]))  # RGB (alpha is always 255)
+
+
+class IMUMeasurement(SensorData):
+    def __init__(self, frame, t_s, transform, accelerometer, gyroscope, compass):
+        super().__init__(frame, t_s, transform)
+        self.accelerometer, self.gyroscope, self.compass = accelerometer, gyroscope, compass
+
+
+class GnssMeasurement(SensorData):
+    def __init__(self, frame, t_s, transform, latitude, longitude, altitude):
+        super().__init__(frame, t_s, transform)
+        self.latitude, self.longitude, self.altitude = latitude, longitude, altitude
+
+
+# ---------------------------------------------------------------- actors
+
+class Actor:
+    def __init__(self, world, id, bp, transform, parent):
+        self._world, self.id, self.type_id = world, id, bp.id
+        self.attributes = {a.id: str(a) for a in bp}
+        self.parent, self.is_alive = parent, True
+        self._rel = Transform(transform.location, transform.rotation)  # relative to the parent if attached
+        self._vel, self._ang = Vector3D(), Vector3D()  # target velocity (m/s, CARLA frame), angular (deg/s)
+        self.semantic_tags = []
+
+    def get_world(self):
+        return self._world
+
+    def get_transform(self):
+        if self.parent is None:
+            return Transform(self._rel.location, self._rel.rotation)
+        return _from_native(_native(self.parent.get_transform()) @ _native(self._rel))
+
+    def get_location(self):
+        return self.get_transform().location
+
+    def set_transform(self, transform):
+        self._check_alive("set_transform")
+        self._rel = Transform(transform.location, transform.rotation)
+
+    def set_location(self, location):
+        self._check_alive("set_location")
+        self._rel = Transform(location, self._rel.rotation)
+
+    def get_velocity(self):
+        return Vector3D(self._vel.x, self._vel.y, self._vel.z)
+
+    def get_angular_velocity(self):
+        return Vector3D(self._ang.x, self._ang.y, self._ang.z)
+
+    def get_acceleration(self):
+        return Vector3D()
+
+    def set_target_velocity(self, velocity):
+        self._check_alive("set_target_velocity")
+        self._vel = Vector3D(velocity.x, velocity.y, velocity.z)
+
+    def set_target_angular_velocity(self, angular_velocity):
+        """deg/s about CARLA's x (roll), y (pitch), z (yaw) axes; integrated into the rotation per tick."""
+        self._check_alive("set_target_angular_velocity")
+        self._ang = Vector3D(angular_velocity.x, angular_velocity.y, angular_velocity.z)
+
+    def set_simulate_physics(self, enabled=True):
+        if enabled:
+            raise RuntimeError("Actor.set_simulate_physics(True): sensim.carla has no physics; move actors with "
+                               "set_transform or set_target_velocity")
+
+    def add_impulse(self, *a, **k):
+        raise RuntimeError("Actor.add_impulse: sensim.carla has no physics")
+
+    def destroy(self):
+        if not self.is_alive:
+            return False
+        self._world._destroy(self)
+        self.is_alive = False
+        return True
+
+    def _check_alive(self, call):
+        if not self.is_alive:
+            raise RuntimeError("Actor.%s: actor %d was destroyed" % (call, self.id))
+
+    def __repr__(self):
+        return "Actor(id=%d, type=%s)" % (self.id, self.type_id)
+
+
+class Vehicle(Actor):
+    def __init__(self, world, id, bp, transform, parent, extent):
+        super().__init__(world, id, bp, transform, parent)
+        self.bounding_box_extent = Vector3D(*extent)
+        self.semantic_tags = [14]
+
+    def apply_control(self, control):
+        raise RuntimeError("Vehicle.apply_control: no vehicle physics here; move the vehicle with "
+                           "set_transform or set_target_velocity")
+
+    def set_autopilot(self, enabled=True, port=8000):
+        if enabled:
+            raise RuntimeError("Vehicle.set_autopilot: no traffic manager in sensim.carla")
+
+
+class Walker(Vehicle):
+    def __init__(self, world, id, bp, transform, parent, extent):
+        super().__init__(world, id, bp, transform, parent, extent)
+        self.semantic_tags = [12]
+
+
+class Sensor(Actor):
+    def __init__(self, world, id, bp, transform, parent):
+        super().__init__(world, id, bp, transform, parent)
+        self._callback = None
+
+    def listen(self, callback):
+        if not callable(callback):
+            raise TypeError("Sensor.listen takes a callable")
+        self._callback = callback
+
+    def stop(self):
+        self._callback = None
+
+    @property
+    def is_listening(self):
+        return self._callback is not None
+
+    def is_listening_fn(self):
+        return self.is_listening
+
+
+class ActorList(list):
+    def filter(self, wildcard):
+        return ActorList(a for a in self if fnmatch.fnmatch(a.type_id, wildcard))
+
+    def find(self, id):
+        for a in self:
+            if a.id == id:
+                return a
+        return None
+
+
+# ---------------------------------------------------------------- world, map, client
+
+class Map:
+    def __init__(self, world, name):
+        self._world, self.name = world, name
+
+    def transform_to_geolocation(self, location):
+        """CARLA's scaled spherical Mercator about the map's reference (0, 0, 0 for the street), the
+        same conversion a GNSS sensor applies (sensim.Nav gnss, model = carla)."""
+        pose = _native(Transform(location, Rotation()))
+        s = self._world._geo.sample([(0, pose), (1, pose)], 0)
+        return GeoLocation(s["latitude_deg"], s["longitude_deg"], s["altitude_m"])
+
+    def get_spawn_points(self):
+        return [Transform(Location(x, y, 0.5), Rotation(yaw=yaw)) for x in (-60, -30, 0, 30, 60)
+                for y, yaw in ((-1.75, 0.0), (1.75, 180.0))]
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def unsupported(*a, **k):
+            raise RuntimeError("Map.%s: the built-in street has no OpenDRIVE road network in sensim.carla" % name)
+        return unsupported
+
+
+class _Platform:
+    """An actor that carries sensors: its rig, its pushed history, its lidars."""
+
+    def __init__(self, world, actor, t_ns):
+        self.actor = actor
+        self.rig = Rig(world._ctx)
+        self.rig.set_time(t_ns)
+        self.history = []  # [(t_ns, native 4x4)] of this platform, the last few ticks
+        self.push(t_ns, world)
+
+    def pose(self):
+        return _native(self.actor.get_transform()) if self.actor is not None else np.eye(4)
+
+    def push(self, t_ns, world):
+        m = self.pose()
+        self.history = (self.history + [(t_ns, m)])[-8:]
+        self.rig.push_pose(t_ns, m)
+
+
+class World:
+    def __init__(self, client, scene_name):
+        self._client = client
+        self._ctx = Context()
+        self._scene = Scene(self._ctx)
+        if scene_name == "street":
+            self._scene.load("street")
+        else:
+            self._scene.load(scene_name)
+        self._scene.commit()
+        self._map = Map(self, "street" if scene_name == "street" else scene_name)
+        self._settings = WorldSettings(fixed_delta_seconds=None)
+        self._frame, self._t_ns, self._dt_ns = 0, 0, 50_000_000
+        self._actors, self._next_id, self._platforms, self._sensors = {}, 1, {}, []
+        self._box = None
+        self._geo = Nav(self._ctx, "gnss", {"model": "carla", "rate_hz": 1})
+        self._lib = _library()
+
+    # settings and time
+    def get_settings(self):
+        s = self._settings
+        return WorldSettings(s.synchronous_mode, s.no_rendering_mode, s.fixed_delta_seconds)
+
+    def apply_settings(self, settings):
+        fd = settings.fixed_delta_seconds
+        if fd is not None and not (0 < fd <= 10):
+            raise ValueError("fixed_delta_seconds must be in (0, 10] s, not %r" % (fd,))
+        self._settings = WorldSettings(settings.synchronous_mode, settings.no_rendering_mode, fd)
+        self._dt_ns = int(round((fd if fd is not None else 0.05) * 1e9))
+        return self._frame
+
+    def get_snapshot(self):
+        return WorldSnapshot(self)
+
+    def wait_for_tick(self, seconds=10.0):
+        """Asynchronous CARLA's wait: here the world advances one fixed delta, as tick()."""
+        self.tick()
+        return self.get_snapshot()
+
+    def on_tick(self, callback):
+        raise RuntimeError("World.on_tick: call tick() and read get_snapshot() in sensim.carla")
+
+    def get_blueprint_library(self):
+        return self._lib
+
+    def get_map(self):
+        return self._map
+
+    def get_actors(self, actor_ids=None):
+        acts = ActorList(a for a in self._actors.values() if actor_ids is None or a.id in actor_ids)
+        return acts
+
+    def get_actor(self, actor_id):
+        return self._actors.get(actor_id)
+
+    def get_weather(self):
+        raise RuntimeError("World.get_weather: no weather rendering in sensim.carla (lidar fog and rain are "
+                           "preset keys: visibility_m, rain_rate_mm_h)")
+
+    def set_weather(self, weather):
+        raise RuntimeError("World.set_weather: no weather rendering in sensim.carla (lidar fog and rain are "
+                           "preset keys: visibility_m, rain_rate_mm_h)")
+
+    def get_spectator(self):
+        raise RuntimeError("World.get_spectator: sensim.carla renders no spectator view")
+
+    # spawning
+    def try_spawn_actor(self, blueprint, transform, attach_to=None, attachment_type=AttachmentType.Rigid):
+        try:
+            return self.spawn_actor(blueprint, transform, attach_to, attachment_type)
+        except RuntimeError:
+            return None
+
+    def spawn_actor(self, blueprint, transform, attach_to=None, attachment_type=AttachmentType.Rigid):
+        if not isinstance(blueprint, ActorBlueprint):
+            raise TypeError("spawn_actor takes an ActorBlueprint")
+        if attach_to is not None and (not isinstance(attach_to, Actor) or not attach_to.is_alive):
+            raise RuntimeError("spawn_actor: attach_to is not a live actor")
+        aid, bid = self._next_id, blueprint.id
+        if bid in _LATER:
+            raise RuntimeError("spawn_actor(%s): not offered by sensim.carla yet" % bid)
+        if bid in _VEHICLES or bid in _WALKERS:
+            if attach_to is not None:
+                raise RuntimeError("spawn_actor(%s): vehicles and walkers are not attached to actors" % bid)
+            cls = Vehicle if bid in _VEHICLES else Walker
+            a = cls(self, aid, blueprint, transform, None, (_VEHICLES.get(bid) or _WALKERS[bid]))
+            self._add_box(a)
+        elif bid in _SENSORS:
+            a = Sensor(self, aid, blueprint, transform, attach_to)
+            self._make_sensor(a, blueprint)
+        else:
+            raise RuntimeError("spawn_actor: no blueprint '%s' in sensim.carla" % bid)
+        self._next_id += 1
+        self._actors[aid] = a
+        return a
+
+    def _add_box(self, a):
+        ext = a.bounding_box_extent
+        lo, hi = (-ext.x, -ext.y, 0.0), (ext.x, ext.y, 2 * ext.z)  # CARLA's vehicle origin is at ground level
+        v = [[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+        faces = [[0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4], [2, 6, 3], [3, 6, 7],
+                 [0, 4, 2], [2, 4, 6], [1, 3, 5], [3, 7, 5]]
+        mesh = self._scene.add_mesh(v, faces, tag=a.semantic_tags[0], prototype=True)
+        self._scene.add_actor(mesh, _ID0 + a.id, _native(a.get_transform()))
+        self._scene.commit()
+        a._in_scene = True
+
+    def _platform(self, parent):
+        key = parent.id if parent is not None else 0
+        if key not in self._platforms:
+            self._platforms[key] = _Platform(self, parent, self._t_ns)
+            if parent is not None and getattr(parent, "_in_scene", False):
+                # the rays of sensors on an actor leave through it in CARLA (the parent is ignored): here the
+                # carrying actor is taken out of the scene the sensors see
+                self._scene.remove_actor(_ID0 + parent.id)
+                self._scene.commit()
+                parent._in_scene = False
+        return self._platforms[key]
+
+    def _make_sensor(self, s, bp):
+        at = {a.id: a for a in bp}
+        tick = at["sensor_tick"].as_float()
+        dt = self._dt_ns * 1e-9
+        if tick not in (0.0,) and abs(tick - dt) > 1e-9:
+            raise RuntimeError("spawn_actor(%s): sensor_tick %g differs from the world's delta %g: sensim.carla "
+                               "runs every sensor every tick (set sensor_tick 0)" % (bp.id, tick, dt))
+        plat = self._platform(s.parent)
+        mount = _native(s._rel)
+        s._plat, s._kind = plat, bp.id
+        if bp.id.startswith("sensor.lidar."):
+            semantic = bp.id.endswith("semantic")
+            keys = ["points_frame=sensor"]
+            for k in ("channels", "range", "points_per_second", "rotation_frequency", "upper_fov", "lower_fov",
+                      "horizontal_fov"):
+                keys.append("%s=%s" % (k, at[k].as_str()))
+            if semantic:  # CARLA's semantic lidar: no drop-off, no noise, cos_inc_angle as intensity
+                keys += ["intensity_model=cosine", "dropoff_model=none"]
+            else:
+                for k in ("atmosphere_attenuation_rate", "dropoff_general_rate", "dropoff_intensity_limit",
+                          "dropoff_zero_intensity", "noise_stddev", "noise_seed"):
+                    keys.append("%s=%s" % (k, at[k].as_str()))
+            keys.append("lidar_id=%d" % (s.id % 65536))
+            lid = Lidar(self._ctx, "carla_default", keys)
+            lid.set_mount(mount)
+            ring = Ring.for_lidar(lid, frames=4)
+            plat.rig.add_lidar(lid, ring)
+            s._lidar, s._ring, s._delivered = lid, ring, {}
+            s._channels, s._rot_hz = at["channels"].as_int(), at["rotation_frequency"].as_float()
+        elif bp.id.startswith("sensor.camera."):
+            cam = Camera(self._ctx, "carla_default", {"image_size_x": at["image_size_x"].as_str(),
+                                                      "image_size_y": at["image_size_y"].as_str(),
+                                                      "fov": at["fov"].as_str()})
+            cam.set_mount(mount)  # the camera looks along the mount's +x, as CARLA's along the actor's x
+            s._camera, s._fov = cam, at["fov"].as_float()
+        elif bp.id == "sensor.other.imu":
+            keys = {k: at[k].as_str() for k in at if k.startswith("noise_")}
+            keys["seed"] = keys.pop("noise_seed")
+            keys["gravity"] = "%.17g" % GRAVITY  # CARLA's 9.81 (sensim's default is standard gravity)
+            s._nav = self._nav("imu", mount, keys)
+        elif bp.id == "sensor.other.gnss":
+            keys = {"model": "carla"}
+            for k, v in (("noise_lat_stddev", "noise_lat_stddev"), ("noise_lon_stddev", "noise_lon_stddev"),
+                         ("noise_alt_stddev", "noise_alt_stddev"), ("noise_lat_bias", "noise_lat_bias"),
+                         ("noise_lon_bias", "noise_lon_bias"), ("noise_alt_bias", "noise_alt_bias"),
+                         ("noise_seed", "seed")):
+                keys[v] = at[k].as_str()
+            s._nav = self._nav("gnss", mount, keys)
+        self._sensors.append(s)
+
+    def _nav(self, kind, mount, keys):
+        (x, y, z), (roll, pitch, yaw) = pose_to_frame("native", mount)
+        k = dict(keys)
+        k.update({"rate_hz": "%.17g" % (1e9 / self._dt_ns), "interp": "causal",
+                  "mount_xyz_m": "%.17g,%.17g,%.17g" % (x, y, z), "mount_rpy_deg": "%.17g,%.17g,%.17g" % (
+                      roll, pitch, yaw)})
+        return Nav(self._ctx, kind, k)
+
+    def _destroy(self, a):
+        self._actors.pop(a.id, None)
+        if a in self._sensors:
+            self._sensors.remove(a)
+            a._callback = None
+        if getattr(a, "_in_scene", False):
+            self._scene.remove_actor(_ID0 + a.id)
+            self._scene.commit()
+
+    # the tick
+    def tick(self, seconds=10.0):
+        dt = self._dt_ns
+        t0, t1 = self._t_ns, self._t_ns + dt
+        # host-driven motion: target velocities integrated over the tick
+        for a in self._actors.values():
+            if a.parent is None and (a._vel.squared_length() or a._ang.squared_length()):
+                r = a._rel
+                loc = r.location + a._vel * (dt * 1e-9)
+                rot = Rotation(r.rotation.pitch + a._ang.y * dt * 1e-9, r.rotation.yaw + a._ang.z * dt * 1e-9,
+                               r.rotation.roll + a._ang.x * dt * 1e-9)
+                a._rel = Transform(loc, rot)
+        moved = False
+        for a in self._actors.values():
+            if getattr(a, "_in_scene", False):
+                self._scene.set_actor_pose(_ID0 + a.id, _native(a.get_transform()))
+                moved = True
+        if moved:
+            self._scene.commit()
+        self._frame += 1
+        frame, t_s = self._frame, t1 * 1e-9
+        for p in self._platforms.values():
+            p.push(t1, self)
+            p.rig.step(self._scene, dt)
+        k = t1 // dt if t1 % dt == 0 else None
+        for s in list(self._sensors):
+            if not s.is_alive:
+                continue
+            data = self._measure(s, frame, t_s, t0, t1, k)
+            if data is not None and s._callback is not None:
+                s._callback(data)
+        self._t_ns = t1
+        return frame
+
+    def _measure(self, s, frame, t_s, t0, t1, k):
+        plat = s._plat
+        tr = s.get_transform()
+        if hasattr(s, "_lidar"):
+            parts = []
+            for f in s._ring.frames():  # frames completed in this tick: what earlier ticks did not hand out
+                n = f.header["frame_number"]
+                parts.append(f.points[s._delivered.pop(n, 0):])
+            got = s._ring.peek_open(0)
+            if got is not None:
+                hdr, pts = got
+                n = hdr["frame_number"]
+                parts.append(pts[s._delivered.get(n, 0):])
+                s._delivered = {n: len(pts)}
+            pts = np.concatenate(parts) if parts else np.zeros(0, POINT_DTYPE)
+            angle = (2 * math.pi * s._rot_hz * t1 * 1e-9) % (2 * math.pi)
+            cls = SemanticLidarMeasurement if s._kind.endswith("semantic") else LidarMeasurement
+            return cls(frame, t_s, tr, pts, s._channels, angle)
+        if hasattr(s, "_camera"):
+            kind = s._kind.split(".")[-1]
+            out = {"rgb": ("rgb",), "depth": ("depth",), "semantic_segmentation": ("semantic",)}[kind]
+            img = s._camera.render(self._scene, t_ns=t1, keys=plat.history[-6:], outputs=out)
+            h, w = s._camera.height, s._camera.width
+            bgra = np.zeros((h, w, 4), np.uint8)
+            bgra[..., 3] = 255
+            if kind == "rgb":
+                bgra[..., 0], bgra[..., 1], bgra[..., 2] = img["rgb"][..., 2], img["rgb"][..., 1], img["rgb"][..., 0]
+                k2 = "rgb"
+            elif kind == "depth":  # CARLA's encoding, far plane 1000 m
+                d = np.minimum(np.nan_to_num(img["depth"].astype(np.float64), nan=1000.0, posinf=1000.0), 1000.0)
+                q = np.floor(d / 1000.0 * (256.0 ** 3 - 1) + 0.5).astype(np.uint32)
+                bgra[..., 2], bgra[..., 1], bgra[..., 0] = q & 255, (q >> 8) & 255, (q >> 16) & 255
+                k2 = "depth"
+            else:
+                bgra[..., 2] = img["semantic"]
+                k2 = "semantic"
+            return Image(frame, t_s, tr, bgra, s._fov, k2)
+        if hasattr(s, "_nav"):
+            if k is None:
+                raise RuntimeError("World.tick: the world's time %d ns is not a whole number of deltas" % t1)
+            smp = s._nav.sample(plat.history[-6:], k)
+            if s._kind == "sensor.other.imu":
+                a, g = smp["accel"], smp["gyro"]
+                f = tr.get_forward_vector()  # CARLA's compass: 0 = north (-y), clockwise seen from above
+                fx, fy = f.x, f.y
+                n = math.hypot(fx, fy)
+                c = math.acos(max(-1.0, min(1.0, -fy / n))) if n > 0 else 0.0
+                if fx < 0:
+                    c = 2 * math.pi - c
+                return IMUMeasurement(frame, t_s, tr, Vector3D(a[0], -a[1], a[2]), Vector3D(-g[0], g[1], -g[2]), c)
+            return GnssMeasurement(frame, t_s, tr, smp["latitude_deg"], smp["longitude_deg"], smp["altitude_m"])
+        return None
+
+
+class Client:
+    """CARLA's Client: host and port are accepted and ignored (no server)."""
+
+    def __init__(self, host="localhost", port=2000, worker_threads=0):
+        self.host, self.port = host, port
+        self._world = None
+
+    def set_timeout(self, seconds):
+        self._timeout = float(seconds)
+
+    def get_client_version(self):
+        return "0.9.15-sensim"
+
+    def get_server_version(self):
+        return "0.9.15-sensim"
+
+    def get_world(self):
+        if self._world is None:
+            self._world = World(self, "street")
+        return self._world
+
+    def load_world(self, map_name, reset_settings=True, map_layers=None):
+        """``street`` (the built-in street) or a scene file path (native frame); other CARLA maps raise."""
+        import os
+        if map_name != "street" and not os.path.isfile(str(map_name)):
+            raise RuntimeError("Client.load_world(%r): sensim.carla has the built-in 'street' and scene files, "
+                               "not CARLA's towns" % (map_name,))
+        self._world = World(self, map_name)
+        return self._world
+
+    def get_available_maps(self):
+        return ["street"]
+
+    def get_trafficmanager(self, port=8000):
+        raise RuntimeError("Client.get_trafficmanager: no traffic manager in sensim.carla")
+
+    def apply_batch(self, commands):
+        raise RuntimeError("Client.apply_batch: call the actors' methods directly in sensim.carla")
+
+    apply_batch_sync = apply_batch
