@@ -744,12 +744,15 @@ class Ring:
         if st == 11:
             return None
         _check(st)
-        hdr = _header(v.header.contents)
+        return _header(v.header.contents), self._view_points(v)
+
+    def _view_points(self, v):
+        """A FrameView's points: a zero-copy view, or a joined copy where the frame wraps."""
         a = _points_from_memory(v.points[0], v.counts[0], self._mem)
         if v.counts[1]:
             b = _points_from_memory(v.points[1], v.counts[1], self._mem)
             a = _np.concatenate([a, b]) if _np is not None else memoryview(bytes(a) + bytes(b))
-        return hdr, a
+        return a
 
     def peek_open(self, start=0):
         """The frame the producer has open (not complete yet): (header, points[start:]) copied, or
@@ -760,11 +763,7 @@ class Ring:
         if st == 11:
             return None
         _check(st)
-        hdr = _header(v.header.contents)
-        a = _points_from_memory(v.points[0], v.counts[0], self._mem)
-        if v.counts[1]:
-            b = _points_from_memory(v.points[1], v.counts[1], self._mem)
-            a = _np.concatenate([a, b]) if _np is not None else memoryview(bytes(a) + bytes(b))
+        hdr, a = _header(v.header.contents), self._view_points(v)
         if _np is not None:
             return hdr, a[start:].copy()
         return hdr, memoryview(bytes(a)[start * POINT_SIZE:])

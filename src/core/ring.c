@@ -337,6 +337,18 @@ uint64_t sensim__ring_reserve(sensim_ring *r, uint64_t n, sensim_point **span0, 
 
 /* ---------------- consumer ---------------- */
 
+/* The points of frame @p h: one span, or two where it wraps around the ring's end. */
+static void view_of(sensim_ring *r, const sensim_frame_header *h, sensim_frame_view *out)
+{
+    uint64_t start = h->first_point % r->point_capacity, n = h->point_count;
+    uint64_t first = n < r->point_capacity - start ? n : r->point_capacity - start;
+    out->header = h;
+    out->points[0] = pts(r) + start;
+    out->counts[0] = first;
+    out->points[1] = pts(r);
+    out->counts[1] = n - first;
+}
+
 sensim_status sensim_ring_peek(sensim_ring *r, sensim_frame_view *out)
 {
     sensim_status st = sensim__ring_check(r);
@@ -352,14 +364,7 @@ sensim_status sensim_ring_peek(sensim_ring *r, sensim_frame_view *out)
     uint64_t tail = atomic_load(&r->frame_tail);
     if (tail >= head)
         return SENSIM_ERR_RING_EMPTY;
-    const sensim_frame_header *h = hdr(r, tail);
-    uint64_t start = h->first_point % r->point_capacity, n = h->point_count;
-    uint64_t first = n < r->point_capacity - start ? n : r->point_capacity - start;
-    out->header = h;
-    out->points[0] = pts(r) + start;
-    out->counts[0] = first;
-    out->points[1] = pts(r);
-    out->counts[1] = n - first;
+    view_of(r, hdr(r, tail), out);
     r->peeked = tail;
     r->has_peeked = 1;
     return SENSIM_OK;
@@ -375,14 +380,7 @@ sensim_status sensim_ring_peek_open(sensim_ring *r, sensim_frame_view *out)
                             out ? "not a point ring" : "out_view is NULL");
     if (!r->open)
         return SENSIM_ERR_RING_EMPTY;
-    const sensim_frame_header *h = hdr(r, r->prod_head);
-    uint64_t start = h->first_point % r->point_capacity, n = h->point_count;
-    uint64_t first = n < r->point_capacity - start ? n : r->point_capacity - start;
-    out->header = h;
-    out->points[0] = pts(r) + start;
-    out->counts[0] = first;
-    out->points[1] = pts(r);
-    out->counts[1] = n - first;
+    view_of(r, hdr(r, r->prod_head), out);
     return SENSIM_OK;
 }
 
