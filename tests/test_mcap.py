@@ -168,8 +168,10 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("[sensor roof]\npreset = vlp16\nmount_xyz_m = 0, 0, 0.3\n\n"
                 "[sensor cam-front]\ntype = camera\nwidth = 64\nheight = 48\nrate_hz = 20\n"
                 "outputs = depth, semantic, instance, rgb\nmount_xyz_m = 1.5, 0, 0.2\n\n"
-                "[sensor imu]\ntype = imu\nrate_hz = 100\n\n"
-                "[sensor gps]\ntype = gnss\nlatitude = 48\nlongitude = 11\naltitude = 500\nnoise_lat_stddev = 1e-5\n\n"
+                "[sensor imu]\ntype = imu\nrate_hz = 100\nnoise_accel_stddev_x = 0.05\nnoise_accel_stddev_y = 0.06\n"
+                "noise_accel_stddev_z = 0.07\nnoise_gyro_stddev_z = 0.001\n\n"
+                "[sensor gps]\ntype = gnss\nlatitude = 48\nlongitude = 11\naltitude = 500\nnoise_lat_stddev = 1e-5\n"
+                "noise_lon_stddev = 2e-5\nnoise_alt_stddev = 0.5\n\n"
                 "[sensor radar]\ntype = radar\nmount_xyz_m = 2, 0, 0\n")
     csvout, mcr = os.path.join(tmp, "rig_csv"), os.path.join(tmp, "rig_mc")
     traj_rig = os.path.join(tmp, "traj_rig.csv")  # 0.5 s
@@ -196,12 +198,26 @@ with tempfile.TemporaryDirectory() as tmp:
             m["stamp_ns"] == row["t_ns"] and m["accel"] == [float(row["ax"]), float(row["ay"]), float(row["az"])]
             and m["gyro"] == [float(row["gx"]), float(row["gy"]), float(row["gz"])] for m, row in zip(mi, rows)),
             "Imu messages equal imu.csv (%d, %d)" % (len(mi), len(rows)))
+        # per-axis covariances: the IMU's sigma per axis, not the largest for all three
+        close = lambda a, b: all(abs(x - y) <= 1e-15 + 1e-12 * abs(y) for x, y in zip(a, b))
+        check(close(mi[0]["cov_accel"], [0.05 ** 2, 0, 0, 0, 0.06 ** 2, 0, 0, 0, 0.07 ** 2])
+              and close(mi[0]["cov_gyro"], [0, 0, 0, 0, 0, 0, 0, 0, 0.001 ** 2]),
+              "Imu covariances per axis: %r %r" % (mi[0]["cov_accel"], mi[0]["cov_gyro"]))
         with open(os.path.join(csvout, "gps", "gnss.csv")) as f:
             rows = list(csv.DictReader(f))
         mg = T["/gps/fix"]["messages"]
         check(len(mg) == len(rows) and all(m["lat"] == float(r["latitude_deg"]) and m["lon"] == float(r["longitude_deg"])
                                            for m, r in zip(mg, rows)) and mg[0]["cov_type"] == 2,
               "NavSatFix equals gnss.csv")
+        # NavSatFix ENU variances from the angular sigmas on the WGS 84 ellipsoid at the fix's latitude
+        a_, f_ = 6378137.0, 1 / 298.257223563
+        e2 = f_ * (2 - f_)
+        phi = math.radians(mg[0]["lat"])
+        w = 1 - e2 * math.sin(phi) ** 2
+        M, N = a_ * (1 - e2) / w ** 1.5, a_ / math.sqrt(w)
+        want = [(math.radians(2e-5) * N * math.cos(phi)) ** 2, 0, 0, 0, (math.radians(1e-5) * M) ** 2, 0, 0, 0, 0.25]
+        check(close(mg[0]["cov"], want) and mg[0]["cov"][0] != mg[0]["cov"][4],
+              "NavSatFix East/North/Up variances (WGS 84 M and N cos lat): %r vs %r" % (mg[0]["cov"], want))
         with open(os.path.join(csvout, "radar", "radar.csv")) as f:
             rows = list(csv.DictReader(f))
         mr = T["/radar/detections"]["messages"]

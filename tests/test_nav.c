@@ -406,11 +406,41 @@ static void test_nav_in_rig(void **state)
     assert_double_close(a[50].velocity_body[0], 5 * cos(0.1), 1e-9);
 }
 
+/* NavSatFix variances on WGS 84 (a = 6378137, b = 6356752.314245): 1e-5 deg
+ * of latitude is 1e-5 deg x M metres north, of longitude 1e-5 deg x N cos(lat)
+ * east. Closed forms: at the equator M = b²/a = 6335439.327 m and N = a; at
+ * the pole M = N = a²/b = 6399593.626 m (and East vanishes); at 60 deg
+ * N = a / sqrt(1 - 0.75 e²). */
+static void test_gnss_enu_variance(void **state)
+{
+    (void)state;
+    const double d = 3.14159265358979323846 / 180 * 1e-5, a = 6378137.0, b = 6356752.314245;
+    const double e2 = 1 - (b / a) * (b / a);
+    double v[3];
+    CHECK_OK(sensim_gnss_enu_variance(0, 1e-5, 1e-5, 0.5, v));
+    assert_double_close(sqrt(v[1]) / d, b * b / a, 1e-3);
+    assert_double_close(sqrt(v[0]) / d, a, 1e-3);
+    assert_double_close(v[2], 0.25, 1e-15);
+    CHECK_OK(sensim_gnss_enu_variance(90, 1e-5, 1e-5, 0, v));
+    assert_double_close(sqrt(v[1]) / d, a * a / b, 1e-3);
+    assert_true(v[0] < 1e-20);
+    CHECK_OK(sensim_gnss_enu_variance(60, 1e-5, 2e-5, 0, v));
+    assert_double_close(sqrt(v[0]) / (2 * d), a / sqrt(1 - 0.75 * e2) * 0.5, 1e-3);
+    double w[3];
+    CHECK_OK(sensim_gnss_enu_variance(-60, 1e-5, 2e-5, 0, w));
+    assert_true(w[0] == v[0] && w[1] == v[1]); /* the ellipsoid is symmetric */
+    assert_int_equal(sensim_gnss_enu_variance(91, 1, 1, 1, v), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_gnss_enu_variance(0, -1, 1, 1, v), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_gnss_enu_variance(NAN, 1, 1, 1, v), SENSIM_ERR_NOT_FINITE);
+    assert_int_equal(sensim_gnss_enu_variance(0, 1, 1, 1, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_circle),    cmocka_unit_test(test_exact_cases), cmocka_unit_test(test_imu_truth),
         cmocka_unit_test(test_imu_noise), cmocka_unit_test(test_gnss),        cmocka_unit_test(test_nav_in_rig),
+        cmocka_unit_test(test_gnss_enu_variance),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -192,6 +192,29 @@ SENSIM_API sensim_status sensim_mcap_write_navsatfix(sensim_mcap *writer, uint16
                                                      double horizontal_var_m2, double vertical_var_m2);
 
 /**
+ * sensim_mcap_write_imu() with a variance per axis, as an IMU whose axes
+ * differ (noise_accel_stddev_x/y/z): covariances diag(gyro_var) and
+ * diag(accel_var), in the sensor's x, y, z; orientation as
+ * sensim_mcap_write_imu(). Negative gyro or accel variances are refused.
+ * @return as sensim_mcap_write_imu(). Since 0.2.
+ */
+SENSIM_API sensim_status sensim_mcap_write_imu_axes(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                    const char *frame_id, const sensim_nav_sample *sample,
+                                                    double orientation_var, const double gyro_var[3],
+                                                    const double accel_var[3]);
+
+/**
+ * sensim_mcap_write_navsatfix() with the East, North and Up variances apart
+ * (m², ENU as NavSatFix says): position_covariance diag(e, n, u), type
+ * DIAGONAL_KNOWN (UNKNOWN with zeros when all are 0). From a GNSS sensor's
+ * degrees: sensim_gnss_enu_variance().
+ * @return as sensim_mcap_write_imu(). Since 0.2.
+ */
+SENSIM_API sensim_status sensim_mcap_write_navsatfix_enu(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                         const char *frame_id, const sensim_nav_sample *sample,
+                                                         const double enu_var_m2[3]);
+
+/**
  * A nav_msgs/Odometry: pose of @p child_frame_id in @p frame_id (a rigid
  * column-major pose), twist in the child frame (m/s, rad/s); covariances
  * zero (exact ground truth).

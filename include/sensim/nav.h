@@ -183,6 +183,21 @@ typedef struct sensim_nav_sample {
 SENSIM_API sensim_status sensim_nav_sample_at(sensim_nav *nav, const sensim_pose_key *keys, uint64_t key_count,
                                               uint64_t k, sensim_nav_sample *out);
 
+/**
+ * East, North and Up variances (m², ENU, as a NavSatFix's
+ * position_covariance) of a GNSS fix at @p latitude_deg with angular noise
+ * σ_lat, σ_lon (degrees, the sensor's lat_stddev_deg / lon_stddev_deg) and
+ * σ_alt (m), on the WGS 84 ellipsoid (a = 6378137 m, f = 1/298.257223563):
+ * North = (σ_lat · M)², East = (σ_lon · N · cos φ)², Up = σ_alt², with the
+ * meridian radius M = a(1 − e²)/(1 − e² sin²φ)^1.5 and the prime vertical
+ * radius N = a/√(1 − e² sin²φ), σ in radians.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL), SENSIM_ERR_NOT_FINITE,
+ *         SENSIM_ERR_OUT_OF_RANGE (|latitude| > 90, a negative σ).
+ * Thread safety: any thread. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_gnss_enu_variance(double latitude_deg, double lat_stddev_deg, double lon_stddev_deg,
+                                                  double alt_stddev_m, double out_var_m2[3]);
+
 /** Period of @p nav in ns (round(1e9 / rate_hz)); 0 for a bad handle. Since 0.1. */
 SENSIM_API int64_t sensim_nav_period_ns(const sensim_nav *nav);
 

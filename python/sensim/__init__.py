@@ -1707,6 +1707,29 @@ _IMAGE_DTYPES = {"rgb8": ("uint8", 3), "bgr8": ("uint8", 3), "rgba8": ("uint8", 
                  "32FC3": ("<f4", 3)}
 
 
+def _axes3(value, what):
+    """One number for three axes, or three: a C double[3]."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        v = [float(value)] * 3
+    else:
+        try:
+            v = [_f64(x, what) for x in value]
+        except TypeError:
+            raise InvalidArgument(1, "%s must be a number or three numbers" % what) from None
+        if len(v) != 3:
+            raise InvalidArgument(1, "%s must be a number or three numbers, not %d" % (what, len(v)))
+    return _lib.d3(*v)
+
+
+def gnss_enu_variance(latitude_deg, lat_stddev_deg, lon_stddev_deg, alt_stddev_m):
+    """(East, North, Up) variances in m² of a GNSS fix with angular noise in degrees, on WGS 84."""
+    out = _lib.d3()
+    _check(_L.sensim_gnss_enu_variance(_f64(latitude_deg, "latitude_deg"), _f64(lat_stddev_deg, "lat_stddev_deg"),
+                                       _f64(lon_stddev_deg, "lon_stddev_deg"), _f64(alt_stddev_m, "alt_stddev_m"),
+                                       out))
+    return tuple(out)
+
+
 def _cstr(value, what):
     return _text_arg(value, what)
 
@@ -1854,21 +1877,26 @@ class McapWriter(_Handle):
                                                     ctypes.byref(i)))
 
     def write_imu(self, topic, log_ns, frame_id, sample, orientation_var=-1.0, gyro_var=0.0, accel_var=0.0):
-        """An IMU sample (Nav.sample()'s dict) as sensor_msgs/Imu."""
+        """An IMU sample (Nav.sample()'s dict) as sensor_msgs/Imu; gyro_var and accel_var are one
+        variance for all axes or three (x, y, z)."""
         s = _nav_sample(sample)
+        g, a = _axes3(gyro_var, "gyro_var"), _axes3(accel_var, "accel_var")
         with _using(self) as (h,):
-            _check(_L.sensim_mcap_write_imu(h, self._topic(topic), _i64(log_ns, "log_ns"), _cstr(frame_id, "frame_id"),
-                                            ctypes.byref(s), _f64(orientation_var, "orientation_var"),
-                                            _f64(gyro_var, "gyro_var"), _f64(accel_var, "accel_var")))
+            _check(_L.sensim_mcap_write_imu_axes(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                                 _cstr(frame_id, "frame_id"), ctypes.byref(s),
+                                                 _f64(orientation_var, "orientation_var"), g, a))
 
-    def write_navsatfix(self, topic, log_ns, frame_id, sample, horizontal_var_m2=0.0, vertical_var_m2=0.0):
-        """A GNSS sample (Nav.sample()'s dict) as sensor_msgs/NavSatFix."""
+    def write_navsatfix(self, topic, log_ns, frame_id, sample, horizontal_var_m2=0.0, vertical_var_m2=0.0,
+                        enu_var_m2=None):
+        """A GNSS sample (Nav.sample()'s dict) as sensor_msgs/NavSatFix; ``enu_var_m2`` (East, North,
+        Up variances, gnss_enu_variance()) replaces the horizontal/vertical pair when given."""
         s = _nav_sample(sample)
+        enu = _axes3(enu_var_m2, "enu_var_m2") if enu_var_m2 is not None else _lib.d3(
+            _f64(horizontal_var_m2, "horizontal_var_m2"), _f64(horizontal_var_m2, "horizontal_var_m2"),
+            _f64(vertical_var_m2, "vertical_var_m2"))
         with _using(self) as (h,):
-            _check(_L.sensim_mcap_write_navsatfix(h, self._topic(topic), _i64(log_ns, "log_ns"),
-                                                  _cstr(frame_id, "frame_id"), ctypes.byref(s),
-                                                  _f64(horizontal_var_m2, "horizontal_var_m2"),
-                                                  _f64(vertical_var_m2, "vertical_var_m2")))
+            _check(_L.sensim_mcap_write_navsatfix_enu(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                                      _cstr(frame_id, "frame_id"), ctypes.byref(s), enu))
 
     def write_odometry(self, topic, log_ns, stamp_ns, frame_id, child_frame_id, pose_matrix, linear=(0, 0, 0),
                        angular=(0, 0, 0)):

@@ -627,7 +627,7 @@ class RosBags(unittest.TestCase):
                 img = cam.render(scene, pose=sensim.pose(), outputs=("depth",), t_ns=t0)
                 w.write_image(ti, t0, t0, "cam_optical", img["depth"], "32FC1")
                 w.write_camera_info(tc, t0, t0, "cam_optical", cam)
-                w.write_imu(tu, t0, "imu", imu.sample(keys, k * 10), gyro_var=1e-6, accel_var=1e-4)
+                w.write_imu(tu, t0, "imu", imu.sample(keys, k * 10), gyro_var=1e-6, accel_var=(1e-4, 2e-4, 3e-4))
             with self.assertRaises(sensim.InvalidArgument):
                 w.add_topic("/x", "Bogus")
             with self.assertRaises(sensim.InvalidArgument):

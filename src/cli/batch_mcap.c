@@ -54,14 +54,6 @@ static int mcap_fail(void)
         }                                                                                 \
     } while (0)
 
-static double max3sq(const double v[3])
-{
-    double m = 0;
-    for (int i = 0; i < 3; i++)
-        m = fabs(v[i]) > m ? fabs(v[i]) : m;
-    return m * m;
-}
-
 /* Body-to-optical: columns are the optical x (right), y (down), z (forward)
  * in the camera body frame (x forward, y left, z up). */
 static const double OPTICAL[16] = {0, -1, 0, 0, 0, 0, -1, 0, 1, 0, 0, 0, 0, 0, 0, 1};
@@ -257,15 +249,19 @@ int run_mcap(mcap_run *R)
             MC(sensim_nav_sample_at(R->navs[s], R->tr->keys, R->tr->n, (uint64_t)k, &ns_));
             const sensim_nav_desc *d = &R->nav_desc[s];
             if (sp->nav - 1 == SENSIM_NAV_IMU) {
-                double rate = d->rate_hz;
-                double gv = max3sq(d->gyro_stddev) + d->gyro_noise_density * d->gyro_noise_density * rate;
-                double av = max3sq(d->accel_stddev) + d->accel_noise_density * d->accel_noise_density * rate;
-                MC(sensim_mcap_write_imu(m, tp[s][0], ns_.t_ns, sp->name, &ns_, -1, gv, av));
+                /* per axis: white noise σ² plus the noise density's σ² at the sample rate */
+                double rate = d->rate_hz, gv[3], av[3];
+                for (int ax = 0; ax < 3; ax++) {
+                    gv[ax] = d->gyro_stddev[ax] * d->gyro_stddev[ax] + d->gyro_noise_density * d->gyro_noise_density * rate;
+                    av[ax] = d->accel_stddev[ax] * d->accel_stddev[ax] +
+                             d->accel_noise_density * d->accel_noise_density * rate;
+                }
+                MC(sensim_mcap_write_imu_axes(m, tp[s][0], ns_.t_ns, sp->name, &ns_, -1, gv, av));
             } else if (sp->nav - 1 == SENSIM_NAV_GNSS) {
-                const double mpd = 111319.49079327357; /* metres per degree on the equator (WGS 84 a·π/180) */
-                double n = d->lat_stddev_deg * mpd, e = d->lon_stddev_deg * mpd * cos(ns_.latitude_deg * 3.14159265358979323846 / 180);
-                double hv = n > e ? n * n : e * e;
-                MC(sensim_mcap_write_navsatfix(m, tp[s][0], ns_.t_ns, sp->name, &ns_, hv, d->alt_stddev_m * d->alt_stddev_m));
+                double enu[3]; /* the sensor's degrees on the WGS 84 ellipsoid at the fix's latitude */
+                MC(sensim_gnss_enu_variance(ns_.latitude_deg, d->lat_stddev_deg, d->lon_stddev_deg, d->alt_stddev_m,
+                                            enu));
+                MC(sensim_mcap_write_navsatfix_enu(m, tp[s][0], ns_.t_ns, sp->name, &ns_, enu));
             } else {
                 double pose[16];
                 const double *q = ns_.orientation;

@@ -881,18 +881,32 @@ static void diag3(double out[9], double v)
     out[0] = out[4] = out[8] = v;
 }
 
+static void diag_of(double out[9], const double v[3])
+{
+    memset(out, 0, 9 * sizeof *out);
+    out[0] = v[0], out[4] = v[1], out[8] = v[2];
+}
+
 sensim_status sensim_mcap_write_imu(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
                                     const sensim_nav_sample *s, double ov, double gv, double av)
+{
+    const double g3[3] = {gv, gv, gv}, a3[3] = {av, av, av};
+    return sensim_mcap_write_imu_axes(m, tp, log_ns, frame_id, s, ov, g3, a3);
+}
+
+sensim_status sensim_mcap_write_imu_axes(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                                         const sensim_nav_sample *s, double ov, const double gv[3], const double av[3])
 {
     sensim_status st = check_write(m, tp, SENSIM_ROS_IMU, log_ns, s ? s->t_ns : 0, frame_id, "sensim_mcap_write_imu");
     if (st)
         return st;
-    if (!s)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_imu: sample is NULL");
+    if (!s || !gv || !av)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_imu: sample or variances NULL");
     if (!sensim__finite_array_d(s->orientation, 4) || !sensim__finite_array_d(s->gyro, 3) ||
-        !sensim__finite_array_d(s->accel, 3) || !isfinite(ov) || !isfinite(gv) || !isfinite(av))
+        !sensim__finite_array_d(s->accel, 3) || !isfinite(ov) || !sensim__finite_array_d(gv, 3) ||
+        !sensim__finite_array_d(av, 3))
         return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_mcap_write_imu: sample or variance not finite");
-    if (gv < 0 || av < 0)
+    if (gv[0] < 0 || gv[1] < 0 || gv[2] < 0 || av[0] < 0 || av[1] < 0 || av[2] < 0)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_write_imu: negative gyro or accel variance");
     double c[9];
     buf *b = &m->msg;
@@ -908,10 +922,10 @@ sensim_status sensim_mcap_write_imu(sensim_mcap *m, uint16_t tp, int64_t log_ns,
         c[0] = -1;
     c_f64s(b, c, 9);
     c_f64s(b, s->gyro, 3);
-    diag3(c, gv);
+    diag_of(c, gv);
     c_f64s(b, c, 9);
     c_f64s(b, s->accel, 3);
-    diag3(c, av);
+    diag_of(c, av);
     c_f64s(b, c, 9);
     return emit(m, tp, log_ns);
 }
@@ -919,16 +933,23 @@ sensim_status sensim_mcap_write_imu(sensim_mcap *m, uint16_t tp, int64_t log_ns,
 sensim_status sensim_mcap_write_navsatfix(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
                                           const sensim_nav_sample *s, double hv, double vv)
 {
+    const double enu[3] = {hv, hv, vv};
+    return sensim_mcap_write_navsatfix_enu(m, tp, log_ns, frame_id, s, enu);
+}
+
+sensim_status sensim_mcap_write_navsatfix_enu(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                                              const sensim_nav_sample *s, const double enu[3])
+{
     sensim_status st = check_write(m, tp, SENSIM_ROS_NAVSATFIX, log_ns, s ? s->t_ns : 0, frame_id,
                                    "sensim_mcap_write_navsatfix");
     if (st)
         return st;
-    if (!s)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_navsatfix: sample is NULL");
-    if (!isfinite(s->latitude_deg) || !isfinite(s->longitude_deg) || !isfinite(s->altitude_m) || !isfinite(hv) ||
-        !isfinite(vv))
+    if (!s || !enu)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_navsatfix: sample or variances NULL");
+    if (!isfinite(s->latitude_deg) || !isfinite(s->longitude_deg) || !isfinite(s->altitude_m) ||
+        !sensim__finite_array_d(enu, 3))
         return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_mcap_write_navsatfix: sample or variance not finite");
-    if (hv < 0 || vv < 0)
+    if (enu[0] < 0 || enu[1] < 0 || enu[2] < 0)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_write_navsatfix: negative variance");
     buf *b = &m->msg;
     c_begin(b);
@@ -938,11 +959,10 @@ sensim_status sensim_mcap_write_navsatfix(sensim_mcap *m, uint16_t tp, int64_t l
     c_f64(b, s->latitude_deg);
     c_f64(b, s->longitude_deg);
     c_f64(b, s->altitude_m);
-    double c[9] = {0};
-    c[0] = c[4] = hv;
-    c[8] = vv;
+    double c[9];
+    diag_of(c, enu);
     c_f64s(b, c, 9);
-    c_u8(b, (hv > 0 || vv > 0) ? 2 : 0); /* DIAGONAL_KNOWN or UNKNOWN */
+    c_u8(b, (enu[0] > 0 || enu[1] > 0 || enu[2] > 0) ? 2 : 0); /* DIAGONAL_KNOWN or UNKNOWN */
     return emit(m, tp, log_ns);
 }
 

@@ -425,3 +425,20 @@ bool sensim__nav_check(const sensim_nav *n)
 {
     return n && n->magic == SENSIM_MAGIC_NAV;
 }
+
+sensim_status sensim_gnss_enu_variance(double lat, double slat, double slon, double salt, double out[3])
+{
+    if (!out)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_gnss_enu_variance: out is NULL");
+    if (!isfinite(lat) || !isfinite(slat) || !isfinite(slon) || !isfinite(salt))
+        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_gnss_enu_variance: an argument is not finite");
+    if (fabs(lat) > 90 || slat < 0 || slon < 0 || salt < 0)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE,
+                            "sensim_gnss_enu_variance: latitude %g outside [-90, 90] or a negative sigma", lat);
+    const double a = 6378137.0, f = 1.0 / 298.257223563, e2 = f * (2 - f), d = SENSIM_PI / 180;
+    const double s = sin(lat * d), w = 1 - e2 * s * s;
+    const double M = a * (1 - e2) / (w * sqrt(w)), N = a / sqrt(w);
+    const double north = slat * d * M, east = slon * d * N * cos(lat * d);
+    out[0] = east * east, out[1] = north * north, out[2] = salt * salt;
+    return SENSIM_OK;
+}

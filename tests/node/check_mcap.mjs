@@ -141,10 +141,13 @@ for (const path of process.argv.slice(2)) {
                          distortion_model: msg.distortion_model });
     } else if (sc.name === "sensor_msgs/msg/Imu") {
       const a = msg.linear_acceleration, w = msg.angular_velocity, q = msg.orientation;
-      Object.assign(e, { accel: [a.x, a.y, a.z], gyro: [w.x, w.y, w.z], q: [q.x, q.y, q.z, q.w] });
+      Object.assign(e, { accel: [a.x, a.y, a.z], gyro: [w.x, w.y, w.z], q: [q.x, q.y, q.z, q.w],
+                         cov_gyro: Array.from(msg.angular_velocity_covariance),
+                         cov_accel: Array.from(msg.linear_acceleration_covariance) });
     } else if (sc.name === "sensor_msgs/msg/NavSatFix") {
       Object.assign(e, { lat: msg.latitude, lon: msg.longitude, alt: msg.altitude, status: msg.status.status,
-                         service: msg.status.service, cov_type: msg.position_covariance_type });
+                         service: msg.status.service, cov_type: msg.position_covariance_type,
+                         cov: Array.from(msg.position_covariance) });
     } else if (sc.name === "nav_msgs/msg/Odometry") {
       const p = msg.pose.pose.position, q = msg.pose.pose.orientation, v = msg.twist.twist.linear;
       Object.assign(e, { child: msg.child_frame_id, p: [p.x, p.y, p.z], q: [q.x, q.y, q.z, q.w], v: [v.x, v.y, v.z] });
