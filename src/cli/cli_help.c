@@ -64,6 +64,11 @@ static const struct command_help {
      "  images, sensor poses and the trajectory; --max-points draws every k-th point of larger frames;\n"
      "  a page holds at most --max-total-points (10^7) points and 1.3e8 image pixels: frames past them\n"
      "  are left out with a warning\n"},
+    {"bag",
+     "sensim bag info FILE.mcap | sensim bag echo FILE.mcap TOPIC [-n N]\n",
+     "  info: topics, types, counts, time range and chunk compression, as ros2 bag info; echo: a topic's\n"
+     "  messages as YAML, as ros2 topic echo (arrays over 16 elements as --no-arr), decoded from the\n"
+     "  ros2msg definitions in the bag\n"},
     {"bench",
      "sensim bench [--scene FILE|street] [--lidar PRESET|FILE]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
      "             [--threads N] [--json]\n",

@@ -4,6 +4,7 @@
  * container, and a failure names the file. */
 #include "cli.h"
 #include "view.h"
+#include "mcap_walk.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,8 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <lz4frame.h>
-#include <zstd.h>
 
 int view_fail(const char *fmt, const char *a, const char *b)
 {
@@ -333,59 +332,8 @@ int view_read_folder(view_data *V, const char *dir, const char *sensor)
  * float32 x, y, z (and intensity, range, tag when present), placed by /tf
  * (odom -> base_link, the latest at or before the stamp) and /tf_static
  * (base_link -> the cloud's frame); Image rgb8 beside the view. ---- */
-typedef struct rd {
-    const uint8_t *p;
-    size_t n, at; /* CDR: offsets count from the byte after the 4-byte header */
-    int bad;
-} rd;
-
-static uint64_t rd_le(rd *r, int k)
-{
-    if (r->bad || r->at + (size_t)k > r->n) {
-        r->bad = 1;
-        return 0;
-    }
-    uint64_t v = 0;
-    for (int i = k - 1; i >= 0; i--)
-        v = v << 8 | r->p[r->at + (size_t)i];
-    r->at += (size_t)k;
-    return v;
-}
-
-static void cdr_align(rd *r, size_t a)
-{
-    size_t off = r->at - 4;
-    r->at += (a - off % a) % a;
-}
-
-static uint64_t cdr_u(rd *r, int k)
-{
-    cdr_align(r, (size_t)k);
-    return rd_le(r, k);
-}
-
-static double cdr_f64(rd *r)
-{
-    uint64_t u = cdr_u(r, 8);
-    double d;
-    memcpy(&d, &u, 8);
-    return d;
-}
-
-/* a CDR string into @p out (cap bytes, truncated; NUL-terminated) */
-static void cdr_str(rd *r, char *out, size_t cap)
-{
-    uint64_t len = cdr_u(r, 4);
-    if (r->bad || len > r->n - r->at) {
-        r->bad = 1;
-        out[0] = 0;
-        return;
-    }
-    size_t k = len && len - 1 < cap - 1 ? (size_t)len - 1 : (len ? cap - 1 : 0);
-    memcpy(out, r->p + r->at, k);
-    out[k] = 0;
-    r->at += (size_t)len;
-}
+typedef cdr rd; /* the shared CDR cursor (mcap_walk.h) */
+#define rd_le cdr_le
 
 typedef struct tfkey {
     int64_t t;
@@ -602,7 +550,6 @@ static void on_image(mcap_state *S, rd *r)
     V->pixels_total += w * h;
 }
 
-static int walk_records(mcap_state *S, const uint8_t *p, size_t n, int depth);
 
 static void on_message(mcap_state *S, const uint8_t *c, size_t len)
 {
@@ -623,116 +570,37 @@ static void on_message(mcap_state *S, const uint8_t *c, size_t len)
         on_image(S, &r);
 }
 
-static int walk_records(mcap_state *S, const uint8_t *p, size_t n, int depth)
+/* Schemas, channels and messages (mcap_walk.c walks the file and its chunks). */
+static int on_record(void *user, uint8_t op, const uint8_t *c, size_t len)
 {
-    size_t at = 0;
-    while (at + 9 <= n && !S->rc) {
-        uint8_t op = p[at];
-        uint64_t len = 0;
-        for (int i = 7; i >= 0; i--)
-            len = len << 8 | p[at + 1 + (size_t)i];
-        if (len > n - at - 9)
-            return view_fail("%s: a record runs past the end of the %s", S->path, depth ? "chunk" : "file");
-        const uint8_t *c = p + at + 9;
-        rd r = {c, (size_t)len, 0, 0};
-        if (op == 0x03 && len >= 6) { /* schema: id, name */
-            uint16_t id = (uint16_t)rd_le(&r, 2);
-            uint64_t sl = rd_le(&r, 4);
-            if (!r.bad && sl < 64 && sl <= len - 6)
-                memcpy(S->schema[id & 255], c + 6, (size_t)sl), S->schema[id & 255][sl] = 0;
-        } else if (op == 0x04 && len >= 8) { /* channel: id, schema id, topic */
-            uint16_t id = (uint16_t)rd_le(&r, 2), sid = (uint16_t)rd_le(&r, 2);
-            uint64_t tl = rd_le(&r, 4);
-            if (!r.bad && id < 256 && tl < 256 && tl <= len - 8) {
-                memcpy(S->topic[id], c + 8, (size_t)tl), S->topic[id][tl] = 0;
-                S->chan_schema[id] = sid;
-            }
-        } else if (op == 0x05) {
-            on_message(S, c, (size_t)len);
-        } else if (op == 0x06 && depth == 0) { /* chunk */
-            rd_le(&r, 8), rd_le(&r, 8);
-            uint64_t usize = rd_le(&r, 8);
-            rd_le(&r, 4);
-            uint64_t cl = rd_le(&r, 4);
-            char comp[16] = "";
-            if (!r.bad && cl < 16 && cl <= len - r.at)
-                memcpy(comp, c + r.at, (size_t)cl), r.at += (size_t)cl;
-            else
-                r.bad = 1;
-            uint64_t rl = rd_le(&r, 8);
-            if (r.bad || rl > len - r.at || usize > ((uint64_t)1 << 31))
-                return view_fail("%s: a malformed chunk%s", S->path, "");
-            const uint8_t *data = c + r.at;
-            uint8_t *buf = NULL;
-            if (comp[0]) {
-                buf = malloc(usize ? usize : 1);
-                if (!buf)
-                    return EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
-                size_t got = 0;
-                if (!strcmp(comp, "zstd")) {
-                    got = ZSTD_decompress(buf, usize, data, rl);
-                    if (ZSTD_isError(got) || got != usize)
-                        got = (size_t)-1;
-                } else if (!strcmp(comp, "lz4")) {
-                    LZ4F_dctx *dc;
-                    size_t dst = usize, src = rl;
-                    if (LZ4F_isError(LZ4F_createDecompressionContext(&dc, LZ4F_VERSION)))
-                        got = (size_t)-1;
-                    else {
-                        size_t e = LZ4F_decompress(dc, buf, &dst, data, &src, NULL);
-                        got = LZ4F_isError(e) || e != 0 || dst != usize ? (size_t)-1 : dst;
-                        LZ4F_freeDecompressionContext(dc);
-                    }
-                } else {
-                    got = (size_t)-1;
-                }
-                if (got == (size_t)-1) {
-                    free(buf);
-                    return view_fail("%s: a chunk's '%s' compression cannot be undone", S->path, comp);
-                }
-                data = buf, rl = usize;
-            }
-            int e = walk_records(S, data, (size_t)rl, 1);
-            free(buf);
-            if (e)
-                return e;
-        } else if (op == 0x0F && depth == 0) {
-            break; /* data end: the summary repeats what was read */
+    mcap_state *S = user;
+    rd r = {c, len, 0, 0};
+    if (op == 0x03 && len >= 6) { /* schema: id, name */
+        uint16_t id = (uint16_t)rd_le(&r, 2);
+        uint64_t sl = rd_le(&r, 4);
+        if (!r.bad && sl < 64 && sl <= len - 6)
+            memcpy(S->schema[id & 255], c + 6, (size_t)sl), S->schema[id & 255][sl] = 0;
+    } else if (op == 0x04 && len >= 8) { /* channel: id, schema id, topic */
+        uint16_t id = (uint16_t)rd_le(&r, 2), sid = (uint16_t)rd_le(&r, 2);
+        uint64_t tl = rd_le(&r, 4);
+        if (!r.bad && id < 256 && tl < 256 && tl <= len - 8) {
+            memcpy(S->topic[id], c + 8, (size_t)tl), S->topic[id][tl] = 0;
+            S->chan_schema[id] = sid;
         }
-        at += 9 + (size_t)len;
+    } else if (op == 0x05) {
+        on_message(S, c, len);
     }
     return S->rc;
 }
 
 int view_read_mcap(view_data *V, const char *path)
 {
-    FILE *f;
-    int rc = open_regular_file(path, &f);
-    if (rc)
-        return rc;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *data = size > 16 ? malloc((size_t)size) : NULL;
-    if (!data || fread(data, 1, (size_t)size, f) != (size_t)size) {
-        free(data);
-        fclose(f);
-        return size > 16 ? EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY : view_fail("%s: too short for MCAP%s", path, "");
-    }
-    fclose(f);
-    static const uint8_t magic[8] = {0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
-    if (memcmp(data, magic, 8)) {
-        free(data);
-        return view_fail("%s: no MCAP magic%s", path, "");
-    }
     mcap_state *S = calloc(1, sizeof *S);
-    if (!S) {
-        free(data);
+    if (!S)
         return EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
-    }
     S->path = path, S->V = V;
-    rc = walk_records(S, data + 8, (size_t)size - 8, 0);
-    free(data);
+    mcap_walker w = {path, S, on_record, NULL, 0};
+    int rc = mcap_walk_file(&w);
     /* place the clouds: odom <- base_link at the stamp (latest at or before; of equal stamps the last in
      * the file), base_link <- frame. Keys sorted by (stamp, file order) once, each cloud a binary search:
      * n log n, where a bag of many /tf messages took clouds x keys. */

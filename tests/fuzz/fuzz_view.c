@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&V, 0, sizeof V);
     V.max_points = 1000;
     V.cloud_cap = 8, V.image_cap = 4; /* small: the limits are reached too */
+    V.points_budget = 4000, V.pixels_budget = 1u << 20;
     V.clouds = calloc(V.cloud_cap, sizeof *V.clouds);
     V.images = calloc(V.image_cap, sizeof *V.images);
     if (V.clouds && V.images) {
