@@ -604,7 +604,8 @@ int view_read_mcap(view_data *V, const char *path)
     /* place the clouds: odom <- base_link at the stamp (latest at or before; of equal stamps the last in
      * the file), base_link <- frame. Keys sorted by (stamp, file order) once, each cloud a binary search:
      * n log n, where a bag of many /tf messages took clouds x keys. */
-    qsort(S->tf, S->ntf, sizeof *S->tf, cmp_tfkey);
+    if (S->ntf) /* qsort takes no NULL, even for none */
+        qsort(S->tf, S->ntf, sizeof *S->tf, cmp_tfkey);
     for (size_t i = 0; i < V->nclouds && !rc; i++) {
         cloud *c = &V->clouds[i];
         double base[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, mnt[16];
