@@ -129,6 +129,19 @@ with tempfile.TemporaryDirectory() as tmp:
         n3 = int(head.split("element vertex ")[1].split()[0])
         check(v["frame"] == "3" and v["count"] == "%d points" % n3, "frame 3 shows its %d points: %r" % (n3, v))
 
+    # plain headless Chromium, no flags but --no-sandbox (root): the page is drawn by its load event, so
+    # --screenshot shows the points and --dump-dom says ready; without WebGL it draws the same view in 2D
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    for extra, want in (([], "ready"), (["--disable-webgl"], "ready (2D view")):
+        shot2 = os.path.join(tmp, "plain%d.png" % len(extra))
+        base = [chromium, "--headless", "--no-sandbox", "--window-size=1000,700"] + extra
+        subprocess.run(base + ["--screenshot=" + shot2, "file://" + page], capture_output=True, timeout=120)
+        dom = subprocess.run(base + ["--dump-dom", "file://" + page], capture_output=True, text=True, timeout=120)
+        status = dom.stdout.split('id="status">')[1].split("<")[0] if 'id="status">' in dom.stdout else dom.stderr
+        lit = bright_pixels(shot2) if os.path.exists(shot2) else 0
+        check(status.startswith(want) and lit > 2000,
+              "plain chromium --headless %s: status %r, %d lit pixels" % (" ".join(extra), status, lit))
+
     # the same run as a bag: the page reads the MCAP, places each cloud by /tf and /tf_static, and
     # shows the same frames, points and sensor poses as the folder's PLY headers
     bag = os.path.join(tmp, "bag")

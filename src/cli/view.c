@@ -111,7 +111,7 @@ static int write_page(const view_data *V, const char *out, uint64_t *nframes)
             fprintf(f, "%zu", nt);
             tpl = at + 8;
         } else if (!strncmp(at, "@THREE@", 7)) {
-            b64(f, sensim_viewer_three_gz, sensim_viewer_three_gz_len);
+            b64(f, sensim_viewer_three, sensim_viewer_three_len);
             tpl = at + 7;
         } else if (!strncmp(at, "@DATA@", 6)) {
             tpl = at + 6;
