@@ -21,13 +21,31 @@ maps by name other than "street") raises RuntimeError naming the call, never a s
 Vehicles and walkers are kinematic boxes of the real models' sizes: the host moves them with
 set_transform, or set_target_velocity / set_target_angular_velocity (integrated per tick).
 Where this module differs from CARLA, the difference is in the docstring of what differs.
+
+Blueprints and attributes offered (CARLA's names, types and defaults; anything else raises by name):
+  sensor.lidar.ray_cast        channels 32, range 10, points_per_second 56000, rotation_frequency 10,
+                               upper_fov 10, lower_fov -30, horizontal_fov 360, atmosphere_attenuation_rate
+                               0.004, dropoff_general_rate 0.45, dropoff_intensity_limit 0.8,
+                               dropoff_zero_intensity 0.4, noise_stddev 0, noise_seed 0, sensor_tick 0
+  sensor.lidar.ray_cast_semantic  the geometry attributes of the above (no drop-off, no noise)
+  sensor.camera.rgb            image_size_x 800, image_size_y 600, fov 90, sensor_tick 0, lens_* (accepted,
+                               no lens model); post-processing and exposure attributes are refused with why
+  sensor.camera.depth, .semantic_segmentation, .instance_segmentation   image_size_x/y, fov, sensor_tick
+  sensor.other.imu             noise_accel_stddev_x/y/z, noise_gyro_stddev_x/y/z, noise_gyro_bias_x/y/z,
+                               noise_seed, sensor_tick (all 0)
+  sensor.other.gnss            noise_lat/lon/alt_stddev, noise_lat/lon/alt_bias, noise_seed, sensor_tick (0)
+  sensor.other.radar           horizontal_fov 30, vertical_fov 30, range 100, points_per_second 1500,
+                               noise_seed 0, sensor_tick 0
+  vehicle.* (7 models), walker.pedestrian.0001/0002: kinematic boxes of the models' sizes
+sensor_tick must be 0 or the world's delta (every sensor runs every tick). Not offered (spawning raises):
+obstacle, collision and lane-invasion detectors, optical flow, DVS and normals cameras.
 """
 import fnmatch
 import math
 import struct
 
-from . import (POINT_DTYPE, Camera, Context, Lidar, Nav, Ring, Rig, Scene, pose_to_frame, tag_color, write_png,
-               _np)
+from . import (POINT_DTYPE, Camera, Context, Lidar, Nav, Radar, Ring, Rig, Scene, pose_to_frame, tag_color,
+               write_png, _np)
 
 if _np is None:  # pragma: no cover - checked by the no-numpy test
     from . import _NUMPY_HINT
@@ -302,6 +320,8 @@ _IMU = {"noise_accel_stddev_x": (_F, 0.0), "noise_accel_stddev_y": (_F, 0.0), "n
 _GNSS = {"noise_alt_bias": (_F, 0.0), "noise_alt_stddev": (_F, 0.0), "noise_lat_bias": (_F, 0.0),
          "noise_lat_stddev": (_F, 0.0), "noise_lon_bias": (_F, 0.0), "noise_lon_stddev": (_F, 0.0),
          "noise_seed": (_I, 0), "sensor_tick": (_F, 0.0)}
+_RADAR = {"horizontal_fov": (_F, 30.0), "vertical_fov": (_F, 30.0), "range": (_F, 100.0),
+          "points_per_second": (_I, 1500), "noise_seed": (_I, 0), "sensor_tick": (_F, 0.0)}
 _COMMON = {"role_name": (_S_, "")}
 _SENSORS = {
     "sensor.lidar.ray_cast": _LIDAR,
@@ -313,11 +333,13 @@ _SENSORS = {
                                                                     "sensor_tick")},
     "sensor.other.imu": _IMU,
     "sensor.other.gnss": _GNSS,
+    "sensor.other.radar": _RADAR,
+    "sensor.camera.instance_segmentation": {k: _CAMERA[k] for k in ("image_size_x", "image_size_y", "fov",
+                                                                    "sensor_tick")},
 }
 # Not offered yet (blueprints exist so filter() finds them; spawning says why)
-_LATER = ("sensor.other.radar", "sensor.other.obstacle", "sensor.other.collision", "sensor.other.lane_invasion",
-          "sensor.camera.instance_segmentation", "sensor.camera.optical_flow", "sensor.camera.dvs",
-          "sensor.camera.normals")
+_LATER = ("sensor.other.obstacle", "sensor.other.collision", "sensor.other.lane_invasion",
+          "sensor.camera.optical_flow", "sensor.camera.dvs", "sensor.camera.normals")
 # Vehicles and walkers: bounding-box extents (half sizes, m) of CARLA 0.9.15's models (their bounding_box)
 _VEHICLES = {
     "vehicle.tesla.model3": (2.3958, 1.0829, 0.7444), "vehicle.lincoln.mkz_2020": (2.4508, 1.0641, 0.7553),
@@ -343,7 +365,10 @@ class ActorBlueprint:
 
     def set_attribute(self, id, value):
         if id not in self._attrs:
-            raise IndexError("blueprint %s has no attribute '%s'" % (self.id, id))
+            why = (" (CARLA's post-processing and exposure attributes change only how the engine renders; "
+                   "sensim.carla renders none of it and does not offer them)" if self.id.startswith("sensor.camera")
+                   else "")
+            raise IndexError("blueprint %s has no attribute '%s'%s" % (self.id, id, why))
         a = self._attrs[id]
         v = str(value)
         try:
@@ -543,6 +568,42 @@ class Image(SensorData):
     def save_to_disk(self, path, color_converter=ColorConverter.Raw):
         b = self._converted(color_converter)
         write_png(path, np.ascontiguousarray(b[..., [2, 1, 0]]))  # RGB (alpha is always 255)
+
+
+class RadarDetection:
+    def __init__(self, velocity, azimuth, altitude, depth):
+        self.velocity, self.azimuth, self.altitude, self.depth = float(velocity), float(azimuth), float(altitude), \
+            float(depth)
+
+    def __repr__(self):
+        return "RadarDetection(velocity=%g, azimuth=%g, altitude=%g, depth=%g)" % (
+            self.velocity, self.azimuth, self.altitude, self.depth)
+
+
+class RadarMeasurement(SensorData):
+    """CARLA's radar sample: ``raw_data`` float32 [velocity, azimuth, altitude, depth] per detection;
+    azimuth positive to the right (CARLA's frame), velocity the range rate (approaching < 0)."""
+    _dtype = np.dtype([("velocity", "<f4"), ("azimuth", "<f4"), ("altitude", "<f4"), ("depth", "<f4")])
+
+    def __init__(self, frame, t_s, transform, det):
+        super().__init__(frame, t_s, transform)
+        r = np.empty(len(det), self._dtype)
+        r["velocity"], r["azimuth"], r["altitude"], r["depth"] = (det["velocity"], -det["azimuth"],
+                                                                  det["altitude"], det["depth"])
+        self._records, self.raw_data = r, r.tobytes()
+
+    def get_detection_count(self):
+        return len(self._records)
+
+    def __len__(self):
+        return len(self._records)
+
+    def __getitem__(self, i):
+        r = self._records[i]
+        return RadarDetection(r["velocity"], r["azimuth"], r["altitude"], r["depth"])
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
 
 
 class IMUMeasurement(SensorData):
@@ -885,6 +946,15 @@ class World:
             keys["seed"] = keys.pop("noise_seed")
             keys["gravity"] = "%.17g" % GRAVITY  # CARLA's 9.81 (sensim's default is standard gravity)
             s._nav = self._nav("imu", mount, keys)
+        elif bp.id == "sensor.other.radar":
+            (x, y, z), (roll, pitch, yaw) = pose_to_frame("native", mount)
+            s._radar = Radar(self._ctx, {
+                "model": "carla", "horizontal_fov": at["horizontal_fov"].as_str(),
+                "vertical_fov": at["vertical_fov"].as_str(), "range": at["range"].as_str(),
+                "points_per_second": at["points_per_second"].as_str(), "seed": at["noise_seed"].as_str(),
+                "rate_hz": "%.17g" % (1e9 / self._dt_ns), "interp": "causal",
+                "mount_xyz_m": "%.17g,%.17g,%.17g" % (x, y, z),
+                "mount_rpy_deg": "%.17g,%.17g,%.17g" % (roll, pitch, yaw)}, sensor_id=s.id)
         elif bp.id == "sensor.other.gnss":
             keys = {"model": "carla"}
             for k, v in (("noise_lat_stddev", "noise_lat_stddev"), ("noise_lon_stddev", "noise_lon_stddev"),
@@ -916,7 +986,9 @@ class World:
     def tick(self, seconds=10.0):
         dt = self._dt_ns
         t0, t1 = self._t_ns, self._t_ns + dt
-        # host-driven motion: target velocities integrated over the tick
+        # host-driven motion: target velocities integrated over the tick; the scene's actors move from their
+        # pose at t0 to the one at t1 during the tick (lidar shots and radar rays see them in between)
+        before = {a.id: _native(a.get_transform()) for a in self._actors.values() if getattr(a, "_in_scene", False)}
         for a in self._actors.values():
             if a.parent is None and (a._vel.squared_length() or a._ang.squared_length()):
                 r = a._rel
@@ -924,12 +996,11 @@ class World:
                 rot = Rotation(r.rotation.pitch + a._ang.y * dt * 1e-9, r.rotation.yaw + a._ang.z * dt * 1e-9,
                                r.rotation.roll + a._ang.x * dt * 1e-9)
                 a._rel = Transform(loc, rot)
-        moved = False
-        for a in self._actors.values():
-            if getattr(a, "_in_scene", False):
-                self._scene.set_actor_pose(_ID0 + a.id, _native(a.get_transform()))
-                moved = True
-        if moved:
+        if before:
+            self._scene.set_motion_interval(t0, t1)
+            for a in self._actors.values():
+                if a.id in before:
+                    self._scene.set_actor_motion(_ID0 + a.id, before[a.id], _native(a.get_transform()))
             self._scene.commit()
         self._frame += 1
         frame, t_s = self._frame, t1 * 1e-9
@@ -966,7 +1037,8 @@ class World:
             return cls(frame, t_s, tr, pts, s._channels, angle)
         if hasattr(s, "_camera"):
             kind = s._kind.split(".")[-1]
-            out = {"rgb": ("rgb",), "depth": ("depth",), "semantic_segmentation": ("semantic",)}[kind]
+            out = {"rgb": ("rgb",), "depth": ("depth",), "semantic_segmentation": ("semantic",),
+                   "instance_segmentation": ("semantic", "instance")}[kind]
             img = s._camera.render(self._scene, t_ns=t1, keys=plat.history[-6:], outputs=out)
             h, w = s._camera.height, s._camera.width
             bgra = np.zeros((h, w, 4), np.uint8)
@@ -979,10 +1051,19 @@ class World:
                 q = np.floor(d / 1000.0 * (256.0 ** 3 - 1) + 0.5).astype(np.uint32)
                 bgra[..., 2], bgra[..., 1], bgra[..., 0] = q & 255, (q >> 8) & 255, (q >> 16) & 255
                 k2 = "depth"
+            elif kind == "instance_segmentation":  # CARLA's: R the tag, G and B the actor id's low and high byte
+                oid = img["instance"].astype(np.int64)
+                aid = np.where(oid >= _ID0, oid - _ID0, 0)
+                bgra[..., 2], bgra[..., 1], bgra[..., 0] = img["semantic"], aid & 255, (aid >> 8) & 255
+                k2 = "instance"
             else:
                 bgra[..., 2] = img["semantic"]
                 k2 = "semantic"
             return Image(frame, t_s, tr, bgra, s._fov, k2)
+        if hasattr(s, "_radar"):
+            if k is None:
+                raise RuntimeError("World.tick: the world's time %d ns is not a whole number of deltas" % t1)
+            return RadarMeasurement(frame, t_s, tr, s._radar.sample(self._scene, plat.history[-6:], k))
         if hasattr(s, "_nav"):
             if k is None:
                 raise RuntimeError("World.tick: the world's time %d ns is not a whole number of deltas" % t1)

@@ -151,19 +151,53 @@ class CarlaFacade(unittest.TestCase):
         self.world.tick()
         self.assertEqual(len(seen), 4)  # a destroyed sensor says nothing more
 
+    def test_radar_on_a_vehicle_closing_on_the_wall(self):
+        """A radar looking at the wall 5 m to the native left (CARLA yaw -90) on a vehicle moving towards it at
+        5 m/s: every one of the tick's pps x dt = 75 rays hits the wall, at depth 5 / (cos alt cos az), with the
+        range rate -5 cos(alt) cos(az) (approaching: negative), azimuth in CARLA's sense."""
+        car = self.world.spawn_actor(self.bl.find("vehicle.tesla.model3"), carla.Transform(carla.Location(x=0)))
+        radar = self.world.spawn_actor(self.bl.find("sensor.other.radar"),
+                                       carla.Transform(carla.Location(z=1), carla.Rotation(yaw=-90)), attach_to=car)
+        got = []
+        radar.listen(got.append)
+        car.set_target_velocity(carla.Vector3D(0, -5, 0))  # CARLA -y: the native left, towards the wall
+        for _ in range(4):
+            self.world.tick()
+        m = got[-1]
+        self.assertEqual(len(m), 75)
+        r = np.frombuffer(m.raw_data, carla.RadarMeasurement._dtype)
+        dist = 5.0 - (4 * 0.05 * 5.0)  # the wall's distance at the sample: the car moved 1 m
+        c = np.cos(r["altitude"].astype(float)) * np.cos(r["azimuth"].astype(float))
+        self.assertLess(np.abs(r["depth"] * c - dist).max(), 1e-3)
+        self.assertLess(np.abs(r["velocity"] + 5.0 * c).max(), 1e-2)
+        self.assertTrue((r["azimuth"] > 0).any() and (r["azimuth"] < 0).any())
+
+    def test_instance_segmentation(self):
+        car = self.world.spawn_actor(self.bl.find("vehicle.audi.a2"), carla.Transform(carla.Location(x=10)))
+        cam = self.world.spawn_actor(self.bl.find("sensor.camera.instance_segmentation"),
+                                     carla.Transform(carla.Location(z=1)))
+        got = []
+        cam.listen(got.append)
+        self.world.tick()
+        b = np.frombuffer(got[0].raw_data, np.uint8).reshape(600, 800, 4)
+        centre = b[300, 400]  # the car straight ahead: tag Car in R, its actor id in G (low) and B (high)
+        self.assertEqual((centre[2], centre[1] + 256 * centre[0]), (14, car.id))
+        self.assertEqual((b[599, 400, 2], b[599, 400, 1], b[599, 400, 0]), (1, 0, 0))  # the road: static world
+
     def test_headless_limits_raise(self):
         with self.assertRaises(RuntimeError):
             self.client.get_trafficmanager()
         with self.assertRaises(RuntimeError):
             self.client.load_world("Town01")
         with self.assertRaises(RuntimeError):
-            self.world.spawn_actor(self.bl.find("sensor.other.radar"), carla.Transform())
+            self.world.spawn_actor(self.bl.find("sensor.other.obstacle"), carla.Transform())
         car = self.world.spawn_actor(self.bl.find("vehicle.tesla.model3"), carla.Transform())
         with self.assertRaises(RuntimeError):
             car.set_autopilot(True)
         with self.assertRaises(RuntimeError):
             self.world.get_weather()
         self.assertEqual(len(self.bl.filter("sensor.camera.*")), 7)
+        self.assertEqual(str(self.bl.find("sensor.other.radar").get_attribute("points_per_second")), "1500")
         self.assertEqual(str(self.bl.find("sensor.lidar.ray_cast").get_attribute("points_per_second")), "56000")
         with self.assertRaises(IndexError):
             self.bl.find("sensor.lidar.ray_cast").set_attribute("rangee", "5")
@@ -179,7 +213,8 @@ class CarlaHelpers(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             img = (np.arange(12 * 7 * 3) % 251).astype(np.uint8).reshape(7, 12, 3)
             sensim.write_png(os.path.join(d, "a.png"), img)
-            data = open(os.path.join(d, "a.png"), "rb").read()
+            with open(os.path.join(d, "a.png"), "rb") as f:
+                data = f.read()
             self.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n")
             self.assertEqual(data[16:24], (12).to_bytes(4, "big") + (7).to_bytes(4, "big"))
             with self.assertRaises(sensim.InvalidArgument):
