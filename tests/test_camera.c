@@ -81,10 +81,15 @@ static void test_wall_depth(void **state)
     CHECK_OK(sensim_camera_get_info(c, &info));
     assert_int_equal(info.width, 800);
     assert_float_equal(info.k[0], 400.0, 1e-9); /* 800 / (2 tan 45°) */
-    assert_float_equal(info.k[2], 400.0, 1e-12);
-    assert_float_equal(info.k[5], 300.0, 1e-12);
+    /* CARLA's images: the optical axis on the image's centre, (399.5, 299.5) counting pixel centres from 0 */
+    assert_float_equal(info.k[2], 399.5, 1e-12);
+    assert_float_equal(info.k[5], 299.5, 1e-12);
     assert_float_equal(info.hfov_deg, 90.0, 1e-9);
     assert_string_equal(info.distortion_model, "plumb_bob");
+    double axis[3] = {0, 0, 5}, uv[2]; /* a point on the optical axis lands on the image's centre */
+    CHECK_OK(sensim_camera_project(c, axis, uv));
+    assert_float_equal(uv[0], 399.5, 1e-9);
+    assert_float_equal(uv[1], 299.5, 1e-9);
     float *depth = malloc(800 * 600 * sizeof *depth);
     uint8_t *sem = malloc(800 * 600);
     sensim_camera_images im = {.depth = depth, .semantic = sem};

@@ -72,17 +72,26 @@ typedef struct sensim_camera_desc {
     double sun_azimuth_deg;      /**< sun direction in the world frame: azimuth from +x towards +y */
     double sun_elevation_deg;    /**< above the horizon; <= 0: no sun, ambient only */
     double ambient;              /**< sky light share of a lit surface's colour, [0, 1] */
-    uint64_t reserved[8];        /**< zero */
+    double pixel_center_offset;  /**< the principal point derived from the FOV is (W/2 − o, H/2 − o), o in
+                                      [0, 0.5]: 0 puts pixel (W/2, H/2) on the optical axis (sensim's, pixel
+                                      centres at whole coordinates as OpenCV counts them); 0.5 puts the axis on
+                                      the image's geometric centre, as Unreal's renderer (CARLA's cameras)
+                                      samples pixel i at i + 0.5 about cx = W/2 (the carla_default preset).
+                                      Since 0.2 (was reserved[0]) */
+    uint64_t reserved[7];        /**< zero */
 } sensim_camera_desc;
 
-/** Defaults: carla_default (800 x 600, 90° FOV, pinhole, no distortion,
- *  1 sample, 1000 m, global shutter, sun at azimuth 135°, elevation 45°,
- *  ambient 0.3). Thread safety: any thread. Since 0.1. */
+/** Defaults: carla_default's size and FOV (800 x 600, 90° FOV, pinhole, no
+ *  distortion, 1 sample, 1000 m, global shutter, sun at azimuth 135°,
+ *  elevation 45°, ambient 0.3) with sensim's pixel convention
+ *  (pixel_center_offset 0; the carla_default preset sets CARLA's 0.5).
+ *  Thread safety: any thread. Since 0.1. */
 SENSIM_API void sensim_camera_desc_init(sensim_camera_desc *desc);
 
 /**
  * Fill @p desc from a built-in preset: `carla_default` (CARLA's default
- * RGB camera: 800 x 600, fov 90), `pinhole_720p` (1280 x 720, fov 90),
+ * RGB camera: 800 x 600, fov 90, pixel_center_offset 0.5: the principal
+ * point is (399.5, 299.5) as its images are rendered), `pinhole_720p` (1280 x 720, fov 90),
  * `pinhole_1080p` (1920 x 1080, fov 90), `fisheye_190` (1280 x 960,
  * equidistant, 190° across the image width).
  * @return SENSIM_OK, SENSIM_ERR_NOT_FOUND (the message lists the presets),

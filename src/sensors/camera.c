@@ -84,6 +84,8 @@ sensim_status sensim_camera_desc_preset(const char *name, sensim_camera_desc *d)
             snprintf(d->name, sizeof d->name, "%s", name);
             d->width = presets[i].w, d->height = presets[i].h, d->model = presets[i].model;
             d->hfov_deg = presets[i].fov;
+            /* Unreal (CARLA) samples pixel i at i + 0.5 about cx = W/2: the axis on the image's centre */
+            d->pixel_center_offset = !strcmp(name, "carla_default") ? 0.5 : 0.0;
             return SENSIM_OK;
         }
     return sensim__fail(SENSIM_ERR_NOT_FOUND,
@@ -136,6 +138,7 @@ sensim_status sensim_camera_desc_set(sensim_camera_desc *d, const char *key, con
         {"sun_azimuth_deg", &d->sun_azimuth_deg, NULL, NULL, -360, 360},
         {"sun_elevation_deg", &d->sun_elevation_deg, NULL, NULL, -90, 90},
         {"ambient", &d->ambient, NULL, NULL, 0, 1},
+        {"pixel_center_offset", &d->pixel_center_offset, NULL, NULL, 0, 0.5},
     };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         if (strcmp(keys[i].k, key))
@@ -299,9 +302,12 @@ sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_create: %s is NULL", desc ? "out" : "desc");
     *out = NULL;
     const sensim_camera_desc *d = desc;
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 7; i++)
         if (d->reserved[i])
             return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "camera: reserved[%d] is not zero", i);
+    if (!(d->pixel_center_offset >= 0 && d->pixel_center_offset <= 0.5))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: pixel_center_offset %g outside [0, 0.5]",
+                            d->pixel_center_offset);
     if (d->width < 1 || d->width > MAX_SIDE || d->height < 1 || d->height > MAX_SIDE)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: size %ux%u (each 1..%d)", d->width, d->height, MAX_SIDE);
     if ((uint64_t)d->width * d->height > MAX_PIXELS)
@@ -344,7 +350,7 @@ sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc
             return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: hfov_deg %g (pinhole: (0, 180), fisheye: (0, 360])",
                                 d->hfov_deg);
         fx = d->model == SENSIM_CAMERA_PINHOLE ? d->width / (2.0 * tan(fov / 2)) : (d->width / 2.0) / (fov / 2);
-        fy = fx, cx = d->width / 2.0, cy = d->height / 2.0;
+        fy = fx, cx = d->width / 2.0 - d->pixel_center_offset, cy = d->height / 2.0 - d->pixel_center_offset;
     } else if (!(fx > 0 && fy > 0 && fx <= 1e9 && fy <= 1e9) || fabs(cx) > 1e9 || fabs(cy) > 1e9) {
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: fx %g, fy %g (> 0), cx %g, cy %g", fx, fy, cx, cy);
     }
@@ -446,10 +452,12 @@ sensim_status sensim_camera_get_info(const sensim_camera *c, sensim_camera_info 
     o->r[0] = o->r[4] = o->r[8] = 1;
     double P[12] = {c->fx, 0, c->cx, 0, 0, c->fy, c->cy, 0, 0, 0, 1, 0};
     memcpy(o->p, P, sizeof P);
+    /* the image's edges: u = -o and W - o with the pixel convention's offset o (0.5: pixel i spans i +- 0.5) */
+    const double left = c->cx + c->d.pixel_center_offset, right = c->d.width - c->d.pixel_center_offset - c->cx;
     if (c->d.model == SENSIM_CAMERA_FISHEYE)
-        o->hfov_deg = (c->cx / c->fx + (c->d.width - c->cx) / c->fx) * 180.0 / SENSIM_PI;
+        o->hfov_deg = (left / c->fx + right / c->fx) * 180.0 / SENSIM_PI;
     else
-        o->hfov_deg = (atan(c->cx / c->fx) + atan((c->d.width - c->cx) / c->fx)) * 180.0 / SENSIM_PI;
+        o->hfov_deg = (atan(left / c->fx) + atan(right / c->fx)) * 180.0 / SENSIM_PI;
     return SENSIM_OK;
 }
 
