@@ -160,6 +160,32 @@ SENSIM_API sensim_status sensim_mcap_write_image(sensim_mcap *writer, uint16_t t
                                                  uint32_t height, const char *encoding, uint32_t step,
                                                  const void *data);
 
+/**
+ * An odometry navigation sample as nav_msgs/Odometry: the pose of
+ * @p child_frame_id (the sample's position and orientation) in
+ * @p odom_frame_id, the twist in the child frame (velocity_body,
+ * angular_velocity); stamp and log time the sample's t_ns.
+ * @return as sensim_mcap_write_odometry(). Since 0.2.
+ */
+SENSIM_API sensim_status sensim_mcap_write_odometry_sample(sensim_mcap *writer, uint16_t topic,
+                                                           const char *odom_frame_id, const char *child_frame_id,
+                                                           const sensim_nav_sample *sample);
+
+/**
+ * One camera capture: each image of @p images that is not NULL on its topic
+ * of @p topics (depth, semantic, instance, normal, rgb; UINT16_MAX: not
+ * written), then @p camera's CameraInfo on topics[5] (UINT16_MAX: none);
+ * stamp and log time @p t_ns. Encodings: depth 32FC1 (planar metres,
+ * REP-118), semantic mono8 (the tag), instance rgb8 in CARLA's layout (R the
+ * tag, G and B the object id's low 16 bits; needs images->semantic), normal
+ * 32FC3, rgb rgb8. What `sensim batch --format mcap` writes for a camera.
+ * @return as sensim_mcap_write_image(); SENSIM_ERR_OUT_OF_MEMORY (W x H x 3
+ *         bytes of scratch for instance). Since 0.2.
+ */
+SENSIM_API sensim_status sensim_mcap_write_capture(sensim_mcap *writer, const uint16_t topics[6], int64_t t_ns,
+                                                   const char *frame_id, const sensim_camera *camera,
+                                                   const sensim_camera_images *images);
+
 /** A sensor_msgs/CameraInfo from sensim_camera_get_info(): D (5 values), K,
  *  R, P; binning 0, ROI zero (full image). @return as sensim_mcap_write_cloud(). Since 0.1. */
 SENSIM_API sensim_status sensim_mcap_write_camera_info(sensim_mcap *writer, uint16_t topic, int64_t log_ns,

@@ -10,6 +10,7 @@
 
 #include <sensim/camera.h>
 #include <sensim/io.h>
+#include <sensim/mcap.h>
 #include <sensim/nav.h>
 #include <sensim/radar.h>
 
@@ -208,6 +209,56 @@ SENSIM_API sensim_status sensim_csv_sink_close(sensim_csv_sink *sink);
 
 /** Destroy a CSV sink (NULL: no-op); an unclosed one's temporary is removed. Since 0.2. */
 SENSIM_API void sensim_csv_sink_destroy(sensim_csv_sink *sink);
+
+typedef struct sensim_mcap_sink sensim_mcap_sink;
+
+/** What an MCAP sink writes where (sensim_mcap_sink_desc_init(): all zero). */
+typedef struct sensim_mcap_sink_desc {
+    sensim_mcap *writer;          /**< the bag (sensim_mcap_open); borrowed, open while the sink is used */
+    const char *name;             /**< sensor name (letters, digits, '_', '-'; '-' becomes '_' in topics);
+                                       copied. frame_id NAME (cameras: NAME_optical) */
+    const char *topic_prefix;     /**< "" (NULL) or "/ns": topics PREFIX/NAME/... as batch --format mcap */
+    const sensim_camera *camera;  /**< an image ring's camera (its CameraInfo); borrowed */
+    int32_t nav_kind;             /**< a navigation ring's SENSIM_NAV_*: imu, fix (NavSatFix) or odom */
+    int32_t reserved_i32;
+    double gyro_var[3], accel_var[3]; /**< Imu covariances per axis ((rad/s)², (m/s²)²) */
+    double enu_var_m2[3];         /**< NavSatFix East/North/Up variances (sensim_gnss_enu_variance) */
+    uint64_t reserved[4];         /**< zero */
+} sensim_mcap_sink_desc;
+
+/** All zero. Thread safety: any thread. Since 0.2. */
+SENSIM_API void sensim_mcap_sink_desc_init(sensim_mcap_sink_desc *desc);
+
+/**
+ * Create a sink writing a ring's frames into a bag as `sensim batch --format
+ * mcap` writes them: a point ring's frames as PointCloud2 on NAME/points
+ * (stamp the frame's start, logged at its end); an image ring's captures as
+ * NAME/<output>/image and NAME/camera_info (sensim_mcap_write_capture); a
+ * navigation ring's samples as Imu on NAME/imu, NavSatFix on NAME/fix or
+ * Odometry (odom → NAME) on NAME/odom. Topics are added at the first frame.
+ * /tf, /tf_static and /clock are the host's (sensim_mcap_write_transforms,
+ * _clock): a sink writes what its ring holds.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL writer or name, a bad
+ *         name or prefix, nav_kind, reserved fields), SENSIM_ERR_OUT_OF_RANGE
+ *         (a variance negative or not finite), SENSIM_ERR_OUT_OF_MEMORY.
+ * Thread safety: any thread. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_mcap_sink_create(const sensim_mcap_sink_desc *desc, sensim_mcap_sink **out_sink);
+
+/** Free @p sink (NULL: nothing); the writer stays open. Thread safety: not while it consumes. Since 0.2. */
+SENSIM_API void sensim_mcap_sink_destroy(sensim_mcap_sink *sink);
+
+/**
+ * A sensim_ring_consumer (sensim/rig.h): @p sink is a sensim_mcap_sink;
+ * writes every complete frame of @p ring (points, images or navigation
+ * samples) and releases it. A frame that fails to write has still left the
+ * ring; the status says why.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (not an MCAP sink; an image
+ *         ring without the sink's camera), and the writer's statuses.
+ * Thread safety: the ring's consumer thread (a rig's stepping thread), one
+ * sink per ring; sinks sharing a writer must consume from one thread (one rig). Since 0.2.
+ */
+SENSIM_API sensim_status sensim_mcap_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
 
 #ifdef __cplusplus
 }

@@ -1292,6 +1292,47 @@ class FrameSink(_Handle):
 CAMERA_OUTPUTS = {"depth": 1, "semantic": 2, "instance": 4, "normal": 8, "rgb": 16}
 
 
+class McapSink(_Handle):
+    """A ring's frames into a bag (sensim_mcap_sink): a lidar's as PointCloud2 on NAME/points, a
+    camera's captures as NAME/<output>/image + NAME/camera_info (give ``camera``), a navigation
+    sensor's samples as Imu, NavSatFix or Odometry (``nav_kind`` "imu", "gnss", "odometry"), with
+    per-axis variances. Attach it with :meth:`Rig.attach`; the writer stays open while it is."""
+    _destroy = "sensim_mcap_sink_destroy"
+    _what = "McapSink"
+    _consume = "sensim_mcap_sink_consume"
+
+    def __init__(self, writer, name, topic_prefix="", camera=None, nav_kind="imu", gyro_var=0.0, accel_var=0.0,
+                 enu_var_m2=0.0):
+        super().__init__()
+        _want(writer, McapWriter, "writer")
+        if camera is not None:
+            _want(camera, Camera, "camera")
+        if nav_kind not in NAV_KINDS:
+            raise InvalidArgument(1, "nav_kind must be imu, gnss or odometry")
+        d = _lib.McapSinkDesc()
+        _L.sensim_mcap_sink_desc_init(ctypes.byref(d))
+        self._strings = (_text_arg(name, "name"), _text_arg(topic_prefix, "topic_prefix"))
+        d.name, d.topic_prefix = self._strings
+        d.nav_kind = NAV_KINDS[nav_kind]
+        d.gyro_var, d.accel_var, d.enu_var_m2 = (_axes3(gyro_var, "gyro_var"), _axes3(accel_var, "accel_var"),
+                                                 _axes3(enu_var_m2, "enu_var_m2"))
+        self._writer, self._camera = writer, camera  # borrowed by the C sink
+        d.writer = writer.handle
+        d.camera = camera.handle if camera is not None else None
+        h = ctypes.c_void_p()
+        _check(_L.sensim_mcap_sink_create(ctypes.byref(d), ctypes.byref(h)))
+        self._h = h.value
+        with writer._cv:
+            writer._holders += 1  # the writer cannot close under the sink
+
+    def close(self):
+        was_open = bool(self._h)
+        super().close()
+        if was_open:
+            with self._writer._cv:
+                self._writer._holders -= 1
+
+
 class ImageSink(_Handle):
     """A camera's captures in CARLA's synchronized-collection layout, as ``sensim render`` and
     ``sensim batch`` write them: DIR/<output>/NNNNNN.png (depth also .pfm, semantic also
@@ -1354,7 +1395,7 @@ class CsvSink(_Handle):
             _check(_L.sensim_csv_sink_close(h))
 
 
-_HELD = (Lidar, Camera, Nav, Radar, FrameSink, ImageSink, CsvSink)  # what a Rig borrows: closing one waits for the rig
+_HELD = (Lidar, Camera, Nav, Radar, FrameSink, ImageSink, CsvSink, McapSink)  # what a Rig borrows: closing one waits for the rig
 
 
 class Rig(_Handle):
@@ -1470,8 +1511,8 @@ class Rig(_Handle):
         The rig keeps the sink until it is closed; a sink's failure (disk full) is raised by
         :meth:`step` after the step has happened. Replaces a :meth:`listen` callback."""
         i = _u32(index, "index")
-        if not isinstance(sink, (FrameSink, ImageSink, CsvSink)):
-            raise InvalidArgument(1, "sink must be a sensim.FrameSink, ImageSink or CsvSink, not %s"
+        if not isinstance(sink, (FrameSink, ImageSink, CsvSink, McapSink)):
+            raise InvalidArgument(1, "sink must be a sensim.FrameSink, ImageSink, CsvSink or McapSink, not %s"
                                   % type(sink).__name__)
         fn = ctypes.cast(getattr(_L, sink._consume), ctypes.c_void_p)
         with _using(self, sink) as hs:
@@ -1790,10 +1831,13 @@ class McapWriter(_Handle):
         self.files = 0
 
     def close(self):
-        """Finish the current file; returns how many files were written."""
+        """Finish the current file; returns how many files were written. Refused while an open
+        McapSink writes into it (close the sink first)."""
         with self._cv:
             if not self._h:
                 return self.files
+            if self._holders:
+                raise InvalidArgument(1, "McapWriter is written by an open McapSink: close the sink first")
             while self._calls:
                 self._cv.wait()
             h, self._h = self._h, None

@@ -184,6 +184,12 @@ class PlatformState(Structure):
                 ("angular_acceleration", c_double * 3), ("reserved", c_uint64 * 4)]
 
 
+class McapSinkDesc(Structure):
+    _fields_ = [("writer", c_void_p), ("name", c_char_p), ("topic_prefix", c_char_p), ("camera", c_void_p),
+                ("nav_kind", c_int32), ("reserved_i32", c_int32), ("gyro_var", c_double * 3),
+                ("accel_var", c_double * 3), ("enu_var_m2", c_double * 3), ("reserved", c_uint64 * 4)]
+
+
 class FrameSinkDesc(Structure):
     _fields_ = [("dir", c_char_p), ("sensor_name", c_char_p), ("format", c_int32), ("frame", c_int32),
                 ("images", c_uint32), ("reserved_u32", c_uint32), ("lidar", c_void_p), ("reserved", c_uint64 * 4)]
@@ -396,6 +402,10 @@ PROTOTYPES = {
     "sensim_frame_sink_desc_init": (None, [POINTER(FrameSinkDesc)]),
     "sensim_frame_sink_create": (status_t, [POINTER(FrameSinkDesc), POINTER(c_void_p)]),
     "sensim_frame_sink_destroy": (None, [c_void_p]),
+    "sensim_mcap_sink_desc_init": (None, [POINTER(McapSinkDesc)]),
+    "sensim_mcap_sink_create": (status_t, [POINTER(McapSinkDesc), POINTER(c_void_p)]),
+    "sensim_mcap_sink_destroy": (None, [c_void_p]),
+    "sensim_mcap_sink_consume": (status_t, [c_void_p, c_uint32, c_void_p]),
     "sensim_frame_sink_consume": (status_t, [c_void_p, c_uint32, c_void_p]),
     "sensim_image_sink_desc_init": (None, [POINTER(ImageSinkDesc)]),
     "sensim_image_sink_create": (status_t, [POINTER(ImageSinkDesc), POINTER(c_void_p)]),

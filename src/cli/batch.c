@@ -530,10 +530,9 @@ int cmd_batch(int argc, char **argv)
     }
     sensim_camera_images cim;
     memset(&cim, 0, sizeof cim);
-    uint8_t *cam_scratch = NULL;
     if (max_pixels) { /* one capture's images, as large as the largest camera needs */
         size_t px = max_pixels, off = 0, sz[5] = {4 * px, px, 4 * px, 12 * px, 3 * px};
-        cam_mem = malloc(sz[0] + sz[1] + sz[2] + sz[3] + sz[4] + 3 * px + 64);
+        cam_mem = malloc(sz[0] + sz[1] + sz[2] + sz[3] + sz[4] + 64);
         if (!cam_mem) {
             fprintf(stderr, "sensim: error: out of memory for camera images\n");
             rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
@@ -546,8 +545,7 @@ int cmd_batch(int argc, char **argv)
         cim.instance = (uint32_t *)(b + off), off += sz[2];
         cim.normal = (float *)(b + off), off += sz[3];
         cim.semantic = (uint8_t *)(b + off), off += sz[1];
-        cim.rgb = (uint8_t *)(b + off), off += sz[4];
-        cam_scratch = (uint8_t *)(b + off);
+        cim.rgb = (uint8_t *)(b + off);
     }
     pthread_mutex_init(&w.mu, NULL);
     pthread_cond_init(&w.cv, NULL);
@@ -578,7 +576,7 @@ int cmd_batch(int argc, char **argv)
         } else {
             mcap_run R = {out, &mo, &tr, &aset, scene, specs, nspecs, lidars, cams, navs, nav_desc, radars,
                           radar_desc, periods, first_frame, nframes, fa, fb, step_ns, ring, bufs[0], cap, &cim,
-                          cam_scratch, quiet, 0, 0, 0, &pg};
+                          quiet, 0, 0, 0, &pg};
             double a0 = now_s();
             rc = run_mcap(&R);
             scan_s += now_s() - a0;

@@ -131,7 +131,6 @@ typedef struct mcap_run {
     sensim_point *pts;
     uint64_t cap;
     const sensim_camera_images *cim;
-    uint8_t *scratch;      /* 3 bytes a pixel */
     int quiet;
     uint64_t frames, points, messages;
     prog *pg;

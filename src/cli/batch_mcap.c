@@ -218,28 +218,13 @@ int run_mcap(mcap_run *R)
                 rc = st == SENSIM_ERR_CANCELLED && g_stop ? 0 : fail(st);
                 goto end;
             }
-            const uint32_t W = c->d.width, H = c->d.height;
             char frame[80];
             snprintf(frame, sizeof frame, "%s_optical", sp->name);
-            if (im.depth)
-                MC(sensim_mcap_write_image(m, tp[s][0], t, t, frame, W, H, "32FC1", 4 * W, im.depth));
-            if (c->want & SENSIM_CAMERA_SEMANTIC)
-                MC(sensim_mcap_write_image(m, tp[s][1], t, t, frame, W, H, "mono8", W, im.semantic));
-            if (im.instance) { /* CARLA's layout: R tag, G and B the low 16 bits of the object id */
-                for (size_t p = 0; p < (size_t)W * H; p++) {
-                    R->scratch[3 * p] = im.semantic[p];
-                    R->scratch[3 * p + 1] = (uint8_t)(im.instance[p] & 255);
-                    R->scratch[3 * p + 2] = (uint8_t)((im.instance[p] >> 8) & 255);
-                }
-                MC(sensim_mcap_write_image(m, tp[s][2], t, t, frame, W, H, "rgb8", 3 * W, R->scratch));
-            }
-            if (im.normal)
-                MC(sensim_mcap_write_image(m, tp[s][3], t, t, frame, W, H, "32FC3", 12 * W, im.normal));
-            if (im.rgb)
-                MC(sensim_mcap_write_image(m, tp[s][4], t, t, frame, W, H, "rgb8", 3 * W, im.rgb));
-            sensim_camera_info ci;
-            MC(sensim_camera_get_info(c->cam, &ci));
-            MC(sensim_mcap_write_camera_info(m, tp[s][5], t, t, frame, &ci));
+            uint16_t ctp[6]; /* the semantic plane is rendered for instance too: written when asked for */
+            memcpy(ctp, tp[s], sizeof ctp);
+            if (!(c->want & SENSIM_CAMERA_SEMANTIC))
+                ctp[1] = UINT16_MAX;
+            MC(sensim_mcap_write_capture(m, ctp, t, frame, c->cam, &im));
             R->frames++, R->pg->done[s]++;
             progress(R->pg, 0);
             continue;
@@ -263,17 +248,7 @@ int run_mcap(mcap_run *R)
                                             enu));
                 MC(sensim_mcap_write_navsatfix_enu(m, tp[s][0], ns_.t_ns, sp->name, &ns_, enu));
             } else {
-                double pose[16];
-                const double *q = ns_.orientation;
-                /* unit quaternion (w, x, y, z) to a column-major rotation */
-                double w = q[0], x = q[1], y = q[2], z = q[3];
-                double rm[16] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y), 0,
-                                 2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x), 0,
-                                 2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y), 0,
-                                 ns_.position[0], ns_.position[1], ns_.position[2], 1};
-                memcpy(pose, rm, sizeof pose);
-                MC(sensim_mcap_write_odometry(m, tp[s][0], ns_.t_ns, ns_.t_ns, mo->odom_frame, sp->name, pose,
-                                              ns_.velocity_body, ns_.angular_velocity));
+                MC(sensim_mcap_write_odometry_sample(m, tp[s][0], mo->odom_frame, sp->name, &ns_));
             }
             R->frames++, R->pg->done[s]++;
             progress(R->pg, 0);
