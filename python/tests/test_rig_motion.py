@@ -19,6 +19,21 @@ def read_bytes(path):
     with open(path, "rb") as f:
         return f.read()
 
+SINK_ROWS = [(i * 0.1, 2.0 * i, 0.02 * i * i, 1.8, 0.0, 0.0, 3.0 * i) for i in range(5)]
+SINK_RIG = ("[sensor roof]\npreset = vlp16\n[sensor cam]\ntype = camera\nwidth = 48\nheight = 32\n"
+            "outputs = depth,instance,rgb\nrate_hz = 20\n[sensor imu]\ntype = imu\nmount_xyz_m = 0.5, 0.2, 1\n")
+
+
+def sink_inputs(tmp, rig_extra):
+    """The keys and rig file the sink tests give both batch and the host: (rows, traj path, rig path)."""
+    traj, rigf = os.path.join(tmp, "traj.csv"), os.path.join(tmp, "rig.txt")
+    with open(traj, "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n" + "".join(",".join(repr(v) for v in r) + "\n" for r in SINK_ROWS))
+    with open(rigf, "w") as f:
+        f.write(SINK_RIG + rig_extra)
+    return SINK_ROWS, traj, rigf
+
+
 
 def circle(t, r=50.0, v=10.0):
     """Platform on a circle of radius r at speed v, heading along the track (a left turn)."""
@@ -173,16 +188,8 @@ class RigMotion(unittest.TestCase):
         """A host's rig with a FrameSink and an ImageSink attached writes the files `sensim batch`
         writes for the same keys: frame and capture JSON, PNG and PFM byte for byte, the PLY too but
         for the world-step comment (a host's steps are its own)."""
-        rows = [(i * 0.1, 2.0 * i, 0.02 * i * i, 1.8, 0.0, 0.0, 3.0 * i) for i in range(5)]
         with tempfile.TemporaryDirectory() as tmp:
-            traj = os.path.join(tmp, "traj.csv")
-            with open(traj, "w") as f:
-                f.write("t,x,y,z,roll,pitch,yaw\n" + "".join(",".join(repr(v) for v in r) + "\n" for r in rows))
-            rigf = os.path.join(tmp, "rig.txt")
-            with open(rigf, "w") as f:
-                f.write("[sensor roof]\npreset = vlp16\n[sensor cam]\ntype = camera\nwidth = 48\nheight = 32\n"
-                        "outputs = depth,instance,rgb\nrate_hz = 20\n[sensor imu]\ntype = imu\n"
-                        "mount_xyz_m = 0.5, 0.2, 1\n[sensor front]\ntype = radar\nmount_xyz_m = 2, 0, 0.5\n")
+            rows, traj, rigf = sink_inputs(tmp, "[sensor front]\ntype = radar\nmount_xyz_m = 2, 0, 0.5\n")
             out = os.path.join(tmp, "batch")
             r = subprocess.run([os.environ["SENSIM_CLI"], "batch", "--scene", "street", "--rig", rigf,
                                 "--trajectory", traj, "--out", out, "--quiet", "--frame", "carla", "--images",
@@ -251,18 +258,10 @@ class RigMotion(unittest.TestCase):
         """A host's rig with McapSinks attached writes the messages `sensim batch --format mcap` writes for the
         same keys: every PointCloud2, Image, CameraInfo and Imu (per-axis covariances) equal, as
         `sensim bag echo` prints them."""
-        rows = [(i * 0.1, 2.0 * i, 0.02 * i * i, 1.8, 0.0, 0.0, 3.0 * i) for i in range(5)]
         cli = os.environ["SENSIM_CLI"]
         with tempfile.TemporaryDirectory() as tmp:
-            traj = os.path.join(tmp, "traj.csv")
-            with open(traj, "w") as f:
-                f.write("t,x,y,z,roll,pitch,yaw\n" + "".join(",".join(repr(v) for v in r) + "\n" for r in rows))
-            rigf = os.path.join(tmp, "rig.txt")
-            with open(rigf, "w") as f:
-                f.write("[sensor roof]\npreset = vlp16\n[sensor cam]\ntype = camera\nwidth = 48\nheight = 32\n"
-                        "outputs = depth,instance,rgb\nrate_hz = 20\n[sensor imu]\ntype = imu\n"
-                        "mount_xyz_m = 0.5, 0.2, 1\nnoise_accel_stddev_x = 0.05\nnoise_accel_stddev_y = 0.06\n"
-                        "noise_accel_stddev_z = 0.07\n")
+            rows, traj, rigf = sink_inputs(tmp, "noise_accel_stddev_x = 0.05\nnoise_accel_stddev_y = 0.06\n"
+                                                "noise_accel_stddev_z = 0.07\n")
             out = os.path.join(tmp, "batch")
             r = subprocess.run([cli, "batch", "--scene", "street", "--rig", rigf, "--trajectory", traj, "--out", out,
                                 "--quiet", "--format", "mcap"], capture_output=True, text=True)
