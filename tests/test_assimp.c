@@ -147,6 +147,24 @@ static void test_collada_units(void **state)
     sensim_scene_destroy(s);
 }
 
+/* An OFF face naming vertex 9 of 4: Assimp logs the error, replaces the index and goes on; the load is
+ * refused naming it (the same file with index 3 loads). */
+static void test_repaired_files_are_refused(void **state)
+{
+    (void)state;
+    sensim_scene *s = scene_with_one_triangle();
+    const char bad[] = "OFF\n4 2 0\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n3 0 1 2\n3 1 9 3\n";
+    const char *p = write_test_file(dir, "bad.off", bad, sizeof bad - 1);
+    assert_int_equal(sensim_scene_load_file(s, p, NULL, NULL), SENSIM_ERR_PARSE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "bad.off"));
+    assert_non_null(strstr(sensim_context_last_error(NULL), "out of range"));
+    assert_unchanged(s);
+    const char good[] = "OFF\n4 2 0\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n3 0 1 2\n3 1 2 3\n";
+    p = write_test_file(dir, "good.off", good, sizeof good - 1);
+    CHECK_OK(sensim_scene_load_file(s, p, NULL, NULL));
+    sensim_scene_destroy(s);
+}
+
 /* A 1 KB node DAG that Assimp expands to 2^40 nodes: the helper's memory
  * budget stops it (RLIMIT_AS, or ASan's RSS limit in the sanitizer build). */
 static void test_memory_bomb_is_an_error(void **state)
@@ -244,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_crash_is_an_error),
         cmocka_unit_test(test_memory_bomb_is_an_error),
         cmocka_unit_test(test_collada_units),
+        cmocka_unit_test(test_repaired_files_are_refused),
         cmocka_unit_test(test_referenced_files_are_checked),
         cmocka_unit_test(test_hostile_answers),
     };

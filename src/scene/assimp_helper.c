@@ -9,6 +9,8 @@
  *   - address space MEM_LIMIT bytes (not under AddressSanitizer, whose
  *     shadow memory needs terabytes of it), no core files;
  *   - CPU_SECONDS of CPU time (SIGXCPU past it);
+ *   - an error Assimp logs (it repairs some and goes on: an index out of range
+ *     replaced) fails the load, naming it;
  *   - every file Assimp opens (the scene and whatever it references: glTF
  *     buffers and images, MTL, ...) is opened without blocking and must be a
  *     regular file of at most MAX_FILE_BYTES: a FIFO, a device or a
@@ -57,6 +59,23 @@ const char *__asan_default_options(void) { return "hard_rss_limit_mb=3072:alloca
 #endif
 
 static FILE *out;
+static char assimp_error[600]; /* the first error Assimp logged (it may repair and go on: we do not) */
+
+static void on_log(const char *msg, char *user)
+{
+    (void)user;
+    if (!assimp_error[0] && !strncmp(msg, "Error,", 6)) {
+        const char *m = msg + 6;
+        while (*m == ' ')
+            m++;
+        if (!strncmp(m, "T0: ", 4))
+            m += 4;
+        snprintf(assimp_error, sizeof assimp_error, "%s", m);
+        size_t n = strlen(assimp_error);
+        while (n && (assimp_error[n - 1] == '\n' || assimp_error[n - 1] == '\r'))
+            assimp_error[--n] = 0;
+    }
+}
 static const char *scene_path; /* the file asked for: a referenced file's message names it too */
 static unsigned long long max_file_bytes;
 static char refused[1300]; /* why the last file Assimp asked for was refused */
@@ -344,6 +363,8 @@ int main(int argc, char **argv)
 #endif
     put(SENSIM_WIRE_MAGIC, 8);
     const char *path = scene_path = argv[1];
+    struct aiLogStream log = {on_log, NULL};
+    aiAttachLogStream(&log);
     struct aiFileIO io = {f_open, f_close, NULL};
     const struct aiScene *sc =
         aiImportFileEx(path, aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure, &io);
@@ -355,6 +376,9 @@ int main(int argc, char **argv)
         fail(oom ? SENSIM_ERR_TOO_LARGE : SENSIM_ERR_PARSE, "%s: %s%s", path, e && *e ? e : "not imported",
              oom ? " (the importer's memory budget)" : "");
     }
+    if (assimp_error[0]) /* e.g. "OFF: Vertex index is out of range": Assimp replaced it and went on */
+        fail(SENSIM_ERR_PARSE, "%s: the importer reported an error it would have repaired silently: %s", path,
+             assimp_error);
     double unit = 1.0; /* FBX says how many cm a unit is */
     const struct aiMetadata *md = sc->mMetaData;
     for (unsigned i = 0; md && i < md->mNumProperties; i++) {
