@@ -13,7 +13,7 @@ import shutil
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ply_reader import read_ply  # noqa: E402
+from ply_reader import read_ply, read_png  # noqa: E402
 
 SENSIM = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -498,6 +498,57 @@ with tempfile.TemporaryDirectory() as tmp:
         check(pairs and all(a["ret"] == 1 and a["nret"] == 2 and b["nret"] == 2 for a, b in pairs),
               "a dual shot's two records say 1 of 2 and 2 of 2")
 
+    # ---- sensim collect: CARLA's collection layout, a thin driver over the rig ----
+    crig = os.path.join(tmp, "collect_rig.txt")
+    with open(crig, "w") as f:
+        f.write("[sensor roof]\npreset = vlp16\nmount_xyz_m = 0, 0, 0.3\n[sensor cam]\ntype = camera\nwidth = 64\n"
+                "height = 48\nrate_hz = 20\noutputs = depth\n")
+    ctraj = os.path.join(tmp, "collect_traj.csv")
+    with open(ctraj, "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n0,-20,0,1.8,0,0,0\n0.5,-15,1,1.8,0,0,10\n1,-10,0,1.8,0,0,0\n")
+    cout, bout = os.path.join(tmp, "collect"), os.path.join(tmp, "collect_batch")
+    r = run("collect", "--scene", "street", "--rig", crig, "--trajectory", ctraj, "--out", cout, "--rate", "20")
+    rb = run("batch", "--scene", "street", "--rig", crig, "--trajectory", ctraj, "--out", bout, "--quiet")
+    check(r.returncode == 0 and rb.returncode == 0 and "collected 20 steps of 0.05 s" in r.stdout,
+          "collect 1 s at 20 Hz: %s %s %s" % (r.stdout, r.stderr, rb.stderr))
+    if r.returncode == 0 and rb.returncode == 0:
+        names = {d: sorted(os.listdir(os.path.join(cout, d))) for d in ("rgb", "depth", "semseg", "semseg_raw",
+                                                                        "lidar", "meta")}
+        check(all(len(v) == 20 for v in names.values()) and names["lidar"][-1] == "000019.ply",
+              "20 steps in every folder: %r" % {k: len(v) for k, v in names.items()})
+        # a 10 Hz turn is two 50 ms steps: batch's frame k is collect's steps 2k and 2k+1, point for point,
+        # in CARLA's frame (y negated)
+        ok = True
+        for k in range(3):
+            _, bp, _ = read_ply(os.path.join(bout, "roof", "frame_%06d.ply" % k))
+            cp = []
+            for j in (2 * k, 2 * k + 1):
+                cp += read_ply(os.path.join(cout, "lidar", "%06d.ply" % j))[1]
+            ok &= len(bp) == len(cp) > 1000 and all(
+                a["x"] == b["x"] and a["y"] == -b["y"] and a["z"] == b["z"] and a["intensity"] == b["intensity"]
+                and a["channel"] == b["channel"] for a, b in zip(cp, bp))
+        check(ok, "collect's lidar steps are batch's frames split in two, in CARLA's frame")
+        meta = json.load(open(os.path.join(cout, "meta", "000010.json")))
+        check(meta["frame"] == 10 and meta["timestamp"] == 0.5 and meta["frame_of_reference"] == "carla"
+              and abs(meta["ego"]["location"][0] + 15) < 1e-9 and abs(meta["ego"]["location"][1] + 1) < 1e-9
+              and meta["camera_K"][2] == 31.5 and meta["width"] == 64
+              and meta["lidar_points"] == len(read_ply(os.path.join(cout, "lidar", "000010.ply"))[1]),
+              "meta.json: time, ego at the key (CARLA y = -1), K: %r" % meta)
+        # depth in CARLA's encoding: the batch camera's PFM at the same capture time (t = 0.1 s: step 2, capture 2)
+        w, h, ch, rows = read_png(os.path.join(cout, "depth", "000002.png"))
+        with open(os.path.join(bout, "cam", "depth", "000002.pfm"), "rb") as f:
+            hdr = [f.readline() for _ in range(3)]
+            vals = struct.unpack("<%df" % (w * h), f.read())
+        worst = 0.0
+        for y in range(0, h, 7):
+            for x in range(0, w, 5):
+                d = (rows[y][3 * x] + 256 * rows[y][3 * x + 1] + 65536 * rows[y][3 * x + 2]) / 16777215.0 * 1000
+                want = min(vals[(h - 1 - y) * w + x], 1000.0)  # PFM rows are bottom first
+                worst = max(worst, abs(d - want))
+        check((w, h, ch) == (64, 48, 3) and worst <= 1000.0 / 16777215.0, "collect depth = batch's PFM: %g" % worst)
+    r = run("collect", "--scene", "street", "--rig", crig, "--trajectory", ctraj, "--out", cout, "--rate", "0")
+    check(r.returncode == 2 and "--rate" in r.stderr, "collect --rate 0: usage")
+
     # ---- help: per command, and the README synopsis is the help text ----
     readme = open(os.path.join(HERE, "..", "README.md"), encoding="utf-8").read()
     a = readme.index("## The `sensim` command\n\n```\n") + len("## The `sensim` command\n\n```\n")
@@ -506,7 +557,7 @@ with tempfile.TemporaryDirectory() as tmp:
     lines = r.stdout.splitlines()
     check(r.returncode == 0 and lines[0] == "usage:" and lines[-1].startswith("exit status")
           and [l[2:] for l in lines[1:-1]] == block, "README synopsis equals `sensim --help`")
-    for cmd in ("scan", "batch", "render", "view", "bench", "demo", "presets", "pattern", "run"):
+    for cmd in ("scan", "batch", "render", "view", "bag", "collect", "bench", "demo", "presets", "pattern", "run"):
         r = run(cmd, "--help")
         check(r.returncode == 0 and ("sensim " + cmd) in r.stdout and r.stdout.count("\n  sensim ") <= 2,
               "`sensim %s --help` exits 0 with that command's help only: %r" % (cmd, r.stdout[:200]))
@@ -1203,43 +1254,6 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 13 and msg and "frame_000000.json" in msg[0] and "0 frames" in r.stderr
           and not [n for n in os.listdir(blocked) if ".tmp" in n], "writer errors carry a message: %r" % r.stderr)
 
-
-
-def read_png(path):
-    """Decode an 8-bit RGB or gray non-interlaced PNG (the kinds sensim writes) with zlib only."""
-    import zlib
-    with open(path, "rb") as f:
-        data = f.read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, w = 8, b"", 0
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and ctype in (0, 2)
-            ch = 3 if ctype == 2 else 1
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw, stride, rows, prev = zlib.decompress(idat), w * ch, [], bytearray(w * ch)
-    for y in range(h):
-        ft, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - ch] if i >= ch else 0
-            b, c = prev[i], prev[i - ch] if i >= ch else 0
-            if ft == 1:
-                line[i] = (line[i] + a) & 255
-            elif ft == 2:
-                line[i] = (line[i] + b) & 255
-            elif ft == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif ft == 4:
-                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
-        prev = line
-    return w, h, ch, rows
 
 
 # ---- cameras: sensim render

@@ -39,6 +39,7 @@ sensim_status load_scene(const char *what, int32_t frame, const char *tags_file,
 int cmd_batch(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_bag(int argc, char **argv);
+int cmd_collect(int argc, char **argv);
 /* sensim run SURVEY.json (survey.c): the command a survey file spells out. */
 int cmd_run(int argc, char **argv);
 /* Run argv[1] with its options, as main() does for a command line. */

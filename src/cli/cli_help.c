@@ -69,6 +69,11 @@ static const struct command_help {
      "  info: topics, types, counts, time range and chunk compression, as ros2 bag info; echo: a topic's\n"
      "  messages as YAML, as ros2 topic echo (arrays over 16 elements as --no-arr), decoded from the\n"
      "  ros2msg definitions in the bag\n"},
+    {"collect",
+     "sensim collect --scene FILE|street --rig RIG --trajectory FILE --out DIR [--rate HZ] [--threads N]\n",
+     "  CARLA's synchronous-collection layout: each step of 1/HZ (default 10 Hz) of the rig's first lidar\n"
+     "  and first camera: rgb/, depth/ (CARLA's encoding), semseg/ (CityScapes), semseg_raw/ (tag in R),\n"
+     "  lidar/ (the step's shots, CARLA's frame) and meta/NNNNNN.json (time, poses, K); native inputs\n"},
     {"bench",
      "sensim bench [--scene FILE|street] [--lidar PRESET|FILE]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
      "             [--threads N] [--json]\n",

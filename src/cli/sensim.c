@@ -442,6 +442,8 @@ int cli_dispatch(int argc, char **argv)
         return cmd_view(argc, argv);
     if (!strcmp(cmd, "bag"))
         return cmd_bag(argc, argv);
+    if (!strcmp(cmd, "collect"))
+        return cmd_collect(argc, argv);
     if (!strcmp(cmd, "placement"))
         return cmd_placement(argc, argv);
     if (strcmp(cmd, "scan") && strcmp(cmd, "demo")) {
