@@ -72,7 +72,7 @@ static const struct command_help {
     {"collect",
      "sensim collect --scene FILE|street --rig RIG --trajectory FILE --out DIR [--rate HZ] [--threads N]\n",
      "  CARLA's synchronous-collection layout: each step of 1/HZ (default 10 Hz) of the rig's first lidar\n"
-     "  and first camera: rgb/, depth/ (CARLA's encoding), semseg/ (CityScapes), semseg_raw/ (tag in R),\n"
+     "  and first camera (its outputs): rgb/, depth/ (CARLA's encoding), semseg/ (CityScapes), semseg_raw/,\n"
      "  lidar/ (the step's shots, CARLA's frame) and meta/NNNNNN.json (time, poses, K); native inputs\n"},
     {"bench",
      "sensim bench [--scene FILE|street] [--lidar PRESET|FILE]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"

@@ -20,6 +20,8 @@
 #include <string.h>
 
 #define WANT (SENSIM_CAMERA_DEPTH | SENSIM_CAMERA_SEMANTIC | SENSIM_CAMERA_RGB)
+/* the camera's outputs (its rig section's `outputs`) that collect writes */
+#define WANTS(c) ((c)->want & WANT)
 
 typedef struct collect {
     const char *out;
@@ -116,23 +118,27 @@ static int collect_step(collect *C, uint64_t k, int64_t t0, int64_t t1, const do
             const uint32_t W = v.width, H = v.height;
             memcpy(cam_pose, v.header->sensor_pose, sizeof cam_pose);
             have_cp = 1;
-            snprintf(path, sizeof path, "%.4000s/rgb/%06llu.png", C->out, (unsigned long long)k);
-            rc = png_or_fail(path, W, H, 3, v.rgb);
-            for (size_t p = 0; !rc && p < (size_t)W * H; p++)
-                sensim_depth_to_carla_rgb(v.depth[p], C->rgb + 3 * p);
-            snprintf(path, sizeof path, "%.4000s/depth/%06llu.png", C->out, (unsigned long long)k);
-            if (!rc)
+            if (v.rgb) {
+                snprintf(path, sizeof path, "%.4000s/rgb/%06llu.png", C->out, (unsigned long long)k);
+                rc = png_or_fail(path, W, H, 3, v.rgb);
+            }
+            if (v.depth && !rc) {
+                for (size_t p = 0; p < (size_t)W * H; p++)
+                    sensim_depth_to_carla_rgb(v.depth[p], C->rgb + 3 * p);
+                snprintf(path, sizeof path, "%.4000s/depth/%06llu.png", C->out, (unsigned long long)k);
                 rc = png_or_fail(path, W, H, 3, C->rgb);
-            for (size_t p = 0; !rc && p < (size_t)W * H; p++)
-                sensim_tag_color(v.semantic[p], C->rgb + 3 * p);
-            snprintf(path, sizeof path, "%.4000s/semseg/%06llu.png", C->out, (unsigned long long)k);
-            if (!rc)
+            }
+            if (v.semantic && !rc) {
+                for (size_t p = 0; p < (size_t)W * H; p++)
+                    sensim_tag_color(v.semantic[p], C->rgb + 3 * p);
+                snprintf(path, sizeof path, "%.4000s/semseg/%06llu.png", C->out, (unsigned long long)k);
                 rc = png_or_fail(path, W, H, 3, C->rgb);
-            for (size_t p = 0; !rc && p < (size_t)W * H; p++)
-                C->rgb[3 * p] = v.semantic[p], C->rgb[3 * p + 1] = C->rgb[3 * p + 2] = 0;
-            snprintf(path, sizeof path, "%.4000s/semseg_raw/%06llu.png", C->out, (unsigned long long)k);
-            if (!rc)
-                rc = png_or_fail(path, W, H, 3, C->rgb);
+                for (size_t p = 0; !rc && p < (size_t)W * H; p++)
+                    C->rgb[3 * p] = v.semantic[p], C->rgb[3 * p + 1] = C->rgb[3 * p + 2] = 0;
+                snprintf(path, sizeof path, "%.4000s/semseg_raw/%06llu.png", C->out, (unsigned long long)k);
+                if (!rc)
+                    rc = png_or_fail(path, W, H, 3, C->rgb);
+            }
             sensim_ring_release(C->cring);
             if (rc)
                 return rc;
@@ -231,9 +237,13 @@ int cmd_collect(int argc, char **argv)
                 break;
             size_t size;
             uint32_t W = C.cam.d.width, H = C.cam.d.height;
-            if ((st = sensim_image_ring_required_size(W, H, WANT, 2, &size)) || !(cmem = malloc(size)) ||
+            if (!WANTS(&C.cam)) {
+                rc = msg_fail("%s: the camera's outputs hold none of depth, semantic, rgb%s", rig_arg, 0, "");
+                break;
+            }
+            if ((st = sensim_image_ring_required_size(W, H, WANTS(&C.cam), 2, &size)) || !(cmem = malloc(size)) ||
                 !(C.rgb = malloc((size_t)W * H * 3)) ||
-                (st = sensim_image_ring_init(cmem, size, W, H, WANT, 2, SENSIM_OVERFLOW_FAIL, &C.cring)) ||
+                (st = sensim_image_ring_init(cmem, size, W, H, WANTS(&C.cam), 2, SENSIM_OVERFLOW_FAIL, &C.cring)) ||
                 (st = sensim_rig_add_camera(rig, C.cam.cam, rate, s, C.cring, NULL))) {
                 rc = fail(st ? st : SENSIM_ERR_OUT_OF_MEMORY);
                 break;
@@ -259,7 +269,9 @@ int cmd_collect(int argc, char **argv)
     for (int d = 0; d < 7 && !rc; d++) {
         char p[4200];
         snprintf(p, sizeof p, "%.4000s%s", out, dirs[d]);
-        if ((d >= 1 && d <= 4 && !C.have_cam) || (d == 5 && !C.have_lidar))
+        const uint32_t w = C.have_cam ? WANTS(&C.cam) : 0;
+        if ((d == 1 && !(w & SENSIM_CAMERA_RGB)) || (d == 2 && !(w & SENSIM_CAMERA_DEPTH)) ||
+            ((d == 3 || d == 4) && !(w & SENSIM_CAMERA_SEMANTIC)) || (d == 5 && !C.have_lidar))
             continue;
         if (!ensure_dir(p))
             rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
@@ -293,9 +305,7 @@ int cmd_collect(int argc, char **argv)
             rc = collect_step(&C, k, t0, t0 + step, kin.pose);
     }
     if (!rc)
-        printf("collected %llu steps of %g s into %s (%s%s%s)\n", (unsigned long long)k, 1.0 / rate, out,
-               C.have_cam ? "rgb/ depth/ semseg/ semseg_raw/" : "", C.have_cam && C.have_lidar ? " " : "",
-               C.have_lidar ? "lidar/ meta/" : "meta/");
+        printf("collected %llu steps of %g s into %s\n", (unsigned long long)k, 1.0 / rate, out);
 done:
     sensim_rig_destroy(rig);
     sensim_lidar_destroy(C.lidar);
