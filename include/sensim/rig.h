@@ -314,6 +314,17 @@ SENSIM_API sensim_status sensim_rig_platform_at(sensim_rig *rig, int64_t t_ns, s
  */
 SENSIM_API sensim_status sensim_rig_set_time(sensim_rig *rig, int64_t t_ns);
 
+/**
+ * Number the rig's next step @p world_step (before the first step only), so
+ * that a run started mid-way (a shard of a batch, a resumed run) writes the
+ * world step numbers of the whole run into its frame headers
+ * (world_step_first / world_step_last) and step results.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (after a step),
+ *         SENSIM_ERR_OUT_OF_RANGE (above 2^62), SENSIM_ERR_BAD_HANDLE.
+ * Thread safety: one thread at a time per rig. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_rig_set_world_step(sensim_rig *rig, uint64_t world_step);
+
 /** What one step did. */
 typedef struct sensim_rig_step_result {
     uint64_t world_step;         /**< number of this step */

@@ -1555,6 +1555,10 @@ class Rig(_Handle):
     def set_time(self, t_ns):
         _check(_L.sensim_rig_set_time(self.handle, _i64(t_ns, "t_ns")))
 
+    def set_world_step(self, world_step):
+        """Number the next step (before the first step): a run started mid-way keeps the whole run's step numbers."""
+        _check(_L.sensim_rig_set_world_step(self.handle, _uint(world_step, "world_step", 1 << 62)))
+
     def close(self):
         """Free the rig (waits for a step on another thread); its lidars and
         cameras may then be closed."""

@@ -394,6 +394,7 @@ PROTOTYPES = {
     "sensim_rig_add_lidar": (status_t, [c_void_p, c_void_p, c_void_p, POINTER(c_uint32)]),
     "sensim_rig_add_proximity": (status_t, [c_void_p, POINTER(ProximityDesc), c_void_p, POINTER(c_uint32)]),
     "sensim_rig_set_time": (status_t, [c_void_p, c_int64]),
+    "sensim_rig_set_world_step": (status_t, [c_void_p, c_uint64]),
     "sensim_platform_state_init": (None, [POINTER(PlatformState)]),
     "sensim_rig_push_pose": (status_t, [c_void_p, c_int64, POINTER(c_double * 16)]),
     "sensim_rig_push_state": (status_t, [c_void_p, c_int64, POINTER(PlatformState)]),

@@ -499,7 +499,7 @@ int cmd_batch(int argc, char **argv)
     }
 
     /* the frames each sensor renders: those inside the trajectory, selected, sharded */
-    uint64_t cap = 2 * (max_shots ? max_shots : 1), total = 0; /* a rig without lidars still gets a small ring */
+    uint64_t cap = 2 * (max_shots ? max_shots : 1); /* max_points_per_frame; a rig without lidars still gets a small ring */
     int64_t *first_frame = calloc(nspecs, sizeof *first_frame), *nframes = calloc(nspecs, sizeof *nframes);
     size_t ring_size;
     if (!first_frame || !nframes || sensim_ring_required_size(cap, 2, &ring_size) || !(mem = malloc(ring_size)) ||
@@ -525,8 +525,6 @@ int cmd_batch(int argc, char **argv)
             else
                 pg.total[s] += (uint64_t)(i % shard_n) == shard_k;
         }
-        if (!navs[s] && !radars[s])
-            total += pg.total[s];
     }
     sensim_camera_images cim;
     memset(&cim, 0, sizeof cim);
@@ -584,136 +582,40 @@ int cmd_batch(int argc, char **argv)
             points = R.points;
         }
     }
-    for (uint32_t s = 0; s < nspecs && !rc && !g_stop && format != FORMAT_MCAP; s++) {
-        if (radars[s]) { /* a whole stream: shard 0 writes it */
-            char path[4200];
-            snprintf(path, sizeof path, "%.4000s/%.63s/radar.csv", out, specs[s].name);
-            int64_t first = first_frame[s] + fa, count = (fb < nframes[s] ? fb : nframes[s]) - fa;
-            if (shard_k != 0 || count <= 0 || (resume && file_exists(path))) {
-                pg.done[s] += shard_k == 0 && count > 0 ? (uint64_t)count : 0; /* resumed */
-                continue;
-            }
-            if ((rc = write_radar_csv(out, specs[s].name, radars[s], &aset, &tr, first, count, frame)))
-                break;
-            if (!quiet)
-                fprintf(stderr, "sensim batch: %s: %lld samples -> %s\n", specs[s].name, (long long)count, path);
-            pg.done[s] += (uint64_t)count;
-            progress(&pg, 0);
-            continue;
-        }
-        if (navs[s]) { /* a whole stream, cheap: shard 0 writes it */
-            char path[4200];
-            snprintf(path, sizeof path, "%.4000s/%.63s/%s.csv", out, specs[s].name, nav_names[specs[s].nav - 1]);
-            int64_t first = first_frame[s] + fa, count = (fb < nframes[s] ? fb : nframes[s]) - fa;
-            if (shard_k != 0 || count <= 0 || (resume && file_exists(path))) {
-                pg.done[s] += shard_k == 0 && count > 0 ? (uint64_t)count : 0; /* resumed */
-                continue;
-            }
-            if ((rc = write_nav_csv(out, specs[s].name, navs[s], specs[s].nav - 1, &tr, first, count, frame)))
-                break;
-            if (!quiet)
-                fprintf(stderr, "sensim batch: %s: %lld samples -> %s\n", specs[s].name, (long long)count, path);
-            pg.done[s] += (uint64_t)count;
-            progress(&pg, 0);
-            continue;
-        }
+    batch_run B = {out, rig_arg != NULL, frame, resume, quiet, &tr, &aset, scene, specs, nspecs, lidars, cams, navs,
+                   radars, sinks, periods, first_frame, nframes, step_ns, 0, 0, fa, fb, shard_k, shard_n, &w,
+                   {bufs[0], bufs[1]}, cap, &pg, 0, 0, 0, 0};
+    {
+        const int64_t t0 = tr.keys[0].t_ns, t1 = tr.keys[tr.n - 1].t_ns;
+        B.s0 = -floordiv(-t0, step_ns);
+        B.nsteps = floordiv(t1, step_ns) - B.s0;
+        if (B.nsteps < 0)
+            B.nsteps = 0;
+    }
+    for (uint32_t s = 0; s < nspecs && !rc && format != FORMAT_MCAP; s++) { /* the library's sinks, as a host's */
         if (specs[s].camera) {
-            cam_sensor *c = &cams[s];
             char cdir[4100];
             snprintf(cdir, sizeof cdir, "%.4000s/%.63s", out, specs[s].name);
             sensim_image_sink_desc isd;
             sensim_image_sink_desc_init(&isd);
-            isd.dir = cdir, isd.camera_name = specs[s].name, isd.camera = c->cam, isd.frame = frame;
-            isd.outputs = c->want;
-            if ((st = sensim_image_sink_create(&isd, &c->sink))) {
+            isd.dir = cdir, isd.camera_name = specs[s].name, isd.camera = cams[s].cam, isd.frame = frame;
+            isd.outputs = cams[s].want;
+            if ((st = sensim_image_sink_create(&isd, &cams[s].sink)))
                 rc = fail(st);
-                break;
-            }
-            /* the images this camera writes (instance images carry the tag: semantic is traced with them) */
-            sensim_camera_images im = {0};
-            im.depth = (c->want & SENSIM_CAMERA_DEPTH) ? cim.depth : NULL;
-            im.semantic = (c->want & (SENSIM_CAMERA_SEMANTIC | SENSIM_CAMERA_INSTANCE)) ? cim.semantic : NULL;
-            im.instance = (c->want & SENSIM_CAMERA_INSTANCE) ? cim.instance : NULL;
-            im.normal = (c->want & SENSIM_CAMERA_NORMAL) ? cim.normal : NULL;
-            im.rgb = (c->want & SENSIM_CAMERA_RGB) ? cim.rgb : NULL;
-            for (int64_t i = fa; i < nframes[s] && i < fb && !rc && !g_stop; i++) {
-                if ((uint64_t)(i % shard_n) != shard_k)
-                    continue;
-                int64_t k = first_frame[s] + i;
-                char marker[4200];
-                snprintf(marker, sizeof marker, "%.4000s/%.63s/%06lld.json", out, specs[s].name, (long long)k);
-                if (resume && file_exists(marker)) {
-                    skipped++;
-                    done_frames++;
-                    pg.done[s]++;
-                    continue;
-                }
-                double a0 = now_s();
-                rc = camera_capture(specs[s].name, c, &aset, &tr, k, &im);
-                scan_s += now_s() - a0;
-                if (rc)
-                    break;
-                captures++;
-                done_frames++;
-                pg.done[s]++;
-                progress(&pg, 0);
-            }
-            continue;
+        } else if (lidars[s]) {
+            char sdir[4100];
+            snprintf(sdir, sizeof sdir, "%.4000s%s%.63s", out, rig_arg ? "/" : "", rig_arg ? specs[s].name : "");
+            sensim_frame_sink_desc sd;
+            sensim_frame_sink_desc_init(&sd);
+            sd.dir = sdir, sd.sensor_name = specs[s].name, sd.format = format, sd.frame = frame;
+            sd.images = images, sd.lidar = lidars[s];
+            if ((st = sensim_frame_sink_create(&sd, &sinks[s])))
+                rc = fail(st);
         }
-        sensim_ring *ring;
-        if ((st = sensim_ring_init(mem, ring_size, cap, 2, SENSIM_OVERFLOW_FAIL, &ring))) {
-            rc = fail(st);
-            break;
-        }
-        sensim_lidar_info li;
-        sensim_lidar_get_info(lidars[s], &li);
-        char sdir[4100];
-        snprintf(sdir, sizeof sdir, "%.4000s%s%.63s", out, rig_arg ? "/" : "", rig_arg ? specs[s].name : "");
-        sensim_frame_sink_desc sd;
-        sensim_frame_sink_desc_init(&sd);
-        sd.dir = sdir, sd.sensor_name = specs[s].name, sd.format = format, sd.frame = frame;
-        sd.images = images, sd.lidar = lidars[s];
-        if ((st = sensim_frame_sink_create(&sd, &sinks[s]))) {
-            rc = fail(st);
-            break;
-        }
-        for (int64_t i = fa; i < nframes[s] && i < fb && !rc; i++) {
-            if ((uint64_t)(i % shard_n) != shard_k)
-                continue;
-            if (g_stop)
-                break;
-            int64_t r = first_frame[s] + i;
-            int slot;
-            job *j = writer_slot(&w, &slot);
-            snprintf(j->base, sizeof j->base, "%.4000s%s%.63s/frame_%06lld", out, rig_arg ? "/" : "",
-                     rig_arg ? specs[s].name : "", (long long)r);
-            char marker[4200];
-            snprintf(marker, sizeof marker, "%.4090s.json", j->base);
-            if (resume && file_exists(marker)) {
-                skipped++;
-                done_frames++;
-                pg.done[s]++;
-                continue;
-            }
-            double a0 = now_s();
-            uint64_t n;
-            if ((rc = scan_lidar_frame(lidars[s], scene, &aset, &tr, r, li.frame_period_ns, ring, bufs[slot], cap,
-                                       &j->h, &n)))
-                break;
-            scan_s += now_s() - a0;
-            j->pts = bufs[slot];
-            j->n = n;
-            j->sink = sinks[s];
-            writer_submit(&w);
-            points += n;
-            done_frames++;
-            pg.done[s]++;
-            pg.points = points;
-            pg.empty[s] += n == 0;
-            progress(&pg, 0);
-            if (w.error)
-                rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
-        }
+    }
+    if (!rc && format != FORMAT_MCAP) {
+        rc = run_rig(&B);
+        scan_s += B.scan_s, points += B.points, captures += B.captures, skipped += B.skipped;
     }
     if (rig_arg && !rc && !g_stop && format != FORMAT_MCAP) {
         double mounts[MAX_SENSORS][16];
@@ -729,13 +631,13 @@ int cmd_batch(int argc, char **argv)
         }
         step_plan sp = {out, &tr, specs, nspecs, periods, first_frame, nframes, (const double(*)[16])mounts,
                         step_ns, frame};
-        int64_t t0 = tr.keys[0].t_ns, t1 = tr.keys[tr.n - 1].t_ns;
-        int64_t s0 = -floordiv(-t0, step_ns), s1 = floordiv(t1, step_ns);
-        for (int64_t i = fa; s0 + i < s1 && i < fb && !rc && !g_stop; i++) {
+        int64_t A, Bs, ba, bb; /* this shard's block of the selected steps */
+        shard_block(&B, &A, &Bs, &ba, &bb);
+        for (int64_t i = ba; i < bb && !rc && !g_stop; i++) {
             char p[4200];
-            snprintf(p, sizeof p, "%.4000s/steps/%06lld.json", out, (long long)(s0 + i));
-            if ((uint64_t)(i % shard_n) == shard_k && !(resume && file_exists(p)))
-                rc = write_step(&sp, s0 + i);
+            snprintf(p, sizeof p, "%.4000s/steps/%06lld.json", out, (long long)(B.s0 + i));
+            if (!(resume && file_exists(p)))
+                rc = write_step(&sp, B.s0 + i);
         }
     }
     writer_drain(&w);

@@ -136,6 +136,37 @@ typedef struct mcap_run {
     prog *pg;
 } mcap_run;
 
+/* Everything the rig driver (batch_rig.c) needs from cmd_batch, and what it counts. */
+typedef struct batch_run {
+    const char *out;
+    int rig_file;                  /* --rig (files under OUT/NAME/) rather than --lidar (OUT/) */
+    int32_t frame;                 /* --frame of the CSV streams */
+    int resume, quiet;
+    const traj *tr;
+    actor_set *as;
+    sensim_scene *scene;
+    const sensor_spec *specs;
+    uint32_t nspecs;
+    sensim_lidar **lidars;
+    cam_sensor *cams;              /* each camera's image sink is made by cmd_batch */
+    sensim_nav **navs;
+    sensim_radar **radars;
+    sensim_frame_sink **sinks;     /* each lidar's frame files */
+    const int64_t *periods, *first_frame, *nframes;
+    int64_t step_ns, s0, nsteps;   /* world steps s0 .. s0 + nsteps − 1 lie inside the trajectory */
+    int64_t fa, fb;                /* --frames: steps s0 + fa .. s0 + fb − 1 */
+    uint32_t shard_k, shard_n;
+    writer *w;                     /* the lidar frames' writer thread and its two buffers */
+    sensim_point *bufs[2];
+    uint64_t cap;
+    prog *pg;
+    uint64_t captures, skipped, points;
+    double scan_s;
+} batch_run;
+
+int run_rig(batch_run *R);
+void shard_block(const batch_run *R, int64_t *A, int64_t *B, int64_t *ba, int64_t *bb);
+
 /* A radar detection as a PointCloud2 record: Cartesian x, y, z (sensor
  * frame, metres) in front of the detection's own fields. */
 typedef struct radar_point {
@@ -145,8 +176,6 @@ typedef struct radar_point {
 
 int actors_move(actor_set *as, int64_t t0, int64_t t1);
 int actors_place(actor_set *as, int32_t frame);
-int camera_capture(const char *name, cam_sensor *c, actor_set *as, const traj *tr, int64_t k,
-                   const sensim_camera_images *im);
 int camera_keys(const char *name, const traj *tr, int64_t k, int64_t t, int64_t span, sensim_motion *m);
 const char *frame_name(int32_t frame);
 int make_camera(const sensor_spec *sp, const char *rig, cam_sensor *c);
@@ -154,10 +183,6 @@ int make_nav(const sensor_spec *sp, const char *rig, sensim_nav_desc *d, sensim_
 int make_radar(const sensor_spec *sp, const char *rig, sensim_radar_desc *d, sensim_radar **out);
 int scan_lidar_frame(sensim_lidar *lidar, sensim_scene *scene, actor_set *as, const traj *tr, int64_t r, int64_t P,
                      sensim_ring *ring, sensim_point *pts, uint64_t cap, sensim_frame_header *h, uint64_t *n);
-int write_nav_csv(const char *out, const char *name, sensim_nav *nav, int kind, const traj *tr, int64_t first,
-                  int64_t count, int32_t frame);
-int write_radar_csv(const char *out, const char *name, sensim_radar *r, actor_set *as, const traj *tr, int64_t first,
-                    int64_t count, int32_t frame);
 int write_step(const step_plan *sp, int64_t s);
 void mat4_mul(const double a[16], const double b[16], double out[16]);
 void sensor_pose_at(const traj *tr, int64_t t, const double mount[16], double out[16]);

@@ -123,31 +123,6 @@ int make_nav(const sensor_spec *sp, const char *rig, sensim_nav_desc *d, sensim_
     return 0;
 }
 
-/* OUT/NAME/<type>.csv: samples first .. first + count - 1 of a navigation
- * sensor on the whole trajectory, through the library's CSV sink, in the
- * run's frame (--frame carla: CARLA's IMUMeasurement axes, y right; the
- * compass and GNSS do not depend on it). */
-int write_nav_csv(const char *out, const char *name, sensim_nav *nav, int kind, const traj *tr, int64_t first,
-                  int64_t count, int32_t frame)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%.4000s/%.63s/%s.csv", out, name, nav_names[kind]);
-    sensim_csv_sink_desc d;
-    sensim_csv_sink_desc_init(&d);
-    d.path = path, d.kind = kind, d.frame = frame; /* SENSIM_CSV_IMU/GNSS/ODOMETRY are the SENSIM_NAV_* kinds */
-    sensim_csv_sink *sink;
-    sensim_status st = sensim_csv_sink_create(&d, &sink);
-    for (int64_t k = first; k < first + count && !st; k++) {
-        sensim_nav_sample smp;
-        if (!(st = sensim_nav_sample_at(nav, tr->keys, tr->n, (uint64_t)k, &smp)))
-            st = sensim_csv_sink_write_nav(sink, &smp);
-    }
-    if (!st)
-        st = sensim_csv_sink_close(sink);
-    sensim_csv_sink_destroy(sink);
-    return st ? fail(st) : 0;
-}
-
 int actors_place(actor_set *as, int32_t frame)
 {
     for (uint32_t i = 0; i < as->n; i++) {
@@ -231,42 +206,6 @@ int make_radar(const sensor_spec *sp, const char *rig, sensim_radar_desc *d, sen
     return 0;
 }
 
-/* OUT/NAME/radar.csv: every detection of samples first .. first + count - 1,
- * through the library's CSV sink in the run's frame (--frame carla|ue:
- * azimuth positive to the right as CARLA's RadarDetection; ue: depth in cm
- * and velocity in cm/s). */
-int write_radar_csv(const char *out, const char *name, sensim_radar *r, actor_set *as, const traj *tr,
-                    int64_t first, int64_t count, int32_t frame)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%.4000s/%.63s/radar.csv", out, name);
-    uint64_t cap = sensim_radar_rays_per_sample(r);
-    sensim_radar_detection *det = malloc((cap + 1) * sizeof *det);
-    if (!det) {
-        fprintf(stderr, "sensim: error: out of memory\n");
-        return EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
-    }
-    sensim_csv_sink_desc d;
-    sensim_csv_sink_desc_init(&d);
-    d.path = path, d.kind = SENSIM_CSV_RADAR, d.frame = frame;
-    sensim_csv_sink *sink;
-    sensim_status st = sensim_csv_sink_create(&d, &sink);
-    int rc = 0;
-    for (int64_t k = first; k < first + count && !st && !rc; k++) {
-        uint64_t n;
-        const int64_t t = k * sensim_radar_period_ns(r);
-        if ((rc = actors_move(as, t, t + 1)))
-            break;
-        if (!(st = sensim_radar_sample_at(r, as->scene, tr->keys, tr->n, (uint64_t)k, det, cap, &n, NULL)))
-            st = sensim_csv_sink_write_radar(sink, t, (uint64_t)k, det, n);
-    }
-    if (!st && !rc)
-        st = sensim_csv_sink_close(sink);
-    sensim_csv_sink_destroy(sink);
-    free(det);
-    return rc ? rc : st ? fail(st) : 0;
-}
-
 /* Index of the last trajectory key at or before @p t (0 if none). */
 size_t key_at(const traj *tr, int64_t t)
 {
@@ -316,27 +255,6 @@ int camera_keys(const char *name, const traj *tr, int64_t k, int64_t t, int64_t 
     m->key_count = (uint32_t)(hi - lo + 1 + lead);
     m->interp = (uint32_t)g_motion;
     return 0;
-}
-
-/* Render and write capture k of a camera (OUT/NAME/<output>/NNNNNN.png,
- * OUT/NAME/NNNNNN.json). 0, or an exit status after a message. */
-int camera_capture(const char *name, cam_sensor *c, actor_set *as, const traj *tr, int64_t k,
-                   const sensim_camera_images *im)
-{
-    int64_t t = k * c->period_ns, span = c->d.row_readout_ns * (int64_t)(c->d.height - 1);
-    sensim_motion m;
-    int arc = camera_keys(name, tr, k, t, span, &m);
-    if (arc)
-        return arc;
-    double pose[16];
-    arc = actors_move(as, t, t + span + 1);
-    if (arc)
-        return arc;
-    sensim_status st = sensim_camera_render(c->cam, as->scene, &m, t, im, pose);
-    if (st)
-        return st == SENSIM_ERR_CANCELLED && g_stop ? -1 : fail(st);
-    st = sensim_image_sink_write(c->sink, (uint64_t)k, t, pose, im);
-    return st ? fail(st) : 0;
 }
 
 const char *frame_name(int32_t frame)

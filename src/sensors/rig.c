@@ -38,6 +38,7 @@ struct sensim_rig {
     uint32_t count;
     int64_t t_ns;
     uint64_t step;
+    bool stepped;        /* a step has committed (the clock and the step number are set) */
     atomic_int stepping; /* a step (and its sensor callbacks) is running */
     sensim__mkey *hist;  /* pushed platform keys, oldest first (allocated at the first push) */
     uint32_t hn;
@@ -568,12 +569,24 @@ sensim_status sensim_rig_platform_at(sensim_rig *rig, int64_t t_ns, sensim_kinem
 sensim_status sensim_rig_set_time(sensim_rig *rig, int64_t t_ns)
 {
     SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
-    if (rig->step != 0)
+    if (rig->stepped)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_set_time: the rig has already stepped");
     sensim_status st = sensim__check_time(t_ns, "sensim_rig_set_time: t_ns");
     if (st != SENSIM_OK)
         return st;
     rig->t_ns = t_ns;
+    return SENSIM_OK;
+}
+
+sensim_status sensim_rig_set_world_step(sensim_rig *rig, uint64_t world_step)
+{
+    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
+    if (rig->stepped)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_set_world_step: the rig has already stepped");
+    if (world_step > ((uint64_t)1 << 62))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_rig_set_world_step: world_step %llu is above 2^62",
+                            (unsigned long long)world_step);
+    rig->step = world_step;
     return SENSIM_OK;
 }
 
@@ -819,6 +832,7 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
     }
     rig->t_ns = t1;
     rig->step++;
+    rig->stepped = true;
     return run_consumers(rig); /* the step has committed: a consumer's failure does not undo it */
 }
 
