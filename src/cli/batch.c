@@ -274,7 +274,6 @@ int cmd_batch(int argc, char **argv)
     sensim_nav_desc nav_desc[MAX_SENSORS];
     sensim_radar *radars[MAX_SENSORS] = {0};
     sensim_radar_desc radar_desc[MAX_SENSORS];
-    void *mem = NULL, *cam_mem = NULL;
     sensim_point *bufs[2] = {0};
     writer w;
     memset(&w, 0, sizeof w);
@@ -292,13 +291,10 @@ int cmd_batch(int argc, char **argv)
         goto done;
     }
     uint64_t max_shots = 0;
-    size_t max_pixels = 0;
     for (uint32_t s = 0; s < nspecs; s++) {
         if (specs[s].camera) {
             if ((rc = make_camera(&specs[s], rig_arg, &cams[s])))
                 goto done;
-            size_t px = (size_t)cams[s].d.width * cams[s].d.height;
-            max_pixels = px > max_pixels ? px : max_pixels;
             continue;
         }
         if (specs[s].nav) {
@@ -498,12 +494,11 @@ int cmd_batch(int argc, char **argv)
         }
     }
 
-    /* the frames each sensor renders: those inside the trajectory, selected, sharded */
-    uint64_t cap = 2 * (max_shots ? max_shots : 1); /* max_points_per_frame; a rig without lidars still gets a small ring */
+    /* the frames each sensor renders: those inside the trajectory (selected and sharded by run_rig) */
+    uint64_t cap = 2 * (max_shots ? max_shots : 1); /* max_points_per_frame */
     int64_t *first_frame = calloc(nspecs, sizeof *first_frame), *nframes = calloc(nspecs, sizeof *nframes);
-    size_t ring_size;
-    if (!first_frame || !nframes || sensim_ring_required_size(cap, 2, &ring_size) || !(mem = malloc(ring_size)) ||
-        !(bufs[0] = malloc(cap * sizeof(sensim_point))) || !(bufs[1] = malloc(cap * sizeof(sensim_point)))) {
+    if (!first_frame || !nframes || !(bufs[0] = malloc(cap * sizeof(sensim_point))) ||
+        !(bufs[1] = malloc(cap * sizeof(sensim_point)))) {
         fprintf(stderr, "sensim: error: out of memory\n");
         rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
         free(first_frame);
@@ -519,31 +514,6 @@ int cmd_batch(int argc, char **argv)
         first_frame[s] = r0;
         nframes[s] = r1 > r0 ? r1 - r0 : 0;
         pg.name[s] = specs[s].name;
-        for (int64_t i = fa; i < nframes[s] && i < fb; i++) {
-            if (navs[s] || radars[s]) /* whole streams: shard 0 writes them */
-                pg.total[s] += shard_k == 0;
-            else
-                pg.total[s] += (uint64_t)(i % shard_n) == shard_k;
-        }
-    }
-    sensim_camera_images cim;
-    memset(&cim, 0, sizeof cim);
-    if (max_pixels) { /* one capture's images, as large as the largest camera needs */
-        size_t px = max_pixels, off = 0, sz[5] = {4 * px, px, 4 * px, 12 * px, 3 * px};
-        cam_mem = malloc(sz[0] + sz[1] + sz[2] + sz[3] + sz[4] + 64);
-        if (!cam_mem) {
-            fprintf(stderr, "sensim: error: out of memory for camera images\n");
-            rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
-            free(first_frame);
-            free(nframes);
-            goto done;
-        }
-        char *b = cam_mem;
-        cim.depth = (float *)(b + off), off += sz[0];
-        cim.instance = (uint32_t *)(b + off), off += sz[2];
-        cim.normal = (float *)(b + off), off += sz[3];
-        cim.semantic = (uint8_t *)(b + off), off += sz[1];
-        cim.rgb = (uint8_t *)(b + off);
     }
     pthread_mutex_init(&w.mu, NULL);
     pthread_cond_init(&w.cv, NULL);
@@ -567,24 +537,9 @@ int cmd_batch(int argc, char **argv)
     pg.tty = tty, pg.quiet = quiet, pg.t0 = t_start;
     uint64_t done_frames = 0, skipped = 0, points = 0;
     uint64_t captures = 0;
-    if (format == FORMAT_MCAP) {
-        sensim_ring *ring;
-        if ((st = sensim_ring_init(mem, ring_size, cap, 2, SENSIM_OVERFLOW_FAIL, &ring))) {
-            rc = fail(st);
-        } else {
-            mcap_run R = {out, &mo, &tr, &aset, scene, specs, nspecs, lidars, cams, navs, nav_desc, radars,
-                          radar_desc, periods, first_frame, nframes, fa, fb, step_ns, ring, bufs[0], cap, &cim,
-                          quiet, 0, 0, 0, &pg};
-            double a0 = now_s();
-            rc = run_mcap(&R);
-            scan_s += now_s() - a0;
-            done_frames = R.frames;
-            points = R.points;
-        }
-    }
     batch_run B = {out, rig_arg != NULL, frame, resume, quiet, &tr, &aset, scene, specs, nspecs, lidars, cams, navs,
-                   radars, sinks, periods, first_frame, nframes, step_ns, 0, 0, fa, fb, shard_k, shard_n, &w,
-                   {bufs[0], bufs[1]}, cap, &pg, 0, 0, 0, 0};
+                   nav_desc, radars, radar_desc, sinks, NULL, periods, first_frame, nframes, step_ns, 0, 0, fa, fb,
+                   shard_k, shard_n, &w, {bufs[0], bufs[1]}, cap, &pg, 0, 0, 0, 0};
     {
         const int64_t t0 = tr.keys[0].t_ns, t1 = tr.keys[tr.n - 1].t_ns;
         B.s0 = -floordiv(-t0, step_ns);
@@ -613,8 +568,8 @@ int cmd_batch(int argc, char **argv)
                 rc = fail(st);
         }
     }
-    if (!rc && format != FORMAT_MCAP) {
-        rc = run_rig(&B);
+    if (!rc) {
+        rc = format == FORMAT_MCAP ? run_mcap(&B, &mo) : run_rig(&B);
         scan_s += B.scan_s, points += B.points, captures += B.captures, skipped += B.skipped;
     }
     if (rig_arg && !rc && !g_stop && format != FORMAT_MCAP) {
@@ -643,8 +598,10 @@ int cmd_batch(int argc, char **argv)
     writer_drain(&w);
     if (rc == -1)
         rc = 0; /* cancelled by Ctrl-C: reported as an interruption below */
-    if (format != FORMAT_MCAP)
-        done_frames = w.written + captures + skipped; /* what is on disk, not what was handed to the writer */
+    done_frames = w.written + captures + skipped; /* what is on disk, not what was handed to the writer */
+    if (format == FORMAT_MCAP)
+        for (uint32_t s = 0; s < nspecs; s++) /* every frame and sample in the bag */
+            done_frames = s ? done_frames + pg.done[s] : pg.done[s];
     if (w.error && !rc)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
     progress(&pg, 1);
@@ -676,8 +633,6 @@ done:
     }
     free(bufs[0]);
     free(bufs[1]);
-    free(mem);
-    free(cam_mem);
     for (uint32_t s = 0; s < nspecs; s++) {
         sensim_frame_sink_destroy(sinks[s]); /* after the writer thread has ended */
         sensim_lidar_destroy(lidars[s]);

@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <stdio.h>
 
-#define KEYS_PER_PIECE 60
 #define FORMAT_MCAP 8 /* --format mcap: not a per-frame file format (0..7 are SENSIM_FORMAT_*) */
 
 /* A lidar frame without points is almost always a placement mistake: said on stderr and in the frame's JSON. */
@@ -110,31 +109,7 @@ typedef struct mcap_opts {
     char odom_frame[64], base_frame[64];
 } mcap_opts;
 
-/* Everything run_mcap needs from cmd_batch. */
-typedef struct mcap_run {
-    const char *out;
-    const mcap_opts *mo;
-    const traj *tr;
-    actor_set *as;
-    sensim_scene *scene;
-    const sensor_spec *specs;
-    uint32_t nspecs;
-    sensim_lidar **lidars;
-    cam_sensor *cams;
-    sensim_nav **navs;
-    const sensim_nav_desc *nav_desc;
-    sensim_radar **radars;
-    const sensim_radar_desc *radar_desc;
-    const int64_t *periods, *first_frame, *nframes;
-    int64_t fa, fb, step_ns;
-    sensim_ring *ring;
-    sensim_point *pts;
-    uint64_t cap;
-    const sensim_camera_images *cim;
-    int quiet;
-    uint64_t frames, points, messages;
-    prog *pg;
-} mcap_run;
+typedef struct mcap_out mcap_out; /* batch_mcap.c: the bag and its topics */
 
 /* Everything the rig driver (batch_rig.c) needs from cmd_batch, and what it counts. */
 typedef struct batch_run {
@@ -150,8 +125,11 @@ typedef struct batch_run {
     sensim_lidar **lidars;
     cam_sensor *cams;              /* each camera's image sink is made by cmd_batch */
     sensim_nav **navs;
+    const sensim_nav_desc *nav_desc;
     sensim_radar **radars;
+    const sensim_radar_desc *radar_desc;
     sensim_frame_sink **sinks;     /* each lidar's frame files */
+    mcap_out *mc;                  /* --format mcap: the bag every consumer writes into (no files, no CSV) */
     const int64_t *periods, *first_frame, *nframes;
     int64_t step_ns, s0, nsteps;   /* world steps s0 .. s0 + nsteps − 1 lie inside the trajectory */
     int64_t fa, fb;                /* --frames: steps s0 + fa .. s0 + fb − 1 */
@@ -165,6 +143,12 @@ typedef struct batch_run {
 } batch_run;
 
 int run_rig(batch_run *R);
+int run_mcap(batch_run *R, const mcap_opts *mo);
+int mcap_step(mcap_out *M, int64_t t);
+sensim_status mcap_points(mcap_out *M, uint32_t s, const sensim_frame_view *v);
+sensim_status mcap_capture(mcap_out *M, uint32_t s, const sensim_image_view *v);
+sensim_status mcap_nav(mcap_out *M, uint32_t s, const sensim_nav_sample *ns);
+sensim_status mcap_radar(mcap_out *M, uint32_t s, int64_t t, const sensim_radar_detection *det, uint64_t n);
 void shard_block(const batch_run *R, int64_t *A, int64_t *B, int64_t *ba, int64_t *bb);
 
 /* A radar detection as a PointCloud2 record: Cartesian x, y, z (sensor
@@ -176,13 +160,10 @@ typedef struct radar_point {
 
 int actors_move(actor_set *as, int64_t t0, int64_t t1);
 int actors_place(actor_set *as, int32_t frame);
-int camera_keys(const char *name, const traj *tr, int64_t k, int64_t t, int64_t span, sensim_motion *m);
 const char *frame_name(int32_t frame);
 int make_camera(const sensor_spec *sp, const char *rig, cam_sensor *c);
 int make_nav(const sensor_spec *sp, const char *rig, sensim_nav_desc *d, sensim_nav **out);
 int make_radar(const sensor_spec *sp, const char *rig, sensim_radar_desc *d, sensim_radar **out);
-int scan_lidar_frame(sensim_lidar *lidar, sensim_scene *scene, actor_set *as, const traj *tr, int64_t r, int64_t P,
-                     sensim_ring *ring, sensim_point *pts, uint64_t cap, sensim_frame_header *h, uint64_t *n);
 int write_step(const step_plan *sp, int64_t s);
 void mat4_mul(const double a[16], const double b[16], double out[16]);
 void sensor_pose_at(const traj *tr, int64_t t, const double mount[16], double out[16]);
@@ -199,7 +180,6 @@ void *writer_main(void *arg);
 job *writer_slot(writer *w, int *index);
 void writer_submit(writer *w);
 uint64_t fnv1a_file(const char *path, int *ok);
-int run_mcap(mcap_run *R);
 void init_radar_point_fields(void);
 
 #endif

@@ -1,4 +1,7 @@
-/* sensim batch --format mcap: one time-ordered rosbag2 MCAP of the whole run. */
+/* sensim batch --format mcap: one rosbag2 MCAP of the whole run, written by
+ * the rig driver's consumers (batch_rig.c) with the library's message
+ * writers (the ones sensim_mcap_sink uses) and, before each world step, the
+ * step's /clock, /tf and odometry. */
 #include "batch.h"
 
 #include <errno.h>
@@ -58,30 +61,164 @@ static int mcap_fail(void)
  * in the camera body frame (x forward, y left, z up). */
 static const double OPTICAL[16] = {0, -1, 0, 0, 0, 0, -1, 0, 1, 0, 0, 0, 0, 0, 0, 1};
 
-int run_mcap(mcap_run *R)
+struct mcap_out {
+    sensim_mcap *m;
+    const mcap_opts *mo;
+    const batch_run *R;
+    uint16_t t_clock, t_tf, t_tfs, t_odom;
+    uint16_t tp[MAX_SENSORS][6]; /* per sensor: main topic(s); cameras: 5 outputs + camera_info */
+    radar_point *rbuf;
+    uint64_t rcap;
+    int static_done;
+};
+
+sensim_status mcap_points(mcap_out *M, uint32_t s, const sensim_frame_view *v)
 {
-    const mcap_opts *mo = R->mo;
+    /* logged at the frame's end: the time the whole frame exists */
+    return sensim_mcap_write_points(M->m, M->tp[s][0], v->header->t_end_ns, M->R->specs[s].name, v);
+}
+
+sensim_status mcap_capture(mcap_out *M, uint32_t s, const sensim_image_view *v)
+{
+    const cam_sensor *c = &M->R->cams[s];
+    sensim_camera_images im = {(float *)v->depth, (uint8_t *)v->semantic, (uint32_t *)v->instance,
+                               (float *)v->normal, (uint8_t *)v->rgb, {0}};
+    char frame[80];
+    snprintf(frame, sizeof frame, "%s_optical", M->R->specs[s].name);
+    uint16_t ctp[6]; /* the semantic plane is rendered for instance too: written when asked for */
+    memcpy(ctp, M->tp[s], sizeof ctp);
+    if (!(c->want & SENSIM_CAMERA_SEMANTIC))
+        ctp[1] = UINT16_MAX;
+    return sensim_mcap_write_capture(M->m, ctp, v->header->t_begin_ns, frame, c->cam, &im);
+}
+
+sensim_status mcap_nav(mcap_out *M, uint32_t s, const sensim_nav_sample *ns)
+{
+    const sensim_nav_desc *d = &M->R->nav_desc[s];
+    const char *name = M->R->specs[s].name;
+    if (M->R->specs[s].nav - 1 == SENSIM_NAV_IMU) {
+        /* per axis: white noise σ² plus the noise density's σ² at the sample rate */
+        double rate = d->rate_hz, gv[3], av[3];
+        for (int ax = 0; ax < 3; ax++) {
+            gv[ax] = d->gyro_stddev[ax] * d->gyro_stddev[ax] + d->gyro_noise_density * d->gyro_noise_density * rate;
+            av[ax] = d->accel_stddev[ax] * d->accel_stddev[ax] + d->accel_noise_density * d->accel_noise_density * rate;
+        }
+        return sensim_mcap_write_imu_axes(M->m, M->tp[s][0], ns->t_ns, name, ns, -1, gv, av);
+    }
+    if (M->R->specs[s].nav - 1 == SENSIM_NAV_GNSS) {
+        double enu[3]; /* the sensor's degrees on the WGS 84 ellipsoid at the fix's latitude */
+        sensim_status st = sensim_gnss_enu_variance(ns->latitude_deg, d->lat_stddev_deg, d->lon_stddev_deg,
+                                                    d->alt_stddev_m, enu);
+        return st ? st : sensim_mcap_write_navsatfix_enu(M->m, M->tp[s][0], ns->t_ns, name, ns, enu);
+    }
+    return sensim_mcap_write_odometry_sample(M->m, M->tp[s][0], M->mo->odom_frame, name, ns);
+}
+
+sensim_status mcap_radar(mcap_out *M, uint32_t s, int64_t t, const sensim_radar_detection *det, uint64_t n)
+{
+    if (n > M->rcap)
+        n = M->rcap; /* the ring holds at most rays_per_sample detections a sample: never reached */
+    for (uint64_t i = 0; i < n; i++) {
+        double ca = cos(det[i].altitude_rad), r = det[i].depth_m;
+        M->rbuf[i].x = (float)(r * ca * cos(det[i].azimuth_rad));
+        M->rbuf[i].y = (float)(r * ca * sin(det[i].azimuth_rad));
+        M->rbuf[i].z = (float)(r * sin(det[i].altitude_rad));
+        M->rbuf[i].d = det[i];
+    }
+    return sensim_mcap_write_cloud(M->m, M->tp[s][0], t, t, M->R->specs[s].name, radar_point_fields, 13,
+                                   sizeof *M->rbuf, M->rbuf, n);
+}
+
+/* World step at @p t: the mounts once (/tf_static), then /clock, /tf odom → base and odometry. */
+int mcap_step(mcap_out *M, int64_t t)
+{
+    const batch_run *R = M->R;
+    const mcap_opts *mo = M->mo;
+    sensim_mcap *m = M->m;
+    int rc = 0;
+    static const double ident[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    if (!M->static_done) {
+        sensim_ros_transform st[2 * MAX_SENSORS];
+        static char optical[MAX_SENSORS][80];
+        uint32_t n = 0;
+        for (uint32_t j = 0; j < R->nspecs; j++) {
+            memset(&st[n], 0, sizeof st[n]);
+            st[n].stamp_ns = t;
+            st[n].parent_frame = mo->base_frame;
+            st[n].child_frame = R->specs[j].name;
+            if (R->specs[j].camera)
+                memcpy(st[n].pose, R->cams[j].mount, sizeof st[n].pose);
+            else if (R->navs[j])
+                memcpy(st[n].pose, R->nav_desc[j].mount_pose, sizeof st[n].pose);
+            else if (R->radars[j])
+                memcpy(st[n].pose, R->radar_desc[j].mount_pose, sizeof st[n].pose);
+            else
+                sensim_lidar_get_mount_pose(R->lidars[j], st[n].pose);
+            if (st[n].pose[15] == 0) /* an all-zero mount means identity */
+                memcpy(st[n].pose, ident, sizeof ident);
+            n++;
+            if (R->specs[j].camera) {
+                snprintf(optical[j], sizeof optical[j], "%.63s_optical", R->specs[j].name);
+                memset(&st[n], 0, sizeof st[n]);
+                st[n].stamp_ns = t;
+                st[n].parent_frame = R->specs[j].name;
+                st[n].child_frame = optical[j];
+                memcpy(st[n].pose, OPTICAL, sizeof OPTICAL);
+                n++;
+            }
+        }
+        if (n)
+            MC(sensim_mcap_write_transforms(m, M->t_tfs, t, st, n));
+        M->static_done = 1;
+    }
+    MC(sensim_mcap_write_clock(m, M->t_clock, t, t));
+    if (!mo->no_tf || !mo->no_odom) {
+        sensim_kinematics kin;
+        MC(sensim_kinematics_at(R->tr->keys, R->tr->n, g_motion, t, &kin));
+        if (!mo->no_tf) {
+            sensim_ros_transform x;
+            memset(&x, 0, sizeof x);
+            x.stamp_ns = t, x.parent_frame = mo->odom_frame, x.child_frame = mo->base_frame;
+            memcpy(x.pose, kin.pose, sizeof x.pose);
+            MC(sensim_mcap_write_transforms(m, M->t_tf, t, &x, 1));
+        }
+        if (!mo->no_odom) {
+            double vb[3];
+            for (int i = 0; i < 3; i++) /* world velocity in the body frame: R^T v */
+                vb[i] = kin.pose[4 * i] * kin.velocity[0] + kin.pose[4 * i + 1] * kin.velocity[1] +
+                        kin.pose[4 * i + 2] * kin.velocity[2];
+            MC(sensim_mcap_write_odometry(m, M->t_odom, t, t, mo->odom_frame, mo->base_frame, kin.pose, vb,
+                                          kin.angular_velocity));
+        }
+    }
+end:
+    return rc;
+}
+
+int run_mcap(batch_run *R, const mcap_opts *mo)
+{
     char prefix[4200];
     snprintf(prefix, sizeof prefix, "%.4000s/sensim", R->out);
+    mcap_out M;
+    memset(&M, 0, sizeof M);
+    M.mo = mo, M.R = R;
+    M.static_done = mo->no_tf; /* --no-tf: no /tf_static either */
     sensim_mcap *m = NULL;
     int rc = 0;
-    uint16_t t_clock = 0, t_tf = 0, t_tfs = 0, t_odom = 0;
-    uint16_t tp[MAX_SENSORS][6]; /* per sensor: main topic(s); cameras: 5 outputs + camera_info */
-    radar_point *rbuf = NULL;
     MC(sensim_mcap_open(prefix, &mo->o, &m));
+    M.m = m;
     char name[512];
     topic_name(name, sizeof name, mo->prefix, "clock", "");
-    MC(sensim_mcap_add_topic(m, mo->prefix[0] ? name : "/clock", SENSIM_ROS_CLOCK, &t_clock));
+    MC(sensim_mcap_add_topic(m, mo->prefix[0] ? name : "/clock", SENSIM_ROS_CLOCK, &M.t_clock));
     if (!mo->no_tf) {
-        MC(sensim_mcap_add_topic(m, "/tf", SENSIM_ROS_TF, &t_tf));
-        MC(sensim_mcap_add_topic(m, "/tf_static", SENSIM_ROS_TF_STATIC, &t_tfs));
+        MC(sensim_mcap_add_topic(m, "/tf", SENSIM_ROS_TF, &M.t_tf));
+        MC(sensim_mcap_add_topic(m, "/tf_static", SENSIM_ROS_TF_STATIC, &M.t_tfs));
     }
     if (!mo->no_odom) {
         topic_name(name, sizeof name, mo->prefix, "odom", "");
-        MC(sensim_mcap_add_topic(m, name, SENSIM_ROS_ODOMETRY, &t_odom));
+        MC(sensim_mcap_add_topic(m, name, SENSIM_ROS_ODOMETRY, &M.t_odom));
     }
     static const char *const outs[5] = {"depth", "semantic", "instance", "normal", "rgb"};
-    uint64_t max_rays = 0;
     for (uint32_t s = 0; s < R->nspecs; s++) {
         const sensor_spec *sp = &R->specs[s];
         if (sp->camera) {
@@ -90,214 +227,38 @@ int run_mcap(mcap_run *R)
                     char leaf[32];
                     snprintf(leaf, sizeof leaf, "%s/image", outs[k]);
                     topic_name(name, sizeof name, mo->prefix, sp->name, leaf);
-                    MC(sensim_mcap_add_topic(m, name, SENSIM_ROS_IMAGE, &tp[s][k]));
+                    MC(sensim_mcap_add_topic(m, name, SENSIM_ROS_IMAGE, &M.tp[s][k]));
                 }
             topic_name(name, sizeof name, mo->prefix, sp->name, "camera_info");
-            MC(sensim_mcap_add_topic(m, name, SENSIM_ROS_CAMERA_INFO, &tp[s][5]));
+            MC(sensim_mcap_add_topic(m, name, SENSIM_ROS_CAMERA_INFO, &M.tp[s][5]));
         } else if (sp->nav) {
             static const char *const leaf[3] = {"imu", "fix", "odom"};
             static const int32_t type[3] = {SENSIM_ROS_IMU, SENSIM_ROS_NAVSATFIX, SENSIM_ROS_ODOMETRY};
             topic_name(name, sizeof name, mo->prefix, sp->name, leaf[sp->nav - 1]);
-            MC(sensim_mcap_add_topic(m, name, type[sp->nav - 1], &tp[s][0]));
+            MC(sensim_mcap_add_topic(m, name, type[sp->nav - 1], &M.tp[s][0]));
         } else {
             topic_name(name, sizeof name, mo->prefix, sp->name, sp->radar ? "detections" : "points");
-            MC(sensim_mcap_add_topic(m, name, SENSIM_ROS_POINTCLOUD2, &tp[s][0]));
+            MC(sensim_mcap_add_topic(m, name, SENSIM_ROS_POINTCLOUD2, &M.tp[s][0]));
             if (sp->radar) {
                 uint64_t n = sensim_radar_rays_per_sample(R->radars[s]);
-                max_rays = n > max_rays ? n : max_rays;
+                M.rcap = n > M.rcap ? n : M.rcap;
             }
         }
     }
     init_radar_point_fields();
-    if (max_rays && !(rbuf = malloc((max_rays + 1) * (sizeof *rbuf + sizeof(sensim_radar_detection))))) {
+    if (M.rcap && !(M.rbuf = malloc(M.rcap * sizeof *M.rbuf))) {
         fprintf(stderr, "sensim: error: out of memory for radar detections\n");
         rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
         goto end;
     }
-    /* events in time order: world steps (clock, tf, odom) first at equal
-     * times, then sensors in rig order */
-    const int64_t t0 = R->tr->keys[0].t_ns, t1 = R->tr->keys[R->tr->n - 1].t_ns;
-    const int64_t s0 = -floordiv(-t0, R->step_ns), ns = floordiv(t1, R->step_ns) - s0;
-    int64_t next[MAX_SENSORS + 1];
-    for (uint32_t s = 0; s <= R->nspecs; s++)
-        next[s] = R->fa;
-    int static_done = mo->no_tf;
-    static const double ident[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    while (!g_stop) {
-        int best = -1;
-        int64_t bt = INT64_MAX;
-        for (uint32_t s = 0; s <= R->nspecs; s++) {
-            int64_t count = s == R->nspecs ? ns : R->nframes[s];
-            if (next[s] >= count || next[s] >= R->fb)
-                continue;
-            int64_t t = s == R->nspecs ? (s0 + next[s]) * R->step_ns : (R->first_frame[s] + next[s]) * R->periods[s];
-            if (t < bt || (t == bt && s == R->nspecs))
-                bt = t, best = (int)s;
-        }
-        if (best < 0)
-            break;
-        const uint32_t s = (uint32_t)best;
-        const int64_t k = s == R->nspecs ? s0 + next[s] : R->first_frame[s] + next[s];
-        next[s]++;
-        if (!static_done) { /* mounts, once, at the first event */
-            sensim_ros_transform st[2 * MAX_SENSORS];
-            uint32_t n = 0;
-            for (uint32_t j = 0; j < R->nspecs; j++) {
-                memset(&st[n], 0, sizeof st[n]);
-                st[n].stamp_ns = bt;
-                st[n].parent_frame = mo->base_frame;
-                st[n].child_frame = R->specs[j].name;
-                if (R->specs[j].camera)
-                    memcpy(st[n].pose, R->cams[j].mount, sizeof st[n].pose);
-                else if (R->navs[j])
-                    memcpy(st[n].pose, R->nav_desc[j].mount_pose, sizeof st[n].pose);
-                else if (R->radars[j])
-                    memcpy(st[n].pose, R->radar_desc[j].mount_pose, sizeof st[n].pose);
-                else
-                    sensim_lidar_get_mount_pose(R->lidars[j], st[n].pose);
-                if (st[n].pose[15] == 0) /* an all-zero mount means identity */
-                    memcpy(st[n].pose, ident, sizeof ident);
-                n++;
-                if (R->specs[j].camera) {
-                    static char optical[MAX_SENSORS][80];
-                    snprintf(optical[j], sizeof optical[j], "%.63s_optical", R->specs[j].name);
-                    memset(&st[n], 0, sizeof st[n]);
-                    st[n].stamp_ns = bt;
-                    st[n].parent_frame = R->specs[j].name;
-                    st[n].child_frame = optical[j];
-                    memcpy(st[n].pose, OPTICAL, sizeof OPTICAL);
-                    n++;
-                }
-            }
-            if (n)
-                MC(sensim_mcap_write_transforms(m, t_tfs, bt, st, n));
-            static_done = 1;
-        }
-        if (s == R->nspecs) { /* world step: clock, platform tf and odometry */
-            MC(sensim_mcap_write_clock(m, t_clock, bt, bt));
-            if (!mo->no_tf || !mo->no_odom) {
-                sensim_kinematics kin;
-                MC(sensim_kinematics_at(R->tr->keys, R->tr->n, g_motion, bt, &kin));
-                if (!mo->no_tf) {
-                    sensim_ros_transform x;
-                    memset(&x, 0, sizeof x);
-                    x.stamp_ns = bt, x.parent_frame = mo->odom_frame, x.child_frame = mo->base_frame;
-                    memcpy(x.pose, kin.pose, sizeof x.pose);
-                    MC(sensim_mcap_write_transforms(m, t_tf, bt, &x, 1));
-                }
-                if (!mo->no_odom) {
-                    double vb[3];
-                    for (int i = 0; i < 3; i++) /* world velocity in the body frame: R^T v */
-                        vb[i] = kin.pose[4 * i] * kin.velocity[0] + kin.pose[4 * i + 1] * kin.velocity[1] +
-                                kin.pose[4 * i + 2] * kin.velocity[2];
-                    MC(sensim_mcap_write_odometry(m, t_odom, bt, bt, mo->odom_frame, mo->base_frame, kin.pose, vb,
-                                                  kin.angular_velocity));
-                }
-            }
-            continue;
-        }
-        const sensor_spec *sp = &R->specs[s];
-        if (sp->camera) {
-            cam_sensor *c = &R->cams[s];
-            sensim_camera_images im = {0};
-            const sensim_camera_images *cim = R->cim;
-            im.depth = (c->want & SENSIM_CAMERA_DEPTH) ? cim->depth : NULL;
-            im.semantic = (c->want & (SENSIM_CAMERA_SEMANTIC | SENSIM_CAMERA_INSTANCE)) ? cim->semantic : NULL;
-            im.instance = (c->want & SENSIM_CAMERA_INSTANCE) ? cim->instance : NULL;
-            im.normal = (c->want & SENSIM_CAMERA_NORMAL) ? cim->normal : NULL;
-            im.rgb = (c->want & SENSIM_CAMERA_RGB) ? cim->rgb : NULL;
-            int64_t t = k * c->period_ns, span = c->d.row_readout_ns * (int64_t)(c->d.height - 1);
-            sensim_motion mm;
-            if ((rc = camera_keys(sp->name, R->tr, k, t, span, &mm)))
-                goto end;
-            double pose[16];
-            if ((rc = actors_move(R->as, t, t + span + 1)))
-                goto end;
-            sensim_status st = sensim_camera_render(c->cam, R->scene, &mm, t, &im, pose);
-            if (st) {
-                rc = st == SENSIM_ERR_CANCELLED && g_stop ? 0 : fail(st);
-                goto end;
-            }
-            char frame[80];
-            snprintf(frame, sizeof frame, "%s_optical", sp->name);
-            uint16_t ctp[6]; /* the semantic plane is rendered for instance too: written when asked for */
-            memcpy(ctp, tp[s], sizeof ctp);
-            if (!(c->want & SENSIM_CAMERA_SEMANTIC))
-                ctp[1] = UINT16_MAX;
-            MC(sensim_mcap_write_capture(m, ctp, t, frame, c->cam, &im));
-            R->frames++, R->pg->done[s]++;
-            progress(R->pg, 0);
-            continue;
-        }
-        if (R->navs[s]) {
-            sensim_nav_sample ns_;
-            MC(sensim_nav_sample_at(R->navs[s], R->tr->keys, R->tr->n, (uint64_t)k, &ns_));
-            const sensim_nav_desc *d = &R->nav_desc[s];
-            if (sp->nav - 1 == SENSIM_NAV_IMU) {
-                /* per axis: white noise σ² plus the noise density's σ² at the sample rate */
-                double rate = d->rate_hz, gv[3], av[3];
-                for (int ax = 0; ax < 3; ax++) {
-                    gv[ax] = d->gyro_stddev[ax] * d->gyro_stddev[ax] + d->gyro_noise_density * d->gyro_noise_density * rate;
-                    av[ax] = d->accel_stddev[ax] * d->accel_stddev[ax] +
-                             d->accel_noise_density * d->accel_noise_density * rate;
-                }
-                MC(sensim_mcap_write_imu_axes(m, tp[s][0], ns_.t_ns, sp->name, &ns_, -1, gv, av));
-            } else if (sp->nav - 1 == SENSIM_NAV_GNSS) {
-                double enu[3]; /* the sensor's degrees on the WGS 84 ellipsoid at the fix's latitude */
-                MC(sensim_gnss_enu_variance(ns_.latitude_deg, d->lat_stddev_deg, d->lon_stddev_deg, d->alt_stddev_m,
-                                            enu));
-                MC(sensim_mcap_write_navsatfix_enu(m, tp[s][0], ns_.t_ns, sp->name, &ns_, enu));
-            } else {
-                MC(sensim_mcap_write_odometry_sample(m, tp[s][0], mo->odom_frame, sp->name, &ns_));
-            }
-            R->frames++, R->pg->done[s]++;
-            progress(R->pg, 0);
-            continue;
-        }
-        if (R->radars[s]) {
-            uint64_t n, cap = sensim_radar_rays_per_sample(R->radars[s]);
-            sensim_radar_detection *det = (sensim_radar_detection *)(rbuf + cap + 1);
-            int64_t t = k * R->periods[s];
-            if ((rc = actors_move(R->as, t, t + 1)))
-                goto end;
-            MC(sensim_radar_sample_at(R->radars[s], R->scene, R->tr->keys, R->tr->n, (uint64_t)k, det, cap, &n, NULL));
-            for (uint64_t i = 0; i < n; i++) {
-                double ca = cos(det[i].altitude_rad), r = det[i].depth_m;
-                rbuf[i].x = (float)(r * ca * cos(det[i].azimuth_rad));
-                rbuf[i].y = (float)(r * ca * sin(det[i].azimuth_rad));
-                rbuf[i].z = (float)(r * sin(det[i].altitude_rad));
-                rbuf[i].d = det[i];
-            }
-            MC(sensim_mcap_write_cloud(m, tp[s][0], t, t, sp->name, radar_point_fields, 13, sizeof *rbuf, rbuf, n));
-            R->frames++, R->pg->done[s]++;
-            progress(R->pg, 0);
-            continue;
-        }
-        /* lidar */
-        sensim_lidar_info li;
-        sensim_lidar_get_info(R->lidars[s], &li);
-        sensim_frame_header h;
-        uint64_t n;
-        rc = scan_lidar_frame(R->lidars[s], R->scene, R->as, R->tr, k, li.frame_period_ns, R->ring, R->pts, R->cap,
-                              &h, &n);
-        if (rc) {
-            if (rc == -1)
-                rc = 0;
-            goto end;
-        }
-        sensim_frame_view v = {&h, {R->pts, NULL}, {n, 0}};
-        MC(sensim_mcap_write_points(m, tp[s][0], h.t_end_ns, sp->name, &v));
-        R->frames++, R->pg->done[s]++;
-        R->points += n, R->pg->points += n;
-        R->pg->empty[s] += n == 0;
-        progress(R->pg, 0);
-    }
+    R->mc = &M;
+    rc = run_rig(R);
+    R->mc = NULL;
 end:
-    free(rbuf);
+    free(M.rbuf);
     if (m) {
         sensim_mcap_stats ms;
         sensim_mcap_get_stats(m, &ms);
-        R->messages = ms.messages;
         uint32_t files = 0;
         sensim_status st = sensim_mcap_close(m, &files);
         if (st && !rc)

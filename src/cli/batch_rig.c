@@ -92,7 +92,19 @@ static sensim_status lidar_consumer(void *user, uint32_t index, sensim_ring *rin
     sensim_status st;
     while ((st = sensim_ring_peek(ring, &v)) == SENSIM_OK) {
         const int64_t r = (int64_t)v.header->frame_number;
-        if (take_frame(X, s, r)) {
+        if (R->mc && take_frame(X, s, r)) {
+            sensim_status wst = mcap_points(R->mc, s, &v);
+            if (wst) {
+                sensim_ring_release(ring);
+                return wst;
+            }
+            const uint64_t n = v.counts[0] + v.counts[1];
+            R->points += n;
+            R->pg->done[s]++;
+            R->pg->points = R->points;
+            R->pg->empty[s] += n == 0;
+            progress(R->pg, 0);
+        } else if (take_frame(X, s, r)) {
             int slot;
             job *j = writer_slot(R->w, &slot);
             snprintf(j->base, sizeof j->base, "%.4000s%s%.63s/frame_%06lld", R->out, R->rig_file ? "/" : "",
@@ -136,8 +148,9 @@ static sensim_status camera_consumer(void *user, uint32_t index, sensim_ring *ri
             memset(&im, 0, sizeof im);
             im.depth = (float *)v.depth, im.semantic = (uint8_t *)v.semantic, im.instance = (uint32_t *)v.instance;
             im.normal = (float *)v.normal, im.rgb = (uint8_t *)v.rgb;
-            st = sensim_image_sink_write(R->cams[s].sink, (uint64_t)r, v.header->t_begin_ns, v.header->sensor_pose,
-                                         &im);
+            st = R->mc ? mcap_capture(R->mc, s, &v)
+                       : sensim_image_sink_write(R->cams[s].sink, (uint64_t)r, v.header->t_begin_ns,
+                                                 v.header->sensor_pose, &im);
             if (st) {
                 sensim_ring_release(ring);
                 return st;
@@ -165,7 +178,7 @@ static sensim_status stream_consumer(void *user, uint32_t index, sensim_ring *ri
                 break;
             r = (int64_t)h->frame_number;
             if (take_frame(X, s, r))
-                st = sensim_csv_sink_write_nav(X->csv[s], smp);
+                st = X->R->mc ? mcap_nav(X->R->mc, s, smp) : sensim_csv_sink_write_nav(X->csv[s], smp);
         } else {
             sensim_frame_view v;
             if ((st = sensim_ring_peek(ring, &v)))
@@ -177,7 +190,8 @@ static sensim_status stream_consumer(void *user, uint32_t index, sensim_ring *ri
                 for (uint64_t i = 0; i < v.counts[k] && n < X->radar_cap; i++)
                     memcpy(&d[n++], &v.points[k][i], sizeof *d);
             if (take_frame(X, s, r))
-                st = sensim_csv_sink_write_radar(X->csv[s], h->t_begin_ns, (uint64_t)r, d, n);
+                st = X->R->mc ? mcap_radar(X->R->mc, s, h->t_begin_ns, d, n)
+                              : sensim_csv_sink_write_radar(X->csv[s], h->t_begin_ns, (uint64_t)r, d, n);
         }
         if (!st && r >= X->r_lo[s] && r < X->r_hi[s]) {
             X->R->pg->done[s]++;
@@ -303,7 +317,7 @@ static int run_pass(pass *X)
             break;
         int k = kind_of(R, s);
         sensim_ring_consumer fn = k == K_LIDAR ? lidar_consumer : k == K_CAMERA ? camera_consumer : stream_consumer;
-        if (k >= K_NAV && (rc = stream_sink(X, s)))
+        if (k >= K_NAV && !R->mc && (rc = stream_sink(X, s)))
             break;
         uint32_t idx;
         st = k == K_LIDAR    ? sensim_rig_add_lidar(rig, R->lidars[s], X->ring[s], &idx)
@@ -347,6 +361,8 @@ static int run_pass(pass *X)
             mp = &m;
         }
         if (rc || (rc = actors_move(R->as, t, t + dt)))
+            break;
+        if (R->mc && t < (R->s0 + X->ob) * D && (rc = mcap_step(R->mc, t))) /* the step's clock, tf, odometry */
             break;
         double a0 = now_s();
         sensim_rig_step_result res;

@@ -235,28 +235,6 @@ void sensor_pose_at(const traj *tr, int64_t t, const double mount[16], double ou
     mat4_mul(P, mount, out);
 }
 
-/* The keys a render of [t, t + span] reads, the causal model's lead keys included, into @p m;
- * 0, or an exit status after a message. */
-int camera_keys(const char *name, const traj *tr, int64_t k, int64_t t, int64_t span, sensim_motion *m)
-{
-    size_t lo = key_at(tr, t), hi = lo;
-    while (hi + 1 < tr->n && tr->keys[hi].t_ns < t + span)
-        hi++;
-    if (hi + 1 < tr->n && hi == lo)
-        hi++;
-    size_t lead = lead_keys(lo);
-    if (hi - lo + 1 + lead > 64 /* keys a sensim_motion takes */) {
-        fprintf(stderr, "sensim: error: camera '%s': the rolling shutter of capture %lld spans %zu trajectory "
-                        "rows, more than %zu\n", name, (long long)k, hi - lo + 1, 64 - lead);
-        return EXIT_STATUS_BASE + SENSIM_ERR_TOO_LARGE;
-    }
-    memset(m, 0, sizeof *m);
-    m->keys = &tr->keys[lo - lead];
-    m->key_count = (uint32_t)(hi - lo + 1 + lead);
-    m->interp = (uint32_t)g_motion;
-    return 0;
-}
-
 const char *frame_name(int32_t frame)
 {
     return frame == SENSIM_FRAME_CARLA ? "carla" : frame == SENSIM_FRAME_UE ? "ue" : "native";
@@ -313,45 +291,4 @@ int write_step(const step_plan *sp, int64_t s)
     }
     fprintf(f, "\n ]}\n");
     return tmp_commit(f, tmp, path, 0);
-}
-
-
-/* Scan frame r of @p lidar (frame period @p P) along the trajectory into
- * @p ring and pop it into @p pts (capacity @p cap). 0, -1 (cancelled by
- * Ctrl-C) or an exit status after a message. */
-int scan_lidar_frame(sensim_lidar *lidar, sensim_scene *scene, actor_set *as, const traj *tr, int64_t r,
-                     int64_t P, sensim_ring *ring, sensim_point *pts, uint64_t cap, sensim_frame_header *h,
-                     uint64_t *n)
-{
-    int64_t fbeg = r * P, fend = fbeg + P;
-    int rc;
-    if ((rc = actors_move(as, fbeg, fend)))
-        return rc;
-    /* the frame in pieces of at most KEYS_PER_PIECE trajectory rows */
-    size_t lo = 0;
-    while (lo + 1 < tr->n && tr->keys[lo + 1].t_ns <= fbeg)
-        lo++;
-    int64_t a = fbeg;
-    while (a < fend) {
-        size_t hi = lo, lead = lead_keys(lo);
-        while (hi + 1 < tr->n && hi - lo + lead < KEYS_PER_PIECE && tr->keys[hi].t_ns < fend)
-            hi++;
-        int64_t b = (tr->keys[hi].t_ns < fend && hi + 1 < tr->n) ? tr->keys[hi].t_ns : fend;
-        if (b <= a)
-            b = fend;
-        sensim_motion m;
-        memset(&m, 0, sizeof m);
-        m.keys = &tr->keys[lo - lead];
-        m.key_count = (uint32_t)(hi - lo + 1 + lead);
-        m.interp = (uint32_t)g_motion;
-        m.world_step = (uint64_t)r;
-        sensim_status st = sensim_lidar_scan_motion(lidar, scene, a, b, &m, ring, NULL);
-        if (st)
-            return st == SENSIM_ERR_CANCELLED && g_stop ? -1 : fail(st);
-        a = b;
-        while (lo + 1 < tr->n && tr->keys[lo + 1].t_ns <= a)
-            lo++;
-    }
-    sensim_status st = sensim_ring_pop(ring, h, pts, cap, n);
-    return st ? fail(st) : 0;
 }
