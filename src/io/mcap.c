@@ -5,6 +5,7 @@
  * header and alignment counted from the byte after it. */
 #include "internal.h"
 #include "motion.h"
+#include "mcap_impl.h"
 #include "ros2_msgdefs.h"
 
 #include <errno.h>
@@ -16,177 +17,12 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#define SENSIM_MAGIC_MCAP 0x4D534E53u /* "SNSM" */
-#define MAX_TOPICS 1024
-#define MAX_NAME 255
 
 static const uint8_t MCAP_MAGIC[8] = {0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
 
 enum { OP_HEADER = 1, OP_FOOTER, OP_SCHEMA, OP_CHANNEL, OP_MESSAGE, OP_CHUNK, OP_MESSAGE_INDEX, OP_CHUNK_INDEX,
        OP_STATISTICS = 0x0B, OP_SUMMARY_OFFSET = 0x0E, OP_DATA_END = 0x0F };
 
-/* ---- growable little-endian byte buffer ---- */
-typedef struct buf {
-    uint8_t *p;
-    size_t n, cap;
-    int oom;
-} buf;
-
-static int b_reserve(buf *b, size_t more)
-{
-    if (b->oom)
-        return 0;
-    if (more > SIZE_MAX / 2 - b->n) {
-        b->oom = 1;
-        return 0;
-    }
-    if (b->n + more <= b->cap)
-        return 1;
-    size_t c = b->cap ? b->cap : 4096;
-    while (c < b->n + more)
-        c *= 2;
-    uint8_t *q = realloc(b->p, c);
-    if (!q) {
-        b->oom = 1;
-        return 0;
-    }
-    b->p = q, b->cap = c;
-    return 1;
-}
-
-static void b_put(buf *b, const void *d, size_t n)
-{
-    if (n && b_reserve(b, n)) {
-        memcpy(b->p + b->n, d, n);
-        b->n += n;
-    }
-}
-
-static void b_u8(buf *b, uint8_t v) { b_put(b, &v, 1); }
-static void b_u16(buf *b, uint16_t v) { uint8_t x[2] = {(uint8_t)v, (uint8_t)(v >> 8)}; b_put(b, x, 2); }
-static void b_u32(buf *b, uint32_t v)
-{
-    uint8_t x[4];
-    for (int i = 0; i < 4; i++)
-        x[i] = (uint8_t)(v >> (8 * i));
-    b_put(b, x, 4);
-}
-static void b_u64(buf *b, uint64_t v)
-{
-    uint8_t x[8];
-    for (int i = 0; i < 8; i++)
-        x[i] = (uint8_t)(v >> (8 * i));
-    b_put(b, x, 8);
-}
-/* MCAP String: uint32 byte length + bytes, no NUL */
-static void b_str(buf *b, const char *s)
-{
-    size_t n = strlen(s);
-    b_u32(b, (uint32_t)n);
-    b_put(b, s, n);
-}
-/* a record: opcode, u64 content length patched in by rec_end */
-static size_t rec_begin(buf *b, uint8_t op)
-{
-    b_u8(b, op);
-    size_t at = b->n;
-    b_u64(b, 0);
-    return at;
-}
-static void rec_end(buf *b, size_t at)
-{
-    if (b->oom)
-        return;
-    uint64_t len = b->n - at - 8;
-    for (int i = 0; i < 8; i++)
-        b->p[at + i] = (uint8_t)(len >> (8 * i));
-}
-
-/* ---- CDR (XCDR1 LE): alignment from the byte after the 4-byte header ---- */
-static void c_align(buf *b, size_t a)
-{
-    static const uint8_t z[8] = {0};
-    size_t pad = (a - (b->n - 4) % a) % a;
-    b_put(b, z, pad);
-}
-static void c_u8(buf *b, uint8_t v) { b_u8(b, v); }
-static void c_u16(buf *b, uint16_t v) { c_align(b, 2); b_u16(b, v); }
-static void c_u32(buf *b, uint32_t v) { c_align(b, 4); b_u32(b, v); }
-static void c_f64(buf *b, double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, 8);
-    c_align(b, 8);
-    b_u64(b, u);
-}
-static void c_f64s(buf *b, const double *v, int n)
-{
-    for (int i = 0; i < n; i++)
-        c_f64(b, v[i]);
-}
-/* CDR string: uint32 length including the NUL, bytes, NUL */
-static void c_str(buf *b, const char *s)
-{
-    size_t n = strlen(s);
-    c_u32(b, (uint32_t)(n + 1));
-    b_put(b, s, n + 1);
-}
-static void c_begin(buf *b)
-{
-    static const uint8_t enc[4] = {0x00, 0x01, 0x00, 0x00}; /* CDR_LE */
-    b->n = 0;
-    b->oom = 0;
-    b_put(b, enc, 4);
-}
-static void c_time(buf *b, int64_t t)
-{
-    int64_t s = t >= 0 ? t / 1000000000 : -((-t + 999999999) / 1000000000);
-    c_u32(b, (uint32_t)(int32_t)s);
-    c_u32(b, (uint32_t)(t - s * 1000000000));
-}
-static void c_header(buf *b, int64_t stamp, const char *frame_id)
-{
-    c_time(b, stamp);
-    c_str(b, frame_id);
-}
-
-/* ---- the writer ---- */
-typedef struct topic {
-    char name[MAX_NAME + 1];
-    int32_t type;
-    uint32_t sequence;
-    uint64_t file_count;    /* messages in the current file */
-    uint64_t *idx;          /* (log time, offset) pairs of the open chunk */
-    size_t nidx, capidx;
-    int in_file;            /* channel record written in the current file */
-} topic;
-
-struct sensim_mcap {
-    _Atomic uint32_t magic;
-    char prefix[4001];
-    sensim_mcap_options o;
-    topic *topics;
-    uint32_t ntopics;
-    /* current file */
-    FILE *f;
-    char path[4100], tmp[4200];
-    uint32_t file_index;
-    uint64_t off;           /* bytes in the current file */
-    uint32_t crc;           /* CRC-32 of the data section so far */
-    uint64_t file_msgs, file_chunks;
-    int64_t file_start, file_end; /* earliest and latest log time in the file */
-    int schema_in_file[SENSIM__ROS2_TYPES];
-    buf chunk_idx;          /* Chunk Index records of the current file */
-    /* open chunk */
-    buf chunk;
-    int64_t chunk_start, chunk_end;
-    /* scratch */
-    buf msg, rec, comp;
-    /* totals */
-    uint64_t messages, chunks, bytes;
-    uint32_t files, done_files;
-    sensim_status failed;
-};
 
 void sensim_mcap_options_init(sensim_mcap_options *o)
 {
@@ -605,7 +441,7 @@ static int valid_topic(const char *s)
     return 1;
 }
 
-static int valid_frame(const char *s)
+int sensim__mcap_valid_frame(const char *s)
 {
     size_t n = s ? strlen(s) : 0;
     if (n < 1 || n > MAX_NAME)
@@ -650,9 +486,9 @@ sensim_status sensim_mcap_add_topic(sensim_mcap *m, const char *name, int32_t ty
 
 /* Checks shared by every write: handle, topic of the right type, times, the
  * frame id (NO_FRAME for messages without a header). */
-static const char NO_FRAME[] = "";
-static sensim_status check_write(sensim_mcap *m, uint16_t tp, int32_t type, int64_t log_ns, int64_t stamp,
-                                 const char *frame_id, const char *fn)
+const char sensim__mcap_no_frame[] = "";
+sensim_status sensim__mcap_check_write(sensim_mcap *m, uint16_t tp, int32_t type, int64_t log_ns, int64_t stamp,
+                                       const char *frame_id, const char *fn)
 {
     if (!m)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: writer is NULL", fn);
@@ -671,7 +507,7 @@ static sensim_status check_write(sensim_mcap *m, uint16_t tp, int32_t type, int6
     if (stamp < INT64_C(-2147483648) * 1000000000 || stamp > INT64_C(2147483647) * 1000000000 + 999999999)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: stamp %lld ns beyond builtin_interfaces/Time (int32 s)", fn,
                             (long long)stamp);
-    if (frame_id != NO_FRAME && !valid_frame(frame_id))
+    if (frame_id != sensim__mcap_no_frame && !sensim__mcap_valid_frame(frame_id))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT,
                             "%s: frame id '%.300s' empty, over 255 bytes or with characters other than letters, "
                             "digits, '_', '/', '.', '-'",
@@ -680,7 +516,7 @@ static sensim_status check_write(sensim_mcap *m, uint16_t tp, int32_t type, int6
 }
 
 /* The serialized message in m->msg becomes a Message record of topic @p tp. */
-static sensim_status emit(sensim_mcap *m, uint16_t tp, int64_t log_ns)
+sensim_status sensim__mcap_emit(sensim_mcap *m, uint16_t tp, int64_t log_ns)
 {
     if (m->msg.oom)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap: out of memory for a message");
@@ -726,345 +562,4 @@ static sensim_status emit(sensim_mcap *m, uint16_t tp, int64_t log_ns)
     if (c->n >= m->o.chunk_bytes)
         return flush_chunk(m);
     return SENSIM_OK;
-}
-
-static int datatype_size(uint32_t dt)
-{
-    static const int sz[9] = {0, 1, 1, 2, 2, 4, 4, 4, 8};
-    return dt >= 1 && dt <= 8 ? sz[dt] : 0;
-}
-
-static sensim_status cloud(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp, const char *frame_id,
-                           const sensim_field *fields, uint32_t nf, const sensim_field *extra, uint32_t nextra,
-                           uint32_t rs, const void *const recs[2], const uint64_t counts[2], const char *fn)
-{
-    sensim_status st = check_write(m, tp, SENSIM_ROS_POINTCLOUD2, log_ns, stamp, frame_id, fn);
-    if (st)
-        return st;
-    if ((!fields && nf) || nf + nextra == 0 || nf > 256 || rs == 0)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: no fields, over 256 fields or a zero record size", fn);
-    for (uint32_t i = 0; i < nf + nextra; i++) {
-        const sensim_field *fd = i < nf ? &fields[i] : &extra[i - nf];
-        int sz = datatype_size(fd->datatype);
-        if (!fd->name || !valid_frame(fd->name) || !sz || fd->count == 0 || fd->count > rs ||
-            fd->offset > rs || (uint64_t)fd->offset + (uint64_t)sz * fd->count > rs)
-            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT,
-                                "%s: field %u (%.64s): bad name, datatype %u, or offset %u + size beyond the %u-byte "
-                                "record",
-                                fn, i, fd->name ? fd->name : "(null)", fd->datatype, fd->offset, rs);
-    }
-    uint64_t n = counts[0] + counts[1];
-    if ((counts[0] && !recs[0]) || (counts[1] && !recs[1]))
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: records are NULL", fn);
-    if (n > UINT32_MAX / rs)
-        return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: %llu records of %u bytes exceed PointCloud2's 4 GiB", fn,
-                            (unsigned long long)n, rs);
-    buf *b = &m->msg;
-    c_begin(b);
-    c_header(b, stamp, frame_id);
-    c_u32(b, 1);
-    c_u32(b, (uint32_t)n);
-    c_u32(b, nf + nextra);
-    for (uint32_t i = 0; i < nf + nextra; i++) {
-        const sensim_field *fd = i < nf ? &fields[i] : &extra[i - nf];
-        c_str(b, fd->name);
-        c_u32(b, fd->offset);
-        c_u8(b, (uint8_t)fd->datatype);
-        c_u32(b, fd->count);
-    }
-    c_u8(b, 0); /* is_bigendian */
-    c_u32(b, rs);
-    c_u32(b, (uint32_t)(n * rs));
-    c_u32(b, (uint32_t)(n * rs));
-    for (int k = 0; k < 2; k++)
-        if (counts[k])
-            b_put(b, recs[k], counts[k] * rs);
-    c_u8(b, 1); /* is_dense */
-    return emit(m, tp, log_ns);
-}
-
-sensim_status sensim_mcap_write_cloud(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp, const char *frame_id,
-                                      const sensim_field *fields, uint32_t nf, uint32_t rs, const void *records,
-                                      uint64_t count)
-{
-    const void *r[2] = {records, NULL};
-    uint64_t c[2] = {count, 0};
-    return cloud(m, tp, log_ns, stamp, frame_id, fields, nf, NULL, 0, rs, r, c, "sensim_mcap_write_cloud");
-}
-
-sensim_status sensim_mcap_write_points(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
-                                       const sensim_frame_view *v)
-{
-    if (!v || !v->header)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_points: view or its header is NULL");
-    uint32_t nf;
-    const sensim_field *f = sensim_point_fields(&nf);
-    static const sensim_field alias[2] = {
-        {"t", 20, SENSIM_FIELD_UINT32, 1},    /* Ouster: ns since the stamp */
-        {"ring", 28, SENSIM_FIELD_UINT16, 1}, /* Velodyne / Ouster: beam index */
-    };
-    const void *r[2] = {v->points[0], v->points[1]};
-    return cloud(m, tp, log_ns, v->header->t_begin_ns, frame_id, f, nf, alias, 2, sizeof(sensim_point), r, v->counts,
-                 "sensim_mcap_write_points");
-}
-
-sensim_status sensim_mcap_write_image(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp, const char *frame_id,
-                                      uint32_t w, uint32_t h, const char *enc, uint32_t step, const void *data)
-{
-    sensim_status st = check_write(m, tp, SENSIM_ROS_IMAGE, log_ns, stamp, frame_id, "sensim_mcap_write_image");
-    if (st)
-        return st;
-    static const char *const encs[] = {"rgb8", "bgr8", "bgra8", "rgba8", "mono8", "mono16", "16UC1", "32FC1", "32FC3"};
-    static const uint32_t bpp[] = {3, 3, 4, 4, 1, 2, 2, 4, 12};
-    int e = -1;
-    for (int i = 0; enc && i < 9; i++)
-        if (!strcmp(enc, encs[i]))
-            e = i;
-    if (e < 0 || !data)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_image: %s", e < 0 ? "unknown encoding" : "data is NULL");
-    if (w == 0 || h == 0 || w > 65535 || h > 65535)
-        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_write_image: size %ux%u", w, h);
-    if (step < (uint64_t)w * bpp[e])
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_image: step %u below %u x %u bytes", step,
-                            w, bpp[e]);
-    if ((uint64_t)step * h > UINT32_MAX)
-        return sensim__fail(SENSIM_ERR_TOO_LARGE, "sensim_mcap_write_image: %u x %u bytes exceed 4 GiB", step, h);
-    buf *b = &m->msg;
-    c_begin(b);
-    c_header(b, stamp, frame_id);
-    c_u32(b, h);
-    c_u32(b, w);
-    c_str(b, enc);
-    c_u8(b, 0);
-    c_u32(b, step);
-    c_u32(b, step * h);
-    b_put(b, data, (size_t)step * h);
-    return emit(m, tp, log_ns);
-}
-
-sensim_status sensim_mcap_write_camera_info(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp,
-                                            const char *frame_id, const sensim_camera_info *ci)
-{
-    sensim_status st = check_write(m, tp, SENSIM_ROS_CAMERA_INFO, log_ns, stamp, frame_id,
-                                   "sensim_mcap_write_camera_info");
-    if (st)
-        return st;
-    if (!ci)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_camera_info: info is NULL");
-    if (!memchr(ci->distortion_model, 0, sizeof ci->distortion_model))
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_camera_info: distortion_model unterminated");
-    if (!sensim__finite_array_d(ci->d, 5) || !sensim__finite_array_d(ci->k, 9) || !sensim__finite_array_d(ci->r, 9) ||
-        !sensim__finite_array_d(ci->p, 12))
-        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_mcap_write_camera_info: D, K, R or P not finite");
-    buf *b = &m->msg;
-    c_begin(b);
-    c_header(b, stamp, frame_id);
-    c_u32(b, ci->height);
-    c_u32(b, ci->width);
-    c_str(b, ci->distortion_model);
-    c_u32(b, 5);
-    c_f64s(b, ci->d, 5);
-    c_f64s(b, ci->k, 9);
-    c_f64s(b, ci->r, 9);
-    c_f64s(b, ci->p, 12);
-    c_u32(b, 0);
-    c_u32(b, 0);
-    for (int i = 0; i < 4; i++)
-        c_u32(b, 0);
-    c_u8(b, 0);
-    return emit(m, tp, log_ns);
-}
-
-static void diag3(double out[9], double v)
-{
-    memset(out, 0, 9 * sizeof *out);
-    out[0] = out[4] = out[8] = v;
-}
-
-static void diag_of(double out[9], const double v[3])
-{
-    memset(out, 0, 9 * sizeof *out);
-    out[0] = v[0], out[4] = v[1], out[8] = v[2];
-}
-
-sensim_status sensim_mcap_write_imu(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
-                                    const sensim_nav_sample *s, double ov, double gv, double av)
-{
-    const double g3[3] = {gv, gv, gv}, a3[3] = {av, av, av};
-    return sensim_mcap_write_imu_axes(m, tp, log_ns, frame_id, s, ov, g3, a3);
-}
-
-sensim_status sensim_mcap_write_imu_axes(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
-                                         const sensim_nav_sample *s, double ov, const double gv[3], const double av[3])
-{
-    sensim_status st = check_write(m, tp, SENSIM_ROS_IMU, log_ns, s ? s->t_ns : 0, frame_id, "sensim_mcap_write_imu");
-    if (st)
-        return st;
-    if (!s || !gv || !av)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_imu: sample or variances NULL");
-    if (!sensim__finite_array_d(s->orientation, 4) || !sensim__finite_array_d(s->gyro, 3) ||
-        !sensim__finite_array_d(s->accel, 3) || !isfinite(ov) || !sensim__finite_array_d(gv, 3) ||
-        !sensim__finite_array_d(av, 3))
-        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_mcap_write_imu: sample or variance not finite");
-    if (gv[0] < 0 || gv[1] < 0 || gv[2] < 0 || av[0] < 0 || av[1] < 0 || av[2] < 0)
-        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_write_imu: negative gyro or accel variance");
-    double c[9];
-    buf *b = &m->msg;
-    c_begin(b);
-    c_header(b, s->t_ns, frame_id);
-    const double *q = s->orientation; /* (w, x, y, z) -> ROS (x, y, z, w) */
-    c_f64(b, q[1]);
-    c_f64(b, q[2]);
-    c_f64(b, q[3]);
-    c_f64(b, q[0]);
-    diag3(c, ov < 0 ? 0 : ov);
-    if (ov < 0)
-        c[0] = -1;
-    c_f64s(b, c, 9);
-    c_f64s(b, s->gyro, 3);
-    diag_of(c, gv);
-    c_f64s(b, c, 9);
-    c_f64s(b, s->accel, 3);
-    diag_of(c, av);
-    c_f64s(b, c, 9);
-    return emit(m, tp, log_ns);
-}
-
-sensim_status sensim_mcap_write_navsatfix(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
-                                          const sensim_nav_sample *s, double hv, double vv)
-{
-    const double enu[3] = {hv, hv, vv};
-    return sensim_mcap_write_navsatfix_enu(m, tp, log_ns, frame_id, s, enu);
-}
-
-sensim_status sensim_mcap_write_navsatfix_enu(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
-                                              const sensim_nav_sample *s, const double enu[3])
-{
-    sensim_status st = check_write(m, tp, SENSIM_ROS_NAVSATFIX, log_ns, s ? s->t_ns : 0, frame_id,
-                                   "sensim_mcap_write_navsatfix");
-    if (st)
-        return st;
-    if (!s || !enu)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_navsatfix: sample or variances NULL");
-    if (!isfinite(s->latitude_deg) || !isfinite(s->longitude_deg) || !isfinite(s->altitude_m) ||
-        !sensim__finite_array_d(enu, 3))
-        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_mcap_write_navsatfix: sample or variance not finite");
-    if (enu[0] < 0 || enu[1] < 0 || enu[2] < 0)
-        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_write_navsatfix: negative variance");
-    buf *b = &m->msg;
-    c_begin(b);
-    c_header(b, s->t_ns, frame_id);
-    c_u8(b, 0);  /* STATUS_FIX */
-    c_u16(b, 1); /* SERVICE_GPS */
-    c_f64(b, s->latitude_deg);
-    c_f64(b, s->longitude_deg);
-    c_f64(b, s->altitude_m);
-    double c[9];
-    diag_of(c, enu);
-    c_f64s(b, c, 9);
-    c_u8(b, (enu[0] > 0 || enu[1] > 0 || enu[2] > 0) ? 2 : 0); /* DIAGONAL_KNOWN or UNKNOWN */
-    return emit(m, tp, log_ns);
-}
-
-/* a rigid pose: checked like every pose, and R^T R = I within 1e-6 */
-static sensim_status check_rigid(const double p[16], const char *what)
-{
-    sensim_status st = sensim__check_pose(p, what);
-    if (st)
-        return st;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            double d = 0;
-            for (int k = 0; k < 3; k++)
-                d += p[4 * i + k] * p[4 * j + k];
-            if (fabs(d - (i == j)) > 1e-6)
-                return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s is not a rotation plus translation", what);
-        }
-    return SENSIM_OK;
-}
-
-static void c_pose(buf *b, const double p[16])
-{
-    double q[4];
-    sensim__quat_from_mat(p, q);
-    if (q[0] < 0) /* one of the two signs, always: w >= 0 */
-        for (int i = 0; i < 4; i++)
-            q[i] = -q[i];
-    c_f64(b, p[12]);
-    c_f64(b, p[13]);
-    c_f64(b, p[14]);
-    c_f64(b, q[1]);
-    c_f64(b, q[2]);
-    c_f64(b, q[3]);
-    c_f64(b, q[0]);
-}
-
-sensim_status sensim_mcap_write_odometry(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp,
-                                         const char *frame_id, const char *child, const double pose[16],
-                                         const double lin[3], const double ang[3])
-{
-    sensim_status st = check_write(m, tp, SENSIM_ROS_ODOMETRY, log_ns, stamp, frame_id, "sensim_mcap_write_odometry");
-    if (st)
-        return st;
-    if (!pose || !lin || !ang || !child)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_odometry: NULL argument");
-    if (!valid_frame(child))
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_odometry: child frame id '%.300s' invalid",
-                            child);
-    if ((st = check_rigid(pose, "sensim_mcap_write_odometry: pose")))
-        return st;
-    if (!sensim__finite_array_d(lin, 3) || !sensim__finite_array_d(ang, 3))
-        return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_mcap_write_odometry: twist not finite");
-    static const double zero36[36] = {0};
-    buf *b = &m->msg;
-    c_begin(b);
-    c_header(b, stamp, frame_id);
-    c_str(b, child);
-    c_pose(b, pose);
-    c_f64s(b, zero36, 36);
-    c_f64s(b, lin, 3);
-    c_f64s(b, ang, 3);
-    c_f64s(b, zero36, 36);
-    return emit(m, tp, log_ns);
-}
-
-sensim_status sensim_mcap_write_transforms(sensim_mcap *m, uint16_t tp, int64_t log_ns, const sensim_ros_transform *tf,
-                                           uint32_t n)
-{
-    sensim_status st = check_write(m, tp, SENSIM_ROS_TF, log_ns, 0, NO_FRAME, "sensim_mcap_write_transforms");
-    if (st)
-        return st;
-    if (!tf || n == 0 || n > 65536)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_transforms: %s",
-                            tf ? "count outside 1..65536" : "transforms is NULL");
-    for (uint32_t i = 0; i < n; i++) {
-        char what[64];
-        snprintf(what, sizeof what, "sensim_mcap_write_transforms: transform %u", i);
-        if ((st = check_write(m, tp, SENSIM_ROS_TF, log_ns, tf[i].stamp_ns, tf[i].parent_frame, what)))
-            return st;
-        if (!valid_frame(tf[i].child_frame))
-            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: child frame id invalid", what);
-        if ((st = check_rigid(tf[i].pose, what)))
-            return st;
-    }
-    buf *b = &m->msg;
-    c_begin(b);
-    c_u32(b, n);
-    for (uint32_t i = 0; i < n; i++) {
-        c_header(b, tf[i].stamp_ns, tf[i].parent_frame);
-        c_str(b, tf[i].child_frame);
-        c_pose(b, tf[i].pose);
-    }
-    return emit(m, tp, log_ns);
-}
-
-sensim_status sensim_mcap_write_clock(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t clock_ns)
-{
-    sensim_status st = check_write(m, tp, SENSIM_ROS_CLOCK, log_ns, clock_ns, NO_FRAME, "sensim_mcap_write_clock");
-    if (st)
-        return st;
-    buf *b = &m->msg;
-    c_begin(b);
-    c_time(b, clock_ns);
-    return emit(m, tp, log_ns);
 }

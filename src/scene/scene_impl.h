@@ -79,6 +79,8 @@ typedef struct sensim_scene_mark {
 } sensim_scene_mark;
 void sensim__scene_mark(const sensim_scene *scene, sensim_scene_mark *mark);
 void sensim__scene_rollback(sensim_scene *scene, const sensim_scene_mark *mark);
+/* Rebuild the material name hash from scene->mats (materials.c). */
+void sensim__scene_rebuild_mat_hash(sensim_scene *scene);
 /* A static instance of mesh @p mesh_id (checked by the caller) inside an edit section the caller holds. */
 sensim_status sensim__scene_add_instance_locked(sensim_scene *scene, uint32_t mesh_id, const double pose[16]);
 #ifdef SENSIM_HAVE_ASSIMP

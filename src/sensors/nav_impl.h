@@ -31,6 +31,9 @@ sensim_status sensim__radar_sample_kin(sensim_radar *r, const sensim_scene *scen
 
 /* Cameras (camera.c): render at t_ns with the platform's pose from @p path (rows of a
  * rolling shutter at their own times); sensim_camera_render after its keys. */
+/* A camera image's largest side, pixels (camera_desc.c checks it, camera.c sizes by it). */
+#define MAX_SIDE 16384
+
 sensim_status sensim__camera_render_path(sensim_camera *c, const sensim_scene *scene, const sensim_path *path,
                                          int64_t t_ns, const sensim_camera_images *im, double out_pose[16]);
 
