@@ -17,7 +17,7 @@ done
 [ -f "$(dirname "$hdr")/version.h" ] || { echo "version.h not installed"; exit 1; }
 cd "$dest"
 out=$(env -u SENSIM_LIBRARY PYTHONPATH="$(dirname "$(dirname "$init")")" LD_LIBRARY_PATH="$(dirname "$lib")" \
-      /usr/bin/python3 -c "import sensim, os; print(sensim.__version__, os.path.basename(sensim.library_path()))")
+      /usr/bin/python3 -c "import sensim, sensim.carla, sensim.placement, os; print(sensim.__version__, os.path.basename(sensim.library_path()))")
 echo "installed package: $out"
 [ "$out" = "0.1.0 libsensim.so.0" ]
 

@@ -1,0 +1,336 @@
+"""Files: point clouds (PLY, PCD, ...), PNG, and rosbag2 MCAP written with the library's writers."""
+import ctypes
+import numbers
+
+from . import _lib
+
+from . import (Camera, Frame, InvalidArgument, OutOfRange, POINT_DTYPE, POINT_SIZE, ParseError, _Handle, _L, _check,
+               _f64, _i64, _mat16, _need_numpy, _np, _text_arg, _u32, _u64, _using, _want)
+
+
+POINT_FORMATS = {"ply": 0, "ply-ascii": 1, "pcd": 2, "pcd-ascii": 3, "kitti": 4, "carla": 5, "las": 6, "las12": 7}
+
+
+def write_points(path, points, format="ply"):
+    """Write point records (a structured array of POINT_DTYPE, or 32-byte
+    records as bytes) in one of POINT_FORMATS -- the formats and field names
+    of ``sensim batch --format`` -- through PATH.tmp and a rename."""
+    if format not in POINT_FORMATS:
+        raise InvalidArgument(1, "format must be one of %s, not %r" % (", ".join(POINT_FORMATS), format))
+    if _np is not None and isinstance(points, _np.ndarray):
+        arr = _np.ascontiguousarray(points, dtype=POINT_DTYPE)
+        addr, n = arr.ctypes.data, len(arr)
+    else:
+        raw = bytes(points)
+        if len(raw) % POINT_SIZE:
+            raise InvalidArgument(1, "points: %d bytes is not a whole number of %d-byte records"
+                                  % (len(raw), POINT_SIZE))
+        buf = ctypes.create_string_buffer(raw, len(raw) or 1)
+        addr, n = ctypes.addressof(buf), len(raw) // POINT_SIZE
+    _check(_L.sensim_write_points(_text_arg(path, "path", path=True), POINT_FORMATS[format], None, addr, n))
+
+
+def write_ply(path, points):
+    """Write records as binary PLY (``write_points(path, points, "ply")``)."""
+    write_points(path, points, "ply")
+
+
+def write_png(path, image):
+    """Write a numpy image as PNG through a temporary (nothing half written): uint8 H x W (gray) or
+    H x W x 3 (RGB), or uint16 H x W (16-bit gray, as range images)."""
+    if _np is None:
+        raise _need_numpy("write_png")
+    if not isinstance(image, _np.ndarray) or image.ndim not in (2, 3):
+        raise InvalidArgument(1, "image must be a 2-D or 3-D numpy array")
+    ch = 1 if image.ndim == 2 else image.shape[2]
+    depth = 8 if image.dtype == _np.uint8 else 16 if image.dtype == _np.uint16 and ch == 1 else 0
+    if not depth or ch not in (1, 3):
+        raise InvalidArgument(1, "a PNG takes uint8 with 1 or 3 channels or uint16 with 1, not %s with %d"
+                              % (image.dtype, ch))
+    img = _np.ascontiguousarray(image)
+    if depth == 16:
+        img = img.astype("<u2", copy=False)
+    _check(_L.sensim_write_png(_text_arg(path, "path", path=True), _u32(img.shape[1], "width"),
+                               _u32(img.shape[0], "height"), ch, depth, img.ctypes.data, img.strides[0]))
+
+
+def read_ply(path):
+    """Read a binary little-endian PLY of points (what write_ply and the sensim command write, or any PLY
+    of float/int vertex properties): a numpy structured array of its vertex properties."""
+    if _np is None:
+        raise _need_numpy("read_ply")
+    types = {"float": "<f4", "float32": "<f4", "double": "<f8", "float64": "<f8", "uint": "<u4", "uint32": "<u4",
+             "int": "<i4", "int32": "<i4", "ushort": "<u2", "uint16": "<u2", "short": "<i2", "int16": "<i2",
+             "uchar": "u1", "uint8": "u1", "char": "i1", "int8": "i1"}
+    with open(_text_arg(path, "path", path=True), "rb") as f:
+        data = f.read()
+    end = data.find(b"end_header\n")
+    if not data.startswith(b"ply\n") or end < 0:
+        raise ParseError(4, "%s: not a PLY file" % path)
+    fields, count, in_vertex = [], None, False
+    for line in data[:end].decode("ascii", "replace").splitlines()[1:]:
+        w = line.split()
+        if w[:1] == ["format"] and w[1:2] != ["binary_little_endian"]:
+            raise ParseError(4, "%s: %s PLY (binary_little_endian only)" % (path, w[1] if len(w) > 1 else "?"))
+        if w[:1] == ["element"]:
+            in_vertex = len(w) == 3 and w[1] == "vertex"
+            if in_vertex:
+                count = int(w[2])
+            elif count is None:
+                raise ParseError(4, "%s: an element before vertex" % path)
+        elif w[:1] == ["property"] and in_vertex:
+            if len(w) != 3 or w[1] not in types:
+                raise ParseError(4, "%s: property %r" % (path, line))
+            fields.append((w[2], types[w[1]]))
+    dt = _np.dtype(fields)
+    body = data[end + len(b"end_header\n"):]
+    if count is None or count * dt.itemsize > len(body):
+        raise ParseError(4, "%s: %s vertices do not fit the file" % (path, count))
+    return _np.frombuffer(body, dt, count).copy()
+
+
+def write_pcd(path, points, ascii=False):
+    """Write records as PCD v0.7, binary or ascii, with the record's field
+    names (``write_points(path, points, "pcd")``)."""
+    write_points(path, points, "pcd-ascii" if ascii else "pcd")
+
+
+# ---------------------------------------------------------------- ROS 2 bags
+
+MCAP_TYPES = {"PointCloud2": 0, "Image": 1, "CameraInfo": 2, "Imu": 3, "NavSatFix": 4, "Odometry": 5,
+              "TFMessage": 6, "TFMessage_static": 7, "Clock": 8}
+MCAP_COMPRESSION = {"none": 0, "zstd": 1, "lz4": 2}
+# sensor_msgs/Image encodings write_image takes: (numpy dtype, channels); little-endian as the message says
+_IMAGE_DTYPES = {"rgb8": ("uint8", 3), "bgr8": ("uint8", 3), "rgba8": ("uint8", 4), "bgra8": ("uint8", 4),
+                 "mono8": ("uint8", 1), "mono16": ("<u2", 1), "16UC1": ("<u2", 1), "32FC1": ("<f4", 1),
+                 "32FC3": ("<f4", 3)}
+
+
+def _axes3(value, what):
+    """One number for three axes, or three: a C double[3]."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        v = [float(value)] * 3
+    else:
+        try:
+            v = [_f64(x, what) for x in value]
+        except TypeError:
+            raise InvalidArgument(1, "%s must be a number or three numbers" % what) from None
+        if len(v) != 3:
+            raise InvalidArgument(1, "%s must be a number or three numbers, not %d" % (what, len(v)))
+    return _lib.d3(*v)
+
+
+def gnss_enu_variance(latitude_deg, lat_stddev_deg, lon_stddev_deg, alt_stddev_m):
+    """(East, North, Up) variances in m² of a GNSS fix with angular noise in degrees, on WGS 84."""
+    out = _lib.d3()
+    _check(_L.sensim_gnss_enu_variance(_f64(latitude_deg, "latitude_deg"), _f64(lat_stddev_deg, "lat_stddev_deg"),
+                                       _f64(lon_stddev_deg, "lon_stddev_deg"), _f64(alt_stddev_m, "alt_stddev_m"),
+                                       out))
+    return tuple(out)
+
+
+def _cstr(value, what):
+    return _text_arg(value, what)
+
+
+def _nav_sample(sample):
+    """A NavSample from Nav.sample()'s dict (or a NavSample)."""
+    if isinstance(sample, _lib.NavSample):
+        return sample
+    if not isinstance(sample, dict):
+        raise InvalidArgument(1, "sample must be the dict Nav.sample() returns")
+    s = _lib.NavSample()
+    s.t_ns = _i64(sample.get("t_ns", 0), "sample['t_ns']")
+    for k in ("accel", "gyro", "position", "orientation", "velocity_world", "velocity_body", "angular_velocity",
+              "acceleration_world"):
+        if k in sample:
+            dst = getattr(s, k)
+            vals = list(sample[k])
+            if len(vals) != len(dst):
+                raise InvalidArgument(1, "sample[%r] needs %d numbers" % (k, len(dst)))
+            for i, v in enumerate(vals):
+                dst[i] = _f64(v, "sample[%r]" % k)
+    for k in ("latitude_deg", "longitude_deg", "altitude_m", "compass_rad"):
+        if k in sample:
+            setattr(s, k, _f64(sample[k], "sample[%r]" % k))
+    return s
+
+
+class McapWriter(_Handle):
+    """A rosbag2-compatible MCAP writer (sensim/mcap.h): files PREFIX_0.mcap,
+    PREFIX_1.mcap, ... that `ros2 bag play`, `ros2 bag info` and Foxglove
+    open. Times are int ns of the world clock; ``log_ns`` is the message's
+    receive time. Use as a context manager or call :meth:`close`, which
+    finishes the file (an unfinished file is never left under its name).
+    One thread at a time."""
+    _destroy = None
+    _what = "McapWriter"
+
+    def __init__(self, prefix, compression="zstd", chunk_bytes=1 << 20, split_bytes=0, split_s=0.0, zstd_level=3):
+        super().__init__()
+        if compression not in MCAP_COMPRESSION:
+            raise InvalidArgument(1, "compression must be none, zstd or lz4")
+        o = _lib.McapOptions()
+        _L.sensim_mcap_options_init(ctypes.byref(o))
+        o.compression = MCAP_COMPRESSION[compression]
+        lvl = _i64(zstd_level, "zstd_level")
+        if not 1 <= lvl <= 19:
+            raise OutOfRange(5, "zstd_level must be in 1..19")
+        o.zstd_level = lvl
+        o.chunk_bytes = _u64(chunk_bytes, "chunk_bytes")
+        o.split_bytes = _u64(split_bytes, "split_bytes")
+        split = _f64(split_s, "split_s")
+        if not 0 <= split <= 1e9:
+            raise OutOfRange(5, "split_s must be in [0, 1e9] seconds")
+        o.split_ns = int(round(split * 1e9))
+        h = ctypes.c_void_p()
+        _check(_L.sensim_mcap_open(_text_arg(prefix, "prefix", path=True), ctypes.byref(o), ctypes.byref(h)))
+        self._h = h.value
+        self.files = 0
+
+    def close(self):
+        """Finish the current file; returns how many files were written. Refused while an open
+        McapSink writes into it (close the sink first)."""
+        with self._cv:
+            if not self._h:
+                return self.files
+            if self._holders:
+                raise InvalidArgument(1, "McapWriter is written by an open McapSink: close the sink first")
+            while self._calls:
+                self._cv.wait()
+            h, self._h = self._h, None
+        n = ctypes.c_uint32()
+        _check(_L.sensim_mcap_close(h, ctypes.byref(n)))
+        self.files = n.value
+        return self.files
+
+    def add_topic(self, name, msg_type):
+        """Add a topic: msg_type one of MCAP_TYPES ("PointCloud2", "Image", "CameraInfo", "Imu",
+        "NavSatFix", "Odometry", "TFMessage", "TFMessage_static" for /tf_static's QoS, "Clock").
+        Returns the topic handle the write calls take."""
+        if msg_type not in MCAP_TYPES:
+            raise InvalidArgument(1, "msg_type must be one of " + ", ".join(MCAP_TYPES))
+        t = ctypes.c_uint16()
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_add_topic(h, _cstr(name, "name"), MCAP_TYPES[msg_type], ctypes.byref(t)))
+        return t.value
+
+    @staticmethod
+    def _topic(topic):
+        if not isinstance(topic, int) or isinstance(topic, bool) or not 0 <= topic < 65536:
+            raise InvalidArgument(1, "topic must be the int add_topic() returned")
+        return topic
+
+    def write_frame(self, topic, frame, frame_id, log_ns=None):
+        """A lidar Frame (Ring.pop()) as PointCloud2: stamp = the frame start; log time = the frame end
+        unless ``log_ns`` is given."""
+        if not isinstance(frame, Frame):
+            raise InvalidArgument(1, "frame must be a sensim.Frame (Ring.pop())")
+        hd = _lib.FrameHeader()
+        hd.t_begin_ns = _i64(frame.header["t_begin_ns"], "t_begin_ns")
+        hd.t_end_ns = _i64(frame.header["t_end_ns"], "t_end_ns")
+        pts = frame.points
+        if _np is not None and isinstance(pts, _np.ndarray):
+            arr = _np.ascontiguousarray(pts, dtype=POINT_DTYPE)
+            addr, n, keep = arr.ctypes.data, len(arr), arr
+        else:
+            raw = bytes(pts)
+            keep = ctypes.create_string_buffer(raw, len(raw) or 1)
+            addr, n = ctypes.addressof(keep), len(raw) // POINT_SIZE
+        v = _lib.FrameView()
+        v.header = ctypes.pointer(hd)
+        v.points[0] = addr
+        v.counts[0] = n
+        log = hd.t_end_ns if log_ns is None else _i64(log_ns, "log_ns")
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_points(h, self._topic(topic), log, _cstr(frame_id, "frame_id"),
+                                               ctypes.byref(v)))
+        del keep
+
+    def write_image(self, topic, log_ns, stamp_ns, frame_id, image, encoding):
+        """A numpy image (H x W or H x W x C, C-contiguous rows) as sensor_msgs/Image."""
+        if _np is None or not isinstance(image, _np.ndarray) or image.ndim not in (2, 3):
+            raise InvalidArgument(1, "image must be a 2-D or 3-D numpy array")
+        want = _IMAGE_DTYPES.get(encoding)
+        if want is None:
+            raise InvalidArgument(1, "encoding %r: one of %s" % (encoding, ", ".join(sorted(_IMAGE_DTYPES))))
+        chans = 1 if image.ndim == 2 else image.shape[2]
+        if image.dtype != _np.dtype(want[0]) or chans != want[1]:
+            raise InvalidArgument(1, "a %s image is %d channel(s) of %s, not %d of %s (convert it first: a %s array "
+                                  "written as %s would be garbage)" % (encoding, want[1], want[0], chans, image.dtype,
+                                                                       image.dtype, encoding))
+        img = _np.ascontiguousarray(image)
+        hgt, wid = img.shape[0], img.shape[1]
+        step = img.strides[0]
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_image(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                              _i64(stamp_ns, "stamp_ns"), _cstr(frame_id, "frame_id"),
+                                              _u32(wid, "width"), _u32(hgt, "height"), _cstr(encoding, "encoding"),
+                                              _u32(step, "step"), img.ctypes.data))
+
+    def write_camera_info(self, topic, log_ns, stamp_ns, frame_id, camera):
+        """The CameraInfo of a sensim.Camera."""
+        _want(camera, Camera, "camera")
+        i = _lib.CameraInfo()
+        with _using(self, camera) as (h, c):
+            _check(_L.sensim_camera_get_info(c, ctypes.byref(i)))
+            _check(_L.sensim_mcap_write_camera_info(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                                    _i64(stamp_ns, "stamp_ns"), _cstr(frame_id, "frame_id"),
+                                                    ctypes.byref(i)))
+
+    def write_imu(self, topic, log_ns, frame_id, sample, orientation_var=-1.0, gyro_var=0.0, accel_var=0.0):
+        """An IMU sample (Nav.sample()'s dict) as sensor_msgs/Imu; gyro_var and accel_var are one
+        variance for all axes or three (x, y, z)."""
+        s = _nav_sample(sample)
+        g, a = _axes3(gyro_var, "gyro_var"), _axes3(accel_var, "accel_var")
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_imu_axes(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                                 _cstr(frame_id, "frame_id"), ctypes.byref(s),
+                                                 _f64(orientation_var, "orientation_var"), g, a))
+
+    def write_navsatfix(self, topic, log_ns, frame_id, sample, horizontal_var_m2=0.0, vertical_var_m2=0.0,
+                        enu_var_m2=None):
+        """A GNSS sample (Nav.sample()'s dict) as sensor_msgs/NavSatFix; ``enu_var_m2`` (East, North,
+        Up variances, gnss_enu_variance()) replaces the horizontal/vertical pair when given."""
+        s = _nav_sample(sample)
+        enu = _axes3(enu_var_m2, "enu_var_m2") if enu_var_m2 is not None else _lib.d3(
+            _f64(horizontal_var_m2, "horizontal_var_m2"), _f64(horizontal_var_m2, "horizontal_var_m2"),
+            _f64(vertical_var_m2, "vertical_var_m2"))
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_navsatfix_enu(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                                      _cstr(frame_id, "frame_id"), ctypes.byref(s), enu))
+
+    def write_odometry(self, topic, log_ns, stamp_ns, frame_id, child_frame_id, pose_matrix, linear=(0, 0, 0),
+                       angular=(0, 0, 0)):
+        """nav_msgs/Odometry: a 4x4 pose of child in frame, twist in the child frame (m/s, rad/s)."""
+        lin, ang = _lib.d3(*[_f64(v, "linear") for v in linear]), _lib.d3(*[_f64(v, "angular") for v in angular])
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_odometry(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                                 _i64(stamp_ns, "stamp_ns"), _cstr(frame_id, "frame_id"),
+                                                 _cstr(child_frame_id, "child_frame_id"), _mat16(pose_matrix), lin,
+                                                 ang))
+
+    def write_transforms(self, topic, log_ns, transforms):
+        """tf2_msgs/TFMessage from [(stamp_ns, parent, child, 4x4 pose of child in parent), ...]."""
+        items = list(transforms)
+        arr = (_lib.RosTransform * max(1, len(items)))()
+        keep = []
+        for i, (stamp, parent, child, m) in enumerate(items):
+            arr[i].stamp_ns = _i64(stamp, "stamp_ns")
+            keep += [_cstr(parent, "parent"), _cstr(child, "child")]
+            arr[i].parent_frame, arr[i].child_frame = keep[-2], keep[-1]
+            arr[i].pose = _mat16(m)
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_transforms(h, self._topic(topic), _i64(log_ns, "log_ns"), arr, len(items)))
+
+    def write_clock(self, topic, log_ns, clock_ns):
+        """rosgraph_msgs/Clock."""
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_clock(h, self._topic(topic), _i64(log_ns, "log_ns"), _i64(clock_ns, "clock_ns")))
+
+    @property
+    def stats(self):
+        s = _lib.McapStats()
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_get_stats(h, ctypes.byref(s)))
+        return {k: getattr(s, k) for k, _ in _lib.McapStats._fields_ if k != "reserved"}
