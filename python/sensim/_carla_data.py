@@ -178,3 +178,16 @@ class GnssMeasurement(SensorData):
     def __init__(self, frame, t_s, transform, latitude, longitude, altitude):
         super().__init__(frame, t_s, transform)
         self.latitude, self.longitude, self.altitude = latitude, longitude, altitude
+
+
+class ObstacleDetectionEvent(SensorData):
+    """CARLA's obstacle event: the sensor (actor), what it met (other_actor) and the distance (m) the
+    swept sphere's centre travelled from the sensor before touching it."""
+    def __init__(self, frame, t_s, transform, actor, other_actor, distance):
+        super().__init__(frame, t_s, transform)
+        self.actor, self.other_actor, self.distance = actor, other_actor, distance
+
+    def __repr__(self):
+        return "ObstacleDetectionEvent(frame=%d, other_actor=%s, distance=%.3f)" % (
+            self.frame, getattr(self.other_actor, "type_id", None), self.distance)
+

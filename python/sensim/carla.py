@@ -36,14 +36,16 @@ Blueprints and attributes offered (CARLA's names, types and defaults; anything e
   sensor.other.gnss            noise_lat/lon/alt_stddev, noise_lat/lon/alt_bias, noise_seed, sensor_tick (0)
   sensor.other.radar           horizontal_fov 30, vertical_fov 30, range 100, points_per_second 1500,
                                noise_seed 0, sensor_tick 0
+  sensor.other.obstacle        distance 5, hit_radius 0.5, only_dynamics false, debug_linetrace (accepted,
+                               nothing drawn), sensor_tick 0: an event on each tick something is met
   vehicle.* (7 models), walker.pedestrian.0001/0002: kinematic boxes of the models' sizes
 sensor_tick must be 0 or the world's delta (every sensor runs every tick). Not offered (spawning raises):
-obstacle, collision and lane-invasion detectors, optical flow, DVS and normals cameras.
+collision and lane-invasion detectors, optical flow, DVS and normals cameras.
 """
 import fnmatch
 import math
 
-from . import POINT_DTYPE, Camera, Context, Lidar, Nav, Radar, Ring, Rig, Scene, pose_to_frame, _np
+from . import POINT_DTYPE, Camera, Context, Lidar, Nav, Radar, Ring, Rig, Scene, pose_to_frame, tag_name, _np
 
 if _np is None:  # pragma: no cover - checked by the no-numpy test
     from . import _NUMPY_HINT
@@ -52,7 +54,8 @@ np = _np
 
 __all__ = ["Client", "World", "WorldSettings", "Transform", "Location", "Rotation", "Vector3D", "GeoLocation",
            "ColorConverter", "AttachmentType", "ActorBlueprint", "BlueprintLibrary", "Actor", "Vehicle", "Sensor",
-           "LidarMeasurement", "SemanticLidarMeasurement", "Image", "IMUMeasurement", "GnssMeasurement"]
+           "LidarMeasurement", "SemanticLidarMeasurement", "Image", "IMUMeasurement", "GnssMeasurement",
+           "ObstacleDetectionEvent"]
 
 GRAVITY = 9.81
 _ID0 = 1_000_000  # scene actor id of CARLA actor k: _ID0 + k (the street's parked cars are actors 1..N)  # CARLA's (InertialMeasurementUnit.cpp); sensim's IMU uses the same figure
@@ -611,6 +614,12 @@ class World:
                          ("noise_seed", "seed")):
                 keys[v] = at[k].as_str()
             s._nav = self._nav("gnss", mount, keys)
+        elif bp.id == "sensor.other.obstacle":
+            dist, rad = at["distance"].as_float(), at["hit_radius"].as_float()
+            if not (0 < dist <= 1e4) or not (0 <= rad <= 100):
+                raise RuntimeError("spawn_actor(sensor.other.obstacle): distance must be in (0, 1e4] m and "
+                                   "hit_radius in [0, 100] m, not %g and %g" % (dist, rad))
+            s._obstacle = (dist, rad, at["only_dynamics"].as_bool())
         self._sensors.append(s)
 
     def _nav(self, kind, mount, keys):
@@ -726,7 +735,51 @@ class World:
                     c = 2 * math.pi - c
                 return IMUMeasurement(frame, t_s, tr, Vector3D(a[0], -a[1], a[2]), Vector3D(-g[0], g[1], -g[2]), c)
             return GnssMeasurement(frame, t_s, tr, smp["latitude_deg"], smp["longitude_deg"], smp["altitude_m"])
+        if hasattr(s, "_obstacle"):
+            return self._obstacle_event(s, frame, t_s, tr, t1)
         return None
+
+    def _obstacle_event(self, s, frame, t_s, tr, t_ns):
+        """CARLA's sweep of a sphere (hit_radius) from the sensor along its x for distance metres, as a bundle of
+        parallel rays across the sphere's disc: a ray at lateral offset rho meets a surface at t, the sphere's
+        centre then stood t - sqrt(r^2 - rho^2) from the start. Exact for surfaces facing the sweep; a grazing
+        edge between the rays (at most 0.13 r from one) can be missed or met late."""
+        dist, r, dynamic_only = s._obstacle
+        P = _native(tr)
+        o, fwd, ay, az = P[:3, 3], P[:3, 0], P[:3, 1], P[:3, 2]
+        offs = [(0.0, 0.0, r)]
+        if r > 0:
+            for rho, n in ((0.5 * r, 8), (0.87 * r, 16)):
+                offs += [(rho * math.cos(2 * math.pi * i / n), rho * math.sin(2 * math.pi * i / n),
+                          math.sqrt(r * r - rho * rho)) for i in range(n)]
+        origins = np.array([o + dy * ay + dz * az for dy, dz, _ in offs])
+        dirs = np.repeat(fwd[None, :], len(offs), axis=0)
+        hits = self._scene.intersect(origins, dirs, tfar=np.array([dist + c for _, _, c in offs]), time_ns=t_ns)
+        best, who = None, None
+        for (_, _, cap), h in zip(offs, hits):
+            if not h["hit"] or (dynamic_only and int(h["object_id"]) < _ID0):
+                continue
+            d = max(0.0, float(h["distance"]) - cap)
+            if d <= dist and (best is None or d < best):
+                best, who = d, h
+        if best is None:
+            return None
+        oid = int(who["object_id"])
+        other = self._actors.get(oid - _ID0) if oid >= _ID0 else _WorldObject(oid, int(who["tag"]))
+        return ObstacleDetectionEvent(frame, t_s, tr, s, other, best)
+
+
+class _WorldObject:
+    """What an obstacle sensor meets that no script spawned (the scene's static world or its own actors):
+    id (the scene's object id, 0 for the static world), type_id "static.<tag name>", semantic_tags."""
+
+    def __init__(self, oid, tag):
+        self.id, self.semantic_tags, self.is_alive = oid, [tag], True
+        self.type_id = "static." + tag_name(tag).lower().replace(" ", "_")
+        self.parent, self.attributes = None, {}
+
+    def __repr__(self):
+        return "Actor(id=%d, type=%s)" % (self.id, self.type_id)
 
 
 class Client:
@@ -774,6 +827,7 @@ class Client:
 # The rest of the package, in modules by responsibility (imported last: they use the names above).
 from ._carla_blueprints import (ActorAttribute, ActorAttributeType, ActorBlueprint, BlueprintLibrary, _LATER,
                                 _SENSORS, _VEHICLES, _WALKERS, _library)  # noqa: E402,F401
-from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection, LidarMeasurement, RadarDetection,
+from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection, LidarMeasurement,
+                          ObstacleDetectionEvent, RadarDetection,
                           RadarMeasurement, SemanticLidarDetection, SemanticLidarMeasurement,
                           SensorData)  # noqa: E402,F401

@@ -184,13 +184,47 @@ class CarlaFacade(unittest.TestCase):
         self.assertEqual((centre[2], centre[1] + 256 * centre[0]), (14, car.id))
         self.assertEqual((b[599, 400, 2], b[599, 400, 1], b[599, 400, 0]), (1, 0, 0))  # the road: static world
 
+    def test_obstacle_detector_sweeps_a_sphere(self):
+        """sensor.other.obstacle: the distance the sphere's centre travels before touching a face (gap - hit_radius),
+        the actor met, only_dynamics, and no event when nothing is within distance."""
+        def spawn(yaw, z, **attrs):
+            bp = self.bl.find("sensor.other.obstacle")
+            for k, v in attrs.items():
+                bp.set_attribute(k, str(v))
+            s = self.world.spawn_actor(bp, carla.Transform(carla.Location(z=z), carla.Rotation(yaw=yaw)))
+            got = []
+            s.listen(got.append)
+            return got
+        wall = spawn(-90, 2.0, distance=10, hit_radius=0.5)           # CARLA yaw -90: towards the wall at y = -5
+        thin = spawn(-90, 2.0, distance=10, hit_radius=0.0)
+        dyn = spawn(-90, 2.0, distance=10, only_dynamics="true")
+        free = spawn(90, 2.0, distance=10)                             # away from the wall: nothing within 10 m
+        short = spawn(-90, 2.0, distance=4, hit_radius=0.5)            # the wall is 4.5 m away: out of reach
+        car = self.world.spawn_actor(self.bl.find("vehicle.tesla.model3"), carla.Transform(carla.Location(x=8)))
+        ahead = spawn(0, 0.5, distance=10, hit_radius=0.5, only_dynamics="true")
+        frames = [self.world.tick() for _ in range(2)]
+        self.assertEqual([e.frame for e in wall], frames)
+        for e in wall:
+            self.assertAlmostEqual(e.distance, 4.5, delta=1e-4)
+            self.assertTrue(e.other_actor.type_id.startswith("static."), e.other_actor.type_id)
+            self.assertIs(e.actor, e.actor)
+        self.assertAlmostEqual(thin[0].distance, 5.0, delta=1e-4)
+        self.assertEqual((dyn, free, short), ([], [], []))
+        self.assertEqual(len(ahead), 2)
+        self.assertIs(ahead[0].other_actor, car)
+        self.assertAlmostEqual(ahead[0].distance, 8 - 2.3958 - 0.5, delta=1e-4)  # model3's half length 2.3958 m
+        bp = self.bl.find("sensor.other.obstacle")
+        bp.set_attribute("distance", "-1")
+        with self.assertRaises(RuntimeError):
+            self.world.spawn_actor(bp, carla.Transform())
+
     def test_headless_limits_raise(self):
         with self.assertRaises(RuntimeError):
             self.client.get_trafficmanager()
         with self.assertRaises(RuntimeError):
             self.client.load_world("Town01")
         with self.assertRaises(RuntimeError):
-            self.world.spawn_actor(self.bl.find("sensor.other.obstacle"), carla.Transform())
+            self.world.spawn_actor(self.bl.find("sensor.other.collision"), carla.Transform())
         car = self.world.spawn_actor(self.bl.find("vehicle.tesla.model3"), carla.Transform())
         with self.assertRaises(RuntimeError):
             car.set_autopilot(True)
