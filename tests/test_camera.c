@@ -107,13 +107,27 @@ static void test_wall_depth(void **state)
     printf("# wall at 10 m: worst planar depth error %.2e m, CARLA-encoded %.2e m\n", worst, worst_enc);
     assert_true(worst < 1e-4);
     assert_true(worst_enc < 1e-3);
-    /* nothing there: sky, +inf depth */
+    /* nothing there: the sky, at CARLA's far plane (1000 m) for carla_default, +inf with depth_far_plane 0,
+     * max_depth_m where it is set */
     key.pose[0] = -1, key.pose[5] = -1; /* turned around (yaw 180°) */
     CHECK_OK(sensim_camera_render(c, s, &m, 0, &im, NULL));
     for (int p = 0; p < 800 * 600; p++) {
-        assert_true(isinf(depth[p]));
+        assert_true(depth[p] == 1000.0f);
         assert_int_equal(sem[p], 11);
     }
+    static const char *const inf_sets[] = {"depth_far_plane", "0", NULL};
+    static const char *const near_sets[] = {"max_depth_m", "50", NULL};
+    for (int v = 0; v < 2; v++) {
+        sensim_camera *c2 = make_camera("carla_default", v ? near_sets : inf_sets);
+        CHECK_OK(sensim_camera_render(c2, s, &m, 0, &im, NULL));
+        for (int p = 0; p < 800 * 600; p++)
+            assert_true(v ? depth[p] == 50.0f : isinf(depth[p]));
+        sensim_camera_destroy(c2);
+    }
+    sensim_camera_desc bad;
+    CHECK_OK(sensim_camera_desc_preset("pinhole_720p", &bad));
+    assert_int_equal(bad.depth_far_plane, 0); /* sensim's own presets: +inf */
+    assert_int_equal(sensim_camera_desc_set(&bad, "depth_far_plane", "2"), SENSIM_ERR_OUT_OF_RANGE);
     free(depth), free(sem);
     sensim_camera_destroy(c);
     sensim_scene_destroy(s);

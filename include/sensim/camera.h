@@ -78,7 +78,12 @@ typedef struct sensim_camera_desc {
                                       the image's geometric centre, as Unreal's renderer (CARLA's cameras)
                                       samples pixel i at i + 0.5 about cx = W/2 (the carla_default preset).
                                       Since 0.2 (was reserved[0]) */
-    uint64_t reserved[7];        /**< zero */
+    uint32_t depth_far_plane;    /**< 1: a pixel with nothing within max_depth_m reads max_depth_m in the
+                                      depth image (CARLA's depth camera: the sky is its 1000 m far plane;
+                                      the carla_default preset); 0: +inf (sensim's). Pixels outside a lens
+                                      model stay +inf. Since 0.2 (was reserved[1]) */
+    uint32_t reserved_u32;       /**< zero */
+    uint64_t reserved[6];        /**< zero */
 } sensim_camera_desc;
 
 /** Defaults: carla_default's size and FOV (800 x 600, 90° FOV, pinhole, no
@@ -91,7 +96,8 @@ SENSIM_API void sensim_camera_desc_init(sensim_camera_desc *desc);
 /**
  * Fill @p desc from a built-in preset: `carla_default` (CARLA's default
  * RGB camera: 800 x 600, fov 90, pixel_center_offset 0.5: the principal
- * point is (399.5, 299.5) as its images are rendered), `pinhole_720p` (1280 x 720, fov 90),
+ * point is (399.5, 299.5) as its images are rendered; depth_far_plane 1:
+ * the sky's depth is 1000 m, as CARLA's depth camera reads it), `pinhole_720p` (1280 x 720, fov 90),
  * `pinhole_1080p` (1920 x 1080, fov 90), `fisheye_190` (1280 x 960,
  * equidistant, 190° across the image width).
  * @return SENSIM_OK, SENSIM_ERR_NOT_FOUND (the message lists the presets),

@@ -158,7 +158,8 @@ class CameraDesc(Structure):
                 ("samples_per_pixel", c_uint32), ("hfov_deg", c_double), ("fx", c_double), ("fy", c_double),
                 ("cx", c_double), ("cy", c_double), ("distortion", c_double * 5), ("max_depth_m", c_double),
                 ("row_readout_ns", c_int64), ("sun_azimuth_deg", c_double), ("sun_elevation_deg", c_double),
-                ("ambient", c_double), ("pixel_center_offset", c_double), ("reserved", c_uint64 * 7)]
+                ("ambient", c_double), ("pixel_center_offset", c_double), ("depth_far_plane", c_uint32),
+                ("reserved_u32", c_uint32), ("reserved", c_uint64 * 6)]
 
 
 class CameraInfo(Structure):

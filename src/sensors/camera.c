@@ -40,6 +40,7 @@ struct sensim_camera {
     double srgb_lin[256];  /* linear value of each sRGB code */
     double srgb_edge[255]; /* linear value of code c + 1/2: codes c and c + 1 meet there */
     uint8_t srgb_bin[4096];  /* sRGB code of linear i / 4096 */
+    float sky_depth;         /* depth of a pixel that meets nothing: +inf, or max_depth_m (depth_far_plane) */
 };
 
 /* ---------------------------------------------------------------- lens models */
@@ -159,9 +160,11 @@ sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_create: %s is NULL", desc ? "out" : "desc");
     *out = NULL;
     const sensim_camera_desc *d = desc;
-    for (int i = 0; i < 7; i++)
-        if (d->reserved[i])
-            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "camera: reserved[%d] is not zero", i);
+    for (int i = 0; i < 6; i++)
+        if (d->reserved[i] || d->reserved_u32)
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "camera: reserved fields are not zero");
+    if (d->depth_far_plane > 1)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: depth_far_plane %u is not 0 or 1", d->depth_far_plane);
     if (!(d->pixel_center_offset >= 0 && d->pixel_center_offset <= 0.5))
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "camera: pixel_center_offset %g outside [0, 0.5]",
                             d->pixel_center_offset);
@@ -225,6 +228,7 @@ sensim_status sensim_camera_create(sensim_context *ctx, const sensim_camera_desc
     c->d.name[sizeof c->d.name - 1] = '\0';
     if (c->d.max_depth_m == 0)
         c->d.max_depth_m = 1000.0;
+    c->sky_depth = c->d.depth_far_plane ? (float)c->d.max_depth_m : INFINITY;
     c->fx = fx, c->fy = fy, c->cx = cx, c->cy = cy, c->grid = g;
     for (int k = 0; k < 256; k++)
         c->srgb_lin[k] = srgb_decode(k / 255.0);
@@ -616,7 +620,7 @@ static void render_tile_labels(const render_job *j, uint32_t tx, uint32_t ty, ui
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t r = px[k] >> 10, x = px[k] & 1023u;
         const bool hit = t[k] < INFINITY;
-        st->depth[r][x] = hit ? t[k] * dz[k] : INFINITY;
+        st->depth[r][x] = hit ? t[k] * dz[k] : c->sky_depth;
         st->semantic[r][x] = hit ? tag[k] : 11;
         st->instance[r][x] = hit ? obj[k] : 0;
     }
@@ -678,7 +682,7 @@ static void render_tile(const render_job *j, uint32_t tx, uint32_t ty)
         size_t p = px[k];
         const sensim_ray_hit *h = &hits[k];
         if (j->im->depth)
-            j->im->depth[p] = h->hit ? h->distance * dz[k] : INFINITY;
+            j->im->depth[p] = h->hit ? h->distance * dz[k] : j->c->sky_depth;
         if (j->im->semantic)
             j->im->semantic[p] = h->hit ? h->tag : 11;
         if (j->im->instance)

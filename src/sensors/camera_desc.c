@@ -52,6 +52,7 @@ sensim_status sensim_camera_desc_preset(const char *name, sensim_camera_desc *d)
             d->hfov_deg = presets[i].fov;
             /* Unreal (CARLA) samples pixel i at i + 0.5 about cx = W/2: the axis on the image's centre */
             d->pixel_center_offset = !strcmp(name, "carla_default") ? 0.5 : 0.0;
+            d->depth_far_plane = !strcmp(name, "carla_default");
             return SENSIM_OK;
         }
     return sensim__fail(SENSIM_ERR_NOT_FOUND,
@@ -105,6 +106,7 @@ sensim_status sensim_camera_desc_set(sensim_camera_desc *d, const char *key, con
         {"sun_elevation_deg", &d->sun_elevation_deg, NULL, NULL, -90, 90},
         {"ambient", &d->ambient, NULL, NULL, 0, 1},
         {"pixel_center_offset", &d->pixel_center_offset, NULL, NULL, 0, 0.5},
+        {"depth_far_plane", NULL, &d->depth_far_plane, NULL, 0, 1},
     };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         if (strcmp(keys[i].k, key))
