@@ -547,6 +547,17 @@ with tempfile.TemporaryDirectory() as tmp:
                 want = min(vals[(h - 1 - y) * w + x], 1000.0)  # PFM rows are bottom first
                 worst = max(worst, abs(d - want))
         check((w, h, ch) == (64, 48, 3) and worst <= 1000.0 / 16777215.0, "collect depth = batch's PFM: %g" % worst)
+    # the same trajectory typed as a CARLA script sees it (y and yaw negated), read with --frame carla
+    ctraj_c = os.path.join(tmp, "collect_traj_carla.csv")
+    with open(ctraj_c, "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n0,-20,0,1.8,0,0,0\n0.5,-15,-1,1.8,0,0,-10\n1,-10,0,1.8,0,0,0\n")
+    cout_c = os.path.join(tmp, "collect_carla")
+    r = run("collect", "--scene", "street", "--rig", crig, "--trajectory", ctraj_c, "--out", cout_c, "--rate", "20",
+            "--frame", "carla")
+    same = r.returncode == 0 and all(
+        open(os.path.join(cout, d, n), "rb").read() == open(os.path.join(cout_c, d, n), "rb").read()
+        for d in ("lidar", "meta", "depth") for n in sorted(os.listdir(os.path.join(cout, d))))
+    check(same, "collect --frame carla reads a CARLA-typed trajectory to the native run's files: %r" % r.stderr)
     r = run("collect", "--scene", "street", "--rig", crig, "--trajectory", ctraj, "--out", cout, "--rate", "0")
     check(r.returncode == 2 and "--rate" in r.stderr, "collect --rate 0: usage")
 

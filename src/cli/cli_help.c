@@ -71,10 +71,12 @@ static const struct command_help {
      "  messages as YAML, as ros2 topic echo (arrays over 16 elements as --no-arr), decoded from the\n"
      "  ros2msg definitions in the bag\n"},
     {"collect",
-     "sensim collect --scene FILE|street --rig RIG --trajectory FILE --out DIR [--rate HZ] [--threads N]\n",
+     "sensim collect --scene FILE|street --rig RIG --trajectory FILE --out DIR [--rate HZ] [--threads N]\n"
+     "               [--frame native|carla|ue]\n",
      "  CARLA's synchronous-collection layout: each step of 1/HZ (default 10 Hz) of the rig's first lidar\n"
      "  and first camera (its outputs): rgb/, depth/ (CARLA's encoding), semseg/ (CityScapes), semseg_raw/,\n"
-     "  lidar/ (the step's shots, CARLA's frame) and meta/NNNNNN.json (time, poses, K); native inputs\n"},
+     "  lidar/ (the step's shots, CARLA's frame) and meta/NNNNNN.json (time, poses, K); inputs read in\n"
+     "  --frame (native by default)\n"},
     {"bench",
      "sensim bench [--scene FILE|street] [--lidar PRESET|FILE]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
      "             [--threads N] [--json]\n",

@@ -9,7 +9,9 @@
  *                        into ticks the same way), CARLA's frame (y right)
  *   meta/NNNNNN.json     time, ego/lidar/camera poses in CARLA's frame, the camera's K
  * (NNNNNN = k; each file through a temporary, the JSON last). The camera
- * captures at the step's start, the lidar covers [k/rate, (k+1)/rate). */
+ * captures at the step's start, the lidar covers [k/rate, (k+1)/rate).
+ * Inputs (trajectory, rig mounts, scene) are read in --frame (native by
+ * default; carla reads them as a CARLA script types them). */
 #include "batch.h"
 #include "cli.h"
 
@@ -40,6 +42,8 @@ static int write_json_pose(FILE *f, const char *name, const double m[16])
     double loc[3], rot[3];
     if (sensim_pose_to_frame(SENSIM_FRAME_CARLA, m, loc, rot) != SENSIM_OK)
         return 0;
+    for (int i = 0; i < 3; i++) /* no "-0": a native 0 mirrors to -0.0 */
+        loc[i] += 0.0, rot[i] += 0.0;
     fprintf(f, "  \"%s\": {\"location\": [%.17g, %.17g, %.17g], \"rotation_pitch_yaw_roll_deg\": [%.17g, %.17g, %.17g]}",
             name, loc[0], loc[1], loc[2], rot[0], rot[1], rot[2]);
     return 1;
@@ -182,6 +186,7 @@ int cmd_collect(int argc, char **argv)
     const char *scene_arg = NULL, *rig_arg = NULL, *traj_arg = NULL, *out = NULL;
     double rate = 10;
     uint32_t threads = 0;
+    int32_t frame = SENSIM_FRAME_NATIVE; /* of what the user typed: trajectory, rig mounts, scene */
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
@@ -201,6 +206,15 @@ int cmd_collect(int argc, char **argv)
         } else if (!strcmp(a, "--threads")) {
             if (!parse_u32(v, &threads) || threads > 1024)
                 return usage("--threads needs 0..1024");
+        } else if (!strcmp(a, "--frame")) {
+            if (!strcmp(v, "native") || !strcmp(v, "iso8855"))
+                frame = SENSIM_FRAME_NATIVE;
+            else if (!strcmp(v, "carla"))
+                frame = SENSIM_FRAME_CARLA;
+            else if (!strcmp(v, "ue"))
+                frame = SENSIM_FRAME_UE;
+            else
+                return usage("--frame must be native, iso8855, carla or ue");
         } else
             return usage_option(a, 0);
     }
@@ -219,13 +233,14 @@ int cmd_collect(int argc, char **argv)
     sensim_rig *rig = NULL;
     void *lmem = NULL, *cmem = NULL;
     sensim_status st;
-    if ((rc = load_rig_file(rig_arg, specs, &nspecs)) || (rc = load_trajectory_file(traj_arg, SENSIM_FRAME_NATIVE, &tr)))
+    if ((rc = load_rig_file(rig_arg, specs, &nspecs)) || (rc = rig_mounts_from_frame(specs, nspecs, frame, rig_arg)) ||
+        (rc = load_trajectory_file(traj_arg, frame, &tr)))
         goto done;
     if (tr.n < 2) {
         rc = msg_fail("%s: a trajectory of two keys at least%s", traj_arg, 0, "");
         goto done;
     }
-    if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(scene_arg, SENSIM_FRAME_NATIVE, NULL, scene)) ||
+    if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(scene_arg, frame, NULL, scene)) ||
         (st = sensim_scene_commit(scene)) || (st = sensim_rig_create(g_ctx, &rig))) {
         rc = fail(st);
         goto done;
