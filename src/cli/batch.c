@@ -176,14 +176,8 @@ int cmd_batch(int argc, char **argv)
                 return usage("--las-version must be 1.2 (point format 3, with RGB) or 1.4 (point format 6)");
             las_version = v;
         } else if (!strcmp(a, "--frame")) {
-            if (!strcmp(v, "native") || !strcmp(v, "iso8855"))
-                frame = SENSIM_FRAME_NATIVE;
-            else if (!strcmp(v, "carla"))
-                frame = SENSIM_FRAME_CARLA;
-            else if (!strcmp(v, "ue"))
-                frame = SENSIM_FRAME_UE;
-            else
-                return usage("--frame must be native, iso8855, carla or ue");
+            if (parse_frame_arg(v, &frame))
+                return EXIT_USAGE;
         } else if (!strcmp(a, "--motion")) {
             if (!strcmp(v, "causal"))
                 g_motion = SENSIM_INTERP_CAUSAL;

@@ -92,33 +92,30 @@ static sensim_status lidar_consumer(void *user, uint32_t index, sensim_ring *rin
     sensim_status st;
     while ((st = sensim_ring_peek(ring, &v)) == SENSIM_OK) {
         const int64_t r = (int64_t)v.header->frame_number;
-        if (R->mc && take_frame(X, s, r)) {
-            sensim_status wst = mcap_points(R->mc, s, &v);
-            if (wst) {
-                sensim_ring_release(ring);
-                return wst;
+        if (take_frame(X, s, r)) {
+            uint64_t n = v.counts[0] + v.counts[1];
+            if (R->mc) {
+                sensim_status wst = mcap_points(R->mc, s, &v);
+                if (wst) {
+                    sensim_ring_release(ring);
+                    return wst;
+                }
+            } else { /* the frame's files are written by the writer thread while the rig steps on */
+                int slot;
+                job *j = writer_slot(R->w, &slot);
+                snprintf(j->base, sizeof j->base, "%.4000s%s%.63s/frame_%06lld", R->out, R->rig_file ? "/" : "",
+                         R->rig_file ? R->specs[s].name : "", (long long)r);
+                n = 0;
+                for (int k = 0; k < 2; k++)
+                    for (uint64_t i = 0; i < v.counts[k] && n < R->cap; i++)
+                        R->bufs[slot][n++] = v.points[k][i];
+                j->h = *v.header;
+                j->h.point_count = n;
+                j->pts = R->bufs[slot];
+                j->n = n;
+                j->sink = R->sinks[s];
+                writer_submit(R->w);
             }
-            const uint64_t n = v.counts[0] + v.counts[1];
-            R->points += n;
-            R->pg->done[s]++;
-            R->pg->points = R->points;
-            R->pg->empty[s] += n == 0;
-            progress(R->pg, 0);
-        } else if (take_frame(X, s, r)) {
-            int slot;
-            job *j = writer_slot(R->w, &slot);
-            snprintf(j->base, sizeof j->base, "%.4000s%s%.63s/frame_%06lld", R->out, R->rig_file ? "/" : "",
-                     R->rig_file ? R->specs[s].name : "", (long long)r);
-            uint64_t n = 0;
-            for (int k = 0; k < 2; k++)
-                for (uint64_t i = 0; i < v.counts[k] && n < R->cap; i++)
-                    R->bufs[slot][n++] = v.points[k][i];
-            j->h = *v.header;
-            j->h.point_count = n;
-            j->pts = R->bufs[slot];
-            j->n = n;
-            j->sink = R->sinks[s];
-            writer_submit(R->w);
             R->points += n;
             R->pg->done[s]++;
             R->pg->points = R->points;

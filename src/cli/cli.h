@@ -31,6 +31,8 @@ double now_s(void);
 /* qsort comparator of doubles, ascending (no NaN expected). */
 int cli_cmp_double(const void *a, const void *b);
 int parse_u32(const char *s, uint32_t *out);
+/* --frame's value: 0, or EXIT_USAGE after the usage message. */
+int parse_frame_arg(const char *v, int32_t *frame);
 int parse_numbers(const char *s, double *v, int lo, int hi);
 /* --shard K/N: 1 with 0 <= K < N <= 100000 (digits only), else 0. */
 int parse_shard(const char *v, uint32_t *k, uint32_t *n);

@@ -164,3 +164,15 @@ sensim_status load_scene(const char *what, int32_t frame, const char *tags_file,
     return st;
 }
 
+int parse_frame_arg(const char *v, int32_t *frame)
+{
+    if (!strcmp(v, "native") || !strcmp(v, "iso8855"))
+        *frame = SENSIM_FRAME_NATIVE;
+    else if (!strcmp(v, "carla"))
+        *frame = SENSIM_FRAME_CARLA;
+    else if (!strcmp(v, "ue"))
+        *frame = SENSIM_FRAME_UE;
+    else
+        return usage("--frame must be native, iso8855, carla or ue");
+    return 0;
+}

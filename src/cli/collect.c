@@ -207,14 +207,8 @@ int cmd_collect(int argc, char **argv)
             if (!parse_u32(v, &threads) || threads > 1024)
                 return usage("--threads needs 0..1024");
         } else if (!strcmp(a, "--frame")) {
-            if (!strcmp(v, "native") || !strcmp(v, "iso8855"))
-                frame = SENSIM_FRAME_NATIVE;
-            else if (!strcmp(v, "carla"))
-                frame = SENSIM_FRAME_CARLA;
-            else if (!strcmp(v, "ue"))
-                frame = SENSIM_FRAME_UE;
-            else
-                return usage("--frame must be native, iso8855, carla or ue");
+            if (parse_frame_arg(v, &frame))
+                return EXIT_USAGE;
         } else
             return usage_option(a, 0);
     }

@@ -484,14 +484,8 @@ int cli_dispatch(int argc, char **argv)
         } else if (!strcmp(a, "--tags") && v && !demo) {
             o.tags = v;
         } else if (!strcmp(a, "--frame") && v && !demo) {
-            if (!strcmp(v, "native") || !strcmp(v, "iso8855"))
-                o.frame = SENSIM_FRAME_NATIVE;
-            else if (!strcmp(v, "carla"))
-                o.frame = SENSIM_FRAME_CARLA;
-            else if (!strcmp(v, "ue"))
-                o.frame = SENSIM_FRAME_UE;
-            else
-                return usage("--frame must be native, iso8855, carla or ue");
+            if (parse_frame_arg(v, &o.frame))
+                return EXIT_USAGE;
         } else if (!strcmp(a, "--images")) {
             if (parse_images_arg(argc, argv, &i, &o.images))
                 return EXIT_USAGE;
