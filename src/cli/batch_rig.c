@@ -322,11 +322,12 @@ static int run_pass(pass *X)
              : k == K_NAV    ? sensim_rig_add_nav(rig, R->navs[s], X->ring[s], &idx)
                              : sensim_rig_add_radar(rig, R->radars[s], X->ring[s], &idx);
         /* the consumers know the sensor by its index in the rig file: the rig's index is mapped back */
-        if (!st)
+        if (!st) {
+            X->map[idx] = s;
             st = sensim_rig_set_consumer(rig, idx, fn, X);
+        }
         if (st)
             rc = fail(st);
-        X->map[idx] = s;
     }
     /* the trajectory's keys: from the 4 before the first step's key (the motion model's stencil) */
     size_t lo = key_at(tr, t_begin), pushed = lo - lead_keys(lo);
