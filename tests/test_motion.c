@@ -316,6 +316,17 @@ static void test_rig(void **state)
     assert_true(st.scans_refused == 1 && st.points_refused > 10);
     assert_int_equal(sensim_rig_step(rig, s, 0, &m, &res), SENSIM_ERR_INVALID_ARGUMENT);
     assert_int_equal(sensim_rig_set_time(rig, 5), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_rig_set_world_step(rig, 5), SENSIM_ERR_INVALID_ARGUMENT);
+    /* a rig started mid-way numbers its steps as the whole run (a batch shard): step 40 is step 40 */
+    sensim_rig *mid;
+    CHECK_OK(sensim_rig_create(ctx, &mid));
+    assert_int_equal(sensim_rig_set_world_step(mid, ((uint64_t)1 << 62) + 1), SENSIM_ERR_OUT_OF_RANGE);
+    CHECK_OK(sensim_rig_set_world_step(mid, 40));
+    CHECK_OK(sensim_rig_step(mid, s, dt, &m, &res));
+    assert_int_equal(res.world_step, 40);
+    CHECK_OK(sensim_rig_step(mid, s, dt, &m, &res));
+    assert_int_equal(res.world_step, 41);
+    sensim_rig_destroy(mid);
     free(buf);
     free(r10);
     free(r20);

@@ -120,7 +120,12 @@ class RigMotion(unittest.TestCase):
             rig.push_state(2_000_000, sensim.pose(), angular_velocity=[0, 0, 1], angular_velocity_deg=[0, 0, 1])
         with self.assertRaises(sensim.InvalidArgument):
             rig.push_pose(2.5, sensim.pose())
-        rig.step(scene, 1_000_000)
+        with self.assertRaises(sensim.OutOfRange):
+            rig.set_world_step(-1)
+        rig.set_world_step(7)  # a run started mid-way keeps the whole run's step numbers
+        self.assertEqual(rig.step(scene, 1_000_000)["world_step"], 7)
+        with self.assertRaises(sensim.InvalidArgument):
+            rig.set_world_step(0)  # only before the first step
         k = rig.platform_at(1_000_000)  # on a key: its pose; the 2nd key's velocity from the two keys
         self.assertAlmostEqual(k["pose"][0][3], 0.01, places=12)
         self.assertAlmostEqual(k["velocity"][0], 10.0, places=9)
