@@ -194,7 +194,9 @@ class CarlaFacade(unittest.TestCase):
             s = self.world.spawn_actor(bp, carla.Transform(carla.Location(z=z), carla.Rotation(yaw=yaw)))
             got = []
             s.listen(got.append)
+            got_by[id(got)] = s
             return got
+        got_by = {}
         wall = spawn(-90, 2.0, distance=10, hit_radius=0.5)           # CARLA yaw -90: towards the wall at y = -5
         thin = spawn(-90, 2.0, distance=10, hit_radius=0.0)
         dyn = spawn(-90, 2.0, distance=10, only_dynamics="true")
@@ -207,7 +209,7 @@ class CarlaFacade(unittest.TestCase):
         for e in wall:
             self.assertAlmostEqual(e.distance, 4.5, delta=1e-4)
             self.assertTrue(e.other_actor.type_id.startswith("static."), e.other_actor.type_id)
-            self.assertIs(e.actor, e.actor)
+            self.assertIs(e.actor, got_by[id(wall)])  # the sensor that measured it
         self.assertAlmostEqual(thin[0].distance, 5.0, delta=1e-4)
         self.assertEqual((dyn, free, short), ([], [], []))
         self.assertEqual(len(ahead), 2)

@@ -593,9 +593,11 @@ int cmd_batch(int argc, char **argv)
     if (rc == -1)
         rc = 0; /* cancelled by Ctrl-C: reported as an interruption below */
     done_frames = w.written + captures + skipped; /* what is on disk, not what was handed to the writer */
-    if (format == FORMAT_MCAP)
-        for (uint32_t s = 0; s < nspecs; s++) /* every frame and sample in the bag */
-            done_frames = s ? done_frames + pg.done[s] : pg.done[s];
+    if (format == FORMAT_MCAP) { /* every frame and sample in the bag */
+        done_frames = 0;
+        for (uint32_t s = 0; s < nspecs; s++)
+            done_frames += pg.done[s];
+    }
     if (w.error && !rc)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
     progress(&pg, 1);

@@ -35,7 +35,7 @@ typedef struct pass {
     void *mem[MAX_SENSORS];
     sensim_ring *ring[MAX_SENSORS];
     sensim_csv_sink *csv[MAX_SENSORS];
-    uint64_t *radar_buf;            /* one radar sample's detections, contiguous */
+    sensim_radar_detection *radar_buf; /* one radar sample's detections, contiguous */
     uint64_t radar_cap;
     uint32_t map[MAX_SENSORS];      /* the rig's sensor index -> the rig file's */
     int rc;                         /* a consumer's exit status (its message printed) */
@@ -168,29 +168,29 @@ static sensim_status stream_consumer(void *user, uint32_t index, sensim_ring *ri
     sensim_status st = SENSIM_OK;
     for (;;) {
         const sensim_frame_header *h;
-        int64_t r;
+        int take;
         if (X->R->navs[s]) {
             const sensim_nav_sample *smp;
             if ((st = sensim_ring_peek_nav(ring, &h, &smp)))
                 break;
-            r = (int64_t)h->frame_number;
-            if (take_frame(X, s, r))
+            if ((take = take_frame(X, s, (int64_t)h->frame_number)))
                 st = X->R->mc ? mcap_nav(X->R->mc, s, smp) : sensim_csv_sink_write_nav(X->csv[s], smp);
         } else {
             sensim_frame_view v;
             if ((st = sensim_ring_peek(ring, &v)))
                 break;
-            h = v.header, r = (int64_t)h->frame_number;
-            uint64_t n = 0; /* the detections, contiguous (a frame may wrap the ring's end) */
-            sensim_radar_detection *d = (sensim_radar_detection *)X->radar_buf;
-            for (int k = 0; k < 2; k++)
-                for (uint64_t i = 0; i < v.counts[k] && n < X->radar_cap; i++)
-                    memcpy(&d[n++], &v.points[k][i], sizeof *d);
-            if (take_frame(X, s, r))
+            h = v.header;
+            if ((take = take_frame(X, s, (int64_t)h->frame_number))) {
+                uint64_t n = 0; /* the detections, contiguous (a frame may wrap the ring's end) */
+                sensim_radar_detection *d = X->radar_buf;
+                for (int k = 0; k < 2; k++)
+                    for (uint64_t i = 0; i < v.counts[k] && n < X->radar_cap; i++)
+                        memcpy(&d[n++], &v.points[k][i], sizeof *d);
                 st = X->R->mc ? mcap_radar(X->R->mc, s, h->t_begin_ns, d, n)
-                              : sensim_csv_sink_write_radar(X->csv[s], h->t_begin_ns, (uint64_t)r, d, n);
+                              : sensim_csv_sink_write_radar(X->csv[s], h->t_begin_ns, h->frame_number, d, n);
+            }
         }
-        if (!st && r >= X->r_lo[s] && r < X->r_hi[s]) {
+        if (take && !st) {
             X->R->pg->done[s]++;
             progress(X->R->pg, 0);
         }
@@ -418,7 +418,7 @@ int run_rig(batch_run *R)
 {
     int64_t A, B, ba, bb;
     shard_block(R, &A, &B, &ba, &bb);
-    static pass streams, frames; /* large (rings' bookkeeping per sensor): not on the stack */
+    pass streams, frames;
     memset(&streams, 0, sizeof streams);
     memset(&frames, 0, sizeof frames);
     streams.R = frames.R = R;
