@@ -51,7 +51,7 @@ typedef int32_t sensim_status;
 #define SENSIM_ERR_BUSY              16  /**< edit refused while a scan uses the scene */
 #define SENSIM_ERR_TIME_ORDER        17  /**< t_end before t_begin, or time going backwards */
 #define SENSIM_ERR_OVERRUN           18  /**< frame dropped (drop-oldest) while the consumer read it */
-#define SENSIM_ERR_BACKEND           19  /**< ray-tracing backend (Embree) reported an error */
+#define SENSIM_ERR_BACKEND           19  /**< a backend (Embree, Cyclone DDS) reported an error or is not built in */
 #define SENSIM_ERR_DUPLICATE         20  /**< id already in use */
 #define SENSIM_ERR_CANCELLED         21  /**< the host cancelled the call (sensim_context_set_cancel); nothing written */
 

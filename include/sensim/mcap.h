@@ -276,11 +276,98 @@ typedef struct sensim_mcap_stats {
     uint64_t bytes;   /**< bytes written to files (the current one included) */
     uint32_t files;   /**< files started */
     uint32_t topics;
-    uint64_t reserved[4];
+    uint64_t dropped; /**< live writers: messages a reliable topic could not hand to a subscriber within its
+                           blocking time (sensim_ros2_open); bags: 0 */
+    uint64_t reserved[3];
 } sensim_mcap_stats;
 
 /** Counters. @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_BAD_HANDLE. Since 0.1. */
 SENSIM_API sensim_status sensim_mcap_get_stats(const sensim_mcap *writer, sensim_mcap_stats *out_stats);
+
+/*
+ * Live ROS 2 over DDS (Eclipse Cyclone DDS, the DDS of ROS 2 Humble's
+ * rmw_cyclonedds; optional at build time).
+ *
+ * sensim_ros2_open() returns a writer of the same type whose messages are
+ * published instead of stored: every sensim_mcap_add_topic and
+ * sensim_mcap_write_* call above, and every sensim_mcap_sink attached to a
+ * rig, works on it unchanged, and what goes on the wire is byte for byte
+ * what a bag of the same calls holds. A ROS topic /a/b of type
+ * pkg/msg/Name is the DDS topic "rt/a/b" of type "pkg::msg::dds_::Name_",
+ * XCDR1 little-endian, as every ROS 2 RMW names and encodes it, so
+ * `ros2 topic list` and `ros2 topic echo` on either RMW (Cyclone or Fast
+ * DDS) see the topics. Like rmw_cyclonedds, the writer carries no XTypes
+ * type information: readers match it by type name.
+ *
+ * QoS (SENSIM_ROS2_QOS_PROFILES, the default), as ROS 2 publishers of each
+ * kind use them:
+ *   PointCloud2, Image, CameraInfo  sensor data: best effort, keep last 5, volatile
+ *                                   (a subscriber asking for reliable does not match, as with any
+ *                                   ROS driver publishing with SensorDataQoS: choose Best Effort in RViz)
+ *   Imu, NavSatFix, Odometry        default: reliable, keep last 10, volatile
+ *   /tf                             reliable, keep last 100, volatile (tf2's broadcaster)
+ *   /tf_static                      reliable, keep last 1, transient local (a late subscriber gets it)
+ *   /clock                          reliable, keep last 1, volatile (matches ROS's best-effort ClockQoS)
+ * SENSIM_ROS2_QOS_RELIABLE makes every topic reliable and keep-all (a
+ * recorder that must lose nothing; a write then waits up to 10 s for the
+ * slowest subscriber). A reliable write that cannot hand its message over
+ * in time (100 ms; keep-all 10 s) is counted in sensim_mcap_stats.dropped;
+ * the write still returns SENSIM_OK, so a stalled subscriber never stops
+ * the simulation.
+ *
+ * Times: log_ns is not sent (DDS stamps samples with the wall clock);
+ * header stamps and /clock carry the world clock as in a bag. The writer
+ * does not pace anything: a host publishing faster than real time
+ * publishes sim time faster than real time (the `sensim ros2` command
+ * paces with --rate).
+ *
+ * Network: Cyclone's own configuration applies (CYCLONEDDS_URI: interfaces,
+ * peers, multicast), as for rmw_cyclonedds.
+ */
+
+/** QoS choice of a live writer (sensim_ros2_options.qos). */
+#define SENSIM_ROS2_QOS_PROFILES 0 /**< each topic with its ROS 2 profile (above) */
+#define SENSIM_ROS2_QOS_RELIABLE 1 /**< every topic reliable, keep all */
+
+/** Live writer options: fill with sensim_ros2_options_init(). */
+typedef struct sensim_ros2_options {
+    int32_t domain_id;    /**< DDS domain 0..232; -1 (default): ROS_DOMAIN_ID from the environment (0 unset) */
+    int32_t qos;          /**< SENSIM_ROS2_QOS_* (default PROFILES) */
+    uint64_t reserved[4]; /**< zero */
+} sensim_ros2_options;
+
+/** Defaults: domain from ROS_DOMAIN_ID, ROS 2 profiles. Thread safety: any thread. Since 0.2. */
+SENSIM_API void sensim_ros2_options_init(sensim_ros2_options *options);
+
+/**
+ * Open a live writer: a DDS participant on the domain. Topics (and their
+ * DDS writers) are created by sensim_mcap_add_topic; sensim_mcap_close
+ * deletes the participant (a /tf_static sample disappears with it).
+ * Statistics count messages and their bytes; files and chunks stay 0.
+ * @return SENSIM_OK; SENSIM_ERR_INVALID_ARGUMENT (NULL out, qos unknown,
+ *         reserved fields); SENSIM_ERR_OUT_OF_RANGE (domain_id outside
+ *         -1..232, or ROS_DOMAIN_ID not an integer in 0..232: the message
+ *         names the variable); SENSIM_ERR_BACKEND (libsensim built without
+ *         Cyclone DDS, or DDS refused the participant, e.g. a bad
+ *         CYCLONEDDS_URI; the message gives DDS's reason);
+ *         SENSIM_ERR_OUT_OF_MEMORY.
+ * Thread safety: any thread; the writer is then used as any writer (one
+ * thread at a time). DDS runs its own threads in the process. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_ros2_open(const sensim_ros2_options *options, sensim_mcap **out_writer);
+
+/**
+ * Subscribers currently matched with a live writer's topic (DDS readers
+ * whose topic, type name and QoS match), so a host can wait for them
+ * before it starts.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, a bag writer, a
+ *         topic never added), SENSIM_ERR_BAD_HANDLE, SENSIM_ERR_BACKEND.
+ * Thread safety: as the writer's other calls. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_ros2_subscribers(const sensim_mcap *writer, uint16_t topic, uint32_t *out_count);
+
+/** 1 when libsensim was built with Cyclone DDS (sensim_ros2_open can work), else 0. Since 0.2. */
+SENSIM_API int sensim_ros2_available(void);
 
 #ifdef __cplusplus
 }

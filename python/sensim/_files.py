@@ -334,3 +334,43 @@ class McapWriter(_Handle):
         with _using(self) as (h,):
             _check(_L.sensim_mcap_get_stats(h, ctypes.byref(s)))
         return {k: getattr(s, k) for k, _ in _lib.McapStats._fields_ if k != "reserved"}
+
+
+class Ros2Publisher(McapWriter):
+    """A live ROS 2 publisher (sensim_ros2_open, sensim/mcap.h): the
+    McapWriter calls (add_topic, write_*), and McapSink on a Rig, publish
+    over DDS (Cyclone DDS, as ROS 2's rmw_cyclonedds) instead of writing a
+    bag; ROS 2 nodes on either RMW see the topics. ``domain_id`` None takes
+    ROS_DOMAIN_ID (0 when unset); ``reliable`` makes every topic reliable and
+    keep-all instead of each topic's ROS 2 profile (clouds and images best
+    effort). :meth:`close` deletes the DDS participant."""
+    _what = "Ros2Publisher"
+
+    def __init__(self, domain_id=None, reliable=False):
+        _Handle.__init__(self)
+        o = _lib.Ros2Options()
+        _L.sensim_ros2_options_init(ctypes.byref(o))
+        if domain_id is not None:
+            d = _i64(domain_id, "domain_id")
+            if not 0 <= d <= 232:
+                raise OutOfRange(5, "domain_id must be in 0..232")
+            o.domain_id = d
+        if not isinstance(reliable, bool):
+            raise InvalidArgument(1, "reliable must be True or False")
+        o.qos = 1 if reliable else 0
+        h = ctypes.c_void_p()
+        _check(_L.sensim_ros2_open(ctypes.byref(o), ctypes.byref(h)))
+        self._h = h.value
+        self.files = 0
+
+    def subscribers(self, topic):
+        """How many DDS readers are matched with the topic now."""
+        n = ctypes.c_uint32()
+        with _using(self) as (h,):
+            _check(_L.sensim_ros2_subscribers(h, self._topic(topic), ctypes.byref(n)))
+        return n.value
+
+
+def ros2_available():
+    """True when libsensim was built with Cyclone DDS (Ros2Publisher can work)."""
+    return bool(_L.sensim_ros2_available())

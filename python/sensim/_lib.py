@@ -254,7 +254,11 @@ class McapOptions(Structure):
 
 class McapStats(Structure):
     _fields_ = [("messages", c_uint64), ("chunks", c_uint64), ("bytes", c_uint64), ("files", c_uint32),
-                ("topics", c_uint32), ("reserved", c_uint64 * 4)]
+                ("topics", c_uint32), ("dropped", c_uint64), ("reserved", c_uint64 * 3)]
+
+
+class Ros2Options(Structure):
+    _fields_ = [("domain_id", c_int32), ("qos", c_int32), ("reserved", c_uint64 * 4)]
 
 
 class RosTransform(Structure):
@@ -263,7 +267,7 @@ class RosTransform(Structure):
 
 
 STRUCTS = {
-    "sensim_mcap_options": McapOptions, "sensim_mcap_stats": McapStats, "sensim_ros_transform": RosTransform,
+    "sensim_mcap_options": McapOptions, "sensim_ros2_options": Ros2Options, "sensim_mcap_stats": McapStats, "sensim_ros_transform": RosTransform,
     "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
     "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages, "sensim_image_view": ImageView,
     "sensim_appearance": Appearance, "sensim_kinematics": Kinematics, "sensim_platform_state": PlatformState, "sensim_frame_sink_desc": FrameSinkDesc,
@@ -447,6 +451,10 @@ PROTOTYPES = {
     "sensim_mcap_write_transforms": (status_t, [c_void_p, c_uint16, c_int64, POINTER(RosTransform), c_uint32]),
     "sensim_mcap_write_clock": (status_t, [c_void_p, c_uint16, c_int64, c_int64]),
     "sensim_mcap_get_stats": (status_t, [c_void_p, POINTER(McapStats)]),
+    "sensim_ros2_options_init": (None, [POINTER(Ros2Options)]),
+    "sensim_ros2_open": (status_t, [POINTER(Ros2Options), POINTER(c_void_p)]),
+    "sensim_ros2_subscribers": (status_t, [c_void_p, c_uint16, POINTER(c_uint32)]),
+    "sensim_ros2_available": (c_int32, []),
     "sensim_pose_from_frame": (status_t, [c_int32, d3, d3, d16]),
     "sensim_pose_to_frame": (status_t, [c_int32, d16, d3, d3]),
     "sensim_point_to_frame": (status_t, [c_int32, d3, d3]),

@@ -191,8 +191,11 @@ int cmd_batch(int argc, char **argv)
             return usage(m);
         }
     }
-    if (!scene_arg || !traj_arg || !out || (!lidar_arg == !rig_arg))
-        return usage("batch needs --scene, --trajectory, --out and one of --lidar or --rig");
+    if (g_live.on && out)
+        return usage("ros2 publishes: no --out (record with sensim batch --format mcap)");
+    if (!scene_arg || !traj_arg || (!out && !g_live.on) || (!lidar_arg == !rig_arg))
+        return usage(g_live.on ? "ros2 needs --scene, --trajectory and one of --lidar or --rig"
+                               : "batch needs --scene, --trajectory, --out and one of --lidar or --rig");
     if (las_version && format != SENSIM_FORMAT_LAS)
         return usage("--las-version goes with --format las");
     if (las_version && !strcmp(las_version, "1.2"))
@@ -328,11 +331,11 @@ int cmd_batch(int argc, char **argv)
             step_ns = periods[s];
     }
     /* output tree and meta.json (identical for every shard: no shard, no clock) */
-    if (!ensure_dir(out)) {
+    if (!g_live.on && !ensure_dir(out)) {
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
         goto done;
     }
-    {
+    if (!g_live.on) {
         char mp[4200], mt[4300];
         snprintf(mp, sizeof mp, "%.4000s/meta.json", out);
         char *meta = NULL;
@@ -611,7 +614,9 @@ int cmd_batch(int argc, char **argv)
                         "time, writing %.2f s in the writer thread\n",
                 (unsigned long long)done_frames, (unsigned long long)skipped, (unsigned long long)points, wall,
                 wall > 0 ? 100.0 * scan_s / wall : 100.0, w.write_s);
-    if (g_stop && !rc) {
+    if (g_stop && !rc && g_live.on) {
+        fprintf(stderr, "sensim ros2: stopped after %llu frames\n", (unsigned long long)done_frames);
+    } else if (g_stop && !rc) {
         fprintf(stderr, "sensim batch: interrupted after %llu frames; every written frame is complete; rerun with "
                         "--resume to continue\n",
                 (unsigned long long)done_frames);

@@ -111,6 +111,23 @@ typedef struct mcap_opts {
 
 typedef struct mcap_out mcap_out; /* batch_mcap.c: the bag and its topics */
 
+/* sensim ros2 (ros2.c): the batch driver publishing live instead of writing OUT. */
+typedef struct live_opts {
+    int on;
+    sensim_ros2_options o;
+    double rate;           /* world seconds per wall second (1: real time); 0: as fast as the rig runs */
+    int wait_subscribers;  /* start once every topic has a subscriber */
+    int go_on_stdin;       /* then once a line arrives on stdin (a harness whose subscribers have matched) */
+    double linger_s;       /* after the run, keep publishing /tf_static this long (< 0: until Ctrl-C) */
+} live_opts;
+extern live_opts g_live;
+
+/* ros2.c: before the first step (wait as asked), before each step (pace), after the run (linger). */
+int live_start(sensim_mcap *m);
+void live_pace(int64_t t);
+void live_end(sensim_mcap *m);
+const char *live_domain(void); /* the domain id as the writer took it */
+
 /* Everything the rig driver (batch_rig.c) needs from cmd_batch, and what it counts. */
 typedef struct batch_run {
     const char *out;

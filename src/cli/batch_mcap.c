@@ -171,6 +171,8 @@ int mcap_step(mcap_out *M, int64_t t)
             MC(sensim_mcap_write_transforms(m, M->t_tfs, t, st, n));
         M->static_done = 1;
     }
+    if (g_live.on)
+        live_pace(t); /* the step's /clock leaves at its wall time */
     MC(sensim_mcap_write_clock(m, M->t_clock, t, t));
     if (!mo->no_tf || !mo->no_odom) {
         sensim_kinematics kin;
@@ -205,7 +207,10 @@ int run_mcap(batch_run *R, const mcap_opts *mo)
     M.static_done = mo->no_tf; /* --no-tf: no /tf_static either */
     sensim_mcap *m = NULL;
     int rc = 0;
-    MC(sensim_mcap_open(prefix, &mo->o, &m));
+    if (g_live.on)
+        MC(sensim_ros2_open(&g_live.o, &m));
+    else
+        MC(sensim_mcap_open(prefix, &mo->o, &m));
     M.m = m;
     char name[512];
     topic_name(name, sizeof name, mo->prefix, "clock", "");
@@ -252,7 +257,10 @@ int run_mcap(batch_run *R, const mcap_opts *mo)
         goto end;
     }
     R->mc = &M;
-    rc = run_rig(R);
+    if (!g_live.on || !(rc = live_start(m)))
+        rc = run_rig(R);
+    if (g_live.on && !rc)
+        live_end(m);
     R->mc = NULL;
 end:
     free(M.rbuf);
@@ -263,7 +271,10 @@ end:
         sensim_status st = sensim_mcap_close(m, &files);
         if (st && !rc)
             rc = mcap_fail();
-        if (!R->quiet && !rc)
+        if (!R->quiet && !rc && g_live.on)
+            fprintf(stderr, "sensim ros2: %llu messages published on domain %s, %llu dropped by reliable topics\n",
+                    (unsigned long long)ms.messages, live_domain(), (unsigned long long)ms.dropped);
+        else if (!R->quiet && !rc)
             fprintf(stderr, "sensim batch: %llu messages in %u file%s %s_0.mcap%s\n", (unsigned long long)ms.messages,
                     files, files == 1 ? "" : "s", prefix, files > 1 ? " ..." : "");
     }

@@ -39,6 +39,7 @@ int parse_shard(const char *v, uint32_t *k, uint32_t *n);
 int ensure_dir(const char *dir);
 sensim_status load_scene(const char *what, int32_t frame, const char *tags_file, sensim_scene *scene);
 int cmd_batch(int argc, char **argv);
+int cmd_ros2(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_bag(int argc, char **argv);
 int cmd_collect(int argc, char **argv);

@@ -55,6 +55,22 @@ static const struct command_help {
      "              for readers that stop at 1.3)\n"
      "  --format mcap  one rosbag2 bag OUT/sensim_0.mcap; the --mcap-*, --no-tf, --no-odom, --topic-prefix,\n"
      "              --odom-frame and --base-frame options go with it\n"},
+    {"ros2",
+     "sensim ros2 --scene FILE|street (--lidar PRESET|FILE | --rig RIG) --trajectory FILE [--rate realtime|max|R]\n"
+     "            [--domain N] [--qos ros|reliable] [--wait-subscribers] [--start-on-stdin] [--linger S|forever]\n"
+     "            [--frames A:B] [--threads N] [--set KEY=VALUE]... [--seed N] [--motion causal|linear]\n"
+     "            [--tags FILE] [--actors FILE] [--step-ns N] [--no-tf] [--no-odom] [--topic-prefix /NS]\n"
+     "            [--odom-frame odom] [--base-frame base_link] [--quiet]\n",
+     "  publishes live over DDS (Cyclone DDS, as ROS 2's rmw_cyclonedds) what batch --format mcap would\n"
+     "  record: the same topics, types, frame ids and stamps; ros2 topic list/echo see them on either RMW\n"
+     "  --rate      world seconds per wall second: realtime (default, 1), max (unpaced), or a factor\n"
+     "  --domain    DDS domain 0..232 (default ROS_DOMAIN_ID, else 0); CYCLONEDDS_URI configures the network\n"
+     "  --qos       ros (default): clouds, images, camera_info best effort (SensorDataQoS), imu/fix/odom\n"
+     "              reliable depth 10, /tf reliable depth 100, /tf_static transient local, /clock depth 1;\n"
+     "              reliable: every topic reliable, keep all (a recorder that must lose nothing)\n"
+     "  --wait-subscribers  start once every topic has a subscriber; --start-on-stdin: then once a line\n"
+     "              arrives on stdin (a harness whose subscribers have matched too)\n"
+     "  --linger    after the run keep the participant (and /tf_static for late subscribers) S seconds\n"},
     {"render",
      "sensim render --scene FILE|street --out DIR [--camera PRESET|FILE] [--pose x,y,z,roll,pitch,yaw]\n"
      "              [--outputs depth,semantic,instance,normal,rgb] [--set KEY=VALUE]... [--threads N] [--tags FILE]\n",

@@ -434,6 +434,8 @@ int cli_dispatch(int argc, char **argv)
         return cmd_pattern(argc, argv);
     if (!strcmp(cmd, "batch"))
         return cmd_batch(argc, argv);
+    if (!strcmp(cmd, "ros2"))
+        return cmd_ros2(argc, argv);
     if (!strcmp(cmd, "bench"))
         return cmd_bench(argc, argv);
     if (!strcmp(cmd, "render"))

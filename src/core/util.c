@@ -69,7 +69,7 @@ const char *sensim_status_string(sensim_status s)
     case SENSIM_ERR_BUSY: return "SENSIM_ERR_BUSY: in use by a scan";
     case SENSIM_ERR_TIME_ORDER: return "SENSIM_ERR_TIME_ORDER: time goes backwards";
     case SENSIM_ERR_OVERRUN: return "SENSIM_ERR_OVERRUN: frame dropped while read";
-    case SENSIM_ERR_BACKEND: return "SENSIM_ERR_BACKEND: ray-tracing backend error";
+    case SENSIM_ERR_BACKEND: return "SENSIM_ERR_BACKEND: backend error (Embree, Cyclone DDS) or backend not built in";
     case SENSIM_ERR_DUPLICATE: return "SENSIM_ERR_DUPLICATE: id already in use";
     case SENSIM_ERR_CANCELLED: return "SENSIM_ERR_CANCELLED: cancelled by the host";
     default: return "unknown status";

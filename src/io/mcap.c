@@ -400,6 +400,7 @@ sensim_status sensim_mcap_close(sensim_mcap *m, uint32_t *out_files)
     if (out_files)
         *out_files = m->done_files;
     m->magic = SENSIM_MAGIC_DEAD;
+    sensim__dds_close(m->live);
     for (uint32_t i = 0; i < m->ntopics; i++)
         free(m->topics[i].idx);
     free(m->topics);
@@ -423,6 +424,7 @@ sensim_status sensim_mcap_get_stats(const sensim_mcap *m, sensim_mcap_stats *s)
     s->bytes = m->bytes;
     s->files = m->files;
     s->topics = m->ntopics;
+    s->dropped = m->live ? sensim__dds_dropped(m->live) : 0;
     return SENSIM_OK;
 }
 
@@ -478,6 +480,11 @@ sensim_status sensim_mcap_add_topic(sensim_mcap *m, const char *name, int32_t ty
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", name);
     t->type = type;
+    if (m->live) {
+        sensim_status st = sensim__dds_add_topic(m->live, m->ntopics, name, type);
+        if (st)
+            return st; /* the topic is not added; the writer stays usable */
+    }
     *out = (uint16_t)m->ntopics++;
     if (m->f && !announce(m, *out))
         return fail_io(m, m->rec.oom ? SENSIM_ERR_OUT_OF_MEMORY : SENSIM_ERR_IO, "sensim_mcap_add_topic");
@@ -520,6 +527,8 @@ sensim_status sensim__mcap_emit(sensim_mcap *m, uint16_t tp, int64_t log_ns)
 {
     if (m->msg.oom)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap: out of memory for a message");
+    if (m->live)
+        return sensim__dds_publish(m, tp);
     sensim_status st;
     if (m->f && ((m->o.split_ns && m->file_msgs && log_ns - m->file_start >= m->o.split_ns) ||
                  (m->o.split_bytes && m->off + m->chunk.n + m->msg.n >= m->o.split_bytes && m->file_msgs > 0)))

@@ -142,6 +142,8 @@ static inline void c_header(buf *b, int64_t stamp, const char *frame_id)
 }
 
 /* ---- the writer ---- */
+typedef struct sensim__dds sensim__dds; /* ros2_dds.c: a live writer's DDS participant and writers */
+
 typedef struct topic {
     char name[MAX_NAME + 1];
     int32_t type;
@@ -177,6 +179,7 @@ struct sensim_mcap {
     uint64_t messages, chunks, bytes;
     uint32_t files, done_files;
     sensim_status failed;
+    sensim__dds *live;      /* sensim_ros2_open: messages are published, not stored */
 };
 
 /* The frame id argument of messages without a header. */
@@ -190,5 +193,12 @@ sensim_status sensim__mcap_check_write(sensim_mcap *m, uint16_t tp, int32_t type
 int sensim__mcap_valid_frame(const char *s);
 /* The serialized message in m->msg becomes a Message record of topic @p tp. */
 sensim_status sensim__mcap_emit(sensim_mcap *m, uint16_t tp, int64_t log_ns);
+
+/* Live writers (ros2_dds.c): topic @p i's DDS topic and writer; m->msg published on topic @p tp;
+ * messages a reliable writer gave up on; the participant deleted. */
+sensim_status sensim__dds_add_topic(sensim__dds *d, uint32_t i, const char *name, int32_t type);
+sensim_status sensim__dds_publish(sensim_mcap *m, uint16_t tp);
+uint64_t sensim__dds_dropped(const sensim__dds *d);
+void sensim__dds_close(sensim__dds *d);
 
 #endif

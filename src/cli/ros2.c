@@ -1,0 +1,190 @@
+/* sensim ros2: the batch driver (one rig, the bag's consumers) publishing
+ * live over DDS (sensim_ros2_open) instead of writing a bag: the same
+ * topics, types, frame ids and stamps as `sensim batch --format mcap`,
+ * paced by the wall clock (--rate). */
+#include "batch.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+live_opts g_live;
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void nap_until(double t_s)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)t_s;
+    ts.tv_nsec = (long)((t_s - (double)ts.tv_sec) * 1e9);
+    if (ts.tv_nsec > 999999999)
+        ts.tv_nsec = 999999999;
+    /* EINTR (Ctrl-C) returns early: the caller looks at g_stop */
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+int live_start(sensim_mcap *m)
+{
+    sensim_mcap_stats ms;
+    sensim_mcap_get_stats(m, &ms);
+    if (g_live.wait_subscribers) {
+        fprintf(stderr, "sensim ros2: waiting for a subscriber on each of the %u topics (Ctrl-C stops)\n", ms.topics);
+        for (;;) {
+            uint32_t missing = 0;
+            for (uint16_t t = 0; t < ms.topics; t++) {
+                uint32_t n = 0;
+                sensim_status st = sensim_ros2_subscribers(m, t, &n);
+                if (st) {
+                    fprintf(stderr, "sensim: error: %s\n", sensim_context_last_error(NULL));
+                    return EXIT_STATUS_BASE + (int)st;
+                }
+                missing += n == 0;
+            }
+            if (!missing)
+                break;
+            if (g_stop)
+                return -1;
+            nap_until(mono_s() + 0.01); /* polling discovery state, not timing anything */
+        }
+    }
+    if (g_live.go_on_stdin) {
+        fprintf(stderr, "sensim ros2: matched; starting when a line arrives on stdin\n");
+        int c;
+        while ((c = getchar()) != EOF && c != '\n')
+            ;
+    }
+    return 0;
+}
+
+void live_pace(int64_t t)
+{
+    static int started;
+    static int64_t t0;
+    static double w0;
+    if (!(g_live.rate > 0))
+        return;
+    if (!started) {
+        started = 1, t0 = t, w0 = mono_s();
+        return;
+    }
+    double target = w0 + (double)(t - t0) * 1e-9 / g_live.rate;
+    while (!g_stop && mono_s() < target)
+        nap_until(target);
+}
+
+void live_end(sensim_mcap *m)
+{
+    (void)m;
+    if (g_live.linger_s == 0 || g_stop)
+        return;
+    if (g_live.linger_s < 0)
+        fprintf(stderr, "sensim ros2: run done; holding /tf_static for late subscribers until Ctrl-C\n");
+    else
+        fprintf(stderr, "sensim ros2: run done; holding /tf_static for late subscribers for %g s (Ctrl-C ends)\n",
+                g_live.linger_s);
+    double end = g_live.linger_s < 0 ? INFINITY : mono_s() + g_live.linger_s;
+    while (!g_stop && mono_s() < end)
+        nap_until(fmin(end, mono_s() + 3600.0));
+}
+
+const char *live_domain(void)
+{
+    static char b[16];
+    const char *e = getenv("ROS_DOMAIN_ID");
+    if (g_live.o.domain_id >= 0)
+        snprintf(b, sizeof b, "%d", g_live.o.domain_id);
+    else
+        snprintf(b, sizeof b, "%.4s", e && *e ? e : "0"); /* sensim_ros2_open checked it */
+    return b;
+}
+
+int cmd_ros2(int argc, char **argv)
+{
+    memset(&g_live, 0, sizeof g_live);
+    g_live.on = 1;
+    g_live.rate = 1.0;
+    sensim_ros2_options_init(&g_live.o);
+    char **av = calloc((size_t)argc + 3, sizeof *av);
+    if (!av) {
+        fprintf(stderr, "sensim: error: out of memory\n");
+        return EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+    }
+    int n = 0;
+    av[n++] = argv[0];
+    av[n++] = argv[1];
+    int rc = 0;
+    for (int i = 2; i < argc && !rc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--wait-subscribers")) {
+            g_live.wait_subscribers = 1;
+        } else if (!strcmp(a, "--start-on-stdin")) {
+            g_live.go_on_stdin = 1;
+        } else if (!strcmp(a, "--rate") || !strcmp(a, "--domain") || !strcmp(a, "--qos") || !strcmp(a, "--linger")) {
+            if (!v) {
+                rc = usage_option(a, 1);
+                break;
+            }
+            i++;
+            double x;
+            if (!strcmp(a, "--rate")) {
+                if (!strcmp(v, "realtime"))
+                    g_live.rate = 1.0;
+                else if (!strcmp(v, "max"))
+                    g_live.rate = 0.0;
+                else if (parse_numbers(v, &x, 1, 1) == 1 && x >= 1e-3 && x <= 1e6)
+                    g_live.rate = x;
+                else
+                    rc = usage("--rate needs realtime, max or a factor in [0.001, 1e6] (world s per wall s)");
+            } else if (!strcmp(a, "--domain")) {
+                uint32_t d;
+                if (parse_u32(v, &d) && d <= 232)
+                    g_live.o.domain_id = (int32_t)d;
+                else
+                    rc = usage("--domain needs a DDS domain id in 0..232 (default: ROS_DOMAIN_ID, else 0)");
+            } else if (!strcmp(a, "--qos")) {
+                if (!strcmp(v, "ros"))
+                    g_live.o.qos = SENSIM_ROS2_QOS_PROFILES;
+                else if (!strcmp(v, "reliable"))
+                    g_live.o.qos = SENSIM_ROS2_QOS_RELIABLE;
+                else
+                    rc = usage("--qos must be ros (each topic's ROS 2 profile) or reliable (every topic reliable, "
+                               "keep all)");
+            } else if (!strcmp(v, "forever")) {
+                g_live.linger_s = -1;
+            } else if (parse_numbers(v, &x, 1, 1) == 1 && x >= 0 && x <= 1e6) {
+                g_live.linger_s = x;
+            } else {
+                rc = usage("--linger needs seconds in [0, 1e6] or forever");
+            }
+        } else if (!strcmp(a, "--out") || !strcmp(a, "--format") || !strcmp(a, "--resume") ||
+                   !strcmp(a, "--overwrite") || !strcmp(a, "--shard") || !strcmp(a, "--images") ||
+                   !strncmp(a, "--mcap-", 7) || !strcmp(a, "--frame") || !strcmp(a, "--las-version")) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "%s writes files: sensim ros2 publishes (record with sensim batch --format mcap)",
+                     a);
+            rc = usage(msg);
+        } else {
+            av[n++] = argv[i];
+        }
+    }
+    if (!rc && !sensim_ros2_available()) {
+        fprintf(stderr, "sensim: error: this sensim was built without Cyclone DDS (install cyclonedds-dev, "
+                        "rebuild)\n");
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_BACKEND;
+    }
+    if (!rc) {
+        av[n++] = "--format";
+        av[n++] = "mcap";
+        rc = cmd_batch(n, av);
+    }
+    free(av);
+    return rc;
+}

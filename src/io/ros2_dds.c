@@ -1,0 +1,494 @@
+/* Live ROS 2 over Cyclone DDS: the MCAP writer's messages (the CDR bytes a
+ * bag holds, built by mcap_msgs.c) published as DDS samples instead of
+ * stored. ROS 2's RMWs name a topic /a/b "rt/a/b" and a type pkg/msg/Name
+ * "pkg::msg::dds_::Name_"; a sample is the message's CDR with its 4-byte
+ * encapsulation header. The bytes go through a sertype of our own that
+ * carries them as they are (as rmw_cyclonedds does with its serializer's
+ * output), so nothing is serialized twice and the wire equals the bag. */
+#include "mcap_impl.h"
+
+#include <errno.h>
+#include <limits.h>
+
+void sensim_ros2_options_init(sensim_ros2_options *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->domain_id = -1;
+    o->qos = SENSIM_ROS2_QOS_PROFILES;
+}
+
+/* ROS_DOMAIN_ID: unset or empty → 0; otherwise digits only, 0..232. */
+static sensim_status env_domain(int32_t *out)
+{
+    const char *e = getenv("ROS_DOMAIN_ID");
+    *out = 0;
+    if (!e || !*e)
+        return SENSIM_OK;
+    long v = 0;
+    for (const char *p = e; *p; p++) {
+        if (*p < '0' || *p > '9' || p - e > 3)
+            return sensim__fail(SENSIM_ERR_OUT_OF_RANGE,
+                                "sensim_ros2_open: environment ROS_DOMAIN_ID='%.40s' is not an integer in 0..232", e);
+        v = v * 10 + (*p - '0');
+    }
+    if (v > 232)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_ros2_open: environment ROS_DOMAIN_ID=%ld outside 0..232", v);
+    *out = (int32_t)v;
+    return SENSIM_OK;
+}
+
+#ifndef SENSIM_HAVE_DDS
+
+int sensim_ros2_available(void) { return 0; }
+
+sensim_status sensim_ros2_open(const sensim_ros2_options *options, sensim_mcap **out)
+{
+    (void)options;
+    if (out)
+        *out = NULL;
+    return sensim__fail(SENSIM_ERR_BACKEND, "sensim_ros2_open: libsensim was built without Cyclone DDS "
+                                            "(install cyclonedds-dev and rebuild)");
+}
+
+sensim_status sensim_ros2_subscribers(const sensim_mcap *m, uint16_t tp, uint32_t *out_count)
+{
+    (void)m, (void)tp;
+    if (out_count)
+        *out_count = 0;
+    return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_subscribers: not a live writer (built without "
+                                                     "Cyclone DDS)");
+}
+
+sensim_status sensim__dds_add_topic(sensim__dds *d, uint32_t i, const char *name, int32_t type)
+{
+    (void)d, (void)i, (void)name, (void)type;
+    return SENSIM_ERR_BACKEND;
+}
+sensim_status sensim__dds_publish(sensim_mcap *m, uint16_t tp) { (void)m, (void)tp; return SENSIM_ERR_BACKEND; }
+uint64_t sensim__dds_dropped(const sensim__dds *d) { (void)d; return 0; }
+void sensim__dds_close(sensim__dds *d) { (void)d; }
+
+#else
+
+/* Cyclone's headers use GNU C's `asm`; libsensim is strict C11 */
+#ifndef asm
+#define asm __asm__
+#endif
+#include <dds/dds.h>
+#include <dds/ddsi/ddsi_serdata.h>
+#include <dds/ddsi/ddsi_sertype.h>
+
+struct sensim__dds {
+    dds_entity_t participant;
+    dds_entity_t writers[MAX_TOPICS];
+    int32_t qos;
+    uint64_t dropped;
+};
+
+int sensim_ros2_available(void) { return 1; }
+
+/* ---- a sertype whose samples are CDR bytes, carried as they are ---- */
+
+typedef struct raw_sample {
+    const void *p;
+    size_t n;
+} raw_sample;
+
+typedef struct raw_serdata {
+    struct ddsi_serdata c;
+    uint32_t n;         /* bytes, encapsulation header included */
+    unsigned char *p;   /* n rounded up to 4, zero padded (DDS may read up to there) */
+} raw_serdata;
+
+static const struct ddsi_serdata_ops raw_serdata_ops;
+
+static raw_serdata *raw_new(const struct ddsi_sertype *type, enum ddsi_serdata_kind kind, size_t n)
+{
+    if (n > UINT32_MAX - 4)
+        return NULL;
+    raw_serdata *d = calloc(1, sizeof *d);
+    size_t cap = (n + 3) & ~(size_t)3;
+    if (!d || !(d->p = calloc(1, cap ? cap : 4))) {
+        free(d);
+        return NULL;
+    }
+    ddsi_serdata_init(&d->c, type, kind);
+    d->c.hash = type ? type->serdata_basehash : 0; /* keyless: one instance */
+    d->n = (uint32_t)n;
+    return d;
+}
+
+static bool raw_eqkey(const struct ddsi_serdata *a, const struct ddsi_serdata *b)
+{
+    (void)a, (void)b;
+    return true; /* ROS types have no key */
+}
+
+static uint32_t raw_size(const struct ddsi_serdata *d) { return ((const raw_serdata *)d)->n; }
+
+static void raw_free(struct ddsi_serdata *d)
+{
+    raw_serdata *r = (raw_serdata *)d;
+    free(r->p);
+    free(r);
+}
+
+/* Received data is never read here: the writer's process has no reader of these topics. */
+static struct ddsi_serdata *raw_from_ser(const struct ddsi_sertype *type, enum ddsi_serdata_kind kind,
+                                         const struct nn_rdata *fragchain, size_t size)
+{
+    (void)type, (void)kind, (void)fragchain, (void)size;
+    return NULL;
+}
+
+static struct ddsi_serdata *raw_from_ser_iov(const struct ddsi_sertype *type, enum ddsi_serdata_kind kind,
+                                             ddsrt_msg_iovlen_t niov, const ddsrt_iovec_t *iov, size_t size)
+{
+    raw_serdata *d = raw_new(type, kind, size);
+    if (!d)
+        return NULL;
+    size_t at = 0;
+    for (ddsrt_msg_iovlen_t i = 0; i < niov && at < size; i++) {
+        size_t k = iov[i].iov_len < size - at ? iov[i].iov_len : size - at;
+        memcpy(d->p + at, iov[i].iov_base, k);
+        at += k;
+    }
+    return &d->c;
+}
+
+static struct ddsi_serdata *raw_from_keyhash(const struct ddsi_sertype *type, const struct ddsi_keyhash *kh)
+{
+    (void)kh;
+    raw_serdata *d = raw_new(type, SDK_KEY, 0);
+    return d ? &d->c : NULL;
+}
+
+static struct ddsi_serdata *raw_from_sample(const struct ddsi_sertype *type, enum ddsi_serdata_kind kind,
+                                            const void *sample)
+{
+    const raw_sample *s = sample;
+    size_t n = kind == SDK_DATA ? s->n : 0;
+    raw_serdata *d = raw_new(type, kind, n);
+    if (!d)
+        return NULL;
+    if (n)
+        memcpy(d->p, s->p, n);
+    return &d->c;
+}
+
+static void raw_to_ser(const struct ddsi_serdata *d, size_t off, size_t sz, void *dst)
+{
+    memcpy(dst, ((const raw_serdata *)d)->p + off, sz);
+}
+
+static struct ddsi_serdata *raw_to_ser_ref(const struct ddsi_serdata *d, size_t off, size_t sz, ddsrt_iovec_t *ref)
+{
+    ref->iov_base = ((const raw_serdata *)d)->p + off;
+    ref->iov_len = (ddsrt_iov_len_t)sz;
+    return ddsi_serdata_ref(d);
+}
+
+static void raw_to_ser_unref(struct ddsi_serdata *d, const ddsrt_iovec_t *ref)
+{
+    (void)ref;
+    ddsi_serdata_unref(d);
+}
+
+static bool raw_to_sample(const struct ddsi_serdata *d, void *sample, void **bufptr, void *buflim)
+{
+    (void)bufptr, (void)buflim;
+    raw_sample *s = sample;
+    s->p = ((const raw_serdata *)d)->p;
+    s->n = ((const raw_serdata *)d)->n;
+    return true;
+}
+
+static struct ddsi_serdata *raw_to_untyped(const struct ddsi_serdata *d)
+{
+    raw_serdata *u = raw_new(d->type, SDK_KEY, 0);
+    if (!u)
+        return NULL;
+    u->c.type = NULL;
+    return &u->c;
+}
+
+static bool raw_untyped_to_sample(const struct ddsi_sertype *type, const struct ddsi_serdata *d, void *sample,
+                                  void **bufptr, void *buflim)
+{
+    (void)type, (void)d, (void)bufptr, (void)buflim;
+    raw_sample *s = sample;
+    s->p = NULL, s->n = 0;
+    return true;
+}
+
+static size_t raw_print(const struct ddsi_sertype *type, const struct ddsi_serdata *d, char *out, size_t size)
+{
+    (void)type;
+    int k = snprintf(out, size, "(CDR, %u bytes)", ((const raw_serdata *)d)->n);
+    return k < 0 ? 0 : (size_t)k;
+}
+
+static void raw_get_keyhash(const struct ddsi_serdata *d, struct ddsi_keyhash *kh, bool force_md5)
+{
+    (void)d, (void)force_md5;
+    memset(kh, 0, sizeof *kh);
+}
+
+static const struct ddsi_serdata_ops raw_serdata_ops = {
+    .eqkey = raw_eqkey,
+    .get_size = raw_size,
+    .from_ser = raw_from_ser,
+    .from_ser_iov = raw_from_ser_iov,
+    .from_keyhash = raw_from_keyhash,
+    .from_sample = raw_from_sample,
+    .to_ser = raw_to_ser,
+    .to_ser_ref = raw_to_ser_ref,
+    .to_ser_unref = raw_to_ser_unref,
+    .to_sample = raw_to_sample,
+    .to_untyped = raw_to_untyped,
+    .untyped_to_sample = raw_untyped_to_sample,
+    .free = raw_free,
+    .print = raw_print,
+    .get_keyhash = raw_get_keyhash,
+};
+
+static void raw_type_free(struct ddsi_sertype *t)
+{
+    ddsi_sertype_fini(t);
+    free(t);
+}
+
+static void raw_zero_samples(const struct ddsi_sertype *t, void *samples, size_t count)
+{
+    (void)t;
+    memset(samples, 0, count * sizeof(raw_sample));
+}
+
+static void raw_realloc_samples(void **ptrs, const struct ddsi_sertype *t, void *old, size_t oldcount, size_t count)
+{
+    (void)t;
+    raw_sample *s = realloc(old, (count ? count : 1) * sizeof *s);
+    if (s && count > oldcount)
+        memset(s + oldcount, 0, (count - oldcount) * sizeof *s);
+    for (size_t i = 0; i < count; i++)
+        ptrs[i] = s ? &s[i] : NULL;
+}
+
+static void raw_free_samples(const struct ddsi_sertype *t, void **ptrs, size_t count, dds_free_op_t op)
+{
+    (void)t;
+    if (count && (op & DDS_FREE_ALL_BIT))
+        free(ptrs[0]);
+}
+
+static bool raw_type_equal(const struct ddsi_sertype *a, const struct ddsi_sertype *b)
+{
+    (void)a, (void)b;
+    return true; /* the common part (type name, ops) is compared by DDS */
+}
+
+static uint32_t raw_type_hash(const struct ddsi_sertype *t)
+{
+    (void)t;
+    return 0;
+}
+
+static size_t raw_serialized_size(const struct ddsi_sertype *t, const void *sample)
+{
+    (void)t;
+    return ((const raw_sample *)sample)->n;
+}
+
+static bool raw_serialize_into(const struct ddsi_sertype *t, const void *sample, void *dst, size_t dst_size)
+{
+    (void)t;
+    const raw_sample *s = sample;
+    if (dst_size < s->n)
+        return false;
+    memcpy(dst, s->p, s->n);
+    return true;
+}
+
+static const struct ddsi_sertype_ops raw_sertype_ops = {
+    .version = ddsi_sertype_v0,
+    .arg = NULL,
+    .free = raw_type_free,
+    .zero_samples = raw_zero_samples,
+    .realloc_samples = raw_realloc_samples,
+    .free_samples = raw_free_samples,
+    .equal = raw_type_equal,
+    .hash = raw_type_hash,
+    .get_serialized_size = raw_serialized_size,
+    .serialize_into = raw_serialize_into,
+};
+
+/* "pkg/msg/Name" → "pkg::msg::dds_::Name_" */
+static void dds_type_name(char *dst, size_t cap, const char *ros)
+{
+    const char *last = strrchr(ros, '/');
+    size_t pre = (size_t)(last - ros), k = 0;
+    for (size_t i = 0; i < pre && k + 3 < cap; i++) {
+        if (ros[i] == '/')
+            dst[k++] = ':', dst[k++] = ':';
+        else
+            dst[k++] = ros[i];
+    }
+    snprintf(dst + k, cap - k, "::dds_::%s_", last + 1);
+}
+
+/* ---- the writer ---- */
+
+static sensim_status dds_fail(const char *fn, const char *what, dds_return_t rc)
+{
+    return sensim__fail(SENSIM_ERR_BACKEND, "%s: %s: %s", fn, what, dds_strretcode(rc));
+}
+
+sensim_status sensim_ros2_open(const sensim_ros2_options *options, sensim_mcap **out)
+{
+    if (out)
+        *out = NULL;
+    if (!out)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_open: out_writer is NULL");
+    sensim_ros2_options o;
+    sensim_ros2_options_init(&o);
+    if (options)
+        o = *options;
+    for (int i = 0; i < 4; i++)
+        if (o.reserved[i])
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_open: options.reserved[%d] is not zero", i);
+    if (o.qos != SENSIM_ROS2_QOS_PROFILES && o.qos != SENSIM_ROS2_QOS_RELIABLE)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_open: qos %d unknown", o.qos);
+    if (o.domain_id < -1 || o.domain_id > 232)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_ros2_open: domain_id %d outside -1..232", o.domain_id);
+    sensim_status st;
+    if (o.domain_id == -1 && (st = env_domain(&o.domain_id)))
+        return st;
+    sensim_mcap *m = calloc(1, sizeof *m);
+    sensim__dds *d = calloc(1, sizeof *d);
+    if (!m || !d || !(m->topics = calloc(MAX_TOPICS, sizeof *m->topics))) {
+        free(m);
+        free(d);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_ros2_open: out of memory");
+    }
+    /* as rmw_cyclonedds: the participant's user data names its security enclave */
+    dds_qos_t *q = dds_create_qos();
+    if (q)
+        dds_qset_userdata(q, "enclave=/;", 10);
+    d->participant = dds_create_participant((dds_domainid_t)o.domain_id, q, NULL);
+    dds_delete_qos(q);
+    if (d->participant < 0) {
+        st = dds_fail("sensim_ros2_open", "cannot create a DDS participant (check CYCLONEDDS_URI)", d->participant);
+        free(m->topics);
+        free(m);
+        free(d);
+        return st;
+    }
+    d->qos = o.qos;
+    snprintf(m->prefix, sizeof m->prefix, "ROS 2 domain %d", o.domain_id);
+    snprintf(m->path, sizeof m->path, "ROS 2 domain %d", o.domain_id);
+    m->live = d;
+    m->magic = SENSIM_MAGIC_MCAP;
+    *out = m;
+    return SENSIM_OK;
+}
+
+/* The QoS a ROS 2 publisher of this type uses (sensim/mcap.h). */
+static dds_qos_t *topic_qos(int32_t type, int32_t mode)
+{
+    dds_qos_t *q = dds_create_qos();
+    if (!q)
+        return NULL;
+    int best_effort = type == SENSIM_ROS_POINTCLOUD2 || type == SENSIM_ROS_IMAGE || type == SENSIM_ROS_CAMERA_INFO;
+    int depth = best_effort ? 5 : type == SENSIM_ROS_TF ? 100 : (type == SENSIM_ROS_TF_STATIC || type == SENSIM_ROS_CLOCK) ? 1 : 10;
+    if (mode == SENSIM_ROS2_QOS_RELIABLE) {
+        dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(10));
+        dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+    } else {
+        dds_qset_reliability(q, best_effort ? DDS_RELIABILITY_BEST_EFFORT : DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
+        dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
+    }
+    dds_qset_durability(q, type == SENSIM_ROS_TF_STATIC ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
+    dds_data_representation_id_t xcdr1 = DDS_DATA_REPRESENTATION_XCDR1;
+    dds_qset_data_representation(q, 1, &xcdr1);
+    return q;
+}
+
+sensim_status sensim__dds_add_topic(sensim__dds *d, uint32_t i, const char *name, int32_t type)
+{
+    char dname[300], tname[128];
+    snprintf(dname, sizeof dname, "rt%s", name);
+    dds_type_name(tname, sizeof tname, sensim__ros2_type_names[type]);
+    struct ddsi_sertype *st = calloc(1, sizeof *st);
+    if (!st)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap_add_topic: out of memory");
+    ddsi_sertype_init(st, tname, &raw_sertype_ops, &raw_serdata_ops, true);
+    dds_qos_t *q = topic_qos(type, d->qos);
+    if (!q) {
+        raw_type_free(st);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap_add_topic: out of memory");
+    }
+    /* the topic takes the sertype (or an equal one it already has, freeing ours) */
+    dds_entity_t t = dds_create_topic_sertype(d->participant, dname, &st, q, NULL, NULL);
+    if (t < 0) {
+        dds_delete_qos(q);
+        raw_type_free(st);
+        return dds_fail("sensim_mcap_add_topic", dname, t);
+    }
+    dds_entity_t w = dds_create_writer(d->participant, t, q, NULL);
+    dds_delete_qos(q);
+    if (w < 0)
+        return dds_fail("sensim_mcap_add_topic", dname, w);
+    d->writers[i] = w;
+    return SENSIM_OK;
+}
+
+sensim_status sensim__dds_publish(sensim_mcap *m, uint16_t tp)
+{
+    sensim__dds *d = m->live;
+    raw_sample s = {m->msg.p, m->msg.n};
+    dds_return_t rc = dds_write(d->writers[tp], &s);
+    if (rc == DDS_RETCODE_TIMEOUT) {
+        d->dropped++;
+        return SENSIM_OK;
+    }
+    if (rc < 0)
+        return dds_fail("sensim_mcap_write", m->topics[tp].name, rc);
+    m->messages++;
+    m->bytes += m->msg.n;
+    return SENSIM_OK;
+}
+
+uint64_t sensim__dds_dropped(const sensim__dds *d) { return d->dropped; }
+
+sensim_status sensim_ros2_subscribers(const sensim_mcap *m, uint16_t tp, uint32_t *out_count)
+{
+    if (out_count)
+        *out_count = 0;
+    if (!m || !out_count)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_subscribers: NULL argument");
+    if (m->magic != SENSIM_MAGIC_MCAP)
+        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_ros2_subscribers: writer is not a live writer");
+    if (!m->live)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_subscribers: a bag writer has no subscribers");
+    if (tp >= m->ntopics)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_subscribers: topic %u was never added", tp);
+    dds_publication_matched_status_t s;
+    dds_return_t rc = dds_get_publication_matched_status(m->live->writers[tp], &s);
+    if (rc < 0)
+        return dds_fail("sensim_ros2_subscribers", m->topics[tp].name, rc);
+    *out_count = s.current_count;
+    return SENSIM_OK;
+}
+
+void sensim__dds_close(sensim__dds *d)
+{
+    if (!d)
+        return;
+    if (d->participant > 0)
+        dds_delete(d->participant); /* writers and topics with it */
+    free(d);
+}
+
+#endif
