@@ -17,13 +17,14 @@ pkgs=(
   build-essential meson ninja-build pkg-config cmake python3
   libembree-dev libcglm-dev libpng-dev libproj-dev
   libzstd-dev liblz4-dev zlib1g-dev libassimp-dev libjansson-dev
+  cyclonedds-dev
 )
 if [ "$mode" = test ]; then
   pkgs+=(
     libcmocka-dev python3-numpy python3-open3d python3-pip python3-setuptools
     munge slurmctld slurmd slurm-client
     clang-14 libclang-rt-14-dev libomp-14-dev valgrind
-    geographiclib-tools chromium
+    geographiclib-tools chromium cyclonedds-tools
   )
 fi
 

@@ -32,7 +32,7 @@
 typedef struct spec {
     char topic[256], type[32], name[256];
     const dds_topic_descriptor_t *desc;
-    long want, got;
+    long want, got, got_raw; /* decoded, raw */
     dds_entity_t rd, rd_raw;
     FILE *json, *raw;
 } spec;
@@ -242,6 +242,7 @@ static void take_all(spec *s)
                 fwrite(&len, 4, 1, s->raw);
                 fwrite(b, 1, len, s->raw);
                 free(b);
+                s->got_raw++;
             }
             ddsi_serdata_unref(sd[i]);
         }
@@ -368,7 +369,7 @@ int main(int argc, char **argv)
                 dds_get_subscription_matched_status(specs[i].rd_raw, &b);
                 all &= a.current_count > 0 && b.current_count > 0;
                 take_all(&specs[i]);
-                done &= specs[i].got >= specs[i].want;
+                done &= specs[i].got >= specs[i].want && specs[i].got_raw >= specs[i].want;
             }
             if (all && !matched) {
                 matched = 1;
@@ -383,7 +384,8 @@ int main(int argc, char **argv)
         fflush(stdout);
         if (dds_time() >= deadline) {
             for (int i = 0; i < ns && !probe; i++)
-                fprintf(stderr, "ros2_sub: %s: %ld of %ld messages\n", specs[i].topic, specs[i].got, specs[i].want);
+                fprintf(stderr, "ros2_sub: %s: %ld (raw %ld) of %ld messages\n", specs[i].topic, specs[i].got,
+                        specs[i].got_raw, specs[i].want);
             fprintf(stderr, "ros2_sub: timed out after %g s\n", timeout);
             break;
         }
