@@ -235,7 +235,10 @@ SENSIM_API void sensim_mcap_sink_desc_init(sensim_mcap_sink_desc *desc);
  * (stamp the frame's start, logged at its end); an image ring's captures as
  * NAME/<output>/image and NAME/camera_info (sensim_mcap_write_capture); a
  * navigation ring's samples as Imu on NAME/imu, NavSatFix on NAME/fix or
- * Odometry (odom → NAME) on NAME/odom. Topics are added at the first frame.
+ * Odometry (odom → NAME) on NAME/odom. Topics are added at the first frame;
+ * a topic the host added beforehand under that name and type is used (a
+ * live host, sensim_ros2_open, can so create the topics and wait for
+ * subscribers before it steps).
  * /tf, /tf_static and /clock are the host's (sensim_mcap_write_transforms,
  * _clock): a sink writes what its ring holds.
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL writer or name, a bad

@@ -457,6 +457,16 @@ int sensim__mcap_valid_frame(const char *s)
     return 1;
 }
 
+int sensim__mcap_find_topic(const sensim_mcap *m, const char *name, int32_t type, uint16_t *out)
+{
+    for (uint32_t i = 0; m && m->magic == SENSIM_MAGIC_MCAP && i < m->ntopics; i++)
+        if (m->topics[i].type == type && !strcmp(m->topics[i].name, name)) {
+            *out = (uint16_t)i;
+            return 1;
+        }
+    return 0;
+}
+
 sensim_status sensim_mcap_add_topic(sensim_mcap *m, const char *name, int32_t type, uint16_t *out)
 {
     CHECK_MCAP(m);

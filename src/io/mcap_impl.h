@@ -191,6 +191,8 @@ sensim_status sensim__mcap_check_write(sensim_mcap *m, uint16_t tp, int32_t type
                                        const char *frame_id, const char *fn);
 /* A frame id: 1..255 bytes of letters, digits, '_', '/', '.', '-'. */
 int sensim__mcap_valid_frame(const char *s);
+/* 1 and *out = its handle when the writer has topic @p name of @p type. */
+int sensim__mcap_find_topic(const sensim_mcap *m, const char *name, int32_t type, uint16_t *out);
 /* The serialized message in m->msg becomes a Message record of topic @p tp. */
 sensim_status sensim__mcap_emit(sensim_mcap *m, uint16_t tp, int64_t log_ns);
 

@@ -3,6 +3,7 @@
  * `sensim batch --format mcap`. */
 #include "internal.h"
 #include "ring_impl.h"
+#include "mcap_impl.h"
 
 #include <sensim/sink.h>
 
@@ -136,10 +137,12 @@ void sensim_mcap_sink_destroy(sensim_mcap_sink *s)
     }
 }
 
-static sensim_status topic(sensim_mcap_sink *s, const char *tail, int32_t type, uint16_t *out)
+static sensim_status sink_topic(sensim_mcap_sink *s, const char *tail, int32_t type, uint16_t *out)
 {
     char t[256];
     snprintf(t, sizeof t, "%s/%s/%s", s->prefix, s->name, tail);
+    if (sensim__mcap_find_topic(s->d.writer, t, type, out)) /* added by the host beforehand */
+        return SENSIM_OK;
     return sensim_mcap_add_topic(s->d.writer, t, type, out);
 }
 
@@ -149,11 +152,11 @@ static sensim_status make_topics(sensim_mcap_sink *s, int32_t kind, uint32_t out
     sensim_status st = SENSIM_OK;
     snprintf(s->frame, sizeof s->frame, "%s%s", s->name, kind == SENSIM__RING_IMAGES ? "_optical" : "");
     if (kind == SENSIM__RING_POINTS)
-        st = topic(s, "points", SENSIM_ROS_POINTCLOUD2, &s->tp[0]);
+        st = sink_topic(s, "points", SENSIM_ROS_POINTCLOUD2, &s->tp[0]);
     else if (kind == SENSIM__RING_NAV)
-        st = s->d.nav_kind == SENSIM_NAV_IMU ? topic(s, "imu", SENSIM_ROS_IMU, &s->tp[0])
-             : s->d.nav_kind == SENSIM_NAV_GNSS ? topic(s, "fix", SENSIM_ROS_NAVSATFIX, &s->tp[0])
-                                                : topic(s, "odom", SENSIM_ROS_ODOMETRY, &s->tp[0]);
+        st = s->d.nav_kind == SENSIM_NAV_IMU ? sink_topic(s, "imu", SENSIM_ROS_IMU, &s->tp[0])
+             : s->d.nav_kind == SENSIM_NAV_GNSS ? sink_topic(s, "fix", SENSIM_ROS_NAVSATFIX, &s->tp[0])
+                                                : sink_topic(s, "odom", SENSIM_ROS_ODOMETRY, &s->tp[0]);
     else {
         static const char *const name[5] = {"depth/image", "semantic/image", "instance/image", "normal/image",
                                             "rgb/image"};
@@ -161,9 +164,9 @@ static sensim_status make_topics(sensim_mcap_sink *s, int32_t kind, uint32_t out
                                         SENSIM_CAMERA_NORMAL, SENSIM_CAMERA_RGB};
         for (int i = 0; i < 5 && !st; i++)
             if (outputs & bit[i])
-                st = topic(s, name[i], SENSIM_ROS_IMAGE, &s->tp[i]);
+                st = sink_topic(s, name[i], SENSIM_ROS_IMAGE, &s->tp[i]);
         if (!st && s->d.camera)
-            st = topic(s, "camera_info", SENSIM_ROS_CAMERA_INFO, &s->tp[5]);
+            st = sink_topic(s, "camera_info", SENSIM_ROS_CAMERA_INFO, &s->tp[5]);
     }
     s->topics_made = st == SENSIM_OK;
     return st;
