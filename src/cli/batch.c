@@ -255,10 +255,10 @@ int cmd_batch(int argc, char **argv)
         kinematic |= specs[s].nav || specs[s].radar;
     if (kinematic && !quiet && g_motion == SENSIM_INTERP_CAUSAL && tr.n > 4 &&
         memcmp(tr.keys[0].pose, tr.keys[1].pose, sizeof tr.keys[0].pose) != 0)
-        fprintf(stderr, "sensim batch: note: the trajectory starts moving and the motion model has no history "
+        fprintf(stderr, "sensim %s: note: the trajectory starts moving and the motion model has no history "
                         "before its first key: IMU, odometry and radar readings before t = %.9g s (4 key intervals) "
                         "carry start-up errors (up to about twice the acceleration); start the trajectory at rest to "
-                        "avoid them\n", (double)tr.keys[4].t_ns * 1e-9);
+                        "avoid them\n", CMD_NAME, (double)tr.keys[4].t_ns * 1e-9);
     if ((rc = open_context(threads)))
         return rc;
     sensim_status st;
@@ -606,12 +606,12 @@ int cmd_batch(int argc, char **argv)
     progress(&pg, 1);
     for (uint32_t s = 0; s < nspecs; s++) /* even with --quiet: a silent empty run is a wasted run */
         if (pg.empty[s])
-            fprintf(stderr, "sensim batch: warning: lidar '%s': %llu of %llu frames have %s\n", specs[s].name,
+            fprintf(stderr, "sensim %s: warning: lidar '%s': %llu of %llu frames have %s\n", CMD_NAME, specs[s].name,
                     (unsigned long long)pg.empty[s], (unsigned long long)pg.done[s], NO_POINTS_HINT);
     double wall = now_s() - t_start;
     if (!quiet)
-        fprintf(stderr, "sensim batch: %llu frames (%llu resumed), %llu points in %.2f s; scanning %.0f %% of the "
-                        "time, writing %.2f s in the writer thread\n",
+        fprintf(stderr, "sensim %s: %llu frames (%llu resumed), %llu points in %.2f s; scanning %.0f %% of the "
+                        "time, writing %.2f s in the writer thread\n", CMD_NAME,
                 (unsigned long long)done_frames, (unsigned long long)skipped, (unsigned long long)points, wall,
                 wall > 0 ? 100.0 * scan_s / wall : 100.0, w.write_s);
     if (g_stop && !rc && g_live.on) {

@@ -119,8 +119,10 @@ typedef struct live_opts {
     int wait_subscribers;  /* start once every topic has a subscriber */
     int go_on_stdin;       /* then once a line arrives on stdin (a harness whose subscribers have matched) */
     double linger_s;       /* after the run, keep publishing /tf_static this long (< 0: until Ctrl-C) */
+    int dry_run;           /* step the rig and discard its frames: what the rig costs without publishing */
 } live_opts;
 extern live_opts g_live;
+#define CMD_NAME (g_live.on ? "ros2" : "batch") /* the command messages name */
 
 /* ros2.c: before the first step (wait as asked), before each step (pace), after the run (linger). */
 int live_start(sensim_mcap *m);

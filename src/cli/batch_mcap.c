@@ -74,12 +74,16 @@ struct mcap_out {
 
 sensim_status mcap_points(mcap_out *M, uint32_t s, const sensim_frame_view *v)
 {
+    if (g_live.dry_run)
+        return SENSIM_OK; /* frames consumed, nothing built */
     /* logged at the frame's end: the time the whole frame exists */
     return sensim_mcap_write_points(M->m, M->tp[s][0], v->header->t_end_ns, M->R->specs[s].name, v);
 }
 
 sensim_status mcap_capture(mcap_out *M, uint32_t s, const sensim_image_view *v)
 {
+    if (g_live.dry_run)
+        return SENSIM_OK; /* frames consumed, nothing built */
     const cam_sensor *c = &M->R->cams[s];
     sensim_camera_images im = {(float *)v->depth, (uint8_t *)v->semantic, (uint32_t *)v->instance,
                                (float *)v->normal, (uint8_t *)v->rgb, {0}};
@@ -94,6 +98,8 @@ sensim_status mcap_capture(mcap_out *M, uint32_t s, const sensim_image_view *v)
 
 sensim_status mcap_nav(mcap_out *M, uint32_t s, const sensim_nav_sample *ns)
 {
+    if (g_live.dry_run)
+        return SENSIM_OK; /* frames consumed, nothing built */
     const sensim_nav_desc *d = &M->R->nav_desc[s];
     const char *name = M->R->specs[s].name;
     if (M->R->specs[s].nav - 1 == SENSIM_NAV_IMU) {
@@ -116,6 +122,8 @@ sensim_status mcap_nav(mcap_out *M, uint32_t s, const sensim_nav_sample *ns)
 
 sensim_status mcap_radar(mcap_out *M, uint32_t s, int64_t t, const sensim_radar_detection *det, uint64_t n)
 {
+    if (g_live.dry_run)
+        return SENSIM_OK; /* frames consumed, nothing built */
     if (n > M->rcap)
         n = M->rcap; /* the ring holds at most rays_per_sample detections a sample: never reached */
     for (uint64_t i = 0; i < n; i++) {
@@ -173,6 +181,8 @@ int mcap_step(mcap_out *M, int64_t t)
     }
     if (g_live.on)
         live_pace(t); /* the step's /clock leaves at its wall time */
+    if (g_live.dry_run)
+        return 0;
     MC(sensim_mcap_write_clock(m, M->t_clock, t, t));
     if (!mo->no_tf || !mo->no_odom) {
         sensim_kinematics kin;

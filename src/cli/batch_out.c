@@ -120,7 +120,7 @@ void progress(prog *p, int final)
         if (final)
             fputc('\n', stderr);
     } else {
-        fprintf(stderr, "sensim batch: %llu/%llu%s, %.2f Mpts/s, ETA %.0f s\n", (unsigned long long)done,
+        fprintf(stderr, "sensim %s: %llu/%llu%s, %.2f Mpts/s, ETA %.0f s\n", CMD_NAME, (unsigned long long)done,
                 (unsigned long long)total, per, rate / 1e6, eta);
     }
 }

@@ -58,6 +58,7 @@ static const struct command_help {
     {"ros2",
      "sensim ros2 --scene FILE|street (--lidar PRESET|FILE | --rig RIG) --trajectory FILE [--rate realtime|max|R]\n"
      "            [--domain N] [--qos ros|reliable] [--wait-subscribers] [--start-on-stdin] [--linger S|forever]\n"
+     "            [--dry-run]\n"
      "            [--frames A:B] [--threads N] [--set KEY=VALUE]... [--seed N] [--motion causal|linear]\n"
      "            [--tags FILE] [--actors FILE] [--step-ns N] [--no-tf] [--no-odom] [--topic-prefix /NS]\n"
      "            [--odom-frame odom] [--base-frame base_link] [--quiet]\n",
@@ -70,7 +71,8 @@ static const struct command_help {
      "              reliable: every topic reliable, keep all (a recorder that must lose nothing)\n"
      "  --wait-subscribers  start once every topic has a subscriber; --start-on-stdin: then once a line\n"
      "              arrives on stdin (a harness whose subscribers have matched too)\n"
-     "  --linger    after the run keep the participant (and /tf_static for late subscribers) S seconds\n"},
+     "  --linger    after the run keep the participant (and /tf_static for late subscribers) S seconds\n"
+     "  --dry-run   step the rig and discard every frame (nothing built or sent): the rig's own cost\n"},
     {"render",
      "sensim render --scene FILE|street --out DIR [--camera PRESET|FILE] [--pose x,y,z,roll,pitch,yaw]\n"
      "              [--outputs depth,semantic,instance,normal,rgb] [--set KEY=VALUE]... [--threads N] [--tags FILE]\n",

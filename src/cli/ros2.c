@@ -12,6 +12,7 @@
 #include <time.h>
 
 live_opts g_live;
+static double g_run_start; /* wall time the first step began (after waiting for subscribers) */
 
 static double mono_s(void)
 {
@@ -61,6 +62,7 @@ int live_start(sensim_mcap *m)
         while ((c = getchar()) != EOF && c != '\n')
             ;
     }
+    g_run_start = mono_s();
     return 0;
 }
 
@@ -83,6 +85,8 @@ void live_pace(int64_t t)
 void live_end(sensim_mcap *m)
 {
     (void)m;
+    fprintf(stderr, "sensim ros2: stepped and %s in %.3f s\n", g_live.dry_run ? "discarded (dry run)" : "published",
+            mono_s() - g_run_start);
     if (g_live.linger_s == 0 || g_stop)
         return;
     if (g_live.linger_s < 0)
@@ -125,6 +129,8 @@ int cmd_ros2(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--wait-subscribers")) {
             g_live.wait_subscribers = 1;
+        } else if (!strcmp(a, "--dry-run")) {
+            g_live.dry_run = 1;
         } else if (!strcmp(a, "--start-on-stdin")) {
             g_live.go_on_stdin = 1;
         } else if (!strcmp(a, "--rate") || !strcmp(a, "--domain") || !strcmp(a, "--qos") || !strcmp(a, "--linger")) {

@@ -4,7 +4,7 @@
  * the keys tests/node/check_mcap.mjs prints for a bag), and as the raw CDR
  * bytes that came over the wire.
  *
- * Usage: ros2_sub OUTDIR [--timeout S] [--probe-reliable] TOPIC:TYPE:COUNT...
+ * Usage: ros2_sub OUTDIR [--timeout S] [--probe-reliable | --best-effort] TOPIC:TYPE:COUNT...
  *   TYPE: PointCloud2 Image CameraInfo Imu NavSatFix Odometry TFMessage Clock
  * Domain from ROS_DOMAIN_ID; network from CYCLONEDDS_URI. Prints "ready"
  * once its readers exist and "matched" once every reader has matched a
@@ -14,7 +14,8 @@
  * /tf_static is read transient-local (a late subscriber gets it).
  * --probe-reliable: one reliable, volatile reader on the one topic; exits 0
  * printing "incompatible POLICY_ID" when DDS reports the writer's QoS does
- * not offer what it asks, 1 if it matches instead. */
+ * not offer what it asks, 1 if it matches instead. --best-effort: best-effort
+ * readers (they match every writer; bench/ros2_overhead.py's load). */
 #ifndef asm
 #define asm __asm__
 #endif
@@ -259,7 +260,7 @@ int main(int argc, char **argv)
     }
     const char *out = argv[1];
     double timeout = 120;
-    int probe = 0;
+    int probe = 0, best_effort = 0;
     spec specs[MAX_SPECS];
     int ns = 0;
     for (int i = 2; i < argc; i++) {
@@ -269,6 +270,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--probe-reliable")) {
             probe = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--best-effort")) {
+            best_effort = 1;
             continue;
         }
         spec *s = &specs[ns];
@@ -320,6 +325,8 @@ int main(int argc, char **argv)
             break;
         }
         dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+        if (best_effort)
+            dds_qset_reliability(q, DDS_RELIABILITY_BEST_EFFORT, 0);
         dds_qset_durability(q, strcmp(s->topic, "/tf_static") ? DDS_DURABILITY_VOLATILE : DDS_DURABILITY_TRANSIENT_LOCAL);
         s->rd = dds_create_reader(pp, tp, q, NULL);
         s->rd_raw = dds_create_reader(pp, tp, q, NULL);
