@@ -199,46 +199,56 @@ with tempfile.TemporaryDirectory() as tmp:
     env = dict(os.environ, CYCLONEDDS_URI="file://" + cyc, ROS_DOMAIN_ID=str(100 + os.getpid() % 120))
     run_args = ["--scene", "street", "--rig", rig, "--trajectory", traj]
 
-    bagdir = os.path.join(tmp, "bag")
-    r = subprocess.run([SENSIM, "batch", *run_args, "--out", bagdir, "--format", "mcap", "--mcap-compression",
-                        "none", "--quiet"], env=env, capture_output=True, text=True)
-    check(r.returncode == 0, "the bag of the run: %s" % r.stderr)
-    bag = os.path.join(bagdir, "sensim_0.mcap")
-    raw = bag_messages(bag)
-    dec = node_decode(bag)
     types = {"sensor_msgs/msg/PointCloud2": "PointCloud2", "sensor_msgs/msg/Image": "Image",
              "sensor_msgs/msg/CameraInfo": "CameraInfo", "sensor_msgs/msg/Imu": "Imu",
              "sensor_msgs/msg/NavSatFix": "NavSatFix", "nav_msgs/msg/Odometry": "Odometry",
              "tf2_msgs/msg/TFMessage": "TFMessage", "rosgraph_msgs/msg/Clock": "Clock"}
-    specs = ["%s:%s:%d" % (t, types[v["type"]], v["count"]) for t, v in sorted(dec.items())]
-    check(len(specs) == 10 and dec.get("/lidar/points", {}).get("count") == 10 and set(raw) == set(dec),
-          "the run's bag: 10 topics, 10 clouds: %s" % specs)
 
-    # ---- every message, reliable keep-all, 1 and 2 threads ----
-    for threads in ("1", "2", "2"):
-        out = os.path.join(tmp, "sub_" + threads + str(passed))
+    def the_bag(name, trajectory):
+        out = os.path.join(tmp, name)
+        r = subprocess.run([SENSIM, "batch", "--scene", "street", "--rig", rig, "--trajectory", trajectory, "--out",
+                            out, "--format", "mcap", "--mcap-compression", "none", "--quiet"], env=env,
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "the bag of the run: %s" % r.stderr)
+        path = os.path.join(out, "sensim_0.mcap")
+        return path, bag_messages(path), node_decode(path)
+
+    def live_run(label, trajectory, raw, dec, threads, stream):
+        """Publish reliably to a subscriber of every topic; compare what it got with the bag."""
+        specs = ["%s:%s:%d" % (t, types[v["type"]], v["count"]) for t, v in sorted(dec.items())]
+        out = os.path.join(tmp, "sub_" + label)
         os.mkdir(out)
         sub = Proc([SUB, out, "--timeout", "240", *specs], env)
         check(sub.wait_line("^ready$"), "subscriber ready: %s" % sub.text())
-        pub = Proc([SENSIM, "ros2", *run_args, "--rate", "max", "--qos", "reliable", "--wait-subscribers",
-                    "--start-on-stdin", "--threads", threads], env, stdin=True)
-        check(sub.wait_line("^matched$"), "the subscriber matched the writers: %s %s" % (sub.text(), pub.text()))
-        check(pub.wait_line("starting when a line arrives"), "the publisher matched its subscribers: %s" % pub.text())
-        pub.p.stdin.write("go\n")
-        pub.p.stdin.flush()
+        rows = open(trajectory).read().splitlines(keepends=True)
+        args = ["--scene", "street", "--rig", rig, "--trajectory", "-" if stream else trajectory]
+        pub = Proc([SENSIM, "ros2", *args, "--rate", "max", "--qos", "reliable", "--wait-subscribers",
+                    "--threads", threads] + ([] if stream else ["--start-on-stdin"]), env, stdin=True)
+        if stream:  # the header and the first row: the run is set up, and waits for the next row to step
+            pub.p.stdin.write("".join(rows[:2]))
+            pub.p.stdin.flush()
+        check(sub.wait_line("^matched$"), "%s: the subscriber matched the writers: %s %s" % (label, sub.text(),
+                                                                                           pub.text()))
+        if stream:
+            pub.p.stdin.write("".join(rows[2:]))
+            pub.p.stdin.close()
+        else:
+            check(pub.wait_line("starting when a line arrives"), "the publisher matched: %s" % pub.text())
+            pub.p.stdin.write("go\n")
+            pub.p.stdin.flush()
         rc_sub, rc_pub = sub.finish(), pub.finish()
-        check(rc_sub == 0 and rc_pub == 0, "threads %s: subscriber %d, publisher %d: %s / %s"
-              % (threads, rc_sub, rc_pub, sub.text(), pub.text()))
+        check(rc_sub == 0 and rc_pub == 0, "%s: subscriber %d, publisher %d: %s / %s"
+              % (label, rc_sub, rc_pub, sub.text(), pub.text()))
         n_total = sum(v["count"] for v in dec.values())
         check(re.search(r"%d messages published on domain %s, 0 dropped" % (n_total, env["ROS_DOMAIN_ID"]),
-                        pub.text()), "the publisher's count: %s" % pub.text())
+                        pub.text()), "%s: the publisher's count: %s" % (label, pub.text()))
         for topic, v in sorted(dec.items()):
             name = topic[1:].replace("/", "_")
             wire = read_cdr(os.path.join(out, name + ".cdr"))
             want = raw.get(topic, [])
             check(len(wire) == len(want) and all(w[:len(b)] == b and not any(w[len(b):]) for w, b in zip(wire, want)),
-                  "%s: %d wire messages equal the bag's %d, byte for byte (up to DDS's 4-byte padding)"
-                  % (topic, len(wire), len(want)))
+                  "%s %s: %d wire messages equal the bag's %d, byte for byte (up to DDS's 4-byte padding)"
+                  % (label, topic, len(wire), len(want)))
             got = [json.loads(l) for l in open(os.path.join(out, name + ".jsonl"))]
             same = len(got) == len(v["messages"])
             for g, e in zip(got, v["messages"]):
@@ -246,10 +256,25 @@ with tempfile.TemporaryDirectory() as tmp:
                 same &= all(g[k] == e[k] for k in keys) and len(keys) >= 1
                 if types[v["type"]] == "PointCloud2":
                     same &= {"sum_xyz", "fields", "width", "stamp_ns", "frame_id"} <= keys
-            check(same, "%s: idlc's decoding equals the independent reader's decoding of the bag" % topic)
+            check(same, "%s %s: idlc's decoding equals the independent reader's decoding of the bag" % (label, topic))
         clocks = [int(json.loads(l)["clock_ns"]) for l in open(os.path.join(out, "clock.jsonl"))]
         check(len(clocks) == dec["/clock"]["count"] and all(b > a for a, b in zip(clocks, clocks[1:])),
-              "/clock: one per world step, strictly increasing: %s" % clocks[:5])
+              "%s: /clock: one per world step, strictly increasing: %s" % (label, clocks[:5]))
+
+    bag, raw, dec = the_bag("bag", traj)
+    check(len(dec) == 10 and dec.get("/lidar/points", {}).get("count") == 10 and set(raw) == set(dec),
+          "the run's bag: 10 topics, 10 clouds: %s" % sorted(dec))
+    # ---- every message, reliable keep-all, 1 and 2 threads ----
+    for k, threads in enumerate(("1", "2", "2")):
+        live_run("file%d" % k, traj, raw, dec, threads, False)
+    # ---- the trajectory streamed on stdin by a host, row by row: the same messages ----
+    traj1 = os.path.join(tmp, "traj1.csv")
+    with open(traj1, "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n0,-20,0,1.8,0,0,0\n0.25,-17.5,0.2,1.8,0,0,3\n0.5,-15,1,1.8,0,0,10\n"
+                "0.75,-12.5,0.6,1.8,0,0,5\n1.0,-10,0,1.8,0,0,0\n")
+    _, raw1, dec1 = the_bag("bag1", traj1)
+    for k in range(2):
+        live_run("stdin%d" % k, traj1, raw1, dec1, "2", True)
 
     # ---- ROS 2 profiles: late /tf_static, a refused reliable reader of a best-effort cloud ----
     pub = Proc([SENSIM, "ros2", *run_args, "--rate", "max", "--linger", "forever"], env)
@@ -369,6 +394,19 @@ w.close()
                            capture_output=True, text=True, timeout=120)
         check(r.returncode != 0 and want_text in r.stderr, "refused %s %s: %d %s" % (bad_env, args, r.returncode,
                                                                                      r.stderr[-300:]))
+
+    # a streamed row refused: the message names stdin and its line; the steps before it were published
+    r = subprocess.run([SENSIM, "ros2", "--scene", "street", "--rig", rig, "--trajectory", "-", "--rate", "max"],
+                       env=env, input="t,x,y,z,roll,pitch,yaw\n0,-20,0,1.8,0,0,0\n0.5,-15,0,1.8,0,0,0\n0.7,nan,0,0,0,0,0\n",
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode != 0 and "stdin:4" in r.stderr and re.search(r"[1-9]\d* messages published", r.stderr),
+          "a bad streamed row ends the run with its line: %d %s" % (r.returncode, r.stderr[-400:]))
+    r = subprocess.run([SENSIM, "ros2", "--scene", "street", "--rig", rig, "--trajectory", "-", "--motion", "linear"],
+                       env=env, input="", capture_output=True, text=True, timeout=120)
+    check(r.returncode == 2 and "causal motion model" in r.stderr, "--trajectory - --motion linear: usage")
+    r = subprocess.run([SENSIM, "ros2", "--scene", "street", "--rig", rig, "--trajectory", "-"], env=env, input="",
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode != 0 and "stdin: no trajectory row" in r.stderr, "an empty stream: %s" % r.stderr)
 
 print("%d passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)

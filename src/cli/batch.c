@@ -244,7 +244,26 @@ int cmd_batch(int argc, char **argv)
         return rc;
     }
     traj tr = {0};
-    if ((rc = load_trajectory_file_times(traj_arg, frame, times_arg, &tr))) {
+    static traj_reader stream; /* --trajectory - (sensim ros2): rows as a host sends them */
+    g_live.stream = NULL, g_live.stream_rc = 0;
+    if (g_live.on && !strcmp(traj_arg, "-")) {
+        if (times_arg || g_motion != SENSIM_INTERP_CAUSAL || g_live.go_on_stdin || fa > 0) {
+            free_specs(specs, nspecs);
+            return usage("--trajectory - (rows on stdin) goes with the causal motion model, without "
+                         "--trajectory-times, --start-on-stdin or --frames");
+        }
+        traj_reader_init(&stream, stdin, "stdin", frame, NULL);
+        g_live.stream = &stream;
+        rc = traj_read(&stream, &tr, 1); /* the first row sets the run's start; steps wait for the rest */
+        if (!rc && tr.n < 1) {
+            fprintf(stderr, "sensim: error: stdin: no trajectory row before the end of the input\n");
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
+        }
+    } else {
+        rc = load_trajectory_file_times(traj_arg, frame, times_arg, &tr);
+    }
+    if (rc) {
+        traj_reader_free(&stream);
         free(tr.keys);
         free_specs(specs, nspecs);
         return rc;
@@ -506,7 +525,7 @@ int cmd_batch(int argc, char **argv)
     memset(&pg, 0, sizeof pg);
     pg.n = nspecs;
     for (uint32_t s = 0; s < nspecs; s++) {
-        int64_t P = periods[s], t0 = tr.keys[0].t_ns, t1 = tr.keys[tr.n - 1].t_ns;
+        int64_t P = periods[s], t0 = tr.keys[0].t_ns, t1 = traj_end_ns(&tr);
         int64_t r0 = -floordiv(-t0, P), r1 = floordiv(t1, P); /* frames [r·P, (r+1)·P) inside [t0, t1] */
         first_frame[s] = r0;
         nframes[s] = r1 > r0 ? r1 - r0 : 0;
@@ -538,7 +557,7 @@ int cmd_batch(int argc, char **argv)
                    nav_desc, radars, radar_desc, sinks, NULL, periods, first_frame, nframes, step_ns, 0, 0, fa, fb,
                    shard_k, shard_n, &w, {bufs[0], bufs[1]}, cap, &pg, 0, 0, 0, 0};
     {
-        const int64_t t0 = tr.keys[0].t_ns, t1 = tr.keys[tr.n - 1].t_ns;
+        const int64_t t0 = tr.keys[0].t_ns, t1 = traj_end_ns(&tr);
         B.s0 = -floordiv(-t0, step_ns);
         B.nsteps = floordiv(t1, step_ns) - B.s0;
         if (B.nsteps < 0)
@@ -567,6 +586,8 @@ int cmd_batch(int argc, char **argv)
     }
     if (!rc) {
         rc = format == FORMAT_MCAP ? run_mcap(&B, &mo) : run_rig(&B);
+        if (!rc && g_live.stream_rc) /* a streamed row refused: the steps before it were published */
+            rc = g_live.stream_rc;
         scan_s += B.scan_s, points += B.points, captures += B.captures, skipped += B.skipped;
     }
     if (rig_arg && !rc && !g_stop && format != FORMAT_MCAP) {
@@ -644,6 +665,8 @@ done:
     }
     free_specs(specs, nspecs);
     free(tr.keys);
+    traj_reader_free(&stream);
+    g_live.stream = NULL;
     for (uint32_t i = 0; i < nactors; i++)
         free(actors[i].tr.keys);
     sensim_scene_destroy(scene);

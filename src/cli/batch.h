@@ -120,6 +120,8 @@ typedef struct live_opts {
     int go_on_stdin;       /* then once a line arrives on stdin (a harness whose subscribers have matched) */
     double linger_s;       /* after the run, keep publishing /tf_static this long (< 0: until Ctrl-C) */
     int dry_run;           /* step the rig and discard its frames: what the rig costs without publishing */
+    traj_reader *stream;   /* --trajectory -: rows arriving on stdin (NULL: a file, read whole) */
+    int stream_rc;         /* the stream's failure (an exit status after a message), 0 */
 } live_opts;
 extern live_opts g_live;
 #define CMD_NAME (g_live.on ? "ros2" : "batch") /* the command messages name */
@@ -129,6 +131,16 @@ int live_start(sensim_mcap *m);
 void live_pace(int64_t t);
 void live_end(sensim_mcap *m);
 const char *live_domain(void); /* the domain id as the writer took it */
+/* One more row of a streamed trajectory into @p tr: 1, or 0 at its end (or Ctrl-C, or a bad row:
+ * g_live.stream_rc) and for a trajectory read whole. */
+int live_more_keys(traj *tr);
+/* The last time a trajectory covers: its last row, or for a stream one year past its first row
+ * (the run ends with the stream). */
+#define LIVE_STREAM_SPAN_NS INT64_C(31536000000000000)
+static inline int64_t traj_end_ns(const traj *tr)
+{
+    return g_live.stream ? tr->keys[0].t_ns + LIVE_STREAM_SPAN_NS : tr->keys[tr->n - 1].t_ns;
+}
 
 /* Everything the rig driver (batch_rig.c) needs from cmd_batch, and what it counts. */
 typedef struct batch_run {

@@ -106,6 +106,11 @@ void progress(prog *p, int final)
     p->last = now;
     p->shown = done;
     double rate = el > 0 ? p->points / el : 0, eta = done && done < total ? el / done * (total - done) : 0;
+    if (g_live.stream) { /* a streamed trajectory: no end known, counts only */
+        fprintf(stderr, "%ssensim ros2: %llu frames, %.2f Mpts/s%s", p->tty ? "\r" : "", (unsigned long long)done,
+                rate / 1e6, p->tty && !final ? " " : "\n");
+        return;
+    }
     char per[1024] = "";
     size_t o = 0;
     for (uint32_t s = 0; s < p->n && p->n > 1 && o < sizeof per; s++)

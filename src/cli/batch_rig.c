@@ -268,36 +268,60 @@ static int stream_sink(pass *X, uint32_t s)
     return st ? fail(st) : 0;
 }
 
-/* The rig's run: set up, push, step, consume. 0, -1 (Ctrl-C) or an exit status after a message. */
-static int run_pass(pass *X)
+/* Where the pass stops stepping: each sensor's last frame complete, its last sample taken, no
+ * later than @p t_last (INT64_MIN: no sensor has a frame); the cameras' rolling-shutter span. */
+static int64_t pass_end(pass *X, int64_t t_last, int64_t *span)
 {
-    batch_run *R = X->R;
-    const traj *tr = R->tr;
-    const int64_t D = R->step_ns, t_last = tr->keys[tr->n - 1].t_ns;
-    int64_t t_end = INT64_MIN, span = 0;
-    int any = 0;
+    const batch_run *R = X->R;
+    int64_t t_end = INT64_MIN;
     for (uint32_t s = 0; s < R->nspecs; s++) {
         if (!X->in[s])
             continue;
-        owned_frames(R, s, X->oa, X->ob, &X->r_lo[s], &X->r_hi[s]);
         if (X->r_hi[s] == X->r_lo[s]) {
             X->in[s] = 0;
             continue;
         }
-        any = 1;
         const int64_t P = R->periods[s], last = X->r_hi[s] - 1;
         /* a frame sensor's last frame must be complete; a stream's last sample taken */
         int64_t e = kind_of(R, s) <= K_CAMERA ? (last + 1) * P : last * P + 1;
         if (kind_of(R, s) == K_CAMERA) {
             int64_t sp = R->cams[s].d.row_readout_ns * (int64_t)(R->cams[s].d.height - 1);
-            span = sp > span ? sp : span;
+            *span = sp > *span ? sp : *span;
         }
         t_end = e > t_end ? e : t_end;
     }
-    if (!any)
+    return t_end != INT64_MIN && t_end > t_last ? t_last : t_end;
+}
+
+/* A streamed trajectory ended at @p t_last: the frames and steps the same rows read from a file
+ * give (frames inside [first row, last row], steps before the last row's); the new stop. */
+static int64_t stream_ended(pass *X, int64_t t_last, int64_t *span)
+{
+    const batch_run *R = X->R;
+    for (uint32_t s = 0; s < R->nspecs; s++) {
+        int64_t r1 = floordiv(t_last, R->periods[s]);
+        if (X->in[s] && X->r_hi[s] > r1)
+            X->r_hi[s] = r1 > X->r_lo[s] ? r1 : X->r_lo[s];
+    }
+    int64_t ob = floordiv(t_last, R->step_ns) - R->s0;
+    X->ob = ob < X->ob ? (ob > X->oa ? ob : X->oa) : X->ob;
+    int64_t e = pass_end(X, t_last, span);
+    return e == INT64_MIN ? INT64_MIN : e;
+}
+
+/* The rig's run: set up, push, step, consume. 0, -1 (Ctrl-C) or an exit status after a message. */
+static int run_pass(pass *X)
+{
+    batch_run *R = X->R;
+    const traj *tr = R->tr;
+    const int64_t D = R->step_ns;
+    int64_t t_last = traj_end_ns(tr), span = 0;
+    for (uint32_t s = 0; s < R->nspecs; s++)
+        if (X->in[s])
+            owned_frames(R, s, X->oa, X->ob, &X->r_lo[s], &X->r_hi[s]);
+    int64_t t_end = pass_end(X, t_last, &span);
+    if (t_end == INT64_MIN)
         return 0;
-    if (t_end > t_last)
-        t_end = t_last;
     const int64_t t_begin = (R->s0 + X->oa) * D;
     sensim_rig *rig = NULL;
     sensim_status st;
@@ -332,16 +356,25 @@ static int run_pass(pass *X)
     /* the trajectory's keys: from the 4 before the first step's key (the motion model's stencil) */
     size_t lo = key_at(tr, t_begin), pushed = lo - lead_keys(lo);
     for (int64_t t = t_begin; !rc && t < t_end && !g_stop;) {
-        const int64_t dt = t_end - t < D ? t_end - t : D;
+        int64_t dt = t_end - t < D ? t_end - t : D;
         sensim_motion m, *mp = NULL;
         if (g_motion == SENSIM_INTERP_CAUSAL) {
-            /* keys up to one at or past the step's end and its rolling shutters (4096 ahead at most) */
-            while (pushed < tr->n && (pushed == 0 || tr->keys[pushed - 1].t_ns < t + dt + span)) {
+            /* keys up to one at or past the step's end and its rolling shutters (4096 ahead at most);
+             * a streamed trajectory is read as far as the step needs, no further */
+            while ((pushed == 0 || tr->keys[pushed - 1].t_ns < t + dt + span) &&
+                   (pushed < tr->n || live_more_keys((traj *)tr))) {
                 if ((st = sensim_rig_push_pose(rig, tr->keys[pushed].t_ns, tr->keys[pushed].pose))) {
                     rc = fail(st);
                     break;
                 }
                 pushed++;
+            }
+            if (g_live.stream && pushed == tr->n && tr->keys[tr->n - 1].t_ns < t + dt + span) {
+                /* the stream ended: the run ends as the same rows read from a file end it */
+                t_end = stream_ended(X, tr->keys[tr->n - 1].t_ns, &span);
+                if (t >= t_end)
+                    break;
+                dt = t_end - t < D ? t_end - t : D;
             }
         } else {
             size_t a = key_at(tr, t), b = a;

@@ -107,6 +107,23 @@ int load_actors(FILE *f, const char *label, actor_spec *actors, uint32_t *count)
 int load_actors_file(const char *path, actor_spec *actors, uint32_t *count);
 int msg_fail(const char *fmt, const char *a, unsigned long long line, const char *b);
 int load_trajectory(FILE *f, const char *label, int32_t frame, traj *t);
+/* A trajectory read row by row (sensim ros2 --trajectory -: rows arriving on a pipe). traj_read
+ * appends rows to @p t until it holds @p until keys or the stream ends (eof set): 0, or an exit
+ * status after a message naming path:line. The file's format is found from its first lines. */
+typedef struct traj_reader {
+    FILE *f;
+    const char *path, *times_path;
+    int32_t frame;
+    unsigned long long ln;
+    int quat;
+    double *times;
+    size_t ntimes, cap;
+    double prev_t;
+    int eof;
+} traj_reader;
+void traj_reader_init(traj_reader *r, FILE *f, const char *path, int32_t frame, const char *times_path);
+int traj_read(traj_reader *r, traj *t, size_t until);
+void traj_reader_free(traj_reader *r);
 int load_trajectory_file(const char *path, int32_t frame, traj *t);
 /* The same with KITTI's times file (NULL for the other formats). */
 int load_trajectory_times(FILE *f, const char *label, int32_t frame, const char *times_path, traj *t);

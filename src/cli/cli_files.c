@@ -302,18 +302,35 @@ int load_trajectory(FILE *f, const char *path, int32_t frame, traj *t)
 /* ---- trajectory: t,x,y,z,roll,pitch,yaw (s, m, deg) or t,x,y,z,qw,qx,qy,qz
  * with that header; TUM (t x y z qx qy qz qw, no header); KITTI poses (3x4
  * row-major a line, with @p times_path) ---- */
-int load_trajectory_times(FILE *f, const char *path, int32_t frame, const char *times_path, traj *t)
+void traj_reader_init(traj_reader *r, FILE *f, const char *path, int32_t frame, const char *times_path)
 {
+    memset(r, 0, sizeof *r);
+    r->f = f, r->path = path, r->frame = frame, r->times_path = times_path;
+    r->quat = -1;
+    r->prev_t = -INFINITY;
+}
+
+void traj_reader_free(traj_reader *r)
+{
+    free(r->times);
+    r->times = NULL;
+}
+
+int traj_read(traj_reader *r, traj *t, size_t until)
+{
+    FILE *f = r->f;
+    const char *path = r->path, *times_path = r->times_path;
+    const int32_t frame = r->frame;
     char line[4096];
-    unsigned long long ln = 0;
-    int quat = -1; /* 0 Euler CSV, 1 quaternion CSV, 2 TUM, 3 KITTI */
-    double *times = NULL;
-    size_t ntimes = 0;
-    size_t cap = 0;
+    unsigned long long ln = r->ln;
+    int quat = r->quat; /* 0 Euler CSV, 1 quaternion CSV, 2 TUM, 3 KITTI */
+    double *times = r->times;
+    size_t ntimes = r->ntimes;
+    size_t cap = r->cap;
     int rc = 0;
-    double prev_t = -INFINITY;
-    int got;
-    while ((got = next_line(f, path, ln + 1, line, sizeof line)) > 0) {
+    double prev_t = r->prev_t;
+    int got = 1;
+    while (t->n < until && (got = next_line(f, path, ln + 1, line, sizeof line)) > 0) {
         ln++;
         size_t len = strlen(line);
         while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
@@ -462,11 +479,21 @@ int load_trajectory_times(FILE *f, const char *path, int32_t frame, const char *
     }
     if (got < 0 && rc == 0)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
-    if (rc == 0 && quat == 3 && t->n != ntimes) {
-        fprintf(stderr, "sensim: error: %s: %zu poses but %zu times in %s\n", path, t->n, ntimes, times_path);
+    r->eof = got <= 0 || rc;
+    r->ln = ln, r->quat = quat, r->times = times, r->ntimes = ntimes, r->cap = cap, r->prev_t = prev_t;
+    return rc;
+}
+
+int load_trajectory_times(FILE *f, const char *path, int32_t frame, const char *times_path, traj *t)
+{
+    traj_reader r;
+    traj_reader_init(&r, f, path, frame, times_path);
+    int rc = traj_read(&r, t, SIZE_MAX);
+    if (rc == 0 && r.quat == 3 && t->n != r.ntimes) {
+        fprintf(stderr, "sensim: error: %s: %zu poses but %zu times in %s\n", path, t->n, r.ntimes, times_path);
         rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
     }
-    free(times);
+    traj_reader_free(&r);
     if (rc == 0 && t->n < 2) {
         fprintf(stderr, "sensim: error: %s: a trajectory needs at least 2 rows\n", path);
         rc = EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;

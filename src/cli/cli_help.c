@@ -56,7 +56,7 @@ static const struct command_help {
      "  --format mcap  one rosbag2 bag OUT/sensim_0.mcap; the --mcap-*, --no-tf, --no-odom, --topic-prefix,\n"
      "              --odom-frame and --base-frame options go with it\n"},
     {"ros2",
-     "sensim ros2 --scene FILE|street (--lidar PRESET|FILE | --rig RIG) --trajectory FILE [--rate realtime|max|R]\n"
+     "sensim ros2 --scene FILE|street (--lidar PRESET|FILE | --rig RIG) --trajectory FILE|- [--rate realtime|max|R]\n"
      "            [--domain N] [--qos ros|reliable] [--wait-subscribers] [--start-on-stdin] [--linger S|forever]\n"
      "            [--dry-run]\n"
      "            [--frames A:B] [--threads N] [--set KEY=VALUE]... [--seed N] [--motion causal|linear]\n"
@@ -64,6 +64,8 @@ static const struct command_help {
      "            [--odom-frame odom] [--base-frame base_link] [--quiet]\n",
      "  publishes live over DDS (Cyclone DDS, as ROS 2's rmw_cyclonedds) what batch --format mcap would\n"
      "  record: the same topics, types, frame ids and stamps; ros2 topic list/echo see them on either RMW\n"
+     "  --trajectory -  rows (CSV with its header first) arrive on stdin from a host: each world step is\n"
+     "              taken once the rows reach past it; the end of the input ends the run\n"
      "  --rate      world seconds per wall second: realtime (default, 1), max (unpaced), or a factor\n"
      "  --domain    DDS domain 0..232 (default ROS_DOMAIN_ID, else 0); CYCLONEDDS_URI configures the network\n"
      "  --qos       ros (default): clouds, images, camera_info best effort (SensorDataQoS), imu/fix/odom\n"

@@ -99,6 +99,18 @@ void live_end(sensim_mcap *m)
         nap_until(fmin(end, mono_s() + 3600.0));
 }
 
+int live_more_keys(traj *tr)
+{
+    traj_reader *r = g_live.stream;
+    if (!r || r->eof || g_stop || g_live.stream_rc)
+        return 0;
+    size_t n = tr->n;
+    int rc = traj_read(r, tr, n + 1);
+    if (rc && !g_stop) /* a row refused (the message names stdin:line); Ctrl-C mid-read is not a failure */
+        g_live.stream_rc = rc;
+    return !rc && tr->n > n;
+}
+
 const char *live_domain(void)
 {
     static char b[16];
