@@ -387,6 +387,7 @@ w.close()
             ({"ROS_DOMAIN_ID": "x7"}, [], "ROS_DOMAIN_ID='x7' is not an integer in 0..232"),
             ({"ROS_DOMAIN_ID": "233"}, [], "ROS_DOMAIN_ID=233 outside 0..232"),
             ({}, ["--domain", "300"], "--domain needs a DDS domain id in 0..232"),
+            ({"CYCLONEDDS_URI": "<garbage"}, [], "cannot create a DDS participant (check CYCLONEDDS_URI)"),
             ({}, ["--out", tmp], "--out writes files"),
             ({}, ["--mcap-compression", "none"], "--mcap-compression writes files"),
             ({}, ["--rate", "fast"], "--rate needs realtime, max or a factor")):

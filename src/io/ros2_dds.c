@@ -83,6 +83,7 @@ void sensim__dds_close(sensim__dds *d) { (void)d; }
 struct sensim__dds {
     dds_entity_t participant;
     dds_entity_t writers[MAX_TOPICS];
+    const struct ddsi_sertype *types[MAX_TOPICS]; /* each writer's sertype (DDS's, maybe shared) */
     int32_t qos;
     uint64_t dropped;
 };
@@ -110,10 +111,11 @@ static raw_serdata *raw_new(const struct ddsi_sertype *type, enum ddsi_serdata_k
         return NULL;
     raw_serdata *d = calloc(1, sizeof *d);
     size_t cap = (n + 3) & ~(size_t)3;
-    if (!d || !(d->p = calloc(1, cap ? cap : 4))) {
+    if (!d || !(d->p = malloc(cap ? cap : 4))) { /* the caller fills n bytes: only the padding is zeroed */
         free(d);
         return NULL;
     }
+    memset(d->p + n, 0, (cap ? cap : 4) - n);
     ddsi_serdata_init(&d->c, type, kind);
     d->c.hash = type ? type->serdata_basehash : 0; /* keyless: one instance */
     d->n = (uint32_t)n;
@@ -441,14 +443,32 @@ sensim_status sensim__dds_add_topic(sensim__dds *d, uint32_t i, const char *name
     if (w < 0)
         return dds_fail("sensim_mcap_add_topic", dname, w);
     d->writers[i] = w;
+    d->types[i] = st;
     return SENSIM_OK;
 }
 
 sensim_status sensim__dds_publish(sensim_mcap *m, uint16_t tp)
 {
     sensim__dds *d = m->live;
-    raw_sample s = {m->msg.p, m->msg.n};
-    dds_return_t rc = dds_write(d->writers[tp], &s);
+    dds_return_t rc;
+    buf *b = &m->msg;
+    size_t n = b->n, padded = (n + 3) & ~(size_t)3;
+    uint8_t *fresh = n <= UINT32_MAX - 4 && b_reserve(b, padded - n) ? malloc(b->cap) : NULL;
+    raw_serdata *sd = fresh ? calloc(1, sizeof *sd) : NULL;
+    if (sd) {
+        /* the message's buffer becomes the sample (no copy); the writer goes on in a fresh one */
+        memset(b->p + n, 0, padded - n);
+        ddsi_serdata_init(&sd->c, d->types[tp], SDK_DATA);
+        sd->c.hash = d->types[tp]->serdata_basehash;
+        sd->p = b->p, sd->n = (uint32_t)n;
+        b->p = fresh, b->n = 0;
+        rc = dds_writecdr(d->writers[tp], &sd->c); /* takes the sample's reference */
+    } else {
+        free(fresh);
+        b->oom = 0;
+        raw_sample s = {b->p, n}; /* short of memory for a second buffer: DDS copies it */
+        rc = dds_write(d->writers[tp], &s);
+    }
     if (rc == DDS_RETCODE_TIMEOUT) {
         d->dropped++;
         return SENSIM_OK;
@@ -456,7 +476,7 @@ sensim_status sensim__dds_publish(sensim_mcap *m, uint16_t tp)
     if (rc < 0)
         return dds_fail("sensim_mcap_write", m->topics[tp].name, rc);
     m->messages++;
-    m->bytes += m->msg.n;
+    m->bytes += n;
     return SENSIM_OK;
 }
 

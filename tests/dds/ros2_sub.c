@@ -4,7 +4,7 @@
  * the keys tests/node/check_mcap.mjs prints for a bag), and as the raw CDR
  * bytes that came over the wire.
  *
- * Usage: ros2_sub OUTDIR [--timeout S] [--probe-reliable | --best-effort] TOPIC:TYPE:COUNT...
+ * Usage: ros2_sub OUTDIR [--timeout S] [--probe-reliable | --best-effort] [--count-only] TOPIC:TYPE:COUNT...
  *   TYPE: PointCloud2 Image CameraInfo Imu NavSatFix Odometry TFMessage Clock
  * Domain from ROS_DOMAIN_ID; network from CYCLONEDDS_URI. Prints "ready"
  * once its readers exist and "matched" once every reader has matched a
@@ -15,7 +15,9 @@
  * --probe-reliable: one reliable, volatile reader on the one topic; exits 0
  * printing "incompatible POLICY_ID" when DDS reports the writer's QoS does
  * not offer what it asks, 1 if it matches instead. --best-effort: best-effort
- * readers (they match every writer; bench/ros2_overhead.py's load). */
+ * readers (they match every writer; bench/ros2_overhead.py's load). SIGTERM or
+ * SIGINT ends it (exit 1) with what it received written out. --count-only:
+ * one reader a topic, samples taken and counted, "TOPIC N" lines at the end. */
 #ifndef asm
 #define asm __asm__
 #endif
@@ -24,9 +26,17 @@
 #include <dds/dds.h>
 #include <dds/ddsi/ddsi_serdata.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static volatile sig_atomic_t g_term; /* SIGTERM/SIGINT: stop, keeping what was received */
+static void on_term(int sig)
+{
+    (void)sig;
+    g_term = 1;
+}
 
 #define MAX_SPECS 32
 
@@ -216,6 +226,8 @@ static void print_msg(FILE *f, const char *type, const void *p)
     fputc('\n', f);
 }
 
+static int g_count_only; /* --count-only: take and count, nothing decoded or written */
+
 static void take_all(spec *s)
 {
     void *buf[16] = {0};
@@ -224,13 +236,18 @@ static void take_all(spec *s)
     while ((n = dds_take(s->rd, buf, info, 16, 16)) > 0) {
         for (int i = 0; i < n; i++)
             if (info[i].valid_data) {
-                print_msg(s->json, s->type, buf[i]);
+                if (!g_count_only)
+                    print_msg(s->json, s->type, buf[i]);
                 s->got++;
             }
         dds_return_loan(s->rd, buf, n);
     }
     if (n < 0)
         die("dds_take", n);
+    if (g_count_only) {
+        s->got_raw = s->got;
+        return;
+    }
     struct ddsi_serdata *sd[16];
     while ((n = dds_takecdr(s->rd_raw, sd, 16, info, DDS_ANY_STATE)) > 0) {
         for (int i = 0; i < n; i++) {
@@ -274,6 +291,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--best-effort")) {
             best_effort = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--count-only")) {
+            g_count_only = 1;
             continue;
         }
         spec *s = &specs[ns];
@@ -329,6 +350,13 @@ int main(int argc, char **argv)
             dds_qset_reliability(q, DDS_RELIABILITY_BEST_EFFORT, 0);
         dds_qset_durability(q, strcmp(s->topic, "/tf_static") ? DDS_DURABILITY_VOLATILE : DDS_DURABILITY_TRANSIENT_LOCAL);
         s->rd = dds_create_reader(pp, tp, q, NULL);
+        if (g_count_only) {
+            dds_delete_qos(q);
+            if (s->rd < 0)
+                die("dds_create_reader", s->rd);
+            dds_waitset_attach(ws, dds_create_readcondition(s->rd, DDS_ANY_STATE), i);
+            continue;
+        }
         s->rd_raw = dds_create_reader(pp, tp, q, NULL);
         dds_delete_qos(q);
         if (s->rd < 0 || s->rd_raw < 0)
@@ -349,6 +377,8 @@ int main(int argc, char **argv)
         dds_waitset_attach(ws, s->rd, i);
         dds_waitset_attach(ws, s->rd_raw, i);
     }
+    signal(SIGTERM, on_term);
+    signal(SIGINT, on_term);
     printf("ready\n");
     fflush(stdout);
     dds_time_t deadline = dds_time() + (dds_duration_t)(timeout * 1e9);
@@ -373,7 +403,9 @@ int main(int argc, char **argv)
             for (int i = 0; i < ns; i++) {
                 dds_subscription_matched_status_t a, b;
                 dds_get_subscription_matched_status(specs[i].rd, &a);
-                dds_get_subscription_matched_status(specs[i].rd_raw, &b);
+                b = a;
+                if (!g_count_only)
+                    dds_get_subscription_matched_status(specs[i].rd_raw, &b);
                 all &= a.current_count > 0 && b.current_count > 0;
                 take_all(&specs[i]);
                 done &= specs[i].got >= specs[i].want && specs[i].got_raw >= specs[i].want;
@@ -389,6 +421,8 @@ int main(int argc, char **argv)
             }
         }
         fflush(stdout);
+        if (g_term)
+            break;
         if (dds_time() >= deadline) {
             for (int i = 0; i < ns && !probe; i++)
                 fprintf(stderr, "ros2_sub: %s: %ld (raw %ld) of %ld messages\n", specs[i].topic, specs[i].got,
@@ -396,9 +430,13 @@ int main(int argc, char **argv)
             fprintf(stderr, "ros2_sub: timed out after %g s\n", timeout);
             break;
         }
-        dds_waitset_wait_until(ws, NULL, 0, deadline < dds_time() + DDS_SECS(1) ? deadline : dds_time() + DDS_SECS(1));
+        dds_waitset_wait_until(ws, NULL, 0, deadline < dds_time() + DDS_MSECS(100) ? deadline : dds_time() + DDS_MSECS(100));
     }
     for (int i = 0; i < ns && !probe; i++) {
+        if (g_count_only) {
+            printf("%s %ld\n", specs[i].topic, specs[i].got);
+            continue;
+        }
         fclose(specs[i].json);
         fclose(specs[i].raw);
     }
