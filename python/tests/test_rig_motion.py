@@ -351,5 +351,44 @@ class RigMotion(unittest.TestCase):
         rig.close()
 
 
+class Ros2PublisherArgs(unittest.TestCase):
+    """Ros2Publisher's arguments and bookkeeping (delivery over DDS is tests/test_ros2.py's)."""
+
+    @unittest.skipUnless(sensim.ros2_available(), "libsensim built without Cyclone DDS")
+    def test_arguments_and_counts(self):
+        for bad, err in (({"domain_id": 233}, sensim.OutOfRange), ({"domain_id": -1}, sensim.OutOfRange),
+                         ({"domain_id": 1.5}, sensim.InvalidArgument), ({"reliable": 1}, sensim.InvalidArgument)):
+            with self.assertRaises(err, msg=str(bad)):
+                sensim.Ros2Publisher(**bad)
+        old = os.environ.get("ROS_DOMAIN_ID")
+        try:
+            os.environ["ROS_DOMAIN_ID"] = "12a"
+            with self.assertRaises(sensim.OutOfRange) as cm:
+                sensim.Ros2Publisher()
+            self.assertIn("ROS_DOMAIN_ID", str(cm.exception))
+        finally:
+            if old is None:
+                del os.environ["ROS_DOMAIN_ID"]
+            else:
+                os.environ["ROS_DOMAIN_ID"] = old
+        with sensim.Ros2Publisher(domain_id=231) as p:
+            t = p.add_topic("/clock", "Clock")
+            with self.assertRaises(sensim.Duplicate):
+                p.add_topic("/clock", "Clock")
+            self.assertEqual(p.subscribers(t), 0)  # a domain nobody else uses here
+            with self.assertRaises(sensim.InvalidArgument):
+                p.subscribers(t + 1)
+            p.write_clock(t, 0, 5)
+            p.write_clock(t, 1, 6)
+            st = p.stats
+            self.assertEqual((st["messages"], st["bytes"], st["files"], st["topics"], st["dropped"]), (2, 24, 0, 1, 0))
+        with tempfile.TemporaryDirectory() as tmp:
+            w = sensim.McapWriter(os.path.join(tmp, "bag"))
+            t = w.add_topic("/clock", "Clock")
+            with self.assertRaises(sensim.InvalidArgument):  # a bag has no subscribers
+                sensim.Ros2Publisher.subscribers(w, t)
+            w.close()
+
+
 if __name__ == "__main__":
     unittest.main()
