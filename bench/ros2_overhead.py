@@ -34,12 +34,8 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("t,x,y,z,roll,pitch,yaw\n")
         for k in range(int(SECONDS * 10) + 2):
             f.write("%g,%g,0,1.8,0,0,0\n" % (0.1 * k, -30 + 1.0 * k))
-    cyc = os.path.join(tmp, "cyclonedds.xml")
-    with open(cyc, "w") as f:
-        f.write("<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces>"
-                "<AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto"
-                "</ParticipantIndex><MaxAutoParticipantIndex>30</MaxAutoParticipantIndex><Peers>"
-                "<Peer address=\"127.0.0.1\"/></Peers></Discovery></Domain></CycloneDDS>")
+    here = os.path.dirname(os.path.abspath(__file__))
+    cyc = os.path.abspath(os.path.join(here, "..", "tests", "dds", "cyclonedds_loopback.xml"))
     env = dict(os.environ, CYCLONEDDS_URI="file://" + cyc, ROS_DOMAIN_ID=str(100 + os.getpid() % 120))
     args = [SENSIM, "ros2", "--scene", "street", "--rig", rig, "--trajectory", traj, "--rate", "max", "--threads",
             THREADS]

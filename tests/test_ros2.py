@@ -190,12 +190,7 @@ with tempfile.TemporaryDirectory() as tmp:
     traj = os.path.join(tmp, "traj.csv")
     with open(traj, "w") as f:
         f.write("t,x,y,z,roll,pitch,yaw\n0,-20,0,1.8,0,0,0\n0.5,-15,1,1.8,0,0,10\n1.05,-10,0,1.8,0,0,0\n")
-    cyc = os.path.join(tmp, "cyclonedds.xml")
-    with open(cyc, "w") as f:
-        f.write("<CycloneDDS><Domain><General><Interfaces><NetworkInterface name=\"lo\"/></Interfaces>"
-                "<AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto"
-                "</ParticipantIndex><MaxAutoParticipantIndex>30</MaxAutoParticipantIndex><Peers>"
-                "<Peer address=\"127.0.0.1\"/></Peers></Discovery></Domain></CycloneDDS>")
+    cyc = os.path.abspath(os.path.join(ROOT, "tests", "dds", "cyclonedds_loopback.xml"))
     env = dict(os.environ, CYCLONEDDS_URI="file://" + cyc, ROS_DOMAIN_ID=str(100 + os.getpid() % 120))
     run_args = ["--scene", "street", "--rig", rig, "--trajectory", traj]
 
