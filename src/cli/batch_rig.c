@@ -305,8 +305,7 @@ static int64_t stream_ended(pass *X, int64_t t_last, int64_t *span)
     }
     int64_t ob = floordiv(t_last, R->step_ns) - R->s0;
     X->ob = ob < X->ob ? (ob > X->oa ? ob : X->oa) : X->ob;
-    int64_t e = pass_end(X, t_last, span);
-    return e == INT64_MIN ? INT64_MIN : e;
+    return pass_end(X, t_last, span);
 }
 
 /* The rig's run: set up, push, step, consume. 0, -1 (Ctrl-C) or an exit status after a message. */
@@ -362,7 +361,7 @@ static int run_pass(pass *X)
             /* keys up to one at or past the step's end and its rolling shutters (4096 ahead at most);
              * a streamed trajectory is read as far as the step needs, no further */
             while ((pushed == 0 || tr->keys[pushed - 1].t_ns < t + dt + span) &&
-                   (pushed < tr->n || live_more_keys((traj *)tr))) {
+                   (pushed < tr->n || live_more_keys((traj *)tr))) { /* a stream grows R->tr */
                 if ((st = sensim_rig_push_pose(rig, tr->keys[pushed].t_ns, tr->keys[pushed].pose))) {
                     rc = fail(st);
                     break;
