@@ -179,6 +179,50 @@ static void test_noise_statistics(void **state)
     sensim_context_destroy(ctx);
 }
 
+/* sensim_lidar_rewind: a rewound lidar scans an earlier span again and gives a new lidar's points, bit for bit. */
+static void test_rewind(void **state)
+{
+    (void)state;
+    sensim_context *ctx = test_ctx(2);
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    street_info si;
+    CHECK_OK(street_scene_build(s, 120.0f, 1, &si));
+    CHECK_OK(sensim_scene_commit(s));
+    const char *sets[] = {"range_noise_stddev_m=0.02", "seed=5"};
+    sensim_lidar *a, *b;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "pandar64", sets, 2, &a));
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "pandar64", sets, 2, &b));
+    sensim_ring *r = test_ring(400000, 4, SENSIM_OVERFLOW_FAIL);
+    double p1[16], p2[16];
+    translation(p1, 1.5, 0.5, 1.8);
+    translation(p2, -10, 2, 3);
+    capture fresh = {0}, again = {0};
+    CHECK_OK(sensim_lidar_scan(a, s, 0, 100000000, p2, r, NULL));
+    drain(r, &fresh.pts, &fresh.n, fresh.hdr, 64, &fresh.nhdr);
+    CHECK_OK(sensim_lidar_scan(b, s, 0, 200000000, p1, r, NULL)); /* another pose, further in time */
+    sensim_point *junk = NULL;
+    uint64_t nj = 0;
+    drain(r, &junk, &nj, NULL, 0, NULL);
+    assert_int_equal(sensim_lidar_scan(b, s, 0, 100000000, p2, r, NULL), SENSIM_ERR_TIME_ORDER);
+    CHECK_OK(sensim_lidar_rewind(b));
+    CHECK_OK(sensim_lidar_scan(b, s, 0, 100000000, p2, r, NULL));
+    drain(r, &again.pts, &again.n, again.hdr, 64, &again.nhdr);
+    assert_true(fresh.n > 10000);
+    for (uint32_t i = 0; i < fresh.nhdr && i < again.nhdr; i++) /* the ring's running index, not the scan's */
+        fresh.hdr[i].first_point = again.hdr[i].first_point = 0;
+    assert_same(&fresh, &again);
+    assert_int_equal(sensim_lidar_rewind(NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    free(junk);
+    free(fresh.pts);
+    free(again.pts);
+    free(r);
+    sensim_lidar_destroy(a);
+    sensim_lidar_destroy(b);
+    sensim_scene_destroy(s);
+    sensim_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_subray_batches),
         cmocka_unit_test(test_seed_changes_noise),
         cmocka_unit_test(test_noise_statistics),
+        cmocka_unit_test(test_rewind),
     };
     return cmocka_run_group_tests_name("invariance", tests, NULL, NULL);
 }

@@ -428,6 +428,19 @@ SENSIM_API sensim_status sensim_lidar_count_shots(const sensim_lidar *lidar, int
  */
 SENSIM_API sensim_status sensim_lidar_set_mount_pose(sensim_lidar *lidar, const double pose[16]);
 
+/**
+ * Forget where the previous scan ended, so the next sensim_lidar_scan may
+ * start at any time, as on a new lidar (a placement search scans the same
+ * span from many poses with one lidar). A scan after a rewind gives the
+ * points a new lidar of the same description gives for the same call. A frame
+ * that a scan left open in a ring is not continued: rewind with its frames
+ * complete (scans ending on frame boundaries) or use another ring.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL), SENSIM_ERR_BAD_HANDLE,
+ *         SENSIM_ERR_BUSY (a scan of this lidar runs on another thread).
+ * Thread safety: any thread; refused during a scan of this lidar. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_lidar_rewind(sensim_lidar *lidar);
+
 /** The sensor-to-platform mount transform (column-major) into @p out_pose.
  *  @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_BAD_HANDLE.
  *  Thread safety: not while sensim_lidar_set_mount_pose runs. Since 0.1. */

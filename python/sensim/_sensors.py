@@ -204,6 +204,12 @@ class Lidar(_Handle):
     def set_mount(self, pose_matrix):
         _check(_L.sensim_lidar_set_mount_pose(self.handle, _mat16(pose_matrix)))
 
+    def rewind(self):
+        """Forget where the last scan ended: the next scan may start at any time, giving a new lidar's
+        points (sensim_lidar_rewind). Scan whole frames before rewinding, or use another ring."""
+        with _using(self) as (h,):
+            _check(_L.sensim_lidar_rewind(h))
+
     def scan(self, scene, t0_ns, t1_ns, ring, pose=None, keys=None, world_step=0):
         """Fire the shots of [t0, t1) into ``ring``; ``keys`` = [(t_ns, 4x4), ...] for motion."""
         _want(scene, Scene, "scene")

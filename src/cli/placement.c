@@ -74,10 +74,29 @@ static void states(const plan *p, const uint32_t *pts, const uint32_t *shots, co
     }
 }
 
-/* One lidar of a candidate: scan, add to the grid and the object counts. 0 or an exit status. */
-static int evaluate_lidar(const plan *p, const sensim_scene *scene, const sensor_spec *spec, const char *const *sets,
-                          uint32_t nsets, double duration_s, const double pose[16], uint32_t *cells, uint32_t *obj_pts,
-                          uint32_t *obj_shots, uint32_t *obj_bst, uint32_t *obj_bob)
+static double g_scan_s; /* time inside sensim_lidar_scan: a candidate's cost against its bare scan */
+
+/* A lidar of the rig (or the one --lidar) and its ring, made for the first
+ * candidate and rewound for the next ones: every candidate scans the same
+ * span from t = 0, as a new lidar would (sensim_lidar_rewind). */
+typedef struct lidar_slot {
+    sensim_lidar *l;
+    sensim_ring *ring;
+    void *mem;
+    int64_t P, T; /* frame period; the scanned span, whole frames */
+} lidar_slot;
+
+static void slots_free(lidar_slot *slots, uint32_t n)
+{
+    for (uint32_t s = 0; s < n; s++) {
+        sensim_lidar_destroy(slots[s].l);
+        free(slots[s].mem);
+        memset(&slots[s], 0, sizeof slots[s]);
+    }
+}
+
+static sensim_status slot_make(lidar_slot *o, const sensor_spec *spec, const char *const *sets, uint32_t nsets,
+                               double duration_s)
 {
     const char *all[2 * MAX_SETS + 1];
     uint32_t n = 0;
@@ -86,50 +105,56 @@ static int evaluate_lidar(const plan *p, const sensim_scene *scene, const sensor
     for (uint32_t i = 0; i < nsets; i++)
         all[n++] = sets[i];
     all[n++] = "points_frame=world";
-    sensim_lidar *l = NULL;
-    sensim_status st = sensim_lidar_create_from_preset(g_ctx, spec->preset, all, n, &l);
     sensim_lidar_info li;
+    sensim_status st = sensim_lidar_create_from_preset(g_ctx, spec->preset, all, n, &o->l);
     if (st == SENSIM_OK)
-        st = sensim_lidar_get_info(l, &li);
-    if (st != SENSIM_OK) {
-        sensim_lidar_destroy(l);
-        return fail(st);
-    }
-    const int64_t P = li.frame_period_ns, frames = (int64_t)ceil(duration_s * 1e9 / (double)P - 1e-9);
-    const int64_t T = (frames < 1 ? 1 : frames) * P;
+        st = sensim_lidar_get_info(o->l, &li);
+    if (st != SENSIM_OK)
+        return st;
+    o->P = li.frame_period_ns;
+    const int64_t frames = (int64_t)ceil(duration_s * 1e9 / (double)o->P - 1e-9);
+    o->T = (frames < 1 ? 1 : frames) * o->P;
     uint64_t cap;
     size_t size;
-    void *mem = NULL;
-    sensim_ring *ring = NULL;
-    if ((st = sensim_lidar_ring_size(l, 2, &cap, &size)) == SENSIM_OK && !(mem = malloc(size)))
+    if ((st = sensim_lidar_ring_size(o->l, 2, &cap, &size)) == SENSIM_OK && !(o->mem = malloc(size)))
         st = SENSIM_ERR_OUT_OF_MEMORY;
     if (st == SENSIM_OK)
-        st = sensim_ring_init(mem, size, cap, 2, SENSIM_OVERFLOW_FAIL, &ring);
-    for (int64_t t = 0; st == SENSIM_OK && t < T; t += P) { /* a frame a call: the ring never fills */
-        st = sensim_lidar_scan(l, scene, t, t + P, pose, ring, NULL);
+        st = sensim_ring_init(o->mem, size, cap, 2, SENSIM_OVERFLOW_FAIL, &o->ring);
+    return st;
+}
+
+/* One lidar of a candidate: scan, add to the grid and the object counts. 0 or an exit status. */
+static int evaluate_lidar(const plan *p, const sensim_scene *scene, const sensor_spec *spec, const char *const *sets,
+                          uint32_t nsets, double duration_s, const double pose[16], lidar_slot *o, uint32_t *cells,
+                          uint32_t *obj_pts, uint32_t *obj_shots, uint32_t *obj_bst, uint32_t *obj_bob)
+{
+    sensim_status st = o->l ? sensim_lidar_rewind(o->l) : slot_make(o, spec, sets, nsets, duration_s);
+    for (int64_t t = 0; st == SENSIM_OK && t < o->T; t += o->P) { /* a frame a call: the ring never fills */
+        double a = now_s();
+        st = sensim_lidar_scan(o->l, scene, t, t + o->P, pose, o->ring, NULL);
+        g_scan_s += now_s() - a;
         sensim_frame_view v;
-        while (st == SENSIM_OK && sensim_ring_peek(ring, &v) == SENSIM_OK) {
+        while (st == SENSIM_OK && sensim_ring_peek(o->ring, &v) == SENSIM_OK) {
             for (int k = 0; k < 2 && st == SENSIM_OK; k++) {
                 st = sensim_roi_accumulate(&p->roi, v.points[k], v.counts[k], cells, NULL);
                 if (st == SENSIM_OK)
                     st = sensim_boxes_count(p->boxes, p->nboxes, v.points[k], v.counts[k], obj_pts);
             }
-            sensim_ring_release(ring);
+            sensim_ring_release(o->ring);
         }
     }
     if (st == SENSIM_OK)
-        st = sensim_lidar_box_shots(l, 0, T, pose, p->boxes, p->nboxes, obj_shots, scene, p->box_ids, obj_bst,
+        st = sensim_lidar_box_shots(o->l, 0, o->T, pose, p->boxes, p->nboxes, obj_shots, scene, p->box_ids, obj_bst,
                                     obj_bob);
-    sensim_lidar_destroy(l);
-    free(mem);
     return st == SENSIM_OK ? 0 : fail(st);
 }
 
 /* One candidate: every lidar of the rig (or the one --lidar) from the
  * candidate platform pose, into one grid. 0 or an exit status. */
 static int evaluate(const plan *p, const sensim_scene *scene, const sensor_spec *specs, uint32_t nspecs,
-                    const char *const *sets, uint32_t nsets, double duration_s, const double pose6[6], uint32_t *cells,
-                    uint32_t *obj_pts, uint32_t *obj_shots, uint32_t *obj_bst, uint32_t *obj_bob)
+                    const char *const *sets, uint32_t nsets, double duration_s, const double pose6[6],
+                    lidar_slot *slots, uint32_t *cells, uint32_t *obj_pts, uint32_t *obj_shots, uint32_t *obj_bst,
+                    uint32_t *obj_bob)
 {
     double pose[16];
     sensim_status st = sensim_pose_from_frame(SENSIM_FRAME_NATIVE, pose6, pose6 + 3, pose);
@@ -143,8 +168,8 @@ static int evaluate(const plan *p, const sensim_scene *scene, const sensor_spec 
     for (uint32_t s = 0; s < nspecs; s++) {
         if (specs[s].camera || specs[s].nav || specs[s].radar)
             continue; /* lidars only */
-        int rc = evaluate_lidar(p, scene, &specs[s], sets, nsets, duration_s, pose, cells, obj_pts, obj_shots,
-                                obj_bst, obj_bob);
+        int rc = evaluate_lidar(p, scene, &specs[s], sets, nsets, duration_s, pose, &slots[s], cells, obj_pts,
+                                obj_shots, obj_bst, obj_bob);
         if (rc)
             return rc;
     }
@@ -682,13 +707,14 @@ int cmd_placement(int argc, char **argv)
         rc = fail(SENSIM_ERR_OUT_OF_MEMORY);
     double t0 = now_s();
     uint32_t done = 0;
+    static lidar_slot slots[MAX_SENSORS]; /* each lidar made once, rewound per candidate */
     for (uint32_t c = 0; !rc && c < nc; c++) {
         if (c % shard_n != shard_k)
             continue;
         size_t slot = select_m ? c : 0;
         uint32_t *cells = &grids[slot * ncell], *op = &opts[slot * nb], *os = &oshots[slot * nb];
-        if ((rc = evaluate(&p, scene, specs, nspecs, sets, nsets, duration_s, &cand[6 * c], cells, op, os, obst,
-                           obob)) != 0)
+        if ((rc = evaluate(&p, scene, specs, nspecs, sets, nsets, duration_s, &cand[6 * c], slots, cells, op, os,
+                           obst, obob)) != 0)
             break;
         cand_result *r = &res[done++];
         r->index = c;
@@ -710,6 +736,7 @@ int cmd_placement(int argc, char **argv)
                 rc = fail(st);
         }
     }
+    slots_free(slots, MAX_SENSORS);
     double secs = now_s() - t0;
     if (!rc)
         rc = write_ranking(out, res, done, &p);
@@ -779,6 +806,9 @@ int cmd_placement(int argc, char **argv)
     if (!rc)
         printf("placement: %u candidates in %.3f s (%.2f candidates/s), best %u (score %.4f): %s/ranking.csv\n",
                done, secs, secs > 0 ? done / secs : 0.0, done ? res[0].index : 0, done ? res[0].score : 0.0, out);
+    if (!rc && done && g_scan_s > 0)
+        printf("placement: %.3f s of it in the scans themselves: a candidate costs %.2fx its scan\n", g_scan_s,
+               secs / g_scan_s);
     free(res), free(grids), free(opts), free(oshots), free(obst), free(obob), free(ids), free(cand), free(boxes),
         free(prior);
     free_specs(specs, nspecs);

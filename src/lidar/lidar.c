@@ -252,6 +252,18 @@ sensim_status sensim_lidar_set_mount_pose(sensim_lidar *l, const double pose[16]
     return SENSIM_OK;
 }
 
+sensim_status sensim_lidar_rewind(sensim_lidar *l)
+{
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
+    sensim_status st = sensim__lidar_acquire(l);
+    if (st != SENSIM_OK)
+        return st;
+    l->has_last = false;
+    l->last_end_ns = 0;
+    sensim__lidar_release(l);
+    return SENSIM_OK;
+}
+
 sensim_status sensim_lidar_get_mount_pose(const sensim_lidar *l, double out[16])
 {
     SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
