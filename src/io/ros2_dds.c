@@ -34,7 +34,8 @@ static sensim_status env_domain(int32_t *out)
         v = v * 10 + (*p - '0');
     }
     if (v > 232)
-        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_ros2_open: environment ROS_DOMAIN_ID=%ld outside 0..232", v);
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_ros2_open: environment ROS_DOMAIN_ID=%ld outside 0..232",
+                            v);
     *out = (int32_t)v;
     return SENSIM_OK;
 }
@@ -403,7 +404,10 @@ static dds_qos_t *topic_qos(int32_t type, int32_t mode)
     if (!q)
         return NULL;
     int best_effort = type == SENSIM_ROS_POINTCLOUD2 || type == SENSIM_ROS_IMAGE || type == SENSIM_ROS_CAMERA_INFO;
-    int depth = best_effort ? 5 : type == SENSIM_ROS_TF ? 100 : (type == SENSIM_ROS_TF_STATIC || type == SENSIM_ROS_CLOCK) ? 1 : 10;
+    int depth = best_effort                                                      ? 5
+                : type == SENSIM_ROS_TF                                          ? 100
+                : type == SENSIM_ROS_TF_STATIC || type == SENSIM_ROS_CLOCK ? 1
+                                                                                 : 10;
     if (mode == SENSIM_ROS2_QOS_RELIABLE) {
         dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(10));
         dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
