@@ -63,6 +63,14 @@ static int key_cmp(const void *a, const void *b)
     return 0;
 }
 
+/* By key, then by scan order (held in object_id while sorting): a shot's returns keep their order. */
+static int sort_cmp(const void *a, const void *b)
+{
+    int c = key_cmp(a, b);
+    const sensim_point *p = a, *q = b;
+    return c ? c : (p->object_id > q->object_id) - (p->object_id < q->object_id);
+}
+
 static sensim_context *ctx;
 static sensim_scene *scene;
 
@@ -112,15 +120,9 @@ static void lidar_measure(const char *preset, measured *o)
         w->mean_a += p[i].range_m, w->mean_b += p[i].intensity;
     if (w->n)
         w->mean_a /= (double)w->n, w->mean_b /= (double)w->n;
-    /* stable order by key: returns of one shot keep their order (their rank is the third key) */
     for (uint64_t i = 0; i < w->n; i++)
-        p[i].object_id = (uint32_t)i; /* the scan order, to break ties stably */
-    qsort(p, w->n, sizeof *p, key_cmp);
-    for (uint64_t i = 1; i < w->n; i++) /* insertion pass: ties by scan order */
-        for (uint64_t j = i; j > 0 && !key_cmp(&p[j - 1], &p[j]) && p[j - 1].object_id > p[j].object_id; j--) {
-            sensim_point t = p[j - 1];
-            p[j - 1] = p[j], p[j] = t;
-        }
+        p[i].object_id = (uint32_t)i; /* the scan order (object ids are not compared) */
+    qsort(p, w->n, sizeof *p, sort_cmp);
     uint64_t step = w->n / NSAMPLES + 1;
     for (uint64_t i = 0; i < w->n && o->ns < NSAMPLES; i += step) {
         uint32_t occ = 0;

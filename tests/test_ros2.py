@@ -294,7 +294,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # ---- a Python host's rig: McapSinks on a Ros2Publisher publish what they write into a bag ----
     host = os.path.join(tmp, "host.py")
     with open(host, "w") as f:
-        f.write("""import sys, sensim
+        f.write("""import sys, time, sensim
 mode = sys.argv[1]
 ctx = sensim.Context(1)
 scene = sensim.Scene(ctx)
@@ -310,8 +310,10 @@ sinks = [sensim.McapSink(w, "roof"), sensim.McapSink(w, "imu", nav_kind="imu", a
 rig.attach(li, sinks[0])
 rig.attach(ii, sinks[1])
 if mode == "live":  # the sinks use topics the host adds beforehand: subscribers can match before the first step
-    w.add_topic("/roof/points", "PointCloud2")
-    w.add_topic("/imu/imu", "Imu")
+    topics = [w.add_topic("/roof/points", "PointCloud2"), w.add_topic("/imu/imu", "Imu")]
+    # the writers must know the reader too (a volatile writer sends nothing to a reader it has not matched)
+    while not all(w.subscribers(t) for t in topics):
+        time.sleep(0.01)  # polling discovery state, not timing anything
 for k in range(31):
     rig.push_pose(k * 10_000_000, sensim.pose(x=-20 + 0.1 * k, z=0.0))
     if k == 0 and mode == "live":

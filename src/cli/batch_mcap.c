@@ -145,6 +145,10 @@ int mcap_step(mcap_out *M, int64_t t)
     sensim_mcap *m = M->m;
     int rc = 0;
     static const double ident[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    if (g_live.on)
+        live_pace(t); /* the step's messages leave at its wall time */
+    if (g_live.dry_run)
+        return 0; /* nothing built or sent */
     if (!M->static_done) {
         sensim_ros_transform st[2 * MAX_SENSORS];
         static char optical[MAX_SENSORS][80];
@@ -179,10 +183,6 @@ int mcap_step(mcap_out *M, int64_t t)
             MC(sensim_mcap_write_transforms(m, M->t_tfs, t, st, n));
         M->static_done = 1;
     }
-    if (g_live.on)
-        live_pace(t); /* the step's /clock leaves at its wall time */
-    if (g_live.dry_run)
-        return 0;
     MC(sensim_mcap_write_clock(m, M->t_clock, t, t));
     if (!mo->no_tf || !mo->no_odom) {
         sensim_kinematics kin;
