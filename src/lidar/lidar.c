@@ -141,6 +141,8 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
 
     const sensim_pattern *pt = &l->pat;
     l->lane_shots = SENSIM_LANE_SHOTS;
+    if (pt->kind == SENSIM_PATTERN_MEMS) /* traced sorted by direction (direction_order): longer lanes */
+        l->lane_shots = SENSIM_LANE_MAX, l->sort_dirs = true;
     if (pt->kind == SENSIM_PATTERN_MECHANICAL) {
         uint32_t L = pt->channels;
         l->tile_cols = L <= 128 ? 4 : L <= 256 ? 2 : L <= 512 ? 1 : 0;
@@ -333,6 +335,56 @@ static void output_frame(const sensim_lidar *l, const scan_env *env, const doubl
     pt->x = (float)w[0], pt->y = (float)w[1], pt->z = (float)w[2];
 }
 
+/* Bits 0..7 of @p v spread to the even bits 0..14. */
+static uint32_t spread8(uint32_t v)
+{
+    v = (v | v << 4) & 0x0F0Fu;
+    v = (v | v << 2) & 0x3333u;
+    return (v | v << 1) & 0x5555u;
+}
+
+/* Patterns without columns (Risley, MEMS, tables) fire far-apart directions
+ * back to back (a MEMS fires its 10 sub-fields together; a Risley rosette
+ * crosses itself): w->pos[0 .. m) gets the lane's live rays ordered along a
+ * Morton curve over the octahedral map of their world directions (256 x 256
+ * cells, about 1 degree), stable within a cell, so 16-ray packets hold
+ * neighbouring directions. A function of the lane's rays alone. */
+static void direction_order(sensim_lane_scratch *w, uint32_t m)
+{
+    uint16_t *key = w->key, *tmp = (uint16_t *)&w->pos[SENSIM_LANE_MAX];
+    for (uint32_t j = 0; j < m; j++) {
+        const float *d = w->rays[j].dir;
+        float s = fabsf(d[0]) + fabsf(d[1]) + fabsf(d[2]);
+        float u = s > 0 ? d[0] / s : 0, v = s > 0 ? d[1] / s : 0;
+        if (d[2] < 0) { /* the lower hemisphere folded outwards */
+            float fu = (1.0f - fabsf(v)) * (u < 0 ? -1.0f : 1.0f), fv = (1.0f - fabsf(u)) * (v < 0 ? -1.0f : 1.0f);
+            u = fu, v = fv;
+        }
+        uint32_t qu = (uint32_t)((u + 1.0f) * 127.99f), qv = (uint32_t)((v + 1.0f) * 127.99f);
+        key[j] = (uint16_t)(spread8(qu > 255 ? 255 : qu) | spread8(qv > 255 ? 255 : qv) << 1);
+    }
+    /* two stable counting passes of 8 bits: low byte, then high byte */
+    uint32_t cnt[256];
+    memset(cnt, 0, sizeof cnt);
+    for (uint32_t j = 0; j < m; j++)
+        cnt[key[j] & 255u]++;
+    for (uint32_t b = 0, acc = 0; b < 256; b++) {
+        uint32_t c = cnt[b];
+        cnt[b] = acc, acc += c;
+    }
+    for (uint32_t j = 0; j < m; j++)
+        tmp[cnt[key[j] & 255u]++] = (uint16_t)j;
+    memset(cnt, 0, sizeof cnt);
+    for (uint32_t j = 0; j < m; j++)
+        cnt[key[j] >> 8]++;
+    for (uint32_t b = 0, acc = 0; b < 256; b++) {
+        uint32_t c = cnt[b];
+        cnt[b] = acc, acc += c;
+    }
+    for (uint32_t j = 0; j < m; j++)
+        w->pos[cnt[key[tmp[j]] >> 8]++] = (int16_t)tmp[j];
+}
+
 /* Trace a lane's m rays in tile order: columns x channels neighbouring in
  * direction, so each 16-ray packet is coherent; hits return to firing order.
  * Embree's hybrid traversal can round a ray's hit differently depending on
@@ -344,6 +396,11 @@ static bool trace_lane(const sensim_lidar *l, const sensim_scene *scene, sensim_
                        uint32_t m)
 {
     const sensim_pattern *p = &l->pat;
+    if (l->sort_dirs && m >= 2 * 16) {
+        direction_order(w, m);
+        sensim__trace_rays_order(scene, w->rays, w->pos, m, w->hits);
+        return true;
+    }
     if (!l->tile_cols || m < 2) {
         if (m)
             sensim__trace_rays(scene, w->rays, m, w->hits);

@@ -35,6 +35,7 @@ typedef struct sensim_lane_scratch {
     sensim_hit sub_hits[SENSIM_SUBRAY_BATCH];
     uint16_t sub_at[SENSIM_LANE_MAX]; /* live shot -> its first sub-ray in sub_rays */
     int16_t pos[2 * SENSIM_LANE_MAX]; /* tile position -> live shot, -1 = none; then the live shots in tile order */
+    uint16_t key[SENSIM_LANE_MAX];    /* patterns without columns: a live ray's direction cell (Morton order) */
 } sensim_lane_scratch;
 
 /* A lane's output, published to the ring in lane order (scan_chunk). */
@@ -60,6 +61,7 @@ struct sensim_lidar {
      * (rays and hits live on each lane's stack) */
     uint64_t lane_shots;      /* shots per lane (see SENSIM_LANE_MAX) */
     uint32_t tile_cols;       /* mechanical: columns per lane and per tile, 0 = no tiles */
+    bool sort_dirs;           /* MEMS: lanes traced sorted by direction (direction_order) */
     uint16_t *dir_rank;       /* mechanical: channel -> rank by (azimuth offset bin, elevation) */
     uint16_t *tile_base;      /* mechanical: channel -> its place in a lane's tile order, column 0 */
     uint64_t block_shots;     /* min(SENSIM_BLOCK_SHOTS, most shots of a frame), a multiple of a lane */
