@@ -127,8 +127,7 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
     l->rp.max_range_m = maxr;
     l->rp.range_noise_stddev_m = d->range_noise_stddev_m;
     l->rp.atmos_atten_per_m = d->atmos_atten_per_m;
-    l->rp.seed = d->seed;
-    l->rp.lidar_id = d->lidar_id;
+    sensim__returns_seed(&l->rp, d->seed, d->lidar_id);
     if (d->points_frame < SENSIM_POINTS_SENSOR || d->points_frame > SENSIM_POINTS_WORLD) {
         sensim_lidar_destroy(l);
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "lidar: points_frame = %d unknown", d->points_frame);

@@ -22,26 +22,78 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-double sensim__rng_uniform(uint64_t seed, uint32_t lidar_id, uint64_t shot, uint32_t subray,
-                           uint32_t purpose)
+uint64_t sensim__rng_key(uint64_t seed, uint32_t lidar_id, uint32_t purpose)
 {
     uint64_t h = mix64(seed ^ UINT64_C(0x9e3779b97f4a7c15));
-    h = mix64(h ^ ((uint64_t)lidar_id << 32 | purpose));
-    h = mix64(h ^ shot);
-    h = mix64(h ^ subray);
+    return mix64(h ^ ((uint64_t)lidar_id << 32 | purpose));
+}
+
+static inline uint64_t rng_bits(uint64_t key, uint64_t shot, uint32_t subray)
+{
+    return mix64(mix64(key ^ shot) ^ subray);
+}
+
+static inline double unit53(uint64_t h)
+{
     return (double)(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static double uniform(const sensim_return_params *rp, uint64_t shot, uint32_t sub, uint32_t purpose)
+double sensim__rng_uniform(uint64_t seed, uint32_t lidar_id, uint64_t shot, uint32_t subray,
+                           uint32_t purpose)
 {
-    return sensim__rng_uniform(rp->seed, rp->lidar_id, shot, sub, purpose);
+    return unit53(rng_bits(sensim__rng_key(seed, lidar_id, purpose), shot, subray));
 }
 
-/* Standard normal from two streams (Box–Muller). */
-static double gaussian(const sensim_return_params *rp, uint64_t shot, uint32_t sub, uint32_t purpose)
+/* The same number as sensim__rng_uniform(rp->seed, rp->lidar_id, ...): the
+ * hash's first two rounds, which depend on the seed, the lidar and the
+ * purpose alone, are kept in rp->rng_key. */
+static double uniform(const sensim_return_params *rp, uint64_t shot, uint32_t sub, uint32_t purpose)
 {
-    double u1 = uniform(rp, shot, 2 * sub, purpose), u2 = uniform(rp, shot, 2 * sub + 1, purpose);
+    return unit53(rng_bits(rp->rng_key[purpose], shot, sub));
+}
+
+#include "ziggurat_tables.h"
+
+/* Standard normal by the Ziggurat method (Marsaglia & Tsang 2000; exact, not
+ * an approximation): a 64-bit draw picks one of 256 layers of equal area
+ * (8 bits), a sign (1 bit) and the abscissa (53 bits); 99 % of draws end at
+ * the first comparison. A wedge draws one more number and may start over;
+ * the tail beyond r (Marsaglia's exponential method) repeats within the
+ * tail. Hash sub-streams of sub-stream @p sub: sub * 4096 + 2a, + 2a + 1 for
+ * attempt a < 1023, + 2048 + 2b, + 2b + 1 for tail attempt b < 1023; after
+ * 1023 attempts (never: each is rejected with probability < 0.01, a tail
+ * attempt with < 0.07) Box–Muller on + 2046, + 2047 ends it. */
+double sensim__returns_normal(const sensim_return_params *rp, uint64_t shot, uint32_t sub, uint32_t purpose)
+{
+    const uint64_t key = rp->rng_key[purpose];
+    const uint32_t s0 = sub * 4096u;
+    for (uint32_t a = 0; a < 1023; a++) {
+        uint64_t h = rng_bits(key, shot, s0 + 2 * a);
+        uint32_t i = (uint32_t)(h & 255u);
+        double x = unit53(h) * ZIG_X[i];
+        double sgn = h & 256u ? -1.0 : 1.0;
+        if (x < ZIG_X[i + 1])
+            return sgn * x;
+        if (i == 0) { /* the tail beyond r: r + E1 / r, kept with probability exp(-E1² / (2 r²)) */
+            for (uint32_t b = 0; b < 1023; b++) {
+                double e1 = -log1p(-unit53(rng_bits(key, shot, s0 + 2048 + 2 * b))) / ZIG_X[1];
+                double e2 = -log1p(-unit53(rng_bits(key, shot, s0 + 2048 + 2 * b + 1)));
+                if (2.0 * e2 > e1 * e1)
+                    return sgn * (ZIG_X[1] + e1);
+            }
+            break;
+        }
+        double u2 = unit53(rng_bits(key, shot, s0 + 2 * a + 1));
+        if (ZIG_F[i] + u2 * (ZIG_F[i + 1] - ZIG_F[i]) < exp(-0.5 * x * x))
+            return sgn * x;
+    }
+    double u1 = uniform(rp, shot, s0 + 2046u, purpose), u2 = uniform(rp, shot, s0 + 2047u, purpose);
     return sqrt(-2.0 * log1p(-u1)) * cos(2.0 * SENSIM_PI * u2);
+}
+
+static inline double gaussian(const sensim_return_params *rp, uint64_t shot, uint32_t sub, uint32_t purpose)
+{
+    return sensim__returns_normal(rp, shot, sub, purpose);
 }
 
 /* ---------------- setup ---------------- */
@@ -193,6 +245,13 @@ sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_
 }
 
 /* ---------------- per shot ---------------- */
+
+void sensim__returns_seed(sensim_return_params *rp, uint64_t seed, uint32_t lidar_id)
+{
+    rp->seed = seed, rp->lidar_id = lidar_id;
+    for (uint32_t k = 0; k < sizeof rp->rng_key / sizeof rp->rng_key[0]; k++)
+        rp->rng_key[k] = sensim__rng_key(seed, lidar_id, k);
+}
 
 bool sensim__returns_keep_shot(const sensim_return_params *rp, uint64_t shot)
 {

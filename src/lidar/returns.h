@@ -15,6 +15,7 @@ typedef struct sensim_return_params {
     float atmos_atten_per_m;  /* CARLA model */
     uint64_t seed;
     uint32_t lidar_id;
+    uint64_t rng_key[8];      /* sensim__rng_key(seed, lidar_id, purpose) per SENSIM_RNG_* purpose */
     sensim_return_desc d;     /* with defaults resolved */
     double ext_per_m;         /* physical two-way extinction a: clear + fog + rain */
     double r0;                /* intensity calibration range */
@@ -39,6 +40,12 @@ typedef struct sensim_return_params {
 /* Counter-based hash -> uniform in [0, 1). Same inputs, same number, always. */
 double sensim__rng_uniform(uint64_t seed, uint32_t lidar_id, uint64_t shot, uint32_t subray,
                            uint32_t purpose);
+/* The part of that hash fixed by (seed, lidar, purpose). */
+uint64_t sensim__rng_key(uint64_t seed, uint32_t lidar_id, uint32_t purpose);
+/* A standard normal draw of stream (shot, sub, purpose) (Ziggurat). */
+double sensim__returns_normal(const sensim_return_params *rp, uint64_t shot, uint32_t sub, uint32_t purpose);
+/* Set the seed and the lidar id of @p rp (and the keys derived from them). */
+void sensim__returns_seed(sensim_return_params *rp, uint64_t seed, uint32_t lidar_id);
 
 /* Validate @p d's return fields and fill @p rp. */
 sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_desc *d);
