@@ -644,6 +644,20 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("placement", "--merge", ",".join(shards), "--out", os.path.join(pw, "merged"))
     check(r.returncode == 0 and open(os.path.join(pw, "merged", "ranking.csv"), "rb").read()
           == open(os.path.join(pw, "one", "ranking.csv"), "rb").read(), "merged shards equal the single run")
+    # candidates are scored by parallel workers: 1, 2 and 5 workers (more than cores), with maps and a
+    # selection, give the same bytes (run 3 times each: the workers take candidates in racing order)
+    outs = []
+    for rep in range(3):
+        for nt in ("1", "2", "5"):
+            d = os.path.join(pw, "workers%s_%d" % (nt, rep))
+            r = run(*(["placement", "--scene", plane, "--lidar", "vlp16", "--roi", "-20,-10,0,10"] + grid +
+                      ["--out", d, "--threads", nt, "--select", "3"]))
+            check(r.returncode == 0 and ("%s workers" % nt) in r.stdout, "placement on %s workers: %s %s" %
+                  (nt, r.stdout, r.stderr))
+            outs.append({f: open(os.path.join(d, f), "rb").read() for f in sorted(os.listdir(d))})
+    check(all(o == outs[0] for o in outs) and "selection.csv" in outs[0] and
+          sum(f.startswith("candidate_") for f in outs[0]) == 18,
+          "placement output is the same for any worker count: %s" % sorted(outs[0]))
     r = run("placement", "--merge", shards[0] + "," + shards[0], "--out", os.path.join(pw, "dup"))
     check(r.returncode != 0 and "two shards" in r.stderr, "a shard merged twice is refused: %r" % r.stderr)
     # greedy M of N on a symmetric scene picks mirror positions

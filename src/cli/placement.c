@@ -16,6 +16,9 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +77,6 @@ static void states(const plan *p, const uint32_t *pts, const uint32_t *shots, co
     }
 }
 
-static double g_scan_s; /* time inside sensim_lidar_scan: a candidate's cost against its bare scan */
-
 /* A lidar of the rig (or the one --lidar) and its ring, made for the first
  * candidate and rewound for the next ones: every candidate scans the same
  * span from t = 0, as a new lidar would (sensim_lidar_rewind). */
@@ -126,13 +127,13 @@ static sensim_status slot_make(lidar_slot *o, const sensor_spec *spec, const cha
 /* One lidar of a candidate: scan, add to the grid and the object counts. 0 or an exit status. */
 static int evaluate_lidar(const plan *p, const sensim_scene *scene, const sensor_spec *spec, const char *const *sets,
                           uint32_t nsets, double duration_s, const double pose[16], lidar_slot *o, uint32_t *cells,
-                          uint32_t *obj_pts, uint32_t *obj_shots, uint32_t *obj_bst, uint32_t *obj_bob)
+                          uint32_t *obj_pts, uint32_t *obj_shots, uint32_t *obj_bst, uint32_t *obj_bob, double *scan_s)
 {
     sensim_status st = o->l ? sensim_lidar_rewind(o->l) : slot_make(o, spec, sets, nsets, duration_s);
     for (int64_t t = 0; st == SENSIM_OK && t < o->T; t += o->P) { /* a frame a call: the ring never fills */
         double a = now_s();
         st = sensim_lidar_scan(o->l, scene, t, t + o->P, pose, o->ring, NULL);
-        g_scan_s += now_s() - a;
+        *scan_s += now_s() - a; /* time inside the scan: a candidate's cost against its bare scan */
         sensim_frame_view v;
         while (st == SENSIM_OK && sensim_ring_peek(o->ring, &v) == SENSIM_OK) {
             for (int k = 0; k < 2 && st == SENSIM_OK; k++) {
@@ -154,7 +155,7 @@ static int evaluate_lidar(const plan *p, const sensim_scene *scene, const sensor
 static int evaluate(const plan *p, const sensim_scene *scene, const sensor_spec *specs, uint32_t nspecs,
                     const char *const *sets, uint32_t nsets, double duration_s, const double pose6[6],
                     lidar_slot *slots, uint32_t *cells, uint32_t *obj_pts, uint32_t *obj_shots, uint32_t *obj_bst,
-                    uint32_t *obj_bob)
+                    uint32_t *obj_bob, double *scan_s)
 {
     double pose[16];
     sensim_status st = sensim_pose_from_frame(SENSIM_FRAME_NATIVE, pose6, pose6 + 3, pose);
@@ -169,11 +170,126 @@ static int evaluate(const plan *p, const sensim_scene *scene, const sensor_spec 
         if (specs[s].camera || specs[s].nav || specs[s].radar)
             continue; /* lidars only */
         int rc = evaluate_lidar(p, scene, &specs[s], sets, nsets, duration_s, pose, &slots[s], cells, obj_pts,
-                                obj_shots, obj_bst, obj_bob);
+                                obj_shots, obj_bst, obj_bob, scan_s);
         if (rc)
             return rc;
     }
     return 0;
+}
+
+/* Candidates are scored in parallel, one per worker thread, each worker
+ * with its own lidars (rewound per candidate) scanning on one thread: a
+ * short scan (0.1 s) parallelises poorly over its own lanes, independent
+ * candidates do not. Results go to the candidate's own row and grid, so
+ * the output is the same for any worker count and order. */
+typedef struct cand_job {
+    const plan *p;
+    const sensim_scene *scene;
+    const sensor_spec *specs;
+    uint32_t nspecs, nsets, nc, shard_n, shard_k, nb;
+    const char *const *sets;
+    double duration_s;
+    const double *cand;
+    bool select_m, maps;
+    size_t ncell;
+    uint32_t *grids, *opts, *oshots; /* per candidate with select_m, else per worker */
+    cand_result *res;                /* row c / shard_n of candidate c */
+    const char *out;
+    atomic_uint next;                /* the next candidate to take */
+    atomic_int stop;                 /* an error: take no more */
+} cand_job;
+
+typedef struct cand_worker {
+    cand_job *job;
+    uint32_t id;
+    lidar_slot slots[MAX_SENSORS];
+    uint32_t *obst, *obob;
+    double scan_s;
+    int rc;
+} cand_worker;
+
+static int score_candidate(cand_worker *w, uint32_t c)
+{
+    cand_job *j = w->job;
+    const plan *p = j->p;
+    size_t slot = j->select_m ? c : w->id;
+    uint32_t *cells = &j->grids[slot * j->ncell], *op = &j->opts[slot * j->nb], *os = &j->oshots[slot * j->nb];
+    int rc = evaluate(p, j->scene, j->specs, j->nspecs, j->sets, j->nsets, j->duration_s, &j->cand[6 * c], w->slots,
+                      cells, op, os, w->obst, w->obob, &w->scan_s);
+    if (rc)
+        return rc;
+    cand_result *r = &j->res[c / j->shard_n];
+    r->index = c;
+    memcpy(r->pose6, &j->cand[6 * c], sizeof r->pose6);
+    sensim_status st = sensim_roi_evaluate(&p->roi, cells, &r->m);
+    if (st != SENSIM_OK)
+        return fail(st);
+    states(p, op, os, w->obst, w->obob, r);
+    if ((st = sensim_roi_information_gain(&p->roi, cells, p->prior, &r->info_bits, &r->info_share)) != SENSIM_OK)
+        return fail(st);
+    r->score = score_of(p, &r->m, r->visible, r->info_share);
+    if (j->maps) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/candidate_%06u.png", j->out, c);
+        if ((st = sensim_write_roi_png(path, &p->roi, cells, &j->cand[6 * c], 1, NULL, NULL)) != SENSIM_OK)
+            return fail(st);
+    }
+    return 0;
+}
+
+static void *cand_worker_run(void *arg)
+{
+    cand_worker *w = arg;
+    cand_job *j = w->job;
+    while (!atomic_load(&j->stop)) {
+        uint32_t c = atomic_fetch_add(&j->next, 1);
+        if (c >= j->nc)
+            break;
+        if (c % j->shard_n != j->shard_k)
+            continue;
+        if ((w->rc = score_candidate(w, c)) != 0) {
+            atomic_store(&j->stop, 1);
+            break;
+        }
+    }
+    slots_free(w->slots, MAX_SENSORS);
+    return NULL;
+}
+
+/* Score every candidate of this shard on @p nworkers threads; 0 or the
+ * first worker's exit status. Adds the time inside the scans to @p scan_s. */
+static int score_all(cand_job *j, uint32_t nworkers, double *scan_s)
+{
+    cand_worker *w = calloc(nworkers, sizeof *w);
+    pthread_t *tid = calloc(nworkers, sizeof *tid);
+    uint32_t started = 0;
+    int rc = 0;
+    for (uint32_t k = 0; w && tid && k < nworkers; k++) {
+        w[k].job = j, w[k].id = k;
+        w[k].obst = calloc(j->nb + 1, sizeof *w[k].obst), w[k].obob = calloc(j->nb + 1, sizeof *w[k].obob);
+        if (!w[k].obst || !w[k].obob)
+            break;
+    }
+    for (uint32_t k = 0; w && tid && k < nworkers && w[k].obst && w[k].obob; k++, started++)
+        if (k > 0 && pthread_create(&tid[k], NULL, cand_worker_run, &w[k]) != 0)
+            break;
+    if (!w || !tid || started < nworkers) { /* no memory or no thread: what started finishes the work */
+        rc = started ? 0 : fail(SENSIM_ERR_OUT_OF_MEMORY);
+    }
+    if (started)
+        cand_worker_run(&w[0]); /* the calling thread is worker 0 */
+    for (uint32_t k = 1; k < started; k++)
+        pthread_join(tid[k], NULL);
+    for (uint32_t k = 0; w && k < nworkers; k++) {
+        if (!rc && k < started && w[k].rc)
+            rc = w[k].rc;
+        *scan_s += w[k].scan_s;
+        free(w[k].obst);
+        free(w[k].obob);
+    }
+    free(w);
+    free(tid);
+    return rc;
 }
 
 static int io_fail(const char *path)
@@ -696,47 +812,34 @@ int cmd_placement(int argc, char **argv)
     for (uint32_t c = 0; c < nc; c++)
         mine += c % shard_n == shard_k;
     cand_result *res = calloc(mine ? mine : 1, sizeof *res);
-    uint32_t *grids = calloc(select_m ? (size_t)nc * ncell : ncell, sizeof *grids);
-    uint32_t *opts = calloc(((select_m ? (size_t)nc : 1) * nb) + 1, sizeof *opts);
-    uint32_t *oshots = calloc(((select_m ? (size_t)nc : 1) * nb) + 1, sizeof *oshots);
-    uint32_t *obst = calloc(nb + 1, sizeof *obst), *obob = calloc(nb + 1, sizeof *obob), *ids = calloc(nb + 1, 4);
+    /* workers: one candidate each at a time, each lidar scanning on one thread */
+    const uint32_t threads_all = sensim_context_thread_count(g_ctx);
+    const uint32_t nworkers = mine < threads_all ? (mine ? mine : 1) : threads_all;
+    uint32_t *grids = calloc((select_m ? (size_t)nc : nworkers) * ncell, sizeof *grids);
+    uint32_t *opts = calloc(((select_m ? (size_t)nc : nworkers) * nb) + 1, sizeof *opts);
+    uint32_t *oshots = calloc(((select_m ? (size_t)nc : nworkers) * nb) + 1, sizeof *oshots);
+    uint32_t *ids = calloc(nb + 1, 4);
     for (uint32_t b = 0; ids && b < nb; b++)
         ids[b] = OBJECT_ID_BASE + b;
     p.box_ids = ids;
-    if (!rc && (!res || !grids || !opts || !oshots || !obst || !obob || !ids))
+    if (!rc && (!res || !grids || !opts || !oshots || !ids))
         rc = fail(SENSIM_ERR_OUT_OF_MEMORY);
-    double t0 = now_s();
-    uint32_t done = 0;
-    static lidar_slot slots[MAX_SENSORS]; /* each lidar made once, rewound per candidate */
-    for (uint32_t c = 0; !rc && c < nc; c++) {
-        if (c % shard_n != shard_k)
-            continue;
-        size_t slot = select_m ? c : 0;
-        uint32_t *cells = &grids[slot * ncell], *op = &opts[slot * nb], *os = &oshots[slot * nb];
-        if ((rc = evaluate(&p, scene, specs, nspecs, sets, nsets, duration_s, &cand[6 * c], slots, cells, op, os,
-                           obst, obob)) != 0)
-            break;
-        cand_result *r = &res[done++];
-        r->index = c;
-        memcpy(r->pose6, &cand[6 * c], sizeof r->pose6);
-        if ((st = sensim_roi_evaluate(&p.roi, cells, &r->m)) != SENSIM_OK) {
+    double t0 = now_s(), scan_s = 0;
+    uint32_t done = mine;
+    if (!rc) {
+        cand_job job = {.p = &p, .scene = scene, .specs = specs, .nspecs = nspecs, .nsets = nsets, .nc = nc,
+                        .shard_n = shard_n, .shard_k = shard_k, .nb = nb, .sets = sets, .duration_s = duration_s,
+                        .cand = cand, .select_m = select_m != 0, .maps = maps != 0, .ncell = ncell, .grids = grids,
+                        .opts = opts, .oshots = oshots, .res = res, .out = out};
+        atomic_init(&job.next, 0);
+        atomic_init(&job.stop, 0);
+        if (nworkers > 1 && (st = sensim_context_set_thread_count(g_ctx, 1)) != SENSIM_OK)
             rc = fail(st);
-            break;
-        }
-        states(&p, op, os, obst, obob, r);
-        if ((st = sensim_roi_information_gain(&p.roi, cells, p.prior, &r->info_bits, &r->info_share)) != SENSIM_OK) {
-            rc = fail(st);
-            break;
-        }
-        r->score = score_of(&p, &r->m, r->visible, r->info_share);
-        if (maps) {
-            char path[4200];
-            snprintf(path, sizeof path, "%s/candidate_%06u.png", out, c);
-            if ((st = sensim_write_roi_png(path, &p.roi, cells, &cand[6 * c], 1, NULL, NULL)) != SENSIM_OK)
-                rc = fail(st);
-        }
+        if (!rc)
+            rc = score_all(&job, nworkers, &scan_s);
+        if (nworkers > 1)
+            (void)sensim_context_set_thread_count(g_ctx, threads_all); /* the same count, set again */
     }
-    slots_free(slots, MAX_SENSORS);
     double secs = now_s() - t0;
     if (!rc)
         rc = write_ranking(out, res, done, &p);
@@ -806,10 +909,10 @@ int cmd_placement(int argc, char **argv)
     if (!rc)
         printf("placement: %u candidates in %.3f s (%.2f candidates/s), best %u (score %.4f): %s/ranking.csv\n",
                done, secs, secs > 0 ? done / secs : 0.0, done ? res[0].index : 0, done ? res[0].score : 0.0, out);
-    if (!rc && done && g_scan_s > 0)
-        printf("placement: %.3f s of it in the scans themselves: a candidate costs %.2fx its scan\n", g_scan_s,
-               secs / g_scan_s);
-    free(res), free(grids), free(opts), free(oshots), free(obst), free(obob), free(ids), free(cand), free(boxes),
+    if (!rc && done && scan_s > 0)
+        printf("placement: %u workers, %.3f s of scans (summed over the workers): a candidate costs %.2fx its scan\n",
+               nworkers, scan_s, secs * nworkers / scan_s);
+    free(res), free(grids), free(opts), free(oshots), free(ids), free(cand), free(boxes),
         free(prior);
     free_specs(specs, nspecs);
     free(specs);
