@@ -1101,6 +1101,17 @@ with tempfile.TemporaryDirectory() as tmp:
     check(all(filecmp.cmp(os.path.join(ref, n), os.path.join(heavy, n), shallow=False)
               for n in os.listdir(ref) if n != "meta.json"), "resumed frames equal a fresh run")
 
+    # ---- sensim bench --camera: a JSON line of its own with the camera keys (issue 33) ----
+    r = run("bench", "--scene", box, "--camera", "pinhole_720p", "--reps", "1", "--json")
+    try:
+        cj = json.loads(r.stdout.strip())
+    except ValueError:
+        cj = {}
+    check(r.returncode == 0 and cj.get("camera") == "pinhole_720p" and cj.get("width") == 1280 and
+          all(cj.get(k, 0) > 0 for k in ("camera_render_ms", "camera_embree_tiled_ms", "camera_ratio_vs_embree_tiled",
+                                         "camera_ns_per_pixel")), "bench --camera --json: %r %r" % (r.stdout, r.stderr))
+    r = run("bench", "--scene", box, "--camera", "no_such_camera", "--reps", "1")
+    check(r.returncode != 0 and "no_such_camera" in r.stderr, "bench refuses an unknown camera: %r" % r.stderr)
     # ---- sensim bench --json (issue 8) ----
     r = run("bench", "--scene", box, "--lidar", "vlp16", "--reps", "1", "--json")
     try:

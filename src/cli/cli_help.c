@@ -98,9 +98,10 @@ static const struct command_help {
      "  lidar/ (the step's shots, CARLA's frame) and meta/NNNNNN.json (time, poses, K); inputs read in\n"
      "  --frame (native by default)\n"},
     {"bench",
-     "sensim bench [--scene FILE|street] [--lidar PRESET|FILE]... [--set KEY=VALUE]... [--detail N] [--reps N]\n"
-     "             [--threads N] [--json]\n",
-     "  the pipeline against bare Embree loops over the same rays, per lidar (--preset: the older name of --lidar)\n"},
+     "sensim bench [--scene FILE|street] [--lidar PRESET|FILE]... [--camera PRESET]... [--set KEY=VALUE]...\n"
+     "             [--detail N] [--reps N] [--threads N] [--json]\n",
+     "  the pipeline against bare Embree loops over the same rays, per lidar (--preset: the older name of --lidar);\n"
+     "  a camera's depth + semantic render against the bare tiled loop over its rays (JSON keys camera_*)\n"},
     {"demo", "sensim demo [--out DIR] [--threads N]\n",
      "  the built-in street, a Pandar64 on a car roof, one frame with all images\n"},
     {"presets", "sensim presets\n", "  the presets and where they were found\n"},
