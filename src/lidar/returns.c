@@ -374,15 +374,21 @@ static inline double hit_energy(const sensim_return_params *rp, const sensim_ray
 {
     const float refl = mp->reflectivity, retro = mp->retro_gain, spec = mp->specular, transp = mp->transparency;
     double nx = hit->ng[0], ny = hit->ng[1], nz = hit->ng[2], nn = sqrt(nx * nx + ny * ny + nz * nz);
-    double dn = nn > 0 ? (nx * ray->dir[0] + ny * ray->dir[1] + nz * ray->dir[2]) / nn : -1.0;
+    double dot = nx * ray->dir[0] + ny * ray->dir[1] + nz * ray->dir[2];
+    double dn = nn > 0 ? dot / nn : -1.0;
     double cosi = fabs(dn);
     *nn_out = nn, *dn_out = dn, *cosi_out = cosi;
     if (rp->d.intensity_model == SENSIM_INTENSITY_CARLA)
         return f * exp(-(double)rp->atmos_atten_per_m * total);
     if (rp->d.intensity_model == SENSIM_INTENSITY_COSINE)
         return f * cosi;
-    return f * ((1.0 - spec - transp) * refl + retro) * cosi *
-           (rp->ext_per_m > 0 ? exp(-2.0 * rp->ext_per_m * total) : 1.0) * calib(rp, total);
+    /* cos(i)·(r0 / max(r, r0))² as one division, |n·d|·r0² / (|n|·R²): the
+     * callers that only need the energy (plain hits) divide once, not three
+     * times (contract: 1e-16 relative against the separate divisions) */
+    const double R = total > rp->r0 ? total : rp->r0;
+    const double geom = nn > 0 ? fabs(dot) * (rp->r0 * rp->r0) / (nn * (R * R)) : (rp->r0 * rp->r0) / (R * R);
+    return f * ((1.0 - spec - transp) * refl + retro) * geom *
+           (rp->ext_per_m > 0 ? exp(-2.0 * rp->ext_per_m * total) : 1.0);
 }
 
 /* A hit at total path @p path reached with energy factor @p f; follow
@@ -460,7 +466,7 @@ static void merge(shot_state *s, double res)
         }
         cand g = s->c[best];
         g.energy = esum;
-        g.range = esum > 0 ? rsum / esum : rplain / (j - i);
+        g.range = j - i == 1 ? s->c[i].range : esum > 0 ? rsum / esum : rplain / (j - i); /* one hit: its range */
         g.half = fmax(g.range - lo, end - g.range);
         s->c[out++] = g;
         i = j;
@@ -600,8 +606,7 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
              * single candidate, the same operations (so the same bits) */
             double total = 0.0 + hit0->t, nn, dn, cosi;
             double e = hit_energy(rp, ray0, hit0, mp, rp->sub_w[0], total, &nn, &dn, &cosi);
-            double esum = 0.0 + e, rsum = 0.0 + e * total, rplain = 0.0 + total;
-            cand c = {esum > 0 ? rsum / esum : rplain / 1.0, esum, 0.0, hit0->object_id, hit0->tag, 0};
+            cand c = {total, 0.0 + e, 0.0, hit0->object_id, hit0->tag, 0};
             uint32_t n = 0;
             emit(&s, &c, 0, nominal, out, &n);
             return n;
