@@ -366,8 +366,9 @@ static void add_cand(shot_state *s, double range, double e, double half, uint32_
 }
 
 /* The echo energy of a hit at total path @p total reached with energy
- * factor @p f, and the normal's length, its cosine with the ray (signed,
- * -1 without a normal) and the incidence cosine. */
+ * factor @p f, and (unless @p dn_out is NULL) the normal's length, its
+ * cosine with the ray (signed, -1 without a normal) and the incidence
+ * cosine. */
 static inline double hit_energy(const sensim_return_params *rp, const sensim_ray *ray, const sensim_hit *hit,
                                 const sensim_material *mp, double f, double total, double *nn_out, double *dn_out,
                                 double *cosi_out)
@@ -375,13 +376,14 @@ static inline double hit_energy(const sensim_return_params *rp, const sensim_ray
     const float refl = mp->reflectivity, retro = mp->retro_gain, spec = mp->specular, transp = mp->transparency;
     double nx = hit->ng[0], ny = hit->ng[1], nz = hit->ng[2], nn = sqrt(nx * nx + ny * ny + nz * nz);
     double dot = nx * ray->dir[0] + ny * ray->dir[1] + nz * ray->dir[2];
-    double dn = nn > 0 ? dot / nn : -1.0;
-    double cosi = fabs(dn);
-    *nn_out = nn, *dn_out = dn, *cosi_out = cosi;
+    if (dn_out) { /* (a division the compiler may not drop: plain hits pass NULL) */
+        double dn = nn > 0 ? dot / nn : -1.0;
+        *nn_out = nn, *dn_out = dn, *cosi_out = fabs(dn);
+    }
     if (rp->d.intensity_model == SENSIM_INTENSITY_CARLA)
         return f * exp(-(double)rp->atmos_atten_per_m * total);
     if (rp->d.intensity_model == SENSIM_INTENSITY_COSINE)
-        return f * cosi;
+        return f * fabs(nn > 0 ? dot / nn : -1.0);
     /* cos(i)·(r0 / max(r, r0))² as one division, |n·d|·r0² / (|n|·R²): the
      * callers that only need the energy (plain hits) divide once, not three
      * times (contract: 1e-16 relative against the separate divisions) */
@@ -604,8 +606,8 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
         if (mp->specular == 0 && mp->transparency == 0) {
             /* what follow(), merge() and the return-mode switch do with a
              * single candidate, the same operations (so the same bits) */
-            double total = 0.0 + hit0->t, nn, dn, cosi;
-            double e = hit_energy(rp, ray0, hit0, mp, rp->sub_w[0], total, &nn, &dn, &cosi);
+            double total = 0.0 + hit0->t;
+            double e = hit_energy(rp, ray0, hit0, mp, rp->sub_w[0], total, NULL, NULL, NULL);
             cand c = {total, 0.0 + e, 0.0, hit0->object_id, hit0->tag, 0};
             uint32_t n = 0;
             emit(&s, &c, 0, nominal, out, &n);
