@@ -17,7 +17,7 @@ pkgs=(
   build-essential meson ninja-build pkg-config cmake python3
   libembree-dev libcglm-dev libpng-dev libproj-dev
   libzstd-dev liblz4-dev zlib1g-dev libassimp-dev libjansson-dev
-  cyclonedds-dev
+  cyclonedds-dev libsleef-dev
 )
 if [ "$mode" = test ]; then
   pkgs+=(

@@ -1,5 +1,6 @@
 /* Analytic Risley prisms (exact vector Snell's law) and the MEMS raster. */
 #include "pattern.h"
+#include "vmath.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -371,15 +372,37 @@ static const double tilt_cos[5] = {0.99802672842827156, 0.99950656036573160, 1.0
 static const double tilt_sin[5] = {-0.06279051952931337, -0.03141075907812829, 0.0, 0.03141075907812829,
                                    0.06279051952931337};
 
-void sensim__mems_dir_at(uint32_t c, double X, double s, float dir[3])
+void sensim__mems_angles(uint32_t c, double X, double s, double *az, double *el)
 {
     double x = X + mems_sub[c].dx, y = (mems_sub[c].upper ? 9.25 : 7.25) * s + mems_sub[c].dy;
     int a = (int)mems_sub[c].a + 2, b = (int)mems_sub[c].b + 2;
     double h = x * tilt_cos[a] + y * tilt_sin[a], v = -x * tilt_sin[b] + y * tilt_cos[b];
-    double az = -h * DEG, el = v * DEG;
-    dir[0] = (float)(cos(el) * cos(az));
-    dir[1] = (float)(cos(el) * sin(az));
-    dir[2] = (float)sin(el);
+    *az = -h * DEG, *el = v * DEG;
+}
+
+void sensim__mems_dirs(const double *az, const double *el, uint32_t n, float *dir)
+{
+    enum { CH = 64 };
+    double ang[2 * CH], sn[2 * CH], cs[2 * CH];
+    for (uint32_t i0 = 0; i0 < n; i0 += CH) {
+        const uint32_t m = n - i0 < CH ? n - i0 : CH;
+        memcpy(ang, az + i0, m * sizeof *ang);
+        memcpy(ang + m, el + i0, m * sizeof *ang);
+        sensim__sincos_n(ang, sn, cs, 2 * m);
+        for (uint32_t k = 0; k < m; k++) {
+            float *d = &dir[3 * (i0 + k)];
+            d[0] = (float)(cs[m + k] * cs[k]);
+            d[1] = (float)(cs[m + k] * sn[k]);
+            d[2] = (float)sn[m + k];
+        }
+    }
+}
+
+void sensim__mems_dir_at(uint32_t c, double X, double s, float dir[3])
+{
+    double az, el;
+    sensim__mems_angles(c, X, s, &az, &el);
+    sensim__mems_dirs(&az, &el, 1, dir);
 }
 
 sensim_status sensim__mems_init(sensim_pattern *p, const sensim_lidar_desc *d)
