@@ -508,10 +508,12 @@ void sensim__trace_packet16(const sensim_scene *scene, sensim_packet16 *p, uint3
                             uint32_t *object_id)
 {
     const trace_state *ts = scene->trace;
-    bool coherent = m > 2;
-    for (uint32_t j = 1; j < m && coherent; j++)
-        coherent = p->dx[0] * p->dx[j] + p->dy[0] * p->dy[j] + p->dz[0] * p->dz[j] > 0.5f;
-    if (!coherent) { /* what sensim__trace_rays does with such rays: one at a time */
+    /* coherent: every ray within 60 degrees of ray 0 (all lanes tested, no
+     * early exit, so the loop vectorises; idle lanes are not looked at) */
+    int far = 0;
+    for (uint32_t j = 1; j < PACKET; j++)
+        far |= (j < m) & !(p->dx[0] * p->dx[j] + p->dy[0] * p->dy[j] + p->dz[0] * p->dz[j] > 0.5f);
+    if (m <= 2 || far) { /* what sensim__trace_rays does with such rays: one at a time */
         sensim_ray r[PACKET] = {0};
         sensim_hit h[PACKET];
         for (uint32_t j = 0; j < m; j++)
@@ -526,26 +528,35 @@ void sensim__trace_packet16(const sensim_scene *scene, sensim_packet16 *p, uint3
     rtcInitIntersectContext(&pctx);
     pctx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
     _Alignas(64) int valid[PACKET];
-    for (uint32_t j = 0; j < PACKET; j++) {
+    for (uint32_t j = m; j < PACKET; j++) /* idle lanes: copies of lane 0, as load_packet writes them */
+        p->ox[j] = p->ox[0], p->oy[j] = p->oy[0], p->oz[j] = p->oz[0], p->dx[j] = p->dx[0], p->dy[j] = p->dy[0],
+        p->dz[j] = p->dz[0], p->tfar[j] = p->tfar[0], p->time[j] = p->time[0];
+    for (uint32_t j = 0; j < PACKET; j++) { /* branch-free: vectorised */
         valid[j] = j < m ? -1 : 0;
-        if (j >= m) /* idle lanes: copies of lane 0, as load_packet writes them */
-            p->ox[j] = p->ox[0], p->oy[j] = p->oy[0], p->oz[j] = p->oz[0], p->dx[j] = p->dx[0],
-            p->dy[j] = p->dy[0], p->dz[j] = p->dz[0], p->tfar[j] = p->tfar[0], p->time[j] = p->time[0];
         p->dx[j] = dir_safe(p->dx[j]), p->dy[j] = dir_safe(p->dy[j]), p->dz[j] = dir_safe(p->dz[j]);
         p->geom[j] = RTC_INVALID_GEOMETRY_ID, p->inst[j] = RTC_INVALID_GEOMETRY_ID;
     }
     rtcIntersect16(valid, ts->top, &pctx, (struct RTCRayHit16 *)(void *)p);
+    /* neighbouring pixels mostly hit one mesh: its lookup (three dependent
+     * loads) is made once per run of equal (geometry, instance) */
+    unsigned last_geom = RTC_INVALID_GEOMETRY_ID, last_inst = RTC_INVALID_GEOMETRY_ID;
+    const uint8_t *tags = NULL;
+    uint32_t obj = 0;
     for (uint32_t j = 0; j < m; j++) {
         unsigned geom = p->geom[j], inst = p->inst[j], prim = p->prim[j];
         if (geom == RTC_INVALID_GEOMETRY_ID) {
             t[j] = INFINITY, tag[j] = 0, object_id[j] = 0;
             continue;
         }
-        const trace_inst *in = inst == RTC_INVALID_GEOMETRY_ID ? NULL : &ts->inst[inst];
-        const sensim_mesh *mesh = !in || in->world ? &ts->meshes[ts->static_mesh[geom]] : &ts->meshes[in->mesh];
+        if (geom != last_geom || inst != last_inst) {
+            const trace_inst *in = inst == RTC_INVALID_GEOMETRY_ID ? NULL : &ts->inst[inst];
+            tags = (!in || in->world ? &ts->meshes[ts->static_mesh[geom]] : &ts->meshes[in->mesh])->tags;
+            obj = in ? in->object_id : 0;
+            last_geom = geom, last_inst = inst;
+        }
         t[j] = p->tfar[j];
-        tag[j] = mesh->tags[prim];
-        object_id[j] = in ? in->object_id : 0;
+        tag[j] = tags[prim];
+        object_id[j] = obj;
     }
 }
 
