@@ -584,6 +584,7 @@ static void render_tile_labels(const render_job *j, uint32_t tx, uint32_t ty, ui
     sensim__packet16_init(&pk);
     uint16_t px[TILE * TILE]; /* row << 10 | column within the run */
     uint32_t n = 0;
+    bool full = true; /* every row of the tile went through lens_rays4: pixel k at row k / TILE, column k % TILE */
     float dz[TILE * TILE];
     for (uint32_t y = ty; y < ty + TILE && y < H; y++) {
         const double *P = &c->row_pose[16 * y];
@@ -594,6 +595,7 @@ static void render_tile_labels(const render_job *j, uint32_t tx, uint32_t ty, ui
             n += TILE;
             continue;
         }
+        full = false;
         for (uint32_t x = tx; x < tx + TILE && x < W; x++) {
             float o[3], tf, w[3];
             if (!pixel_ray(c, x, y, o, &tf)) { /* outside the lens model: what blank_pixel() writes */
@@ -617,6 +619,19 @@ static void render_tile_labels(const render_job *j, uint32_t tx, uint32_t ty, ui
     uint8_t tag[TILE * TILE];
     uint32_t obj[TILE * TILE];
     sensim__trace_packet16(j->scene, &pk, n, t, tag, obj);
+    if (n == TILE * TILE && full) { /* a whole tile: rows of TILE pixels, vectorised */
+        const float sky = c->sky_depth;
+        const uint32_t xa = tx - x0;
+        for (uint32_t r = 0; r < TILE; r++)
+            for (uint32_t q = 0; q < TILE; q++) {
+                const uint32_t k = r * TILE + q;
+                const bool hit = t[k] < INFINITY;
+                st->depth[r][xa + q] = hit ? t[k] * dz[k] : sky;
+                st->semantic[r][xa + q] = hit ? tag[k] : 11;
+                st->instance[r][xa + q] = hit ? obj[k] : 0;
+            }
+        return;
+    }
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t r = px[k] >> 10, x = px[k] & 1023u;
         const bool hit = t[k] < INFINITY;
