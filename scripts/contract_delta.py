@@ -8,8 +8,9 @@ Each build scans the built-in street (`sensim scan`, pose 1.5,0.5,1.8, one
 thread) with every random draw off, as tests/test_contract.c does; points
 are paired by (firing offset, channel, return rank), so a point that
 appears or vanishes at an edge does not shift the others. Prints per
-preset: points, unpaired points, and the largest direction (rad), range
-(m) and relative intensity movement of the paired points.
+preset: points, unpaired points, paired points whose record moved at all,
+and the largest direction (rad), range (m) and relative intensity movement
+of the paired points.
 """
 import os
 import subprocess
@@ -61,7 +62,8 @@ def main():
     if len(args) < 2:
         sys.exit(__doc__)
     old, new, presets = args[0], args[1], args[2:] or PRESETS
-    print(f"{'preset':10} {'points':>8} {'unpaired':>8} {'dir rad':>10} {'range m':>10} {'intens rel':>10}")
+    print(f"{'preset':10} {'points':>8} {'unpaired':>8} {'moved':>7} {'dir rad':>10} {'range m':>10} "
+          f"{'intens rel':>10}")
     for preset in presets:
         with tempfile.TemporaryDirectory() as d:
             a = scan(old, preset, frames, os.path.join(d, "a"))
@@ -81,7 +83,8 @@ def main():
         ia_ = pa["intensity"].astype(np.float64)
         di = np.abs(ia_ - pb["intensity"]) / np.maximum(np.abs(ia_), 1e-30)
         unpaired = len(a) + len(b) - 2 * len(common)
-        print(f"{preset:10} {len(b):8d} {unpaired:8d} {ang.max(initial=0):10.2e} {dr.max(initial=0):10.2e} "
+        moved = int(np.count_nonzero(np.frombuffer(pa.tobytes(), "V32") != np.frombuffer(pb.tobytes(), "V32")))
+        print(f"{preset:10} {len(b):8d} {unpaired:8d} {moved:7d} {ang.max(initial=0):10.2e} {dr.max(initial=0):10.2e} "
               f"{di.max(initial=0):10.2e}")
 
 
