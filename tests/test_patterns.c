@@ -2,6 +2,7 @@
  * Livox CSV replay, MEMS extents, callbacks; cursor exactness. */
 #include "helpers.h"
 #include "lidar_impl.h"
+#include "vmath.h"
 
 #include <unistd.h>
 
@@ -615,6 +616,54 @@ static void test_carla_names(void **state)
     sensim_scene_destroy(s);
 }
 
+/* SLEEF's sincos variants (vmath.h) agree bit for bit, so no CPU changes a
+ * MEMS scan: portable C, SSE2 and (on an AVX CPU) AVX over 2^18 arguments
+ * in [-8, 8] rad, odd counts (the vector tails) included; and each is
+ * within 2 ulp of glibc's sin and cos. The MEMS directions from the batch
+ * equal the single-shot ones. */
+static void test_vector_sincos_variants(void **state)
+{
+    (void)state;
+    const uint32_t n = (1u << 18) + 3;
+    double *x = malloc(n * sizeof *x), *s[3], *c[3];
+    assert_non_null(x);
+    for (int v = 0; v < 3; v++) {
+        s[v] = malloc(n * sizeof *s[v]), c[v] = malloc(n * sizeof *c[v]);
+        assert_true(s[v] && c[v]);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        x[i] = -8.0 + 16.0 * (double)i / n + 1e-12 * (double)(i % 13);
+    assert_true(sensim__sincos_variant(SENSIM_VMATH_PUREC, x, s[0], c[0], n));
+    int ran = 1;
+    for (int v = 1; v < 3; v++) {
+        if (!sensim__sincos_variant(v == 1 ? SENSIM_VMATH_SSE2 : SENSIM_VMATH_AVX, x, s[v], c[v], n))
+            continue; /* not this build or CPU */
+        ran++;
+        assert_memory_equal(s[v], s[0], n * sizeof(double));
+        assert_memory_equal(c[v], c[0], n * sizeof(double));
+    }
+    double worst = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        double es = fabs(s[0][i] - sin(x[i])) / nextafter(fabs(sin(x[i])), INFINITY) * 0x1p52;
+        double ec = fabs(c[0][i] - cos(x[i])) / nextafter(fabs(cos(x[i])), INFINITY) * 0x1p52;
+        worst = fmax(worst, fmax(es, ec));
+    }
+    printf("# %d sincos variants equal; worst %.2f ulp from glibc\n", ran, worst);
+    assert_true(worst <= 2.0);
+    float one[3], many[3 * 10];
+    double az[10], el[10];
+    for (uint32_t ch = 0; ch < 10; ch++)
+        sensim__mems_angles(ch, 7.5, -0.3, &az[ch], &el[ch]);
+    sensim__mems_dirs(az, el, 10, many);
+    for (uint32_t ch = 0; ch < 10; ch++) {
+        sensim__mems_dir_at(ch, 7.5, -0.3, one);
+        assert_memory_equal(one, &many[3 * ch], sizeof one);
+    }
+    free(x);
+    for (int v = 0; v < 3; v++)
+        free(s[v]), free(c[v]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -625,7 +674,7 @@ int main(void)
         cmocka_unit_test(test_footprint_coverage),
         cmocka_unit_test(test_table_preset_relative_path), cmocka_unit_test(test_mems_extents),
         cmocka_unit_test(test_callback),           cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_carla_names),
+        cmocka_unit_test(test_carla_names),        cmocka_unit_test(test_vector_sincos_variants),
     };
     return cmocka_run_group_tests_name("patterns", tests, setup, teardown);
 }

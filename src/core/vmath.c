@@ -37,9 +37,30 @@ void sensim__sincos_n(const double *x, double *s, double *c, uint32_t n)
 #else
 void sensim__sincos_n(const double *x, double *s, double *c, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++) {
-        Sleef_double_2 r = Sleef_sincosd1_u10purec(x[i]);
-        s[i] = r.x, c[i] = r.y;
-    }
+    sensim__sincos_variant(SENSIM_VMATH_PUREC, x, s, c, n);
 }
 #endif
+
+bool sensim__sincos_variant(int variant, const double *x, double *s, double *c, uint32_t n)
+{
+    switch (variant) {
+    case SENSIM_VMATH_PUREC:
+        for (uint32_t i = 0; i < n; i++) {
+            Sleef_double_2 r = Sleef_sincosd1_u10purec(x[i]);
+            s[i] = r.x, c[i] = r.y;
+        }
+        return true;
+#if defined(__x86_64__) && defined(__GNUC__)
+    case SENSIM_VMATH_SSE2:
+        sincos_sse2(x, s, c, n);
+        return true;
+    case SENSIM_VMATH_AVX:
+        if (!__builtin_cpu_supports("avx"))
+            return false;
+        sensim__sincos_avx(x, s, c, n);
+        return true;
+#endif
+    default:
+        return false;
+    }
+}
