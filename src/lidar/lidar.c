@@ -342,12 +342,12 @@ static uint32_t spread8(uint32_t v)
     return (v | v << 1) & 0x5555u;
 }
 
-/* Patterns without columns (Risley, MEMS, tables) fire far-apart directions
- * back to back (a MEMS fires its 10 sub-fields together; a Risley rosette
- * crosses itself): w->pos[0 .. m) gets the lane's live rays ordered along a
- * Morton curve over the octahedral map of their world directions (256 x 256
- * cells, about 1 degree), stable within a cell, so 16-ray packets hold
- * neighbouring directions. A function of the lane's rays alone. */
+/* A MEMS lidar fires its 10 sub-fields together, far-apart directions back
+ * to back: w->pos[0 .. m) gets the lane's live rays ordered along a Morton
+ * curve over the octahedral map of their world directions (256 x 256 cells,
+ * about 1 degree), stable within a cell, so 16-ray packets hold
+ * neighbouring directions. A function of the lane's rays alone. (Risley
+ * patterns gained nothing from it: their consecutive shots are neighbours.) */
 static void direction_order(sensim_lane_scratch *w, uint32_t m)
 {
     uint16_t *key = w->key, *tmp = (uint16_t *)&w->pos[SENSIM_LANE_MAX];
@@ -359,8 +359,9 @@ static void direction_order(sensim_lane_scratch *w, uint32_t m)
             float fu = (1.0f - fabsf(v)) * (u < 0 ? -1.0f : 1.0f), fv = (1.0f - fabsf(u)) * (v < 0 ? -1.0f : 1.0f);
             u = fu, v = fv;
         }
-        uint32_t qu = (uint32_t)((u + 1.0f) * 127.99f), qv = (uint32_t)((v + 1.0f) * 127.99f);
-        key[j] = (uint16_t)(spread8(qu > 255 ? 255 : qu) | spread8(qv > 255 ? 255 : qv) << 1);
+        float fu = (u + 1.0f) * 127.99f, fv = (v + 1.0f) * 127.99f; /* NaN -> cell 0 */
+        uint32_t qu = fu > 0 ? (fu < 255 ? (uint32_t)fu : 255) : 0, qv = fv > 0 ? (fv < 255 ? (uint32_t)fv : 255) : 0;
+        key[j] = (uint16_t)(spread8(qu) | spread8(qv) << 1);
     }
     /* two stable counting passes of 8 bits: low byte, then high byte */
     uint32_t cnt[256];

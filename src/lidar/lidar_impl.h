@@ -9,10 +9,11 @@
 /* Shots per parallel work item (lane): 64, or for mechanical lidars whole
  * columns (4 columns up to 128 channels, 2 up to 256, 1 up to 512; 512
  * shots beyond) traced in tiles of columns x channels neighbouring in
- * direction, 16 rays a packet. The most shots one parallel region handles:
- * a frame of up to SENSIM_BLOCK_SHOTS shots (every preset here) costs one
- * fork/join and three barriers, whatever the load on the machine; lanes are
- * handed out dynamically. */
+ * direction, 16 rays a packet; MEMS 512, traced sorted by direction. The
+ * most shots one parallel region handles: a frame of up to
+ * SENSIM_BLOCK_SHOTS shots (every preset here) costs one fork/join and
+ * three barriers, whatever the load on the machine; lanes are handed out
+ * dynamically. */
 #define SENSIM_LANE_SHOTS 64u
 #define SENSIM_LANE_MAX 512u
 #define SENSIM_BLOCK_SHOTS (SENSIM_LANE_SHOTS * 4096u)
