@@ -655,6 +655,17 @@ with tempfile.TemporaryDirectory() as tmp:
             check(r.returncode == 0 and ("%s workers" % nt) in r.stdout, "placement on %s workers: %s %s" %
                   (nt, r.stdout, r.stderr))
             outs.append({f: open(os.path.join(d, f), "rb").read() for f in sorted(os.listdir(d))})
+    r = run(*(["placement", "--scene", plane, "--lidar", "vlp16", "--roi", "-20,-10,0,10", "--no-maps"] + grid +
+              ["--out", os.path.join(pw, "json"), "--threads", "2", "--json"]))
+    try:
+        pj = json.loads(r.stdout.strip())
+    except ValueError:
+        pj = {}
+    check(r.returncode == 0 and pj.get("candidates") == 18 and pj.get("workers") == 2 and
+          pj.get("placement_candidate_over_scan", 0) >= 1.0 and pj.get("candidates_per_s", 0) > 0 and
+          open(os.path.join(pw, "json", "ranking.csv"), "rb").read() ==
+          open(os.path.join(pw, "one", "ranking.csv"), "rb").read(),
+          "placement --json: one JSON line, the same ranking: %r %r" % (r.stdout, r.stderr))
     check(all(o == outs[0] for o in outs) and "selection.csv" in outs[0] and
           sum(f.startswith("candidate_") for f in outs[0]) == 18,
           "placement output is the same for any worker count: %s" % sorted(outs[0]))

@@ -118,7 +118,7 @@ static const struct command_help {
      "                  [--surface-margin M] [--mount-height M])\n"
      "                 --roi xmin,ymin,xmax,ymax --out DIR [--roi-z zmin,zmax] [--cell M] [--min-points K]\n"
      "                 [--duration S] [--objects FILE] [--occupancy FILE] [--weights D,U,C,V[,I]] [--select M]\n"
-     "                 [--shard K/N] [--no-maps] [--set KEY=VALUE]... [--threads N] [--seed N] [--tags FILE]\n"
+     "                 [--shard K/N] [--no-maps] [--set KEY=VALUE]... [--threads N] [--seed N] [--tags FILE] [--json]\n"
      "sensim placement --merge DIR,DIR,... --out DIR\n",
      "  ranks candidate lidar poses by the points they put in a region of interest (ROI):\n"
      "  --candidates  rows x,y,z,roll,pitch,yaw (m, deg); --grid: each of X,Y,Z,YAW is A or A:B:STEP\n"
@@ -134,6 +134,9 @@ static const struct command_help {
      "                + I information gain share (S-MIG's, per cell: entropy of observed cells) (1,1,1,1,1)\n"
      "  --select M    also picks M lidars greedily (each maximises the score of the union): selection.csv\n"
      "  --shard K/N   candidates with index % N == K; --merge joins the shards' rankings into one\n"
+     "  --threads N   candidates scored in parallel, one a thread (the same output for any N)\n"
+     "  --json        the summary as one JSON line: candidates_per_s, workers, placement_candidate_over_scan\n"
+     "                (wall time x workers / time inside the scans), best, score\n"
      "  writes DIR/ranking.csv (best first), ranking.json, candidate_NNNNNN.png heat maps\n"},
     {"run", "sensim run [--dry-run] SURVEY.json [OPTION VALUE]...\n",
      "  one JSON object holds a whole run: \"command\" (scan, batch (default), render, bench, demo) and\n"

@@ -568,7 +568,7 @@ int cmd_placement(int argc, char **argv)
     char *merge_dirs = NULL;
     uint32_t nsets = 0, threads = 0, select_m = 0, shard_k = 0, shard_n = 1;
     double duration_s = 0.1, surface_step = 2, surface_margin = 30, mount_height = 0.5;
-    int maps = 1, have_roi = 0;
+    int maps = 1, have_roi = 0, json = 0;
     plan p;
     memset(&p, 0, sizeof p);
     sensim_roi_desc_init(&p.roi);
@@ -577,6 +577,10 @@ int cmd_placement(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--no-maps")) {
             maps = 0;
+            continue;
+        }
+        if (!strcmp(a, "--json")) { /* the summary as one JSON line (benchmarks) */
+            json = 1;
             continue;
         }
         if (!v)
@@ -906,12 +910,20 @@ int cmd_placement(int argc, char **argv)
         }
         free(sum), free(try), free(sp), free(ss), free(tp), free(ts), free(taken);
     }
-    if (!rc)
+    /* a candidate's cost against its scans: wall time x workers / time inside the scans */
+    const double over_scan = scan_s > 0 ? secs * nworkers / scan_s : 0.0;
+    if (!rc && json) {
+        printf("{\"candidates\": %u, \"seconds\": %.4f, \"candidates_per_s\": %.3f, \"workers\": %u, "
+               "\"scan_seconds\": %.4f, \"placement_candidate_over_scan\": %.4f, \"best\": %u, \"score\": %.6f}\n",
+               done, secs, secs > 0 ? done / secs : 0.0, nworkers, scan_s, over_scan, done ? res[0].index : 0,
+               done ? res[0].score : 0.0);
+    } else if (!rc) {
         printf("placement: %u candidates in %.3f s (%.2f candidates/s), best %u (score %.4f): %s/ranking.csv\n",
                done, secs, secs > 0 ? done / secs : 0.0, done ? res[0].index : 0, done ? res[0].score : 0.0, out);
-    if (!rc && done && scan_s > 0)
-        printf("placement: %u workers, %.3f s of scans (summed over the workers): a candidate costs %.2fx its scan\n",
-               nworkers, scan_s, secs * nworkers / scan_s);
+        if (done && scan_s > 0)
+            printf("placement: %u workers, %.3f s of scans (summed over the workers): a candidate costs %.2fx its "
+                   "scan\n", nworkers, scan_s, over_scan);
+    }
     free(res), free(grids), free(opts), free(oshots), free(ids), free(cand), free(boxes),
         free(prior);
     free_specs(specs, nspecs);
