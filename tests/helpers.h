@@ -140,6 +140,22 @@ static inline uint32_t add_box(sensim_scene *scene, const float lo[3], const flo
 }
 
 /* A ring in heap memory; free with free(). */
+/* Range noise against a noiseless scan of the same shots: the records pair
+ * up (same channel and firing time), *mean and *sd of noisy - clean range. */
+static inline void paired_range_noise(const sensim_point *clean, const sensim_point *noisy, uint64_t n, double *mean,
+                                      double *sd)
+{
+    double sum = 0, sum2 = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        assert_int_equal(clean[i].channel, noisy[i].channel);
+        assert_int_equal(clean[i].t_offset_ns, noisy[i].t_offset_ns);
+        double e = (double)noisy[i].range_m - clean[i].range_m;
+        sum += e, sum2 += e * e;
+    }
+    *mean = sum / (double)n;
+    *sd = sqrt(sum2 / (double)n - *mean * *mean);
+}
+
 static inline sensim_ring *test_ring(uint64_t points, uint32_t frames, int32_t policy)
 {
     size_t size;

@@ -354,14 +354,8 @@ static void test_noise_distribution(void **state)
         sets[0] = "range_noise_stddev_m=0.03";
         sensim_point *b = scan(PRESETS[k], sets, NDET, &nb);
         assert_int_equal(na, nb);
-        double sum = 0, sum2 = 0;
-        for (uint64_t i = 0; i < na; i++) {
-            assert_int_equal(a[i].channel, b[i].channel);
-            assert_int_equal(a[i].t_offset_ns, b[i].t_offset_ns);
-            double e = (double)b[i].range_m - a[i].range_m;
-            sum += e, sum2 += e * e;
-        }
-        double mean = sum / (double)na, sd = sqrt(sum2 / (double)na - mean * mean);
+        double mean, sd;
+        paired_range_noise(a, b, na, &mean, &sd);
         printf("# %-10s noise: N=%llu mean=%+.6f sd=%.6f (0.03)\n", PRESETS[k], (unsigned long long)na, mean, sd);
         assert_true(na > 1000);
         if (!(fabs(mean) < 5 * 0.03 / sqrt((double)na) && fabs(sd - 0.03) < 0.05 * 0.03))

@@ -376,7 +376,7 @@ static inline double hit_energy(const sensim_return_params *rp, const sensim_ray
     const float refl = mp->reflectivity, retro = mp->retro_gain, spec = mp->specular, transp = mp->transparency;
     double nx = hit->ng[0], ny = hit->ng[1], nz = hit->ng[2], nn = sqrt(nx * nx + ny * ny + nz * nz);
     double dot = nx * ray->dir[0] + ny * ray->dir[1] + nz * ray->dir[2];
-    if (dn_out) { /* (a division the compiler may not drop: plain hits pass NULL) */
+    if (dn_out) { /* plain hits pass NULL: no division for a cosine they do not use */
         double dn = nn > 0 ? dot / nn : -1.0;
         *nn_out = nn, *dn_out = dn, *cosi_out = fabs(dn);
     }
