@@ -9,9 +9,14 @@
 #define RANGE_FAIL(...) sensim__fail(SENSIM_ERR_OUT_OF_RANGE, __VA_ARGS__)
 #define DEG (SENSIM_PI / 180.0)
 
-/* Refract d (unit) at a face with normal n (either orientation) from index
- * n1 into n2: t = η·d + (η·c − sqrt(1 − η²(1 − c²)))·N, N facing the ray. */
-static bool refract(double d[3], const double n[3], double n1, double n2)
+/* Refract d at a face with normal n (unit, either orientation) from index
+ * n1 into n2: t = η·d + (η·c − sqrt(1 − η²(1 − c²)))·N, N facing the ray.
+ * For a unit d the result is unit (to ~1e-16), so only the first face
+ * normalises (@p norm): its d is the laser's direction rounded to float,
+ * and the way that face treats the rounded length is kept. The three
+ * faces after it skip the square root and divisions that changed
+ * directions by ~1e-16 rad (the contract's 1e-9; CHANGES.md). */
+static bool refract(double d[3], const double n[3], double n1, double n2, bool norm)
 {
     double N[3] = {n[0], n[1], n[2]};
     double dn = d[0] * N[0] + d[1] * N[1] + d[2] * N[2];
@@ -26,9 +31,11 @@ static bool refract(double d[3], const double n[3], double n1, double n2)
     double f = eta * c - sqrt(k);
     for (int i = 0; i < 3; i++)
         d[i] = eta * d[i] + f * N[i];
-    double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    for (int i = 0; i < 3; i++)
-        d[i] /= len;
+    if (norm) {
+        double inv = 1.0 / sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        for (int i = 0; i < 3; i++)
+            d[i] *= inv;
+    }
     return true;
 }
 
@@ -41,7 +48,7 @@ static bool trace_state(const sensim_pattern *p, const double in_dir[3], const s
         double tilted[3] = {p->cos_wedge[i], p->sin_wedge[i] * st->c[i], p->sin_wedge[i] * st->s[i]};
         const double *entry = p->wedge[i] >= 0.0 ? tilted : flat;
         const double *exit = p->wedge[i] >= 0.0 ? flat : tilted;
-        if (!refract(d, entry, 1.0, p->index[i]) || !refract(d, exit, p->index[i], 1.0))
+        if (!refract(d, entry, 1.0, p->index[i], i == 0) || !refract(d, exit, p->index[i], 1.0, false))
             return false;
     }
     memcpy(out, d, sizeof d);
@@ -118,8 +125,9 @@ bool sensim__risley_dir_at(const sensim_pattern *p, uint32_t laser, const sensim
         (r)[k_] = __builtin_sqrt((x)[k_])
 
 /* Refract the four rays d at faces with normals N (per lane), n1 -> n2;
- * lanes meeting total internal reflection are cleared in *ok. */
-static inline __attribute__((always_inline)) void refract4(sensim_v4d d[3], const sensim_v4d n[3], double n1, double n2, sensim_v4l *ok)
+ * lanes meeting total internal reflection are cleared in *ok; @p norm as
+ * in refract(). */
+static inline __attribute__((always_inline)) void refract4(sensim_v4d d[3], const sensim_v4d n[3], double n1, double n2, sensim_v4l *ok, bool norm)
 {
     const sensim_v4l sign = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};
     sensim_v4d dn = d[0] * n[0] + d[1] * n[1] + d[2] * n[2];
@@ -132,15 +140,18 @@ static inline __attribute__((always_inline)) void refract4(sensim_v4d d[3], cons
     sensim_v4d c = -dn;
     sensim_v4d k = 1.0 - ee * (1.0 - c * c);
     *ok &= k >= 0.0;
-    sensim_v4d sk, len, l2;
+    sensim_v4d sk;
     V4_SQRT(sk, k);
     sensim_v4d f = eta * c - sk;
     for (int i = 0; i < 3; i++)
         d[i] = eta * d[i] + f * N[i];
-    l2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    V4_SQRT(len, l2);
-    for (int i = 0; i < 3; i++)
-        d[i] /= len;
+    if (norm) {
+        sensim_v4d len, l2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        V4_SQRT(len, l2);
+        sensim_v4d inv = 1.0 / len;
+        for (int i = 0; i < 3; i++)
+            d[i] *= inv;
+    }
 }
 
 /* Lanes k < m (<= RL) of shots i0 .. i0 + m - 1: in[] the lasers'
@@ -170,9 +181,9 @@ SENSIM_AVX_CLONES static void risley_dirs(const sensim_pattern *p, const double 
             tilted[g][2] = p->sin_wedge[i] * si;
         }
         for (int g = 0; g < RG; g++)
-            refract4(d[g], p->wedge[i] >= 0.0 ? tilted[g] : flat, 1.0, p->index[i], &good[g]);
+            refract4(d[g], p->wedge[i] >= 0.0 ? tilted[g] : flat, 1.0, p->index[i], &good[g], i == 0);
         for (int g = 0; g < RG; g++)
-            refract4(d[g], p->wedge[i] >= 0.0 ? flat : tilted[g], p->index[i], 1.0, &good[g]);
+            refract4(d[g], p->wedge[i] >= 0.0 ? flat : tilted[g], p->index[i], 1.0, &good[g], false);
     }
     for (int g = 0; g < RG; g++) {
         good[g] &= d[g][0] > 0.0;
