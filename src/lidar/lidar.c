@@ -551,7 +551,12 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                     }
                     sensim__trace_rays(scene, w->sub_rays, (j1 - j0) * nsub1, w->sub_hits);
                 }
+                sensim__returns_plain(rp, scene, j1 - j0, &rays[j0], &hits[j0], (uint64_t)lg0, &live[j0],
+                                      &w->plain[j0]);
                 for (uint32_t j = j0; j < j1; j++) {
+                    const uint8_t kind = w->plain[j].kind;
+                    if (kind == SENSIM_PLAIN_NONE)
+                        continue;
                     double S[16];
                     if (l->points_frame != SENSIM_POINTS_SENSOR)
                         sensor_pose(env, when[j], S);
@@ -560,8 +565,12 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                     if (beam_origin)
                         memcpy(meta.origin, &w->origin[3 * j], sizeof meta.origin);
                     const uint32_t at = nsub1 ? w->sub_at[j] : 0;
-                    uint32_t k = sensim__returns_shot(rp, scene, &dirs[3 * j], &rays[j], &hits[j], &w->sub_rays[at],
-                                                      &w->sub_hits[at], (uint64_t)(lg0 + live[j]), &meta, pt);
+                    uint32_t k = 1;
+                    if (kind == SENSIM_PLAIN_POINT)
+                        sensim__returns_plain_point(&w->plain[j], &hits[j], &dirs[3 * j], &meta, pt);
+                    else
+                        k = sensim__returns_shot(rp, scene, &dirs[3 * j], &rays[j], &hits[j], &w->sub_rays[at],
+                                                 &w->sub_hits[at], (uint64_t)(lg0 + live[j]), &meta, pt);
                     if (l->points_frame != SENSIM_POINTS_SENSOR)
                         for (uint32_t q = 0; q < k; q++)
                             output_frame(l, env, S, &pt[q]);

@@ -23,7 +23,7 @@
 #define SENSIM_SUBRAY_BATCH 3072u
 _Static_assert(SENSIM_SUBRAY_BATCH <= 65536u, "sub_at holds a sub-ray index in 16 bits");
 
-/* One thread's lane scratch (heap: 240 KB). */
+/* One thread's lane scratch (heap: 248 KB). */
 typedef struct sensim_lane_scratch {
     int64_t when[SENSIM_LANE_MAX], live[SENSIM_LANE_MAX];
     uint16_t chan[SENSIM_LANE_MAX];
@@ -37,6 +37,7 @@ typedef struct sensim_lane_scratch {
     uint16_t sub_at[SENSIM_LANE_MAX]; /* live shot -> its first sub-ray in sub_rays */
     int16_t pos[2 * SENSIM_LANE_MAX]; /* tile position -> live shot, -1 = none; then the live shots in tile order */
     uint16_t key[SENSIM_LANE_MAX];    /* patterns without columns: a live ray's direction cell (Morton order) */
+    sensim_plain plain[SENSIM_LANE_MAX]; /* the return model of the plain shots, batched (sensim__returns_plain) */
 } sensim_lane_scratch;
 
 /* A lane's output, published to the ring in lane order (scan_chunk). */

@@ -63,6 +63,18 @@ static double uniform(const sensim_return_params *rp, uint64_t shot, uint32_t su
  * attempt a < 1023, + 2048 + 2b, + 2b + 1 for tail attempt b < 1023; after
  * 1023 attempts (never: each is rejected with probability < 0.01, a tail
  * attempt with < 0.07) Box–Muller on + 2046, + 2047 ends it. */
+/* The first attempt of sensim__returns_normal() (99 % of draws end there):
+ * true and the draw in *out, or false (then call sensim__returns_normal(),
+ * which repeats this attempt and goes on). */
+static inline bool normal_first(uint64_t key, uint64_t shot, uint32_t sub, double *out)
+{
+    uint64_t h = rng_bits(key, shot, sub * 4096u);
+    uint32_t i = (uint32_t)(h & 255u);
+    double x = unit53(h) * ZIG_X[i];
+    *out = (h & 256u ? -1.0 : 1.0) * x;
+    return x < ZIG_X[i + 1];
+}
+
 double sensim__returns_normal(const sensim_return_params *rp, uint64_t shot, uint32_t sub, uint32_t purpose)
 {
     const uint64_t key = rp->rng_key[purpose];
@@ -536,6 +548,22 @@ static void rain(shot_state *s, double limit)
     add_cand(s, r, e, rp->pulse_half_m, 0, 0, SENSIM_POINT_WEATHER);
 }
 
+static inline void write_point(const sensim_shot_meta *m, const float nominal[3], double range, float intensity,
+                               uint32_t object_id, uint8_t tag, uint8_t flags, sensim_point *p)
+{
+    /* the origin added in float, as it was added to the stored point before */
+    p->x = (float)(nominal[0] * range) + m->origin[0];
+    p->y = (float)(nominal[1] * range) + m->origin[1];
+    p->z = (float)(nominal[2] * range) + m->origin[2];
+    p->intensity = intensity;
+    p->range_m = (float)range;
+    p->t_offset_ns = m->t_offset_ns;
+    p->object_id = object_id;
+    p->channel = m->channel;
+    p->tag = tag;
+    p->flags = flags;
+}
+
 static void emit(const shot_state *s, const cand *c, uint32_t idx, const float nominal[3], sensim_point *out,
                  uint32_t *n)
 {
@@ -552,19 +580,8 @@ static void emit(const shot_state *s, const cand *c, uint32_t idx, const float n
     double intensity = c->energy > 1.0 ? 1.0 : c->energy;
     if (!detect(rp, s->shot, idx, intensity))
         return;
-    const sensim_shot_meta *m = s->meta;
-    sensim_point *p = &out[*n];
-    /* the origin added in float, as it was added to the stored point before */
-    p->x = (float)(nominal[0] * range) + m->origin[0];
-    p->y = (float)(nominal[1] * range) + m->origin[1];
-    p->z = (float)(nominal[2] * range) + m->origin[2];
-    p->intensity = (float)intensity;
-    p->range_m = (float)range;
-    p->t_offset_ns = m->t_offset_ns;
-    p->object_id = c->object_id;
-    p->channel = m->channel;
-    p->tag = c->tag;
-    p->flags = (uint8_t)((idx & SENSIM_POINT_RETURN_MASK) | c->flags);
+    write_point(s->meta, nominal, range, (float)intensity, c->object_id, c->tag,
+                (uint8_t)((idx & SENSIM_POINT_RETURN_MASK) | c->flags), &out[*n]);
     (*n)++;
 }
 
@@ -648,4 +665,64 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
         emit(&s, &s.c[strongest], 0, nominal, out, &n);
     }
     return n;
+}
+
+/* What sensim__returns_shot() does for a plain shot, one shot after the
+ * other with no call between: the energy's square root and division, the
+ * noise draw's two hashes and the detection of neighbouring shots overlap
+ * (done shot by shot, each waited for the last; 6 of 38 ms of a pandar128
+ * frame). The same operations in the same order: the same bits. */
+void sensim__returns_plain(const sensim_return_params *rp, const sensim_scene *scene, uint32_t m,
+                           const sensim_ray *rays, const sensim_hit *hits, uint64_t shot0, const int64_t *live,
+                           sensim_plain *out)
+{
+    const bool single = rp->nsub == 1 && rp->rain_dr <= 0;
+    const uint64_t key = rp->rng_key[SENSIM_RNG_RANGE_NOISE];
+    const double lo = rp->min_range_m, hi = rp->max_range_m, s0 = rp->range_noise_stddev_m,
+                 s1 = rp->d.range_noise_per_m;
+    for (uint32_t j = 0; j < m; j++) {
+        const sensim_hit *h = &hits[j];
+        sensim_plain *o = &out[j];
+        if (!single) {
+            o->kind = SENSIM_PLAIN_FULL;
+            continue;
+        }
+        if (!h->hit) {
+            o->kind = SENSIM_PLAIN_NONE;
+            continue;
+        }
+        const sensim_material *mp = sensim__material_for_hit(scene, h->material, h->tag);
+        if (!(mp->specular == 0 && mp->transparency == 0)) {
+            o->kind = SENSIM_PLAIN_FULL;
+            continue;
+        }
+        const uint64_t shot = shot0 + (uint64_t)live[j];
+        /* follow(), merge() and emit() for one candidate */
+        double range = 0.0 + h->t;
+        double e = 0.0 + hit_energy(rp, &rays[j], h, mp, rp->sub_w[0], range, NULL, NULL, NULL);
+        o->kind = SENSIM_PLAIN_NONE;
+        if (range < lo || range >= hi)
+            continue;
+        double sigma = s0 + s1 * range;
+        if (sigma > 0) {
+            double z;
+            if (!normal_first(key, shot, 0, &z))
+                z = sensim__returns_normal(rp, shot, 0, SENSIM_RNG_RANGE_NOISE);
+            range += sigma * z;
+            if (range <= 0)
+                continue;
+        }
+        double intensity = e > 1.0 ? 1.0 : e;
+        if (!detect(rp, shot, 0, intensity))
+            continue;
+        o->kind = SENSIM_PLAIN_POINT;
+        o->range = range;
+        o->intensity = (float)intensity;
+    }
+}
+
+void sensim__returns_plain_point(const sensim_plain *pl, const sensim_hit *hit, const float nominal[3],
+                                 const sensim_shot_meta *meta, sensim_point *out)
+{
+    write_point(meta, nominal, pl->range, pl->intensity, hit->object_id, hit->tag, 0, out);
 }

@@ -84,4 +84,24 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
                               const sensim_hit *sub_hits, uint64_t shot, const sensim_shot_meta *meta,
                               sensim_point out[2]);
 
+/* A shot's outcome when its single ray hit a plain surface or nothing
+ * (sensim__returns_plain). */
+enum { SENSIM_PLAIN_NONE, SENSIM_PLAIN_POINT, SENSIM_PLAIN_FULL };
+typedef struct sensim_plain {
+    double range;    /* SENSIM_PLAIN_POINT: the point's range (noise added), m */
+    float intensity; /* and its intensity */
+    uint8_t kind;    /* SENSIM_PLAIN_*: no point, one point, or call sensim__returns_shot() */
+} sensim_plain;
+
+/* The return model of @p m shots at once, for those it can take whole:
+ * out[j] says whether shot shot0 + live[j] (ray rays[j], hit hits[j])
+ * gives no point, one point (written by sensim__returns_plain_point()), or
+ * needs sensim__returns_shot() (bounces, transmissions, sub-rays, rain);
+ * the same points as sensim__returns_shot(), bit for bit. */
+void sensim__returns_plain(const sensim_return_params *rp, const sensim_scene *scene, uint32_t m,
+                           const sensim_ray *rays, const sensim_hit *hits, uint64_t shot0, const int64_t *live,
+                           sensim_plain *out);
+void sensim__returns_plain_point(const sensim_plain *pl, const sensim_hit *hit, const float nominal[3],
+                                 const sensim_shot_meta *meta, sensim_point *out);
+
 #endif
