@@ -69,6 +69,8 @@ static sensim_lidar *pencil(double az, double el, double shots_per_s, const char
 }
 
 /* Scan [0, T) (T a multiple of 100 ms) and return every point. */
+static sensim_scan_result last_scan; /* shoot()'s scan result */
+
 static sensim_point *shoot(sensim_lidar *l, sensim_scene *s, int64_t T, uint64_t *n)
 {
     sensim_lidar_info li;
@@ -77,7 +79,7 @@ static sensim_point *shoot(sensim_lidar *l, sensim_scene *s, int64_t T, uint64_t
                                SENSIM_OVERFLOW_FAIL);
     double pose[16];
     identity(pose);
-    CHECK_OK(sensim_lidar_scan(l, s, 0, T, pose, r, NULL));
+    CHECK_OK(sensim_lidar_scan(l, s, 0, T, pose, r, &last_scan));
     sensim_point *p = NULL;
     *n = 0;
     drain(r, &p, n, NULL, 0, NULL);
@@ -504,7 +506,10 @@ static void test_obj_materials(void **state)
 
 /* Every sub-ray counts: 1, 7, 19 and 37 sub-rays read the same wall, for
  * direct and ghost returns, at every bounce count (37 sub-rays with ghosts
- * hold more candidates than the per-shot buffer, which merges in place). */
+ * hold more candidates than the per-shot buffer, which merges in place).
+ * The scan counts the rays it traced: each sub-ray, and with bounces its
+ * mirror ray off the plate (the wall is matt: no more); pointed away from
+ * both, one ray a sub-ray and no point. */
 static void test_subray_counts(void **state)
 {
     (void)state;
@@ -529,6 +534,15 @@ static void test_subray_counts(void **state)
             uint64_t n;
             sensim_point *p = shoot(l, s, 100000000, &n);
             assert_int_equal(n, b == 0 ? 100 : 200);
+            const uint64_t nsub = k == 0 ? 1 : k == 1 ? 7 : k == 2 ? 19 : 37;
+            assert_int_equal(last_scan.shots, 100);
+            assert_int_equal(last_scan.rays_traced, 100 * nsub * (b == 0 ? 1 : 2));
+            sensim_lidar *away = pencil(180, 0, 1000, sets, 6);
+            uint64_t none;
+            free(shoot(away, s, 100000000, &none));
+            assert_int_equal(none, 0);
+            assert_int_equal(last_scan.rays_traced, 100 * nsub);
+            sensim_lidar_destroy(away);
             double first = p[0].intensity, last = b ? p[1].intensity : 0, r = p[0].range_m;
             /* direct: diffuse share 0.6 x 0.5 x cos 45; ghost: specular share 0.4 x 0.8 at 15 m */
             printf("# %s %s: direct %.6f at %.5f m, ghost %.6f\n", counts[k], bounces[b], first, r, last);

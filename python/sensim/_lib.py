@@ -94,7 +94,7 @@ class LidarInfo(Structure):
 
 class ScanResult(Structure):
     _fields_ = [("shots", c_uint64), ("points", c_uint64), ("frames_completed", c_uint64),
-                ("points_lost", c_uint64), ("reserved", c_uint64 * 4)]
+                ("points_lost", c_uint64), ("rays_traced", c_uint64), ("reserved", c_uint64 * 3)]
 
 
 class PoseKey(Structure):

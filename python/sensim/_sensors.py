@@ -220,7 +220,8 @@ class Lidar(_Handle):
         r = _lib.ScanResult()
         with _using(self, scene) as (lh, sh):
             _check(_L.sensim_lidar_scan_motion(lh, sh, t0_ns, t1_ns, ctypes.byref(m), ring.handle, ctypes.byref(r)))
-        return dict(shots=r.shots, points=r.points, frames_completed=r.frames_completed, points_lost=r.points_lost)
+        return dict(shots=r.shots, points=r.points, frames_completed=r.frames_completed, points_lost=r.points_lost,
+                    rays_traced=r.rays_traced)
 
     def pattern_stats(self, t0_ns, t1_ns, bin_rad, durations_ns=()):
         n = len(durations_ns)

@@ -24,7 +24,7 @@ static stat3 summarize(double *v, int n)
  * frames; the bare loops trace the very same frames. */
 #define WARMUP 2
 static int time_pipeline(sensim_lidar *l, sensim_scene *scene, const double pose[16], int reps, stat3 *out,
-                         uint64_t *points, uint64_t *shots)
+                         uint64_t *points, uint64_t *shots, uint64_t *rays)
 {
     sensim_lidar_info li;
     sensim_lidar_get_info(l, &li);
@@ -48,7 +48,7 @@ static int time_pipeline(sensim_lidar *l, sensim_scene *scene, const double pose
         }
         sensim_ring_release(ring);
         if (k >= WARMUP)
-            t[k - WARMUP] = dt, *points = res.points, *shots = res.shots;
+            t[k - WARMUP] = dt, *points = res.points, *shots = res.shots, *rays = res.rays_traced;
     }
     free(mem);
     *out = summarize(t, reps);
@@ -233,8 +233,8 @@ int cmd_bench(int argc, char **argv)
         sensim_lidar_info li;
         sensim_lidar_get_info(l, &li);
         stat3 pipe, naive, p8, p16, tiled, withpat;
-        uint64_t points = 0, rays = 0, fired = 0;
-        if (!time_pipeline(l, scene, pose, reps, &pipe, &points, &fired) ||
+        uint64_t points = 0, rays = 0, fired = 0, pipe_rays = 0;
+        if (!time_pipeline(l, scene, pose, reps, &pipe, &points, &fired, &pipe_rays) ||
             !time_bare(l, scene, pose, SENSIM_BENCH_NAIVE, reps, &naive, &rays) ||
             !time_bare(l, scene, pose, SENSIM_BENCH_PACKET8, reps, &p8, &rays) ||
             !time_bare(l, scene, pose, SENSIM_BENCH_PACKET16, reps, &p16, &rays) ||
@@ -250,8 +250,8 @@ int cmd_bench(int argc, char **argv)
             sensim_lidar *l1;
             sensim_context_set_thread_count(g_ctx, 1);
             if (!sensim_lidar_create_from_preset(g_ctx, presets[i], sets, nsets, &l1)) {
-                uint64_t p1, s1;
-                time_pipeline(l1, scene, pose, reps, &one, &p1, &s1);
+                uint64_t p1, s1, r1;
+                time_pipeline(l1, scene, pose, reps, &one, &p1, &s1, &r1);
                 sensim_lidar_destroy(l1);
             }
             sensim_context_set_thread_count(g_ctx, nthreads);
@@ -270,11 +270,13 @@ int cmd_bench(int argc, char **argv)
                    "\"pipeline_frame_ms\": %.4f, \"embree_naive_ms\": %.4f, \"embree_best_ms\": %.4f, "
                    "\"ratio_vs_embree_best\": %.4f, \"ratio_vs_embree_naive\": %.4f, \"thread_scaling\": %.4f, "
                    "\"embree_tiled_ms\": %.4f, \"ratio_vs_embree_tiled\": %.4f, \"embree_with_pattern_ms\": %.4f, "
-                   "\"ratio_vs_embree_with_pattern\": %.4f, \"bare_rays_per_shot\": %.3f}\n",
+                   "\"ratio_vs_embree_with_pattern\": %.4f, \"bare_rays_per_shot\": %.3f, "
+                   "\"pipeline_rays_per_shot\": %.4f}\n",
                    presets[i], scene_arg, (unsigned long long)si.triangle_count, nthreads, reps, shots / pipe.med,
                    points / pipe.med, period / pipe.med, pipe.med * 1e3, naive.med * 1e3, best.med * 1e3,
                    best.med / pipe.med, naive.med / pipe.med, one.med / pipe.med, tiled.med * 1e3,
-                   tiled.med / pipe.med, withpat.med * 1e3, withpat.med / pipe.med, rays_per_shot);
+                   tiled.med / pipe.med, withpat.med * 1e3, withpat.med / pipe.med, rays_per_shot,
+                   fired ? (double)pipe_rays / (double)fired : 0.0);
         } else {
             printf("%-10s %11.0f %11.0f %8.2f %7.2f (%5.2f-%5.2f) %6.2f (%4.2f-%4.2f) %6.2f (%4.2f-%4.2f) %9.3f %9.3f "
                    "%9.3f %9.3f %7.2f\n",

@@ -451,8 +451,8 @@ static int reserve_ready(sensim_lidar *l, sensim_ring *ring, int nlanes, int *ne
  * order whatever the thread count and schedule, the copying runs beside
  * other lanes' work, and no thread waits for a slower lane. A cancel
  * skips the remaining lanes' work (the caller then aborts the
- * transaction). */
-static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin, int64_t g0, int64_t g1,
+ * transaction). Returns the rays traced. */
+static uint64_t scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin, int64_t g0, int64_t g1,
                        sensim_ring *ring)
 {
     const sensim_pattern *p = &l->pat;
@@ -524,6 +524,7 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                 live[m++] = (int64_t)i;
             }
             const bool tiled = trace_lane(l, scene, w, lg0, m);
+            uint32_t rays_traced = m * rp->nsub; /* each live shot's beam; bounces are added as they are traced */
             sensim_point *slot = &l->slots[2 * a];
             /* Sub-rays beside sub-ray 0 (beam divergence), traced in 16-ray
              * packets across shots: the whole lane's in tile order (the
@@ -570,7 +571,8 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                         sensim__returns_plain_point(&w->plain[j], &hits[j], &dirs[3 * j], &meta, pt);
                     else
                         k = sensim__returns_shot(rp, scene, &dirs[3 * j], &rays[j], &hits[j], &w->sub_rays[at],
-                                                 &w->sub_hits[at], (uint64_t)(lg0 + live[j]), &meta, pt);
+                                                 &w->sub_hits[at], (uint64_t)(lg0 + live[j]), &meta, pt,
+                                                 &rays_traced);
                     if (l->points_frame != SENSIM_POINTS_SENSOR)
                         for (uint32_t q = 0; q < k; q++)
                             output_frame(l, env, S, &pt[q]);
@@ -578,6 +580,7 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
                 }
             }
             l->lane_out[lane].points = out;
+            l->lane_out[lane].rays = rays_traced;
             int lo, hi;
 #pragma omp critical(sensim_lane_publish)
             {
@@ -597,6 +600,10 @@ static void scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_begin
             }
         }
     }
+    uint64_t rays = 0;
+    for (int lane = 0; lane < nlanes; lane++)
+        rays += l->lane_out[lane].rays;
+    return rays;
 }
 
 sensim_status sensim_lidar_scan(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,
@@ -697,7 +704,7 @@ sensim_status sensim__lidar_scan_check(const sensim_lidar *l, int64_t tb, int64_
 
 sensim_status sensim__lidar_scan_tx(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,
                                     const sensim_path *path, uint64_t world_step, sensim_ring *ring,
-                                    uint64_t *out_shots, uint64_t *out_frames)
+                                    uint64_t *out_shots, uint64_t *out_frames, uint64_t *out_rays)
 {
     const sensim_pattern *p = &l->pat;
     scan_env env;
@@ -706,8 +713,8 @@ sensim_status sensim__lidar_scan_tx(sensim_lidar *l, const sensim_scene *scene, 
     env.mount = l->mount;
     env.nthreads = l->ctx->thread_count;
     sensim__mat4_mul(path->pose0, l->mount, env.S0);
-    uint64_t shots = 0, frames = 0;
-    *out_shots = *out_frames = 0;
+    uint64_t shots = 0, frames = 0, rays = 0;
+    *out_shots = *out_frames = *out_rays = 0;
     if (l->scr_threads < env.nthreads) { /* the first scan on this many threads allocates; later ones do not */
         sensim_lane_scratch *ns = malloc(env.nthreads * sizeof *ns);
         if (!ns)
@@ -737,7 +744,7 @@ sensim_status sensim__lidar_scan_tx(sensim_lidar *l, const sensim_scene *scene, 
             for (int64_t g = g0; g < g1 && !sensim__ring_tx_failed(ring); g += B) {
                 if (sensim__context_cancelled(l->ctx))
                     break;
-                scan_chunk(l, &env, fb, g, g + B < g1 ? g + B : g1, ring);
+                rays += scan_chunk(l, &env, fb, g, g + B < g1 ? g + B : g1, ring);
             }
             if (sensim__context_cancelled(l->ctx))
                 return sensim__fail(SENSIM_ERR_CANCELLED, "sensim_lidar_scan: cancelled "
@@ -750,6 +757,7 @@ sensim_status sensim__lidar_scan_tx(sensim_lidar *l, const sensim_scene *scene, 
     }
     *out_shots = shots;
     *out_frames = frames;
+    *out_rays = rays;
     return SENSIM_OK;
 }
 
@@ -760,9 +768,9 @@ static sensim_status scan_locked(sensim_lidar *l, const sensim_scene *scene, int
     sensim_status st = sensim__lidar_scan_check(l, tb, te, motion, &path);
     if (st != SENSIM_OK)
         return st;
-    uint64_t shots, frames, written = 0, lost = 0;
+    uint64_t shots, frames, rays, written = 0, lost = 0;
     sensim__ring_tx_begin(ring);
-    if ((st = sensim__lidar_scan_tx(l, scene, tb, te, &path, motion->world_step, ring, &shots, &frames)) !=
+    if ((st = sensim__lidar_scan_tx(l, scene, tb, te, &path, motion->world_step, ring, &shots, &frames, &rays)) !=
         SENSIM_OK) {
         sensim__ring_tx_abort(ring);
         return st;
@@ -776,6 +784,7 @@ static sensim_status scan_locked(sensim_lidar *l, const sensim_scene *scene, int
         res->points = written;
         res->frames_completed = frames;
         res->points_lost = lost;
+        res->rays_traced = rays;
     }
     return SENSIM_OK;
 }

@@ -45,6 +45,7 @@ typedef struct sensim_lane_out {
     sensim_point *span0, *span1; /* its ring space: n0 points at span0, the rest at span1 */
     uint64_t n0, fit;            /* fit: the points that got space */
     uint32_t points;
+    uint32_t rays;               /* rays it traced (primaries, sub-rays, bounces, transmissions) */
     bool ready;                  /* its points are in the slots */
 } sensim_lane_out;
 
@@ -85,9 +86,10 @@ sensim_status sensim__lidar_scan_check(const sensim_lidar *l, int64_t tb, int64_
                                        sensim_path *path);
 /* The scan itself inside a ring transaction the caller opened and will end
  * or abort; the caller holds the lidar and a scan section on the scene, and
- * sets last_end_ns when it commits. SENSIM_OK or SENSIM_ERR_CANCELLED. */
+ * sets last_end_ns when it commits. SENSIM_OK or SENSIM_ERR_CANCELLED.
+ * *out_rays: the rays traced (sensim_scan_result.rays_traced). */
 sensim_status sensim__lidar_scan_tx(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,
                                     const sensim_path *path, uint64_t world_step, sensim_ring *ring,
-                                    uint64_t *out_shots, uint64_t *out_frames);
+                                    uint64_t *out_shots, uint64_t *out_frames, uint64_t *out_rays);
 
 #endif

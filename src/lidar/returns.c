@@ -346,6 +346,7 @@ typedef struct shot_state {
     const sensim_scene *scene;
     uint64_t shot;
     const sensim_shot_meta *meta;
+    uint32_t traced; /* rays traced here (bounces and transmissions) */
     cand c[MAX_CAND];
     uint32_t n;
 } shot_state;
@@ -437,6 +438,7 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
         sensim_hit h2;
         if (r2.tfar > r2.tnear) {
             sensim__trace_rays(s->scene, &r2, 1, &h2);
+            s->traced++;
             follow(s, &r2, &h2, f * transp * transp, total, bounces_left, flags, depth + 1);
         }
     }
@@ -448,6 +450,7 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
         sensim_hit h2;
         if (r2.tfar > r2.tnear) {
             sensim__trace_rays(s->scene, &r2, 1, &h2);
+            s->traced++;
             follow(s, &r2, &h2, f * spec, total, bounces_left - 1, (uint8_t)(flags | SENSIM_POINT_GHOST), depth + 1);
         }
     }
@@ -608,13 +611,14 @@ void sensim__returns_subrays(const sensim_return_params *rp, const float R[9], c
 uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene *scene, const float nominal[3],
                               const sensim_ray *ray0, const sensim_hit *hit0, const sensim_ray *sub_rays,
                               const sensim_hit *sub_hits, uint64_t shot, const sensim_shot_meta *meta,
-                              sensim_point out[2])
+                              sensim_point out[2], uint32_t *rays)
 {
     shot_state s;
     s.rp = rp;
     s.scene = scene;
     s.shot = shot;
     s.meta = meta;
+    s.traced = 0;
     s.n = 0;
     if (rp->nsub == 1 && rp->rain_dr <= 0) { /* one ray, no rain: most shots are one plain hit */
         if (!hit0->hit)
@@ -635,6 +639,7 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
     follow(&s, ray0, hit0, rp->sub_w[0], 0.0, bounces, 0, 0);
     for (uint32_t k = 0; k + 1 < rp->nsub; k++)
         follow(&s, &sub_rays[k], &sub_hits[k], rp->sub_w[k + 1], 0.0, bounces, 0, 0);
+    *rays += s.traced;
     if (rp->rain_dr > 0) {
         double limit = rp->max_range_m;
         for (uint32_t i = 0; i < s.n; i++)

@@ -77,12 +77,13 @@ void sensim__returns_subrays(const sensim_return_params *rp, const float R[9], c
 /* All returns of one shot. @p hit0 is sub-ray 0's hit (already traced with
  * @p ray0); @p sub_rays / @p sub_hits hold sub-rays 1 .. nsub - 1 from
  * sensim__returns_subrays(), traced (unused when nsub == 1). Bounces and
- * transmissions are traced here. Writes up to two whole points (sensor
- * frame) and returns their number. No allocation. */
+ * transmissions are traced here, and counted into *@p rays. Writes up to
+ * two whole points (sensor frame) and returns their number. No
+ * allocation. */
 uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene *scene, const float nominal[3],
                               const sensim_ray *ray0, const sensim_hit *hit0, const sensim_ray *sub_rays,
                               const sensim_hit *sub_hits, uint64_t shot, const sensim_shot_meta *meta,
-                              sensim_point out[2]);
+                              sensim_point out[2], uint32_t *rays);
 
 /* A shot's outcome when its single ray hit a plain surface or nothing
  * (sensim__returns_plain). */

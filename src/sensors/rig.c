@@ -776,8 +776,9 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
         for (uint32_t i = 0; st == SENSIM_OK && i < rig->count; i++) {
             rig_sensor *s = &rig->sensors[i];
             if (s->lidar) {
-                uint64_t shots, fr;
-                st = sensim__lidar_scan_tx(s->lidar, scene, t0, t1, &sm.path, rig->step, s->ring, &shots, &fr);
+                uint64_t shots, fr, rays;
+                st = sensim__lidar_scan_tx(s->lidar, scene, t0, t1, &sm.path, rig->step, s->ring, &shots, &fr,
+                                           &rays);
                 sensor_frames[i] = fr;
                 continue;
             }
