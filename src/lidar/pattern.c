@@ -136,27 +136,7 @@ void sensim__pattern_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int6
         return;
     }
     if (p->kind == SENSIM_PATTERN_MEMS) {
-        enum { CH = 128 };
-        double az[CH], el[CH];
-        int64_t col = INT64_MIN;
-        double X = 0, sv = 0;
-        for (uint32_t i0 = 0; i0 < n; i0 += CH) { /* angles of a chunk, then its sines and cosines at once */
-            const uint32_t m = n - i0 < CH ? n - i0 : CH;
-            for (uint32_t k = 0; k < m; k++) {
-                const uint32_t i = i0 + k;
-                int64_t g = g0 + i, q = sensim__floordiv(g, p->lanes);
-                uint32_t lane = (uint32_t)(g - q * p->lanes);
-                t[i] = sensim__pattern_column_time(p, q);
-                if (q != col) { /* every lane of a column shares its time */
-                    col = q;
-                    sensim__mems_carriers(p, t[i], &X, &sv);
-                }
-                ch[i] = (uint16_t)lane;
-                sensim__mems_angles(lane, X, sv, &az[k], &el[k]);
-                ok[i] = 1;
-            }
-            sensim__mems_dirs(az, el, m, &dir[3 * i0]);
-        }
+        sensim__mems_batch(p, g0, n, t, ch, dir, ok);
         return;
     }
     for (uint32_t i = 0; i < n; i++) {

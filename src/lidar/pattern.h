@@ -115,6 +115,10 @@ sensim_status sensim__mems_init(sensim_pattern *p, const sensim_lidar_desc *d);
 void sensim__mems_dir(const sensim_pattern *p, uint32_t column, int64_t t_ns, float dir[3]);
 void sensim__mems_carriers(const sensim_pattern *p, int64_t t_ns, double *X, double *s);
 void sensim__mems_dir_at(uint32_t column, double X, double s, float dir[3]);
+/* Shots g0 .. g0 + n - 1 of a MEMS pattern: the same times, channels and
+ * bits as sensim__mems_dir() shot by shot. */
+void sensim__mems_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
+                        uint8_t *ok);
 /* Sub-pattern @p column's azimuth and elevation (rad) from the carriers. */
 void sensim__mems_angles(uint32_t column, double X, double s, double *az, double *el);
 /* Directions of @p n shots from their angles (SLEEF's sincos, vmath.h; the

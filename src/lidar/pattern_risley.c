@@ -385,12 +385,17 @@ static const double tilt_cos[5] = {0.99802672842827156, 0.99950656036573160, 1.0
 static const double tilt_sin[5] = {-0.06279051952931337, -0.03141075907812829, 0.0, 0.03141075907812829,
                                    0.06279051952931337};
 
-void sensim__mems_angles(uint32_t c, double X, double s, double *az, double *el)
+static inline void mems_angles(uint32_t c, double X, double s, double *az, double *el)
 {
     double x = X + mems_sub[c].dx, y = (mems_sub[c].upper ? 9.25 : 7.25) * s + mems_sub[c].dy;
     int a = (int)mems_sub[c].a + 2, b = (int)mems_sub[c].b + 2;
     double h = x * tilt_cos[a] + y * tilt_sin[a], v = -x * tilt_sin[b] + y * tilt_cos[b];
     *az = -h * DEG, *el = v * DEG;
+}
+
+void sensim__mems_angles(uint32_t c, double X, double s, double *az, double *el)
+{
+    mems_angles(c, X, s, az, el);
 }
 
 void sensim__mems_dirs(const double *az, const double *el, uint32_t n, float *dir)
@@ -416,6 +421,36 @@ void sensim__mems_dir_at(uint32_t c, double X, double s, float dir[3])
     double az, el;
     sensim__mems_angles(c, X, s, &az, &el);
     sensim__mems_dirs(&az, &el, 1, dir);
+}
+
+void sensim__mems_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
+                        uint8_t *ok)
+{
+    enum { CH = 128 };
+    double az[CH], el[CH];
+    /* shot g0 + i is lane `lane` of column q: stepped from shot to shot,
+     * the column's time and carriers computed once (the lanes of a column
+     * fire together) */
+    int64_t q = sensim__floordiv(g0, p->lanes), tq = sensim__pattern_column_time(p, q);
+    uint32_t lane = (uint32_t)(g0 - q * p->lanes);
+    double X, sv;
+    sensim__mems_carriers(p, tq, &X, &sv);
+    for (uint32_t i0 = 0; i0 < n; i0 += CH) { /* angles of a chunk, then its sines and cosines at once */
+        const uint32_t m = n - i0 < CH ? n - i0 : CH;
+        for (uint32_t k = 0; k < m; k++) {
+            const uint32_t i = i0 + k;
+            if (i > 0 && ++lane == p->lanes) {
+                lane = 0, q++;
+                tq = sensim__pattern_column_time(p, q);
+                sensim__mems_carriers(p, tq, &X, &sv);
+            }
+            t[i] = tq;
+            ch[i] = (uint16_t)lane;
+            mems_angles(lane, X, sv, &az[k], &el[k]);
+            ok[i] = 1;
+        }
+        sensim__mems_dirs(az, el, m, &dir[3 * i0]);
+    }
 }
 
 sensim_status sensim__mems_init(sensim_pattern *p, const sensim_lidar_desc *d)
