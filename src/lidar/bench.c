@@ -80,9 +80,10 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
     }
     t_pattern = now_s() - t_pattern; /* one thread: SENSIM_BENCH_PATTERN16 charges it divided by the threads */
     const bool tiled = variant == SENSIM_BENCH_TILED16 && p->kind == SENSIM_PATTERN_MECHANICAL && m == n &&
-                       p->channels >= 4;
+                       l->tile_cols > 0;
     if (tiled) {
-        /* 4 x 4 tiles: 4 consecutive columns x 4 channels neighbouring in direction */
+        /* the pipeline's tiles: KC consecutive columns x 16 / KC channels neighbouring in direction */
+        const uint32_t KC = l->tile_cols, TT = 16 / KC;
         uint32_t L = p->channels;
         uint32_t *slot_of = malloc(L * sizeof *slot_of), *by_dir = malloc(L * sizeof *by_dir);
         if (!slot_of || !by_dir) {
@@ -100,11 +101,11 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
         uint64_t cols = (m - lead) / L;
         for (uint64_t i = 0; i < lead; i++)
             perm[k++] = i;
-        for (uint64_t c0 = 0; c0 < cols; c0 += 4) {
-            uint64_t nc = cols - c0 < 4 ? cols - c0 : 4;
-            for (uint32_t q = 0; q < L; q += 4)
+        for (uint64_t c0 = 0; c0 < cols; c0 += KC) {
+            uint64_t nc = cols - c0 < KC ? cols - c0 : KC;
+            for (uint32_t q = 0; q < L; q += TT)
                 for (uint64_t c = c0; c < c0 + nc; c++)
-                    for (uint32_t r = q; r < q + 4 && r < L; r++)
+                    for (uint32_t r = q; r < q + TT && r < L; r++)
                         perm[k++] = lead + c * L + slot_of[by_dir[r]];
         }
         for (uint64_t i = lead + cols * L; i < m; i++)

@@ -144,7 +144,10 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
         l->lane_shots = SENSIM_LANE_MAX, l->sort_dirs = true;
     if (pt->kind == SENSIM_PATTERN_MECHANICAL) {
         uint32_t L = pt->channels;
-        l->tile_cols = L <= 128 ? 4 : L <= 256 ? 2 : L <= 512 ? 1 : 0;
+        l->tile_cols = 0; /* the most columns (16 at most) whose lane holds at most SENSIM_LANE_MAX shots */
+        for (uint32_t kc = SENSIM_TILE_COLS_MAX; kc >= 1 && !l->tile_cols; kc /= 2)
+            if ((uint64_t)kc * L <= SENSIM_LANE_MAX)
+                l->tile_cols = kc;
         l->lane_shots = l->tile_cols ? (uint64_t)l->tile_cols * L : SENSIM_LANE_MAX;
         l->dir_rank = malloc(L * sizeof *l->dir_rank);
         if (l->dir_rank) /* vendors fire far-apart directions back to back: trace neighbours together */
@@ -166,6 +169,8 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
             l->tile_base[c] = (uint16_t)((r / T) * l->tile_cols * T + r % T);
         }
     }
+    const uint64_t sub_need = l->lane_shots * (l->rp.nsub - 1);
+    l->sub_cap = (uint32_t)(sub_need < SENSIM_SUBRAY_BATCH ? sub_need : SENSIM_SUBRAY_BATCH);
     uint64_t most = sensim__pattern_max_frame_shots(pt) + 2 * l->lane_shots;
     most = (most + l->lane_shots - 1) / l->lane_shots * l->lane_shots;
     l->block_shots = most < SENSIM_BLOCK_SHOTS ? most : SENSIM_BLOCK_SHOTS / l->lane_shots * l->lane_shots;
@@ -531,8 +536,8 @@ static uint64_t scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_b
              * shots neighbouring in direction) when they fit, else groups
              * of shots in firing order. */
             const uint32_t nsub1 = rp->nsub - 1;
-            const bool whole = tiled && m * nsub1 <= SENSIM_SUBRAY_BATCH;
-            const uint32_t group = !nsub1 || whole ? (m ? m : 1) : SENSIM_SUBRAY_BATCH / nsub1;
+            const bool whole = tiled && m * nsub1 <= l->sub_cap;
+            const uint32_t group = !nsub1 || whole ? (m ? m : 1) : l->sub_cap / nsub1;
             for (uint32_t j0 = 0; j0 < m; j0 += group) {
                 const uint32_t j1 = m - j0 < group ? m : j0 + group;
                 if (nsub1) {
@@ -565,14 +570,14 @@ static uint64_t scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_b
                     sensim_shot_meta meta = {{0.0f, 0.0f, 0.0f}, (uint32_t)(when[j] - frame_begin), chan[j]};
                     if (beam_origin)
                         memcpy(meta.origin, &w->origin[3 * j], sizeof meta.origin);
-                    const uint32_t at = nsub1 ? w->sub_at[j] : 0;
+                    const sensim_ray *srays = nsub1 ? &w->sub_rays[w->sub_at[j]] : NULL;
+                    const sensim_hit *shits = nsub1 ? &w->sub_hits[w->sub_at[j]] : NULL;
                     uint32_t k = 1;
                     if (kind == SENSIM_PLAIN_POINT)
                         sensim__returns_plain_point(&w->plain[j], &hits[j], &dirs[3 * j], &meta, pt);
                     else
-                        k = sensim__returns_shot(rp, scene, &dirs[3 * j], &rays[j], &hits[j], &w->sub_rays[at],
-                                                 &w->sub_hits[at], (uint64_t)(lg0 + live[j]), &meta, pt,
-                                                 &rays_traced);
+                        k = sensim__returns_shot(rp, scene, &dirs[3 * j], &rays[j], &hits[j], srays, shits,
+                                                 (uint64_t)(lg0 + live[j]), &meta, pt, &rays_traced);
                     if (l->points_frame != SENSIM_POINTS_SENSOR)
                         for (uint32_t q = 0; q < k; q++)
                             output_frame(l, env, S, &pt[q]);
@@ -716,10 +721,17 @@ sensim_status sensim__lidar_scan_tx(sensim_lidar *l, const sensim_scene *scene, 
     uint64_t shots = 0, frames = 0, rays = 0;
     *out_shots = *out_frames = *out_rays = 0;
     if (l->scr_threads < env.nthreads) { /* the first scan on this many threads allocates; later ones do not */
-        sensim_lane_scratch *ns = malloc(env.nthreads * sizeof *ns);
+        const size_t per_sub = sizeof(sensim_ray) + sizeof(sensim_hit);
+        sensim_lane_scratch *ns = malloc(env.nthreads * (sizeof *ns + (size_t)l->sub_cap * per_sub));
         if (!ns)
             return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_lidar_scan: lane scratch for %u threads",
                                 env.nthreads);
+        sensim_ray *sr = (sensim_ray *)(void *)(ns + env.nthreads); /* sensim_ray, then sensim_hit: 4-byte fields */
+        sensim_hit *sh = (sensim_hit *)(void *)(sr + (size_t)env.nthreads * l->sub_cap);
+        for (uint32_t k = 0; k < env.nthreads; k++) {
+            ns[k].sub_rays = l->sub_cap ? sr + (size_t)k * l->sub_cap : NULL;
+            ns[k].sub_hits = l->sub_cap ? sh + (size_t)k * l->sub_cap : NULL;
+        }
         free(l->scr);
         l->scr = ns;
         l->scr_threads = env.nthreads;

@@ -7,23 +7,28 @@
 #include "returns.h"
 
 /* Shots per parallel work item (lane): 64, or for mechanical lidars whole
- * columns (4 columns up to 128 channels, 2 up to 256, 1 up to 512; 512
- * shots beyond) traced in tiles of columns x channels neighbouring in
- * direction, 16 rays a packet; MEMS 512, traced sorted by direction. The
- * most shots one parallel region handles: a frame of up to
- * SENSIM_BLOCK_SHOTS shots (every preset here) costs one fork/join and
- * three barriers, whatever the load on the machine; lanes are handed out
- * dynamically. */
+ * columns traced in tiles of columns x channels neighbouring in direction,
+ * 16 rays a packet: 16 columns x 1 channel up to 128 channels, 8 x 2 up to
+ * 256, 4 x 4 up to 512, 2 x 8 up to 1024, 1 x 16 up to 2048 (2048 shots
+ * beyond). A row of 16 columns at one elevation is the most coherent
+ * packet: the bare loop over 4 x 4 tiles took 30-37 % longer on vlp16 and
+ * os1_64 (BENCHMARKS.md). MEMS: 2048, traced sorted by direction (512
+ * took 11 % longer). The most
+ * shots one parallel region handles: a frame of up to SENSIM_BLOCK_SHOTS
+ * shots (every preset here) costs one fork/join and three barriers,
+ * whatever the load on the machine; lanes are handed out dynamically. */
 #define SENSIM_LANE_SHOTS 64u
-#define SENSIM_LANE_MAX 512u
+#define SENSIM_LANE_MAX 2048u
+#define SENSIM_TILE_COLS_MAX 16u
 #define SENSIM_BLOCK_SHOTS (SENSIM_LANE_SHOTS * 4096u)
 /* Sub-rays (beam divergence) are traced in 16-ray packets across shots (one
- * shot's 6 sub-rays left 10 of 16 packet slots empty): at most this many a
- * batch, a whole mechanical lane of 7-sub-ray shots (6 x 512). */
-#define SENSIM_SUBRAY_BATCH 3072u
+ * shot's 6 sub-rays left 10 of 16 packet slots empty): a whole lane's in
+ * tile order when they fit in the lidar's sub-ray scratch (lane shots x
+ * (beam_subrays - 1), at most this many), else groups of shots. */
+#define SENSIM_SUBRAY_BATCH 16384u
 _Static_assert(SENSIM_SUBRAY_BATCH <= 65536u, "sub_at holds a sub-ray index in 16 bits");
 
-/* One thread's lane scratch (heap: 248 KB). */
+/* One thread's lane scratch (heap: 254 KB, then its sub-rays). */
 typedef struct sensim_lane_scratch {
     int64_t when[SENSIM_LANE_MAX], live[SENSIM_LANE_MAX];
     uint16_t chan[SENSIM_LANE_MAX];
@@ -32,8 +37,8 @@ typedef struct sensim_lane_scratch {
     float origin[3 * SENSIM_LANE_MAX]; /* beam origin offsets (beam_origin_m > 0), sensor frame */
     sensim_ray rays[SENSIM_LANE_MAX];
     sensim_hit hits[SENSIM_LANE_MAX];
-    sensim_ray sub_rays[SENSIM_SUBRAY_BATCH];
-    sensim_hit sub_hits[SENSIM_SUBRAY_BATCH];
+    sensim_ray *sub_rays; /* sub_cap each, after the threads' scratch (NULL without sub-rays) */
+    sensim_hit *sub_hits;
     uint16_t sub_at[SENSIM_LANE_MAX]; /* live shot -> its first sub-ray in sub_rays */
     int16_t pos[2 * SENSIM_LANE_MAX]; /* tile position -> live shot, -1 = none; then the live shots in tile order */
     uint16_t key[SENSIM_LANE_MAX];    /* patterns without columns: a live ray's direction cell (Morton order) */
@@ -63,6 +68,7 @@ struct sensim_lidar {
     /* scratch for one block of block_shots shots, allocated at creation
      * (rays and hits live on each lane's stack) */
     uint64_t lane_shots;      /* shots per lane (see SENSIM_LANE_MAX) */
+    uint32_t sub_cap;         /* sub-rays a thread's scratch holds: lane_shots x (nsub - 1), at most SENSIM_SUBRAY_BATCH */
     uint32_t tile_cols;       /* mechanical: columns per lane and per tile, 0 = no tiles */
     bool sort_dirs;           /* MEMS: lanes traced sorted by direction (direction_order) */
     uint16_t *dir_rank;       /* mechanical: channel -> rank by (azimuth offset bin, elevation) */
