@@ -105,8 +105,8 @@ static void test_full_return_model(void **state)
     check_preset("pandar64", sets, (uint32_t)(sizeof sets / sizeof sets[0]));
 }
 
-/* 37 sub-rays on hdl32: a whole lane's 36 x 128 extra sub-rays exceed one
- * batch, so whole lanes trace them in groups of shots in firing order while
+/* 37 sub-rays on hdl32: a whole lane's 36 x 512 extra sub-rays exceed one
+ * batch (16384), so whole lanes trace them in groups of shots in firing order while
  * the partial lanes at the cuts fit and go in tile order; the packets differ,
  * the points may not. */
 static void test_subray_batches(void **state)
@@ -122,6 +122,42 @@ static void test_subray_batches(void **state)
     assert_same(&one, &split);
     free(one.pts);
     free(split.pts);
+}
+
+/* The strongest return is the dual mode's first, byte for byte: the
+ * strongest mode stops mirror rays off car paint where nothing they meet
+ * could be stronger than the paint's own echo or join it (ghost_reach in
+ * returns.c), the dual mode follows them to max_range_m. With noise and
+ * physical drop-out, moving, on two threads, split in time; the scene has
+ * ghosts that win (stronger than the surface that mirrors them). */
+static void test_strongest_is_dual_first(void **state)
+{
+    (void)state;
+    const int64_t P = 100000000, cuts[] = {33333333, 150000001};
+    for (int k = 0; k < 2; k++) {
+        const char *preset = k ? "mems_m1" : "pandar64";
+        const char *strongest[] = {"seed=9", "range_noise_stddev_m=0.03"};
+        const char *dual[] = {"seed=9", "range_noise_stddev_m=0.03", "return_mode=dual"};
+        capture s = run(preset, 2, cuts, 2, 0, 2 * P, strongest, 2);
+        capture d = run(preset, 1, NULL, 0, 0, 2 * P, dual, 3);
+        uint64_t n0 = 0, ghosts = 0, winning = 0;
+        for (uint64_t i = 0; i < d.n; i++) {
+            ghosts += (d.pts[i].flags & SENSIM_POINT_GHOST) != 0;
+            if (d.pts[i].flags & SENSIM_POINT_RETURN_MASK)
+                continue;
+            winning += (d.pts[i].flags & SENSIM_POINT_GHOST) != 0;
+            assert_true(n0 < s.n);
+            assert_memory_equal(&s.pts[n0], &d.pts[i], sizeof(sensim_point));
+            n0++;
+        }
+        printf("# %s: %llu strongest points, dual: %llu points, %llu ghosts, %llu of them strongest\n", preset,
+               (unsigned long long)s.n, (unsigned long long)d.n, (unsigned long long)ghosts,
+               (unsigned long long)winning);
+        assert_int_equal(n0, s.n);
+        assert_true(ghosts > 100 && winning > 0);
+        free(s.pts);
+        free(d.pts);
+    }
 }
 
 static void test_seed_changes_noise(void **state)
@@ -232,6 +268,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pandar64),
         cmocka_unit_test(test_mems_and_risley),
+        cmocka_unit_test(test_strongest_is_dual_first),
         cmocka_unit_test(test_vlp16_firing_offsets_and_noise),
         cmocka_unit_test(test_full_return_model),
         cmocka_unit_test(test_subray_batches),

@@ -23,6 +23,27 @@ const sensim_material sensim__tag_materials[SENSIM_TAG_MAX + 1] = {
     [27] = {0.2f, 0, 0, 0, {0}},    [28] = {0.4f, 0, 0.1f, 0, {0}},
 };
 
+void sensim__scene_echo_bounds(sensim_scene *scene)
+{
+    double bmax = 0.0, lmax = 0.0;
+    for (uint32_t i = 0; i < scene->mesh_count; i++) {
+        const sensim_mesh *m = &scene->meshes[i];
+        uint32_t last = UINT32_MAX; /* triangles come in runs of one (material, tag) */
+        for (uint32_t t = 0; t < m->triangle_count; t++) {
+            uint32_t key = (uint32_t)m->materials[t] << 8 | m->tags[t];
+            if (key == last)
+                continue;
+            last = key;
+            const sensim_material *mp = sensim__material_for_hit(scene, m->materials[t], m->tags[t]);
+            double b = (1.0 - mp->specular - mp->transparency) * mp->reflectivity + mp->retro_gain;
+            double l = (double)mp->specular + (double)mp->transparency * mp->transparency;
+            bmax = b > bmax ? b : bmax;
+            lmax = l > lmax ? l : lmax;
+        }
+    }
+    scene->echo_max = bmax, scene->leak_max = lmax;
+}
+
 void sensim_material_default(uint32_t tag, sensim_material *out)
 {
     if (out)

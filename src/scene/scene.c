@@ -789,6 +789,7 @@ sensim_status sensim_scene_commit(sensim_scene *scene)
         if (scene->mat_count)
             memcpy(scene->cmats, scene->mats, scene->mat_count * sizeof *scene->cmats);
         scene->cmat_count = scene->mat_count;
+        sensim__scene_echo_bounds(scene);
         scene->dirty = false;
         scene->static_dirty = false;
         scene->ever_committed = true;

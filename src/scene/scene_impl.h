@@ -58,6 +58,10 @@ struct sensim_scene {
     uint32_t mat_count, mat_cap;
     sensim_mat_entry *cmats;  /* committed copy read by scans */
     uint32_t cmat_count;
+    /* over the (material, tag) pairs of the committed triangles: the most a
+     * surface returns, (1 - spec - transp)·refl + retro, and the most it
+     * passes on, spec + transp² (sensim__scene_echo_bounds) */
+    double echo_max, leak_max;
     int64_t motion_t0, motion_t1; /* actor motion interval (t1 > t0 when set) */
     uint32_t *mat_hash;       /* open addressing: material ids by name, 0 = empty */
     uint32_t mat_hash_cap;    /* power of two, or 0 */
@@ -124,6 +128,9 @@ static inline const sensim_material *sensim__material_for_hit(const sensim_scene
         return &scene->cmats[id].m;
     return &sensim__tag_materials[tag <= SENSIM_TAG_MAX ? tag : 0];
 }
+/* echo_max and leak_max of @p scene from its meshes' triangles and its
+ * committed materials (at commit). */
+void sensim__scene_echo_bounds(sensim_scene *scene);
 /* Set material @p id's appearance inside an edit section (validated here;
  * the texture is copied). */
 sensim_status sensim__scene_set_appearance_locked(sensim_scene *scene, uint32_t id, const sensim_appearance *a);
