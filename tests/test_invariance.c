@@ -105,8 +105,8 @@ static void test_full_return_model(void **state)
     check_preset("pandar64", sets, (uint32_t)(sizeof sets / sizeof sets[0]));
 }
 
-/* 37 sub-rays on hdl32: a whole lane's 36 x 512 extra sub-rays exceed one
- * batch (16384), so whole lanes trace them in groups of shots in firing order while
+/* 37 sub-rays on hdl32: a whole lane's 36 x 256 extra sub-rays exceed one
+ * batch (8192), so whole lanes trace them in groups of shots in firing order while
  * the partial lanes at the cuts fit and go in tile order; the packets differ,
  * the points may not. */
 static void test_subray_batches(void **state)

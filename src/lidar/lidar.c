@@ -141,7 +141,7 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
     const sensim_pattern *pt = &l->pat;
     l->lane_shots = SENSIM_LANE_SHOTS;
     if (pt->kind == SENSIM_PATTERN_MEMS) /* traced sorted by direction (direction_order): longer lanes */
-        l->lane_shots = SENSIM_LANE_MAX, l->sort_dirs = true;
+        l->lane_shots = SENSIM_MEMS_LANE, l->sort_dirs = true;
     if (pt->kind == SENSIM_PATTERN_MECHANICAL) {
         uint32_t L = pt->channels;
         l->tile_cols = 0; /* the most columns (16 at most) whose lane holds at most SENSIM_LANE_MAX shots */

@@ -8,27 +8,32 @@
 
 /* Shots per parallel work item (lane): 64, or for mechanical lidars whole
  * columns traced in tiles of columns x channels neighbouring in direction,
- * 16 rays a packet: 16 columns x 1 channel up to 128 channels, 8 x 2 up to
- * 256, 4 x 4 up to 512, 2 x 8 up to 1024, 1 x 16 up to 2048 (2048 shots
- * beyond). A row of 16 columns at one elevation is the most coherent
- * packet: the bare loop over 4 x 4 tiles took 30-37 % longer on vlp16 and
- * os1_64 (BENCHMARKS.md). MEMS: 2048, traced sorted by direction (512
- * took 11 % longer). The most
- * shots one parallel region handles: a frame of up to SENSIM_BLOCK_SHOTS
- * shots (every preset here) costs one fork/join and three barriers,
- * whatever the load on the machine; lanes are handed out dynamically. */
+ * 16 rays a packet: 8 columns x 2 channels up to 128 channels, 4 x 4 up to
+ * 256, 2 x 8 up to 512, 1 x 16 up to 1024 (1024 shots beyond). Rows along
+ * the columns are the coherent packets: the bare loop over 4 x 4 tiles took
+ * 20-30 % longer than over 8 x 2 on vlp16, pandar64 and pandar128
+ * (BENCHMARKS.md). 16 x 1 is ~5 % faster still on whole frames, but a
+ * 1 ms step of a 10 Hz lidar (18 columns) would hold one or two lanes:
+ * stepped at 1 kHz on two threads pandar64 took 12 % longer than with
+ * 4-column lanes, with 8 columns about as long. MEMS: 512, traced sorted by
+ * direction (2048 gained little on whole frames and cost 60 % at 1 kHz).
+ * The most shots one parallel region handles: a frame of up to
+ * SENSIM_BLOCK_SHOTS shots (every preset here) costs one fork/join and
+ * three barriers, whatever the load on the machine; lanes are handed out
+ * dynamically. */
 #define SENSIM_LANE_SHOTS 64u
-#define SENSIM_LANE_MAX 2048u
-#define SENSIM_TILE_COLS_MAX 16u
+#define SENSIM_LANE_MAX 1024u
+#define SENSIM_TILE_COLS_MAX 8u
+#define SENSIM_MEMS_LANE 512u
 #define SENSIM_BLOCK_SHOTS (SENSIM_LANE_SHOTS * 4096u)
 /* Sub-rays (beam divergence) are traced in 16-ray packets across shots (one
  * shot's 6 sub-rays left 10 of 16 packet slots empty): a whole lane's in
  * tile order when they fit in the lidar's sub-ray scratch (lane shots x
  * (beam_subrays - 1), at most this many), else groups of shots. */
-#define SENSIM_SUBRAY_BATCH 16384u
+#define SENSIM_SUBRAY_BATCH 8192u
 _Static_assert(SENSIM_SUBRAY_BATCH <= 65536u, "sub_at holds a sub-ray index in 16 bits");
 
-/* One thread's lane scratch (heap: 254 KB, then its sub-rays). */
+/* One thread's lane scratch (heap: 127 KB, then its sub-rays). */
 typedef struct sensim_lane_scratch {
     int64_t when[SENSIM_LANE_MAX], live[SENSIM_LANE_MAX];
     uint16_t chan[SENSIM_LANE_MAX];
