@@ -144,7 +144,7 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
         l->lane_shots = SENSIM_MEMS_LANE, l->sort_dirs = true;
     if (pt->kind == SENSIM_PATTERN_MECHANICAL) {
         uint32_t L = pt->channels;
-        l->tile_cols = 0; /* the most columns (16 at most) whose lane holds at most SENSIM_LANE_MAX shots */
+        l->tile_cols = 0; /* the most columns (SENSIM_TILE_COLS_MAX at most) whose lane holds SENSIM_LANE_MAX shots at most */
         for (uint32_t kc = SENSIM_TILE_COLS_MAX; kc >= 1 && !l->tile_cols; kc /= 2)
             if ((uint64_t)kc * L <= SENSIM_LANE_MAX)
                 l->tile_cols = kc;

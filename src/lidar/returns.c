@@ -665,21 +665,6 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
     s.ghost_reach = rp->nsub == 1 && rp->rain_dr <= 0 && rp->d.intensity_model == SENSIM_INTENSITY_PHYSICAL &&
                     (rp->d.return_mode == SENSIM_RETURN_STRONGEST || rp->d.return_mode == SENSIM_RETURN_FIRST);
     s.n = 0;
-    if (rp->nsub == 1 && rp->rain_dr <= 0) { /* one ray, no rain: most shots are one plain hit */
-        if (!hit0->hit)
-            return 0;
-        const sensim_material *mp = sensim__material_for_hit(scene, hit0->material, hit0->tag);
-        if (mp->specular == 0 && mp->transparency == 0) {
-            /* what follow(), merge() and the return-mode switch do with a
-             * single candidate, the same operations (so the same bits) */
-            double total = 0.0 + hit0->t;
-            double e = hit_energy(rp, ray0, hit0, mp, rp->sub_w[0], total, NULL, NULL, NULL);
-            cand c = {total, 0.0 + e, 0.0, hit0->object_id, hit0->tag, 0};
-            uint32_t n = 0;
-            emit(&s, &c, 0, nominal, out, &n);
-            return n;
-        }
-    }
     int bounces = rp->d.max_bounces;
     follow(&s, ray0, hit0, rp->sub_w[0], 0.0, bounces, 0, 0);
     for (uint32_t k = 0; k + 1 < rp->nsub; k++)
@@ -717,11 +702,13 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
     return n;
 }
 
-/* What sensim__returns_shot() does for a plain shot, one shot after the
- * other with no call between: the energy's square root and division, the
- * noise draw's two hashes and the detection of neighbouring shots overlap
- * (done shot by shot, each waited for the last; 6 of 38 ms of a pandar128
- * frame). The same operations in the same order: the same bits. */
+/* What sensim__returns_shot() does for a plain shot (follow(), merge()
+ * and emit() with one candidate), one shot after the other with no call
+ * between: the energy's square root and division, the noise draw's two
+ * hashes and the detection of neighbouring shots overlap (done shot by
+ * shot, each waited for the last: most of the return model's 6 of 38 ms
+ * of a pandar128 frame). The same operations in the same order: the same
+ * bits. The lidar calls sensim__returns_shot() for the other shots only. */
 void sensim__returns_plain(const sensim_return_params *rp, const sensim_scene *scene, uint32_t m,
                            const sensim_ray *rays, const sensim_hit *hits, uint64_t shot0, const int64_t *live,
                            sensim_plain *out)
