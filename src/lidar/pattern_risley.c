@@ -13,9 +13,9 @@
  * n1 into n2: t = η·d + (η·c − sqrt(1 − η²(1 − c²)))·N, N facing the ray.
  * For a unit d the result is unit (to ~1e-16), so only the first face
  * normalises (@p norm): its d is the laser's direction rounded to float,
- * and the way that face treats the rounded length is kept. The three
- * faces after it skip the square root and divisions that changed
- * directions by ~1e-16 rad (the contract's 1e-9; CHANGES.md). */
+ * and the way that face treats the rounded length is kept. The faces
+ * after it skip the square root and divisions, which changed directions
+ * by ~1e-16 rad (the contract allows 1e-9; CHANGES.md). */
 static bool refract(double d[3], const double n[3], double n1, double n2, bool norm)
 {
     double N[3] = {n[0], n[1], n[2]};

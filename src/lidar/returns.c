@@ -438,7 +438,8 @@ static float ghost_reach(const shot_state *s, double f, double spec, double e, d
     const double leak = s->scene->leak_max;
     _Static_assert(MAX_DEPTH == 6, "the levels below: one a depth");
     double levels = 1.0 + leak * (1.0 + leak * (1.0 + leak * (1.0 + leak * (1.0 + leak))));
-    double q = (1.0 + 1e-9) * levels * f * spec * s->scene->echo_max / e; /* (r0 / R)² below 1 / q: weaker */
+    /* 1e-6: a float direction's length is 1 within a few 1e-8, so |n·d| / |n| may exceed 1 by that */
+    double q = (1.0 + 1e-6) * levels * f * spec * s->scene->echo_max / e; /* (r0 / R)² below 1 / q: weaker */
     double strong = rp->r0 * sqrt(q) - total;
     reach = (strong > reach ? strong : reach) * (1.0 + 1e-6) + 1e-3;
     if (!(reach < (double)tfar))
