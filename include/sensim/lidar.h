@@ -501,8 +501,9 @@ typedef struct sensim_scan_result {
     uint64_t points;           /**< points written to the ring */
     uint64_t frames_completed; /**< frames published by this call */
     uint64_t points_lost;      /**< points lost to overflow in this call (DROP_OLDEST) */
-    /** Rays traced in this call: one a shot fired (not one dropped before
-     *  tracing by the CARLA general drop-off), its beam sub-rays
+    /** Rays traced in this call: one a shot traced (not a shot dropped
+     *  before tracing by the CARLA general drop-off, nor a beam the pattern
+     *  loses, such as one totally reflected inside a prism), its beam sub-rays
      *  (beam_subrays - 1 more), and every reflection and transmission the
      *  return model followed (mirror rays off specular surfaces such as car
      *  paint, rays through transparent ones). rays_traced / shots above
