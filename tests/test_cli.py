@@ -1130,9 +1130,15 @@ with tempfile.TemporaryDirectory() as tmp:
     except ValueError:
         js = {}
     check(r.returncode == 0 and all(k in js for k in ("shots_per_s", "points_per_s", "realtime_factor",
-                                                    "ratio_vs_embree_best", "ratio_vs_embree_naive", "threads")),
+                                                    "ratio_vs_embree_best", "ratio_vs_embree_naive", "threads",
+                                                    "embree_secondary_ms", "embree_same_rays_ms",
+                                                    "ratio_vs_embree_same_rays")),
           "bench --json keys: " + r.stdout + r.stderr)
     check(js.get("shots_per_s", 0) > 0 and js.get("ratio_vs_embree_naive", 0) > 0, "bench figures are positive")
+    # the same rays: the best primary loop plus the secondary rays, never less than the best loop alone
+    check(js.get("embree_same_rays_ms", 0) >= js.get("embree_best_ms", 1) and js.get("embree_secondary_ms", -1) >= 0,
+          "bench same rays: best %r + secondary %r = %r" % (js.get("embree_best_ms"), js.get("embree_secondary_ms"),
+                                                             js.get("embree_same_rays_ms")))
 
     # ---- every corpus input through the CLI: a status, never a signal, one line (issue 9) ----
     corpus = os.path.join(HERE, "corpus")

@@ -510,12 +510,12 @@ static void test_obj_materials(void **state)
  * The scan counts the rays it traced: each sub-ray, and with bounces its
  * mirror ray off the plate (the wall is matt: no more); pointed away from
  * both, one ray a sub-ray and no point. */
-static void test_subray_counts(void **state)
+/* A glossy plate at x = 10 facing (-1, 1)/sqrt2 (ρ 0.5, specular 0.4): a
+ * ray along +x turns to +y there and meets a matt wall (ρ 0.8) at y = 5. */
+static sensim_scene *plate_and_wall(void)
 {
-    (void)state;
     sensim_scene *s;
     CHECK_OK(sensim_scene_create(ctx, &s));
-    /* glossy plate at x = 10 facing (-1, 1)/sqrt2: the mirror ray turns to +y and meets a wall at y = 5 */
     const double pc[3] = {10, 0, 0}, pn[3] = {-sqrt(0.5), sqrt(0.5), 0};
     add_quad(s, pc, pn, 3, 3, 4);
     set_mat(s, 4, 0.5f, 0, 0.4f, 0);
@@ -523,6 +523,13 @@ static void test_subray_counts(void **state)
     add_quad(s, wc, wn, 40, 3, 5);
     set_mat(s, 5, 0.8f, 0, 0, 0);
     CHECK_OK(sensim_scene_commit(s));
+    return s;
+}
+
+static void test_subray_counts(void **state)
+{
+    (void)state;
+    sensim_scene *s = plate_and_wall();
     const char *counts[] = {"beam_subrays=1", "beam_subrays=7", "beam_subrays=19", "beam_subrays=37"};
     const char *bounces[] = {"max_bounces=0", "max_bounces=1", "max_bounces=4"};
     for (int b = 0; b < 3; b++) {
@@ -558,6 +565,54 @@ static void test_subray_counts(void **state)
             sensim_lidar_destroy(l);
         }
     }
+    sensim_scene_destroy(s);
+}
+
+/* sensim_bench_record_secondary keeps the rays the return model traced
+ * beyond the beams: one mirror ray a shot off the plate, each meeting the
+ * wall; recording changes no point; a record too small or missing is
+ * refused by name, never truncated silently. */
+static void test_secondary_record(void **state)
+{
+    (void)state;
+    sensim_scene *s = plate_and_wall();
+    const char *sets[] = {"max_bounces=1", "return_mode=dual", "dropoff_model=none"};
+    const double pose[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    sensim_lidar *plain = pencil(0, 0, 1000, sets, 3), *l = pencil(0, 0, 1000, sets, 3);
+    double sec;
+    uint64_t rays = 0, hits = 0, n0, n;
+    assert_int_equal(sensim_bench_trace(l, s, 0, 0, pose, SENSIM_BENCH_SECONDARY, &sec, &rays, &hits),
+                     SENSIM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "sensim_bench_record_secondary"));
+    assert_int_equal(sensim_bench_record_secondary(l, SENSIM_BENCH_MAX_RAYS + 1), SENSIM_ERR_TOO_LARGE);
+    assert_int_equal(sensim_bench_record_secondary(NULL, 10), SENSIM_ERR_INVALID_ARGUMENT);
+    CHECK_OK(sensim_bench_record_secondary(l, 1000));
+    sensim_point *p0 = shoot(plain, s, 100000000, &n0), *p = shoot(l, s, 100000000, &n);
+    assert_int_equal(n, 200);
+    assert_int_equal(n0, n);
+    assert_memory_equal(p, p0, n * sizeof *p); /* recording changes nothing */
+    assert_int_equal(last_scan.rays_traced, 200);
+    CHECK_OK(sensim_bench_trace(l, s, 0, 0, pose, SENSIM_BENCH_SECONDARY, &sec, &rays, &hits));
+    assert_int_equal(rays, 100); /* rays_traced - the 100 beams */
+    assert_int_equal(hits, 100);
+    free(p0), free(p);
+    sensim_lidar *away = pencil(180, 0, 1000, sets, 3), *small = pencil(0, 0, 1000, sets, 3);
+    CHECK_OK(sensim_bench_record_secondary(away, 1000));
+    free(shoot(away, s, 100000000, &n));
+    CHECK_OK(sensim_bench_trace(away, s, 0, 0, pose, SENSIM_BENCH_SECONDARY, &sec, &rays, &hits));
+    assert_int_equal(rays, 0); /* nothing in view: no mirror ray */
+    CHECK_OK(sensim_bench_record_secondary(small, 50));
+    free(shoot(small, s, 100000000, &n));
+    assert_int_equal(sensim_bench_trace(small, s, 0, 0, pose, SENSIM_BENCH_SECONDARY, &sec, &rays, &hits),
+                     SENSIM_ERR_TOO_LARGE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "traced 100 secondary rays, the record holds 50"));
+    CHECK_OK(sensim_bench_record_secondary(small, 0)); /* stop: no record any more */
+    assert_int_equal(sensim_bench_trace(small, s, 0, 0, pose, SENSIM_BENCH_SECONDARY, &sec, &rays, &hits),
+                     SENSIM_ERR_INVALID_ARGUMENT);
+    sensim_lidar_destroy(small);
+    sensim_lidar_destroy(away);
+    sensim_lidar_destroy(l);
+    sensim_lidar_destroy(plain);
     sensim_scene_destroy(s);
 }
 
@@ -719,6 +774,7 @@ int main(void)
         cmocka_unit_test(test_carla_dropoff),    cmocka_unit_test(test_mirror_ghost),
         cmocka_unit_test(test_divergence_dual),  cmocka_unit_test(test_weather),
         cmocka_unit_test(test_obj_materials),    cmocka_unit_test(test_subray_counts),
+        cmocka_unit_test(test_secondary_record),
         cmocka_unit_test(test_ground_divergence), cmocka_unit_test(test_detection),
         cmocka_unit_test(test_glossy_paint),
     };

@@ -26,6 +26,10 @@ extern "C" {
                                      other patterns */
 #define SENSIM_BENCH_PATTERN16 4 /**< PACKET16 with the pattern evaluation and ray setup inside the timed
                                       loop: the bare limit for patterns computed per shot (Risley, MEMS) */
+#define SENSIM_BENCH_SECONDARY 5 /**< rtcIntersect1 over the secondary rays (mirror rays, transmissions) the
+                                      lidar's latest scan traced, recorded by sensim_bench_record_secondary();
+                                      the time span and pose are not used. Added to a primary variant's time:
+                                      the bare cost of every ray the pipeline traces. Since 0.1. */
 
 /** The most rays one sensim_bench_trace() call traces (2^28, 9.7 GB of rays). */
 #define SENSIM_BENCH_MAX_RAYS (UINT64_C(1) << 28)
@@ -39,16 +43,36 @@ extern "C" {
  * The rays are those the scan's first pass traces: each shot's beam
  * sub-rays too (beam_subrays = 7: seven rays a shot), right after it.
  * @param out_seconds  wall time of the tracing.
- * @param out_rays     rays traced (shots x sub-rays); @p out_hits rays that hit (may be NULL).
- * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_NOT_COMMITTED,
- *         SENSIM_ERR_TIME_ORDER, SENSIM_ERR_TOO_LARGE (more than
- *         SENSIM_BENCH_MAX_RAYS rays), SENSIM_ERR_OUT_OF_MEMORY.
+ * @param out_rays     rays traced (shots x sub-rays; SENSIM_BENCH_SECONDARY: the recorded rays);
+ *                     @p out_hits rays that hit (may be NULL).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (also SENSIM_BENCH_SECONDARY
+ *         without a record), SENSIM_ERR_NOT_COMMITTED, SENSIM_ERR_TIME_ORDER,
+ *         SENSIM_ERR_TOO_LARGE (more than SENSIM_BENCH_MAX_RAYS rays; the
+ *         latest scan traced more secondary rays than the record holds),
+ *         SENSIM_ERR_OUT_OF_MEMORY.
  * Since 0.1.
  */
 SENSIM_API sensim_status sensim_bench_trace(const sensim_lidar *lidar, const sensim_scene *scene,
                                             int64_t t_begin_ns, int64_t t_end_ns, const double platform_pose[16],
                                             int32_t variant, double *out_seconds, uint64_t *out_rays,
                                             uint64_t *out_hits);
+
+/**
+ * Record the secondary rays (mirror rays of specular surfaces, rays through
+ * transparent ones: sensim_return_desc's max_bounces and transparency) that
+ * this lidar's scans trace, for sensim_bench_trace(SENSIM_BENCH_SECONDARY).
+ * Each scan call first forgets the previous call's rays, then keeps up to
+ * @p capacity of its own (world frame, as traced: shortened mirror rays
+ * included) and counts the rest. Recording costs the scan an atomic add and
+ * a 48-byte copy per secondary ray, so time the pipeline on another lidar.
+ * It changes no output. @p capacity 0 stops recording and frees the record.
+ * Ownership: the lidar owns the record (freed by sensim_lidar_destroy).
+ * Thread safety: not while the lidar scans (SENSIM_ERR_BUSY).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL), SENSIM_ERR_BAD_HANDLE, SENSIM_ERR_BUSY,
+ *         SENSIM_ERR_TOO_LARGE (@p capacity above SENSIM_BENCH_MAX_RAYS),
+ *         SENSIM_ERR_OUT_OF_MEMORY. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_bench_record_secondary(sensim_lidar *lidar, uint64_t capacity);
 
 /**
  * Bytes the ray-tracing backend (Embree) holds for the context right now

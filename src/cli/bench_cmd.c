@@ -9,68 +9,96 @@
 
 #define MAX_PRESETS 32
 
-typedef struct stat3 {
-    double med, min, max;
-} stat3;
+/* What one rep measures, frame k of the lidar: the pipeline, the bare
+ * loops over the same primary rays, and the secondary rays (mirror rays,
+ * transmissions) the pipeline traced in that frame, one at a time. */
+enum { T_PIPE, T_NAIVE, T_P8, T_P16, T_TILED, T_PATTERN, T_SECONDARY, T_COUNT };
+static const int32_t bare_variant[T_COUNT] = {-1, SENSIM_BENCH_NAIVE, SENSIM_BENCH_PACKET8, SENSIM_BENCH_PACKET16,
+                                              SENSIM_BENCH_TILED16, SENSIM_BENCH_PATTERN16, SENSIM_BENCH_SECONDARY};
 
-static stat3 summarize(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cli_cmp_double);
-    stat3 s = {v[n / 2], v[0], v[n - 1]};
-    return s;
-}
-
-/* Pipeline: scan frames 2 .. reps+1 of a static lidar after two warm-up
- * frames; the bare loops trace the very same frames. */
-#define WARMUP 2
-static int time_pipeline(sensim_lidar *l, sensim_scene *scene, const double pose[16], int reps, stat3 *out,
-                         uint64_t *points, uint64_t *shots, uint64_t *rays)
+static sensim_ring *frame_ring(const sensim_lidar *l, void **mem)
 {
     sensim_lidar_info li;
     sensim_lidar_get_info(l, &li);
-    uint64_t cap = 2 * li.shots_per_frame;
     size_t size;
-    void *mem;
-    sensim_ring *ring;
-    if (sensim_ring_required_size(cap, 2, &size) || !(mem = malloc(size)) ||
-        sensim_ring_init(mem, size, cap, 2, SENSIM_OVERFLOW_DROP_OLDEST, &ring))
-        return 0;
-    double t[64];
-    for (int k = 0; k < reps + WARMUP; k++) {
-        sensim_scan_result res;
-        double a = now_s();
-        sensim_status st = sensim_lidar_scan(l, scene, k * li.frame_period_ns, (k + 1) * li.frame_period_ns, pose,
-                                             ring, &res);
-        double dt = now_s() - a;
-        if (st) {
-            free(mem);
-            return 0;
+    sensim_ring *ring = NULL;
+    *mem = NULL;
+    if (sensim_ring_required_size(2 * li.shots_per_frame, 2, &size) || !(*mem = malloc(size)) ||
+        sensim_ring_init(*mem, size, 2 * li.shots_per_frame, 2, SENSIM_OVERFLOW_DROP_OLDEST, &ring)) {
+        free(*mem);
+        *mem = NULL;
+        return NULL;
+    }
+    return ring;
+}
+
+/* Scan frame @p k of @p l (a static lidar at @p pose) into @p ring; the wall time, or a negative number. */
+static double scan_frame(sensim_lidar *l, sensim_scene *scene, const double pose[16], int k, sensim_ring *ring,
+                         sensim_scan_result *res)
+{
+    sensim_lidar_info li;
+    sensim_lidar_get_info(l, &li);
+    double a = now_s();
+    sensim_status st = sensim_lidar_scan(l, scene, k * li.frame_period_ns, (k + 1) * li.frame_period_ns, pose,
+                                         ring, res);
+    double dt = now_s() - a;
+    sensim_ring_release(ring);
+    return st ? -1.0 : dt;
+}
+
+/* Frames 2 .. reps+1 after two warm-up frames, every measure of a frame
+ * right after the pipeline's (t[T_*][rep]): steal on a shared machine comes
+ * in bursts of seconds, and a burst then slows the measures a ratio pairs
+ * together instead of one side. @p rec is a second lidar of the preset that
+ * records the secondary rays (its own scan of the frame, not timed).
+ * *rays_per_shot: the bare loops' rays a shot. 1 or 0 on failure. */
+#define WARMUP 2
+static int time_lidar(sensim_lidar *l, sensim_lidar *rec, sensim_scene *scene, const double pose[16], int reps,
+                      double t[T_COUNT][64], uint64_t *points, uint64_t *shots, uint64_t *pipe_rays,
+                      uint64_t *bare_rays)
+{
+    void *mem = NULL, *rmem = NULL;
+    sensim_ring *ring = frame_ring(l, &mem), *rring = frame_ring(rec, &rmem);
+    int ok = ring && rring;
+    sensim_lidar_info li;
+    sensim_lidar_get_info(l, &li);
+    for (int k = 0; ok && k < reps + WARMUP; k++) {
+        sensim_scan_result res, rres;
+        double dt = scan_frame(l, scene, pose, k, ring, &res);
+        ok = dt >= 0 && scan_frame(rec, scene, pose, k, rring, &rres) >= 0;
+        for (int v = T_NAIVE; ok && v < T_COUNT; v++) {
+            double s;
+            uint64_t r;
+            const sensim_lidar *who = v == T_SECONDARY ? rec : l;
+            ok = sensim_bench_trace(who, scene, k * li.frame_period_ns, (k + 1) * li.frame_period_ns, pose,
+                                    bare_variant[v], &s, &r, NULL) == SENSIM_OK;
+            if (ok && k >= WARMUP)
+                t[v][k - WARMUP] = s;
+            if (v == T_NAIVE)
+                *bare_rays = r;
         }
-        sensim_ring_release(ring);
-        if (k >= WARMUP)
-            t[k - WARMUP] = dt, *points = res.points, *shots = res.shots, *rays = res.rays_traced;
+        if (ok && k >= WARMUP)
+            t[T_PIPE][k - WARMUP] = dt, *points = res.points, *shots = res.shots, *pipe_rays = res.rays_traced;
     }
     free(mem);
-    *out = summarize(t, reps);
-    return 1;
+    free(rmem);
+    return ok;
 }
 
-static int time_bare(sensim_lidar *l, sensim_scene *scene, const double pose[16], int variant, int reps, stat3 *out,
-                     uint64_t *rays)
+/* The median of @p v[0..n) (sorted in place). */
+static double median(double *v, int n)
 {
-    sensim_lidar_info li;
-    sensim_lidar_get_info(l, &li);
-    double t[64];
-    for (int k = 0; k < reps + WARMUP; k++) {
-        double s;
-        if (sensim_bench_trace(l, scene, k * li.frame_period_ns, (k + 1) * li.frame_period_ns, pose, variant, &s,
-                               rays, NULL))
-            return 0;
-        if (k >= WARMUP)
-            t[k - WARMUP] = s;
-    }
-    *out = summarize(t, reps);
-    return 1;
+    qsort(v, (size_t)n, sizeof *v, cli_cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The median over the reps of the bare time over the pipeline's time of the same rep. */
+static double paired_ratio(const double *bare, const double *pipe, int n)
+{
+    double r[64];
+    for (int k = 0; k < n; k++)
+        r[k] = bare[k] / pipe[k];
+    return median(r, n);
 }
 
 /* Depth + semantic renders of @p preset from @p pose against the bare tiled
@@ -217,11 +245,12 @@ int cmd_bench(int argc, char **argv)
                mtri > 0 ? bvh_mb / mtri : 0);
         if (bytes > 0)
             printf("load throughput %.1f MB/s\n", bytes / 1048576.0 / load_s);
-        printf("%u threads, median of %d (min-max)\n", nthreads, reps);
+        printf("%u threads, median of %d (min-max); ratios: the median of bare / pipeline within a rep; vs same: "
+               "the best bare loop plus the pipeline's secondary rays one at a time\n", nthreads, reps);
         if (npresets)
-            printf("%-10s %11s %11s %8s %20s %18s %18s %9s %9s %9s %9s %7s\n", "preset", "shots/s", "points/s", "x real",
+            printf("%-10s %11s %11s %8s %20s %18s %18s %9s %9s %9s %9s %9s %7s\n", "preset", "shots/s", "points/s", "x real",
                "pipeline ms", "embree naive ms", "embree best ms", "vs best", "vs naive", "vs tiled", "vs b+pat",
-               "1->N");
+               "vs same", "1->N");
     }
     const double pose[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1.8, 1};
     for (int i = 0; i < npresets && !rc; i++) {
@@ -232,35 +261,63 @@ int cmd_bench(int argc, char **argv)
         }
         sensim_lidar_info li;
         sensim_lidar_get_info(l, &li);
-        stat3 pipe, naive, p8, p16, tiled, withpat;
+        sensim_lidar *rec = NULL;
+        double t[T_COUNT][64];
         uint64_t points = 0, rays = 0, fired = 0, pipe_rays = 0;
-        if (!time_pipeline(l, scene, pose, reps, &pipe, &points, &fired, &pipe_rays) ||
-            !time_bare(l, scene, pose, SENSIM_BENCH_NAIVE, reps, &naive, &rays) ||
-            !time_bare(l, scene, pose, SENSIM_BENCH_PACKET8, reps, &p8, &rays) ||
-            !time_bare(l, scene, pose, SENSIM_BENCH_PACKET16, reps, &p16, &rays) ||
-            !time_bare(l, scene, pose, SENSIM_BENCH_TILED16, reps, &tiled, &rays) ||
-            !time_bare(l, scene, pose, SENSIM_BENCH_PATTERN16, reps, &withpat, &rays)) {
+        if ((st = sensim_lidar_create_from_preset(g_ctx, presets[i], sets, nsets, &rec)) ||
+            (st = sensim_bench_record_secondary(rec, 8 * li.shots_per_frame + 1024))) {
+            rc = fail(st);
+        } else if (!time_lidar(l, rec, scene, pose, reps, t, &points, &fired, &pipe_rays, &rays)) {
             rc = fail(SENSIM_ERR_BACKEND);
+        }
+        sensim_lidar_destroy(rec);
+        if (rc) {
             sensim_lidar_destroy(l);
             break;
         }
         /* thread scaling: the same pipeline on one thread */
-        stat3 one = pipe;
+        double one_med = 0;
         if (nthreads > 1) {
             sensim_lidar *l1;
+            void *mem = NULL;
+            sensim_ring *ring = NULL;
             sensim_context_set_thread_count(g_ctx, 1);
             if (!sensim_lidar_create_from_preset(g_ctx, presets[i], sets, nsets, &l1)) {
-                uint64_t p1, s1, r1;
-                time_pipeline(l1, scene, pose, reps, &one, &p1, &s1, &r1);
+                double one[64];
+                sensim_scan_result res;
+                int k = 0;
+                if ((ring = frame_ring(l1, &mem)))
+                    for (; k < reps + WARMUP; k++) {
+                        double dt = scan_frame(l1, scene, pose, k, ring, &res);
+                        if (dt < 0)
+                            break;
+                        if (k >= WARMUP)
+                            one[k - WARMUP] = dt;
+                    }
+                if (k == reps + WARMUP)
+                    one_med = median(one, reps);
+                free(mem);
                 sensim_lidar_destroy(l1);
             }
             sensim_context_set_thread_count(g_ctx, nthreads);
         }
-        stat3 best = p8.med < p16.med ? p8 : p16;
-        if (naive.med < best.med)
-            best = naive;
-        if (tiled.med < best.med)
-            best = tiled;
+        /* ratios: the median over the reps of bare / pipeline in the same rep */
+        double ratio[T_COUNT], med[T_COUNT], lo[T_COUNT], hi[T_COUNT], same[64];
+        for (int v = 0; v < T_COUNT; v++) {
+            ratio[v] = paired_ratio(t[v], t[T_PIPE], reps);
+            double c[64];
+            memcpy(c, t[v], (size_t)reps * sizeof *c);
+            med[v] = median(c, reps), lo[v] = c[0], hi[v] = c[reps - 1];
+        }
+        int best = T_NAIVE; /* the fastest bare loop over the primaries, by median */
+        for (int v = T_P8; v <= T_TILED; v++)
+            if (med[v] < med[best])
+                best = v;
+        for (int k = 0; k < reps; k++) /* every ray the pipeline traced: the best loop, then the secondaries */
+            same[k] = t[best][k] + t[T_SECONDARY][k];
+        double same_ratio = paired_ratio(same, t[T_PIPE], reps), same_med = median(same, reps);
+        double pipe_ms = med[T_PIPE];
+        double scaling = nthreads > 1 && one_med > 0 ? one_med / pipe_ms : 1.0;
         /* the bare loops trace every beam sub-ray: rays a shot = beam_subrays */
         double shots = (double)fired, period = li.frame_period_ns * 1e-9;
         double rays_per_shot = fired ? (double)rays / (double)fired : 0.0;
@@ -271,19 +328,21 @@ int cmd_bench(int argc, char **argv)
                    "\"ratio_vs_embree_best\": %.4f, \"ratio_vs_embree_naive\": %.4f, \"thread_scaling\": %.4f, "
                    "\"embree_tiled_ms\": %.4f, \"ratio_vs_embree_tiled\": %.4f, \"embree_with_pattern_ms\": %.4f, "
                    "\"ratio_vs_embree_with_pattern\": %.4f, \"bare_rays_per_shot\": %.3f, "
-                   "\"pipeline_rays_per_shot\": %.4f}\n",
-                   presets[i], scene_arg, (unsigned long long)si.triangle_count, nthreads, reps, shots / pipe.med,
-                   points / pipe.med, period / pipe.med, pipe.med * 1e3, naive.med * 1e3, best.med * 1e3,
-                   best.med / pipe.med, naive.med / pipe.med, one.med / pipe.med, tiled.med * 1e3,
-                   tiled.med / pipe.med, withpat.med * 1e3, withpat.med / pipe.med, rays_per_shot,
-                   fired ? (double)pipe_rays / (double)fired : 0.0);
+                   "\"pipeline_rays_per_shot\": %.4f, \"embree_secondary_ms\": %.4f, "
+                   "\"embree_same_rays_ms\": %.4f, \"ratio_vs_embree_same_rays\": %.4f}\n",
+                   presets[i], scene_arg, (unsigned long long)si.triangle_count, nthreads, reps, shots / pipe_ms,
+                   points / pipe_ms, period / pipe_ms, pipe_ms * 1e3, med[T_NAIVE] * 1e3, med[best] * 1e3,
+                   ratio[best], ratio[T_NAIVE], scaling, med[T_TILED] * 1e3, ratio[T_TILED],
+                   med[T_PATTERN] * 1e3, ratio[T_PATTERN], rays_per_shot,
+                   fired ? (double)pipe_rays / (double)fired : 0.0, med[T_SECONDARY] * 1e3, same_med * 1e3,
+                   same_ratio);
         } else {
             printf("%-10s %11.0f %11.0f %8.2f %7.2f (%5.2f-%5.2f) %6.2f (%4.2f-%4.2f) %6.2f (%4.2f-%4.2f) %9.3f %9.3f "
-                   "%9.3f %9.3f %7.2f\n",
-                   presets[i], shots / pipe.med, points / pipe.med, period / pipe.med, pipe.med * 1e3,
-                   pipe.min * 1e3, pipe.max * 1e3, naive.med * 1e3, naive.min * 1e3, naive.max * 1e3,
-                   best.med * 1e3, best.min * 1e3, best.max * 1e3, best.med / pipe.med, naive.med / pipe.med,
-                   tiled.med / pipe.med, withpat.med / pipe.med, one.med / pipe.med);
+                   "%9.3f %9.3f %9.3f %7.2f\n",
+                   presets[i], shots / pipe_ms, points / pipe_ms, period / pipe_ms, pipe_ms * 1e3, lo[T_PIPE] * 1e3,
+                   hi[T_PIPE] * 1e3, med[T_NAIVE] * 1e3, lo[T_NAIVE] * 1e3, hi[T_NAIVE] * 1e3, med[best] * 1e3,
+                   lo[best] * 1e3, hi[best] * 1e3, ratio[best], ratio[T_NAIVE], ratio[T_TILED], ratio[T_PATTERN],
+                   same_ratio, scaling);
         }
         sensim_lidar_destroy(l);
     }

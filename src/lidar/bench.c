@@ -20,9 +20,33 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
 {
     SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
     SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
-    if (!pose || !out_s || variant < SENSIM_BENCH_NAIVE || variant > SENSIM_BENCH_PATTERN16)
+    if (!pose || !out_s || variant < SENSIM_BENCH_NAIVE || variant > SENSIM_BENCH_SECONDARY)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_bench_trace: NULL argument or unknown variant");
     sensim_status st;
+    if (variant == SENSIM_BENCH_SECONDARY) { /* the secondary rays of the lidar's latest scan, alone */
+        const sensim_ray_log *log = l->rp.log;
+        if (!log)
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_bench_trace: SENSIM_BENCH_SECONDARY needs "
+                                                             "sensim_bench_record_secondary() and a scan first");
+        uint64_t nsec = atomic_load(&log->n);
+        if (nsec > log->cap)
+            return sensim__fail(SENSIM_ERR_TOO_LARGE, "sensim_bench_trace: the latest scan traced %llu secondary "
+                                "rays, the record holds %llu", (unsigned long long)nsec,
+                                (unsigned long long)log->cap);
+        if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK)
+            return st;
+        uint64_t hits = 0;
+        double t0 = now_s();
+        if (nsec) /* one at a time, as the return model traces them */
+            sensim__trace_bench(scene, log->rays, nsec, SENSIM_BENCH_NAIVE, l->ctx->thread_count, &hits);
+        *out_s = now_s() - t0;
+        sensim__scene_scan_end(scene);
+        if (out_rays)
+            *out_rays = nsec;
+        if (out_hits)
+            *out_hits = hits;
+        return SENSIM_OK;
+    }
     if ((st = sensim__lidar_check_time(l, tb, "sensim_bench_trace: t_begin_ns")) != SENSIM_OK ||
         (st = sensim__lidar_check_time(l, te, "sensim_bench_trace: t_end_ns")) != SENSIM_OK)
         return st;
@@ -144,5 +168,36 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
         *out_rays = m * nsub;
     if (out_hits)
         *out_hits = hits;
+    return SENSIM_OK;
+}
+
+sensim_status sensim_bench_record_secondary(sensim_lidar *l, uint64_t capacity)
+{
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
+    if (capacity > SENSIM_BENCH_MAX_RAYS)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "sensim_bench_record_secondary: capacity %llu > %llu rays",
+                            (unsigned long long)capacity, (unsigned long long)SENSIM_BENCH_MAX_RAYS);
+    sensim_ray_log *log = NULL;
+    if (capacity) {
+        log = calloc(1, sizeof *log);
+        if (log && !(log->rays = malloc(capacity * sizeof *log->rays)))
+            free(log), log = NULL;
+        if (!log)
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_bench_record_secondary: %llu rays",
+                                (unsigned long long)capacity);
+        log->cap = capacity;
+        atomic_init(&log->n, 0);
+    }
+    sensim_status st = sensim__lidar_acquire(l);
+    if (st != SENSIM_OK) {
+        if (log)
+            free(log->rays), free(log);
+        return st;
+    }
+    sensim_ray_log *old = l->rp.log;
+    l->rp.log = log;
+    sensim__lidar_release(l);
+    if (old)
+        free(old->rays), free(old);
     return SENSIM_OK;
 }

@@ -50,6 +50,8 @@ void sensim_lidar_destroy(sensim_lidar *l)
     free(l->dir_rank);
     free(l->tile_base);
     free(l->scr);
+    if (l->rp.log)
+        free(l->rp.log->rays), free(l->rp.log);
     sensim_context *ctx = l->ctx;
     free(l);
     sensim__context_release(ctx);
@@ -720,6 +722,8 @@ sensim_status sensim__lidar_scan_tx(sensim_lidar *l, const sensim_scene *scene, 
     sensim__mat4_mul(path->pose0, l->mount, env.S0);
     uint64_t shots = 0, frames = 0, rays = 0;
     *out_shots = *out_frames = *out_rays = 0;
+    if (l->rp.log) /* a bench records this scan's secondary rays (sensim_bench_record_secondary) */
+        atomic_store(&l->rp.log->n, 0);
     if (l->scr_threads < env.nthreads) { /* the first scan on this many threads allocates; later ones do not */
         const size_t per_sub = sizeof(sensim_ray) + sizeof(sensim_hit);
         sensim_lane_scratch *ns = malloc(env.nthreads * (sizeof *ns + (size_t)l->sub_cap * per_sub));

@@ -447,6 +447,17 @@ static float ghost_reach(const shot_state *s, double f, double spec, double e, d
     return nextafterf((float)reach, INFINITY);
 }
 
+/* Bench only: keep a secondary ray the scan traces (sensim_bench_record_secondary). */
+static inline void log_ray(const sensim_return_params *rp, const sensim_ray *r)
+{
+    sensim_ray_log *log = rp->log;
+    if (!log)
+        return;
+    uint64_t i = atomic_fetch_add_explicit(&log->n, 1, memory_order_relaxed);
+    if (i < log->cap)
+        log->rays[i] = *r;
+}
+
 /* A hit at total path @p path reached with energy factor @p f; follow
  * transmission and the mirror direction (carrying the specular share). */
 static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, double f, double path,
@@ -478,6 +489,7 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
                          (float)(rp->max_range_m - total), ray->time};
         sensim_hit h2;
         if (r2.tfar > r2.tnear) {
+            log_ray(rp, &r2);
             sensim__trace_rays(s->scene, &r2, 1, &h2);
             s->traced++;
             follow(s, &r2, &h2, f * transp * transp, total, bounces_left, flags, depth + 1);
@@ -493,6 +505,7 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
                          1e-3f, tfar, ray->time};
         sensim_hit h2;
         if (r2.tfar > r2.tnear) {
+            log_ray(rp, &r2);
             sensim__trace_rays(s->scene, &r2, 1, &h2);
             s->traced++;
             follow(s, &r2, &h2, f * spec, total, bounces_left - 1, (uint8_t)(flags | SENSIM_POINT_GHOST), depth + 1);

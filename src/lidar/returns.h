@@ -5,8 +5,19 @@
 
 #include "trace.h"
 
+#include <stdatomic.h>
+
 #define SENSIM_MAX_SUBRAYS 37
 #define SENSIM_RAIN_STEPS 200
+
+/* Bench only (sensim_bench_record_secondary): where a lidar's scans log
+ * the secondary rays they trace (mirror rays, transmissions), any thread;
+ * rays offered beyond cap are counted in n but not kept. */
+typedef struct sensim_ray_log {
+    sensim_ray *rays;
+    uint64_t cap;
+    _Atomic uint64_t n;
+} sensim_ray_log;
 
 typedef struct sensim_return_params {
     float min_range_m;
@@ -27,6 +38,7 @@ typedef struct sensim_return_params {
     /* rain droplets: cumulative expected count of detectable drops up to r = k·rain_dr */
     double rain_dr, rain_lambda_mm;
     double rain_cum[SENSIM_RAIN_STEPS + 1];
+    sensim_ray_log *log;      /* NULL unless a bench records the secondary rays */
 } sensim_return_params;
 
 /* Random purposes: each random decision of a shot draws from its own stream. */
