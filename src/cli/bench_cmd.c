@@ -32,18 +32,39 @@ static sensim_ring *frame_ring(const sensim_lidar *l, void **mem)
     return ring;
 }
 
-/* Scan frame @p k of @p l (a static lidar at @p pose) into @p ring; the wall time, or a negative number. */
-static double scan_frame(sensim_lidar *l, sensim_scene *scene, const double pose[16], int k, sensim_ring *ring,
-                         sensim_scan_result *res)
+/* Scan frame @p k of @p l (a static lidar at @p pose) into @p ring; *dt: the wall time. */
+static sensim_status scan_frame(sensim_lidar *l, sensim_scene *scene, const double pose[16], int k, sensim_ring *ring,
+                                sensim_scan_result *res, double *dt)
 {
     sensim_lidar_info li;
     sensim_lidar_get_info(l, &li);
     double a = now_s();
     sensim_status st = sensim_lidar_scan(l, scene, k * li.frame_period_ns, (k + 1) * li.frame_period_ns, pose,
                                          ring, res);
-    double dt = now_s() - a;
+    *dt = now_s() - a;
     sensim_ring_release(ring);
-    return st ? -1.0 : dt;
+    return st;
+}
+
+/* @p rec (recording) scans frame @p k and the secondary rays it traced are
+ * timed into *s; a record too small for them grows (x8, and @p rec,
+ * rewound, scans the frame again) up to SENSIM_BENCH_MAX_RAYS. */
+static sensim_status time_secondary(sensim_lidar *rec, sensim_scene *scene, const double pose[16], int k,
+                                    sensim_ring *ring, uint64_t *cap, double *s)
+{
+    for (;;) {
+        sensim_scan_result res;
+        double dt;
+        uint64_t r;
+        sensim_status st = scan_frame(rec, scene, pose, k, ring, &res, &dt);
+        if (st == SENSIM_OK)
+            st = sensim_bench_trace(rec, scene, 0, 0, pose, SENSIM_BENCH_SECONDARY, s, &r, NULL);
+        if (st != SENSIM_ERR_TOO_LARGE || *cap >= SENSIM_BENCH_MAX_RAYS)
+            return st;
+        *cap = *cap > SENSIM_BENCH_MAX_RAYS / 8 ? SENSIM_BENCH_MAX_RAYS : *cap * 8;
+        if ((st = sensim_bench_record_secondary(rec, *cap)) != SENSIM_OK || (st = sensim_lidar_rewind(rec)) != SENSIM_OK)
+            return st; /* a rewound lidar may scan frame k again */
+    }
 }
 
 /* Frames 2 .. reps+1 after two warm-up frames, every measure of a frame
@@ -51,38 +72,41 @@ static double scan_frame(sensim_lidar *l, sensim_scene *scene, const double pose
  * in bursts of seconds, and a burst then slows the measures a ratio pairs
  * together instead of one side. @p rec is a second lidar of the preset that
  * records the secondary rays (its own scan of the frame, not timed).
- * *rays_per_shot: the bare loops' rays a shot. 1 or 0 on failure. */
+ * *bare_rays: the rays a bare loop traces over a frame. */
 #define WARMUP 2
-static int time_lidar(sensim_lidar *l, sensim_lidar *rec, sensim_scene *scene, const double pose[16], int reps,
-                      double t[T_COUNT][64], uint64_t *points, uint64_t *shots, uint64_t *pipe_rays,
-                      uint64_t *bare_rays)
+static sensim_status time_lidar(sensim_lidar *l, sensim_lidar *rec, sensim_scene *scene, const double pose[16],
+                                int reps, double t[T_COUNT][64], uint64_t *points, uint64_t *shots,
+                                uint64_t *pipe_rays, uint64_t *bare_rays)
 {
     void *mem = NULL, *rmem = NULL;
     sensim_ring *ring = frame_ring(l, &mem), *rring = frame_ring(rec, &rmem);
-    int ok = ring && rring;
+    sensim_status st = ring && rring ? SENSIM_OK : SENSIM_ERR_OUT_OF_MEMORY;
     sensim_lidar_info li;
     sensim_lidar_get_info(l, &li);
-    for (int k = 0; ok && k < reps + WARMUP; k++) {
-        sensim_scan_result res, rres;
-        double dt = scan_frame(l, scene, pose, k, ring, &res);
-        ok = dt >= 0 && scan_frame(rec, scene, pose, k, rring, &rres) >= 0;
-        for (int v = T_NAIVE; ok && v < T_COUNT; v++) {
-            double s;
-            uint64_t r;
-            const sensim_lidar *who = v == T_SECONDARY ? rec : l;
-            ok = sensim_bench_trace(who, scene, k * li.frame_period_ns, (k + 1) * li.frame_period_ns, pose,
-                                    bare_variant[v], &s, &r, NULL) == SENSIM_OK;
-            if (ok && k >= WARMUP)
+    uint64_t cap = 2 * li.shots_per_frame + 1024;
+    if (st == SENSIM_OK)
+        st = sensim_bench_record_secondary(rec, cap);
+    for (int k = 0; st == SENSIM_OK && k < reps + WARMUP; k++) {
+        sensim_scan_result res;
+        double dt, s;
+        if ((st = scan_frame(l, scene, pose, k, ring, &res, &dt)) != SENSIM_OK)
+            break;
+        for (int v = T_NAIVE; st == SENSIM_OK && v < T_COUNT; v++) {
+            uint64_t r = 0;
+            st = v == T_SECONDARY ? time_secondary(rec, scene, pose, k, rring, &cap, &s)
+                                  : sensim_bench_trace(l, scene, k * li.frame_period_ns, (k + 1) * li.frame_period_ns,
+                                                       pose, bare_variant[v], &s, &r, NULL);
+            if (st == SENSIM_OK && k >= WARMUP)
                 t[v][k - WARMUP] = s;
             if (v == T_NAIVE)
                 *bare_rays = r;
         }
-        if (ok && k >= WARMUP)
+        if (st == SENSIM_OK && k >= WARMUP)
             t[T_PIPE][k - WARMUP] = dt, *points = res.points, *shots = res.shots, *pipe_rays = res.rays_traced;
     }
     free(mem);
     free(rmem);
-    return ok;
+    return st;
 }
 
 /* The median of @p v[0..n) (sorted in place). */
@@ -265,11 +289,8 @@ int cmd_bench(int argc, char **argv)
         double t[T_COUNT][64];
         uint64_t points = 0, rays = 0, fired = 0, pipe_rays = 0;
         if ((st = sensim_lidar_create_from_preset(g_ctx, presets[i], sets, nsets, &rec)) ||
-            (st = sensim_bench_record_secondary(rec, 8 * li.shots_per_frame + 1024))) {
+            (st = time_lidar(l, rec, scene, pose, reps, t, &points, &fired, &pipe_rays, &rays)))
             rc = fail(st);
-        } else if (!time_lidar(l, rec, scene, pose, reps, t, &points, &fired, &pipe_rays, &rays)) {
-            rc = fail(SENSIM_ERR_BACKEND);
-        }
         sensim_lidar_destroy(rec);
         if (rc) {
             sensim_lidar_destroy(l);
@@ -287,13 +308,9 @@ int cmd_bench(int argc, char **argv)
                 sensim_scan_result res;
                 int k = 0;
                 if ((ring = frame_ring(l1, &mem)))
-                    for (; k < reps + WARMUP; k++) {
-                        double dt = scan_frame(l1, scene, pose, k, ring, &res);
-                        if (dt < 0)
-                            break;
+                    for (double dt; k < reps + WARMUP && !scan_frame(l1, scene, pose, k, ring, &res, &dt); k++)
                         if (k >= WARMUP)
                             one[k - WARMUP] = dt;
-                    }
                 if (k == reps + WARMUP)
                     one_med = median(one, reps);
                 free(mem);
