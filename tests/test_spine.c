@@ -308,7 +308,9 @@ static void test_one_motion_model(void **state)
 }
 
 /* Same pushes, any step split (and pushes made early or just in time):
- * the same lidar points and IMU samples, byte for byte. */
+ * the same lidar points and IMU samples, byte for byte. The steps' rays
+ * (sensim_rig_step_result.rays_traced): each shot's 7 beam sub-rays, the
+ * scene's matt surfaces sending no mirror ray. */
 static void split_run(const int64_t *dts, int ndt, bool push_all_first, sensim_point **pts, uint64_t *len,
                       sensim_nav_sample *navs, int *nn)
 {
@@ -333,6 +335,8 @@ static void split_run(const int64_t *dts, int ndt, bool push_all_first, sensim_p
     CHECK_OK(sensim_rig_add_nav(rig, imu, nr, NULL));
     const int64_t key_dt = 10000000, end = 200000000; /* 100 Hz keys, 0.2 s */
     int64_t pushed = -1;
+    uint64_t rays = 0, shots = 0;
+    CHECK_OK(sensim_lidar_count_shots(lidar, 0, end, &shots));
     for (int64_t t = 0, i = 0; t < end; i++) {
         int64_t dt = dts[i % ndt];
         if (t + dt > end)
@@ -343,9 +347,13 @@ static void split_run(const int64_t *dts, int ndt, bool push_all_first, sensim_p
             circle_pose(30, 8, pushed * 1e-9, P);
             CHECK_OK(sensim_rig_push_pose(rig, pushed, P));
         }
-        CHECK_OK(sensim_rig_step(rig, scene, dt, NULL, NULL));
+        sensim_rig_step_result res;
+        CHECK_OK(sensim_rig_step(rig, scene, dt, NULL, &res));
+        rays += res.rays_traced;
         t += dt;
     }
+    assert_true(shots > 50000);
+    assert_int_equal(rays, 7 * shots);
     *pts = NULL, *len = 0;
     drain(lr, pts, len, NULL, 0, NULL);
     const sensim_frame_header *h;

@@ -332,7 +332,10 @@ typedef struct sensim_rig_step_result {
     uint64_t frames_completed;   /**< frames published by all sensors */
     uint32_t sensors_refused;    /**< sensors whose ring refused the step (FAIL policy; counted in the ring) */
     uint32_t reserved_u32;
-    uint64_t reserved[4];
+    uint64_t rays_traced;        /**< rays the step's lidars traced (sensim_scan_result.rays_traced summed;
+                                      cameras, radars and proximity sensors not counted). Since 0.2 (was
+                                      reserved[0]). */
+    uint64_t reserved[3];
 } sensim_rig_step_result;
 
 /**

@@ -137,7 +137,7 @@ class SensorDesc(Structure):
 class RigStepResult(Structure):
     _fields_ = [("world_step", c_uint64), ("t_begin_ns", c_int64), ("t_end_ns", c_int64),
                 ("frames_completed", c_uint64), ("sensors_refused", c_uint32), ("reserved_u32", c_uint32),
-                ("reserved", c_uint64 * 4)]
+                ("rays_traced", c_uint64), ("reserved", c_uint64 * 3)]
 
 
 class RayBatch(Structure):

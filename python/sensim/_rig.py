@@ -246,7 +246,9 @@ class Rig(_Handle):
         """Advance by ``dt_ns``. After push_pose/push_state, a step without
         ``pose`` or ``keys`` reads the pushed history (it may go up to the
         last pushed time); with them (or when nothing was pushed: the
-        identity pose) the keys as given."""
+        identity pose) the keys as given. Returns a dict: world_step,
+        t_begin_ns, t_end_ns, frames_completed, sensors_refused and
+        rays_traced (the rays the step's lidars traced)."""
         _want(scene, Scene, "scene")
         use_history = pose is None and keys is None and self._pushed
         if not use_history:
@@ -266,4 +268,5 @@ class Rig(_Handle):
             raise self._errors[0]
         _check(st)
         return dict(world_step=r.world_step, t_begin_ns=r.t_begin_ns, t_end_ns=r.t_end_ns,
-                    frames_completed=r.frames_completed, sensors_refused=r.sensors_refused)
+                    frames_completed=r.frames_completed, sensors_refused=r.sensors_refused,
+                    rays_traced=r.rays_traced)

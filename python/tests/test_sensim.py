@@ -261,8 +261,9 @@ class Scanning(unittest.TestCase):
         rig.add_lidar(l1, r1)
         rig.add_proximity(rp, rate_hz=20, half_extents=(2, 1, 1), front=0.5, sensor_id=9)
         keys = sensim.motion_from_velocity(sensim.pose(), 0, 1000000000, (1, 0, 0))
-        for _ in range(4):
-            rig.step(scene, 25000000, keys=keys)
+        rays = sum(rig.step(scene, 25000000, keys=keys)["rays_traced"] for _ in range(4))
+        # every shot's 7 beam sub-rays, and mirror rays off the car's paint (tag 14: specular 0.1)
+        self.assertGreater(rays, 7 * l1.count_shots(0, 100000000))
         f = r1.pop()
         self.assertEqual((f.header["t_begin_ns"], f.header["t_end_ns"]), (0, 100000000))
         self.assertEqual((f.header["world_step_first"], f.header["world_step_last"]), (0, 3))

@@ -764,7 +764,7 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
             break;
         }
     }
-    uint64_t frames = 0, sensor_frames[SENSIM_RIG_MAX_SENSORS] = {0};
+    uint64_t frames = 0, sensor_frames[SENSIM_RIG_MAX_SENSORS] = {0}, rays_traced = 0;
     uint32_t refused = 0;
     sensim__nav_state nav_saved[SENSIM_RIG_MAX_SENSORS];
     for (uint32_t i = 0; i < rig->count; i++)
@@ -780,6 +780,7 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
                 st = sensim__lidar_scan_tx(s->lidar, scene, t0, t1, &sm.path, rig->step, s->ring, &shots, &fr,
                                            &rays);
                 sensor_frames[i] = fr;
+                rays_traced += rays;
                 continue;
             }
             /* proximity, camera and user sensors: frames whose start lies in [t0, t1) */
@@ -830,6 +831,9 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
         out->t_end_ns = t1;
         out->frames_completed = frames;
         out->sensors_refused = refused;
+        out->reserved_u32 = 0;
+        out->rays_traced = rays_traced;
+        memset(out->reserved, 0, sizeof out->reserved);
     }
     rig->t_ns = t1;
     rig->step++;
