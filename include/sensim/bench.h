@@ -28,8 +28,9 @@ extern "C" {
                                       loop: the bare limit for patterns computed per shot (Risley, MEMS) */
 #define SENSIM_BENCH_SECONDARY 5 /**< rtcIntersect1 over the secondary rays (mirror rays, transmissions) the
                                       lidar's latest scan traced, recorded by sensim_bench_record_secondary();
-                                      the time span and pose are not used. Added to a primary variant's time:
-                                      the bare cost of every ray the pipeline traces. Since 0.1. */
+                                      the time span and the pose are not used (the pose may be NULL). Added
+                                      to a primary variant's time: the bare cost of every ray the pipeline
+                                      traces. Since 0.2. */
 
 /** The most rays one sensim_bench_trace() call traces (2^28, 9.7 GB of rays). */
 #define SENSIM_BENCH_MAX_RAYS (UINT64_C(1) << 28)
@@ -70,7 +71,7 @@ SENSIM_API sensim_status sensim_bench_trace(const sensim_lidar *lidar, const sen
  * Thread safety: not while the lidar scans (SENSIM_ERR_BUSY).
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL), SENSIM_ERR_BAD_HANDLE, SENSIM_ERR_BUSY,
  *         SENSIM_ERR_TOO_LARGE (@p capacity above SENSIM_BENCH_MAX_RAYS),
- *         SENSIM_ERR_OUT_OF_MEMORY. Since 0.1.
+ *         SENSIM_ERR_OUT_OF_MEMORY. Since 0.2.
  */
 SENSIM_API sensim_status sensim_bench_record_secondary(sensim_lidar *lidar, uint64_t capacity);
 

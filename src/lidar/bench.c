@@ -20,7 +20,8 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
 {
     SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
     SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
-    if (!pose || !out_s || variant < SENSIM_BENCH_NAIVE || variant > SENSIM_BENCH_SECONDARY)
+    if ((!pose && variant != SENSIM_BENCH_SECONDARY) || !out_s || variant < SENSIM_BENCH_NAIVE ||
+        variant > SENSIM_BENCH_SECONDARY)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_bench_trace: NULL argument or unknown variant");
     sensim_status st;
     if (variant == SENSIM_BENCH_SECONDARY) { /* the secondary rays of the lidar's latest scan, alone */
