@@ -523,8 +523,13 @@ static uint64_t scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_b
                     for (int row = 0; row < 3; row++)
                         ray->org[row] += R[row] * bo[0] + R[3 + row] * bo[1] + R[6 + row] * bo[2];
                 }
-                for (int row = 0; row < 3; row++)
-                    ray->dir[row] = R[row] * td[0] + R[3 + row] * td[1] + R[6 + row] * td[2];
+                { /* in registers, stored once: td's stack copy and the stores through ray
+                   * no longer wait on each other (the same operations in the same order) */
+                    const float t0 = td[0], t1 = td[1], t2 = td[2];
+                    const float x = R[0] * t0 + R[3] * t1 + R[6] * t2, y = R[1] * t0 + R[4] * t1 + R[7] * t2,
+                                z = R[2] * t0 + R[5] * t1 + R[8] * t2;
+                    ray->dir[0] = x, ray->dir[1] = y, ray->dir[2] = z;
+                }
                 ray->tnear = 0.0f;
                 ray->tfar = rp->max_range_m;
                 ray->time = sensim__scene_ray_time(scene, when[m]);

@@ -84,7 +84,11 @@ void sensim__risley_angles(const sensim_pattern *p, int64_t t_ns, sensim_risley_
         double a = turn(p->rot_hz[i], t_ns) + p->phase[i];
         st->c[i] = cos(a), st->s[i] = sin(a);
     }
-    double h = p->head_hz != 0.0 ? turn(p->head_hz, t_ns) : 0.0;
+    if (p->head_hz == 0.0) { /* cos 0, sin 0: what the libm calls gave */
+        st->ch = 1.0, st->sh = 0.0;
+        return;
+    }
+    double h = turn(p->head_hz, t_ns);
     st->ch = cos(h), st->sh = sin(h);
 }
 
@@ -217,14 +221,16 @@ SENSIM_AVX_CLONES static void risley_dirs(const sensim_pattern *p, const double 
  * closed form). */
 enum { WALK = 16 };
 
-static void walk_step(const sensim_pattern *p, int64_t dt, int64_t t, sensim_risley_state *st)
+static inline void walk_step(const sensim_pattern *p, int64_t dt, int64_t t, sensim_risley_state *st)
 {
     if (dt != p->walk_dt && dt != p->walk_dt + 1) { /* not a period apart (never, by construction): exact */
         sensim__risley_angles(p, t, st);
         return;
     }
     const int k = (int)(dt - p->walk_dt);
-    for (uint32_t i = 0; i <= p->nprism; i++) {
+    /* a still head (cos 1, sin 0, turned by cos 1, sin 0) keeps its bits: skipped */
+    const uint32_t last = p->head_hz != 0.0 ? p->nprism : p->nprism - 1;
+    for (uint32_t i = 0; i <= last; i++) {
         double *c = i < p->nprism ? &st->c[i] : &st->ch, *s = i < p->nprism ? &st->s[i] : &st->sh;
         double wc = p->walk_c[k][i], ws = p->walk_s[k][i], c0 = *c;
         *c = c0 * wc - *s * ws;

@@ -573,6 +573,21 @@ static bool detect(const sensim_return_params *rp, uint64_t shot, uint32_t idx, 
     return true;
 }
 
+/* detect() without a call for what most plain hits are: no drop-off
+ * model, or a physical one far above the threshold (the same test, the same
+ * bits); the rest calls detect(). */
+static inline bool detect_inline(const sensim_return_params *rp, uint64_t shot, uint32_t idx, double intensity)
+{
+    if (rp->d.dropoff_model == SENSIM_DROPOFF_PHYSICAL) {
+        double d = intensity - rp->d.detect_threshold, nz = rp->d.detect_noise;
+        if (intensity > 0 && d > 0 && d * d * rp->d.detect_threshold > 81.0 * nz * nz * intensity)
+            return true;
+    } else if (rp->d.dropoff_model != SENSIM_DROPOFF_CARLA) {
+        return true;
+    }
+    return detect(rp, shot, idx, intensity);
+}
+
 /* The first detectable rain drop before @p limit, if any. */
 static void rain(shot_state *s, double limit)
 {
@@ -764,7 +779,7 @@ void sensim__returns_plain(const sensim_return_params *rp, const sensim_scene *s
                 continue;
         }
         double intensity = e > 1.0 ? 1.0 : e;
-        if (!detect(rp, shot, 0, intensity))
+        if (!detect_inline(rp, shot, 0, intensity))
             continue;
         o->kind = SENSIM_PLAIN_POINT;
         o->range = range;
