@@ -4,8 +4,11 @@
  * wall time but not in a thread's CPU time, so one-thread CPU minima of two
  * builds, interleaved (scripts/cpu_ab.sh), move by 1-3 % where wall-time
  * medians move by 5-15 % (BENCHMARKS.md, fifth session of 2026-12-03).
- * usage: bench_cpu PRESET [FRAMES] [THREADS] [STEP_NS]
- *   STEP_NS: scan each frame in calls of this many ns (1000000: a 1 kHz host)
+ * usage: bench_cpu PRESET [FRAMES] [THREADS] [STEP_NS] [MOVING]
+ *   STEP_NS: scan each frame in calls of this many ns (1000000: a 1 kHz host;
+ *            0: whole frames)
+ *   MOVING:  1 = the platform drives at 10 m/s turning at 10 deg/s (each
+ *            shot's pose from the motion), 0 = it stands still (default)
  * prints: PRESET ms POINTS (the minimum frame time in ms, a frame's points) */
 #include <sensim/sensim.h>
 
@@ -25,15 +28,16 @@ static double clock_s(clockid_t c)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_cpu PRESET [FRAMES] [THREADS] [STEP_NS]\n");
+        fprintf(stderr, "usage: bench_cpu PRESET [FRAMES] [THREADS] [STEP_NS] [MOVING]\n");
         return 2;
     }
     const char *preset = argv[1];
     int frames = argc > 2 ? atoi(argv[2]) : 20;
     int threads = argc > 3 ? atoi(argv[3]) : 1;
     long long step = argc > 4 ? atoll(argv[4]) : 0;
-    if (frames < 1 || frames > 100000 || threads < 1 || threads > 1024 || step < 0) {
-        fprintf(stderr, "bench_cpu: FRAMES 1..100000, THREADS 1..1024, STEP_NS >= 0\n");
+    int moving = argc > 5 ? atoi(argv[5]) : 0;
+    if (frames < 1 || frames > 100000 || threads < 1 || threads > 1024 || step < 0 || moving < 0 || moving > 1) {
+        fprintf(stderr, "bench_cpu: FRAMES 1..100000, THREADS 1..1024, STEP_NS >= 0, MOVING 0 or 1\n");
         return 2;
     }
     const clockid_t clk = threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
@@ -71,7 +75,14 @@ int main(int argc, char **argv)
         for (int64_t t = f * P; t < (f + 1) * P; t += S) {
             sensim_scan_result res;
             int64_t e = t + S < (f + 1) * P ? t + S : (f + 1) * P;
-            if (sensim_lidar_scan(l, scene, t, e, pose, ring, &res)) {
+            sensim_pose_key keys[2];
+            sensim_motion mo = {.keys = keys, .key_count = 2};
+            const double v[3] = {10.0, 0.0, 0.0}, w[3] = {0.0, 0.0, 10.0 * 3.14159265358979 / 180.0};
+            sensim_status st = moving ? sensim_motion_from_velocity(pose, f * P, (f + 1) * P, v, w, keys) : SENSIM_OK;
+            if (!st)
+                st = moving ? sensim_lidar_scan_motion(l, scene, t, e, &mo, ring, &res)
+                            : sensim_lidar_scan(l, scene, t, e, pose, ring, &res);
+            if (st) {
                 fprintf(stderr, "bench_cpu: %s\n", sensim_context_last_error(ctx));
                 return 1;
             }

@@ -324,6 +324,23 @@ static void to_floats(const double S[16], float R[9], float org[3])
     org[0] = (float)S[12], org[1] = (float)S[13], org[2] = (float)S[14];
 }
 
+/* The moving sensor's pose at shot time @p t, from the lane's slots: the
+ * shots of a lane that fire together (an Ouster column, a Hesai firing
+ * group: a pandar128 column fires at 16 times) share one evaluation of the
+ * motion (slerp, matrix products) instead of one each. The same pose as
+ * sensor_pose() and to_floats() give: the same bits. */
+static const sensim_pose_slot *lane_pose(const scan_env *env, sensim_lane_scratch *w, int64_t t)
+{
+    sensim_pose_slot *e = &w->poses[(uint64_t)t * 0x9E3779B97F4A7C15ull >> 56];
+    _Static_assert(SENSIM_POSE_SLOTS == 256, "the hash above takes 8 bits");
+    if (e->t != t) {
+        sensor_pose(env, t, e->S);
+        to_floats(e->S, e->R, e->org);
+        e->t = t;
+    }
+    return e;
+}
+
 /* Move a sensor-frame point into the requested output frame. */
 static void output_frame(const sensim_lidar *l, const scan_env *env, const double S[16], sensim_point *pt)
 {
@@ -493,19 +510,20 @@ static uint64_t scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_b
             sensim_hit *hits = w->hits;
             if (sensim__context_cancelled(l->ctx))
                 cnt = 0; /* published empty */
+            if (moving)
+                for (uint32_t k = 0; k < SENSIM_POSE_SLOTS; k++)
+                    w->poses[k].t = INT64_MIN;
             sensim__pattern_batch(p, lg0, cnt, when, chan, dirs, ok);
             /* compact the live shots at the front of the lane's scratch */
             for (uint32_t i = 0; i < cnt; i++) {
                 int64_t g = lg0 + i;
                 if (!ok[i] || !sensim__returns_keep_shot(rp, (uint64_t)g))
                     continue;
-                float td[3], Rf[9], of[3];
+                float td[3];
                 const float *R = R0, *org = org0;
                 if (moving) {
-                    double S[16];
-                    sensor_pose(env, when[i], S);
-                    to_floats(S, Rf, of);
-                    R = Rf, org = of;
+                    const sensim_pose_slot *ps = lane_pose(env, w, when[i]);
+                    R = ps->R, org = ps->org;
                 }
                 if (m != i) {
                     memcpy(&dirs[3 * m], &dirs[3 * i], 3 * sizeof(float));
@@ -550,14 +568,7 @@ static uint64_t scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_b
                 if (nsub1) {
                     for (uint32_t q = j0; q < j1; q++) {
                         const uint32_t j = whole ? (uint32_t)w->pos[q] : q;
-                        const float *R = R0;
-                        float Rf[9], of[3];
-                        if (moving) {
-                            double S[16];
-                            sensor_pose(env, when[j], S);
-                            to_floats(S, Rf, of);
-                            R = Rf;
-                        }
+                        const float *R = moving ? lane_pose(env, w, when[j])->R : R0;
                         w->sub_at[j] = (uint16_t)((q - j0) * nsub1);
                         sensim__returns_subrays(rp, R, &dirs[3 * j], &rays[j], (uint64_t)(lg0 + live[j]),
                                                 &w->sub_rays[w->sub_at[j]]);
@@ -570,9 +581,9 @@ static uint64_t scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_b
                     const uint8_t kind = w->plain[j].kind;
                     if (kind == SENSIM_PLAIN_NONE)
                         continue;
-                    double S[16];
+                    const double *S = NULL;
                     if (l->points_frame != SENSIM_POINTS_SENSOR)
-                        sensor_pose(env, when[j], S);
+                        S = moving ? lane_pose(env, w, when[j])->S : env->S0;
                     sensim_point *pt = &slot[out];
                     sensim_shot_meta meta = {{0.0f, 0.0f, 0.0f}, (uint32_t)(when[j] - frame_begin), chan[j]};
                     if (beam_origin)

@@ -33,7 +33,17 @@
 #define SENSIM_SUBRAY_BATCH 8192u
 _Static_assert(SENSIM_SUBRAY_BATCH <= 65536u, "sub_at holds a sub-ray index in 16 bits");
 
-/* One thread's lane scratch (heap: 127 KB, then its sub-rays). */
+/* A moving sensor's pose at one firing time, kept for the lane's other
+ * shots fired at that time (scan_chunk: lane_pose). */
+typedef struct sensim_pose_slot {
+    int64_t t;      /* INT64_MIN: empty (no shot fires then: times stay within the pattern's bound) */
+    float R[9], org[3];
+    double S[16];   /* the sensor's pose, sensor -> world */
+} sensim_pose_slot;
+
+#define SENSIM_POSE_SLOTS 256 /* a power of two; a pandar128 lane fires at 128 times (8 columns x 16) */
+
+/* One thread's lane scratch (heap: 175 KB, then its sub-rays). */
 typedef struct sensim_lane_scratch {
     int64_t when[SENSIM_LANE_MAX], live[SENSIM_LANE_MAX];
     uint16_t chan[SENSIM_LANE_MAX];
@@ -48,6 +58,7 @@ typedef struct sensim_lane_scratch {
     int16_t pos[2 * SENSIM_LANE_MAX]; /* tile position -> live shot, -1 = none; then the live shots in tile order */
     uint16_t key[SENSIM_LANE_MAX];    /* patterns without columns: a live ray's direction cell (Morton order) */
     sensim_plain plain[SENSIM_LANE_MAX]; /* the return model of the plain shots, batched (sensim__returns_plain) */
+    sensim_pose_slot poses[SENSIM_POSE_SLOTS]; /* moving sensor: poses by firing time, emptied at each lane */
 } sensim_lane_scratch;
 
 /* A lane's output, published to the ring in lane order (scan_chunk). */

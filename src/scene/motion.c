@@ -128,30 +128,44 @@ void sensim__mat_from_quat(const double q[4], const double t[3], double o[16])
     o[15] = 1;
 }
 
-void sensim__quat_slerp(const double a[4], const double b0[4], double u, double out[4])
+void sensim__slerp_setup(const double a[4], const double b0[4], sensim__slerp *sl)
 {
-    double b[4] = {b0[0], b0[1], b0[2], b0[3]};
+    double *b = sl->b;
+    memcpy(b, b0, sizeof sl->b);
     double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
     if (d < 0) {
         d = -d;
         for (int i = 0; i < 4; i++)
             b[i] = -b[i];
     }
+    sl->lerp = d > 0.9999999;
+    sl->th = sl->lerp ? 0.0 : acos(d);
+    sl->s = sl->lerp ? 1.0 : sin(sl->th);
+}
+
+void sensim__slerp_at(const double a[4], const sensim__slerp *sl, double u, double out[4])
+{
     double wa, wb;
-    if (d > 0.9999999) {
+    if (sl->lerp) {
         wa = 1 - u, wb = u;
     } else {
-        double th = acos(d), s = sin(th);
-        wa = sin((1 - u) * th) / s, wb = sin(u * th) / s;
+        wa = sin((1 - u) * sl->th) / sl->s, wb = sin(u * sl->th) / sl->s;
     }
     double n = 0;
     for (int i = 0; i < 4; i++) {
-        out[i] = wa * a[i] + wb * b[i];
+        out[i] = wa * a[i] + wb * sl->b[i];
         n += out[i] * out[i];
     }
     n = sqrt(n);
     for (int i = 0; i < 4; i++)
         out[i] /= n;
+}
+
+void sensim__quat_slerp(const double a[4], const double b0[4], double u, double out[4])
+{
+    sensim__slerp sl;
+    sensim__slerp_setup(a, b0, &sl);
+    sensim__slerp_at(a, &sl, u, out);
 }
 
 sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, uint32_t n, int32_t interp)
@@ -194,6 +208,8 @@ sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, 
         }
     }
     memcpy(path->pose0, keys[0].pose, sizeof path->pose0);
+    for (uint32_t i = 0; i + 1 < n; i++)
+        sensim__slerp_setup(path->q[i], path->q[i + 1], &path->seg[i]);
     if (interp == SENSIM_INTERP_CAUSAL) {
         for (uint32_t i = 0; i < n; i++) {
             sensim__mkey *k = &path->mks[i];
@@ -260,7 +276,7 @@ void sensim__path_pose(const sensim_path *path, int64_t t, double out[16])
     double p[3], q[4];
     for (int i = 0; i < 3; i++)
         p[i] = path->p[lo][i] + u * (path->p[hi][i] - path->p[lo][i]);
-    sensim__quat_slerp(path->q[lo], path->q[hi], u, q);
+    sensim__slerp_at(path->q[lo], &path->seg[lo], u, q); /* hi = lo + 1 */
     sensim__mat_from_quat(q, p, out);
 }
 

@@ -25,6 +25,15 @@ void sensim__mat_from_quat(const double q[4], const double t[3], double out[16])
 void sensim__quat_log_rel(const double a[4], const double b[4], double phi[3]);
 /* Slerp between unit quaternions (shortest arc). */
 void sensim__quat_slerp(const double a[4], const double b[4], double u, double out[4]);
+/* sensim__quat_slerp() in two parts: what does not depend on u (b
+ * sign-aligned with a, the arc's angle and its sine), computed once a key
+ * segment, then the weights at u. The same bits as one call. */
+typedef struct sensim__slerp {
+    double b[4], th, s;
+    bool lerp; /* the keys within 4.5e-4 rad: linear weights */
+} sensim__slerp;
+void sensim__slerp_setup(const double a[4], const double b[4], sensim__slerp *sl);
+void sensim__slerp_at(const double a[4], const sensim__slerp *sl, double u, double out[4]);
 
 /* One key of the rig's motion model (sensim/rig.h): pose and its
  * derivatives at t. Derivatives a host gave are kept as given; the others
@@ -64,6 +73,7 @@ typedef struct sensim_path {
     int64_t t[SENSIM_MAX_KEYS];
     double p[SENSIM_MAX_KEYS][3];
     double q[SENSIM_MAX_KEYS][4];     /* sign-aligned with the previous key */
+    sensim__slerp seg[SENSIM_MAX_KEYS - 1]; /* slerp of q[i] -> q[i + 1] set up (linear paths) */
     double pose0[16];                 /* the first key's pose */
     sensim__mkey mks[SENSIM_MAX_KEYS]; /* SENSIM_INTERP_CAUSAL over a caller's keys: mk points here */
 } sensim_path;

@@ -16,6 +16,7 @@ typedef struct trace_inst {
     float nrm[9];       /* normal matrix (inverse transpose of the 3x3 part), column-major */
     bool moving;        /* rigid motion: rotation slerps from q0 to q1 over ray time */
     double q0[4], q1[4];
+    sensim__slerp sl; /* q0 -> q1 set up once (moving) */
 } trace_inst;
 
 typedef struct trace_state {
@@ -280,6 +281,7 @@ sensim_status sensim__trace_commit(sensim_scene *scene)
         t->inst[gid].moving = moving;
         memcpy(t->inst[gid].q0, q0, sizeof q0);
         memcpy(t->inst[gid].q1, q1, sizeof q1);
+        sensim__slerp_setup(q0, q1, &t->inst[gid].sl);
         normal_matrix(pose, t->inst[gid].nrm);
     }
     t->inst_count = ninst;
@@ -328,7 +330,7 @@ static void fill_hit(const trace_state *t, unsigned geom, unsigned inst, unsigne
     } else if (in->moving) {
         double q[4], R[16];
         const double zero[3] = {0, 0, 0};
-        sensim__quat_slerp(in->q0, in->q1, time, q);
+        sensim__slerp_at(in->q0, &in->sl, time, q);
         sensim__mat_from_quat(q, zero, R);
         h->ng[0] = (float)(R[0] * nx + R[4] * ny + R[8] * nz);
         h->ng[1] = (float)(R[1] * nx + R[5] * ny + R[9] * nz);
