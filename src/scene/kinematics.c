@@ -318,16 +318,31 @@ static void quintic_basis(double s, double h[6], double dh[6], double ddh[6])
  * log(q_a⁻¹q_b) (rate J_r⁻¹ω_b, acceleration J_r⁻¹α_b: the J̇_r·φ̇ term,
  * O(|φ|·|ω|²), is left out, so ω and α are exact at both keys). With @p out
  * NULL only the pose. */
-static void seg_eval(const sensim__mkey *a, const sensim__mkey *b, int64_t t, double pose[16], sensim_kinematics *out)
+void sensim__mseg_setup(const sensim__mkey *a, const sensim__mkey *b, sensim__mseg *g)
 {
-    const double T = (double)(b->t - a->t) * 1e-9, s = (double)(t - a->t) / (double)(b->t - a->t);
-    double h[6], dh[6], ddh[6], Phi[3], m1[3], n1[3], wT[3], aT[3];
-    quintic_basis(s, h, out ? dh : NULL, ddh);
-    sensim__quat_log_rel(a->q, b->q, Phi);
+    const double T = (double)(b->t - a->t) * 1e-9;
+    double wT[3], aT[3];
+    g->T = T;
+    sensim__quat_log_rel(a->q, b->q, g->Phi);
     for (int i = 0; i < 3; i++)
         wT[i] = b->w[i] * T, aT[i] = b->al[i] * T * T;
-    jr_apply(Phi, wT, 1, m1);
-    jr_apply(Phi, aT, 1, n1);
+    jr_apply(g->Phi, wT, 1, g->m1);
+    jr_apply(g->Phi, aT, 1, g->n1);
+}
+
+/* The state at t on the segment a -> b; @p g: its set-up, or NULL (made here). */
+static void seg_eval(const sensim__mkey *a, const sensim__mkey *b, const sensim__mseg *g, int64_t t, double pose[16],
+                     sensim_kinematics *out)
+{
+    sensim__mseg own;
+    if (!g) {
+        sensim__mseg_setup(a, b, &own);
+        g = &own;
+    }
+    const double T = g->T, s = (double)(t - a->t) / (double)(b->t - a->t);
+    const double *Phi = g->Phi, *m1 = g->m1, *n1 = g->n1;
+    double h[6], dh[6], ddh[6];
+    quintic_basis(s, h, out ? dh : NULL, ddh);
     double p[3], phi[3], dphi[3], ddphi[3];
     for (int i = 0; i < 3; i++) {
         const double c[6] = {a->p[i], a->v[i] * T, a->a[i] * T * T, b->a[i] * T * T, b->v[i] * T, b->p[i]};
@@ -381,24 +396,27 @@ static void mkey_hold(const sensim__mkey *e, double pose[16], sensim_kinematics 
     }
 }
 
-static void mkey_at(const sensim__mkey *k, uint32_t n, int64_t t, double pose[16], sensim_kinematics *out)
+/* @p g[0 .. ng): the set-ups of the first ng segments (the others made when needed). */
+static void mkey_at(const sensim__mkey *k, uint32_t n, const sensim__mseg *g, uint32_t ng, int64_t t, double pose[16],
+                    sensim_kinematics *out)
 {
     int64_t i = mkey_find(k, n, t);
     if (i < 0 || i == (int64_t)n - 1 || k[i].t == t) /* on a key (or outside): the key itself, exactly */
         mkey_hold(&k[i < 0 ? 0 : i], pose, out);
     else
-        seg_eval(&k[i], &k[i + 1], t, pose, out);
+        seg_eval(&k[i], &k[i + 1], i < (int64_t)ng ? &g[i] : NULL, t, pose, out);
 }
 
 void sensim__mkey_eval(const sensim__mkey *k, uint32_t n, int64_t t, sensim_kinematics *out)
 {
     memset(out, 0, sizeof *out);
-    mkey_at(k, n, t, out->pose, out);
+    mkey_at(k, n, NULL, 0, t, out->pose, out);
 }
 
-void sensim__mkey_pose(const sensim__mkey *k, uint32_t n, int64_t t, double out[16])
+void sensim__mkey_pose(const sensim__mkey *k, uint32_t n, const sensim__mseg *g, uint32_t ng, int64_t t,
+                       double out[16])
 {
-    mkey_at(k, n, t, out, NULL);
+    mkey_at(k, n, g, ng, t, out, NULL);
 }
 
 /* SENSIM_INTERP_CAUSAL over a caller's key list (@p lo: the last key at or

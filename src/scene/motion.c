@@ -240,6 +240,10 @@ void sensim__path_init_model(sensim_path *path, const sensim__mkey *k, uint32_t 
                 k[i].w[j] != 0 || k[i].al[j] != 0 || k[i].q[0] != k[0].q[0])
                 path->moving = true;
     sensim__mat_from_quat(k[0].q, k[0].p, path->pose0);
+    path->mseg_n = 0;
+    if (path->moving) /* a step's or a scan's few segments (a longer history: the first 63) */
+        for (; path->mseg_n + 1 < n && path->mseg_n < SENSIM_MAX_KEYS - 1; path->mseg_n++)
+            sensim__mseg_setup(&k[path->mseg_n], &k[path->mseg_n + 1], &path->mseg[path->mseg_n]);
 }
 
 void sensim__path_pose(const sensim_path *path, int64_t t, double out[16])
@@ -248,7 +252,7 @@ void sensim__path_pose(const sensim_path *path, int64_t t, double out[16])
         if (!path->moving)
             memcpy(out, path->pose0, sizeof path->pose0);
         else
-            sensim__mkey_pose(path->mk, path->mn, t, out);
+            sensim__mkey_pose(path->mk, path->mn, path->mseg, path->mseg_n, t, out);
         return;
     }
     if (!path->moving || t <= path->t[0]) {

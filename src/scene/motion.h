@@ -61,7 +61,16 @@ void sensim__mkey_derive(sensim__mkey *k, uint32_t n, uint32_t given);
 /* State at @p t of the keys k[0..n) (n >= 1); outside [k[0].t, k[n-1].t] the end key's pose is
  * held and its derivatives reported (the rig never asks there). */
 void sensim__mkey_eval(const sensim__mkey *k, uint32_t n, int64_t t, sensim_kinematics *out);
-void sensim__mkey_pose(const sensim__mkey *k, uint32_t n, int64_t t, double out[16]);
+/* What a segment k[i] -> k[i + 1] of the model needs at any t (its length,
+ * the rotation between its keys and their body rates carried onto it),
+ * computed once a segment: the same bits as computed at each t. */
+typedef struct sensim__mseg {
+    double T, Phi[3], m1[3], n1[3];
+} sensim__mseg;
+void sensim__mseg_setup(const sensim__mkey *a, const sensim__mkey *b, sensim__mseg *g);
+/* The pose part of sensim__mkey_eval(); @p g[0 .. ng): the first ng segments set up (ng may be 0). */
+void sensim__mkey_pose(const sensim__mkey *k, uint32_t n, const sensim__mseg *g, uint32_t ng, int64_t t,
+                       double out[16]);
 
 /* A validated key list ready for per-shot evaluation. */
 typedef struct sensim_path {
@@ -76,6 +85,8 @@ typedef struct sensim_path {
     sensim__slerp seg[SENSIM_MAX_KEYS - 1]; /* slerp of q[i] -> q[i + 1] set up (linear paths) */
     double pose0[16];                 /* the first key's pose */
     sensim__mkey mks[SENSIM_MAX_KEYS]; /* SENSIM_INTERP_CAUSAL over a caller's keys: mk points here */
+    sensim__mseg mseg[SENSIM_MAX_KEYS - 1]; /* the model's first mseg_n segments set up */
+    uint32_t mseg_n;
 } sensim_path;
 
 /* @p interp: SENSIM_INTERP_LINEAR (position lerp, rotation slerp) or SENSIM_INTERP_CAUSAL
