@@ -1,5 +1,6 @@
 /* Time and motion: per-shot platform poses, moving actors, rigs, frames. */
 #include "helpers.h"
+#include "street.h"
 
 #define PI 3.14159265358979323846
 
@@ -185,6 +186,97 @@ static void test_motion_keys(void **state)
     sensim_pose_key bad[2] = {keys[1], keys[0]};
     assert_int_equal(sensim_motion_pose_at(bad, 2, 0, out), SENSIM_ERR_TIME_ORDER);
     assert_int_equal(sensim_motion_pose_at(keys, 0, 0, out), SENSIM_ERR_INVALID_ARGUMENT);
+}
+
+/* Shots fired together share one evaluation of the moving sensor's pose (a
+ * lane keeps its poses by firing time) and a key segment is set up once: a
+ * scan cut at every firing time, so that no call holds two of them, gives
+ * the same bytes as one call, on pandar128 (16 firing times a column of 128
+ * shots), with sub-rays (their directions take the pose too) and world-frame
+ * points (the pose again), on both motion models, turning and climbing. */
+static void test_pose_per_firing_time(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    street_info si;
+    CHECK_OK(street_scene_build(s, 120.0f, 1, &si));
+    CHECK_OK(sensim_scene_commit(s));
+    double pose[16];
+    translation(pose, 1.5, 0.5, 1.8);
+    /* four keys, three segments each with its own motion */
+    const double v[3][3] = {{12, 1, 0.5}, {11, 2, 0}, {12.5, 0, -0.3}},
+                 w[3][3] = {{0.05, -0.1, 0.8}, {0, 0.1, -0.5}, {-0.05, 0, 0.3}};
+    const int64_t kt[4] = {0, 30000000, 65000000, 100000000};
+    sensim_pose_key keys[4];
+    keys[0].t_ns = 0;
+    memcpy(keys[0].pose, pose, sizeof pose);
+    for (int i = 0; i < 3; i++) {
+        sensim_pose_key two[2];
+        CHECK_OK(sensim_motion_from_velocity(keys[i].pose, kt[i], kt[i + 1], v[i], w[i], two));
+        keys[i + 1] = two[1];
+    }
+    const char *sets[] = {"points_frame=world", "beam_subrays=7"};
+    const char *sensor_sets[] = {"points_frame=sensor", "beam_subrays=7"};
+    sensim_lidar *l, *ls;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "pandar128", sets, 2, &l));
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "pandar128", sensor_sets, 2, &ls));
+    const int64_t t1 = 2000000, P = 100000000; /* cut in the first 2 ms (36 columns), then the frame's rest */
+    for (uint32_t interp = 0; interp < 2; interp++) {
+        sensim_motion m;
+        memset(&m, 0, sizeof m);
+        m.keys = keys, m.key_count = 4, m.interp = interp ? SENSIM_INTERP_CAUSAL : SENSIM_INTERP_LINEAR;
+        sensim_ring *r = test_ring(4000000, 8, SENSIM_OVERFLOW_FAIL);
+        sensim_point *whole = NULL, *cut = NULL;
+        uint64_t nw = 0, nc = 0;
+        CHECK_OK(sensim_lidar_rewind(l));
+        CHECK_OK(sensim_lidar_scan_motion(l, s, 0, P, &m, r, NULL));
+        drain(r, &whole, &nw, NULL, 0, NULL);
+        int64_t a = 0, calls = 0; /* a call from each firing time with points to the next */
+        CHECK_OK(sensim_lidar_rewind(l));
+        for (uint64_t i = 1; i < nw && a < t1; i++) {
+            int64_t b = (int64_t)whole[i].t_offset_ns;
+            if (b == (int64_t)whole[i - 1].t_offset_ns)
+                continue;
+            CHECK_OK(sensim_lidar_scan_motion(l, s, a, b, &m, r, NULL));
+            a = b, calls++;
+        }
+        CHECK_OK(sensim_lidar_scan_motion(l, s, a, P, &m, r, NULL));
+        drain(r, &cut, &nc, NULL, 0, NULL);
+        printf("# moving pandar128 (%s): %llu points, the same with %lld calls of one firing time first\n",
+               interp ? "causal" : "linear", (unsigned long long)nw, (long long)calls);
+        assert_true(nw > 100000);
+        assert_true(calls > 16 * 30); /* 36 columns of 16 firing times */
+        assert_int_equal(nc, nw);
+        assert_memory_equal(cut, whole, nw * sizeof *whole);
+        /* the world-frame points are the sensor-frame ones moved by the model's
+         * pose at their time as sensim_kinematics_at() evaluates it (a segment
+         * set up on the spot, not once) */
+        sensim_point *sp = NULL;
+        uint64_t ns = 0;
+        double worst = 0;
+        CHECK_OK(sensim_lidar_rewind(ls));
+        CHECK_OK(sensim_lidar_scan_motion(ls, s, 0, P, &m, r, NULL));
+        drain(r, &sp, &ns, NULL, 0, NULL);
+        assert_int_equal(ns, nw);
+        for (uint64_t i = 0; i < ns; i += 7) {
+            sensim_kinematics k;
+            CHECK_OK(sensim_kinematics_at(keys, 4, (int32_t)m.interp, (int64_t)sp[i].t_offset_ns, &k));
+            const double *S = k.pose, x = sp[i].x, y = sp[i].y, z = sp[i].z;
+            worst = fmax(worst, fabs(S[0] * x + S[4] * y + S[8] * z + S[12] - whole[i].x));
+            worst = fmax(worst, fabs(S[1] * x + S[5] * y + S[9] * z + S[13] - whole[i].y));
+            worst = fmax(worst, fabs(S[2] * x + S[6] * y + S[10] * z + S[14] - whole[i].z));
+        }
+        printf("# world = model pose x sensor point within %.2e m\n", worst);
+        assert_true(worst < 1e-4); /* float coordinates up to ~120 m: 7.6e-6 m an ulp */
+        free(sp);
+        free(whole);
+        free(cut);
+        free(r);
+    }
+    sensim_lidar_destroy(l);
+    sensim_lidar_destroy(ls);
+    sensim_scene_destroy(s);
 }
 
 /* A 10 Hz and a 20 Hz lidar and a 4 Hz proximity sensor stepped by 0.03 s. */
@@ -385,7 +477,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_platform_toward_wall), cmocka_unit_test(test_moving_actor),
-        cmocka_unit_test(test_motion_keys),         cmocka_unit_test(test_rig),
+        cmocka_unit_test(test_motion_keys),         cmocka_unit_test(test_pose_per_firing_time),
+        cmocka_unit_test(test_rig),
         cmocka_unit_test(test_frame_conversions),
     };
     return cmocka_run_group_tests_name("motion", tests, setup, teardown);
