@@ -1132,8 +1132,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 0 and all(k in js for k in ("shots_per_s", "points_per_s", "realtime_factor",
                                                     "ratio_vs_embree_best", "ratio_vs_embree_naive", "threads",
                                                     "embree_secondary_ms", "embree_same_rays_ms",
-                                                    "ratio_vs_embree_same_rays")),
+                                                    "ratio_vs_embree_same_rays", "moving_frame_ms",
+                                                    "moving_over_static")),
           "bench --json keys: " + r.stdout + r.stderr)
+    # driving costs the poses of the shots, never less than no pose at all by more than the noise
+    check(js.get("moving_frame_ms", 0) > 0 and js.get("moving_over_static", 0) > 0.5,
+          "bench moving: %r ms, %r x standing" % (js.get("moving_frame_ms"), js.get("moving_over_static")))
     check(js.get("shots_per_s", 0) > 0 and js.get("ratio_vs_embree_naive", 0) > 0, "bench figures are positive")
     # the same rays: the best primary loop plus the secondary rays, never less than the best loop alone
     check(js.get("embree_same_rays_ms", 0) >= js.get("embree_best_ms", 1) and js.get("embree_secondary_ms", -1) >= 0,

@@ -116,6 +116,37 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The median wall time of a frame of @p l while the platform drives from
+ * @p pose at 10 m/s, turning at 10 deg/s, on the rig's motion model
+ * (SENSIM_INTERP_CAUSAL): every shot's pose from the motion, as in a
+ * host that pushes poses. */
+static sensim_status time_moving(sensim_lidar *l, sensim_scene *scene, const double pose[16], int reps, double *med)
+{
+    void *mem = NULL;
+    sensim_ring *ring = frame_ring(l, &mem);
+    sensim_status st = ring ? SENSIM_OK : SENSIM_ERR_OUT_OF_MEMORY;
+    sensim_lidar_info li;
+    sensim_lidar_get_info(l, &li);
+    const double v[3] = {10.0, 0.0, 0.0}, w[3] = {0.0, 0.0, 10.0 * 3.14159265358979323846 / 180.0};
+    double dt[64];
+    for (int k = 0; st == SENSIM_OK && k < reps + WARMUP; k++) {
+        const int64_t t0 = k * li.frame_period_ns, t1 = t0 + li.frame_period_ns;
+        sensim_pose_key keys[2];
+        sensim_motion m = {.keys = keys, .key_count = 2, .interp = SENSIM_INTERP_CAUSAL};
+        if ((st = sensim_motion_from_velocity(pose, t0, t1, v, w, keys)) != SENSIM_OK)
+            break;
+        double a = now_s();
+        st = sensim_lidar_scan_motion(l, scene, t0, t1, &m, ring, NULL);
+        if (k >= WARMUP)
+            dt[k - WARMUP] = now_s() - a;
+        sensim_ring_release(ring);
+    }
+    if (st == SENSIM_OK)
+        *med = median(dt, reps);
+    free(mem);
+    return st;
+}
+
 /* The median over the reps of the bare time over the pipeline's time of the same rep. */
 static double paired_ratio(const double *bare, const double *pipe, int n)
 {
@@ -270,11 +301,12 @@ int cmd_bench(int argc, char **argv)
         if (bytes > 0)
             printf("load throughput %.1f MB/s\n", bytes / 1048576.0 / load_s);
         printf("%u threads, median of %d (min-max); ratios: the median of bare / pipeline within a rep; vs same: "
-               "the best bare loop plus the pipeline's secondary rays one at a time\n", nthreads, reps);
+               "the best bare loop plus the pipeline's secondary rays one at a time; moving: a frame driving "
+               "(10 m/s, 10 deg/s, the rig's motion model) over a frame standing\n", nthreads, reps);
         if (npresets)
-            printf("%-10s %11s %11s %8s %20s %18s %18s %9s %9s %9s %9s %9s %7s\n", "preset", "shots/s", "points/s", "x real",
+            printf("%-10s %11s %11s %8s %20s %18s %18s %9s %9s %9s %9s %9s %7s %7s\n", "preset", "shots/s", "points/s", "x real",
                "pipeline ms", "embree naive ms", "embree best ms", "vs best", "vs naive", "vs tiled", "vs b+pat",
-               "vs same", "1->N");
+               "vs same", "1->N", "moving");
     }
     const double pose[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1.8, 1};
     for (int i = 0; i < npresets && !rc; i++) {
@@ -318,6 +350,13 @@ int cmd_bench(int argc, char **argv)
             }
             sensim_context_set_thread_count(g_ctx, nthreads);
         }
+        /* a driving platform: the same lidar's frames with a pose per shot */
+        double moving_med = 0;
+        if ((st = sensim_lidar_rewind(l)) || (st = time_moving(l, scene, pose, reps, &moving_med))) {
+            rc = fail(st);
+            sensim_lidar_destroy(l);
+            break;
+        }
         /* ratios: the median over the reps of bare / pipeline in the same rep */
         double ratio[T_COUNT], med[T_COUNT], lo[T_COUNT], hi[T_COUNT], same[64];
         for (int v = 0; v < T_COUNT; v++) {
@@ -346,20 +385,21 @@ int cmd_bench(int argc, char **argv)
                    "\"embree_tiled_ms\": %.4f, \"ratio_vs_embree_tiled\": %.4f, \"embree_with_pattern_ms\": %.4f, "
                    "\"ratio_vs_embree_with_pattern\": %.4f, \"bare_rays_per_shot\": %.3f, "
                    "\"pipeline_rays_per_shot\": %.4f, \"embree_secondary_ms\": %.4f, "
-                   "\"embree_same_rays_ms\": %.4f, \"ratio_vs_embree_same_rays\": %.4f}\n",
+                   "\"embree_same_rays_ms\": %.4f, \"ratio_vs_embree_same_rays\": %.4f, "
+                   "\"moving_frame_ms\": %.4f, \"moving_over_static\": %.4f}\n",
                    presets[i], scene_arg, (unsigned long long)si.triangle_count, nthreads, reps, shots / pipe_ms,
                    points / pipe_ms, period / pipe_ms, pipe_ms * 1e3, med[T_NAIVE] * 1e3, med[best] * 1e3,
                    ratio[best], ratio[T_NAIVE], scaling, med[T_TILED] * 1e3, ratio[T_TILED],
                    med[T_PATTERN] * 1e3, ratio[T_PATTERN], rays_per_shot,
                    fired ? (double)pipe_rays / (double)fired : 0.0, med[T_SECONDARY] * 1e3, same_med * 1e3,
-                   same_ratio);
+                   same_ratio, moving_med * 1e3, moving_med / pipe_ms);
         } else {
             printf("%-10s %11.0f %11.0f %8.2f %7.2f (%5.2f-%5.2f) %6.2f (%4.2f-%4.2f) %6.2f (%4.2f-%4.2f) %9.3f %9.3f "
-                   "%9.3f %9.3f %9.3f %7.2f\n",
+                   "%9.3f %9.3f %9.3f %7.2f %7.2f\n",
                    presets[i], shots / pipe_ms, points / pipe_ms, period / pipe_ms, pipe_ms * 1e3, lo[T_PIPE] * 1e3,
                    hi[T_PIPE] * 1e3, med[T_NAIVE] * 1e3, lo[T_NAIVE] * 1e3, hi[T_NAIVE] * 1e3, med[best] * 1e3,
                    lo[best] * 1e3, hi[best] * 1e3, ratio[best], ratio[T_NAIVE], ratio[T_TILED], ratio[T_PATTERN],
-                   same_ratio, scaling);
+                   same_ratio, scaling, moving_med / pipe_ms);
         }
         sensim_lidar_destroy(l);
     }

@@ -103,6 +103,7 @@ static const struct command_help {
      "  the pipeline against bare Embree loops over the same rays, per lidar (--preset: the older name of --lidar),\n"
      "  each measure of a frame right after the pipeline's; a ratio is the median of bare / pipeline within a rep;\n"
      "  ratio_vs_embree_same_rays adds the secondary rays the pipeline traced (mirror, transmitted) one at a time;\n"
+     "  moving_over_static: a frame while the platform drives (10 m/s, 10 deg/s, the rig's motion model) over one standing;\n"
      "  a camera's depth + semantic render against the bare tiled loop over its rays (JSON keys camera_*)\n"},
     {"demo", "sensim demo [--out DIR] [--threads N]\n",
      "  the built-in street, a Pandar64 on a car roof, one frame with all images\n"},

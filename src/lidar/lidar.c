@@ -333,10 +333,10 @@ static const sensim_pose_slot *lane_pose(const scan_env *env, sensim_lane_scratc
 {
     sensim_pose_slot *e = &w->poses[(uint64_t)t * 0x9E3779B97F4A7C15ull >> 56];
     _Static_assert(SENSIM_POSE_SLOTS == 256, "the hash above takes 8 bits");
-    if (e->t != t) {
+    if (e->lane != w->pose_lane || e->t != t) {
         sensor_pose(env, t, e->S);
         to_floats(e->S, e->R, e->org);
-        e->t = t;
+        e->lane = w->pose_lane, e->t = t;
     }
     return e;
 }
@@ -510,9 +510,8 @@ static uint64_t scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_b
             sensim_hit *hits = w->hits;
             if (sensim__context_cancelled(l->ctx))
                 cnt = 0; /* published empty */
-            if (moving)
-                for (uint32_t k = 0; k < SENSIM_POSE_SLOTS; k++)
-                    w->poses[k].t = INT64_MIN;
+            if (moving) /* the slots of earlier lanes (other scans, other motions) go stale */
+                w->pose_lane++;
             sensim__pattern_batch(p, lg0, cnt, when, chan, dirs, ok);
             /* compact the live shots at the front of the lane's scratch */
             for (uint32_t i = 0; i < cnt; i++) {
@@ -751,6 +750,9 @@ sensim_status sensim__lidar_scan_tx(sensim_lidar *l, const sensim_scene *scene, 
         for (uint32_t k = 0; k < env.nthreads; k++) {
             ns[k].sub_rays = l->sub_cap ? sr + (size_t)k * l->sub_cap : NULL;
             ns[k].sub_hits = l->sub_cap ? sh + (size_t)k * l->sub_cap : NULL;
+            ns[k].pose_lane = 0; /* no slot filled yet */
+            for (uint32_t j = 0; j < SENSIM_POSE_SLOTS; j++)
+                ns[k].poses[j].lane = 0;
         }
         free(l->scr);
         l->scr = ns;

@@ -36,7 +36,8 @@ _Static_assert(SENSIM_SUBRAY_BATCH <= 65536u, "sub_at holds a sub-ray index in 1
 /* A moving sensor's pose at one firing time, kept for the lane's other
  * shots fired at that time (scan_chunk: lane_pose). */
 typedef struct sensim_pose_slot {
-    int64_t t;      /* INT64_MIN: empty (no shot fires then: times stay within the pattern's bound) */
+    uint64_t lane;  /* the lane (sensim_lane_scratch.pose_lane) that filled it; 0: none */
+    int64_t t;
     float R[9], org[3];
     double S[16];   /* the sensor's pose, sensor -> world */
 } sensim_pose_slot;
@@ -58,7 +59,8 @@ typedef struct sensim_lane_scratch {
     int16_t pos[2 * SENSIM_LANE_MAX]; /* tile position -> live shot, -1 = none; then the live shots in tile order */
     uint16_t key[SENSIM_LANE_MAX];    /* patterns without columns: a live ray's direction cell (Morton order) */
     sensim_plain plain[SENSIM_LANE_MAX]; /* the return model of the plain shots, batched (sensim__returns_plain) */
-    sensim_pose_slot poses[SENSIM_POSE_SLOTS]; /* moving sensor: poses by firing time, emptied at each lane */
+    sensim_pose_slot poses[SENSIM_POSE_SLOTS]; /* moving sensor: poses by firing time, valid in one lane */
+    uint64_t pose_lane;                        /* lanes this scratch has begun, moving (slots of others: stale) */
 } sensim_lane_scratch;
 
 /* A lane's output, published to the ring in lane order (scan_chunk). */
