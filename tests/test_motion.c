@@ -193,7 +193,8 @@ static void test_motion_keys(void **state)
  * scan cut at every firing time, so that no call holds two of them, gives
  * the same bytes as one call, on pandar128 (16 firing times a column of 128
  * shots), with sub-rays (their directions take the pose too) and world-frame
- * points (the pose again), on both motion models, turning and climbing. */
+ * points (the pose again), on both motion models, turning and climbing,
+ * over 20 key segments. */
 static void test_pose_per_firing_time(void **state)
 {
     (void)state;
@@ -204,16 +205,17 @@ static void test_pose_per_firing_time(void **state)
     CHECK_OK(sensim_scene_commit(s));
     double pose[16];
     translation(pose, 1.5, 0.5, 1.8);
-    /* four keys, three segments each with its own motion */
+    /* 21 keys 5 ms apart, the segments' motions in turn: a path sets up its
+     * first 16 segments once, the last 4 at each pose */
+    enum { NK = 21 };
     const double v[3][3] = {{12, 1, 0.5}, {11, 2, 0}, {12.5, 0, -0.3}},
                  w[3][3] = {{0.05, -0.1, 0.8}, {0, 0.1, -0.5}, {-0.05, 0, 0.3}};
-    const int64_t kt[4] = {0, 30000000, 65000000, 100000000};
-    sensim_pose_key keys[4];
+    sensim_pose_key keys[NK];
     keys[0].t_ns = 0;
     memcpy(keys[0].pose, pose, sizeof pose);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i + 1 < NK; i++) {
         sensim_pose_key two[2];
-        CHECK_OK(sensim_motion_from_velocity(keys[i].pose, kt[i], kt[i + 1], v[i], w[i], two));
+        CHECK_OK(sensim_motion_from_velocity(keys[i].pose, i * 5000000, (i + 1) * 5000000, v[i % 3], w[i % 3], two));
         keys[i + 1] = two[1];
     }
     const char *sets[] = {"points_frame=world", "beam_subrays=7"};
@@ -225,7 +227,7 @@ static void test_pose_per_firing_time(void **state)
     for (uint32_t interp = 0; interp < 2; interp++) {
         sensim_motion m;
         memset(&m, 0, sizeof m);
-        m.keys = keys, m.key_count = 4, m.interp = interp ? SENSIM_INTERP_CAUSAL : SENSIM_INTERP_LINEAR;
+        m.keys = keys, m.key_count = NK, m.interp = interp ? SENSIM_INTERP_CAUSAL : SENSIM_INTERP_LINEAR;
         sensim_ring *r = test_ring(4000000, 8, SENSIM_OVERFLOW_FAIL);
         sensim_point *whole = NULL, *cut = NULL;
         uint64_t nw = 0, nc = 0;
@@ -261,7 +263,7 @@ static void test_pose_per_firing_time(void **state)
         assert_int_equal(ns, nw);
         for (uint64_t i = 0; i < ns; i += 7) {
             sensim_kinematics k;
-            CHECK_OK(sensim_kinematics_at(keys, 4, (int32_t)m.interp, (int64_t)sp[i].t_offset_ns, &k));
+            CHECK_OK(sensim_kinematics_at(keys, NK, (int32_t)m.interp, (int64_t)sp[i].t_offset_ns, &k));
             const double *S = k.pose, x = sp[i].x, y = sp[i].y, z = sp[i].z;
             worst = fmax(worst, fabs(S[0] * x + S[4] * y + S[8] * z + S[12] - whole[i].x));
             worst = fmax(worst, fabs(S[1] * x + S[5] * y + S[9] * z + S[13] - whole[i].y));

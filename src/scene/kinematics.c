@@ -328,6 +328,12 @@ void sensim__mseg_setup(const sensim__mkey *a, const sensim__mkey *b, sensim__ms
         wT[i] = b->w[i] * T, aT[i] = b->al[i] * T * T;
     jr_apply(g->Phi, wT, 1, g->m1);
     jr_apply(g->Phi, aT, 1, g->n1);
+    for (int i = 0; i < 3; i++) {
+        const double c[6] = {a->p[i], a->v[i] * T, a->a[i] * T * T, b->a[i] * T * T, b->v[i] * T, b->p[i]};
+        const double r[6] = {0, a->w[i] * T, a->al[i] * T * T, g->n1[i], g->m1[i], g->Phi[i]};
+        memcpy(g->c[i], c, sizeof c);
+        memcpy(g->r[i], r, sizeof r);
+    }
 }
 
 /* The state at t on the segment a -> b; @p g: its set-up, or NULL (made here). */
@@ -340,13 +346,11 @@ static void seg_eval(const sensim__mkey *a, const sensim__mkey *b, const sensim_
         g = &own;
     }
     const double T = g->T, s = (double)(t - a->t) / (double)(b->t - a->t);
-    const double *Phi = g->Phi, *m1 = g->m1, *n1 = g->n1;
     double h[6], dh[6], ddh[6];
     quintic_basis(s, h, out ? dh : NULL, ddh);
     double p[3], phi[3], dphi[3], ddphi[3];
     for (int i = 0; i < 3; i++) {
-        const double c[6] = {a->p[i], a->v[i] * T, a->a[i] * T * T, b->a[i] * T * T, b->v[i] * T, b->p[i]};
-        const double r[6] = {0, a->w[i] * T, a->al[i] * T * T, n1[i], m1[i], Phi[i]};
+        const double *c = g->c[i], *r = g->r[i];
         double x = 0, f = 0;
         for (int j = 0; j < 6; j++)
             x += h[j] * c[j], f += h[j] * r[j];

@@ -241,8 +241,8 @@ void sensim__path_init_model(sensim_path *path, const sensim__mkey *k, uint32_t 
                 path->moving = true;
     sensim__mat_from_quat(k[0].q, k[0].p, path->pose0);
     path->mseg_n = 0;
-    if (path->moving) /* a step's or a scan's few segments (a longer history: the first 63) */
-        for (; path->mseg_n + 1 < n && path->mseg_n < SENSIM_MAX_KEYS - 1; path->mseg_n++)
+    if (path->moving) /* a step's or a scan's few segments (a longer history: the first 16) */
+        for (; path->mseg_n + 1 < n && path->mseg_n < SENSIM__MSEG_MAX; path->mseg_n++)
             sensim__mseg_setup(&k[path->mseg_n], &k[path->mseg_n + 1], &path->mseg[path->mseg_n]);
 }
 

@@ -66,6 +66,7 @@ void sensim__mkey_eval(const sensim__mkey *k, uint32_t n, int64_t t, sensim_kine
  * computed once a segment: the same bits as computed at each t. */
 typedef struct sensim__mseg {
     double T, Phi[3], m1[3], n1[3];
+    double c[3][6], r[3][6]; /* per axis: the quintic's position and rotation coefficients */
 } sensim__mseg;
 void sensim__mseg_setup(const sensim__mkey *a, const sensim__mkey *b, sensim__mseg *g);
 /* The pose part of sensim__mkey_eval(); @p g[0 .. ng): the first ng segments set up (ng may be 0). */
@@ -73,6 +74,10 @@ void sensim__mkey_pose(const sensim__mkey *k, uint32_t n, const sensim__mseg *g,
                        double out[16]);
 
 /* A validated key list ready for per-shot evaluation. */
+/* Segments a path sets up: a scan call or a rig step spans a few (more are
+ * set up at each pose: correct, slower); 16 keep sensim_path at 24 KB of the
+ * caller's stack (15 KB before the set-ups). */
+#define SENSIM__MSEG_MAX 16
 typedef struct sensim_path {
     const sensim__mkey *mk;           /* non-NULL: the rig's motion model over mk[0..mn) (the fields below
                                          except moving and pose0 unused) */
@@ -85,7 +90,7 @@ typedef struct sensim_path {
     sensim__slerp seg[SENSIM_MAX_KEYS - 1]; /* slerp of q[i] -> q[i + 1] set up (linear paths) */
     double pose0[16];                 /* the first key's pose */
     sensim__mkey mks[SENSIM_MAX_KEYS]; /* SENSIM_INTERP_CAUSAL over a caller's keys: mk points here */
-    sensim__mseg mseg[SENSIM_MAX_KEYS - 1]; /* the model's first mseg_n segments set up */
+    sensim__mseg mseg[SENSIM__MSEG_MAX]; /* the model's first mseg_n segments set up */
     uint32_t mseg_n;
 } sensim_path;
 
