@@ -798,13 +798,13 @@ sensim_status sensim__lidar_scan_tx(sensim_lidar *l, const sensim_scene *scene, 
 static sensim_status scan_locked(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,
                                  const sensim_motion *motion, sensim_ring *ring, sensim_scan_result *res)
 {
-    sensim_path path;
-    sensim_status st = sensim__lidar_scan_check(l, tb, te, motion, &path);
+    sensim_path *path = &l->path; /* the lidar is held */
+    sensim_status st = sensim__lidar_scan_check(l, tb, te, motion, path);
     if (st != SENSIM_OK)
         return st;
     uint64_t shots, frames, rays, written = 0, lost = 0;
     sensim__ring_tx_begin(ring);
-    if ((st = sensim__lidar_scan_tx(l, scene, tb, te, &path, motion->world_step, ring, &shots, &frames, &rays)) !=
+    if ((st = sensim__lidar_scan_tx(l, scene, tb, te, path, motion->world_step, ring, &shots, &frames, &rays)) !=
         SENSIM_OK) {
         sensim__ring_tx_abort(ring);
         return st;

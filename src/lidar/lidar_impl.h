@@ -96,6 +96,7 @@ struct sensim_lidar {
     sensim_lane_out *lane_out; /* per lane of a block: its points and where in the ring they go */
     sensim_lane_scratch *scr; /* one per thread, allocated by the first scan on that many threads */
     uint32_t scr_threads;
+    sensim_path path;         /* a scan's motion (24 KB: here, not on the host's stack; the holder's, see busy) */
 };
 
 /* sensim__check_time() and the pattern's own bound (shot indices in int64). */

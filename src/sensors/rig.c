@@ -42,6 +42,7 @@ struct sensim_rig {
     atomic_int stepping; /* a step (and its sensor callbacks) is running */
     sensim__mkey *hist;  /* pushed platform keys, oldest first (allocated at the first push) */
     uint32_t hn;
+    sensim_path path;    /* the step's motion (the stepper's: see stepping) */
 };
 
 /* The motion a step reads: the caller's keys (m set) or the rig's history (mk set). */
@@ -49,7 +50,7 @@ typedef struct step_motion {
     const sensim_motion *m;
     const sensim__mkey *mk;
     uint32_t mn;
-    sensim_path path;
+    sensim_path *path; /* the rig's (24 KB: not on the host's stack) */
 } step_motion;
 
 void sensim_proximity_desc_init(sensim_proximity_desc *d)
@@ -286,7 +287,7 @@ static sensim_status camera_frame(const sensim_scene *scene, const rig_sensor *s
 {
     int64_t t = k * s->period_ns;
     double P[16];
-    sensim__path_pose(&sm->path, t, P);
+    sensim__path_pose(sm->path, t, P);
     sensim__ring_open_frame(s->ring, (uint64_t)k, t, t + s->period_ns, P, s->camera_id, step);
     sensim__ring_add_scanned(s->ring, s->period_ns, step);
     sensim_camera_images im;
@@ -294,7 +295,7 @@ static sensim_status camera_frame(const sensim_scene *scene, const rig_sensor *s
     const double *hdr_pose = sensim__ring_open_pose(s->ring);
     if (sensim__ring_image_reserve(s->ring, &im) && hdr_pose) { /* refused: counted, nothing rendered */
         double pose[16];
-        st = sm->mk ? sensim__camera_render_path(s->camera, scene, &sm->path, t, &im, pose)
+        st = sm->mk ? sensim__camera_render_path(s->camera, scene, sm->path, t, &im, pose)
                     : sensim_camera_render(s->camera, scene, sm->m, t, &im, pose);
         memcpy((double *)hdr_pose, pose, sizeof pose); /* the camera's pose, not the platform's */
     }
@@ -701,11 +702,11 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
     if (dt > SENSIM_MAX_TIME_NS || __builtin_add_overflow(t0, dt, &t1) || t1 > SENSIM_MAX_TIME_NS)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_rig_step: t = %lld ns + dt_ns %lld goes beyond 2^62 ns",
                             (long long)t0, (long long)dt);
-    step_motion sm = {0};
+    step_motion sm = {.path = &rig->path};
     sensim_motion m = {0};
     sensim_status st = SENSIM_OK;
     if (platform) {
-        if ((st = sensim__path_init(&sm.path, platform->keys, platform->key_count, (int32_t)platform->interp)) !=
+        if ((st = sensim__path_init(sm.path, platform->keys, platform->key_count, (int32_t)platform->interp)) !=
             SENSIM_OK)
             return st;
         m = *platform;
@@ -733,7 +734,7 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
             i0--;
         sm.mk = &rig->hist[i0];
         sm.mn = i1 - i0 + 1;
-        sensim__path_init_model(&sm.path, sm.mk, sm.mn);
+        sensim__path_init_model(sm.path, sm.mk, sm.mn);
     }
     /* A step is one transaction over all sensors: the scene stays committed
      * for the whole step (no edit lands between sensors), every lidar is
@@ -751,10 +752,10 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
             st = sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_rig_step: sensor %u's lidar was destroyed", held);
             break;
         }
-        sensim_path lp; /* with keys, each lidar checks them; from the history, the step's path (only read) */
+        /* with keys, each lidar checks them into its own path; from the history, the step's path (only read) */
         if ((st = sensim__lidar_acquire(l)) != SENSIM_OK)
             break;
-        if ((st = sensim__lidar_scan_check(l, t0, t1, sm.m, sm.m ? &lp : &sm.path)) != SENSIM_OK) {
+        if ((st = sensim__lidar_scan_check(l, t0, t1, sm.m, sm.m ? &l->path : sm.path)) != SENSIM_OK) {
             sensim__lidar_release(l);
             {
                 char pre[48];
@@ -777,7 +778,7 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
             rig_sensor *s = &rig->sensors[i];
             if (s->lidar) {
                 uint64_t shots, fr, rays;
-                st = sensim__lidar_scan_tx(s->lidar, scene, t0, t1, &sm.path, rig->step, s->ring, &shots, &fr,
+                st = sensim__lidar_scan_tx(s->lidar, scene, t0, t1, sm.path, rig->step, s->ring, &shots, &fr,
                                            &rays);
                 sensor_frames[i] = fr;
                 rays_traced += rays;
@@ -787,7 +788,7 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
             int64_t P = s->period_ns;
             for (int64_t k = -sensim__floordiv(-t0, P); st == SENSIM_OK && k * P < t1; k++) {
                 if (s->user.sample)
-                    st = user_frame(scene, s, i, &sm.path, k, rig->step);
+                    st = user_frame(scene, s, i, sm.path, k, rig->step);
                 else if (s->camera)
                     st = camera_frame(scene, s, i, &sm, k, rig->step);
                 else if (s->nav)
@@ -795,7 +796,7 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
                 else if (s->radar)
                     st = radar_frame(scene, s, i, &sm, k, rig->step);
                 else
-                    proximity_frame(scene, s, &sm.path, k, rig->step);
+                    proximity_frame(scene, s, sm.path, k, rig->step);
                 sensor_frames[i]++;
             }
         }
