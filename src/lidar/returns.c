@@ -458,6 +458,25 @@ static inline void log_ray(const sensim_return_params *rp, const sensim_ray *r)
         log->rays[i] = *r;
 }
 
+/* The candidate of a hit at total path @p total reached with energy factor
+ * @p f, and its normal's length and cosine with the ray (hit_energy). */
+static inline cand hit_cand(const shot_state *s, const sensim_ray *ray, const sensim_hit *hit,
+                            const sensim_material *mp, double f, double total, uint8_t flags, double *nn, double *dn)
+{
+    const sensim_return_params *rp = s->rp;
+    double cosi;
+    double e = hit_energy(rp, ray, hit, mp, f, total, nn, dn, &cosi);
+    /* The hit stands for the patch of beam its sub-ray samples (angular
+     * cell rp->cell_rad): on a surface inclined by θ that patch spans
+     * total·tanθ·cell in range, plus the pulse's own length. */
+    double half = rp->pulse_half_m;
+    if (rp->cell_rad > 0) {
+        double tan_i = cosi > 0.01 ? sqrt(1.0 - cosi * cosi) / cosi : 100.0;
+        half += 0.5 * total * tan_i * rp->cell_rad;
+    }
+    return (cand){total, e, half, hit->object_id, hit->tag, flags};
+}
+
 /* A hit at total path @p path reached with energy factor @p f; follow
  * transmission and the mirror direction (carrying the specular share). */
 static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, double f, double path,
@@ -469,17 +488,10 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
     double total = path + hit->t;
     const sensim_material *mp = sensim__material_for_hit(s->scene, hit->material, hit->tag);
     const float spec = mp->specular, transp = mp->transparency;
-    double nx = hit->ng[0], ny = hit->ng[1], nz = hit->ng[2], nn, dn, cosi;
-    double e = hit_energy(rp, ray, hit, mp, f, total, &nn, &dn, &cosi);
-    /* The hit stands for the patch of beam its sub-ray samples (angular
-     * cell rp->cell_rad): on a surface inclined by θ that patch spans
-     * total·tanθ·cell in range, plus the pulse's own length. */
-    double half = rp->pulse_half_m;
-    if (rp->cell_rad > 0) {
-        double tan_i = cosi > 0.01 ? sqrt(1.0 - cosi * cosi) / cosi : 100.0;
-        half += 0.5 * total * tan_i * rp->cell_rad;
-    }
-    add_cand(s, total, e, half, hit->object_id, hit->tag, flags);
+    double nx = hit->ng[0], ny = hit->ng[1], nz = hit->ng[2], nn, dn;
+    const cand c = hit_cand(s, ray, hit, mp, f, total, flags, &nn, &dn);
+    const double e = c.energy;
+    add_cand(s, c.range, c.energy, c.half, c.object_id, c.tag, c.flags);
     if (depth >= MAX_DEPTH)
         return;
     float p[3] = {ray->org[0] + ray->dir[0] * hit->t, ray->org[1] + ray->dir[1] * hit->t,
@@ -521,18 +533,11 @@ static inline int direct_cand(const shot_state *s, const sensim_ray *ray, const 
 {
     if (!hit->hit)
         return 0;
-    const sensim_return_params *rp = s->rp;
     const sensim_material *mp = sensim__material_for_hit(s->scene, hit->material, hit->tag);
     if (!(mp->specular == 0 && mp->transparency == 0))
         return 2;
-    double total = 0.0 + hit->t, nn, dn, cosi;
-    double e = hit_energy(rp, ray, hit, mp, f, total, &nn, &dn, &cosi);
-    double half = rp->pulse_half_m;
-    if (rp->cell_rad > 0) {
-        double tan_i = cosi > 0.01 ? sqrt(1.0 - cosi * cosi) / cosi : 100.0;
-        half += 0.5 * total * tan_i * rp->cell_rad;
-    }
-    *c = (cand){total, e, half, hit->object_id, hit->tag, 0};
+    double nn, dn;
+    *c = hit_cand(s, ray, hit, mp, f, 0.0 + hit->t, 0, &nn, &dn);
     return 1;
 }
 
