@@ -34,6 +34,7 @@ struct sensim_camera {
      * pixel: a tile row reads one cache line. */
     float *lens;
     uint32_t lens_bw;
+    sensim_path path; /* sensim_camera_render's motion (24 KB: not on the host's stack; the holder's, see busy) */
     double *row_pose; /* world pose of the camera for each row (rolling shutter) */
     float *row_time;  /* normalised scene ray time of each row */
     uint32_t grid;    /* sqrt(samples_per_pixel) */
@@ -758,6 +759,10 @@ static void render_tile(const render_job *j, uint32_t tx, uint32_t ty)
     }
 }
 
+static sensim_status acquire(sensim_camera *c, int64_t t_ns);
+static sensim_status render_held(sensim_camera *c, const sensim_scene *scene, const sensim_path *path, int64_t t_ns,
+                                 const sensim_camera_images *im, double out_pose[16]);
+
 sensim_status sensim_camera_render(sensim_camera *c, const sensim_scene *scene, const sensim_motion *platform,
                                    int64_t t_ns, const sensim_camera_images *im, double out_pose[16])
 {
@@ -771,18 +776,33 @@ sensim_status sensim_camera_render(sensim_camera *c, const sensim_scene *scene, 
     for (int i = 0; i < 4; i++)
         if (im->reserved[i] || (i < 4 && platform->reserved[i]))
             return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_render: reserved fields must be zero");
-    sensim_status st;
-    sensim_path path;
     if (!platform->keys || platform->key_count < 1 || platform->key_count > SENSIM_MAX_KEYS)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_camera_render: platform needs 1..%d pose keys",
                             SENSIM_MAX_KEYS);
-    if ((st = sensim__path_init(&path, platform->keys, platform->key_count, (int32_t)platform->interp)) != SENSIM_OK)
+    sensim_status st = acquire(c, t_ns);
+    if (st != SENSIM_OK)
         return st;
-    return sensim__camera_render_path(c, scene, &path, t_ns, im, out_pose);
+    if ((st = sensim__path_init(&c->path, platform->keys, platform->key_count, (int32_t)platform->interp)) ==
+        SENSIM_OK)
+        st = render_held(c, scene, &c->path, t_ns, im, out_pose);
+    atomic_store(&c->busy, 0);
+    return st;
 }
 
 sensim_status sensim__camera_render_path(sensim_camera *c, const sensim_scene *scene, const sensim_path *path,
                                          int64_t t_ns, const sensim_camera_images *im, double out_pose[16])
+{
+    sensim_status st = acquire(c, t_ns);
+    if (st != SENSIM_OK)
+        return st;
+    st = render_held(c, scene, path, t_ns, im, out_pose);
+    atomic_store(&c->busy, 0);
+    return st;
+}
+
+/* Check the capture's times (its first and last row) and take the camera:
+ * SENSIM_ERR_BUSY while another thread renders it. */
+static sensim_status acquire(sensim_camera *c, int64_t t_ns)
 {
     sensim_status st = sensim__check_time(t_ns, "camera capture time");
     if (st != SENSIM_OK)
@@ -793,10 +813,16 @@ sensim_status sensim__camera_render_path(sensim_camera *c, const sensim_scene *s
     int expect = 0;
     if (!atomic_compare_exchange_strong(&c->busy, &expect, 1))
         return sensim__fail(SENSIM_ERR_BUSY, "camera '%s' is already rendering on another thread", c->d.name);
-    if ((st = sensim__scene_scan_begin(scene)) != SENSIM_OK) {
-        atomic_store(&c->busy, 0);
+    return SENSIM_OK;
+}
+
+/* The render, the camera held by the caller (which releases it). */
+static sensim_status render_held(sensim_camera *c, const sensim_scene *scene, const sensim_path *path, int64_t t_ns,
+                                 const sensim_camera_images *im, double out_pose[16])
+{
+    sensim_status st = sensim__scene_scan_begin(scene);
+    if (st != SENSIM_OK)
         return st;
-    }
     const uint32_t W = c->d.width, H = c->d.height;
     for (uint32_t y = 0; y < H; y++) {
         int64_t t = t_ns + c->d.row_readout_ns * (int64_t)y;
@@ -838,7 +864,6 @@ sensim_status sensim__camera_render_path(sensim_camera *c, const sensim_scene *s
             render_tile(&j, (uint32_t)(t % tw) * TILE, (uint32_t)(t / tw) * TILE);
     }
     sensim__scene_scan_end(scene);
-    atomic_store(&c->busy, 0);
     if (atomic_load(&cancelled))
         return sensim__fail(SENSIM_ERR_CANCELLED, "camera '%s': render cancelled by the host", c->d.name);
     return SENSIM_OK;
