@@ -1,5 +1,6 @@
 /* Time and motion: per-shot platform poses, moving actors, rigs, frames. */
 #include "helpers.h"
+#include "motion.h"
 #include "street.h"
 
 #define PI 3.14159265358979323846
@@ -281,6 +282,78 @@ static void test_pose_per_firing_time(void **state)
     sensim_scene_destroy(s);
 }
 
+/* A uniform draw in [0, 1) (a 64-bit LCG's top 53 bits). */
+static double unit_rand(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*s >> 11) * 0x1.0p-53;
+}
+
+/* Four poses side by side (sensim__path_pose4, the lidar's lane of firing
+ * times) are the bits sensim__path_pose() gives one at a time, on linear
+ * and causal paths: slow turns (the slerp's linear weights), fast ones,
+ * times inside one segment, across segments, on keys and outside the keys;
+ * and the four products with a mount are sensim__mat4_mul()'s. */
+static void test_pose4_same_bits(void **state)
+{
+    (void)state;
+    uint64_t rng = 0x9E3779B97F4A7C15ull, vectors = 0;
+#define RND() unit_rand(&rng)
+    double mount[16];
+    sensim__pose_from_xyz_rpy(0.8, -0.2, 1.1, 0.05, -0.3, 1.2, mount);
+    for (int trial = 0; trial < 200; trial++) {
+        enum { NK = 6 };
+        sensim_pose_key keys[NK];
+        double pose[16];
+        sensim__pose_from_xyz_rpy(RND() * 10, RND() * 10, RND(), RND() * 6, RND() - 0.5, RND() * 6, pose);
+        keys[0].t_ns = 1000000000;
+        memcpy(keys[0].pose, pose, sizeof pose);
+        const double turn = trial % 3 == 0 ? 1e-3 : 3.0; /* rad/s: under 4.5e-4 rad a segment, or well over */
+        for (int i = 0; i + 1 < NK; i++) {
+            const double v[3] = {RND() * 20 - 10, RND() * 4 - 2, RND() - 0.5},
+                         w[3] = {turn * (RND() - 0.5), turn * (RND() - 0.5), turn * (RND() - 0.5)};
+            const int64_t dt = 1000000 + (int64_t)(RND() * 4e7);
+            sensim_pose_key two[2];
+            CHECK_OK(sensim_motion_from_velocity(keys[i].pose, keys[i].t_ns, keys[i].t_ns + dt, v, w, two));
+            keys[i + 1] = two[1];
+        }
+        const int64_t t0 = keys[0].t_ns, span = keys[NK - 1].t_ns - t0;
+        for (int32_t interp = 0; interp < 2; interp++) {
+            static sensim_path path; /* 24 KB */
+            CHECK_OK(sensim__path_init(&path, keys, NK, interp ? SENSIM_INTERP_CAUSAL : SENSIM_INTERP_LINEAR));
+            for (int q = 0; q < 40; q++) {
+                int64_t t[4];
+                const uint32_t m = 1 + (uint32_t)(RND() * 4) % 4;
+                const int seg = (int)(RND() * (NK - 1));
+                for (int l = 0; l < 4; l++) {
+                    if (q % 4 == 0) /* anywhere, a little before and after the keys too */
+                        t[l] = t0 - 1000 + (int64_t)(RND() * (double)(span + 2000));
+                    else if (q % 4 == 1) /* on a key */
+                        t[l] = keys[(int)(RND() * NK)].t_ns;
+                    else /* inside one segment */
+                        t[l] = keys[seg].t_ns + 1 +
+                               (int64_t)(RND() * (double)(keys[seg + 1].t_ns - keys[seg].t_ns - 2));
+                }
+                sensim_v4d P[16], S[16];
+                sensim__path_pose4(&path, t, m, P);
+                sensim__mat4_mul4(P, mount, S);
+                for (uint32_t l = 0; l < 4; l++) {
+                    double one[16], lane[16], prod[16], lprod[16];
+                    sensim__path_pose(&path, t[l < m ? l : 0], one);
+                    sensim__mat4_mul(one, mount, prod);
+                    for (int e = 0; e < 16; e++)
+                        lane[e] = P[e][l], lprod[e] = S[e][l];
+                    assert_memory_equal(lane, one, sizeof one);
+                    assert_memory_equal(lprod, prod, sizeof prod);
+                }
+                vectors++;
+            }
+        }
+    }
+#undef RND
+    printf("# %llu groups of four poses: the same bits as one at a time\n", (unsigned long long)vectors);
+}
+
 /* A 10 Hz and a 20 Hz lidar and a 4 Hz proximity sensor stepped by 0.03 s. */
 static void test_rig(void **state)
 {
@@ -480,6 +553,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_platform_toward_wall), cmocka_unit_test(test_moving_actor),
         cmocka_unit_test(test_motion_keys),         cmocka_unit_test(test_pose_per_firing_time),
+        cmocka_unit_test(test_pose4_same_bits),
         cmocka_unit_test(test_rig),
         cmocka_unit_test(test_frame_conversions),
     };

@@ -329,16 +329,66 @@ static void to_floats(const double S[16], float R[9], float org[3])
  * group: a pandar128 column fires at 16 times) share one evaluation of the
  * motion (slerp, matrix products) instead of one each. The same pose as
  * sensor_pose() and to_floats() give: the same bits. */
+static inline sensim_pose_slot *pose_slot(sensim_lane_scratch *w, int64_t t)
+{
+    _Static_assert(SENSIM_POSE_SLOTS == 256, "the hash takes 8 bits");
+    return &w->poses[(uint64_t)t * 0x9E3779B97F4A7C15ull >> 56];
+}
+
 static const sensim_pose_slot *lane_pose(const scan_env *env, sensim_lane_scratch *w, int64_t t)
 {
-    sensim_pose_slot *e = &w->poses[(uint64_t)t * 0x9E3779B97F4A7C15ull >> 56];
-    _Static_assert(SENSIM_POSE_SLOTS == 256, "the hash above takes 8 bits");
+    sensim_pose_slot *e = pose_slot(w, t);
     if (e->lane != w->pose_lane || e->t != t) {
         sensor_pose(env, t, e->S);
         to_floats(e->S, e->R, e->org);
         e->lane = w->pose_lane, e->t = t;
     }
     return e;
+}
+
+/* The poses at tv[0 .. m) into slots sl[0 .. m): sensim__path_pose4(), then
+ * sensor_pose()'s product with the mount four at a time
+ * (sensim__mat4_mul4), then to_floats(): the same bits as lane_pose(). */
+static void fill_poses(const scan_env *env, const int64_t tv[4], sensim_pose_slot *const sl[4],
+                                         uint32_t m, uint64_t lane)
+{
+    sensim_v4d P[16], S[16];
+    sensim__path_pose4(env->path, tv, m, P);
+    sensim__mat4_mul4(P, env->mount, S);
+    for (uint32_t l = 0; l < m; l++) { /* in order: of two times on one slot the later keeps it */
+        sensim_pose_slot *e = sl[l];
+        for (int x = 0; x < 16; x++)
+            e->S[x] = S[x][l];
+        to_floats(e->S, e->R, e->org);
+        e->lane = lane, e->t = tv[l];
+    }
+}
+
+/* A moving sensor: the slots of the live shots [i0, i1) of the lane that
+ * have none, filled four firing times at a time (what lane_pose() would
+ * compute one at a time; most of a pose is its libm-free arithmetic). */
+static void lane_prefill(const scan_env *env, const sensim_return_params *rp, sensim_lane_scratch *w, int64_t lg0,
+                         uint32_t i0, uint32_t i1)
+{
+    int64_t tv[4];
+    sensim_pose_slot *sl[4];
+    uint32_t m = 0;
+    for (uint32_t i = i0; i < i1; i++) {
+        const int64_t t = w->when[i];
+        if (!w->ok[i] || !sensim__returns_keep_shot(rp, (uint64_t)(lg0 + i)))
+            continue;
+        sensim_pose_slot *e = pose_slot(w, t);
+        if (e->lane == w->pose_lane && e->t == t)
+            continue; /* filled, or on its way in this batch */
+        e->lane = w->pose_lane, e->t = t;
+        sl[m] = e, tv[m++] = t;
+        if (m == 4) {
+            fill_poses(env, tv, sl, 4, w->pose_lane);
+            m = 0;
+        }
+    }
+    if (m)
+        fill_poses(env, tv, sl, m, w->pose_lane);
 }
 
 /* Move a sensor-frame point into the requested output frame. */
@@ -516,6 +566,8 @@ static uint64_t scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_b
             /* compact the live shots at the front of the lane's scratch */
             for (uint32_t i = 0; i < cnt; i++) {
                 int64_t g = lg0 + i;
+                if (moving && i % 64 == 0) /* the poses of the next 64 shots, four at a time */
+                    lane_prefill(env, rp, w, lg0, i, cnt - i < 64 ? cnt : i + 64);
                 if (!ok[i] || !sensim__returns_keep_shot(rp, (uint64_t)g))
                     continue;
                 float td[3];

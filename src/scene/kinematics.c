@@ -411,6 +411,76 @@ static void mkey_at(const sensim__mkey *k, uint32_t n, const sensim__mseg *g, ui
         seg_eval(&k[i], &k[i + 1], i < (int64_t)ng ? &g[i] : NULL, t, pose, out);
 }
 
+/* The pose part of seg_eval() at four times of one segment a -> b set up in
+ * @p g, lane by lane the same operations in the same order (sin and cos
+ * from libm, one lane at a time; vector products and sums round as the
+ * scalar ones do): the same bits. Lanes from @p m on repeat lane 0. @p P:
+ * the four poses, entry by entry (P[e][lane]). */
+SENSIM_AVX_CLONES static void seg_pose4(const sensim__mkey *a, const sensim__mkey *b, const sensim__mseg *g,
+                                        const int64_t t[4], uint32_t m, sensim_v4d P[16])
+{
+    sensim_v4d s;
+    for (int l = 0; l < 4; l++)
+        s[l] = (double)(t[l < (int)m ? l : 0] - a->t);
+    s = s / (double)(b->t - a->t);
+    const sensim_v4d s2 = s * s, s3 = s2 * s, s4 = s3 * s, s5 = s4 * s;
+    sensim_v4d h[6];
+    h[0] = 1 - 10 * s3 + 15 * s4 - 6 * s5, h[1] = s - 6 * s3 + 8 * s4 - 3 * s5;
+    h[2] = 0.5 * s2 - 1.5 * s3 + 1.5 * s4 - 0.5 * s5, h[3] = 0.5 * s3 - s4 + 0.5 * s5;
+    h[4] = -4 * s3 + 7 * s4 - 3 * s5, h[5] = 10 * s3 - 15 * s4 + 6 * s5;
+    sensim_v4d p[3], phi[3];
+    for (int i = 0; i < 3; i++) {
+        const double *c = g->c[i], *r = g->r[i];
+        sensim_v4d x = {0, 0, 0, 0}, f = {0, 0, 0, 0};
+        for (int j = 0; j < 6; j++)
+            x += h[j] * c[j], f += h[j] * r[j];
+        p[i] = x, phi[i] = f;
+    }
+    /* qexp(phi) */
+    const sensim_v4d th = phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2];
+    sensim_v4d rt, k, dq[4];
+    for (int l = 0; l < 4; l++)
+        rt[l] = __builtin_sqrt(th[l]);
+    for (int l = 0; l < 4; l++) {
+        const double tl = rt[l];
+        if (l >= (int)m) {
+            k[l] = k[0], dq[0][l] = dq[0][0];
+            continue;
+        }
+        k[l] = tl < 1e-8 ? 0.5 - tl * tl / 48.0 : sin(0.5 * tl) / tl;
+        dq[0][l] = cos(0.5 * tl);
+    }
+    for (int i = 0; i < 3; i++)
+        dq[i + 1] = k * phi[i];
+    /* qmul(a->q, dq) */
+    const double *aq = a->q;
+    sensim_v4d q[4];
+    q[0] = aq[0] * dq[0] - aq[1] * dq[1] - aq[2] * dq[2] - aq[3] * dq[3];
+    q[1] = aq[0] * dq[1] + aq[1] * dq[0] + aq[2] * dq[3] - aq[3] * dq[2];
+    q[2] = aq[0] * dq[2] - aq[1] * dq[3] + aq[2] * dq[0] + aq[3] * dq[1];
+    q[3] = aq[0] * dq[3] + aq[1] * dq[2] - aq[2] * dq[1] + aq[3] * dq[0];
+    sensim__mat_from_quat4(q, p, P);
+}
+
+void sensim__mkey_pose4(const sensim__mkey *k, uint32_t n, const sensim__mseg *g, uint32_t ng, const int64_t t[4],
+                        uint32_t m, sensim_v4d P[16])
+{
+    int64_t i = mkey_find(k, n, t[0]);
+    bool one = i >= 0 && i < (int64_t)n - 1 && i < (int64_t)ng;
+    for (uint32_t l = 0; l < m && one; l++)
+        one = t[l] > k[i].t && t[l] < k[i + 1].t; /* inside the segment, not on a key */
+    if (one) {
+        seg_pose4(&k[i], &k[i + 1], &g[i], t, m, P);
+        return;
+    }
+    for (uint32_t l = 0; l < 4; l++) { /* one at a time */
+        double o[16];
+        mkey_at(k, n, g, ng, t[l < m ? l : 0], o, NULL);
+        for (int e = 0; e < 16; e++)
+            P[e][l] = o[e];
+    }
+}
+
 void sensim__mkey_eval(const sensim__mkey *k, uint32_t n, int64_t t, sensim_kinematics *out)
 {
     memset(out, 0, sizeof *out);

@@ -128,6 +128,38 @@ void sensim__mat_from_quat(const double q[4], const double t[3], double o[16])
     o[15] = 1;
 }
 
+SENSIM_AVX_CLONES void sensim__mat4_mul4(const sensim_v4d a[16], const double b[16], sensim_v4d out[16])
+{
+    for (int c = 0; c < 4; c++)
+        for (int row = 0; row < 4; row++) {
+            sensim_v4d s = {0.0, 0.0, 0.0, 0.0};
+            for (int k = 0; k < 4; k++)
+                s += a[k * 4 + row] * b[c * 4 + k];
+            out[c * 4 + row] = s;
+        }
+}
+
+SENSIM_AVX_CLONES void sensim__mat_from_quat4(const sensim_v4d q[4], const sensim_v4d t[3], sensim_v4d o[16])
+{
+    const sensim_v4d w = q[0], x = q[1], y = q[2], z = q[3], zero = {0, 0, 0, 0}, one = {1, 1, 1, 1};
+    o[0] = 1 - 2 * (y * y + z * z);
+    o[1] = 2 * (x * y + w * z);
+    o[2] = 2 * (x * z - w * y);
+    o[3] = zero;
+    o[4] = 2 * (x * y - w * z);
+    o[5] = 1 - 2 * (x * x + z * z);
+    o[6] = 2 * (y * z + w * x);
+    o[7] = zero;
+    o[8] = 2 * (x * z + w * y);
+    o[9] = 2 * (y * z - w * x);
+    o[10] = 1 - 2 * (x * x + y * y);
+    o[11] = zero;
+    o[12] = t[0];
+    o[13] = t[1];
+    o[14] = t[2];
+    o[15] = one;
+}
+
 void sensim__slerp_setup(const double a[4], const double b0[4], sensim__slerp *sl)
 {
     double *b = sl->b;
@@ -282,6 +314,80 @@ void sensim__path_pose(const sensim_path *path, int64_t t, double out[16])
         p[i] = path->p[lo][i] + u * (path->p[hi][i] - path->p[lo][i]);
     sensim__slerp_at(path->q[lo], &path->seg[lo], u, q); /* hi = lo + 1 */
     sensim__mat_from_quat(q, p, out);
+}
+
+/* The linear path's pose at four times of one segment lo -> lo + 1: the
+ * lerp, sensim__slerp_at() (sin from libm one lane at a time) and
+ * sensim__mat_from_quat() lane by lane in the same order: the same bits. */
+SENSIM_AVX_CLONES static void lin_pose4(const sensim_path *path, uint32_t lo, const int64_t t[4], uint32_t m,
+                                        sensim_v4d P[16])
+{
+    const uint32_t hi = lo + 1;
+    const sensim__slerp *sl = &path->seg[lo];
+    sensim_v4d u;
+    for (int l = 0; l < 4; l++)
+        u[l] = (double)(t[l < (int)m ? l : 0] - path->t[lo]);
+    u = u / (double)(path->t[hi] - path->t[lo]);
+    sensim_v4d p[3], q[4], wa, wb;
+    for (int i = 0; i < 3; i++)
+        p[i] = path->p[lo][i] + u * (path->p[hi][i] - path->p[lo][i]);
+    if (sl->lerp) {
+        wa = 1 - u, wb = u;
+    } else {
+        const sensim_v4d ua = (1 - u) * sl->th, ub = u * sl->th;
+        for (int l = 0; l < 4; l++) {
+            if (l >= (int)m) {
+                wa[l] = wa[0], wb[l] = wb[0];
+                continue;
+            }
+            wa[l] = sin(ua[l]), wb[l] = sin(ub[l]);
+        }
+        wa = wa / sl->s, wb = wb / sl->s;
+    }
+    const double *a = path->q[lo];
+    sensim_v4d n = {0, 0, 0, 0}, rn;
+    for (int i = 0; i < 4; i++) {
+        q[i] = wa * a[i] + wb * sl->b[i];
+        n += q[i] * q[i];
+    }
+    for (int l = 0; l < 4; l++)
+        rn[l] = __builtin_sqrt(n[l]);
+    for (int i = 0; i < 4; i++)
+        q[i] /= rn;
+    sensim__mat_from_quat4(q, p, P);
+}
+
+void sensim__path_pose4(const sensim_path *path, const int64_t t[4], uint32_t m, sensim_v4d P[16])
+{
+    if (path->mk && path->moving) {
+        sensim__mkey_pose4(path->mk, path->mn, path->mseg, path->mseg_n, t, m, P);
+        return;
+    }
+    const uint32_t n = path->n;
+    bool one = !path->mk && path->moving && t[0] > path->t[0] && t[0] < path->t[n - 1];
+    uint32_t lo = 0;
+    if (one) {
+        uint32_t hi = n - 1; /* as sensim__path_pose() */
+        while (hi - lo > 1) {
+            uint32_t mid = (lo + hi) / 2;
+            if (path->t[mid] <= t[0])
+                lo = mid;
+            else
+                hi = mid;
+        }
+        for (uint32_t l = 1; l < m && one; l++)
+            one = t[l] > path->t[0] && path->t[lo] <= t[l] && t[l] < path->t[lo + 1];
+    }
+    if (one) {
+        lin_pose4(path, lo, t, m, P);
+        return;
+    }
+    for (uint32_t l = 0; l < 4; l++) { /* one at a time */
+        double o[16];
+        sensim__path_pose(path, t[l < m ? l : 0], o);
+        for (int e = 0; e < 16; e++)
+            P[e][l] = o[e];
+    }
 }
 
 sensim_status sensim_motion_from_velocity(const double pose[16], int64_t t0, int64_t t1, const double v[3],

@@ -101,5 +101,16 @@ sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, 
 /* A path over the rig's model keys (borrowed for the path's life). */
 void sensim__path_init_model(sensim_path *path, const sensim__mkey *k, uint32_t n);
 void sensim__path_pose(const sensim_path *path, int64_t t, double out[16]);
+/* sensim__path_pose() at t[0 .. m) (m <= 4), entry by entry: P[e][lane] is
+ * entry e of the pose at t[lane] (lanes from m on: t[0]'s). Times on one
+ * key segment are evaluated side by side; the same bits as one at a time. */
+void sensim__path_pose4(const sensim_path *path, const int64_t t[4], uint32_t m, sensim_v4d P[16]);
+/* sensim__mat4_mul() of four matrices @p a (entry by entry) by one @p b: the same sums in the same order. */
+void sensim__mat4_mul4(const sensim_v4d a[16], const double b[16], sensim_v4d out[16]);
+/* sensim__mat_from_quat() of four quaternions and translations, entry by entry. */
+void sensim__mat_from_quat4(const sensim_v4d q[4], const sensim_v4d t[3], sensim_v4d o[16]);
+/* sensim__mkey_pose() at four times (as sensim__path_pose4()). */
+void sensim__mkey_pose4(const sensim__mkey *k, uint32_t n, const sensim__mseg *g, uint32_t ng, const int64_t t[4],
+                        uint32_t m, sensim_v4d P[16]);
 
 #endif
