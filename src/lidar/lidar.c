@@ -349,8 +349,8 @@ static const sensim_pose_slot *lane_pose(const scan_env *env, sensim_lane_scratc
 /* The poses at tv[0 .. m) into slots sl[0 .. m): sensim__path_pose4(), then
  * sensor_pose()'s product with the mount four at a time
  * (sensim__mat4_mul4), then to_floats(): the same bits as lane_pose(). */
-static void fill_poses(const scan_env *env, const int64_t tv[4], sensim_pose_slot *const sl[4],
-                                         uint32_t m, uint64_t lane)
+static void fill_poses(const scan_env *env, const int64_t tv[4], sensim_pose_slot *const sl[4], uint32_t m,
+                       uint64_t lane)
 {
     sensim_v4d P[16], S[16];
     sensim__path_pose4(env->path, tv, m, P);
