@@ -324,17 +324,18 @@ static void to_floats(const double S[16], float R[9], float org[3])
     org[0] = (float)S[12], org[1] = (float)S[13], org[2] = (float)S[14];
 }
 
-/* The moving sensor's pose at shot time @p t, from the lane's slots: the
- * shots of a lane that fire together (an Ouster column, a Hesai firing
- * group: a pandar128 column fires at 16 times) share one evaluation of the
- * motion (slerp, matrix products) instead of one each. The same pose as
- * sensor_pose() and to_floats() give: the same bits. */
+/* The lane slot of firing time @p t (a multiplicative hash). */
 static inline sensim_pose_slot *pose_slot(sensim_lane_scratch *w, int64_t t)
 {
     _Static_assert(SENSIM_POSE_SLOTS == 256, "the hash takes 8 bits");
     return &w->poses[(uint64_t)t * 0x9E3779B97F4A7C15ull >> 56];
 }
 
+/* The moving sensor's pose at shot time @p t, from the lane's slots: the
+ * shots of a lane that fire together (an Ouster column, a Hesai firing
+ * group: a pandar128 column fires at 16 times) share one evaluation of the
+ * motion (slerp, matrix products) instead of one each. The same pose as
+ * sensor_pose() and to_floats() give: the same bits. */
 static const sensim_pose_slot *lane_pose(const scan_env *env, sensim_lane_scratch *w, int64_t t)
 {
     sensim_pose_slot *e = pose_slot(w, t);

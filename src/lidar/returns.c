@@ -576,7 +576,9 @@ static void merge(shot_state *s, double res)
     s->n = out;
 }
 
-static bool detect(const sensim_return_params *rp, uint64_t shot, uint32_t idx, double intensity)
+/* The detections a draw decides (detect() settles the others first):
+ * CARLA's drop-off, and the physical model near or below its threshold. */
+static bool detect_draw(const sensim_return_params *rp, uint64_t shot, uint32_t idx, double intensity)
 {
     if (rp->d.dropoff_model == SENSIM_DROPOFF_CARLA) {
         if (intensity > rp->d.dropoff_intensity_limit)
@@ -585,35 +587,29 @@ static bool detect(const sensim_return_params *rp, uint64_t shot, uint32_t idx, 
         double keep = (1.0 - z) + z * intensity / rp->d.dropoff_intensity_limit;
         return uniform(rp, shot, idx, SENSIM_RNG_DROP_POINT) < keep;
     }
-    if (rp->d.dropoff_model == SENSIM_DROPOFF_PHYSICAL) {
-        /* shot-noise limited: σ grows as √I, so no signal is never detected */
-        if (!(intensity > 0))
-            return false;
-        /* Φ(z) rounds to exactly 1.0 beyond z ≈ 8.3: detected, the same as
-         * drawing. z > 9 <=> d > 9σ <=> d²·thr > 81·noise²·I (d > 0): no sqrt */
-        double d = intensity - rp->d.detect_threshold, nz = rp->d.detect_noise;
-        if (d > 0 && d * d * rp->d.detect_threshold > 81.0 * nz * nz * intensity)
-            return true;
-        double sigma = nz * sqrt(intensity / rp->d.detect_threshold);
-        double p = 0.5 * erfc(-(intensity - rp->d.detect_threshold) / (sigma * sqrt(2.0)));
-        return uniform(rp, shot, idx, SENSIM_RNG_DROP_POINT) < p;
-    }
-    return true;
+    /* physical, shot-noise limited: σ grows as √I, so no signal is never detected */
+    if (!(intensity > 0))
+        return false;
+    double nz = rp->d.detect_noise, sigma = nz * sqrt(intensity / rp->d.detect_threshold);
+    double p = 0.5 * erfc(-(intensity - rp->d.detect_threshold) / (sigma * sqrt(2.0)));
+    return uniform(rp, shot, idx, SENSIM_RNG_DROP_POINT) < p;
 }
 
-/* detect() without a call for what most plain hits are: no drop-off
- * model, or a physical one far above the threshold (the same test, the same
- * bits); the rest calls detect(). */
-static inline bool detect_inline(const sensim_return_params *rp, uint64_t shot, uint32_t idx, double intensity)
+/* Whether a return of @p intensity is detected. Inline for what most hits
+ * are (no drop-off model, or the physical one far above its threshold); a
+ * draw (detect_draw) for the rest. */
+static inline bool detect(const sensim_return_params *rp, uint64_t shot, uint32_t idx, double intensity)
 {
     if (rp->d.dropoff_model == SENSIM_DROPOFF_PHYSICAL) {
+        /* Φ(z) rounds to exactly 1.0 beyond z ≈ 8.3: detected, the same as
+         * drawing. z > 9 <=> d > 9σ <=> d²·thr > 81·noise²·I (d > 0): no sqrt */
         double d = intensity - rp->d.detect_threshold, nz = rp->d.detect_noise;
         if (intensity > 0 && d > 0 && d * d * rp->d.detect_threshold > 81.0 * nz * nz * intensity)
             return true;
     } else if (rp->d.dropoff_model != SENSIM_DROPOFF_CARLA) {
         return true;
     }
-    return detect(rp, shot, idx, intensity);
+    return detect_draw(rp, shot, idx, intensity);
 }
 
 /* The first detectable rain drop before @p limit, if any. */
@@ -825,7 +821,7 @@ void sensim__returns_plain(const sensim_return_params *rp, const sensim_scene *s
                 continue;
         }
         double intensity = e > 1.0 ? 1.0 : e;
-        if (!detect_inline(rp, shot, 0, intensity))
+        if (!detect(rp, shot, 0, intensity))
             continue;
         o->kind = SENSIM_PLAIN_POINT;
         o->range = range;
