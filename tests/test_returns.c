@@ -285,6 +285,51 @@ static void test_normal_generator(void **state)
     free(x);
 }
 
+/* The physical detection decides as its formula does, draw for draw: u < Φ((I − thr) / σ),
+ * σ = noise·√(I / thr), written out here as erfc, over 4 M returns from far below to far
+ * above the threshold (the library brackets erfc from a table and calls it only when u
+ * falls between two grid values). At I = thr exactly half are detected (±5 standard errors). */
+static void test_detect_formula(void **state)
+{
+    (void)state;
+    sensim_lidar_desc d;
+    sensim_lidar_desc_init(&d);
+    d.ret.dropoff_model = SENSIM_DROPOFF_PHYSICAL;
+    d.ret.detect_threshold = 0.004f;
+    d.ret.detect_noise = 0.0015f;
+    sensim_return_params rp;
+    assert_int_equal(sensim__returns_init(&rp, &d), SENSIM_OK);
+    sensim__returns_seed(&rp, 7, 2);
+    const double thr = rp.d.detect_threshold, nz = rp.d.detect_noise;
+    const uint32_t n = 1u << 22;
+    uint32_t differ = 0, at_thr = 0, at_n = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        /* intensities log-spread over thr·[1e-4, 1e2], every 16th exactly at the threshold,
+         * every 64th a denormal, zero or above 1 */
+        double I = thr * pow(10.0, -4.0 + 6.0 * (double)(i % 65521) / 65520.0);
+        if (i % 16 == 3)
+            I = thr;
+        if (i % 64 == 5)
+            I = (double[]){0.0, 4e-320, 1.5, 1e-12}[(i / 64) % 4];
+        uint64_t shot = i / 2;
+        uint32_t idx = i % 2;
+        bool want = false;
+        if (I > 0) {
+            double sigma = nz * sqrt(I / thr);
+            double p = 0.5 * erfc(-(I - thr) / (sigma * sqrt(2.0)));
+            want = sensim__rng_uniform(7, 2, shot, idx, SENSIM_RNG_DROP_POINT) < p;
+        }
+        bool got = sensim__returns_detect(&rp, shot, idx, I);
+        differ += got != want;
+        if (I == thr)
+            at_n++, at_thr += got;
+    }
+    double f = (double)at_thr / at_n;
+    printf("# detection: %u of %u decisions differ from the formula; at the threshold %.4f detected\n", differ, n, f);
+    assert_int_equal(differ, 0);
+    assert_true(fabs(f - 0.5) < 5.0 * sqrt(0.25 / at_n));
+}
+
 /* CARLA drop-off: general rate, then keep probability 1 - z + z I / limit. */
 static void test_carla_dropoff(void **state)
 {
@@ -777,6 +822,7 @@ int main(void)
         cmocka_unit_test(test_secondary_record),
         cmocka_unit_test(test_ground_divergence), cmocka_unit_test(test_detection),
         cmocka_unit_test(test_glossy_paint),
+        cmocka_unit_test(test_detect_formula),
     };
     return cmocka_run_group_tests_name("returns", tests, setup, teardown);
 }

@@ -9,6 +9,9 @@
 
 #define SENSIM_MAX_SUBRAYS 37
 #define SENSIM_RAIN_STEPS 200
+#define SENSIM_ERFC_W 6
+#define SENSIM_ERFC_STEP 16
+#define SENSIM_ERFC_N (2 * SENSIM_ERFC_W * SENSIM_ERFC_STEP + 1)
 
 /* Bench only (sensim_bench_record_secondary): where a lidar's scans log
  * the secondary rays they trace (mirror rays, transmissions), any thread;
@@ -38,6 +41,10 @@ typedef struct sensim_return_params {
     /* rain droplets: cumulative expected count of detectable drops up to r = k·rain_dr */
     double rain_dr, rain_lambda_mm;
     double rain_cum[SENSIM_RAIN_STEPS + 1];
+    /* erfc(w) at w = k / SENSIM_ERFC_STEP - SENSIM_ERFC_W, k = 0 .. SENSIM_ERFC_N - 1 (libm's values):
+     * brackets for the physical detection draw, which calls erfc only when its uniform falls
+     * between two neighbours */
+    double erfc_grid[SENSIM_ERFC_N];
     sensim_ray_log *log;      /* NULL unless a bench records the secondary rays */
 } sensim_return_params;
 
@@ -61,6 +68,10 @@ void sensim__returns_seed(sensim_return_params *rp, uint64_t seed, uint32_t lida
 
 /* Validate @p d's return fields and fill @p rp. */
 sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_desc *d);
+
+/* Whether a return of @p intensity (return index @p idx of @p shot) is detected: the
+ * drop-off model's decision, with its draw from stream SENSIM_RNG_DROP_POINT. */
+bool sensim__returns_detect(const sensim_return_params *rp, uint64_t shot, uint32_t idx, double intensity);
 
 /* False if the shot is dropped before tracing (CARLA general drop-off). */
 bool sensim__returns_keep_shot(const sensim_return_params *rp, uint64_t shot);
