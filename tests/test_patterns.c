@@ -413,7 +413,8 @@ static void test_registry(void **state)
 }
 
 /* Risley shots are computed four at a time (vector Snell), the prism
- * angles walked from column to column between exact anchors: every shot of
+ * angles (and MEMS carriers) walked from column to column between exact
+ * anchors: every shot of
  * a batch is within 1e-6 deg of the closed form shot by shot (times,
  * channels and lost beams equal), and a shot's bits do not depend on where
  * a batch starts or how long it is (idle lanes, walks from an anchor);
@@ -424,12 +425,15 @@ static void test_risley_batch_matches_shots(void **state)
     (void)state;
     static const char *const spin[] = {"head_spin_hz=7.3", "boresight_elevation_deg=12"};
     static const char *const tir[] = {"prism_wedge_deg=25,-33", "prism_index=1.9,1.7"};
-    static const char *const odd[] = {"shots_per_s=77777"}; /* 6 lasers: a column period of 77143.1 ns, steps of 77143 and 77144 ns */
+    /* 6 lasers: a column period of 77143.1 ns, steps of 77143 and 77144 ns; MEMS (10 sub-patterns): 128572.3 */
+    static const char *const odd[] = {"shots_per_s=77777"};
     static const struct {
         const char *name;
         const char *const *sets;
         uint32_t n;
-    } cfg[] = {{"mid40", NULL, 0}, {"avia", NULL, 0}, {"mid40", spin, 2}, {"mid40", tir, 2}, {"avia", odd, 1}};
+    } cfg[] = {{"mid40", NULL, 0}, {"avia", NULL, 0},   {"mid40", spin, 2},
+               {"mid40", tir, 2},   {"avia", odd, 1},      {"mems_m1", NULL, 0},
+               {"mems_m1", odd, 1}};
     enum { N = 1003 };
     int64_t t[N], rt[N];
     uint16_t ch[N], rch[N];
@@ -437,7 +441,7 @@ static void test_risley_batch_matches_shots(void **state)
     uint8_t ok[N], rok[N];
     for (size_t k = 0; k < sizeof cfg / sizeof *cfg; k++) {
         sensim_lidar *l = preset(cfg[k].name, cfg[k].sets, cfg[k].n);
-        assert_int_equal(l->pat.kind, SENSIM_PATTERN_RISLEY);
+        assert_true(l->pat.kind == SENSIM_PATTERN_RISLEY || l->pat.kind == SENSIM_PATTERN_MEMS);
         uint32_t lost = 0, shots = 0;
         double worst = 0;
         const int64_t starts[] = {0, 77777, -4099, INT64_C(170000000000000)};

@@ -49,7 +49,8 @@ typedef struct sensim_pattern {
     /* The batch walks the prism (and head) angles from column to column:
      * consecutive columns are walk_dt or walk_dt + 1 ns apart (floor and
      * ceiling of the column period), a rotation by each angle's turn in
-     * that time: walk_c/s[k][i] for prism i (i = nprism: the head). */
+     * that time: walk_c/s[k][i] for prism i (i = nprism: the head); MEMS:
+     * i = 0 the horizontal carrier, 1 the vertical. */
     int64_t walk_dt;
     double walk_c[2][SENSIM_MAX_PRISMS + 1], walk_s[2][SENSIM_MAX_PRISMS + 1];
 
@@ -73,7 +74,9 @@ int64_t sensim__pattern_first_at(const sensim_pattern *p, int64_t t);
 bool sensim__pattern_shot(const sensim_pattern *p, int64_t g, int64_t t, uint16_t *channel, float dir[3]);
 /* Shots g0 .. g0+n-1 at once (times, channels, directions, beam flags);
  * equal, shot by shot, to sensim__pattern_time + sensim__pattern_shot, but
- * sharing per-column work (column times, prism angles, MEMS carriers). */
+ * sharing per-column work (column times, prism angles, MEMS carriers; the
+ * Risley and MEMS angles walked between exact anchors, directions within
+ * ~1e-14 rad of the closed form, the same bits wherever a batch starts). */
 void sensim__pattern_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
                            uint8_t *ok);
 /* Sensor-frame beam origin of shot g (fired at t): zero unless the pattern
@@ -115,8 +118,10 @@ sensim_status sensim__mems_init(sensim_pattern *p, const sensim_lidar_desc *d);
 void sensim__mems_dir(const sensim_pattern *p, uint32_t column, int64_t t_ns, float dir[3]);
 void sensim__mems_carriers(const sensim_pattern *p, int64_t t_ns, double *X, double *s);
 void sensim__mems_dir_at(uint32_t column, double X, double s, float dir[3]);
-/* Shots g0 .. g0 + n - 1 of a MEMS pattern: the same times, channels and
- * bits as sensim__mems_dir() shot by shot. */
+/* Shots g0 .. g0 + n - 1 of a MEMS pattern: the same times and channels
+ * as sensim__mems_dir() shot by shot, directions within ~1e-15 rad (the
+ * carriers walked from column to column between exact anchors, as the
+ * Risley batch walks its prism angles). */
 void sensim__mems_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
                         uint8_t *ok);
 /* Sub-pattern @p column's azimuth and elevation (rad) from the carriers. */

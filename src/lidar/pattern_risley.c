@@ -429,6 +429,59 @@ void sensim__mems_dir_at(uint32_t c, double X, double s, float dir[3])
     sensim__mems_dirs(&az, &el, 1, dir);
 }
 
+/* The carriers' angles of a column: (cos, sin) of 2π·h·t and of
+ * 2π·v·t + π/2, so X = 12.5·hc and s = vs. */
+typedef struct mems_walk {
+    double hc, hs, vc, vs;
+} mems_walk;
+
+/* Exact at t: X and s the bits of sensim__mems_carriers(). */
+static void mems_anchor(const sensim_pattern *p, int64_t t, mems_walk *w)
+{
+    double a = turn(p->mems_h_hz, t), b = turn(p->mems_v_hz, t) + SENSIM_PI / 2;
+    w->hc = cos(a), w->hs = sin(a);
+    w->vc = cos(b), w->vs = sin(b);
+}
+
+/* Turned by the next column's time step dt (walk_dt or walk_dt + 1 ns). */
+static inline void mems_step(const sensim_pattern *p, int64_t dt, int64_t t, mems_walk *w)
+{
+    if (dt != p->walk_dt && dt != p->walk_dt + 1) { /* never, by construction: exact */
+        mems_anchor(p, t, w);
+        return;
+    }
+    const int k = (int)(dt - p->walk_dt);
+    double c = w->hc;
+    w->hc = c * p->walk_c[k][0] - w->hs * p->walk_s[k][0];
+    w->hs = w->hs * p->walk_c[k][0] + c * p->walk_s[k][0];
+    c = w->vc;
+    w->vc = c * p->walk_c[k][1] - w->vs * p->walk_s[k][1];
+    w->vs = w->vs * p->walk_c[k][1] + c * p->walk_s[k][1];
+}
+
+/* Column q's carriers into *w: exact at anchors (every WALK-th column),
+ * else turned column by column from the anchor before it, so a column's
+ * bits depend on the column alone (split and thread invariant; ~1e-15 of
+ * the exact carriers, the test checks every shot against the closed form).
+ * *w holds column q - 1 when @p prev (time tprev). */
+static void mems_column(const sensim_pattern *p, int64_t q, int64_t tq, bool prev, int64_t tprev, mems_walk *w)
+{
+    int64_t a = sensim__floordiv(q, WALK) * WALK;
+    if (q == a) {
+        mems_anchor(p, tq, w);
+    } else if (prev) {
+        mems_step(p, tq - tprev, tq, w);
+    } else {
+        int64_t tp = sensim__pattern_column_time(p, a);
+        mems_anchor(p, tp, w);
+        for (int64_t m = a + 1; m <= q; m++) {
+            int64_t tm = m == q ? tq : sensim__pattern_column_time(p, m);
+            mems_step(p, tm - tp, tm, w);
+            tp = tm;
+        }
+    }
+}
+
 void sensim__mems_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
                         uint8_t *ok)
 {
@@ -439,20 +492,21 @@ void sensim__mems_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t
      * fire together) */
     int64_t q = sensim__floordiv(g0, p->lanes), tq = sensim__pattern_column_time(p, q);
     uint32_t lane = (uint32_t)(g0 - q * p->lanes);
-    double X, sv;
-    sensim__mems_carriers(p, tq, &X, &sv);
+    mems_walk w;
+    mems_column(p, q, tq, false, 0, &w);
     for (uint32_t i0 = 0; i0 < n; i0 += CH) { /* angles of a chunk, then its sines and cosines at once */
         const uint32_t m = n - i0 < CH ? n - i0 : CH;
         for (uint32_t k = 0; k < m; k++) {
             const uint32_t i = i0 + k;
             if (i > 0 && ++lane == p->lanes) {
+                const int64_t tp = tq;
                 lane = 0, q++;
                 tq = sensim__pattern_column_time(p, q);
-                sensim__mems_carriers(p, tq, &X, &sv);
+                mems_column(p, q, tq, true, tp, &w);
             }
             t[i] = tq;
             ch[i] = (uint16_t)lane;
-            mems_angles(lane, X, sv, &az[k], &el[k]);
+            mems_angles(lane, 12.5 * w.hc, w.vs, &az[k], &el[k]);
             ok[i] = 1;
         }
         sensim__mems_dirs(az, el, m, &dir[3 * i0]);
@@ -469,5 +523,11 @@ sensim_status sensim__mems_init(sensim_pattern *p, const sensim_lidar_desc *d)
         return RANGE_FAIL("lidar: MEMS carrier frequencies %g, %g Hz outside (0, 1e6]", h, v);
     p->mems_h_hz = h;
     p->mems_v_hz = v;
+    p->walk_dt = p->q_ps / 1000;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 2; i++) {
+            double a = turn(i ? v : h, p->walk_dt + k);
+            p->walk_c[k][i] = cos(a), p->walk_s[k][i] = sin(a);
+        }
     return SENSIM_OK;
 }
