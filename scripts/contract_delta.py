@@ -2,15 +2,19 @@
 """Largest output movement between two builds, for the numeric contract
 (DESIGN.md: directions 1e-9 rad, ranges 1e-6 m, intensities 1e-6 relative).
 
-usage: /usr/bin/python3 scripts/contract_delta.py OLD_SENSIM NEW_SENSIM [PRESET...] [--frames N]
+usage: /usr/bin/python3 scripts/contract_delta.py OLD_SENSIM NEW_SENSIM [PRESET...] [--frames N] [--moving]
+
+--moving: the platform drives (`--velocity 12,1,0,3,2,25`: 12 m/s, turning
+25 deg/s, rolling and pitching) and the points are in the world frame, so
+each shot's pose from the motion is part of what is compared.
 
 Each build scans the built-in street (`sensim scan`, pose 1.5,0.5,1.8, one
 thread) with every random draw off, as tests/test_contract.c does; points
 are paired by (firing offset, channel, return rank), so a point that
 appears or vanishes at an edge does not shift the others. Prints per
 preset: points, unpaired points, paired points whose record moved at all,
-and the largest direction (rad), range (m) and relative intensity movement
-of the paired points.
+and the largest direction (rad), range (m), relative intensity and
+position (m) movement of the paired points.
 """
 import os
 import subprocess
@@ -36,9 +40,11 @@ def read_ply(path):
     return np.frombuffer(data[end:], dtype=DT)
 
 
-def scan(sensim, preset, frames, out):
+def scan(sensim, preset, frames, out, moving=False):
     cmd = [sensim, "scan", "--scene", "street", "--lidar", preset, "--pose", "1.5,0.5,1.8,0,0,0",
            "--count", str(frames), "--threads", "1", "--out", out]
+    if moving:
+        cmd += ["--velocity", "12,1,0,3,2,25", "--points", "world"]
     for s in DETERMINISTIC:
         cmd += ["--set", s]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -55,6 +61,9 @@ def keyed(p):
 def main():
     args = sys.argv[1:]
     frames = 1
+    moving = "--moving" in args
+    if moving:
+        args.remove("--moving")
     if "--frames" in args:
         i = args.index("--frames")
         frames = int(args[i + 1])
@@ -63,11 +72,11 @@ def main():
         sys.exit(__doc__)
     old, new, presets = args[0], args[1], args[2:] or PRESETS
     print(f"{'preset':10} {'points':>8} {'unpaired':>8} {'moved':>7} {'dir rad':>10} {'range m':>10} "
-          f"{'intens rel':>10}")
+          f"{'intens rel':>10} {'pos m':>10}")
     for preset in presets:
         with tempfile.TemporaryDirectory() as d:
-            a = scan(old, preset, frames, os.path.join(d, "a"))
-            b = scan(new, preset, frames, os.path.join(d, "b"))
+            a = scan(old, preset, frames, os.path.join(d, "a"), moving)
+            b = scan(new, preset, frames, os.path.join(d, "b"), moving)
         ka, kb = keyed(a), keyed(b)
         common, ia, ib = np.intersect1d(ka, kb, assume_unique=False, return_indices=True)
         pa, pb = a[ia], b[ib]
@@ -80,12 +89,13 @@ def main():
         cross = np.linalg.norm(np.cross(va[ok] / na[ok, None], vb[ok] / nb[ok, None]), axis=1)
         ang = np.where(cosang > 0, np.arcsin(np.minimum(cross, 1.0)), np.pi)
         dr = np.abs(pa["range"].astype(np.float64) - pb["range"])
+        dp = np.linalg.norm(va - vb, axis=1)
         ia_ = pa["intensity"].astype(np.float64)
         di = np.abs(ia_ - pb["intensity"]) / np.maximum(np.abs(ia_), 1e-30)
         unpaired = len(a) + len(b) - 2 * len(common)
         moved = int(np.count_nonzero(np.frombuffer(pa.tobytes(), "V32") != np.frombuffer(pb.tobytes(), "V32")))
         print(f"{preset:10} {len(b):8d} {unpaired:8d} {moved:7d} {ang.max(initial=0):10.2e} {dr.max(initial=0):10.2e} "
-              f"{di.max(initial=0):10.2e}")
+              f"{di.max(initial=0):10.2e} {dp.max(initial=0):10.2e}")
 
 
 if __name__ == "__main__":

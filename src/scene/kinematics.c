@@ -1,6 +1,7 @@
 /* Platform kinematics from pose keys (sensim/nav.h): linear and spline
  * interpolation with their first and second derivatives. */
 #include "motion.h"
+#include "../core/vmath.h"
 
 #include <math.h>
 #include <string.h>
@@ -30,11 +31,17 @@ void sensim__quat_log_rel(const double a[4], const double b[4], double phi[3])
         phi[i] = k * q[i + 1];
 }
 
+/* The rotation exp(phi) as a quaternion. sin and cos from SLEEF
+ * (sensim__sincos_n, 1 ulp, the same bits on every CPU and in seg_pose4's
+ * four lanes): a quarter of glibc's cost where poses are evaluated four at
+ * a time (CHANGES.md). */
 static void qexp(const double phi[3], double q[4])
 {
     double th = sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]);
-    double k = th < 1e-8 ? 0.5 - th * th / 48.0 : sin(0.5 * th) / th;
-    q[0] = cos(0.5 * th);
+    double half = 0.5 * th, sn, cs;
+    sensim__sincos_n(&half, &sn, &cs, 1);
+    double k = th < 1e-8 ? 0.5 - th * th / 48.0 : sn / th;
+    q[0] = cs;
     for (int i = 0; i < 3; i++)
         q[i + 1] = k * phi[i];
 }
@@ -413,7 +420,8 @@ static void mkey_at(const sensim__mkey *k, uint32_t n, const sensim__mseg *g, ui
 
 /* The pose part of seg_eval() at four times of one segment a -> b set up in
  * @p g, lane by lane the same operations in the same order (sin and cos
- * from libm, one lane at a time; vector products and sums round as the
+ * of the four half angles from one SLEEF call, whose bits do not depend on
+ * how many arguments it takes; vector products and sums round as the
  * scalar ones do): the same bits. Lanes from @p m on repeat lane 0. @p P:
  * the four poses, entry by entry (P[e][lane]). */
 SENSIM_AVX_CLONES static void seg_pose4(const sensim__mkey *a, const sensim__mkey *b, const sensim__mseg *g,
@@ -441,14 +449,14 @@ SENSIM_AVX_CLONES static void seg_pose4(const sensim__mkey *a, const sensim__mke
     sensim_v4d rt, k, dq[4];
     for (int l = 0; l < 4; l++)
         rt[l] = __builtin_sqrt(th[l]);
+    double half[4], sn[4], cs[4];
+    for (int l = 0; l < 4; l++)
+        half[l] = 0.5 * rt[l < (int)m ? l : 0];
+    sensim__sincos_n(half, sn, cs, 4);
     for (int l = 0; l < 4; l++) {
-        const double tl = rt[l];
-        if (l >= (int)m) {
-            k[l] = k[0], dq[0][l] = dq[0][0];
-            continue;
-        }
-        k[l] = tl < 1e-8 ? 0.5 - tl * tl / 48.0 : sin(0.5 * tl) / tl;
-        dq[0][l] = cos(0.5 * tl);
+        const double tl = rt[l < (int)m ? l : 0];
+        k[l] = tl < 1e-8 ? 0.5 - tl * tl / 48.0 : sn[l] / tl;
+        dq[0][l] = cs[l];
     }
     for (int i = 0; i < 3; i++)
         dq[i + 1] = k * phi[i];

@@ -1,4 +1,5 @@
 #include "motion.h"
+#include "../core/vmath.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -181,7 +182,10 @@ void sensim__slerp_at(const double a[4], const sensim__slerp *sl, double u, doub
     if (sl->lerp) {
         wa = 1 - u, wb = u;
     } else {
-        wa = sin((1 - u) * sl->th) / sl->s, wb = sin(u * sl->th) / sl->s;
+        const double x[2] = {(1 - u) * sl->th, u * sl->th};
+        double sn[2], cs[2];
+        sensim__sincos_n(x, sn, cs, 2);
+        wa = sn[0] / sl->s, wb = sn[1] / sl->s;
     }
     double n = 0;
     for (int i = 0; i < 4; i++) {
@@ -317,7 +321,7 @@ void sensim__path_pose(const sensim_path *path, int64_t t, double out[16])
 }
 
 /* The linear path's pose at four times of one segment lo -> lo + 1: the
- * lerp, sensim__slerp_at() (sin from libm one lane at a time) and
+ * lerp, sensim__slerp_at() (the eight sines from one SLEEF call) and
  * sensim__mat_from_quat() lane by lane in the same order: the same bits. */
 SENSIM_AVX_CLONES static void lin_pose4(const sensim_path *path, uint32_t lo, const int64_t t[4], uint32_t m,
                                         sensim_v4d P[16])
@@ -335,13 +339,12 @@ SENSIM_AVX_CLONES static void lin_pose4(const sensim_path *path, uint32_t lo, co
         wa = 1 - u, wb = u;
     } else {
         const sensim_v4d ua = (1 - u) * sl->th, ub = u * sl->th;
-        for (int l = 0; l < 4; l++) {
-            if (l >= (int)m) {
-                wa[l] = wa[0], wb[l] = wb[0];
-                continue;
-            }
-            wa[l] = sin(ua[l]), wb[l] = sin(ub[l]);
-        }
+        double x[8], sn[8], cs[8];
+        memcpy(x, &ua, sizeof ua);
+        memcpy(x + 4, &ub, sizeof ub);
+        sensim__sincos_n(x, sn, cs, 8);
+        memcpy(&wa, sn, sizeof wa);
+        memcpy(&wb, sn + 4, sizeof wb);
         wa = wa / sl->s, wb = wb / sl->s;
     }
     const double *a = path->q[lo];

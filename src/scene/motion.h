@@ -33,6 +33,8 @@ typedef struct sensim__slerp {
     bool lerp; /* the keys within 4.5e-4 rad: linear weights */
 } sensim__slerp;
 void sensim__slerp_setup(const double a[4], const double b[4], sensim__slerp *sl);
+/* The weights' sines from SLEEF (sensim__sincos_n): the same bits however
+ * many a call computes (lin_pose4 takes eight at once). */
 void sensim__slerp_at(const double a[4], const sensim__slerp *sl, double u, double out[4]);
 
 /* One key of the rig's motion model (sensim/rig.h): pose and its
