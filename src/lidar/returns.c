@@ -722,10 +722,49 @@ static void emit(const shot_state *s, const cand *c, uint32_t idx, const float n
     (*n)++;
 }
 
+/* subray_apply() of sub-rays k0 .. k0 + 3 without jitter (their tan from
+ * the tables), four side by side: the same IEEE operations in the same
+ * order, so the same bits per lane; sub-rays on the axis are the caller's.
+ * A sub-ray's square root and three divisions went through the divider
+ * one sub-ray after the other. */
+SENSIM_AVX_CLONES static void subray_dirs4(const sensim_return_params *rp, const beam_basis *b, uint32_t k0,
+                                           float out[4][3])
+{
+    sensim_v4d th, tv, n, x, y, z;
+    memcpy(&th, &rp->tan_h[k0], sizeof th);
+    memcpy(&tv, &rp->tan_v[k0], sizeof tv);
+    x = b->dx + th * b->ux + tv * b->wx;
+    y = b->dy + th * b->uy + tv * b->wy;
+    z = b->dz + th * b->uz + tv * b->wz;
+    const sensim_v4d n2 = x * x + y * y + z * z;
+    for (int l = 0; l < 4; l++)
+        n[l] = __builtin_sqrt(n2[l]);
+    x /= n, y /= n, z /= n;
+    for (int l = 0; l < 4; l++)
+        out[l][0] = (float)x[l], out[l][1] = (float)y[l], out[l][2] = (float)z[l];
+}
+
 void sensim__returns_subrays(const sensim_return_params *rp, const float R[9], const float nominal[3],
                              const sensim_ray *ray0, uint64_t shot, sensim_ray *out)
 {
     const bool jittered = rp->d.angular_jitter_rad > 0;
+    if (!jittered) {
+        beam_basis b = basis_of(nominal);
+        for (uint32_t k0 = 1; k0 < rp->nsub; k0 += 4) { /* tan_h, tan_v hold SENSIM_MAX_SUBRAYS + 3 */
+            float d4[4][3];
+            subray_dirs4(rp, &b, k0, d4);
+            for (uint32_t k = k0; k < k0 + 4 && k < rp->nsub; k++) {
+                const float *d = d4[k - k0];
+                if (rp->sub_h[k] == 0 && rp->sub_v[k] == 0)
+                    d = nominal;
+                sensim_ray *o = &out[k - 1];
+                *o = *ray0;
+                for (int row = 0; row < 3; row++)
+                    o->dir[row] = R[row] * d[0] + R[3 + row] * d[1] + R[6 + row] * d[2];
+            }
+        }
+        return;
+    }
     double gh = 0, gv = 0;
     if (jittered)
         jitter_of(rp, shot, &gh, &gv);

@@ -37,7 +37,8 @@ typedef struct sensim_return_params {
     double cell_rad;          /* angular spacing of the sub-ray rings */
     double pulse_half_m;      /* c·pulse_width/4: half the range overlap of two echoes */
     float sub_h[SENSIM_MAX_SUBRAYS], sub_v[SENSIM_MAX_SUBRAYS], sub_w[SENSIM_MAX_SUBRAYS];
-    double tan_h[SENSIM_MAX_SUBRAYS], tan_v[SENSIM_MAX_SUBRAYS]; /* tan of sub_h, sub_v (no jitter) */
+    double tan_h[SENSIM_MAX_SUBRAYS + 3], tan_v[SENSIM_MAX_SUBRAYS + 3]; /* tan of sub_h, sub_v (no jitter);
+                                                                        3 more: four are read at a time */
     /* rain droplets: cumulative expected count of detectable drops up to r = k·rain_dr */
     double rain_dr, rain_lambda_mm;
     double rain_cum[SENSIM_RAIN_STEPS + 1];
