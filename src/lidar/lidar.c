@@ -349,18 +349,30 @@ static const sensim_pose_slot *lane_pose(const scan_env *env, sensim_lane_scratc
 
 /* The poses at tv[0 .. m) into slots sl[0 .. m): sensim__path_pose4(), then
  * sensor_pose()'s product with the mount four at a time
- * (sensim__mat4_mul4), then to_floats(): the same bits as lane_pose(). */
+ * (sensim__mat4_mul4), then to_floats()'s conversions four at a time: the
+ * same bits as lane_pose(). The double pose S only @p with_S (the points
+ * leave the sensor frame: nothing else reads it). */
 static void fill_poses(const scan_env *env, const int64_t tv[4], sensim_pose_slot *const sl[4], uint32_t m,
-                       uint64_t lane)
+                       uint64_t lane, bool with_S)
 {
     sensim_v4d P[16], S[16];
     sensim__path_pose4(env->path, tv, m, P);
     sensim__mat4_mul4(P, env->mount, S);
+    sensim_v4f Rf[9], of[3];
+    for (int c = 0; c < 3; c++) {
+        for (int row = 0; row < 3; row++)
+            Rf[c * 3 + row] = __builtin_convertvector(S[c * 4 + row], sensim_v4f);
+        of[c] = __builtin_convertvector(S[12 + c], sensim_v4f);
+    }
     for (uint32_t l = 0; l < m; l++) { /* in order: of two times on one slot the later keeps it */
         sensim_pose_slot *e = sl[l];
-        for (int x = 0; x < 16; x++)
-            e->S[x] = S[x][l];
-        to_floats(e->S, e->R, e->org);
+        if (with_S)
+            for (int x = 0; x < 16; x++)
+                e->S[x] = S[x][l];
+        for (int x = 0; x < 9; x++)
+            e->R[x] = Rf[x][l];
+        for (int x = 0; x < 3; x++)
+            e->org[x] = of[x][l];
         e->lane = lane, e->t = tv[l];
     }
 }
@@ -369,7 +381,7 @@ static void fill_poses(const scan_env *env, const int64_t tv[4], sensim_pose_slo
  * have none, filled four firing times at a time (what lane_pose() would
  * compute one at a time; most of a pose is its libm-free arithmetic). */
 static void lane_prefill(const scan_env *env, const sensim_return_params *rp, sensim_lane_scratch *w, int64_t lg0,
-                         uint32_t i0, uint32_t i1)
+                         uint32_t i0, uint32_t i1, bool with_S)
 {
     int64_t tv[4];
     sensim_pose_slot *sl[4];
@@ -384,12 +396,12 @@ static void lane_prefill(const scan_env *env, const sensim_return_params *rp, se
         e->lane = w->pose_lane, e->t = t;
         sl[m] = e, tv[m++] = t;
         if (m == 4) {
-            fill_poses(env, tv, sl, 4, w->pose_lane);
+            fill_poses(env, tv, sl, 4, w->pose_lane, with_S);
             m = 0;
         }
     }
     if (m)
-        fill_poses(env, tv, sl, m, w->pose_lane);
+        fill_poses(env, tv, sl, m, w->pose_lane, with_S);
 }
 
 /* Move a sensor-frame point into the requested output frame. */
@@ -568,7 +580,8 @@ static uint64_t scan_chunk(sensim_lidar *l, const scan_env *env, int64_t frame_b
             for (uint32_t i = 0; i < cnt; i++) {
                 int64_t g = lg0 + i;
                 if (moving && i % 64 == 0) /* the poses of the next 64 shots, four at a time */
-                    lane_prefill(env, rp, w, lg0, i, cnt - i < 64 ? cnt : i + 64);
+                    lane_prefill(env, rp, w, lg0, i, cnt - i < 64 ? cnt : i + 64,
+                                 l->points_frame != SENSIM_POINTS_SENSOR);
                 if (!ok[i] || !sensim__returns_keep_shot(rp, (uint64_t)g))
                     continue;
                 float td[3];
