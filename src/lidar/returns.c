@@ -607,7 +607,8 @@ static bool detect_draw(const sensim_return_params *rp, uint64_t shot, uint32_t 
     double u = uniform(rp, shot, idx, SENSIM_RNG_DROP_POINT);
     /* erfc falls: for w_k <= w <= w_k+1, erfc(w_k+1) <= erfc(w) <= erfc(w_k). A uniform
      * outside the (widened) bracket decides as u < p would, without erfc; only one
-     * within it (~7 % of the draws near the threshold) computes p. The same decisions,
+     * within it computes p: a bracket spans 0.5·(2/√π)·exp(-w²)/16 <= 3.5 % of the
+     * draws (at the threshold, fewer away from it). The same decisions,
      * bit for bit: libm's erfc is within a few ulps of the true, monotone function, far
      * inside the 1e-9 margin. */
     const double lo_m = 0.5 * (1.0 - 1e-9), hi_m = 0.5 * (1.0 + 1e-9);
@@ -747,9 +748,8 @@ SENSIM_AVX_CLONES static void subray_dirs4(const sensim_return_params *rp, const
 void sensim__returns_subrays(const sensim_return_params *rp, const float R[9], const float nominal[3],
                              const sensim_ray *ray0, uint64_t shot, sensim_ray *out)
 {
-    const bool jittered = rp->d.angular_jitter_rad > 0;
-    if (!jittered) {
-        beam_basis b = basis_of(nominal);
+    beam_basis b = basis_of(nominal);
+    if (!(rp->d.angular_jitter_rad > 0)) {
         for (uint32_t k0 = 1; k0 < rp->nsub; k0 += 4) { /* tan_h, tan_v hold SENSIM_MAX_SUBRAYS + 3 */
             float d4[4][3];
             subray_dirs4(rp, &b, k0, d4);
@@ -765,16 +765,12 @@ void sensim__returns_subrays(const sensim_return_params *rp, const float R[9], c
         }
         return;
     }
-    double gh = 0, gv = 0;
-    if (jittered)
-        jitter_of(rp, shot, &gh, &gv);
-    beam_basis b = basis_of(nominal);
+    double gh, gv; /* jittered: the shot's beam axis moved, each sub-ray's tan computed */
+    jitter_of(rp, shot, &gh, &gv);
     for (uint32_t k = 0; k + 1 < rp->nsub; k++) {
-        double h = rp->sub_h[k + 1], v = rp->sub_v[k + 1];
-        if (jittered)
-            h += gh, v += gv;
+        double h = rp->sub_h[k + 1] + gh, v = rp->sub_v[k + 1] + gv;
         float d[3];
-        subray_apply(rp, &b, k + 1, h, v, jittered, nominal, d);
+        subray_apply(rp, &b, k + 1, h, v, true, nominal, d);
         out[k] = *ray0;
         for (int row = 0; row < 3; row++)
             out[k].dir[row] = R[row] * d[0] + R[3 + row] * d[1] + R[6 + row] * d[2];
