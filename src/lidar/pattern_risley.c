@@ -212,7 +212,8 @@ SENSIM_AVX_CLONES static void risley_dirs(const sensim_pattern *p, const double 
 }
 
 /* Anchor columns (every WALK-th) take the angles from sin/cos of the
- * exact phase (sensim__risley_angles); the columns after them turn the
+ * exact phase (sensim__risley_angles, mems_anchor for a MEMS pattern's
+ * carriers); the columns after them turn the
  * previous column's angles by a rotation of the time between them: 5 ns
  * instead of ~40 ns of libm per prism and column. The walk starts from
  * the anchor whatever column a batch starts at, so a column's angles
@@ -221,20 +222,36 @@ SENSIM_AVX_CLONES static void risley_dirs(const sensim_pattern *p, const double 
  * closed form). */
 enum { WALK = 16 };
 
+static void mems_anchor(const sensim_pattern *p, int64_t t, sensim_risley_state *st);
+
+/* The exact angles at t: the prisms' (and head's), or a MEMS pattern's two
+ * carriers (c/s[0]: 2π·h·t, c/s[1]: 2π·v·t + π/2). */
+static inline void walk_anchor(const sensim_pattern *p, int64_t t, sensim_risley_state *st)
+{
+    if (p->kind == SENSIM_PATTERN_MEMS)
+        mems_anchor(p, t, st);
+    else
+        sensim__risley_angles(p, t, st);
+}
+
 static inline void walk_step(const sensim_pattern *p, int64_t dt, int64_t t, sensim_risley_state *st)
 {
     if (dt != p->walk_dt && dt != p->walk_dt + 1) { /* not a period apart (never, by construction): exact */
-        sensim__risley_angles(p, t, st);
+        walk_anchor(p, t, st);
         return;
     }
     const int k = (int)(dt - p->walk_dt);
-    /* a still head (cos 1, sin 0, turned by cos 1, sin 0) keeps its bits: skipped */
-    const uint32_t last = p->head_hz != 0.0 ? p->nprism : p->nprism - 1;
-    for (uint32_t i = 0; i <= last; i++) {
-        double *c = i < p->nprism ? &st->c[i] : &st->ch, *s = i < p->nprism ? &st->s[i] : &st->sh;
-        double wc = p->walk_c[k][i], ws = p->walk_s[k][i], c0 = *c;
-        *c = c0 * wc - *s * ws;
-        *s = *s * wc + c0 * ws;
+    const bool mems = p->kind == SENSIM_PATTERN_MEMS;
+    const uint32_t n = mems ? 2 : p->nprism;
+    for (uint32_t i = 0; i < n; i++) {
+        double wc = p->walk_c[k][i], ws = p->walk_s[k][i], c0 = st->c[i];
+        st->c[i] = c0 * wc - st->s[i] * ws;
+        st->s[i] = st->s[i] * wc + c0 * ws;
+    }
+    if (!mems && p->head_hz != 0.0) { /* a still head (cos 1, sin 0, turned by cos 1, sin 0) keeps its bits */
+        double wc = p->walk_c[k][n], ws = p->walk_s[k][n], c0 = st->ch;
+        st->ch = c0 * wc - st->sh * ws;
+        st->sh = st->sh * wc + c0 * ws;
     }
 }
 
@@ -244,12 +261,12 @@ static void walk_to(const sensim_pattern *p, int64_t q, int64_t tq, int64_t *col
 {
     int64_t a = q - (q - sensim__floordiv(q, WALK) * WALK); /* the anchor at or before q */
     if (q == a) {
-        sensim__risley_angles(p, tq, st);
+        walk_anchor(p, tq, st);
     } else if (*col == q - 1) {
         walk_step(p, tq - *tcol, tq, st);
     } else {
         int64_t tp = sensim__pattern_column_time(p, a);
-        sensim__risley_angles(p, tp, st);
+        walk_anchor(p, tp, st);
         for (int64_t m = a + 1; m <= q; m++) {
             int64_t tm = m == q ? tq : sensim__pattern_column_time(p, m);
             walk_step(p, tm - tp, tm, st);
@@ -429,57 +446,15 @@ void sensim__mems_dir_at(uint32_t c, double X, double s, float dir[3])
     sensim__mems_dirs(&az, &el, 1, dir);
 }
 
-/* The carriers' angles of a column: (cos, sin) of 2π·h·t and of
- * 2π·v·t + π/2, so X = 12.5·hc and s = vs. */
-typedef struct mems_walk {
-    double hc, hs, vc, vs;
-} mems_walk;
-
-/* Exact at t: X and s the bits of sensim__mems_carriers(). */
-static void mems_anchor(const sensim_pattern *p, int64_t t, mems_walk *w)
+/* The carriers' exact angles at t into st->c/s[0] (2π·h·t) and [1]
+ * (2π·v·t + π/2): X = 12.5·c[0] and s = s[1] are the bits of
+ * sensim__mems_carriers(). The batch walks them from column to column
+ * between anchors (walk_to), as the Risley batch walks its prism angles. */
+static void mems_anchor(const sensim_pattern *p, int64_t t, sensim_risley_state *st)
 {
     double a = turn(p->mems_h_hz, t), b = turn(p->mems_v_hz, t) + SENSIM_PI / 2;
-    w->hc = cos(a), w->hs = sin(a);
-    w->vc = cos(b), w->vs = sin(b);
-}
-
-/* Turned by the next column's time step dt (walk_dt or walk_dt + 1 ns). */
-static inline void mems_step(const sensim_pattern *p, int64_t dt, int64_t t, mems_walk *w)
-{
-    if (dt != p->walk_dt && dt != p->walk_dt + 1) { /* never, by construction: exact */
-        mems_anchor(p, t, w);
-        return;
-    }
-    const int k = (int)(dt - p->walk_dt);
-    double c = w->hc;
-    w->hc = c * p->walk_c[k][0] - w->hs * p->walk_s[k][0];
-    w->hs = w->hs * p->walk_c[k][0] + c * p->walk_s[k][0];
-    c = w->vc;
-    w->vc = c * p->walk_c[k][1] - w->vs * p->walk_s[k][1];
-    w->vs = w->vs * p->walk_c[k][1] + c * p->walk_s[k][1];
-}
-
-/* Column q's carriers into *w: exact at anchors (every WALK-th column),
- * else turned column by column from the anchor before it, so a column's
- * bits depend on the column alone (split and thread invariant; ~1e-15 of
- * the exact carriers, the test checks every shot against the closed form).
- * *w holds column q - 1 when @p prev (time tprev). */
-static void mems_column(const sensim_pattern *p, int64_t q, int64_t tq, bool prev, int64_t tprev, mems_walk *w)
-{
-    int64_t a = sensim__floordiv(q, WALK) * WALK;
-    if (q == a) {
-        mems_anchor(p, tq, w);
-    } else if (prev) {
-        mems_step(p, tq - tprev, tq, w);
-    } else {
-        int64_t tp = sensim__pattern_column_time(p, a);
-        mems_anchor(p, tp, w);
-        for (int64_t m = a + 1; m <= q; m++) {
-            int64_t tm = m == q ? tq : sensim__pattern_column_time(p, m);
-            mems_step(p, tm - tp, tm, w);
-            tp = tm;
-        }
-    }
+    st->c[0] = cos(a), st->s[0] = sin(a);
+    st->c[1] = cos(b), st->s[1] = sin(b);
 }
 
 void sensim__mems_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
@@ -492,21 +467,21 @@ void sensim__mems_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t
      * fire together) */
     int64_t q = sensim__floordiv(g0, p->lanes), tq = sensim__pattern_column_time(p, q);
     uint32_t lane = (uint32_t)(g0 - q * p->lanes);
-    mems_walk w;
-    mems_column(p, q, tq, false, 0, &w);
+    int64_t col = INT64_MIN, tcol = 0;
+    sensim_risley_state w;
+    walk_to(p, q, tq, &col, &tcol, &w);
     for (uint32_t i0 = 0; i0 < n; i0 += CH) { /* angles of a chunk, then its sines and cosines at once */
         const uint32_t m = n - i0 < CH ? n - i0 : CH;
         for (uint32_t k = 0; k < m; k++) {
             const uint32_t i = i0 + k;
             if (i > 0 && ++lane == p->lanes) {
-                const int64_t tp = tq;
                 lane = 0, q++;
                 tq = sensim__pattern_column_time(p, q);
-                mems_column(p, q, tq, true, tp, &w);
+                walk_to(p, q, tq, &col, &tcol, &w);
             }
             t[i] = tq;
             ch[i] = (uint16_t)lane;
-            mems_angles(lane, 12.5 * w.hc, w.vs, &az[k], &el[k]);
+            mems_angles(lane, 12.5 * w.c[0], w.s[1], &az[k], &el[k]);
             ok[i] = 1;
         }
         sensim__mems_dirs(az, el, m, &dir[3 * i0]);
