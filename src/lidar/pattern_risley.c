@@ -226,22 +226,23 @@ static void mems_anchor(const sensim_pattern *p, int64_t t, sensim_risley_state 
 
 /* The exact angles at t: the prisms' (and head's), or a MEMS pattern's two
  * carriers (c/s[0]: 2π·h·t, c/s[1]: 2π·v·t + π/2). */
-static inline void walk_anchor(const sensim_pattern *p, int64_t t, sensim_risley_state *st)
+static inline __attribute__((always_inline)) void walk_anchor(const sensim_pattern *p, int64_t t,
+                                                              sensim_risley_state *st, bool mems)
 {
-    if (p->kind == SENSIM_PATTERN_MEMS)
+    if (mems)
         mems_anchor(p, t, st);
     else
         sensim__risley_angles(p, t, st);
 }
 
-static inline void walk_step(const sensim_pattern *p, int64_t dt, int64_t t, sensim_risley_state *st)
+static inline __attribute__((always_inline)) void walk_step(const sensim_pattern *p, int64_t dt, int64_t t,
+                                                            sensim_risley_state *st, bool mems)
 {
     if (dt != p->walk_dt && dt != p->walk_dt + 1) { /* not a period apart (never, by construction): exact */
-        walk_anchor(p, t, st);
+        walk_anchor(p, t, st, mems);
         return;
     }
     const int k = (int)(dt - p->walk_dt);
-    const bool mems = p->kind == SENSIM_PATTERN_MEMS;
     const uint32_t n = mems ? 2 : p->nprism;
     for (uint32_t i = 0; i < n; i++) {
         double wc = p->walk_c[k][i], ws = p->walk_s[k][i], c0 = st->c[i];
@@ -255,21 +256,24 @@ static inline void walk_step(const sensim_pattern *p, int64_t dt, int64_t t, sen
     }
 }
 
-/* The angles of column q (time tq) into *st, which holds column *col (time *tcol). */
-static void walk_to(const sensim_pattern *p, int64_t q, int64_t tq, int64_t *col, int64_t *tcol,
-                    sensim_risley_state *st)
+/* The angles of column q (time tq) into *st, which holds column *col (time
+ * *tcol). @p mems: a constant at each call (the Risley and MEMS batches
+ * each get their own copy, without the test). */
+static inline __attribute__((always_inline)) void walk_to(const sensim_pattern *p, int64_t q, int64_t tq,
+                                                          int64_t *col, int64_t *tcol, sensim_risley_state *st,
+                                                          bool mems)
 {
     int64_t a = q - (q - sensim__floordiv(q, WALK) * WALK); /* the anchor at or before q */
     if (q == a) {
-        walk_anchor(p, tq, st);
+        walk_anchor(p, tq, st, mems);
     } else if (*col == q - 1) {
-        walk_step(p, tq - *tcol, tq, st);
+        walk_step(p, tq - *tcol, tq, st, mems);
     } else {
         int64_t tp = sensim__pattern_column_time(p, a);
-        walk_anchor(p, tp, st);
+        walk_anchor(p, tp, st, mems);
         for (int64_t m = a + 1; m <= q; m++) {
             int64_t tm = m == q ? tq : sensim__pattern_column_time(p, m);
-            walk_step(p, tm - tp, tm, st);
+            walk_step(p, tm - tp, tm, st, mems);
             tp = tm;
         }
     }
@@ -303,7 +307,7 @@ void sensim__risley_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64
                 }
                 t[i] = tq;
                 if (q != col) /* every lane of a column shares its time */
-                    walk_to(p, q, t[i], &col, &tcol, &rs);
+                    walk_to(p, q, t[i], &col, &tcol, &rs, false);
                 ch[i] = (uint16_t)lane;
             }
             for (int a = 0; a < 3; a++)
@@ -468,8 +472,8 @@ void sensim__mems_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t
     int64_t q = sensim__floordiv(g0, p->lanes), tq = sensim__pattern_column_time(p, q);
     uint32_t lane = (uint32_t)(g0 - q * p->lanes);
     int64_t col = INT64_MIN, tcol = 0;
-    sensim_risley_state w;
-    walk_to(p, q, tq, &col, &tcol, &w);
+    sensim_risley_state w = {0};
+    walk_to(p, q, tq, &col, &tcol, &w, true);
     for (uint32_t i0 = 0; i0 < n; i0 += CH) { /* angles of a chunk, then its sines and cosines at once */
         const uint32_t m = n - i0 < CH ? n - i0 : CH;
         for (uint32_t k = 0; k < m; k++) {
@@ -477,7 +481,7 @@ void sensim__mems_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t
             if (i > 0 && ++lane == p->lanes) {
                 lane = 0, q++;
                 tq = sensim__pattern_column_time(p, q);
-                walk_to(p, q, tq, &col, &tcol, &w);
+                walk_to(p, q, tq, &col, &tcol, &w, true);
             }
             t[i] = tq;
             ch[i] = (uint16_t)lane;
