@@ -212,10 +212,10 @@ SENSIM_AVX_CLONES static void risley_dirs(const sensim_pattern *p, const double 
 }
 
 /* Anchor columns (every WALK-th) take the angles from sin/cos of the
- * exact phase (sensim__risley_angles, mems_anchor for a MEMS pattern's
- * carriers); the columns after them turn the
- * previous column's angles by a rotation of the time between them: 5 ns
- * instead of ~40 ns of libm per prism and column. The walk starts from
+ * exact phase (sensim__risley_angles; mems_anchor for a MEMS pattern's
+ * carriers); the columns after them turn the previous column's angles by
+ * a rotation of the time between them: 5 ns instead of ~40 ns of libm per
+ * prism and column. The walk starts from
  * the anchor whatever column a batch starts at, so a column's angles
  * depend on the column alone (split and thread invariant); its error after
  * WALK - 1 steps is ~1e-14 rad (the test checks every shot against the
@@ -235,6 +235,7 @@ static inline __attribute__((always_inline)) void walk_anchor(const sensim_patte
         sensim__risley_angles(p, t, st);
 }
 
+/* *st turned from one column to the next, dt ns later (t: the new column's time). */
 static inline __attribute__((always_inline)) void walk_step(const sensim_pattern *p, int64_t dt, int64_t t,
                                                             sensim_risley_state *st, bool mems)
 {
