@@ -10,7 +10,8 @@
  *   MOVING:  1 = the platform drives at 10 m/s turning at 10 deg/s (each
  *            shot's pose from the motion: slerp between two keys), 2 = the
  *            same through the rig's motion model (SENSIM_INTERP_CAUSAL),
- *            0 = it stands still (default)
+ *            0 = it stands still (default); 3 = as 2, the points in the world
+ *            frame (each shot's double pose read back: points_frame=world)
  * prints: PRESET ms POINTS (the minimum frame time in ms, a frame's points) */
 #include <sensim/sensim.h>
 
@@ -38,8 +39,8 @@ int main(int argc, char **argv)
     int threads = argc > 3 ? atoi(argv[3]) : 1;
     long long step = argc > 4 ? atoll(argv[4]) : 0;
     int moving = argc > 5 ? atoi(argv[5]) : 0;
-    if (frames < 1 || frames > 100000 || threads < 1 || threads > 1024 || step < 0 || moving < 0 || moving > 2) {
-        fprintf(stderr, "bench_cpu: FRAMES 1..100000, THREADS 1..1024, STEP_NS >= 0, MOVING 0, 1 or 2\n");
+    if (frames < 1 || frames > 100000 || threads < 1 || threads > 1024 || step < 0 || moving < 0 || moving > 3) {
+        fprintf(stderr, "bench_cpu: FRAMES 1..100000, THREADS 1..1024, STEP_NS >= 0, MOVING 0..3\n");
         return 2;
     }
     const clockid_t clk = threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
     if (sensim_context_create(&cd, &ctx))
         return 1;
     if (sensim_scene_create(ctx, &scene) || street_scene_build(scene, 400.0f, 12, &si) || sensim_scene_commit(scene) ||
-        sensim_lidar_create_from_preset(ctx, preset, NULL, 0, &l)) {
+        sensim_lidar_create_from_preset(ctx, preset, (const char *const[]){"points_frame=world"}, moving == 3, &l)) {
         fprintf(stderr, "bench_cpu: %s\n", sensim_context_last_error(ctx));
         return 1;
     }
@@ -78,7 +79,7 @@ int main(int argc, char **argv)
             sensim_scan_result res;
             int64_t e = t + S < (f + 1) * P ? t + S : (f + 1) * P;
             sensim_pose_key keys[2];
-            sensim_motion mo = {.keys = keys, .key_count = 2, .interp = moving == 2 ? SENSIM_INTERP_CAUSAL : 0};
+            sensim_motion mo = {.keys = keys, .key_count = 2, .interp = moving >= 2 ? SENSIM_INTERP_CAUSAL : 0};
             const double v[3] = {10.0, 0.0, 0.0}, w[3] = {0.0, 0.0, 10.0 * 3.14159265358979 / 180.0};
             sensim_status st = moving ? sensim_motion_from_velocity(pose, f * P, (f + 1) * P, v, w, keys) : SENSIM_OK;
             if (!st)

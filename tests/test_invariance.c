@@ -40,6 +40,38 @@ static capture run(const char *preset, uint32_t threads, const int64_t *cuts, in
     return c;
 }
 
+/* Scan [0, t1) in calls of @p step ns while the platform drives (12 m/s,
+ * turning 25 deg/s), with @p threads threads. */
+static capture run_moving(const char *preset, uint32_t threads, int64_t step, int64_t t1, const char *const *sets,
+                          uint32_t nsets)
+{
+    sensim_context *ctx = test_ctx(threads);
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    street_info si;
+    CHECK_OK(street_scene_build(s, 120.0f, 1, &si));
+    CHECK_OK(sensim_scene_commit(s));
+    sensim_lidar *l;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, preset, sets, nsets, &l));
+    sensim_ring *r = test_ring(4000000, 64, SENSIM_OVERFLOW_FAIL);
+    double pose[16];
+    translation(pose, 1.5, 0.5, 1.8);
+    sensim_pose_key keys[2];
+    const double v[3] = {12.0, 1.0, 0.0}, w[3] = {0.0, 0.0, 0.436332313}; /* 25 deg/s */
+    CHECK_OK(sensim_motion_from_velocity(pose, 0, t1, v, w, keys));
+    const sensim_motion mo = {.keys = keys, .key_count = 2};
+    capture c = {0};
+    for (int64_t a = 0; a < t1; a += step) {
+        CHECK_OK(sensim_lidar_scan_motion(l, s, a, a + step < t1 ? a + step : t1, &mo, r, NULL));
+        drain(r, &c.pts, &c.n, c.hdr, 64, &c.nhdr);
+    }
+    free(r);
+    sensim_lidar_destroy(l);
+    sensim_scene_destroy(s);
+    sensim_context_destroy(ctx);
+    return c;
+}
+
 static void assert_same(const capture *a, const capture *b)
 {
     assert_int_equal(a->n, b->n);
@@ -86,6 +118,40 @@ static void test_mems_and_risley(void **state)
     const char *sets[] = {"seed=5"};
     check_preset("mems_m1", sets, 1);
     check_preset("avia", sets, 1);
+}
+
+/* A block of one MEMS lane (a host stepping at 1 kHz: 788 shots a call,
+ * inside one 8192-shot lane) is worked by the threads together, piece by
+ * piece: the same bytes as one thread scanning whole frames. Moving, the
+ * points in the world frame (each thread's own pose slots), drop-outs
+ * (pieces of unequal live shots), car paint (the full return model), then
+ * beam divergence (sub-rays); three times over, as a race would differ
+ * from run to run. */
+static void test_mems_team_steps(void **state)
+{
+    (void)state;
+    const char *plain[] = {"seed=9", "points_frame=world", "dropoff_model=carla", "dropoff_general_rate=0.1",
+                           "dropoff_intensity_limit=0.5", "dropoff_zero_intensity=0.3", "range_noise_stddev_m=0.02"};
+    /* beam divergence: each piece's sub-rays in its thread's scratch */
+    const char *subrays[] = {"seed=9", "points_frame=deskewed", "return_mode=dual", "beam_divergence_h_mrad=3",
+                             "beam_divergence_v_mrad=1.5", "beam_subrays=7", "max_bounces=2"};
+    const char *const *sets[2] = {plain, subrays};
+    const uint32_t ns[2] = {sizeof plain / sizeof plain[0], sizeof subrays / sizeof subrays[0]};
+    const int64_t T = 200000000;
+    for (int c = 0; c < 2; c++) {
+        capture whole = run_moving("mems_m1", 1, T, T, sets[c], ns[c]);
+        assert_int_equal(whole.nhdr, 2);
+        assert_true(whole.n > 100000);
+        for (int k = 0; k < 3; k++) {
+            capture steps = run_moving("mems_m1", 2, 1000000, T, sets[c], ns[c]);
+            assert_same(&whole, &steps);
+            free(steps.pts);
+        }
+        capture odd = run_moving("mems_m1", 2, 333333, T, sets[c], ns[c]); /* (262 shots a call: 3 pieces) */
+        assert_same(&whole, &odd);
+        free(odd.pts);
+        free(whole.pts);
+    }
 }
 
 static void test_vlp16_firing_offsets_and_noise(void **state)
@@ -268,6 +334,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pandar64),
         cmocka_unit_test(test_mems_and_risley),
+        cmocka_unit_test(test_mems_team_steps),
         cmocka_unit_test(test_strongest_is_dual_first),
         cmocka_unit_test(test_vlp16_firing_offsets_and_noise),
         cmocka_unit_test(test_full_return_model),

@@ -15,8 +15,12 @@
  * (BENCHMARKS.md). 16 x 1 is ~5 % faster still on whole frames, but a
  * 1 ms step of a 10 Hz lidar (18 columns) would hold one or two lanes:
  * stepped at 1 kHz on two threads pandar64 took 12 % longer than with
- * 4-column lanes, with 8 columns about as long. MEMS: 512, traced sorted by
- * direction (2048 gained little on whole frames and cost 60 % at 1 kHz).
+ * 4-column lanes, with 8 columns about as long. MEMS: 8192, traced sorted
+ * by direction: the more shots a sort holds, the more of a 16-ray packet
+ * falls in one ~1 degree cell (one thread, whole frames: 512 -> 8192 shots
+ * took mems_m1 from 23.7 to 17.9 ms a frame; 16384 gained 3 % more but
+ * leaves 2 threads 5 lanes a frame). A 1 kHz host's block is one lane
+ * then: its threads share it piece by piece (lane.c, scan_lane).
  * The most shots one parallel region handles: a frame of up to
  * SENSIM_BLOCK_SHOTS shots (every preset here) costs one fork/join and
  * three barriers, whatever the load on the machine; lanes are handed out
@@ -24,17 +28,23 @@
 #define SENSIM_LANE_SHOTS 64u
 #define SENSIM_LANE_MAX 1024u
 #define SENSIM_TILE_COLS_MAX 8u
-#define SENSIM_MEMS_LANE 512u
+#define SENSIM_MEMS_LANE 8192u
 #define SENSIM_BLOCK_SHOTS (SENSIM_LANE_SHOTS * 4096u)
+/* A lane is worked in pieces of SENSIM_PIECE shots (a multiple of 16: the
+ * packets), shared out across the threads when a block is one MEMS lane. */
+#define SENSIM_PIECE 128u
+#define SENSIM_PIECES (SENSIM_MEMS_LANE / SENSIM_PIECE)
+_Static_assert(SENSIM_MEMS_LANE >= SENSIM_LANE_MAX && SENSIM_MEMS_LANE <= 16384u, "pos holds a lane index in 15 bits");
 /* Sub-rays (beam divergence) are traced in 16-ray packets across shots (one
  * shot's 6 sub-rays left 10 of 16 packet slots empty): a whole lane's in
  * tile order when they fit in the lidar's sub-ray scratch (lane shots x
  * (beam_subrays - 1), at most this many), else groups of shots. */
 #define SENSIM_SUBRAY_BATCH 8192u
 _Static_assert(SENSIM_SUBRAY_BATCH <= 65536u, "sub_at holds a sub-ray index in 16 bits");
+_Static_assert(SENSIM_PIECE * (SENSIM_MAX_SUBRAYS - 1) <= SENSIM_SUBRAY_BATCH, "a piece's sub-rays fit a MEMS lane's sub-ray scratch (sub_cap)");
 
 /* A moving sensor's pose at one firing time, kept for the lane's other
- * shots fired at that time (scan_chunk: lane_pose). */
+ * shots fired at that time (lane.c: lane_pose). */
 typedef struct sensim_pose_slot {
     uint64_t lane;  /* the lane (sensim_lane_scratch.pose_lane) that filled it; 0: none */
     int64_t t;
@@ -44,26 +54,35 @@ typedef struct sensim_pose_slot {
 
 #define SENSIM_POSE_SLOTS 256 /* a power of two; a pandar128 lane fires at 128 times (8 columns x 16) */
 
-/* One thread's lane scratch (heap: 175 KB, then its sub-rays). */
+/* One thread's lane scratch: arrays of lane_cap entries (the lidar's
+ * lane, at least SENSIM_LANE_MAX: a mechanical lane's tile positions),
+ * carved from one allocation per thread (sensim__lidar_scratch) with its
+ * sub-rays: ~130 bytes a shot, 135 KB for a mechanical or Risley lidar,
+ * 1.1 MB for a MEMS one. */
 typedef struct sensim_lane_scratch {
-    int64_t when[SENSIM_LANE_MAX], live[SENSIM_LANE_MAX];
-    uint16_t chan[SENSIM_LANE_MAX];
-    uint8_t ok[SENSIM_LANE_MAX];
-    float dirs[3 * SENSIM_LANE_MAX];
-    float origin[3 * SENSIM_LANE_MAX]; /* beam origin offsets (beam_origin_m > 0), sensor frame */
-    sensim_ray rays[SENSIM_LANE_MAX];
-    sensim_hit hits[SENSIM_LANE_MAX];
-    sensim_ray *sub_rays; /* sub_cap each, after the threads' scratch (NULL without sub-rays) */
+    int64_t *when, *live;
+    sensim_plain *plain;  /* the return model of the plain shots, batched (sensim__returns_plain) */
+    sensim_ray *rays;
+    sensim_hit *hits;
+    float *dirs;          /* 3 a shot */
+    float *origin;        /* 3 a shot: beam origin offsets (beam_origin_m > 0), sensor frame */
+    uint16_t *chan;
+    uint16_t *sub_at;     /* live shot -> its first sub-ray in sub_rays */
+    int16_t *pos;         /* 2 a shot: tile position -> live shot, -1 = none; then the live shots in tile order */
+    uint16_t *key;        /* patterns without columns: a live ray's direction cell (Morton order) */
+    uint8_t *ok;          /* the pattern's, and the shot kept (drop-out) */
+    int64_t *raw_when;    /* a team's lane (scan_lane): the pattern's shots before compaction */
+    uint16_t *raw_chan;
+    float *raw_dirs;      /* 3 a shot */
+    sensim_hit *sorted_hits; /* a team's lane: the hits in the order traced */
+    uint32_t piece_live[SENSIM_PIECES], piece_out[SENSIM_PIECES], piece_rays[SENSIM_PIECES]; /* per SENSIM_PIECE shots */
+    sensim_ray *sub_rays; /* sub_cap each (NULL without sub-rays) */
     sensim_hit *sub_hits;
-    uint16_t sub_at[SENSIM_LANE_MAX]; /* live shot -> its first sub-ray in sub_rays */
-    int16_t pos[2 * SENSIM_LANE_MAX]; /* tile position -> live shot, -1 = none; then the live shots in tile order */
-    uint16_t key[SENSIM_LANE_MAX];    /* patterns without columns: a live ray's direction cell (Morton order) */
-    sensim_plain plain[SENSIM_LANE_MAX]; /* the return model of the plain shots, batched (sensim__returns_plain) */
     sensim_pose_slot poses[SENSIM_POSE_SLOTS]; /* moving sensor: poses by firing time, valid in one lane */
     uint64_t pose_lane;                        /* lanes this scratch has begun, moving (slots of others: stale) */
 } sensim_lane_scratch;
 
-/* A lane's output, published to the ring in lane order (scan_chunk). */
+/* A lane's output, published to the ring in lane order (sensim__lidar_scan_block). */
 typedef struct sensim_lane_out {
     sensim_point *span0, *span1; /* its ring space: n0 points at span0, the rest at span1 */
     uint64_t n0, fit;            /* fit: the points that got space */
@@ -86,9 +105,10 @@ struct sensim_lidar {
     /* scratch for one block of block_shots shots, allocated at creation
      * (rays and hits live on each lane's stack) */
     uint64_t lane_shots;      /* shots per lane (see SENSIM_LANE_MAX) */
+    uint32_t lane_cap;        /* entries of a thread's lane scratch: max(lane_shots, SENSIM_LANE_MAX) */
     uint32_t sub_cap;         /* sub-rays a thread's scratch holds: lane_shots x (nsub - 1), at most SENSIM_SUBRAY_BATCH */
     uint32_t tile_cols;       /* mechanical: columns per lane and per tile, 0 = no tiles */
-    bool sort_dirs;           /* MEMS: lanes traced sorted by direction (direction_order) */
+    bool sort_dirs;           /* MEMS: lanes traced sorted by direction (direction_order), shared by a team alone in a block */
     uint16_t *dir_rank;       /* mechanical: channel -> rank by (azimuth offset bin, elevation) */
     uint16_t *tile_base;      /* mechanical: channel -> its place in a lane's tile order, column 0 */
     uint64_t block_shots;     /* min(SENSIM_BLOCK_SHOTS, most shots of a frame), a multiple of a lane */
@@ -98,6 +118,27 @@ struct sensim_lidar {
     uint32_t scr_threads;
     sensim_path path;         /* a scan's motion (24 KB: here, not on the host's stack; the holder's, see busy) */
 };
+
+/* What a scan call hands its blocks (lane.c). */
+typedef struct sensim_scan_env {
+    const sensim_scene *scene;
+    const sensim_path *path;  /* platform motion */
+    const double *mount;
+    double S0[16];            /* sensor pose when the platform does not move */
+    double Hinv[16];          /* inverse of the frame header's pose (deskew) */
+    uint32_t nthreads;
+} sensim_scan_env;
+
+/* The sensor's pose at @p t (platform motion x mount). */
+void sensim__lidar_sensor_pose(const sensim_scan_env *env, int64_t t, double S[16]);
+/* Shots [g0, g1) of the frame beginning at @p frame_begin (g1 - g0 <= one
+ * block): generated, traced, their points into @p ring; returns the rays
+ * traced. */
+uint64_t sensim__lidar_scan_block(sensim_lidar *l, const sensim_scan_env *env, int64_t frame_begin, int64_t g0,
+                                  int64_t g1, sensim_ring *ring);
+/* The lane scratch of @p nthreads threads (allocated once for the most
+ * threads a scan has used): SENSIM_OK or SENSIM_ERR_OUT_OF_MEMORY. */
+sensim_status sensim__lidar_scratch(sensim_lidar *l, uint32_t nthreads);
 
 /* sensim__check_time() and the pattern's own bound (shot indices in int64). */
 sensim_status sensim__lidar_check_time(const sensim_lidar *l, int64_t t, const char *what);

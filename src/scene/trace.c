@@ -440,8 +440,10 @@ static inline void intersect16(RTCScene top, struct RTCIntersectContext *pctx, c
     intersect16_p(top, pctx, rp, m, rh);
 }
 
-void sensim__trace_rays_order(const sensim_scene *scene, const sensim_ray *rays, const int16_t *order, uint32_t n,
-                              sensim_hit *hits)
+/* sensim__trace_rays_order(); @p sorted: hit k into hits[k] rather than hits[order[k]]. */
+static inline __attribute__((always_inline)) void trace_order(const sensim_scene *scene, const sensim_ray *rays,
+                                                              const int16_t *order, uint32_t n, sensim_hit *hits,
+                                                              bool sorted)
 {
     const trace_state *t = scene->trace;
     struct RTCIntersectContext ictx, pctx;
@@ -458,7 +460,7 @@ void sensim__trace_rays_order(const sensim_scene *scene, const sensim_ray *rays,
                 struct RTCRayHit rh;
                 intersect1(t->top, &ictx, rp[j], &rh);
                 fill_hit(t, rh.hit.geomID, rh.hit.instID[0], rh.hit.primID, rh.ray.tfar, rh.hit.Ng_x, rh.hit.Ng_y,
-                         rh.hit.Ng_z, rp[j]->time, &hits[at[j]]);
+                         rh.hit.Ng_z, rp[j]->time, &hits[sorted ? base + j : at[j]]);
             }
             continue;
         }
@@ -466,8 +468,20 @@ void sensim__trace_rays_order(const sensim_scene *scene, const sensim_ray *rays,
         intersect16_p(t->top, &pctx, rp, m, &rh);
         for (uint32_t j = 0; j < m; j++)
             fill_hit(t, rh.hit.geomID[j], rh.hit.instID[0][j], rh.hit.primID[j], rh.ray.tfar[j], rh.hit.Ng_x[j],
-                     rh.hit.Ng_y[j], rh.hit.Ng_z[j], rh.ray.time[j], &hits[at[j]]);
+                     rh.hit.Ng_y[j], rh.hit.Ng_z[j], rh.ray.time[j], &hits[sorted ? base + j : at[j]]);
     }
+}
+
+void sensim__trace_rays_order(const sensim_scene *scene, const sensim_ray *rays, const int16_t *order, uint32_t n,
+                              sensim_hit *hits)
+{
+    trace_order(scene, rays, order, n, hits, false);
+}
+
+void sensim__trace_rays_order_into(const sensim_scene *scene, const sensim_ray *rays, const int16_t *order,
+                                   uint32_t n, sensim_hit *out)
+{
+    trace_order(scene, rays, order, n, out, true);
 }
 
 void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint32_t n, sensim_hit *hits)

@@ -37,6 +37,10 @@ void sensim__trace_rays(const sensim_scene *scene, const sensim_ray *rays, uint3
  * copying rays and hits. */
 void sensim__trace_rays_order(const sensim_scene *scene, const sensim_ray *rays, const int16_t *order, uint32_t n,
                               sensim_hit *hits);
+/* The same packets, the hit of rays[order[k]] into out[k] (in the order
+ * traced: threads sharing one order write apart). */
+void sensim__trace_rays_order_into(const sensim_scene *scene, const sensim_ray *rays, const int16_t *order,
+                                   uint32_t n, sensim_hit *out);
 
 /* A packet of up to 16 primary rays written in place, laid out as Embree's
  * RTCRayHit16 (trace.c checks every offset), so the packet is traced where
