@@ -10,40 +10,10 @@ typedef struct capture {
     uint32_t nhdr;
 } capture;
 
-/* Scan [t0, t1) cut at the given interior times, with @p threads threads. */
-static capture run(const char *preset, uint32_t threads, const int64_t *cuts, int ncuts, int64_t t0, int64_t t1,
-                   const char *const *sets, uint32_t nsets)
-{
-    sensim_context *ctx = test_ctx(threads);
-    sensim_scene *s;
-    CHECK_OK(sensim_scene_create(ctx, &s));
-    street_info si;
-    CHECK_OK(street_scene_build(s, 120.0f, 1, &si));
-    CHECK_OK(sensim_scene_commit(s));
-    sensim_lidar *l;
-    CHECK_OK(sensim_lidar_create_from_preset(ctx, preset, sets, nsets, &l));
-    sensim_ring *r = test_ring(4000000, 64, SENSIM_OVERFLOW_FAIL);
-    double pose[16];
-    translation(pose, 1.5, 0.5, 1.8);
-    capture c = {0};
-    int64_t a = t0;
-    for (int i = 0; i <= ncuts; i++) {
-        int64_t b = i < ncuts ? cuts[i] : t1;
-        CHECK_OK(sensim_lidar_scan(l, s, a, b, pose, r, NULL));
-        drain(r, &c.pts, &c.n, c.hdr, 64, &c.nhdr);
-        a = b;
-    }
-    free(r);
-    sensim_lidar_destroy(l);
-    sensim_scene_destroy(s);
-    sensim_context_destroy(ctx);
-    return c;
-}
-
-/* Scan [0, t1) in calls of @p step ns while the platform drives (12 m/s,
- * turning 25 deg/s), with @p threads threads. */
-static capture run_moving(const char *preset, uint32_t threads, int64_t step, int64_t t1, const char *const *sets,
-                          uint32_t nsets)
+/* Scan [t0, t1) cut at the given interior times, with @p threads threads;
+ * @p moving: the platform drives (12 m/s, turning 25 deg/s). */
+static capture run_cuts(const char *preset, uint32_t threads, const int64_t *cuts, int ncuts, int64_t t0, int64_t t1,
+                        const char *const *sets, uint32_t nsets, bool moving)
 {
     sensim_context *ctx = test_ctx(threads);
     sensim_scene *s;
@@ -58,17 +28,40 @@ static capture run_moving(const char *preset, uint32_t threads, int64_t step, in
     translation(pose, 1.5, 0.5, 1.8);
     sensim_pose_key keys[2];
     const double v[3] = {12.0, 1.0, 0.0}, w[3] = {0.0, 0.0, 0.436332313}; /* 25 deg/s */
-    CHECK_OK(sensim_motion_from_velocity(pose, 0, t1, v, w, keys));
+    CHECK_OK(sensim_motion_from_velocity(pose, t0, t1, v, w, keys));
     const sensim_motion mo = {.keys = keys, .key_count = 2};
     capture c = {0};
-    for (int64_t a = 0; a < t1; a += step) {
-        CHECK_OK(sensim_lidar_scan_motion(l, s, a, a + step < t1 ? a + step : t1, &mo, r, NULL));
+    int64_t a = t0;
+    for (int i = 0; i <= ncuts; i++) {
+        int64_t b = i < ncuts ? cuts[i] : t1;
+        CHECK_OK(moving ? sensim_lidar_scan_motion(l, s, a, b, &mo, r, NULL) : sensim_lidar_scan(l, s, a, b, pose, r, NULL));
         drain(r, &c.pts, &c.n, c.hdr, 64, &c.nhdr);
+        a = b;
     }
     free(r);
     sensim_lidar_destroy(l);
     sensim_scene_destroy(s);
     sensim_context_destroy(ctx);
+    return c;
+}
+
+static capture run(const char *preset, uint32_t threads, const int64_t *cuts, int ncuts, int64_t t0, int64_t t1,
+                   const char *const *sets, uint32_t nsets)
+{
+    return run_cuts(preset, threads, cuts, ncuts, t0, t1, sets, nsets, false);
+}
+
+/* Scan [0, t1) moving, in calls of @p step ns. */
+static capture run_moving(const char *preset, uint32_t threads, int64_t step, int64_t t1, const char *const *sets,
+                          uint32_t nsets)
+{
+    const int ncuts = (int)((t1 - 1) / step);
+    int64_t *cuts = malloc((size_t)(ncuts + 1) * sizeof *cuts);
+    assert_non_null(cuts);
+    for (int i = 0; i < ncuts; i++)
+        cuts[i] = (i + 1) * step;
+    capture c = run_cuts(preset, threads, cuts, ncuts, 0, t1, sets, nsets, true);
+    free(cuts);
     return c;
 }
 

@@ -255,9 +255,9 @@ typedef struct chunk_job {
 
 /* Lane @p lane of the block in the scratch @p w: generate, trace, return
  * model into the lane's slots, then publish (see sensim__lidar_scan_block).
- * Called by one thread (@p nthr 1, @p own = w), or by each thread @p tid of
- * a team of @p nthr (a block of one MEMS lane; @p own:
- * the thread's scratch, for its pose slots), which share the lane in
+ * Called by one thread (@p nthr 1, @p own = w), or by each thread @p tid
+ * of a team of @p nthr (a block of one MEMS lane; @p own: the thread's
+ * scratch, for its pose slots and sub-rays), which share the lane in
  * pieces of SENSIM_PIECE shots (piece k to thread k % nthr): the pattern,
  * the rays, the tracing (pieces of one sorted order: the same 16-ray
  * packets), the return model and the points; thread 0 sorts, then puts
