@@ -52,6 +52,7 @@ typedef struct sensim_pattern {
      * that time: walk_c/s[k][i] for prism i (i = nprism: the head); MEMS:
      * i = 0 the horizontal carrier, 1 the vertical. */
     int64_t walk_dt;
+    int64_t walk;            /* an anchor every walk-th column (pattern_risley.c, WALK) */
     double walk_c[2][SENSIM_MAX_PRISMS + 1], walk_s[2][SENSIM_MAX_PRISMS + 1];
 
     /* MEMS */

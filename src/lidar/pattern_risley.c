@@ -211,16 +211,20 @@ SENSIM_AVX_CLONES static void risley_dirs(const sensim_pattern *p, const double 
     }
 }
 
-/* Anchor columns (every WALK-th) take the angles from sin/cos of the
+/* Anchor columns (every p->walk-th) take the angles from sin/cos of the
  * exact phase (sensim__risley_angles; mems_anchor for a MEMS pattern's
  * carriers); the columns after them turn the previous column's angles by
  * a rotation of the time between them: 5 ns instead of ~40 ns of libm per
- * prism and column. The walk starts from
- * the anchor whatever column a batch starts at, so a column's angles
- * depend on the column alone (split and thread invariant); its error after
- * WALK - 1 steps is ~1e-14 rad (the test checks every shot against the
- * closed form). */
-enum { WALK = 16 };
+ * prism and column. The walk starts from the anchor whatever column a
+ * batch starts at, so a column's angles depend on the column alone (split
+ * and thread invariant); its error after walk - 1 steps is ~1e-14 rad
+ * (the test checks every shot against the closed form). The interval: 64
+ * columns for a Risley head of one laser, whose 64-shot lanes (lidar.c)
+ * then start on an anchor (mid40: 1.75 -> 1.71 ms a frame, the anchors'
+ * sin, cos and phases were 2.7 % of it); 16 for more lasers (an avia lane
+ * of 64 shots spans 10.7 columns: anchors 64 apart cost it 1.6 % in the
+ * columns walked to a lane's first) and for MEMS. */
+enum { WALK_ONE_LASER = 64, WALK = 16 };
 
 static void mems_anchor(const sensim_pattern *p, int64_t t, sensim_risley_state *st);
 
@@ -264,7 +268,8 @@ static inline __attribute__((always_inline)) void walk_to(const sensim_pattern *
                                                           int64_t *col, int64_t *tcol, sensim_risley_state *st,
                                                           bool mems)
 {
-    int64_t a = q - (q - sensim__floordiv(q, WALK) * WALK); /* the anchor at or before q */
+    const int64_t W = p->walk;
+    int64_t a = q - (q - sensim__floordiv(q, W) * W); /* the anchor at or before q */
     if (q == a) {
         walk_anchor(p, tq, st, mems);
     } else if (*col == q - 1) {
@@ -370,6 +375,7 @@ sensim_status sensim__risley_init(sensim_pattern *p, const sensim_lidar_desc *d)
         p->laser_dir[3 * l + 2] = (float)sin(e);
     }
     p->walk_dt = p->q_ps / 1000;
+    p->walk = p->lanes == 1 ? WALK_ONE_LASER : WALK;
     for (int k = 0; k < 2; k++)
         for (uint32_t i = 0; i <= p->nprism; i++) {
             double hz = i < p->nprism ? p->rot_hz[i] : p->head_hz, a = turn(hz, p->walk_dt + k);
@@ -504,6 +510,7 @@ sensim_status sensim__mems_init(sensim_pattern *p, const sensim_lidar_desc *d)
     p->mems_h_hz = h;
     p->mems_v_hz = v;
     p->walk_dt = p->q_ps / 1000;
+    p->walk = WALK;
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < 2; i++) {
             double a = turn(i ? v : h, p->walk_dt + k);
