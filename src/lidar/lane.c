@@ -373,8 +373,9 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
          * scattered into shot order, the threads' writes would share cache
          * lines), then each thread gathers those of its pieces */
         sensim_hit *th = tiled && nthr > 1 ? w->sorted_hits : hits;
-        for (uint32_t q = (uint32_t)tid * P; q < m; q += step) {
-            const uint32_t n = m - q < P ? m - q : P;
+        const uint32_t P3 = nthr > 1 ? P : (m ? m : 1), step3 = (uint32_t)nthr * P3; /* alone: at once */
+        for (uint32_t q = (uint32_t)tid * P3; q < m; q += step3) {
+            const uint32_t n = m - q < P3 ? m - q : P3;
             if (tiled && nthr > 1)
                 sensim__trace_rays_order_into(scene, rays, &w->pos[q], n, &th[q]);
             else if (tiled)
@@ -417,8 +418,9 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
             }
             sensim__trace_rays(scene, sr, (j1 - j0) * nsub1, sh);
         }
-        for (uint32_t q = j0 + (uint32_t)tid * P; q < j1; q += step) {
-            const uint32_t n = j1 - q < P ? j1 - q : P;
+        const uint32_t P4 = nthr > 1 || by_piece ? P : j1 - j0, step4 = (uint32_t)nthr * P4; /* alone: at once */
+        for (uint32_t q = j0 + (uint32_t)tid * P4; q < j1; q += step4) {
+            const uint32_t n = j1 - q < P4 ? j1 - q : P4;
             if (nsub1 && by_piece) { /* P x 36 sub-rays at most: within sub_cap (8192) */
                 for (uint32_t j = q; j < q + n; j++) {
                     const float *R = moving ? lane_pose(env, own, when[j])->R : R0;
