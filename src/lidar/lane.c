@@ -548,7 +548,7 @@ uint64_t sensim__lidar_scan_block(sensim_lidar *l, const sensim_scan_env *env, i
 
 /* One thread's lane scratch: its arrays carved from @p mem (NULL: only
  * the size), each 64-byte aligned; returns the bytes it takes. */
-static size_t scratch_carve(sensim_lane_scratch *w, unsigned char *mem, uint32_t cap, uint32_t sub_cap)
+static size_t scratch_carve(sensim_lane_scratch *w, unsigned char *mem, uint32_t cap, uint32_t sub_cap, bool team)
 {
     size_t off = 0;
 #define CARVE(field, count)                                                                        \
@@ -569,10 +569,11 @@ static size_t scratch_carve(sensim_lane_scratch *w, unsigned char *mem, uint32_t
     CARVE(pos, 2 * cap);
     CARVE(key, cap);
     CARVE(ok, cap);
-    CARVE(raw_when, cap);
-    CARVE(raw_chan, cap);
-    CARVE(raw_dirs, 3 * cap);
-    CARVE(sorted_hits, cap);
+    const uint32_t tc = team ? cap : 0; /* a team's arrays: MEMS lanes only */
+    CARVE(raw_when, tc);
+    CARVE(raw_chan, tc);
+    CARVE(raw_dirs, 3 * tc);
+    CARVE(sorted_hits, tc);
     CARVE(sub_rays, sub_cap);
     CARVE(sub_hits, sub_cap);
 #undef CARVE
@@ -585,7 +586,7 @@ sensim_status sensim__lidar_scratch(sensim_lidar *l, uint32_t nthreads)
 {
     if (l->scr_threads >= nthreads) /* the first scan on this many threads allocates; later ones do not */
         return SENSIM_OK;
-    const size_t per = scratch_carve(NULL, NULL, l->lane_cap, l->sub_cap); /* ~1.2 MB at most (a MEMS lane) */
+    const size_t per = scratch_carve(NULL, NULL, l->lane_cap, l->sub_cap, l->sort_dirs); /* 1.4 MB at most (MEMS) */
     sensim_lane_scratch *ns = NULL;
     if (per <= (SIZE_MAX / 2 - sizeof *ns) / nthreads)
         ns = aligned_alloc(64, (nthreads * (sizeof *ns + per) + 127) / 64 * 64); /* + the carve's alignment */
@@ -595,7 +596,7 @@ sensim_status sensim__lidar_scratch(sensim_lidar *l, uint32_t nthreads)
     unsigned char *at = (unsigned char *)(ns + nthreads);
     at += (64 - (uintptr_t)at % 64) % 64;
     for (uint32_t k = 0; k < nthreads; k++) {
-        scratch_carve(&ns[k], at + (size_t)k * per, l->lane_cap, l->sub_cap);
+        scratch_carve(&ns[k], at + (size_t)k * per, l->lane_cap, l->sub_cap, l->sort_dirs);
         ns[k].pose_lane = 0; /* no slot filled yet */
         for (uint32_t j = 0; j < SENSIM_POSE_SLOTS; j++)
             ns[k].poses[j].lane = 0;

@@ -295,7 +295,6 @@ sensim_status sensim_lidar_count_shots(const sensim_lidar *l, int64_t tb, int64_
     return SENSIM_OK;
 }
 
-/* What a chunk needs besides the lidar: motion and output frame. */
 sensim_status sensim_lidar_scan(sensim_lidar *l, const sensim_scene *scene, int64_t tb, int64_t te,
                                 const double platform_pose[16], sensim_ring *ring, sensim_scan_result *res)
 {

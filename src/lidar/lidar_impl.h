@@ -18,7 +18,7 @@
  * 4-column lanes, with 8 columns about as long. MEMS: 8192, traced sorted
  * by direction: the more shots a sort holds, the more of a 16-ray packet
  * falls in one ~1 degree cell (one thread, whole frames: 512 -> 8192 shots
- * took mems_m1 from 23.7 to 17.9 ms a frame; 16384 gained 3 % more but
+ * took mems_m1 from 22.7 to 17.1 ms a frame; 16384 gained 3 % more but
  * leaves 2 threads 5 lanes a frame). A 1 kHz host's block is one lane
  * then: its threads share it piece by piece (lane.c, scan_lane).
  * The most shots one parallel region handles: a frame of up to
@@ -57,8 +57,8 @@ typedef struct sensim_pose_slot {
 /* One thread's lane scratch: arrays of lane_cap entries (the lidar's
  * lane, at least SENSIM_LANE_MAX: a mechanical lane's tile positions),
  * carved from one allocation per thread (sensim__lidar_scratch) with its
- * sub-rays: ~130 bytes a shot, 135 KB for a mechanical or Risley lidar,
- * 1.1 MB for a MEMS one. */
+ * sub-rays: 127 bytes a shot (130 KB for a mechanical or Risley lidar),
+ * and for a MEMS lidar its team's arrays, 46 more (8192 shots: 1.4 MB). */
 typedef struct sensim_lane_scratch {
     int64_t *when, *live;
     sensim_plain *plain;  /* the return model of the plain shots, batched (sensim__returns_plain) */
@@ -71,7 +71,7 @@ typedef struct sensim_lane_scratch {
     int16_t *pos;         /* 2 a shot: tile position -> live shot, -1 = none; then the live shots in tile order */
     uint16_t *key;        /* patterns without columns: a live ray's direction cell (Morton order) */
     uint8_t *ok;          /* the pattern's, and the shot kept (drop-out) */
-    int64_t *raw_when;    /* a team's lane (scan_lane): the pattern's shots before compaction */
+    int64_t *raw_when;    /* a team's lane (scan_lane; MEMS only): the pattern's shots before compaction */
     uint16_t *raw_chan;
     float *raw_dirs;      /* 3 a shot */
     sensim_hit *sorted_hits; /* a team's lane: the hits in the order traced */
@@ -119,7 +119,7 @@ struct sensim_lidar {
     sensim_path path;         /* a scan's motion (24 KB: here, not on the host's stack; the holder's, see busy) */
 };
 
-/* What a scan call hands its blocks (lane.c). */
+/* What a scan call hands its blocks (lane.c) besides the lidar: motion and output frame. */
 typedef struct sensim_scan_env {
     const sensim_scene *scene;
     const sensim_path *path;  /* platform motion */
