@@ -300,8 +300,10 @@ typedef struct sensim_lidar_desc {
 SENSIM_API void sensim_lidar_desc_init(sensim_lidar_desc *desc);
 
 /**
- * Create a lidar. All arrays are copied. Per-thread scratch is allocated
- * here so that scans allocate nothing.
+ * Create a lidar. All arrays are copied. The scratch of a block of shots
+ * is allocated here; each worker thread's lane scratch (about 130 KB, and
+ * 1.4 MB for a MEMS pattern, plus beam sub-rays) by the first scan that
+ * runs on that many threads, so later scans allocate nothing.
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_RANGE
  *         (message names the field and value), SENSIM_ERR_NOT_FINITE,
  *         SENSIM_ERR_EMPTY (0 channels), SENSIM_ERR_OUT_OF_MEMORY.
@@ -537,11 +539,15 @@ typedef struct sensim_scan_result {
  *         longer fits), SENSIM_ERR_CANCELLED (sensim_context_set_cancel():
  *         nothing written, lidar unchanged), SENSIM_ERR_BUSY (the lidar is
  *         scanning on another thread, or the scene is being edited),
- *         SENSIM_ERR_BAD_HANDLE (ring memory not initialised).
+ *         SENSIM_ERR_BAD_HANDLE (ring memory not initialised),
+ *         SENSIM_ERR_OUT_OF_MEMORY (the lane scratch of more threads than
+ *         any scan before: nothing written, lidar unchanged).
  * Output is bit-identical for any thread count and any split of time.
  * Thread safety: one call at a time per lidar (a second concurrent call is
  * refused with SENSIM_ERR_BUSY) and per ring; several lidars may scan one
- * committed scene concurrently. Allocates nothing. Since 0.1.
+ * committed scene concurrently. Allocates only the lane scratch, on the
+ * first call with more threads than before (see sensim_lidar_create()).
+ * Since 0.1.
  */
 SENSIM_API sensim_status sensim_lidar_scan(sensim_lidar *lidar, const sensim_scene *scene,
                                            int64_t t_begin_ns, int64_t t_end_ns,
