@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 void sensim__lidar_sensor_pose(const sensim_scan_env *env, int64_t t, double S[16])
 {
     if (!env->path->moving) {
@@ -274,7 +273,9 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
     const bool moving = cj->moving, beam_origin = cj->beam_origin, sub0_nominal = cj->sub0_nominal;
     const bool with_S = l->points_frame != SENSIM_POINTS_SENSOR;
     const float *R0 = cj->R0, *org0 = cj->org0;
-    const uint32_t P = SENSIM_PIECE, step = (uint32_t)nthr * P;
+    /* the shots a thread takes at a time: a team's pieces; alone, the
+     * whole lane (or sub-ray group) at once (above any lane: 2^16) */
+    const uint32_t P = SENSIM_PIECE, Pw = nthr > 1 ? P : 1u << 16, step = (uint32_t)nthr * Pw;
     int64_t lg0 = (base + lane) * LS, lg1 = lg0 + LS;
     lg0 = lg0 < g0 ? g0 : lg0, lg1 = lg1 > g1 ? g1 : lg1;
     const int64_t a = lg0 - g0; /* the lane's first shot within the block */
@@ -294,22 +295,20 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
         cnt = 0; /* published empty */
     if (moving) /* the slots of earlier lanes (other scans, other motions) go stale */
         own->pose_lane++;
-    /* 1. the pattern and the shots kept (drop-out), piece by piece (alone:
-     * the lane as one piece, one batch of the pattern) */
-    const uint32_t P1 = nthr > 1 ? P : cnt ? cnt : 1, step1 = (uint32_t)nthr * P1;
-    for (uint32_t i0 = (uint32_t)tid * P1; i0 < cnt; i0 += step1) {
-        const uint32_t n = cnt - i0 < P1 ? cnt - i0 : P1;
+    /* 1. the pattern and the shots kept (drop-out), piece by piece */
+    for (uint32_t i0 = (uint32_t)tid * Pw; i0 < cnt; i0 += step) {
+        const uint32_t n = cnt - i0 < Pw ? cnt - i0 : Pw;
         sensim__pattern_batch(p, lg0 + i0, n, &rt[i0], &rc[i0], &rd[3 * i0], &ok[i0]);
         uint32_t k = 0;
         for (uint32_t i = i0; i < i0 + n; i++)
             k += ok[i] = ok[i] && sensim__returns_keep_shot(rp, (uint64_t)(lg0 + i));
-        w->piece_live[i0 / P1] = k;
+        w->piece_live[i0 / Pw] = k;
     }
     team_barrier(nthr);
     /* 2. the live shots at the front, their rays built */
-    for (uint32_t i0 = (uint32_t)tid * P1, done = 0, before = 0; i0 < cnt; i0 += step1) {
-        const uint32_t n = cnt - i0 < P1 ? cnt - i0 : P1;
-        for (; done < i0 / P1; done++) /* the live shots of the pieces before */
+    for (uint32_t i0 = (uint32_t)tid * Pw, done = 0, before = 0; i0 < cnt; i0 += step) {
+        const uint32_t n = cnt - i0 < Pw ? cnt - i0 : Pw;
+        for (; done < i0 / Pw; done++) /* the live shots of the pieces before */
             before += w->piece_live[done];
         m = before;
         for (uint32_t i = i0; i < i0 + n; i++) {
@@ -355,7 +354,7 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
         }
     }
     m = 0; /* every thread: all the live shots */
-    for (uint32_t k = 0; k < (cnt + P1 - 1) / P1; k++)
+    for (uint32_t k = 0; k < (cnt + Pw - 1) / Pw; k++)
         m += w->piece_live[k];
     /* 3. traced: a MEMS lane sorted by direction by thread 0, its 16-ray
      * packets shared out in pieces; other lanes alone (trace_lane) */
@@ -373,9 +372,8 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
          * scattered into shot order, the threads' writes would share cache
          * lines), then each thread gathers those of its pieces */
         sensim_hit *th = tiled && nthr > 1 ? w->sorted_hits : hits;
-        const uint32_t P3 = nthr > 1 ? P : (m ? m : 1), step3 = (uint32_t)nthr * P3; /* alone: at once */
-        for (uint32_t q = (uint32_t)tid * P3; q < m; q += step3) {
-            const uint32_t n = m - q < P3 ? m - q : P3;
+        for (uint32_t q = (uint32_t)tid * Pw; q < m; q += step) {
+            const uint32_t n = m - q < Pw ? m - q : Pw;
             if (tiled && nthr > 1)
                 sensim__trace_rays_order_into(scene, rays, &w->pos[q], n, &th[q]);
             else if (tiled)
@@ -384,7 +382,7 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
                 sensim__trace_rays(scene, &rays[q], n, &hits[q]);
         }
         team_barrier(nthr);
-        for (uint32_t q = (uint32_t)tid * P; tiled && nthr > 1 && q < m; q += step)
+        for (uint32_t q = (uint32_t)tid * P; tiled && nthr > 1 && q < m; q += step) /* (Pw = P) */
             for (uint32_t j = q; j < q + P && j < m; j++)
                 hits[j] = th[w->key[j]];
     } else {
@@ -418,7 +416,7 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
             }
             sensim__trace_rays(scene, sr, (j1 - j0) * nsub1, sh);
         }
-        const uint32_t P4 = nthr > 1 || by_piece ? P : j1 - j0, step4 = (uint32_t)nthr * P4; /* alone: at once */
+        const uint32_t P4 = by_piece ? P : Pw, step4 = (uint32_t)nthr * P4; /* (a piece's sub-rays: own scratch) */
         for (uint32_t q = j0 + (uint32_t)tid * P4; q < j1; q += step4) {
             const uint32_t n = j1 - q < P4 ? j1 - q : P4;
             if (nsub1 && by_piece) { /* P x 36 sub-rays at most: within sub_cap (8192) */
