@@ -225,6 +225,8 @@ SENSIM_AVX_CLONES static void risley_dirs(const sensim_pattern *p, const double 
  * of 64 shots spans 10.7 columns: anchors 64 apart cost it 1.6 % in the
  * columns walked to a lane's first) and for MEMS. */
 enum { WALK_ONE_LASER = 64, WALK = 16 };
+_Static_assert((WALK_ONE_LASER & (WALK_ONE_LASER - 1)) == 0 && (WALK & (WALK - 1)) == 0,
+               "walk_to() finds the anchor with a mask");
 
 static void mems_anchor(const sensim_pattern *p, int64_t t, sensim_risley_state *st);
 
@@ -268,8 +270,9 @@ static inline __attribute__((always_inline)) void walk_to(const sensim_pattern *
                                                           int64_t *col, int64_t *tcol, sensim_risley_state *st,
                                                           bool mems)
 {
-    const int64_t W = p->walk;
-    int64_t a = q - (q - sensim__floordiv(q, W) * W); /* the anchor at or before q */
+    const int64_t W = p->walk;  /* a power of two (WALK, WALK_ONE_LASER) */
+    const int64_t a = q & -W; /* the anchor at or before q: q rounded down to a multiple of W, below 0 too
+                               * (a division a column was 5 % of the batch's time on mid40) */
     if (q == a) {
         walk_anchor(p, tq, st, mems);
     } else if (*col == q - 1) {
@@ -303,24 +306,29 @@ void sensim__risley_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64
     for (uint32_t i0 = 0; i0 < n; i0 += RL) {
         const uint32_t m = n - i0 < RL ? n - i0 : RL;
         double in[3][RL], c[SENSIM_MAX_PRISMS][RL], s[SENSIM_MAX_PRISMS][RL], hc[RL], hs[RL];
-        for (uint32_t k = 0; k < RL; k++) {
-            const uint32_t i = i0 + (k < m ? k : 0); /* idle lanes: copies of the first */
-            if (k < m) {
-                if (i > 0 && ++lane == p->lanes) { /* the next column */
-                    lane = 0, q++, tq += step_t, rq += step_r;
-                    if (rq >= 1000)
-                        tq++, rq -= 1000;
-                }
-                t[i] = tq;
-                if (q != col) /* every lane of a column shares its time */
-                    walk_to(p, q, t[i], &col, &tcol, &rs, false);
-                ch[i] = (uint16_t)lane;
+        for (uint32_t k = 0; k < m; k++) {
+            const uint32_t i = i0 + k;
+            if (i > 0 && ++lane == p->lanes) { /* the next column */
+                lane = 0, q++, tq += step_t, rq += step_r;
+                if (rq >= 1000)
+                    tq++, rq -= 1000;
             }
+            t[i] = tq;
+            if (q != col) /* every lane of a column shares its time */
+                walk_to(p, q, tq, &col, &tcol, &rs, false);
+            ch[i] = (uint16_t)lane;
             for (int a = 0; a < 3; a++)
-                in[a][k] = p->laser_dir[3 * ch[i] + a];
+                in[a][k] = p->laser_dir[3 * lane + a];
             for (uint32_t j = 0; j < p->nprism; j++)
-                c[j][k] = k < m ? rs.c[j] : c[j][0], s[j][k] = k < m ? rs.s[j] : s[j][0];
-            hc[k] = k < m ? rs.ch : hc[0], hs[k] = k < m ? rs.sh : hs[0];
+                c[j][k] = rs.c[j], s[j][k] = rs.s[j];
+            hc[k] = rs.ch, hs[k] = rs.sh;
+        }
+        for (uint32_t k = m; k < RL; k++) { /* idle lanes: copies of the first */
+            for (int a = 0; a < 3; a++)
+                in[a][k] = in[a][0];
+            for (uint32_t j = 0; j < p->nprism; j++)
+                c[j][k] = c[j][0], s[j][k] = s[j][0];
+            hc[k] = hc[0], hs[k] = hs[0];
         }
         risley_dirs(p, (const double(*)[RL])in, (const double(*)[RL])c, (const double(*)[RL])s, hc, hs, m,
                     &dir[3 * i0], &ok[i0]);
