@@ -81,7 +81,8 @@ static void check_preset(const char *preset, const char *const *sets, uint32_t n
     assert_true(one.n > 10000);
     capture two = run(preset, 2, NULL, 0, 0, 3 * P, sets, nsets);
     assert_same(&one, &two);
-    /* cuts inside frames, at frame boundaries, one nanosecond apart, empty calls */
+    /* cuts inside frames, at frame boundaries, one nanosecond apart, empty calls (a spinning lidar's short
+     * calls take narrow lanes, its long ones wide lanes: sensim__lidar_tiling) */
     const int64_t cuts[] = {1, 2, 777777, 33333333, 33333333, P - 1, P, P + 1, 150000001, 2 * P, 2 * P + 12345};
     capture split = run(preset, 2, cuts, (int)(sizeof cuts / sizeof cuts[0]), 0, 3 * P, sets, nsets);
     assert_same(&one, &split);

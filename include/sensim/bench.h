@@ -20,10 +20,12 @@ extern "C" {
 #define SENSIM_BENCH_NAIVE   0 /**< rtcIntersect1, one ray at a time */
 #define SENSIM_BENCH_PACKET8 1 /**< rtcIntersect8 over consecutive rays (coherent flag) */
 #define SENSIM_BENCH_PACKET16 2 /**< rtcIntersect16 over consecutive rays (coherent flag) */
-#define SENSIM_BENCH_TILED16 3  /**< rtcIntersect16 over the pipeline's tiles (mechanical: 8 columns x 2
-                                     channels up to 128 channels, 4 x 4 up to 256, 2 x 8 up to 512, ...;
-                                     channels ordered by direction within a column); = PACKET16 for
-                                     other patterns */
+#define SENSIM_BENCH_TILED16 3  /**< rtcIntersect16 over the tiles the pipeline takes for a standing scan
+                                     of the span on the context's threads (mechanical: a long span's wide
+                                     lanes, 16 columns x 1 channel up to 128 channels, 8 x 2 up to 256,
+                                     ...; a short one's narrow lanes, 8 x 2, 4 x 4, ...; channels
+                                     ordered by direction within a column); = PACKET16 for other
+                                     patterns */
 #define SENSIM_BENCH_PATTERN16 4 /**< PACKET16 with the pattern evaluation and ray setup inside the timed
                                       loop: the bare limit for patterns computed per shot (Risley, MEMS) */
 #define SENSIM_BENCH_SECONDARY 5 /**< rtcIntersect1 over the secondary rays (mirror rays, transmissions) the

@@ -104,11 +104,12 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
         m++;
     }
     t_pattern = now_s() - t_pattern; /* one thread: SENSIM_BENCH_PATTERN16 charges it divided by the threads */
-    const bool tiled = variant == SENSIM_BENCH_TILED16 && p->kind == SENSIM_PATTERN_MECHANICAL && m == n &&
-                       l->tile_cols > 0;
+    /* the pipeline's tiles for a block of these shots (a frame: the wide ones) */
+    const sensim_tiling *tl = sensim__lidar_tiling(l, n, l->ctx->thread_count, false);
+    const bool tiled = variant == SENSIM_BENCH_TILED16 && p->kind == SENSIM_PATTERN_MECHANICAL && m == n && tl->cols;
     if (tiled) {
         /* the pipeline's tiles: KC consecutive columns x 16 / KC channels neighbouring in direction */
-        const uint32_t KC = l->tile_cols, TT = 16 / KC;
+        const uint32_t KC = tl->cols, TT = 16 / KC;
         uint32_t L = p->channels;
         uint32_t *slot_of = malloc(L * sizeof *slot_of), *by_dir = malloc(L * sizeof *by_dir);
         if (!slot_of || !by_dir) {

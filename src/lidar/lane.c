@@ -186,16 +186,16 @@ static void direction_order(sensim_lane_scratch *w, uint32_t cap, uint32_t m)
  * lane's shots alone: lanes are fixed by absolute shot indices, the same
  * for any thread count; a call that ends inside a lane traces its part.
  * True when w->pos[0 .. m) holds the live shots in tile order. */
-static bool trace_lane(const sensim_lidar *l, const sensim_scene *scene, sensim_lane_scratch *w, int64_t lane_g0,
-                       uint32_t m)
+static bool trace_lane(const sensim_lidar *l, const sensim_tiling *tl, const sensim_scene *scene,
+                       sensim_lane_scratch *w, int64_t lane_g0, uint32_t m)
 {
     const sensim_pattern *p = &l->pat;
-    if (!l->tile_cols || m < 2) {
+    if (!tl->cols || m < 2) {
         if (m)
             sensim__trace_rays(scene, w->rays, m, w->hits);
         return false;
     }
-    uint32_t kc = l->tile_cols, T = 16 / kc, L = p->channels;
+    uint32_t kc = tl->cols, T = 16 / kc, L = p->channels;
     uint32_t span = kc * ((L + T - 1) / T) * T;
     for (uint32_t k = 0; k < span; k++)
         w->pos[k] = -1;
@@ -208,7 +208,7 @@ static bool trace_lane(const sensim_lidar *l, const sensim_scene *scene, sensim_
         rem += (uint32_t)(w->live[j] - at), at = w->live[j];
         for (; rem >= L; rem -= L)
             c++;
-        w->pos[l->tile_base[w->chan[j]] + c * T] = (int16_t)j;
+        w->pos[tl->base[w->chan[j]] + c * T] = (int16_t)j;
     }
     uint32_t k = 0;
     for (uint32_t q = 0; q < span; q++) /* the live ones, in tile order (k <= q: in place) */
@@ -243,6 +243,7 @@ typedef struct chunk_job {
     sensim_lidar *l;
     const sensim_scan_env *env;
     sensim_ring *ring;
+    const sensim_tiling *tl; /* the block's lanes (sensim__lidar_tiling) */
     int64_t frame_begin, g0, g1, LS, base;
     int nlanes;
     int inner;      /* threads a lane's pieces run on: > 1 only when the block is one lane */
@@ -386,7 +387,7 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
             for (uint32_t j = q; j < q + P && j < m; j++)
                 hits[j] = th[w->key[j]];
     } else {
-        tiled = trace_lane(l, scene, w, lg0, m);
+        tiled = trace_lane(l, cj->tl, scene, w, lg0, m);
     }
     /* 4. the return model into the lane's slots: alone in order; in a team
      * piece q's points at slot[2 q] (two a shot at most), moved together
@@ -492,9 +493,19 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
     }
 }
 
+const sensim_tiling *sensim__lidar_tiling(const sensim_lidar *l, uint64_t shots, uint32_t nthreads, bool moving)
+{
+    const sensim_tiling *wide = &l->tiling[1];
+    if (!moving && wide->cols &&
+        shots / wide->lane_shots >= (uint64_t)SENSIM_WIDE_LANES_A_THREAD * (nthreads ? nthreads : 1))
+        return wide;
+    return &l->tiling[0];
+}
+
 /* Generate, trace and write shots [g0, g1) of one frame (g1 - g0 <= one
- * block). Lanes (aligned to multiples of lane_shots, so a mechanical lane
- * holds whole columns) run in parallel, handed out dynamically, each into
+ * block). Lanes (aligned to multiples of the tiling's lane, so a
+ * mechanical lane holds whole columns; wide ones in a long block) run in
+ * parallel, handed out dynamically, each into
  * its own part of the slots. A finished lane is published in lane order:
  * under a short critical section the thread that finishes a lane reserves
  * ring space for every ready lane from the first unreserved one on, then
@@ -511,7 +522,8 @@ uint64_t sensim__lidar_scan_block(sensim_lidar *l, const sensim_scan_env *env, i
     const sensim_pattern *p = &l->pat;
     const sensim_return_params *rp = &l->rp;
     chunk_job cj = {.l = l, .env = env, .ring = ring, .frame_begin = frame_begin, .g0 = g0, .g1 = g1};
-    cj.LS = (int64_t)l->lane_shots, cj.base = sensim__floordiv(g0, cj.LS);
+    cj.tl = sensim__lidar_tiling(l, (uint64_t)(g1 - g0), env->nthreads, env->path->moving);
+    cj.LS = (int64_t)cj.tl->lane_shots, cj.base = sensim__floordiv(g0, cj.LS);
     const int nlanes = (int)(sensim__floordiv(g1 - 1, cj.LS) - cj.base + 1);
     cj.nlanes = nlanes;
     cj.moving = env->path->moving;

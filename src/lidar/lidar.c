@@ -47,7 +47,8 @@ void sensim_lidar_destroy(sensim_lidar *l)
     free(l->slots);
     free(l->lane_out);
     free(l->dir_rank);
-    free(l->tile_base);
+    free(l->tiling[0].base);
+    free(l->tiling[1].base);
     free(l->scr);
     if (l->rp.log)
         free(l->rp.log->rays), free(l->rp.log);
@@ -143,13 +144,19 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
     l->lane_shots = SENSIM_LANE_SHOTS;
     if (pt->kind == SENSIM_PATTERN_MEMS) /* traced sorted by direction (direction_order): longer lanes */
         l->lane_shots = SENSIM_MEMS_LANE, l->sort_dirs = true;
+    uint64_t widest = l->lane_shots;
+    bool tiles_ok = true;
     if (pt->kind == SENSIM_PATTERN_MECHANICAL) {
-        uint32_t L = pt->channels;
-        l->tile_cols = 0; /* the most columns (SENSIM_TILE_COLS_MAX at most) whose lane holds SENSIM_LANE_MAX shots at most */
-        for (uint32_t kc = SENSIM_TILE_COLS_MAX; kc >= 1 && !l->tile_cols; kc /= 2)
-            if ((uint64_t)kc * L <= SENSIM_LANE_MAX)
-                l->tile_cols = kc;
-        l->lane_shots = l->tile_cols ? (uint64_t)l->tile_cols * L : SENSIM_LANE_MAX;
+        uint32_t L = pt->channels, kc = SENSIM_TILE_COLS_MAX;
+        /* narrow: the most columns (SENSIM_TILE_COLS_MAX at most) whose lane holds SENSIM_LANE_MAX shots at
+         * most; wide: twice as many (16 x 1 tiles for most lidars) */
+        for (; kc >= 1 && (uint64_t)kc * L > SENSIM_LANE_MAX; kc /= 2)
+            ;
+        _Static_assert(2 * SENSIM_TILE_COLS_MAX <= 16, "a wide tile is at most one packet wide");
+        l->tiling[0].cols = kc, l->tiling[1].cols = 2 * kc; /* (kc 0: no tiles) */
+        for (int k = 0; k < 2; k++)
+            l->tiling[k].lane_shots = l->tiling[k].cols ? (uint64_t)l->tiling[k].cols * L : SENSIM_LANE_MAX;
+        l->lane_shots = l->tiling[0].lane_shots, widest = l->tiling[1].lane_shots;
         l->dir_rank = malloc(L * sizeof *l->dir_rank);
         if (l->dir_rank) /* vendors fire far-apart directions back to back: trace neighbours together */
             for (uint32_t c = 0; c < L; c++) {
@@ -162,23 +169,33 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
                 }
                 l->dir_rank[c] = (uint16_t)r;
             }
-        /* tiles of tile_cols columns x T ranks, T ranks of a column together:
-         * rank r of column c goes to ((r / T) * tile_cols + c) * T + r % T */
-        l->tile_base = malloc(L * sizeof *l->tile_base);
-        for (uint32_t c = 0; l->tile_cols && l->tile_base && l->dir_rank && c < L; c++) {
-            uint32_t T = 16 / l->tile_cols, r = l->dir_rank[c];
-            l->tile_base[c] = (uint16_t)((r / T) * l->tile_cols * T + r % T);
+        /* tiles of cols columns x T ranks, T ranks of a column together:
+         * rank r of column c goes to ((r / T) * cols + c) * T + r % T */
+        for (int k = 0; k < 2 && kc; k++) {
+            sensim_tiling *tl = &l->tiling[k];
+            tl->base = malloc(L * sizeof *tl->base);
+            tiles_ok = tiles_ok && tl->base;
+            for (uint32_t c = 0; tl->base && l->dir_rank && c < L; c++) {
+                uint32_t T = 16 / tl->cols, r = l->dir_rank[c];
+                tl->base[c] = (uint16_t)((r / T) * tl->cols * T + r % T);
+            }
         }
+        tiles_ok = tiles_ok && l->dir_rank;
+    } else {
+        l->tiling[0].lane_shots = l->tiling[1].lane_shots = l->lane_shots; /* cols 0: lanes in firing order */
     }
-    l->lane_cap = (uint32_t)(l->lane_shots > SENSIM_LANE_MAX ? l->lane_shots : SENSIM_LANE_MAX);
-    const uint64_t sub_need = l->lane_shots * (l->rp.nsub - 1);
+    _Static_assert(2 * SENSIM_LANE_MAX <= SENSIM_WIDE_LANE_MAX && SENSIM_WIDE_LANE_MAX <= SENSIM_MEMS_LANE,
+                   "a wide lane fits the scratch and pos");
+    l->lane_cap = (uint32_t)(widest > SENSIM_LANE_MAX ? widest : SENSIM_LANE_MAX);
+    const uint64_t sub_need = widest * (l->rp.nsub - 1);
     l->sub_cap = (uint32_t)(sub_need < SENSIM_SUBRAY_BATCH ? sub_need : SENSIM_SUBRAY_BATCH);
-    uint64_t most = sensim__pattern_max_frame_shots(pt) + 2 * l->lane_shots;
-    most = (most + l->lane_shots - 1) / l->lane_shots * l->lane_shots;
-    l->block_shots = most < SENSIM_BLOCK_SHOTS ? most : SENSIM_BLOCK_SHOTS / l->lane_shots * l->lane_shots;
+    /* a block: whole wide lanes (so whole narrow ones too) */
+    uint64_t most = sensim__pattern_max_frame_shots(pt) + 2 * widest;
+    most = (most + widest - 1) / widest * widest;
+    l->block_shots = most < SENSIM_BLOCK_SHOTS ? most : SENSIM_BLOCK_SHOTS / widest * widest;
     l->slots = malloc(2 * l->block_shots * sizeof *l->slots);
     l->lane_out = malloc((l->block_shots / l->lane_shots + 2) * sizeof *l->lane_out);
-    if (!l->slots || !l->lane_out || (pt->kind == SENSIM_PATTERN_MECHANICAL && (!l->dir_rank || !l->tile_base))) {
+    if (!l->slots || !l->lane_out || !tiles_ok) {
         sensim_lidar_destroy(l);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "lidar: cannot allocate scan scratch");
     }

@@ -12,10 +12,12 @@
  * 256, 2 x 8 up to 512, 1 x 16 up to 1024 (1024 shots beyond). Rows along
  * the columns are the coherent packets: the bare loop over 4 x 4 tiles took
  * 20-30 % longer than over 8 x 2 on vlp16, pandar64 and pandar128
- * (BENCHMARKS.md). 16 x 1 is ~5 % faster still on whole frames, but a
+ * (BENCHMARKS.md). 16 x 1 is 2-8 % faster still on whole frames, but a
  * 1 ms step of a 10 Hz lidar (18 columns) would hold one or two lanes:
  * stepped at 1 kHz on two threads pandar64 took 12 % longer than with
- * 4-column lanes, with 8 columns about as long. MEMS: 8192, traced sorted
+ * 4-column lanes, with 8 columns about as long. So a block takes lanes of
+ * twice the columns when it holds enough of them (sensim_tiling: a long
+ * call, not a 1 kHz one, of a standing sensor). MEMS: 8192, traced sorted
  * by direction: the more shots a sort holds, the more of a 16-ray packet
  * falls in one ~1 degree cell (one thread, whole frames: 512 -> 8192 shots
  * took mems_m1 from 22.7 to 17.1 ms a frame; 16384 gained 3 % more but
@@ -43,6 +45,25 @@ _Static_assert(SENSIM_MEMS_LANE >= SENSIM_LANE_MAX && SENSIM_MEMS_LANE <= 16384u
 _Static_assert(SENSIM_SUBRAY_BATCH <= 65536u, "sub_at holds a sub-ray index in 16 bits");
 _Static_assert(SENSIM_PIECE * (SENSIM_MAX_SUBRAYS - 1) <= SENSIM_SUBRAY_BATCH, "a piece's sub-rays fit a MEMS lane's sub-ray scratch (sub_cap)");
 
+/* How a mechanical lidar's lanes are cut and traced: lanes of `cols`
+ * whole columns, traced in tiles of `cols` columns x 16 / cols channels
+ * neighbouring in direction (one 16-ray packet). A lidar has two: narrow
+ * lanes (SENSIM_LANE_MAX shots at most, SENSIM_TILE_COLS_MAX columns)
+ * share a short call (a 1 kHz host: 18 columns of a vlp16) among the
+ * threads, wide ones (twice the columns, 16 x 1 tiles) trace a long one
+ * faster. Which one a block takes changes no output bit: a ray's hit does
+ * not depend on the packet it is traced in, nor a shot's points on its
+ * lane (the split tests, test_invariance). */
+typedef struct sensim_tiling {
+    uint32_t cols;       /* columns a lane and a tile; 0: no tiles (lanes of lane_shots in firing order) */
+    uint64_t lane_shots; /* cols x channels */
+    uint16_t *base;      /* channel -> its place in a lane's tile order, column 0 */
+} sensim_tiling;
+
+/* Blocks of at least this many wide lanes a thread take the wide ones. */
+#define SENSIM_WIDE_LANES_A_THREAD 4u
+#define SENSIM_WIDE_LANE_MAX (2u * SENSIM_LANE_MAX)
+
 /* A moving sensor's pose at one firing time, kept for the lane's other
  * shots fired at that time (lane.c: lane_pose). */
 typedef struct sensim_pose_slot {
@@ -57,7 +78,8 @@ typedef struct sensim_pose_slot {
 /* One thread's lane scratch: arrays of lane_cap entries (the lidar's
  * lane, at least SENSIM_LANE_MAX: a mechanical lane's tile positions),
  * carved from one allocation per thread (sensim__lidar_scratch) with its
- * sub-rays: 127 bytes a shot (130 KB for a mechanical or Risley lidar),
+ * sub-rays: 127 bytes a shot (130 KB for a Risley lidar, 260 KB for a
+ * mechanical one of more than 64 channels: its wide lanes),
  * and for a MEMS lidar its team's arrays, 46 more (8192 shots: 1.4 MB). */
 typedef struct sensim_lane_scratch {
     int64_t *when, *live;
@@ -104,14 +126,13 @@ struct sensim_lidar {
     atomic_int busy;    /* 1 while a scan (or a rig step) uses the lidar */
     /* scratch for one block of block_shots shots, allocated at creation
      * (rays and hits live on each lane's stack) */
-    uint64_t lane_shots;      /* shots per lane (see SENSIM_LANE_MAX) */
-    uint32_t lane_cap;        /* entries of a thread's lane scratch: max(lane_shots, SENSIM_LANE_MAX) */
-    uint32_t sub_cap;         /* sub-rays a thread's scratch holds: lane_shots x (nsub - 1), at most SENSIM_SUBRAY_BATCH */
-    uint32_t tile_cols;       /* mechanical: columns per lane and per tile, 0 = no tiles */
+    uint64_t lane_shots;      /* shots per lane (see SENSIM_LANE_MAX); a mechanical lidar's narrow lanes */
+    uint32_t lane_cap;        /* entries of a thread's lane scratch: max(its widest lane, SENSIM_LANE_MAX) */
+    uint32_t sub_cap;         /* sub-rays a thread's scratch holds: widest lane x (nsub - 1), at most SENSIM_SUBRAY_BATCH */
+    sensim_tiling tiling[2];  /* mechanical: [0] narrow lanes, [1] wide ones (see sensim__lidar_tiling) */
     bool sort_dirs;           /* MEMS: lanes traced sorted by direction (direction_order), shared by a team alone in a block */
     uint16_t *dir_rank;       /* mechanical: channel -> rank by (azimuth offset bin, elevation) */
-    uint16_t *tile_base;      /* mechanical: channel -> its place in a lane's tile order, column 0 */
-    uint64_t block_shots;     /* min(SENSIM_BLOCK_SHOTS, most shots of a frame), a multiple of a lane */
+    uint64_t block_shots;     /* min(SENSIM_BLOCK_SHOTS, most shots of a frame), a multiple of a wide lane */
     sensim_point *slots;      /* 2 per shot: up to two returns */
     sensim_lane_out *lane_out; /* per lane of a block: its points and where in the ring they go */
     sensim_lane_scratch *scr; /* one per thread, allocated by the first scan on that many threads */
@@ -136,6 +157,14 @@ void sensim__lidar_sensor_pose(const sensim_scan_env *env, int64_t t, double S[1
  * traced. */
 uint64_t sensim__lidar_scan_block(sensim_lidar *l, const sensim_scan_env *env, int64_t frame_begin, int64_t g0,
                                   int64_t g1, sensim_ring *ring);
+/* The tiling a block of @p shots shots on @p nthreads threads takes: the
+ * wide one when it holds SENSIM_WIDE_LANES_A_THREAD wide lanes a thread
+ * and the sensor stands still, else the narrow one (a lidar without
+ * tiles: its lanes, cols 0). A @p moving sensor keeps the narrow lanes:
+ * a wide lane fires at twice the times, more than its pose slots keep
+ * (SENSIM_POSE_SLOTS), and moving vlp16 and pandar64 frames with world
+ * points took 2.5 % longer. */
+const sensim_tiling *sensim__lidar_tiling(const sensim_lidar *l, uint64_t shots, uint32_t nthreads, bool moving);
 /* The lane scratch of @p nthreads threads (allocated once for the most
  * threads a scan has used): SENSIM_OK or SENSIM_ERR_OUT_OF_MEMORY. */
 sensim_status sensim__lidar_scratch(sensim_lidar *l, uint32_t nthreads);
