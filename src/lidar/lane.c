@@ -496,7 +496,7 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
 const sensim_tiling *sensim__lidar_tiling(const sensim_lidar *l, uint64_t shots, uint32_t nthreads, bool moving)
 {
     const sensim_tiling *wide = &l->tiling[1];
-    if (!moving && wide->cols &&
+    if (!moving && wide->lane_shots > l->tiling[0].lane_shots &&
         shots / wide->lane_shots >= (uint64_t)SENSIM_WIDE_LANES_A_THREAD * (nthreads ? nthreads : 1))
         return wide;
     return &l->tiling[0];

@@ -181,8 +181,10 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
             }
         }
         tiles_ok = tiles_ok && l->dir_rank;
-    } else {
-        l->tiling[0].lane_shots = l->tiling[1].lane_shots = l->lane_shots; /* cols 0: lanes in firing order */
+    } else { /* cols 0: lanes in firing order; a Risley head's wide ones 4 x as long */
+        l->tiling[0].lane_shots = l->tiling[1].lane_shots = l->lane_shots;
+        if (pt->kind == SENSIM_PATTERN_RISLEY)
+            l->tiling[1].lane_shots = widest = SENSIM_RISLEY_WIDE_LANE;
     }
     _Static_assert(2 * SENSIM_LANE_MAX <= SENSIM_WIDE_LANE_MAX && SENSIM_WIDE_LANE_MAX <= SENSIM_MEMS_LANE,
                    "a wide lane fits the scratch and pos");

@@ -55,11 +55,17 @@ _Static_assert(SENSIM_PIECE * (SENSIM_MAX_SUBRAYS - 1) <= SENSIM_SUBRAY_BATCH, "
  * not depend on the packet it is traced in, nor a shot's points on its
  * lane (the split tests, test_invariance). */
 typedef struct sensim_tiling {
-    uint32_t cols;       /* columns a lane and a tile; 0: no tiles (lanes of lane_shots in firing order) */
+    uint32_t cols;       /* columns a lane and a tile; 0: no tiles (lanes of lane_shots in firing order; a
+                          * Risley head's wide lanes: SENSIM_RISLEY_WIDE_LANE) */
     uint64_t lane_shots; /* cols x channels */
     uint16_t *base;      /* channel -> its place in a lane's tile order, column 0 */
 } sensim_tiling;
 
+/* A Risley head's wide lanes (firing order, as its narrow ones: 64 shots):
+ * whole frames of mid40 and avia took 0.96-0.98 of the time with 256-shot
+ * lanes, 1 kHz calls (100 and 240 shots) 1.35-1.45 x longer on two
+ * threads (BENCHMARKS.md, ninth session). */
+#define SENSIM_RISLEY_WIDE_LANE (4u * SENSIM_LANE_SHOTS)
 /* Blocks of at least this many wide lanes a thread take the wide ones. */
 #define SENSIM_WIDE_LANES_A_THREAD 4u
 #define SENSIM_WIDE_LANE_MAX (2u * SENSIM_LANE_MAX)
