@@ -861,6 +861,9 @@ void sensim__returns_plain(const sensim_return_params *rp, const sensim_scene *s
     const uint64_t key = rp->rng_key[SENSIM_RNG_RANGE_NOISE];
     const double lo = rp->min_range_m, hi = rp->max_range_m, s0 = rp->range_noise_stddev_m,
                  s1 = rp->d.range_noise_per_m;
+    /* 1. each plain hit's energy (into o->range, kind ENERGY): no branch on
+     * it, so the square roots and divisions of many shots overlap */
+    enum { ENERGY = 3 };
     for (uint32_t j = 0; j < m; j++) {
         const sensim_hit *h = &hits[j];
         sensim_plain *o = &out[j];
@@ -877,10 +880,19 @@ void sensim__returns_plain(const sensim_return_params *rp, const sensim_scene *s
             o->kind = SENSIM_PLAIN_FULL;
             continue;
         }
+        o->range = 0.0 + hit_energy(rp, &rays[j], h, mp, rp->sub_w[0], 0.0 + h->t, NULL, NULL, NULL);
+        o->kind = ENERGY;
+    }
+    /* 2. the range window, noise and detection */
+    for (uint32_t j = 0; j < m; j++) {
+        const sensim_hit *h = &hits[j];
+        sensim_plain *o = &out[j];
+        if (o->kind != ENERGY)
+            continue;
         const uint64_t shot = shot0 + (uint64_t)live[j];
         /* follow(), merge() and emit() for one candidate */
         double range = 0.0 + h->t;
-        double e = 0.0 + hit_energy(rp, &rays[j], h, mp, rp->sub_w[0], range, NULL, NULL, NULL);
+        double e = o->range;
         o->kind = SENSIM_PLAIN_NONE;
         if (range < lo || range >= hi)
             continue;
