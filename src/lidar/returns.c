@@ -686,22 +686,6 @@ static void rain(shot_state *s, double limit)
     add_cand(s, r, e, rp->pulse_half_m, 0, 0, SENSIM_POINT_WEATHER);
 }
 
-static inline void write_point(const sensim_shot_meta *m, const float nominal[3], double range, float intensity,
-                               uint32_t object_id, uint8_t tag, uint8_t flags, sensim_point *p)
-{
-    /* the origin added in float, as it was added to the stored point before */
-    p->x = (float)(nominal[0] * range) + m->origin[0];
-    p->y = (float)(nominal[1] * range) + m->origin[1];
-    p->z = (float)(nominal[2] * range) + m->origin[2];
-    p->intensity = intensity;
-    p->range_m = (float)range;
-    p->t_offset_ns = m->t_offset_ns;
-    p->object_id = object_id;
-    p->channel = m->channel;
-    p->tag = tag;
-    p->flags = flags;
-}
-
 static void emit(const shot_state *s, const cand *c, uint32_t idx, const float nominal[3], sensim_point *out,
                  uint32_t *n)
 {
@@ -718,7 +702,7 @@ static void emit(const shot_state *s, const cand *c, uint32_t idx, const float n
     double intensity = c->energy > 1.0 ? 1.0 : c->energy;
     if (!detect(rp, s->shot, idx, intensity))
         return;
-    write_point(s->meta, nominal, range, (float)intensity, c->object_id, c->tag,
+    sensim__returns_write_point(s->meta, nominal, range, (float)intensity, c->object_id, c->tag,
                 (uint8_t)((idx & SENSIM_POINT_RETURN_MASK) | c->flags), &out[*n]);
     (*n)++;
 }
@@ -912,10 +896,4 @@ void sensim__returns_plain(const sensim_return_params *rp, const sensim_scene *s
         o->range = range;
         o->intensity = (float)intensity;
     }
-}
-
-void sensim__returns_plain_point(const sensim_plain *pl, const sensim_hit *hit, const float nominal[3],
-                                 const sensim_shot_meta *meta, sensim_point *out)
-{
-    write_point(meta, nominal, pl->range, pl->intensity, hit->object_id, hit->tag, 0, out);
 }
