@@ -70,6 +70,11 @@ typedef struct sensim_tiling {
 #define SENSIM_WIDE_LANES_A_THREAD 4u
 #define SENSIM_WIDE_LANE_MAX (2u * SENSIM_LANE_MAX)
 
+/* A shot of one ray whose first hit passes light on (a mirror ray, a
+ * transmission): those rays are traced together in 16-ray packets for the
+ * shots of a lane this many at a time (lane.c, sensim__returns_onward). */
+#define SENSIM_ONWARD_SHOTS 256u
+
 /* A moving sensor's pose at one firing time, kept for the lane's other
  * shots fired at that time (lane.c: lane_pose). */
 typedef struct sensim_pose_slot {
@@ -95,7 +100,7 @@ typedef struct sensim_lane_scratch {
     float *dirs;          /* 3 a shot */
     float *origin;        /* 3 a shot: beam origin offsets (beam_origin_m > 0), sensor frame */
     uint16_t *chan;
-    uint16_t *sub_at;     /* live shot -> its first sub-ray in sub_rays */
+    uint16_t *sub_at;     /* live shot -> its first sub-ray in sub_rays (one ray a shot: its first onward ray) */
     int16_t *pos;         /* 2 a shot: tile position -> live shot, -1 = none; then the live shots in tile order */
     uint16_t *key;        /* patterns without columns: a live ray's direction cell (Morton order) */
     uint8_t *ok;          /* the pattern's, and the shot kept (drop-out) */
@@ -106,6 +111,8 @@ typedef struct sensim_lane_scratch {
     uint32_t piece_live[SENSIM_PIECES], piece_out[SENSIM_PIECES], piece_rays[SENSIM_PIECES]; /* per SENSIM_PIECE shots */
     sensim_ray *sub_rays; /* sub_cap each (NULL without sub-rays) */
     sensim_hit *sub_hits;
+    sensim_ray *onward_rays; /* one ray a shot: 2 x SENSIM_ONWARD_SHOTS each (sensim__returns_onward); else NULL */
+    sensim_hit *onward_hits;
     sensim_pose_slot poses[SENSIM_POSE_SLOTS]; /* moving sensor: poses by firing time, valid in one lane */
     uint64_t pose_lane;                        /* lanes this scratch has begun, moving (slots of others: stale) */
 } sensim_lane_scratch;

@@ -479,10 +479,49 @@ static inline cand hit_cand(const shot_state *s, const sensim_ray *ray, const se
     return (cand){total, e, half, hit->object_id, hit->tag, flags};
 }
 
+/* The rays a hit (at total path @p total, reached with energy factor @p f;
+ * its candidate's energy @p e, its normal's length @p nn and cosine @p dn
+ * with the ray: hit_cand) passes light on along at depth @p depth: its
+ * transmission (what[k] 0), then its mirror ray (what[k] 1); returns how
+ * many (0 to 2). */
+static uint32_t onward_rays(const shot_state *s, const sensim_ray *ray, const sensim_hit *hit,
+                            const sensim_material *mp, double f, double total, double e, double nn, double dn,
+                            int bounces_left, int depth, sensim_ray r2[2], uint8_t what[2])
+{
+    const sensim_return_params *rp = s->rp;
+    const float spec = mp->specular, transp = mp->transparency;
+    uint32_t k = 0;
+    float p[3] = {ray->org[0] + ray->dir[0] * hit->t, ray->org[1] + ray->dir[1] * hit->t,
+                  ray->org[2] + ray->dir[2] * hit->t};
+    if (transp > 0) {
+        r2[k] = (sensim_ray){{p[0], p[1], p[2]}, {ray->dir[0], ray->dir[1], ray->dir[2]}, 1e-3f,
+                             (float)(rp->max_range_m - total), ray->time};
+        if (r2[k].tfar > r2[k].tnear)
+            what[k++] = 0;
+    }
+    if (spec > 0 && bounces_left > 0 && nn > 0) {
+        const double nx = hit->ng[0], ny = hit->ng[1], nz = hit->ng[2], q = 2.0 * dn / nn;
+        float tfar = (float)(rp->max_range_m - total);
+        if (depth == 0 && s->ghost_reach && !(transp > 0))
+            tfar = ghost_reach(s, f, spec, e, total, tfar);
+        r2[k] = (sensim_ray){{p[0], p[1], p[2]},
+                             {(float)(ray->dir[0] - q * nx), (float)(ray->dir[1] - q * ny),
+                              (float)(ray->dir[2] - q * nz)},
+                             1e-3f,
+                             tfar,
+                             ray->time};
+        if (r2[k].tfar > r2[k].tnear)
+            what[k++] = 1;
+    }
+    return k;
+}
+
 /* A hit at total path @p path reached with energy factor @p f; follow
- * transmission and the mirror direction (carrying the specular share). */
+ * transmission and the mirror direction (carrying the specular share).
+ * @p pre: the hits of the onward rays (onward_rays(), in its order), traced
+ * before (sensim__returns_onward); NULL: traced here. */
 static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, double f, double path,
-                   int bounces_left, uint8_t flags, int depth)
+                   int bounces_left, uint8_t flags, int depth, const sensim_hit *pre)
 {
     if (!hit->hit)
         return;
@@ -490,40 +529,27 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
     double total = path + hit->t;
     const sensim_material *mp = sensim__material_for_hit(s->scene, hit->material, hit->tag);
     const float spec = mp->specular, transp = mp->transparency;
-    double nx = hit->ng[0], ny = hit->ng[1], nz = hit->ng[2], nn, dn;
+    double nn, dn;
     const cand c = hit_cand(s, ray, hit, mp, f, total, flags, &nn, &dn);
-    const double e = c.energy;
     add_cand(s, c.range, c.energy, c.half, c.object_id, c.tag, c.flags);
     if (depth >= MAX_DEPTH)
         return;
-    float p[3] = {ray->org[0] + ray->dir[0] * hit->t, ray->org[1] + ray->dir[1] * hit->t,
-                  ray->org[2] + ray->dir[2] * hit->t};
-    if (transp > 0) {
-        sensim_ray r2 = {{p[0], p[1], p[2]}, {ray->dir[0], ray->dir[1], ray->dir[2]}, 1e-3f,
-                         (float)(rp->max_range_m - total), ray->time};
+    sensim_ray r2[2];
+    uint8_t what[2];
+    const uint32_t n = onward_rays(s, ray, hit, mp, f, total, c.energy, nn, dn, bounces_left, depth, r2, what);
+    for (uint32_t k = 0; k < n; k++) {
         sensim_hit h2;
-        if (r2.tfar > r2.tnear) {
-            log_ray(rp, &r2);
-            sensim__trace_rays(s->scene, &r2, 1, &h2);
-            s->traced++;
-            follow(s, &r2, &h2, f * transp * transp, total, bounces_left, flags, depth + 1);
-        }
-    }
-    if (spec > 0 && bounces_left > 0 && nn > 0) {
-        double k = 2.0 * dn / nn;
-        float tfar = (float)(rp->max_range_m - total);
-        if (depth == 0 && s->ghost_reach && !(transp > 0))
-            tfar = ghost_reach(s, f, spec, e, total, tfar);
-        sensim_ray r2 = {{p[0], p[1], p[2]},
-                         {(float)(ray->dir[0] - k * nx), (float)(ray->dir[1] - k * ny), (float)(ray->dir[2] - k * nz)},
-                         1e-3f, tfar, ray->time};
-        sensim_hit h2;
-        if (r2.tfar > r2.tnear) {
-            log_ray(rp, &r2);
-            sensim__trace_rays(s->scene, &r2, 1, &h2);
-            s->traced++;
-            follow(s, &r2, &h2, f * spec, total, bounces_left - 1, (uint8_t)(flags | SENSIM_POINT_GHOST), depth + 1);
-        }
+        log_ray(rp, &r2[k]);
+        if (pre)
+            h2 = pre[k];
+        else
+            sensim__trace_rays(s->scene, &r2[k], 1, &h2);
+        s->traced++;
+        if (what[k] == 0)
+            follow(s, &r2[k], &h2, f * transp * transp, total, bounces_left, flags, depth + 1, NULL);
+        else
+            follow(s, &r2[k], &h2, f * spec, total, bounces_left - 1, (uint8_t)(flags | SENSIM_POINT_GHOST),
+                   depth + 1, NULL);
     }
 }
 
@@ -761,10 +787,47 @@ void sensim__returns_subrays(const sensim_return_params *rp, const float R[9], c
     }
 }
 
+/* Whether a mirror ray off sub-ray 0's hit may stop at ghost_reach(). */
+static inline bool ghost_reach_ok(const sensim_return_params *rp)
+{
+    return rp->nsub == 1 && rp->rain_dr <= 0 && rp->d.intensity_model == SENSIM_INTENSITY_PHYSICAL &&
+           (rp->d.return_mode == SENSIM_RETURN_STRONGEST || rp->d.return_mode == SENSIM_RETURN_FIRST);
+}
+
+uint32_t sensim__returns_onward(const sensim_return_params *rp, const sensim_scene *scene, uint32_t m,
+                                const sensim_ray *rays, const sensim_hit *hits, const sensim_plain *plain,
+                                uint16_t *at, sensim_ray *out)
+{
+    shot_state s;
+    s.rp = rp;
+    s.scene = scene;
+    s.ghost_reach = ghost_reach_ok(rp);
+    uint32_t n = 0;
+    if (rp->nsub != 1)
+        return 0;
+    for (uint32_t j = 0; j < m; j++) {
+        if (plain[j].kind != SENSIM_PLAIN_FULL)
+            continue;
+        at[j] = (uint16_t)n;
+        const sensim_hit *hit = &hits[j];
+        if (!hit->hit)
+            continue;
+        /* what follow() computes at the shot's first hit */
+        const sensim_material *mp = sensim__material_for_hit(scene, hit->material, hit->tag);
+        double nn, dn;
+        const double total = 0.0 + hit->t;
+        const cand c = hit_cand(&s, &rays[j], hit, mp, rp->sub_w[0], total, 0, &nn, &dn);
+        uint8_t what[2];
+        n += onward_rays(&s, &rays[j], hit, mp, rp->sub_w[0], total, c.energy, nn, dn, rp->d.max_bounces, 0,
+                         &out[n], what);
+    }
+    return n;
+}
+
 uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene *scene, const float nominal[3],
                               const sensim_ray *ray0, const sensim_hit *hit0, const sensim_ray *sub_rays,
-                              const sensim_hit *sub_hits, uint64_t shot, const sensim_shot_meta *meta,
-                              sensim_point out[2], uint32_t *rays)
+                              const sensim_hit *sub_hits, const sensim_hit *onward, uint64_t shot,
+                              const sensim_shot_meta *meta, sensim_point out[2], uint32_t *rays)
 {
     shot_state s;
     s.rp = rp;
@@ -772,12 +835,11 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
     s.shot = shot;
     s.meta = meta;
     s.traced = 0;
-    s.ghost_reach = rp->nsub == 1 && rp->rain_dr <= 0 && rp->d.intensity_model == SENSIM_INTENSITY_PHYSICAL &&
-                    (rp->d.return_mode == SENSIM_RETURN_STRONGEST || rp->d.return_mode == SENSIM_RETURN_FIRST);
+    s.ghost_reach = ghost_reach_ok(rp);
     s.n = 0;
     int bounces = rp->d.max_bounces;
     if (rp->nsub == 1) {
-        follow(&s, ray0, hit0, rp->sub_w[0], 0.0, bounces, 0, 0);
+        follow(&s, ray0, hit0, rp->sub_w[0], 0.0, bounces, 0, 0, onward);
     } else {
         /* the sub-rays' plain hits first, side by side: each is a chain of
          * square roots and divisions, and a follow() call at a time waited
@@ -794,7 +856,7 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
                          direct[k].tag, 0);
             else if (kind[k] == 2)
                 follow(&s, k ? &sub_rays[k - 1] : ray0, k ? &sub_hits[k - 1] : hit0, rp->sub_w[k], 0.0, bounces,
-                       0, 0);
+                       0, 0, NULL);
         }
     }
     *rays += s.traced;
