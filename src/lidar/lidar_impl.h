@@ -89,8 +89,9 @@ typedef struct sensim_pose_slot {
 /* One thread's lane scratch: arrays of lane_cap entries (the lidar's
  * lane, at least SENSIM_LANE_MAX: a mechanical lane's tile positions),
  * carved from one allocation per thread (sensim__lidar_scratch) with its
- * sub-rays: 127 bytes a shot (130 KB for a Risley lidar, 260 KB for a
- * mechanical one of more than 64 channels: its wide lanes),
+ * sub-rays: 127 bytes a shot (130 KB for a lidar of 64-shot lanes, 260 KB for
+ * a mechanical one of more than 64 channels: its wide lanes; a Risley
+ * head of one ray a shot 31 KB more: its onward rays),
  * and for a MEMS lidar its team's arrays, 46 more (8192 shots: 1.4 MB). */
 typedef struct sensim_lane_scratch {
     int64_t *when, *live;
