@@ -186,8 +186,8 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
         if (pt->kind == SENSIM_PATTERN_RISLEY)
             l->tiling[1].lane_shots = widest = SENSIM_RISLEY_WIDE_LANE;
     }
-    _Static_assert(2 * SENSIM_LANE_MAX <= SENSIM_WIDE_LANE_MAX && SENSIM_WIDE_LANE_MAX <= SENSIM_MEMS_LANE,
-                   "a wide lane fits the scratch and pos");
+    _Static_assert(2 * SENSIM_LANE_MAX <= SENSIM_MEMS_LANE && SENSIM_RISLEY_WIDE_LANE <= SENSIM_LANE_MAX,
+                   "a wide lane's shots fit pos (15 bits), as a MEMS lane's do");
     l->lane_cap = (uint32_t)(widest > SENSIM_LANE_MAX ? widest : SENSIM_LANE_MAX);
     const uint64_t sub_need = widest * (l->rp.nsub - 1);
     l->sub_cap = (uint32_t)(sub_need < SENSIM_SUBRAY_BATCH ? sub_need : SENSIM_SUBRAY_BATCH);

@@ -68,7 +68,6 @@ typedef struct sensim_tiling {
 #define SENSIM_RISLEY_WIDE_LANE (4u * SENSIM_LANE_SHOTS)
 /* Blocks of at least this many wide lanes a thread take the wide ones. */
 #define SENSIM_WIDE_LANES_A_THREAD 4u
-#define SENSIM_WIDE_LANE_MAX (2u * SENSIM_LANE_MAX)
 
 /* A shot of one ray whose first hit passes light on (a mirror ray, a
  * transmission): those rays are traced together in 16-ray packets for the
