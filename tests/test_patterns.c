@@ -668,6 +668,41 @@ static void test_vector_sincos_variants(void **state)
         free(s[v]), free(c[v]);
 }
 
+/* Which lanes a block takes (sensim__lidar_tiling; the bytes are the same
+ * either way, test_invariance): wide ones for a long call of a standing
+ * sensor, narrow ones for a short call, a moving sensor, a lidar whose
+ * 16 x 1 tiles would spread wider (coarse columns, dense channels), and
+ * one whose wide lane's sub-rays would not fit the sub-ray scratch whole
+ * (then they were traced in firing order: pandar128 with 7 sub-rays took
+ * 1.27 x as long). */
+static void test_lane_choice(void **state)
+{
+    (void)state;
+    static const char *const sub7[] = {"beam_subrays=7"};
+    static const struct {
+        const char *name;
+        const char *const *sets;
+        uint32_t n;
+        uint64_t narrow, wide; /* lane shots */
+    } cfg[] = {
+        {"vlp16", NULL, 0, 128, 256},        {"pandar128", NULL, 0, 1024, 2048}, {"hdl64", NULL, 0, 512, 1024},
+        {"pandar128", sub7, 1, 1024, 1024}, {"ruby128", NULL, 0, 1024, 1024},   {"pandar_qt", NULL, 0, 512, 512},
+        {"mid40", NULL, 0, 64, 256},         {"mems_m1", NULL, 0, 8192, 8192},
+    };
+    for (size_t k = 0; k < sizeof cfg / sizeof *cfg; k++) {
+        sensim_lidar *l = preset(cfg[k].name, cfg[k].sets, cfg[k].n);
+        sensim_lidar_info li;
+        CHECK_OK(sensim_lidar_get_info(l, &li));
+        const uint64_t frame = li.shots_per_frame;
+        assert_int_equal(sensim__lidar_tiling(l, frame, 2, false)->lane_shots, cfg[k].wide);
+        assert_int_equal(sensim__lidar_tiling(l, frame, 2, true)->lane_shots, cfg[k].narrow); /* moving */
+        assert_int_equal(sensim__lidar_tiling(l, frame / 100, 2, false)->lane_shots, cfg[k].narrow); /* 1 kHz */
+        assert_int_equal(sensim__lidar_tiling(l, 8 * cfg[k].wide - 1, 2, false)->lane_shots, cfg[k].narrow);
+        assert_int_equal(sensim__lidar_tiling(l, 8 * cfg[k].wide, 2, false)->lane_shots, cfg[k].wide);
+        sensim_lidar_destroy(l);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -679,6 +714,7 @@ int main(void)
         cmocka_unit_test(test_table_preset_relative_path), cmocka_unit_test(test_mems_extents),
         cmocka_unit_test(test_callback),           cmocka_unit_test(test_registry),
         cmocka_unit_test(test_carla_names),        cmocka_unit_test(test_vector_sincos_variants),
+        cmocka_unit_test(test_lane_choice),
     };
     return cmocka_run_group_tests_name("patterns", tests, setup, teardown);
 }

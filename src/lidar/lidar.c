@@ -57,6 +57,27 @@ void sensim_lidar_destroy(sensim_lidar *l)
     sensim__context_release(ctx);
 }
 
+/* The mean extent (width + height, rad) of a mechanical lidar's tiles of
+ * @p cols columns x 16 / cols channels by direction rank (@p by_rank: rank
+ * -> channel): the columns' azimuth span plus the ranks' azimuth offset
+ * spread, and the ranks' elevation spread. */
+static double tile_extent(const sensim_pattern *p, const uint16_t *by_rank, uint32_t cols)
+{
+    const uint32_t L = p->channels, T = 16 / cols;
+    double sum = 0.0;
+    uint32_t tiles = 0;
+    for (uint32_t q = 0; q < L; q += T, tiles++) {
+        double az_lo = INFINITY, az_hi = -INFINITY, el_lo = INFINITY, el_hi = -INFINITY;
+        for (uint32_t r = q; r < q + T && r < L; r++) {
+            const uint16_t c = by_rank[r];
+            const double az = atan2(p->sin_off[c], p->cos_off[c]), el = p->elevation_rad[c];
+            az_lo = fmin(az_lo, az), az_hi = fmax(az_hi, az), el_lo = fmin(el_lo, el), el_hi = fmax(el_hi, el);
+        }
+        sum += cols * (2.0 * SENSIM_PI / p->cols_per_rev) + (az_hi - az_lo) + (el_hi - el_lo);
+    }
+    return sum / tiles;
+}
+
 sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *d, sensim_lidar **out)
 {
     SENSIM_CHECK_HANDLE(ctx, SENSIM_MAGIC_CONTEXT, "context");
@@ -181,6 +202,22 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
             }
         }
         tiles_ok = tiles_ok && l->dir_rank;
+        /* wide tiles are 16 columns of one channel: wider than 8 x 2 tiles by 8 columns, as high as a
+         * channel. They paid where that is not much more tile (whole frames, one thread: vlp16, hdl32,
+         * os1_64, pandar64, pandar128 0.92-0.97 of the time, extents 0.89-1.23 x), or much less (ranks
+         * far apart in elevation: hdl64 0.81, os0_128 0.79; 0.28-0.37 x), and cost where the columns are
+         * coarse or the channels dense (pandar_qt 1.10, ruby128 1.08; 1.48 and 1.64 x): so a lidar takes
+         * them below 1.35 x. */
+        uint16_t *by_rank = tiles_ok && kc ? malloc(L * sizeof *by_rank) : NULL;
+        if (by_rank) {
+            for (uint32_t c = 0; c < L; c++)
+                by_rank[l->dir_rank[c]] = (uint16_t)c;
+            if (tile_extent(pt, by_rank, l->tiling[1].cols) > 1.35 * tile_extent(pt, by_rank, kc))
+                l->tiling[1].lane_shots = l->tiling[0].lane_shots, widest = l->lane_shots; /* narrow only */
+            free(by_rank);
+        } else if (kc) {
+            tiles_ok = false;
+        }
     } else { /* cols 0: lanes in firing order; a Risley head's wide ones 4 x as long */
         l->tiling[0].lane_shots = l->tiling[1].lane_shots = l->lane_shots;
         if (pt->kind == SENSIM_PATTERN_RISLEY)

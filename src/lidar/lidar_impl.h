@@ -171,8 +171,9 @@ void sensim__lidar_sensor_pose(const sensim_scan_env *env, int64_t t, double S[1
 uint64_t sensim__lidar_scan_block(sensim_lidar *l, const sensim_scan_env *env, int64_t frame_begin, int64_t g0,
                                   int64_t g1, sensim_ring *ring);
 /* The tiling a block of @p shots shots on @p nthreads threads takes: the
- * wide one when it holds SENSIM_WIDE_LANES_A_THREAD wide lanes a thread
- * and the sensor stands still, else the narrow one (a lidar without
+ * wide one when it holds SENSIM_WIDE_LANES_A_THREAD wide lanes a thread,
+ * the sensor stands still and a wide lane's sub-rays fit the sub-ray
+ * scratch (sub_cap) whole, else the narrow one (a lidar without
  * tiles: its lanes, cols 0). A @p moving sensor keeps the narrow lanes:
  * a wide lane fires at twice the times, more than its pose slots keep
  * (SENSIM_POSE_SLOTS), and moving vlp16 and pandar64 frames with world
