@@ -729,7 +729,7 @@ static void emit(const shot_state *s, const cand *c, uint32_t idx, const float n
     if (!detect(rp, s->shot, idx, intensity))
         return;
     sensim__returns_write_point(s->meta, nominal, range, (float)intensity, c->object_id, c->tag,
-                (uint8_t)((idx & SENSIM_POINT_RETURN_MASK) | c->flags), &out[*n]);
+                                (uint8_t)((idx & SENSIM_POINT_RETURN_MASK) | c->flags), &out[*n]);
     (*n)++;
 }
 

@@ -134,8 +134,8 @@ void sensim__returns_plain(const sensim_return_params *rp, const sensim_scene *s
  * and mirror ray, as sensim__returns_shot() would trace them one at a
  * time: shot j's from out[at[j]] on (two at most), for the caller to trace
  * together (16-ray packets: a mid40 frame's mirror rays took 0.151 ms one
- * at a time, 0.081 in packets) and hand to sensim__returns_shot(..., 
- * &hits[at[j]], ...). @p out holds 2 m rays. Returns how many. */
+ * at a time, 0.081 in packets) and hand to sensim__returns_shot() as
+ * &hits[at[j]]. @p out holds 2 m rays. Returns how many. */
 uint32_t sensim__returns_onward(const sensim_return_params *rp, const sensim_scene *scene, uint32_t m,
                                 const sensim_ray *rays, const sensim_hit *hits, const sensim_plain *plain,
                                 uint16_t *at, sensim_ray *out);
