@@ -391,8 +391,9 @@ static void test_mirror_ghost(void **state)
     sensim_lidar *l;
     uint64_t n;
     sensim_point *p;
-    /* vlp16 traces each mirror ray alone, mid40 (a Risley head) a lane's
-     * together in 16-ray packets (sensim__returns_onward): the same ghosts */
+    /* the mirror rays traced together in 16-ray packets
+     * (sensim__returns_onward): vlp16's (one ray a shot) a lane's in tile
+     * order, mid40's 256 shots' in firing order; the same ghosts */
     const char *sets[] = {"max_range_m=100", "beam=ideal"};
     for (int k = 0; k < 2; k++) {
         CHECK_OK(sensim_lidar_create_from_preset(ctx, k ? "mid40" : "vlp16", sets, 2, &l));

@@ -71,8 +71,9 @@ typedef struct sensim_tiling {
 #define SENSIM_WIDE_LANES_A_THREAD 4u
 
 /* A shot of one ray whose first hit passes light on (a mirror ray, a
- * transmission): those rays are traced together in 16-ray packets for the
- * shots of a lane this many at a time (lane.c, sensim__returns_onward). */
+ * transmission): those rays are traced together in 16-ray packets, a
+ * spinning head's whole lane in tile order, a Risley head's this many
+ * shots at a time in firing order (lane.c, sensim__returns_onward). */
 #define SENSIM_ONWARD_SHOTS 256u
 
 /* A moving sensor's pose at one firing time, kept for the lane's other
@@ -90,8 +91,9 @@ typedef struct sensim_pose_slot {
  * lane, at least SENSIM_LANE_MAX: a mechanical lane's tile positions),
  * carved from one allocation per thread (sensim__lidar_scratch) with its
  * sub-rays: 127 bytes a shot (130 KB for a lidar of 64-shot lanes, 260 KB for
- * a mechanical one of more than 64 channels: its wide lanes; a Risley
- * head of one ray a shot 31 KB more: its onward rays),
+ * a mechanical one of more than 64 channels: its wide lanes; 60 bytes a
+ * shot more for a spinning or Risley head of one ray a shot: its onward
+ * rays; 190 and 380 KB),
  * and for a MEMS lidar its team's arrays, 46 more (8192 shots: 1.4 MB). */
 typedef struct sensim_lane_scratch {
     int64_t *when, *live;
@@ -112,7 +114,8 @@ typedef struct sensim_lane_scratch {
     uint32_t piece_live[SENSIM_PIECES], piece_out[SENSIM_PIECES], piece_rays[SENSIM_PIECES]; /* per SENSIM_PIECE shots */
     sensim_ray *sub_rays; /* sub_cap each (NULL without sub-rays) */
     sensim_hit *sub_hits;
-    sensim_ray *onward_rays; /* one ray a shot: 2 x SENSIM_ONWARD_SHOTS each (sensim__returns_onward); else NULL */
+    sensim_ray *onward_rays; /* spinning and Risley heads of one ray a shot: lane_cap each
+                              * (sensim__returns_onward); else NULL */
     sensim_hit *onward_hits;
     sensim_pose_slot poses[SENSIM_POSE_SLOTS]; /* moving sensor: poses by firing time, valid in one lane */
     uint64_t pose_lane;                        /* lanes this scratch has begun, moving (slots of others: stale) */

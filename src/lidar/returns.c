@@ -796,7 +796,7 @@ static inline bool ghost_reach_ok(const sensim_return_params *rp)
 
 uint32_t sensim__returns_onward(const sensim_return_params *rp, const sensim_scene *scene, uint32_t m,
                                 const sensim_ray *rays, const sensim_hit *hits, const sensim_plain *plain,
-                                uint16_t *at, sensim_ray *out)
+                                const int16_t *order, uint16_t *at, sensim_ray *out, uint32_t cap)
 {
     shot_state s;
     s.rp = rp;
@@ -805,9 +805,14 @@ uint32_t sensim__returns_onward(const sensim_return_params *rp, const sensim_sce
     uint32_t n = 0;
     if (rp->nsub != 1)
         return 0;
-    for (uint32_t j = 0; j < m; j++) {
+    for (uint32_t q = 0; q < m; q++) {
+        const uint32_t j = order ? (uint32_t)order[q] : q;
         if (plain[j].kind != SENSIM_PLAIN_FULL)
             continue;
+        if (n + 2 > cap) { /* no room: sensim__returns_shot() traces them */
+            at[j] = SENSIM_ONWARD_NONE;
+            continue;
+        }
         at[j] = (uint16_t)n;
         const sensim_hit *hit = &hits[j];
         if (!hit->hit)

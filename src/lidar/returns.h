@@ -135,10 +135,14 @@ void sensim__returns_plain(const sensim_return_params *rp, const sensim_scene *s
  * time: shot j's from out[at[j]] on (two at most), for the caller to trace
  * together (16-ray packets: a mid40 frame's mirror rays took 0.151 ms one
  * at a time, 0.081 in packets) and hand to sensim__returns_shot() as
- * &hits[at[j]]. @p out holds 2 m rays. Returns how many. */
+ * &hits[at[j]]. The shots are taken in @p order (order[k]: the k-th shot;
+ * NULL: 0 .. m - 1), so that neighbours share packets. @p out holds @p cap
+ * rays: a shot that finds no room for two gets at[j] = SENSIM_ONWARD_NONE
+ * (sensim__returns_shot() traces its rays). Returns how many. */
 uint32_t sensim__returns_onward(const sensim_return_params *rp, const sensim_scene *scene, uint32_t m,
                                 const sensim_ray *rays, const sensim_hit *hits, const sensim_plain *plain,
-                                uint16_t *at, sensim_ray *out);
+                                const int16_t *order, uint16_t *at, sensim_ray *out, uint32_t cap);
+#define SENSIM_ONWARD_NONE UINT16_MAX /* at[j]: no room (cap), trace them */
 
 /* The point at @p range along @p nominal (sensor frame) with the shot's
  * metadata; the beam origin added in float, as it was added to the stored
