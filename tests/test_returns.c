@@ -392,11 +392,15 @@ static void test_mirror_ghost(void **state)
     uint64_t n;
     sensim_point *p;
     /* the mirror rays traced together in 16-ray packets
-     * (sensim__returns_onward): vlp16's (one ray a shot) a lane's in tile
-     * order, mid40's 256 shots' in firing order; the same ghosts */
+     * (sensim__returns_onward): vlp16's (one ray a shot; then its 7
+     * sub-rays, whose mirrored paths spread the ghost's range by a few cm
+     * at 8 m) a lane's in tile order, mid40's 256 shots' in firing order.
+     * (Byte for byte: test_invariance, whose splits change the lanes and so
+     * the order the mirror rays are traced in.) */
     const char *sets[] = {"max_range_m=100", "beam=ideal"};
-    for (int k = 0; k < 2; k++) {
-        CHECK_OK(sensim_lidar_create_from_preset(ctx, k ? "mid40" : "vlp16", sets, 2, &l));
+    for (int k = 0; k < 3; k++) {
+        CHECK_OK(sensim_lidar_create_from_preset(ctx, k == 1 ? "mid40" : "vlp16", sets, k == 2 ? 1 : 2, &l));
+        const double tol = k == 2 ? 0.15 : 1e-3;
         p = shoot(l, s, 100000000, &n);
         uint64_t ghosts = 0;
         for (uint64_t i = 0; i < n; i++) {
@@ -408,17 +412,17 @@ static void test_mirror_ghost(void **state)
             /* intersection with the mirror plane (x - 5) - y = 0  ->  t = 5 / (dx - dy) */
             double t1 = 5.0 / (d[0] - d[1]);
             double hit[3] = {t1 * d[0], t1 * d[1], t1 * d[2]};
-            assert_true(fabs(hit[0] - 5) <= 0.7 * sqrt(0.5) + 1e-3); /* on the mirror */
+            assert_true(fabs(hit[0] - 5) <= 0.7 * sqrt(0.5) + tol); /* on the mirror */
             /* reflected direction: swap x and y components */
             double r[3] = {d[1], d[0], d[2]};
             double t2 = (3.0 - hit[1]) / r[1];
-            assert_true(fabs(p[i].range_m - (t1 + t2)) < 1e-3);
+            assert_true(fabs(p[i].range_m - (t1 + t2)) < tol);
             assert_int_equal(p[i].tag, 3); /* the wall's tag, not the mirror's */
             assert_int_equal(p[i].object_id, 0);
         }
-        printf("# mirror, %s: %llu ghosts of %llu points\n", k ? "mid40" : "vlp16", (unsigned long long)ghosts,
-               (unsigned long long)n);
-        assert_true(ghosts > (k ? 100u : 10u));
+        printf("# mirror, %s: %llu ghosts of %llu points\n", k == 1 ? "mid40" : k ? "vlp16, 7 sub-rays" : "vlp16",
+               (unsigned long long)ghosts, (unsigned long long)n);
+        assert_true(ghosts > (k == 1 ? 100u : 10u));
         free(p);
         sensim_lidar_destroy(l);
     }

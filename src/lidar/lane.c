@@ -433,11 +433,12 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
             /* the mirror rays and transmissions off the first hits traced together, in packets
              * (sensim__returns_onward): a spinning head's whole lane in tile order (neighbours in
              * direction), a Risley head's next 256 shots in firing order (its neighbours) */
-            const bool by_tile = own->onward_rays && tiled && p->kind == SENSIM_PATTERN_MECHANICAL && n == m;
+            const bool by_tile = own->onward_rays && tiled && p->kind == SENSIM_PATTERN_MECHANICAL && n == m &&
+                                 (!nsub1 || whole);
             const bool by_fire = own->onward_rays && p->kind == SENSIM_PATTERN_RISLEY;
             if (by_tile) {
-                const uint32_t nr = sensim__returns_onward(rp, scene, m, rays, hits, w->plain, w->pos, w->sub_at,
-                                                           own->onward_rays, l->lane_cap);
+                const uint32_t nr = sensim__returns_onward(rp, scene, m, rays, hits, w->plain, w->pos, sr, sh,
+                                                           w->sub_at, w->onward_at, own->onward_rays, l->lane_cap);
                 sensim__trace_rays(scene, own->onward_rays, nr, own->onward_hits);
             }
             sensim_point *dst = nthr > 1 ? &slot[2 * q] : &slot[out];
@@ -448,8 +449,8 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
                 if (by_fire && (j - q) % SENSIM_ONWARD_SHOTS == 0) {
                     const uint32_t c = q + n - j < SENSIM_ONWARD_SHOTS ? q + n - j : SENSIM_ONWARD_SHOTS;
                     const uint32_t nr = sensim__returns_onward(rp, scene, c, &rays[j], &hits[j], &w->plain[j],
-                                                               NULL, &w->sub_at[j], own->onward_rays,
-                                                               l->lane_cap);
+                                                               NULL, sr, sh, &w->sub_at[j], &w->onward_at[j],
+                                                               own->onward_rays, l->lane_cap);
                     sensim__trace_rays(scene, own->onward_rays, nr, own->onward_hits);
                 }
                 const uint8_t kind = w->plain[j].kind;
@@ -469,8 +470,8 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
                     sensim__returns_plain_point(&w->plain[j], &hits[j], &dirs[3 * j], &meta, pt);
                 else
                     k = sensim__returns_shot(rp, scene, &dirs[3 * j], &rays[j], &hits[j], srays, shits,
-                                             (by_tile || by_fire) && w->sub_at[j] != SENSIM_ONWARD_NONE
-                                                 ? &own->onward_hits[w->sub_at[j]]
+                                             (by_tile || by_fire) && w->onward_at[j] != SENSIM_ONWARD_NONE
+                                                 ? &own->onward_hits[w->onward_at[j]]
                                                  : NULL,
                                              (uint64_t)(lg0 + live[j]), &meta, pt, &traced);
                 if (with_S)
@@ -612,11 +613,12 @@ static size_t scratch_carve(sensim_lane_scratch *w, unsigned char *mem, uint32_t
     CARVE(sub_hits, sub_cap);
     CARVE(onward_rays, onward);
     CARVE(onward_hits, onward);
+    CARVE(onward_at, onward ? cap : 0);
 #undef CARVE
     if (w && !sub_cap)
         w->sub_rays = NULL, w->sub_hits = NULL;
     if (w && !onward)
-        w->onward_rays = NULL, w->onward_hits = NULL;
+        w->onward_rays = NULL, w->onward_hits = NULL, w->onward_at = NULL;
     return off;
 }
 
@@ -624,11 +626,12 @@ sensim_status sensim__lidar_scratch(sensim_lidar *l, uint32_t nthreads)
 {
     if (l->scr_threads >= nthreads) /* the first scan on this many threads allocates; later ones do not */
         return SENSIM_OK;
-    /* mirror rays in packets (a lane's at most, 1 a shot: room for most lanes; the rest are traced one
-     * at a time) pay for a Risley head's in firing order (mid40 0.968 of the time) and a spinning head's
-     * in tile order (pandar128 0.968, pandar64 0.972; in firing order 1.02); not for a MEMS raster's
-     * (mems_m1 1.037: its firing order jumps between sub-fields) */
-    const uint32_t onward = l->rp.nsub == 1 && l->pat.kind != SENSIM_PATTERN_MEMS ? l->lane_cap : 0;
+    /* mirror rays in packets (room for one a shot: most lanes; the rest are traced one at a time) pay
+     * for a Risley head's in firing order (mid40 0.968 of the time) and a spinning head's in tile order
+     * (pandar128 0.968, pandar64 0.972, vlp16 with its 7 sub-rays 0.930; in firing order pandar64 took
+     * 1.02); not for a MEMS raster's (mems_m1 1.037 in firing order, 0.99-1.015 sorted) */
+    const bool onward_ok = l->pat.kind == SENSIM_PATTERN_MECHANICAL || l->pat.kind == SENSIM_PATTERN_RISLEY;
+    const uint32_t onward = onward_ok ? l->lane_cap : 0;
     const size_t per = scratch_carve(NULL, NULL, l->lane_cap, l->sub_cap, l->sort_dirs, onward); /* 1.4 MB at most (MEMS) */
     sensim_lane_scratch *ns = NULL;
     if (per <= (SIZE_MAX / 2 - sizeof *ns) / nthreads)

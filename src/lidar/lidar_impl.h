@@ -91,9 +91,9 @@ typedef struct sensim_pose_slot {
  * lane, at least SENSIM_LANE_MAX: a mechanical lane's tile positions),
  * carved from one allocation per thread (sensim__lidar_scratch) with its
  * sub-rays: 127 bytes a shot (130 KB for a lidar of 64-shot lanes, 260 KB for
- * a mechanical one of more than 64 channels: its wide lanes; 60 bytes a
- * shot more for a spinning or Risley head of one ray a shot: its onward
- * rays; 190 and 380 KB),
+ * a mechanical one of more than 64 channels: its wide lanes; 62 bytes a
+ * shot more for a spinning or Risley head: its onward rays; 190 and 380
+ * KB),
  * and for a MEMS lidar its team's arrays, 46 more (8192 shots: 1.4 MB). */
 typedef struct sensim_lane_scratch {
     int64_t *when, *live;
@@ -103,7 +103,8 @@ typedef struct sensim_lane_scratch {
     float *dirs;          /* 3 a shot */
     float *origin;        /* 3 a shot: beam origin offsets (beam_origin_m > 0), sensor frame */
     uint16_t *chan;
-    uint16_t *sub_at;     /* live shot -> its first sub-ray in sub_rays (one ray a shot: its first onward ray) */
+    uint16_t *sub_at;     /* live shot -> its first sub-ray in sub_rays */
+    uint16_t *onward_at;  /* live shot -> its first onward ray (sensim__returns_onward) */
     int16_t *pos;         /* 2 a shot: tile position -> live shot, -1 = none; then the live shots in tile order */
     uint16_t *key;        /* patterns without columns: a live ray's direction cell (Morton order) */
     uint8_t *ok;          /* the pattern's, and the shot kept (drop-out) */
@@ -114,7 +115,7 @@ typedef struct sensim_lane_scratch {
     uint32_t piece_live[SENSIM_PIECES], piece_out[SENSIM_PIECES], piece_rays[SENSIM_PIECES]; /* per SENSIM_PIECE shots */
     sensim_ray *sub_rays; /* sub_cap each (NULL without sub-rays) */
     sensim_hit *sub_hits;
-    sensim_ray *onward_rays; /* spinning and Risley heads of one ray a shot: lane_cap each
+    sensim_ray *onward_rays; /* spinning and Risley heads: lane_cap each
                               * (sensim__returns_onward); else NULL */
     sensim_hit *onward_hits;
     sensim_pose_slot poses[SENSIM_POSE_SLOTS]; /* moving sensor: poses by firing time, valid in one lane */

@@ -518,10 +518,11 @@ static uint32_t onward_rays(const shot_state *s, const sensim_ray *ray, const se
 
 /* A hit at total path @p path reached with energy factor @p f; follow
  * transmission and the mirror direction (carrying the specular share).
- * @p pre: the hits of the onward rays (onward_rays(), in its order), traced
- * before (sensim__returns_onward); NULL: traced here. */
+ * @p pre (depth 0): *pre points at the hits of the onward rays
+ * (onward_rays(), in its order), traced before (sensim__returns_onward),
+ * and moves past them; NULL: traced here. */
 static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, double f, double path,
-                   int bounces_left, uint8_t flags, int depth, const sensim_hit *pre)
+                   int bounces_left, uint8_t flags, int depth, const sensim_hit **pre)
 {
     if (!hit->hit)
         return;
@@ -541,7 +542,7 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
         sensim_hit h2;
         log_ray(rp, &r2[k]);
         if (pre)
-            h2 = pre[k];
+            h2 = (*pre)[k];
         else
             sensim__trace_rays(s->scene, &r2[k], 1, &h2);
         s->traced++;
@@ -551,6 +552,8 @@ static void follow(shot_state *s, const sensim_ray *ray, const sensim_hit *hit, 
             follow(s, &r2[k], &h2, f * spec, total, bounces_left - 1, (uint8_t)(flags | SENSIM_POINT_GHOST),
                    depth + 1, NULL);
     }
+    if (pre)
+        *pre += n;
 }
 
 /* follow()'s candidate for a hit that passes nothing on (no transparency,
@@ -796,35 +799,44 @@ static inline bool ghost_reach_ok(const sensim_return_params *rp)
 
 uint32_t sensim__returns_onward(const sensim_return_params *rp, const sensim_scene *scene, uint32_t m,
                                 const sensim_ray *rays, const sensim_hit *hits, const sensim_plain *plain,
-                                const int16_t *order, uint16_t *at, sensim_ray *out, uint32_t cap)
+                                const int16_t *order, const sensim_ray *sub_rays, const sensim_hit *sub_hits,
+                                const uint16_t *sub_at, uint16_t *at, sensim_ray *out, uint32_t cap)
 {
     shot_state s;
     s.rp = rp;
     s.scene = scene;
     s.ghost_reach = ghost_reach_ok(rp);
+    const int bounces = rp->d.max_bounces;
     uint32_t n = 0;
-    if (rp->nsub != 1)
-        return 0;
     for (uint32_t q = 0; q < m; q++) {
         const uint32_t j = order ? (uint32_t)order[q] : q;
         if (plain[j].kind != SENSIM_PLAIN_FULL)
             continue;
-        if (n + 2 > cap) { /* no room: sensim__returns_shot() traces them */
+        /* what sensim__returns_shot() passes follow() at the first hits, in its order: sub-ray 0, then
+         * (more rays a shot) each sub-ray whose hit passes light on (direct_cand() 2) */
+        sensim_ray r2[2 * SENSIM_MAX_SUBRAYS];
+        uint32_t c = 0;
+        for (uint32_t k = 0; k < rp->nsub; k++) {
+            const sensim_ray *ray = k ? &sub_rays[sub_at[j] + k - 1] : &rays[j];
+            const sensim_hit *hit = k ? &sub_hits[sub_at[j] + k - 1] : &hits[j];
+            if (!hit->hit)
+                continue;
+            const sensim_material *mp = sensim__material_for_hit(scene, hit->material, hit->tag);
+            if (rp->nsub > 1 && mp->specular == 0 && mp->transparency == 0)
+                continue;
+            double nn, dn;
+            const double total = 0.0 + hit->t;
+            const cand cd = hit_cand(&s, ray, hit, mp, rp->sub_w[k], total, 0, &nn, &dn);
+            uint8_t what[2];
+            c += onward_rays(&s, ray, hit, mp, rp->sub_w[k], total, cd.energy, nn, dn, bounces, 0, &r2[c], what);
+        }
+        if (n + c > cap) { /* no room: sensim__returns_shot() traces them */
             at[j] = SENSIM_ONWARD_NONE;
             continue;
         }
         at[j] = (uint16_t)n;
-        const sensim_hit *hit = &hits[j];
-        if (!hit->hit)
-            continue;
-        /* what follow() computes at the shot's first hit */
-        const sensim_material *mp = sensim__material_for_hit(scene, hit->material, hit->tag);
-        double nn, dn;
-        const double total = 0.0 + hit->t;
-        const cand c = hit_cand(&s, &rays[j], hit, mp, rp->sub_w[0], total, 0, &nn, &dn);
-        uint8_t what[2];
-        n += onward_rays(&s, &rays[j], hit, mp, rp->sub_w[0], total, c.energy, nn, dn, rp->d.max_bounces, 0,
-                         &out[n], what);
+        memcpy(&out[n], r2, c * sizeof *r2);
+        n += c;
     }
     return n;
 }
@@ -843,8 +855,9 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
     s.ghost_reach = ghost_reach_ok(rp);
     s.n = 0;
     int bounces = rp->d.max_bounces;
+    const sensim_hit *pre = onward; /* the onward rays' hits, first hit by first hit */
     if (rp->nsub == 1) {
-        follow(&s, ray0, hit0, rp->sub_w[0], 0.0, bounces, 0, 0, onward);
+        follow(&s, ray0, hit0, rp->sub_w[0], 0.0, bounces, 0, 0, onward ? &pre : NULL);
     } else {
         /* the sub-rays' plain hits first, side by side: each is a chain of
          * square roots and divisions, and a follow() call at a time waited
@@ -861,7 +874,7 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
                          direct[k].tag, 0);
             else if (kind[k] == 2)
                 follow(&s, k ? &sub_rays[k - 1] : ray0, k ? &sub_hits[k - 1] : hit0, rp->sub_w[k], 0.0, bounces,
-                       0, 0, NULL);
+                       0, 0, onward ? &pre : NULL);
         }
     }
     *rays += s.traced;

@@ -101,8 +101,8 @@ void sensim__returns_subrays(const sensim_return_params *rp, const float R[9], c
 /* All returns of one shot. @p hit0 is sub-ray 0's hit (already traced with
  * @p ray0); @p sub_rays / @p sub_hits hold sub-rays 1 .. nsub - 1 from
  * sensim__returns_subrays(), traced (unused when nsub == 1). @p onward
- * (nsub == 1; NULL: traced here): the hits of the rays hit0 passes light
- * on along (sensim__returns_onward), traced by the caller. The other
+ * (NULL: traced here): the hits of the rays the first hits pass light on
+ * along (sensim__returns_onward), traced by the caller. The other
  * bounces and transmissions are traced here; all are counted into
  * *@p rays. Writes up to two whole points (sensor frame) and returns their
  * number. No allocation. */
@@ -129,19 +129,21 @@ void sensim__returns_plain(const sensim_return_params *rp, const sensim_scene *s
                            const sensim_ray *rays, const sensim_hit *hits, uint64_t shot0, const int64_t *live,
                            sensim_plain *out);
 
-/* The rays the first hits of the SENSIM_PLAIN_FULL shots among @p m (one
- * ray a shot: nsub == 1; else none) pass light on along, its transmission
- * and mirror ray, as sensim__returns_shot() would trace them one at a
- * time: shot j's from out[at[j]] on (two at most), for the caller to trace
- * together (16-ray packets: a mid40 frame's mirror rays took 0.151 ms one
- * at a time, 0.081 in packets) and hand to sensim__returns_shot() as
- * &hits[at[j]]. The shots are taken in @p order (order[k]: the k-th shot;
- * NULL: 0 .. m - 1), so that neighbours share packets. @p out holds @p cap
- * rays: a shot that finds no room for two gets at[j] = SENSIM_ONWARD_NONE
- * (sensim__returns_shot() traces its rays). Returns how many. */
+/* The rays the first hits of the SENSIM_PLAIN_FULL shots among @p m pass
+ * light on along (transmissions, mirror rays), as sensim__returns_shot()
+ * would trace them one at a time: shot j's from out[at[j]] on, for the
+ * caller to trace together (16-ray packets: a mid40 frame's mirror rays
+ * took 0.151 ms one at a time, 0.081 in packets) and hand to
+ * sensim__returns_shot() as &hits[at[j]]. Sub-rays 1 .. nsub - 1 of shot j
+ * (more rays a shot) are sub_rays / sub_hits[sub_at[j] ..], traced. The
+ * shots are taken in @p order (order[k]: the k-th shot; NULL: 0 .. m - 1),
+ * so that neighbours share packets. @p out holds @p cap rays: a shot whose
+ * rays find no room gets at[j] = SENSIM_ONWARD_NONE (sensim__returns_shot()
+ * traces them). Returns how many. */
 uint32_t sensim__returns_onward(const sensim_return_params *rp, const sensim_scene *scene, uint32_t m,
                                 const sensim_ray *rays, const sensim_hit *hits, const sensim_plain *plain,
-                                const int16_t *order, uint16_t *at, sensim_ray *out, uint32_t cap);
+                                const int16_t *order, const sensim_ray *sub_rays, const sensim_hit *sub_hits,
+                                const uint16_t *sub_at, uint16_t *at, sensim_ray *out, uint32_t cap);
 #define SENSIM_ONWARD_NONE UINT16_MAX /* at[j]: no room (cap), trace them */
 
 /* The point at @p range along @p nominal (sensor frame) with the shot's
