@@ -70,10 +70,10 @@ typedef struct sensim_tiling {
 /* Blocks of at least this many wide lanes a thread take the wide ones. */
 #define SENSIM_WIDE_LANES_A_THREAD 4u
 
-/* A shot of one ray whose first hit passes light on (a mirror ray, a
- * transmission): those rays are traced together in 16-ray packets, a
- * spinning head's whole lane in tile order, a Risley head's this many
- * shots at a time in firing order (lane.c, sensim__returns_onward). */
+/* The rays a shot's first hits pass light on along (mirror rays,
+ * transmissions) are traced together in 16-ray packets: a spinning head's
+ * whole lane in tile order, a Risley head's this many shots at a time in
+ * firing order (lane.c, sensim__returns_onward). */
 #define SENSIM_ONWARD_SHOTS 256u
 
 /* A moving sensor's pose at one firing time, kept for the lane's other
@@ -147,7 +147,8 @@ struct sensim_lidar {
     uint64_t lane_shots;      /* shots per lane (see SENSIM_LANE_MAX); a mechanical lidar's narrow lanes */
     uint32_t lane_cap;        /* entries of a thread's lane scratch: max(its widest lane, SENSIM_LANE_MAX) */
     uint32_t sub_cap;         /* sub-rays a thread's scratch holds: widest lane x (nsub - 1), at most SENSIM_SUBRAY_BATCH */
-    sensim_tiling tiling[2];  /* mechanical: [0] narrow lanes, [1] wide ones (see sensim__lidar_tiling) */
+    sensim_tiling tiling[2];  /* [0] narrow lanes, [1] wide ones (mechanical; a Risley head's: lane_shots; see
+                               * sensim__lidar_tiling) */
     bool sort_dirs;           /* MEMS: lanes traced sorted by direction (direction_order), shared by a team alone in a block */
     uint16_t *dir_rank;       /* mechanical: channel -> rank by (azimuth offset bin, elevation) */
     uint64_t block_shots;     /* min(SENSIM_BLOCK_SHOTS, most shots of a frame), a multiple of a wide lane */
