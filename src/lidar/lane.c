@@ -432,10 +432,12 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
             sensim__returns_plain(rp, scene, n, &rays[q], &hits[q], (uint64_t)lg0, &live[q], &w->plain[q]);
             /* the mirror rays and transmissions off the first hits traced together, in packets
              * (sensim__returns_onward): a spinning head's whole lane in tile order (neighbours in
-             * direction), a Risley head's next 256 shots in firing order (its neighbours) */
-            const bool by_tile = own->onward_rays && tiled && p->kind == SENSIM_PATTERN_MECHANICAL && n == m &&
-                                 (!nsub1 || whole);
-            const bool by_fire = own->onward_rays && p->kind == SENSIM_PATTERN_RISLEY;
+             * direction), a Risley head's next 256 shots in firing order (its neighbours); none in a
+             * scene without mirror-like or transparent surfaces */
+            const bool onward = own->onward_rays && sensim__returns_scene_passes_light(scene);
+            const bool by_tile =
+                onward && tiled && p->kind == SENSIM_PATTERN_MECHANICAL && n == m && (!nsub1 || whole);
+            const bool by_fire = onward && p->kind == SENSIM_PATTERN_RISLEY;
             if (by_tile) {
                 const uint32_t nr = sensim__returns_onward(rp, scene, m, rays, hits, w->plain, w->pos, sr, sh,
                                                            w->sub_at, w->onward_at, own->onward_rays, l->lane_cap);
@@ -632,7 +634,8 @@ sensim_status sensim__lidar_scratch(sensim_lidar *l, uint32_t nthreads)
      * 1.02); not for a MEMS raster's (mems_m1 1.037 in firing order, 0.99-1.015 sorted) */
     const bool onward_ok = l->pat.kind == SENSIM_PATTERN_MECHANICAL || l->pat.kind == SENSIM_PATTERN_RISLEY;
     const uint32_t onward = onward_ok ? l->lane_cap : 0;
-    const size_t per = scratch_carve(NULL, NULL, l->lane_cap, l->sub_cap, l->sort_dirs, onward); /* 1.4 MB at most (MEMS) */
+    /* 1.4 MB at most (MEMS) */
+    const size_t per = scratch_carve(NULL, NULL, l->lane_cap, l->sub_cap, l->sort_dirs, onward);
     sensim_lane_scratch *ns = NULL;
     if (per <= (SIZE_MAX / 2 - sizeof *ns) / nthreads)
         ns = aligned_alloc(64, (nthreads * (sizeof *ns + per) + 127) / 64 * 64); /* + the carve's alignment */

@@ -797,6 +797,11 @@ static inline bool ghost_reach_ok(const sensim_return_params *rp)
            (rp->d.return_mode == SENSIM_RETURN_STRONGEST || rp->d.return_mode == SENSIM_RETURN_FIRST);
 }
 
+bool sensim__returns_scene_passes_light(const sensim_scene *scene)
+{
+    return scene->leak_max > 0; /* spec + transp² of the scene's most passing surface */
+}
+
 uint32_t sensim__returns_onward(const sensim_return_params *rp, const sensim_scene *scene, uint32_t m,
                                 const sensim_ray *rays, const sensim_hit *hits, const sensim_plain *plain,
                                 const int16_t *order, const sensim_ray *sub_rays, const sensim_hit *sub_hits,

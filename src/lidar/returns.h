@@ -145,6 +145,10 @@ uint32_t sensim__returns_onward(const sensim_return_params *rp, const sensim_sce
                                 const int16_t *order, const sensim_ray *sub_rays, const sensim_hit *sub_hits,
                                 const uint16_t *sub_at, uint16_t *at, sensim_ray *out, uint32_t cap);
 #define SENSIM_ONWARD_NONE UINT16_MAX /* at[j]: no room (cap), trace them */
+/* Whether any surface of @p scene passes light on (a specular or a
+ * transparent material): else no hit has onward rays, and
+ * sensim__returns_onward() need not run. */
+bool sensim__returns_scene_passes_light(const sensim_scene *scene);
 
 /* The point at @p range along @p nominal (sensor frame) with the shot's
  * metadata; the beam origin added in float, as it was added to the stored
