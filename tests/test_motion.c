@@ -1,5 +1,6 @@
 /* Time and motion: per-shot platform poses, moving actors, rigs, frames. */
 #include "helpers.h"
+#include "lidar_impl.h"
 #include "motion.h"
 #include "street.h"
 
@@ -354,6 +355,122 @@ static void test_pose4_same_bits(void **state)
     printf("# %llu groups of four poses: the same bits as one at a time\n", (unsigned long long)vectors);
 }
 
+/* A moving lidar's pose spans (lane_pose.c, sensim_pose_span): a shot's
+ * pose is within 1e-10 (rotation entries) and 1e-8 m (translation) of the
+ * exact one; a span that is not one smooth piece of the path (a key inside,
+ * before the first key, past the last) and a turn too fast for the
+ * quadratic give the exact pose bit for bit; a steady motion uses the
+ * spans; and a time's pose has the same bits whatever was asked before it
+ * (the span cache's state, the order of the shots). */
+static void test_pose_spans(void **state)
+{
+    (void)state;
+    enum { NK = 6, NT = 600 };
+    const int64_t G = SENSIM_POSE_SPAN_NS;
+    uint64_t rng = 0x2545F4914F6CDD1Dull, used = 0, exact = 0;
+    double worst_rot = 0, worst_pos = 0;
+#define RND() unit_rand(&rng)
+    double mount[16];
+    sensim__pose_from_xyz_rpy(0.8, -0.2, 1.1, 0.05, -0.3, 1.2, mount);
+    sensim_lane_scratch *w = calloc(1, sizeof *w), *w2 = calloc(1, sizeof *w2);
+    sensim_pose_slot *got = calloc(NT, sizeof *got);
+    int64_t *tq = calloc(NT, sizeof *tq);
+    assert_non_null(w), assert_non_null(w2), assert_non_null(got), assert_non_null(tq);
+    for (int trial = 0; trial < 45; trial++) {
+        const int kind = trial % 3; /* 0 steady, 1 changing, 2 too fast a turn */
+        sensim_pose_key keys[NK];
+        sensim__pose_from_xyz_rpy(RND() * 100, RND() * 100, RND(), RND() * 6, RND() - 0.5, RND() * 6, keys[0].pose);
+        keys[0].t_ns = -3000000 + (int64_t)(RND() * 6e6); /* around 0: spans of negative times too */
+        const bool khz = kind == 0 && trial % 2 == 0; /* a 1 kHz host's keys: on span ends */
+        if (khz)
+            keys[0].t_ns = keys[0].t_ns / 1000000 * 1000000;
+        double v[3] = {RND() * 20 - 10, RND() * 4 - 2, RND() - 0.5}, wr[3] = {RND() - 0.5, RND() - 0.5, RND()};
+        for (int i = 0; i + 1 < NK; i++) {
+            if (kind == 1)
+                for (int c = 0; c < 3; c++)
+                    v[c] = RND() * 20 - 10, wr[c] = 2 * (RND() - 0.5);
+            const double turn = kind == 2 ? 2500.0 : 1.0; /* rad/s: 2.5 rad a 1 ms segment */
+            const double wv[3] = {turn * wr[0], turn * wr[1], turn * wr[2]};
+            const int64_t dt = kind == 2 ? 1000003 : khz ? 1000000 : 1000000 + (int64_t)(RND() * 2e7);
+            sensim_pose_key two[2];
+            CHECK_OK(sensim_motion_from_velocity(keys[i].pose, keys[i].t_ns, keys[i].t_ns + dt, v, wv, two));
+            keys[i + 1] = two[1];
+        }
+        const int64_t t0 = keys[0].t_ns, span = keys[NK - 1].t_ns - t0;
+        for (int32_t interp = 0; interp < 2; interp++) {
+            static sensim_path path;
+            CHECK_OK(sensim__path_init(&path, keys, NK, interp ? SENSIM_INTERP_CAUSAL : SENSIM_INTERP_LINEAR));
+            sensim_scan_env env = {.path = &path, .mount = mount, .nthreads = 1, .pose_gen = sensim__lidar_pose_gen()};
+            sensim__mat4_mul(path.pose0, mount, env.S0);
+            w->pose_lane++;
+            for (int q = 0; q < NT; q++) {
+                tq[q] = t0 - 300000 + (int64_t)(RND() * (double)(span + 600000));
+                if (q % 5 == 0) /* a run of shots 10 us apart, as a lidar fires */
+                    tq[q] = (q ? tq[q - 1] : t0) + 10000;
+                const int64_t t = tq[q];
+                sensim_pose_slot *e = &got[q];
+                sensim__lane_pose_fill(&env, w, t, e, true);
+                double S[16];
+                sensim__lidar_sensor_pose(&env, t, S);
+                const int64_t k = sensim__floordiv(t, G);
+                const sensim_pose_span *sp = &w->spans[(uint64_t)k & (SENSIM_POSE_SPANS - 1)];
+                assert_true(sp->gen == env.pose_gen && sp->k == k);
+                const bool smooth = sensim__path_smooth(&path, k * G, k * G + G);
+                if (khz)
+                    assert_true(smooth == (t >= t0 && t < t0 + span));
+                if (!smooth || kind == 2) {
+                    assert_false(sp->ok);
+                } else if (kind == 0) {
+                    assert_true(sp->ok);
+                }
+                if (!sp->ok) {
+                    assert_memory_equal(e->S, S, sizeof S);
+                    exact++;
+                } else {
+                    used++;
+                    for (int x = 0; x < 16; x++) {
+                        double *worst = x >= 12 ? &worst_pos : &worst_rot;
+                        *worst = fabs(e->S[x] - S[x]) > *worst ? fabs(e->S[x] - S[x]) : *worst;
+                    }
+                    for (int x = 0; x < 16; x++)
+                        if (!(fabs(e->S[x] - S[x]) <= (x >= 12 ? 1e-8 : 1e-10)))
+                            fail_msg("trial %d kind %d interp %d t %lld (span %lld, keys %lld..%lld): entry %d off by %g",
+                                     trial, kind, interp, (long long)t, (long long)k, (long long)t0,
+                                     (long long)(t0 + span), x, fabs(e->S[x] - S[x]));
+                }
+                float R[9], org[3];
+                sensim__pose_floats(e->S, R, org);
+                assert_memory_equal(R, e->R, sizeof R);
+                assert_memory_equal(org, e->org, sizeof org);
+                assert_true(e->t == t && e->lane == w->pose_lane);
+            }
+            /* the same times in reverse order, on a scratch that has seen nothing: the same bits */
+            w2->pose_lane++;
+            for (int q = NT - 1; q >= 0; q--) {
+                sensim_pose_slot e2;
+                sensim__lane_pose_fill(&env, w2, tq[q], &e2, true);
+                assert_memory_equal(e2.S, got[q].S, sizeof e2.S);
+                assert_memory_equal(e2.R, got[q].R, sizeof e2.R);
+            }
+            /* and through the batched fill of a lane's slots: the same bits */
+            w2->pose_lane++;
+            sensim__lane_prefill(&env, w2, tq, NULL, NT, true);
+            for (int q = 0; q < NT; q++) {
+                const sensim_pose_slot *e2 = sensim__pose_slot(w2, tq[q]);
+                if (e2->lane == w2->pose_lane && e2->t == tq[q]) {
+                    assert_memory_equal(e2->S, got[q].S, sizeof e2->S);
+                    assert_memory_equal(e2->org, got[q].org, sizeof e2->org);
+                }
+            }
+        }
+    }
+#undef RND
+    printf("# %llu shots from a span's quadratic (off by at most %.2g in rotation, %.2g m), %llu exact\n",
+           (unsigned long long)used, worst_rot, worst_pos, (unsigned long long)exact);
+    assert_true(used > 10000 && exact > 10000);
+    free(w), free(w2), free(got), free(tq);
+}
+
 /* A 10 Hz and a 20 Hz lidar and a 4 Hz proximity sensor stepped by 0.03 s. */
 static void test_rig(void **state)
 {
@@ -554,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_platform_toward_wall), cmocka_unit_test(test_moving_actor),
         cmocka_unit_test(test_motion_keys),         cmocka_unit_test(test_pose_per_firing_time),
         cmocka_unit_test(test_pose4_same_bits),
+        cmocka_unit_test(test_pose_spans),
         cmocka_unit_test(test_rig),
         cmocka_unit_test(test_frame_conversions),
     };

@@ -669,8 +669,8 @@ static void test_vector_sincos_variants(void **state)
 }
 
 /* Which lanes a block takes (sensim__lidar_tiling; the bytes are the same
- * either way, test_invariance): wide ones for a long call of a standing
- * sensor, narrow ones for a short call, a moving sensor, a lidar whose
+ * either way, test_invariance): wide ones for a long call, standing or
+ * moving, narrow ones for a short call, a lidar whose
  * 16 x 1 tiles would spread wider (coarse columns, dense channels), and
  * one whose wide lane's sub-rays would not fit the sub-ray scratch whole
  * (then they were traced in firing order: pandar128 with 7 sub-rays took
@@ -694,11 +694,10 @@ static void test_lane_choice(void **state)
         sensim_lidar_info li;
         CHECK_OK(sensim_lidar_get_info(l, &li));
         const uint64_t frame = li.shots_per_frame;
-        assert_int_equal(sensim__lidar_tiling(l, frame, 2, false)->lane_shots, cfg[k].wide);
-        assert_int_equal(sensim__lidar_tiling(l, frame, 2, true)->lane_shots, cfg[k].narrow); /* moving */
-        assert_int_equal(sensim__lidar_tiling(l, frame / 100, 2, false)->lane_shots, cfg[k].narrow); /* 1 kHz */
-        assert_int_equal(sensim__lidar_tiling(l, 8 * cfg[k].wide - 1, 2, false)->lane_shots, cfg[k].narrow);
-        assert_int_equal(sensim__lidar_tiling(l, 8 * cfg[k].wide, 2, false)->lane_shots, cfg[k].wide);
+        assert_int_equal(sensim__lidar_tiling(l, frame, 2)->lane_shots, cfg[k].wide);
+        assert_int_equal(sensim__lidar_tiling(l, frame / 100, 2)->lane_shots, cfg[k].narrow); /* 1 kHz */
+        assert_int_equal(sensim__lidar_tiling(l, 8 * cfg[k].wide - 1, 2)->lane_shots, cfg[k].narrow);
+        assert_int_equal(sensim__lidar_tiling(l, 8 * cfg[k].wide, 2)->lane_shots, cfg[k].wide);
         sensim_lidar_destroy(l);
     }
 }

@@ -105,7 +105,7 @@ sensim_status sensim_bench_trace(const sensim_lidar *l, const sensim_scene *scen
     }
     t_pattern = now_s() - t_pattern; /* one thread: SENSIM_BENCH_PATTERN16 charges it divided by the threads */
     /* the pipeline's tiles for a block of these shots (a frame: the wide ones) */
-    const sensim_tiling *tl = sensim__lidar_tiling(l, n, l->ctx->thread_count, false);
+    const sensim_tiling *tl = sensim__lidar_tiling(l, n, l->ctx->thread_count);
     const bool tiled = variant == SENSIM_BENCH_TILED16 && p->kind == SENSIM_PATTERN_MECHANICAL && m == n && tl->cols;
     if (tiled) {
         /* the pipeline's tiles: KC consecutive columns x 16 / KC channels neighbouring in direction */

@@ -11,104 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sensim__lidar_sensor_pose(const sensim_scan_env *env, int64_t t, double S[16])
-{
-    if (!env->path->moving) {
-        memcpy(S, env->S0, sizeof env->S0);
-        return;
-    }
-    double P[16];
-    sensim__path_pose(env->path, t, P);
-    sensim__mat4_mul(P, env->mount, S);
-}
-
-static void to_floats(const double S[16], float R[9], float org[3])
-{
-    for (int c = 0; c < 3; c++)
-        for (int row = 0; row < 3; row++)
-            R[c * 3 + row] = (float)S[c * 4 + row];
-    org[0] = (float)S[12], org[1] = (float)S[13], org[2] = (float)S[14];
-}
-
-/* The lane slot of firing time @p t (a multiplicative hash). */
-static inline sensim_pose_slot *pose_slot(sensim_lane_scratch *w, int64_t t)
-{
-    _Static_assert(SENSIM_POSE_SLOTS == 256, "the hash takes 8 bits");
-    return &w->poses[(uint64_t)t * 0x9E3779B97F4A7C15ull >> 56];
-}
-
 /* The moving sensor's pose at shot time @p t, from the lane's slots: the
  * shots of a lane that fire together (an Ouster column, a Hesai firing
- * group: a pandar128 column fires at 16 times) share one evaluation of the
- * motion (slerp, matrix products) instead of one each. The same pose as
- * sensim__lidar_sensor_pose() and to_floats() give: the same bits. */
-static const sensim_pose_slot *lane_pose(const sensim_scan_env *env, sensim_lane_scratch *w, int64_t t)
+ * group: a pandar128 column fires at 16 times) share one pose (with its
+ * double S: sensim__lane_pose_fill). */
+static inline const sensim_pose_slot *lane_pose(const sensim_scan_env *env, sensim_lane_scratch *w, int64_t t)
 {
-    sensim_pose_slot *e = pose_slot(w, t);
-    if (e->lane != w->pose_lane || e->t != t) {
-        sensim__lidar_sensor_pose(env, t, e->S);
-        to_floats(e->S, e->R, e->org);
-        e->lane = w->pose_lane, e->t = t;
-    }
+    sensim_pose_slot *e = sensim__pose_slot(w, t);
+    if (e->lane != w->pose_lane || e->t != t)
+        sensim__lane_pose_fill(env, w, t, e, true);
     return e;
-}
-
-/* The poses at tv[0 .. m) into slots sl[0 .. m): sensim__path_pose4(), then
- * sensim__lidar_sensor_pose()'s product with the mount four at a time
- * (sensim__mat4_mul4), then to_floats()'s conversions four at a time: the
- * same bits as lane_pose(). The double pose S only @p with_S (the points
- * leave the sensor frame: nothing else reads it). */
-static void fill_poses(const sensim_scan_env *env, const int64_t tv[4], sensim_pose_slot *const sl[4], uint32_t m,
-                       uint64_t lane, bool with_S)
-{
-    sensim_v4d P[16], S[16];
-    sensim__path_pose4(env->path, tv, m, P);
-    sensim__mat4_mul4(P, env->mount, S);
-    sensim_v4f Rf[9], of[3];
-    for (int c = 0; c < 3; c++) {
-        for (int row = 0; row < 3; row++)
-            Rf[c * 3 + row] = __builtin_convertvector(S[c * 4 + row], sensim_v4f);
-        of[c] = __builtin_convertvector(S[12 + c], sensim_v4f);
-    }
-    for (uint32_t l = 0; l < m; l++) { /* in order: of two times on one slot the later keeps it */
-        sensim_pose_slot *e = sl[l];
-        if (with_S)
-            for (int x = 0; x < 16; x++)
-                e->S[x] = S[x][l];
-        for (int x = 0; x < 9; x++)
-            e->R[x] = Rf[x][l];
-        for (int x = 0; x < 3; x++)
-            e->org[x] = of[x][l];
-        e->lane = lane, e->t = tv[l];
-    }
-}
-
-/* A moving sensor: the slots of the shots fired at when[0 .. n) (those
- * with ok[i] set; @p ok NULL: all) that have none in @p w, filled four
- * firing times at a time (what lane_pose() would compute one at a time;
- * most of a pose is its libm-free arithmetic). */
-static void lane_prefill(const sensim_scan_env *env, sensim_lane_scratch *w, const int64_t *when, const uint8_t *ok,
-                         uint32_t n, bool with_S)
-{
-    int64_t tv[4];
-    sensim_pose_slot *sl[4];
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const int64_t t = when[i];
-        if (ok && !ok[i])
-            continue;
-        sensim_pose_slot *e = pose_slot(w, t);
-        if (e->lane == w->pose_lane && e->t == t)
-            continue; /* filled, or on its way in this batch */
-        e->lane = w->pose_lane, e->t = t;
-        sl[m] = e, tv[m++] = t;
-        if (m == 4) {
-            fill_poses(env, tv, sl, 4, w->pose_lane, with_S);
-            m = 0;
-        }
-    }
-    if (m)
-        fill_poses(env, tv, sl, m, w->pose_lane, with_S);
 }
 
 /* Move a sensor-frame point into the requested output frame. */
@@ -313,9 +225,9 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
             before += w->piece_live[done];
         m = before;
         for (uint32_t i = i0; i < i0 + n; i++) {
-            if (moving && (i - i0) % 64 == 0) /* the poses of the next 64 shots, four at a time (more would
-                                               * take each other's slots: 256) */
-                lane_prefill(env, own, &rt[i], &ok[i], i0 + n - i < 64 ? i0 + n - i : 64, with_S);
+            if (moving && (i - i0) % 64 == 0) /* the poses of the next 64 shots: from spans, else exact
+                                               * four at a time (more would take each other's slots: 256) */
+                sensim__lane_prefill(env, own, &rt[i], &ok[i], i0 + n - i < 64 ? i0 + n - i : 64, with_S);
             if (!ok[i])
                 continue;
             const int64_t g = lg0 + i;
@@ -447,7 +359,7 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
             uint32_t o = 0, traced = 0;
             for (uint32_t j = q; j < q + n; j++) {
                 if (moving && with_S && (j - q) % 64 == 0) /* the poses again (slots taken since), as in 2. */
-                    lane_prefill(env, own, &when[j], NULL, q + n - j < 64 ? q + n - j : 64, true);
+                    sensim__lane_prefill(env, own, &when[j], NULL, q + n - j < 64 ? q + n - j : 64, true);
                 if (by_fire && (j - q) % SENSIM_ONWARD_SHOTS == 0) {
                     const uint32_t c = q + n - j < SENSIM_ONWARD_SHOTS ? q + n - j : SENSIM_ONWARD_SHOTS;
                     const uint32_t nr = sensim__returns_onward(rp, scene, c, &rays[j], &hits[j], &w->plain[j],
@@ -516,12 +428,12 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
     }
 }
 
-const sensim_tiling *sensim__lidar_tiling(const sensim_lidar *l, uint64_t shots, uint32_t nthreads, bool moving)
+const sensim_tiling *sensim__lidar_tiling(const sensim_lidar *l, uint64_t shots, uint32_t nthreads)
 {
     const sensim_tiling *wide = &l->tiling[1];
     /* a lane's sub-rays are traced in tile order only when they fit the sub-ray scratch whole (else in
      * firing order: pandar128 with 7 sub-rays took 1.27 x as long in wide lanes) */
-    if (!moving && wide->lane_shots > l->tiling[0].lane_shots &&
+    if (wide->lane_shots > l->tiling[0].lane_shots &&
         wide->lane_shots * (l->rp.nsub - 1) <= l->sub_cap &&
         shots / wide->lane_shots >= (uint64_t)SENSIM_WIDE_LANES_A_THREAD * (nthreads ? nthreads : 1))
         return wide;
@@ -548,14 +460,14 @@ uint64_t sensim__lidar_scan_block(sensim_lidar *l, const sensim_scan_env *env, i
     const sensim_pattern *p = &l->pat;
     const sensim_return_params *rp = &l->rp;
     chunk_job cj = {.l = l, .env = env, .ring = ring, .frame_begin = frame_begin, .g0 = g0, .g1 = g1};
-    cj.tl = sensim__lidar_tiling(l, (uint64_t)(g1 - g0), env->nthreads, env->path->moving);
+    cj.tl = sensim__lidar_tiling(l, (uint64_t)(g1 - g0), env->nthreads);
     cj.LS = (int64_t)cj.tl->lane_shots, cj.base = sensim__floordiv(g0, cj.LS);
     const int nlanes = (int)(sensim__floordiv(g1 - 1, cj.LS) - cj.base + 1);
     cj.nlanes = nlanes;
     cj.moving = env->path->moving;
     cj.beam_origin = p->kind == SENSIM_PATTERN_MECHANICAL && p->beam_origin_m > 0.0;
     cj.sub0_nominal = rp->sub_h[0] == 0 && rp->sub_v[0] == 0 && !(rp->d.angular_jitter_rad > 0);
-    to_floats(env->S0, cj.R0, cj.org0);
+    sensim__pose_floats(env->S0, cj.R0, cj.org0);
     for (int lane = 0; lane < nlanes; lane++)
         l->lane_out[lane].ready = false;
     /* a block of one MEMS lane: one team on it (its own region: a region
@@ -649,6 +561,8 @@ sensim_status sensim__lidar_scratch(sensim_lidar *l, uint32_t nthreads)
         ns[k].pose_lane = 0; /* no slot filled yet */
         for (uint32_t j = 0; j < SENSIM_POSE_SLOTS; j++)
             ns[k].poses[j].lane = 0;
+        for (uint32_t j = 0; j < SENSIM_POSE_SPANS; j++)
+            ns[k].spans[j].gen = 0;
     }
     free(l->scr);
     l->scr = ns;

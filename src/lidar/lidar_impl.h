@@ -87,6 +87,28 @@ typedef struct sensim_pose_slot {
 
 #define SENSIM_POSE_SLOTS 256 /* a power of two; a pandar128 lane fires at 128 times (8 columns x 16) */
 
+/* A moving sensor's pose over one span of SENSIM_POSE_SPAN_NS of the world
+ * clock (k x 250 us .. (k + 1) x 250 us: 25 mid40 shots, 72 vlp16 shots):
+ * the quadratic through the exact poses at its start, middle and end, used
+ * for every shot in it when the span is one smooth piece of the path
+ * (sensim__path_smooth: no key inside) and the quadratic meets the exact
+ * poses at the quarter points within 5e-11 (rotation entries) and 5e-9 m
+ * (translation), so everywhere within 1e-10 and 1e-8 m; else each shot's
+ * exact pose (lane_pose.c). Spans sit on
+ * the world clock, so a shot's pose depends on its time only, not on the
+ * lane or call it falls in; 250 us divides the periods hosts step at
+ * (1 ms, 2.5 ms, 10 ms, 50 ms), so their keys fall on span ends. */
+#define SENSIM_POSE_SPAN_NS 250000
+#define SENSIM_POSE_SPANS 32 /* a power of two: spans kept per thread (a 64-shot mid40 lane covers 5) */
+typedef struct sensim_pose_span {
+    uint64_t gen;          /* the scan (sensim_scan_env.pose_gen) that filled it; 0: none */
+    int64_t k;
+    bool ok;               /* the quadratic holds */
+    bool have_end;         /* end[] computed (the next span's start) */
+    double end[12];        /* the exact sensor pose at the span's end: rotation columns, translation */
+    double A[12], B[12], C[12]; /* pose(u) = A + u (B + u C), u = (t - k span) / span */
+} sensim_pose_span;
+
 /* One thread's lane scratch: arrays of lane_cap entries (the lidar's
  * lane, at least SENSIM_LANE_MAX: a mechanical lane's tile positions),
  * carved from one allocation per thread (sensim__lidar_scratch) with its
@@ -120,6 +142,7 @@ typedef struct sensim_lane_scratch {
     sensim_hit *onward_hits;
     sensim_pose_slot poses[SENSIM_POSE_SLOTS]; /* moving sensor: poses by firing time, valid in one lane */
     uint64_t pose_lane;                        /* lanes this scratch has begun, moving (slots of others: stale) */
+    sensim_pose_span spans[SENSIM_POSE_SPANS]; /* moving sensor: by span index, valid in one scan (pose_gen) */
 } sensim_lane_scratch;
 
 /* A lane's output, published to the ring in lane order (sensim__lidar_scan_block). */
@@ -167,24 +190,55 @@ typedef struct sensim_scan_env {
     double S0[16];            /* sensor pose when the platform does not move */
     double Hinv[16];          /* inverse of the frame header's pose (deskew) */
     uint32_t nthreads;
+    uint64_t pose_gen;        /* this scan's number (sensim__lidar_pose_gen): tags its pose spans */
 } sensim_scan_env;
 
-/* The sensor's pose at @p t (platform motion x mount). */
+/* The sensor's pose at @p t (platform motion x mount), exactly. */
 void sensim__lidar_sensor_pose(const sensim_scan_env *env, int64_t t, double S[16]);
+/* A new scan's pose_gen: never 0, never repeated in the process. Thread-safe. */
+uint64_t sensim__lidar_pose_gen(void);
+
+/* The moving sensor's pose at shot time @p t into slot @p e (its S only
+ * @p with_S): the span's quadratic where it holds, else the exact pose
+ * (sensim__lidar_sensor_pose, then R and org rounded to float). The same
+ * bits for a time whichever lane, call or thread asks (lane_pose.c). */
+void sensim__lane_pose_fill(const sensim_scan_env *env, sensim_lane_scratch *w, int64_t t, sensim_pose_slot *e,
+                            bool with_S);
+/* The slots of the shots fired at when[0 .. n) (those with ok[i] set; @p ok
+ * NULL: all) that have none in @p w: the spans' quadratics, the exact ones
+ * four firing times at a time (what sensim__lane_pose_fill() gives). */
+void sensim__lane_prefill(const sensim_scan_env *env, sensim_lane_scratch *w, const int64_t *when, const uint8_t *ok,
+                          uint32_t n, bool with_S);
+
+/* A sensor pose's rotation (columns) and origin rounded to float, as rays take them. */
+static inline void sensim__pose_floats(const double S[16], float R[9], float org[3])
+{
+    for (int c = 0; c < 3; c++)
+        for (int row = 0; row < 3; row++)
+            R[c * 3 + row] = (float)S[c * 4 + row];
+    org[0] = (float)S[12], org[1] = (float)S[13], org[2] = (float)S[14];
+}
+
+/* The lane slot of firing time @p t (a multiplicative hash). */
+static inline sensim_pose_slot *sensim__pose_slot(sensim_lane_scratch *w, int64_t t)
+{
+    _Static_assert(SENSIM_POSE_SLOTS == 256, "the hash takes 8 bits");
+    return &w->poses[(uint64_t)t * 0x9E3779B97F4A7C15ull >> 56];
+}
 /* Shots [g0, g1) of the frame beginning at @p frame_begin (g1 - g0 <= one
  * block): generated, traced, their points into @p ring; returns the rays
  * traced. */
 uint64_t sensim__lidar_scan_block(sensim_lidar *l, const sensim_scan_env *env, int64_t frame_begin, int64_t g0,
                                   int64_t g1, sensim_ring *ring);
 /* The tiling a block of @p shots shots on @p nthreads threads takes: the
- * wide one when it holds SENSIM_WIDE_LANES_A_THREAD wide lanes a thread,
- * the sensor stands still and a wide lane's sub-rays fit the sub-ray
- * scratch (sub_cap) whole, else the narrow one (a lidar without
- * tiles: its lanes, cols 0). A @p moving sensor keeps the narrow lanes:
- * a wide lane fires at twice the times, more than its pose slots keep
- * (SENSIM_POSE_SLOTS), and moving vlp16 and pandar64 frames with world
- * points took 2.5 % longer. */
-const sensim_tiling *sensim__lidar_tiling(const sensim_lidar *l, uint64_t shots, uint32_t nthreads, bool moving);
+ * wide one when it holds SENSIM_WIDE_LANES_A_THREAD wide lanes a thread
+ * and a wide lane's sub-rays fit the sub-ray scratch (sub_cap) whole, else
+ * the narrow one (a lidar without tiles: its lanes, cols 0). A moving
+ * sensor too since its poses come from spans (sensim_pose_span): before,
+ * a wide lane's slot misses each cost an exact pose, and moving vlp16 and
+ * pandar64 frames with world points took 2.5 % longer in wide lanes; now
+ * vlp16 takes 0.92 of the time, pandar128 0.96. */
+const sensim_tiling *sensim__lidar_tiling(const sensim_lidar *l, uint64_t shots, uint32_t nthreads);
 /* The lane scratch of @p nthreads threads (allocated once for the most
  * threads a scan has used): SENSIM_OK or SENSIM_ERR_OUT_OF_MEMORY. */
 sensim_status sensim__lidar_scratch(sensim_lidar *l, uint32_t nthreads);

@@ -393,6 +393,28 @@ void sensim__path_pose4(const sensim_path *path, const int64_t t[4], uint32_t m,
     }
 }
 
+bool sensim__path_smooth(const sensim_path *path, int64_t a, int64_t b)
+{
+    if (!path->moving || b <= a)
+        return false;
+    const uint32_t n = path->mk ? path->mn : path->n;
+    const int64_t *tk = path->mk ? NULL : path->t;
+#define KEY_T(i) (tk ? tk[i] : path->mk[i].t)
+    if (n < 2 || a < KEY_T(0))
+        return false;
+    uint32_t lo = 0, hi = n; /* the last key at or before a */
+    while (hi - lo > 1) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (KEY_T(mid) <= a)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const bool one = lo + 1 < n && b <= KEY_T(lo + 1);
+#undef KEY_T
+    return one;
+}
+
 sensim_status sensim_motion_from_velocity(const double pose[16], int64_t t0, int64_t t1, const double v[3],
                                           const double w[3], sensim_pose_key out[2])
 {

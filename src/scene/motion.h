@@ -111,6 +111,11 @@ void sensim__path_pose4(const sensim_path *path, const int64_t t[4], uint32_t m,
 void sensim__mat4_mul4(const sensim_v4d a[16], const double b[16], sensim_v4d out[16]);
 /* sensim__mat_from_quat() of four quaternions and translations, entry by entry. */
 void sensim__mat_from_quat4(const sensim_v4d q[4], const sensim_v4d t[3], sensim_v4d o[16]);
+/* True when the pose on [@p a, @p b] is one smooth piece of the path: it
+ * moves, and one key segment holds the span (t_i <= a < b <= t_{i+1}), so
+ * no key, kink or held end pose lies inside, and every pose on it depends
+ * only on keys this path already has (a later key cannot change it). */
+bool sensim__path_smooth(const sensim_path *path, int64_t a, int64_t b);
 /* sensim__mkey_pose() at four times (as sensim__path_pose4()). */
 void sensim__mkey_pose4(const sensim__mkey *k, uint32_t n, const sensim__mseg *g, uint32_t ng, const int64_t t[4],
                         uint32_t m, sensim_v4d P[16]);
