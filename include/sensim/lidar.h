@@ -462,7 +462,13 @@ typedef struct sensim_pose_key {
  * @ref interp = SENSIM_INTERP_CAUSAL (sensim/nav.h) by the rig's motion
  * model over these keys (give the 4 keys before the span too: a key's
  * derivatives come from it and the 4 before it in the array); before the
- * first key or after the last the nearest key's pose is held.
+ * first key or after the last the nearest key's pose is held. Within 250 us
+ * spans of the world clock (k x 250 us) that hold no key, a shot's pose is
+ * a quadratic through the span's exact poses, within 1e-10 of the model
+ * in rotation and 1e-8 m in position (checked per span, exact where it
+ * would not hold): a function of the shot's time alone, so the same for
+ * any thread count and any way the calls split time. Frame headers carry
+ * the exact pose.
  */
 typedef struct sensim_motion {
     const sensim_pose_key *keys; /**< 1..64 keys, strictly increasing times; borrowed for the call */
