@@ -563,6 +563,7 @@ sensim_status sensim__lidar_scratch(sensim_lidar *l, uint32_t nthreads)
             ns[k].poses[j].lane = 0;
         for (uint32_t j = 0; j < SENSIM_POSE_SPANS; j++)
             ns[k].spans[j].gen = 0;
+        ns[k].span_last = NULL;
     }
     free(l->scr);
     l->scr = ns;

@@ -64,10 +64,10 @@ static const sensim_pose_span *span_get(const sensim_scan_env *env, sensim_lane_
     sensim_pose_span *s = &w->spans[(uint64_t)k & (SENSIM_POSE_SPANS - 1)];
     if (s->gen == env->pose_gen && s->k == k)
         return s;
-    s->gen = env->pose_gen, s->k = k, s->ok = false, s->have_end = false;
+    s->gen = env->pose_gen, s->k = k, s->a = INT64_MIN, s->ok = false, s->have_end = false;
     if (k <= INT64_MIN / SPAN_NS || k >= INT64_MAX / SPAN_NS - 1)
-        return s;
-    const int64_t a = k * SPAN_NS;
+        return s; /* (a shot's exact pose) */
+    const int64_t a = s->a = k * SPAN_NS;
     if (!sensim__path_smooth(env->path, a, a + SPAN_NS))
         return s;
     double f0[12];
@@ -103,11 +103,21 @@ static const sensim_pose_span *span_get(const sensim_scan_env *env, sensim_lane_
     return s;
 }
 
+/* The span holding @p t: the last one asked for when it does (most shots
+ * follow the one before), else span_get(). */
+static inline const sensim_pose_span *span_of(const sensim_scan_env *env, sensim_lane_scratch *w, int64_t t)
+{
+    const sensim_pose_span *s = w->span_last;
+    if (s && s->gen == env->pose_gen && (uint64_t)t - (uint64_t)s->a < (uint64_t)SPAN_NS)
+        return s;
+    return w->span_last = span_get(env, w, sensim__floordiv(t, SPAN_NS));
+}
+
 /* Slot @p e from span @p s at @p t (in it). */
 static void fill_from_span(const sensim_pose_span *s, int64_t t, sensim_pose_slot *e, bool with_S)
 {
     double x[12];
-    span_at(s, (double)(t - s->k * SPAN_NS) / (double)SPAN_NS, x); /* quarters: exact */
+    span_at(s, (double)(t - s->a) * (1.0 / (double)SPAN_NS), x);
     for (int i = 0; i < 9; i++)
         e->R[i] = (float)x[i];
     for (int i = 0; i < 3; i++)
@@ -123,7 +133,7 @@ static void fill_from_span(const sensim_pose_span *s, int64_t t, sensim_pose_slo
 void sensim__lane_pose_fill(const sensim_scan_env *env, sensim_lane_scratch *w, int64_t t, sensim_pose_slot *e,
                             bool with_S)
 {
-    const sensim_pose_span *s = span_get(env, w, sensim__floordiv(t, SPAN_NS));
+    const sensim_pose_span *s = span_of(env, w, t);
     if (s->ok) {
         fill_from_span(s, t, e, with_S);
     } else {
@@ -174,7 +184,7 @@ void sensim__lane_prefill(const sensim_scan_env *env, sensim_lane_scratch *w, co
         if (e->lane == w->pose_lane && e->t == t)
             continue; /* filled, or on its way in this batch */
         e->lane = w->pose_lane, e->t = t;
-        const sensim_pose_span *s = span_get(env, w, sensim__floordiv(t, SPAN_NS));
+        const sensim_pose_span *s = span_of(env, w, t);
         if (s->ok) {
             fill_from_span(s, t, e, with_S);
             continue;

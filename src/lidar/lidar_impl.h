@@ -102,7 +102,7 @@ typedef struct sensim_pose_slot {
 #define SENSIM_POSE_SPANS 32 /* a power of two: spans kept per thread (a 64-shot mid40 lane covers 5) */
 typedef struct sensim_pose_span {
     uint64_t gen;          /* the scan (sensim_scan_env.pose_gen) that filled it; 0: none */
-    int64_t k;
+    int64_t k, a;          /* the span: [a, a + SENSIM_POSE_SPAN_NS), a = k x SENSIM_POSE_SPAN_NS */
     bool ok;               /* the quadratic holds */
     bool have_end;         /* end[] computed (the next span's start) */
     double end[12];        /* the exact sensor pose at the span's end: rotation columns, translation */
@@ -143,6 +143,7 @@ typedef struct sensim_lane_scratch {
     sensim_pose_slot poses[SENSIM_POSE_SLOTS]; /* moving sensor: poses by firing time, valid in one lane */
     uint64_t pose_lane;                        /* lanes this scratch has begun, moving (slots of others: stale) */
     sensim_pose_span spans[SENSIM_POSE_SPANS]; /* moving sensor: by span index, valid in one scan (pose_gen) */
+    const sensim_pose_span *span_last;         /* the span asked for last (NULL: none) */
 } sensim_lane_scratch;
 
 /* A lane's output, published to the ring in lane order (sensim__lidar_scan_block). */
