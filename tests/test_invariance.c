@@ -148,6 +148,41 @@ static void test_mems_team_steps(void **state)
     }
 }
 
+/* A moving platform: whole frames on one thread (a spinning head's wide
+ * lanes) against calls cut anywhere on two (narrow lanes at the cuts, 1 kHz
+ * steps) give the same bytes: a shot's pose comes from the 250 us span of
+ * the world clock it falls in (lane_pose.c), whichever lane, call or thread
+ * computes it. World points (the double pose), deskewed, sub-rays. */
+static void test_moving_split(void **state)
+{
+    (void)state;
+    const int64_t P = 100000000, cuts[] = {1, 777777, 33333333, 33333334, P - 1, P, 150000001, 150250000};
+    const char *world[] = {"seed=3", "points_frame=world", "range_noise_stddev_m=0.02"};
+    const char *desk[] = {"seed=3", "points_frame=deskewed", "beam_subrays=7", "beam_divergence_h_mrad=3"};
+    static const struct {
+        const char *preset;
+        bool deskew;
+    } cfg[] = {{"vlp16", false}, {"pandar64", true}, {"mid40", false}, {"avia", true}};
+    for (size_t k = 0; k < sizeof cfg / sizeof cfg[0]; k++) {
+        const char *const *sets = cfg[k].deskew ? desk : world;
+        const uint32_t ns = cfg[k].deskew ? 4 : 3;
+        capture whole = run_cuts(cfg[k].preset, 1, NULL, 0, 0, 2 * P, sets, ns, true);
+        assert_int_equal(whole.nhdr, 2);
+        assert_true(whole.n > 10000);
+        capture split = run_cuts(cfg[k].preset, 2, cuts, (int)(sizeof cuts / sizeof cuts[0]), 0, 2 * P, sets, ns, true);
+        assert_same(&whole, &split);
+        free(split.pts);
+        if (cfg[k].preset[0] == 'm') { /* a 1 kHz host */
+            capture steps = run_moving(cfg[k].preset, 2, 1000000, 2 * P, sets, ns);
+            assert_same(&whole, &steps);
+            free(steps.pts);
+        }
+        printf("# moving %s: %llu points, the same split and on two threads\n", cfg[k].preset,
+               (unsigned long long)whole.n);
+        free(whole.pts);
+    }
+}
+
 static void test_vlp16_firing_offsets_and_noise(void **state)
 {
     (void)state;
@@ -329,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_pandar64),
         cmocka_unit_test(test_mems_and_risley),
         cmocka_unit_test(test_mems_team_steps),
+        cmocka_unit_test(test_moving_split),
         cmocka_unit_test(test_strongest_is_dual_first),
         cmocka_unit_test(test_vlp16_firing_offsets_and_noise),
         cmocka_unit_test(test_full_return_model),
