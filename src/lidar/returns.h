@@ -150,6 +150,19 @@ uint32_t sensim__returns_onward(const sensim_return_params *rp, const sensim_sce
  * sensim__returns_onward() need not run. */
 bool sensim__returns_scene_passes_light(const sensim_scene *scene);
 
+/* The rain model's constants (returns.c, returns_init.c). */
+#define SENSIM_RAIN_N0 8000.0     /* Marshall–Palmer, m^-3 mm^-1 */
+#define SENSIM_WATER_FRESNEL 0.02 /* reflectance of water at normal incidence */
+#define SENSIM_RAIN_MAX_RANGE 50.0
+#define SENSIM_BEAM_WAIST_M 0.005
+
+/* The intensity calibration's range falloff (r0 / max(r, r0))². */
+static inline double sensim__returns_calib(const sensim_return_params *rp, double r)
+{
+    double x = rp->r0 / (r > rp->r0 ? r : rp->r0);
+    return x * x;
+}
+
 /* The point at @p range along @p nominal (sensor frame) with the shot's
  * metadata; the beam origin added in float, as it was added to the stored
  * point before. Inline: the lane writes most points through
