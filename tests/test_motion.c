@@ -384,6 +384,10 @@ static void test_pose_spans(void **state)
         const bool khz = kind == 0 && trial % 2 == 0; /* a 1 kHz host's keys: on span ends */
         if (khz)
             keys[0].t_ns = keys[0].t_ns / 1000000 * 1000000;
+        if (trial % 5 == 3) /* the ends of the clock (+-2^62 ns), on whole milliseconds */
+            keys[0].t_ns = -((int64_t)1 << 62) / 1000000 * 1000000 + 1000000;
+        else if (trial % 5 == 4)
+            keys[0].t_ns = (((int64_t)1 << 62) - 200000000) / 1000000 * 1000000;
         double v[3] = {RND() * 20 - 10, RND() * 4 - 2, RND() - 0.5}, wr[3] = {RND() - 0.5, RND() - 0.5, RND()};
         for (int i = 0; i + 1 < NK; i++) {
             if (kind == 1)
