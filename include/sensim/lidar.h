@@ -301,9 +301,10 @@ SENSIM_API void sensim_lidar_desc_init(sensim_lidar_desc *desc);
 
 /**
  * Create a lidar. All arrays are copied. The scratch of a block of shots
- * is allocated here; each worker thread's lane scratch (about 190 KB, 380 KB
- * for a spinning lidar of more than 64 channels, 1.4 MB for a MEMS
- * pattern, plus beam sub-rays) by the first scan that
+ * is allocated here; each worker thread's lane scratch (about 250 KB, 440 KB
+ * for a spinning lidar of more than 64 channels, 1.5 MB for a MEMS
+ * pattern, plus beam sub-rays; 63 KB of each are a moving sensor's pose
+ * slots and spans) by the first scan that
  * runs on that many threads, so later scans allocate nothing.
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_RANGE
  *         (message names the field and value), SENSIM_ERR_NOT_FINITE,

@@ -116,7 +116,8 @@ typedef struct sensim_pose_span {
  * a mechanical one of more than 64 channels: its wide lanes; 62 bytes a
  * shot more for a spinning or Risley head: its onward rays; 190 and 380
  * KB),
- * and for a MEMS lidar its team's arrays, 46 more (8192 shots: 1.4 MB). */
+ * and for a MEMS lidar its team's arrays, 46 more (8192 shots: 1.4 MB);
+ * the struct itself is 63 KB (pose slots 49 KB, pose spans 13 KB). */
 typedef struct sensim_lane_scratch {
     int64_t *when, *live;
     sensim_plain *plain;  /* the return model of the plain shots, batched (sensim__returns_plain) */
