@@ -805,7 +805,9 @@ uint32_t sensim__returns_shot(const sensim_return_params *rp, const sensim_scene
                                       &direct[k]);
         }
         for (uint32_t k = 0; k < rp->nsub; k++) {
-            if (kind[k] == 1)
+            if (kind[k] == 1 && s.n < MAX_CAND) /* (what add_cand() does with room) */
+                s.c[s.n++] = direct[k];
+            else if (kind[k] == 1)
                 add_cand(&s, direct[k].range, direct[k].energy, direct[k].half, direct[k].object_id,
                          direct[k].tag, 0);
             else if (kind[k] == 2)
