@@ -300,9 +300,12 @@ sensim_status sensim__trace_commit(sensim_scene *scene)
 #define PACKET 16
 #endif
 
-/* Fill a hit from Embree's answer (object space normal -> world). */
-static void fill_hit(const trace_state *t, unsigned geom, unsigned inst, unsigned prim, float tfar, float nx, float ny,
-                     float nz, float time, sensim_hit *h)
+/* Fill a hit from Embree's answer (object space normal -> world). Inline:
+ * a packet's 16 hits then overlap their table loads (instance, mesh, tag,
+ * material; pandar128 0.984 of the time, mid40 0.993). */
+static inline __attribute__((always_inline)) void fill_hit(const trace_state *t, unsigned geom, unsigned inst,
+                                                           unsigned prim, float tfar, float nx, float ny, float nz,
+                                                           float time, sensim_hit *h)
 {
     if (geom == RTC_INVALID_GEOMETRY_ID) {
         h->hit = 0;
