@@ -211,7 +211,7 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
     /* 1. the pattern and the shots kept (drop-out), piece by piece */
     for (uint32_t i0 = (uint32_t)tid * Pw; i0 < cnt; i0 += step) {
         const uint32_t n = cnt - i0 < Pw ? cnt - i0 : Pw;
-        sensim__pattern_batch(p, lg0 + i0, n, &rt[i0], &rc[i0], &rd[3 * i0], &ok[i0]);
+        sensim__lidar_pattern_batch(l, lg0 + i0, n, &rt[i0], &rc[i0], &rd[3 * i0], &ok[i0]);
         uint32_t k = 0;
         for (uint32_t i = i0; i < i0 + n; i++)
             k += ok[i] = ok[i] && sensim__returns_keep_shot(rp, (uint64_t)(lg0 + i));

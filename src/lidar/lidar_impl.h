@@ -166,6 +166,15 @@ struct sensim_lidar {
     int32_t points_frame;
     int64_t last_end_ns;
     bool has_last;
+    /* A Risley or MEMS pattern's shots 0 .. memo_n - 1 as sensim__pattern_batch()
+     * gives them, kept by sensim_lidar_rewind() for the span scanned before
+     * (a placement search rescans it for every candidate), at most
+     * SENSIM_PATTERN_MEMO_BYTES; read by scans (sensim__lidar_pattern_batch). */
+    int64_t memo_n;
+    int64_t *memo_t;
+    uint16_t *memo_ch;
+    float *memo_dir;
+    uint8_t *memo_ok;
     atomic_int busy;    /* 1 while a scan (or a rig step) uses the lidar */
     /* scratch for one block of block_shots shots, allocated at creation
      * (rays and hits live on each lane's stack) */
@@ -194,6 +203,13 @@ typedef struct sensim_scan_env {
     uint32_t nthreads;
     uint64_t pose_gen;        /* this scan's number (sensim__lidar_pose_gen): tags its pose spans */
 } sensim_scan_env;
+
+#define SENSIM_PATTERN_MEMO_BYTES ((size_t)32 << 20) /* 23 bytes a shot: 1.4 M shots (mid40: 140 s) */
+
+/* Shots [g0, g0 + n) of the lidar's pattern (sensim__pattern_batch): from
+ * the memo when it holds them all (the same bits), else computed. */
+void sensim__lidar_pattern_batch(const sensim_lidar *l, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
+                                 uint8_t *ok);
 
 /* The sensor's pose at @p t (platform motion x mount), exactly. */
 void sensim__lidar_sensor_pose(const sensim_scan_env *env, int64_t t, double S[16]);

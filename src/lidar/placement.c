@@ -301,7 +301,7 @@ sensim_status sensim_lidar_box_shots(sensim_lidar *l, int64_t tb, int64_t te, co
         const int64_t g0 = sensim__pattern_first_at(&l->pat, tb), g1 = sensim__pattern_first_at(&l->pat, te);
         for (int64_t g = g0; st == SENSIM_OK && g < g1; g += B) {
             uint32_t m = (uint32_t)(g1 - g < B ? g1 - g : B);
-            sensim__pattern_batch(&l->pat, g, m, when, ch, dirs, ok);
+            sensim__lidar_pattern_batch(l, g, m, when, ch, dirs, ok);
             for (uint32_t k = 0; st == SENSIM_OK && k < m; k++) {
                 if (!ok[k])
                     continue;
