@@ -206,7 +206,8 @@ class Lidar(_Handle):
 
     def rewind(self):
         """Forget where the last scan ended: the next scan may start at any time, giving a new lidar's
-        points (sensim_lidar_rewind). Scan whole frames before rewinding, or use another ring."""
+        points (sensim_lidar_rewind). Scan whole frames before rewinding, or use another ring. A Risley
+        or MEMS lidar keeps its pattern of the span scanned before (up to 32 MB) and replays it."""
         with _using(self) as (h,):
             _check(_L.sensim_lidar_rewind(h))
 

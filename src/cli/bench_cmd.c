@@ -350,13 +350,18 @@ int cmd_bench(int argc, char **argv)
             }
             sensim_context_set_thread_count(g_ctx, nthreads);
         }
-        /* a driving platform: the same lidar's frames with a pose per shot */
+        /* a driving platform: a new lidar of the preset, frames with a pose per shot (a rewound
+         * one would replay its Risley or MEMS pattern: sensim_lidar_rewind) */
         double moving_med = 0;
-        if ((st = sensim_lidar_rewind(l)) || (st = time_moving(l, scene, pose, reps, &moving_med))) {
+        sensim_lidar *lm = NULL;
+        if ((st = sensim_lidar_create_from_preset(g_ctx, presets[i], sets, nsets, &lm)) ||
+            (st = time_moving(lm, scene, pose, reps, &moving_med))) {
             rc = fail(st);
+            sensim_lidar_destroy(lm);
             sensim_lidar_destroy(l);
             break;
         }
+        sensim_lidar_destroy(lm);
         /* ratios: the median over the reps of bare / pipeline in the same rep */
         double ratio[T_COUNT], med[T_COUNT], lo[T_COUNT], hi[T_COUNT], same[64];
         for (int v = 0; v < T_COUNT; v++) {
