@@ -99,7 +99,7 @@ typedef struct sensim_pose_slot {
  * lane or call it falls in; 250 us divides the periods hosts step at
  * (1 ms, 2.5 ms, 10 ms, 50 ms), so their keys fall on span ends. */
 #define SENSIM_POSE_SPAN_NS 250000
-#define SENSIM_POSE_SPANS 32 /* a power of two: spans kept per thread (a 64-shot mid40 lane covers 5) */
+#define SENSIM_POSE_SPANS 32 /* a power of two: spans kept per thread (a 256-shot mid40 lane covers 11) */
 typedef struct sensim_pose_span {
     uint64_t gen;          /* the scan (sensim_scan_env.pose_gen) that filled it; 0: none */
     int64_t k, a;          /* the span: [a, a + SENSIM_POSE_SPAN_NS), a = k x SENSIM_POSE_SPAN_NS */
