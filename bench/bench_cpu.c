@@ -4,7 +4,7 @@
  * wall time but not in a thread's CPU time, so one-thread CPU minima of two
  * builds, interleaved (scripts/cpu_ab.sh), move by 1-3 % where wall-time
  * medians move by 5-15 % (BENCHMARKS.md, fifth session of 2026-12-03).
- * usage: bench_cpu PRESET [FRAMES] [THREADS] [STEP_NS] [MOVING]
+ * usage: bench_cpu PRESET [FRAMES] [THREADS] [STEP_NS] [MOVING] [FLATTEN]
  *   STEP_NS: scan each frame in calls of this many ns (1000000: a 1 kHz host;
  *            0: whole frames)
  *   MOVING:  1 = the platform drives at 10 m/s turning at 10 deg/s (each
@@ -12,6 +12,8 @@
  *            same through the rig's motion model (SENSIM_INTERP_CAUSAL),
  *            0 = it stands still (default); 3 = as 2, the points in the world
  *            frame (each shot's double pose read back: points_frame=world)
+ *   FLATTEN: the street's parked cars traced as static geometry, up to this
+ *            many triangles (sensim_scene_set_flatten; 0: instances, default)
  * prints: PRESET ms POINTS (the minimum frame time in ms, a frame's points) */
 #include <sensim/sensim.h>
 
@@ -31,7 +33,7 @@ static double clock_s(clockid_t c)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_cpu PRESET [FRAMES] [THREADS] [STEP_NS] [MOVING]\n");
+        fprintf(stderr, "usage: bench_cpu PRESET [FRAMES] [THREADS] [STEP_NS] [MOVING] [FLATTEN]\n");
         return 2;
     }
     const char *preset = argv[1];
@@ -39,8 +41,10 @@ int main(int argc, char **argv)
     int threads = argc > 3 ? atoi(argv[3]) : 1;
     long long step = argc > 4 ? atoll(argv[4]) : 0;
     int moving = argc > 5 ? atoi(argv[5]) : 0;
-    if (frames < 1 || frames > 100000 || threads < 1 || threads > 1024 || step < 0 || moving < 0 || moving > 3) {
-        fprintf(stderr, "bench_cpu: FRAMES 1..100000, THREADS 1..1024, STEP_NS >= 0, MOVING 0..3\n");
+    long long flatten = argc > 6 ? atoll(argv[6]) : 0;
+    if (frames < 1 || frames > 100000 || threads < 1 || threads > 1024 || step < 0 || moving < 0 || moving > 3 ||
+        flatten < 0) {
+        fprintf(stderr, "bench_cpu: FRAMES 1..100000, THREADS 1..1024, STEP_NS >= 0, MOVING 0..3, FLATTEN >= 0\n");
         return 2;
     }
     const clockid_t clk = threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
@@ -53,7 +57,8 @@ int main(int argc, char **argv)
     street_info si;
     if (sensim_context_create(&cd, &ctx))
         return 1;
-    if (sensim_scene_create(ctx, &scene) || street_scene_build(scene, 400.0f, 12, &si) || sensim_scene_commit(scene) ||
+    if (sensim_scene_create(ctx, &scene) || sensim_scene_set_flatten(scene, (uint64_t)flatten) ||
+        street_scene_build(scene, 400.0f, 12, &si) || sensim_scene_commit(scene) ||
         sensim_lidar_create_from_preset(ctx, preset, (const char *const[]){"points_frame=world"}, moving == 3, &l)) {
         fprintf(stderr, "bench_cpu: %s\n", sensim_context_last_error(ctx));
         return 1;

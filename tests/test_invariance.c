@@ -3,6 +3,10 @@
 #include "helpers.h"
 #include "street.h"
 
+/* run_cuts(): the scene's budget of flattened triangles (sensim_scene_set_flatten; 0: the street's cars
+ * are instances) */
+static uint64_t g_flat;
+
 typedef struct capture {
     sensim_point *pts;
     uint64_t n;
@@ -20,7 +24,11 @@ static capture run_cuts(const char *preset, uint32_t threads, const int64_t *cut
     CHECK_OK(sensim_scene_create(ctx, &s));
     street_info si;
     CHECK_OK(street_scene_build(s, 120.0f, 1, &si));
+    CHECK_OK(sensim_scene_set_flatten(s, g_flat));
     CHECK_OK(sensim_scene_commit(s));
+    sensim_scene_info info;
+    CHECK_OK(sensim_scene_get_info(s, &info));
+    assert_int_equal(info.flattened_count, g_flat ? si.car_count : 0);
     sensim_lidar *l;
     CHECK_OK(sensim_lidar_create_from_preset(ctx, preset, sets, nsets, &l));
     sensim_ring *r = test_ring(4000000, 64, SENSIM_OVERFLOW_FAIL);
@@ -180,6 +188,48 @@ static void test_moving_split(void **state)
         printf("# moving %s: %llu points, the same split and on two threads\n", cfg[k].preset,
                (unsigned long long)whole.n);
         free(whole.pts);
+    }
+}
+
+/* The street's parked cars flattened into the static BVH
+ * (sensim_scene_set_flatten): the same bytes for any thread count and any
+ * split of time, standing and moving; against the cars as instances, the
+ * same points (shots, channels, objects, tags, flags) with ranges within
+ * float rounding (2e-5 m: two float ulps at 60 m). */
+static void test_flatten_split(void **state)
+{
+    (void)state;
+    const int64_t P = 100000000, cuts[] = {1, 777777, 33333333, P - 1, P, 150000001};
+    const char *det[] = {"seed=5", "range_noise_stddev_m=0", "range_noise_per_m=0", "dropoff_model=none",
+                         "dropoff_general_rate=0", "angular_jitter_deg=0"};
+    const char *presets[] = {"pandar64", "mid40", "vlp16"};
+    for (int k = 0; k < 3; k++) {
+        g_flat = 1u << 20;
+        capture whole = run_cuts(presets[k], 1, NULL, 0, 0, 2 * P, det, 6, k == 2);
+        capture split = run_cuts(presets[k], 2, cuts, (int)(sizeof cuts / sizeof cuts[0]), 0, 2 * P, det, 6, k == 2);
+        assert_same(&whole, &split);
+        free(split.pts);
+        g_flat = 0;
+        capture inst = run_cuts(presets[k], 2, NULL, 0, 0, 2 * P, det, 6, k == 2);
+        assert_int_equal(whole.n, inst.n);
+        uint64_t cars = 0;
+        double worst = 0;
+        for (uint64_t i = 0; i < whole.n; i++) {
+            const sensim_point *a = &whole.pts[i], *b = &inst.pts[i];
+            assert_int_equal(a->t_offset_ns, b->t_offset_ns);
+            assert_int_equal(a->channel, b->channel);
+            assert_int_equal(a->object_id, b->object_id);
+            assert_int_equal(a->tag, b->tag);
+            assert_int_equal(a->flags, b->flags);
+            double dr = fabs((double)a->range_m - b->range_m);
+            worst = dr > worst ? dr : worst;
+            cars += a->object_id > 0;
+        }
+        assert_true(cars > 500);
+        assert_true(worst <= 2e-5);
+        printf("# flattened %s%s: %llu points (%llu on cars), ranges within %.2g m of the instanced scene's\n",
+               presets[k], k == 2 ? " moving" : "", (unsigned long long)whole.n, (unsigned long long)cars, worst);
+        free(whole.pts), free(inst.pts);
     }
 }
 
@@ -387,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_mems_and_risley),
         cmocka_unit_test(test_mems_team_steps),
         cmocka_unit_test(test_moving_split),
+        cmocka_unit_test(test_flatten_split),
         cmocka_unit_test(test_strongest_is_dual_first),
         cmocka_unit_test(test_vlp16_firing_offsets_and_noise),
         cmocka_unit_test(test_full_return_model),

@@ -158,6 +158,129 @@ static void test_moving_actor_time(void **state)
     sensim_scene_destroy(s);
 }
 
+/* Horizontal rays from (0, 0, 0.5) along the four axes and +z. */
+static void axis_rays(sensim_scene *s, sensim_ray_hit h[5])
+{
+    const float o[15] = {0, 0, 0.5f, 0, 0, 0.5f, 0, 0, 0.5f, 0, 0, 0.5f, 0, 0, 0.5f};
+    const float d[15] = {1, 0, 0, 0, 1, 0, 0, -1, 0, -1, 0, 0, 0, 0, 1};
+    sensim_ray_batch b = {.count = 5, .origins = o, .directions = d};
+    CHECK_OK(sensim_scene_intersect(s, &b, h));
+}
+
+static uint32_t flattened(const sensim_scene *s)
+{
+    sensim_scene_info si;
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    return si.flattened_count;
+}
+
+/* Parked actors traced as static geometry (sensim_scene_set_flatten): the
+ * same hits as instances (object, mesh, tag, normal; distances analytic
+ * within float rounding); only parked ones within the budget, in order;
+ * moving or removing one takes it out; actors added later and actors
+ * given a motion stay instances. */
+static void test_flatten(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_plane(s, 100.0f, 1);
+    const float lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
+    const uint32_t box = add_box(s, lo, hi, 14, SENSIM_MESH_PROTOTYPE);
+    double px[16], py[16], pny[16], pnx[16];
+    translation(px, 20, 0, 0), translation(py, 0, 20, 0), translation(pny, 0, -20, 0), translation(pnx, -20, 0, 0);
+    const double c = sqrt(0.5); /* -x: the box turned 45 degrees about z, an edge towards the ray */
+    pnx[0] = c, pnx[1] = c, pnx[4] = -c, pnx[5] = c;
+    CHECK_OK(sensim_scene_add_actor(s, box, 5, px));
+    CHECK_OK(sensim_scene_add_actor(s, box, 6, py));
+    CHECK_OK(sensim_scene_add_instance(s, box, pny));
+    CHECK_OK(sensim_scene_add_actor(s, box, 9, pnx));
+    assert_int_equal(sensim_scene_set_flatten(NULL, 1), SENSIM_ERR_INVALID_ARGUMENT);
+    CHECK_OK(sensim_scene_commit(s));
+    assert_int_equal(flattened(s), 0); /* off by default */
+    sensim_ray_hit inst[5], flat[5];
+    axis_rays(s, inst);
+    CHECK_OK(sensim_scene_set_flatten(s, 1000));
+    CHECK_OK(sensim_scene_commit(s));
+    assert_int_equal(flattened(s), 4);
+    axis_rays(s, flat);
+    const uint32_t obj[4] = {5, 6, 0, 9};
+    const double dist[4] = {19, 19, 19, 20 - sqrt(2.0)};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(flat[i].hit, 1);
+        assert_int_equal(flat[i].object_id, obj[i]);
+        assert_int_equal(inst[i].object_id, obj[i]);
+        assert_int_equal(flat[i].mesh_id, box);
+        assert_int_equal(flat[i].tag, 14);
+        assert_float_equal(flat[i].distance, dist[i], 1e-5);
+        assert_float_equal(inst[i].distance, dist[i], 1e-5);
+        for (int k = 0; k < 3; k++)
+            assert_float_equal(flat[i].normal[k], inst[i].normal[k], 1e-6);
+    }
+    assert_int_equal(flat[4].hit, 0);
+    /* the same pose again keeps actor 6 parked; another pose takes it out (an instance from then on) */
+    CHECK_OK(sensim_scene_set_actor_pose(s, 6, py));
+    CHECK_OK(sensim_scene_commit(s));
+    assert_int_equal(flattened(s), 4);
+    double py2[16];
+    translation(py2, 0, 25, 0);
+    CHECK_OK(sensim_scene_set_actor_pose(s, 6, py2));
+    CHECK_OK(sensim_scene_set_actor_pose(s, 6, py)); /* and back: it moved, so it stays an instance */
+    CHECK_OK(sensim_scene_commit(s));
+    assert_int_equal(flattened(s), 3);
+    axis_rays(s, flat);
+    assert_int_equal(flat[1].object_id, 6);
+    assert_float_equal(flat[1].distance, 19.0f, 1e-5);
+    /* removed: gone from the static world */
+    CHECK_OK(sensim_scene_remove_actor(s, 5));
+    CHECK_OK(sensim_scene_commit(s));
+    assert_int_equal(flattened(s), 2);
+    axis_rays(s, flat);
+    assert_int_equal(flat[0].hit, 0);
+    /* added after the first commit: an instance */
+    double pz[16];
+    translation(pz, 0, 0, 20);
+    CHECK_OK(sensim_scene_add_actor(s, box, 11, pz));
+    CHECK_OK(sensim_scene_commit(s));
+    assert_int_equal(flattened(s), 2);
+    axis_rays(s, flat);
+    assert_int_equal(flat[4].object_id, 11);
+    assert_float_equal(flat[4].distance, 18.5f, 1e-5);
+    assert_int_equal(flat[2].object_id, 0); /* the static instance, flattened */
+    assert_int_equal(flat[3].object_id, 9);
+    /* budget 0 again: every actor an instance, the same hits */
+    CHECK_OK(sensim_scene_set_flatten(s, 0));
+    CHECK_OK(sensim_scene_commit(s));
+    assert_int_equal(flattened(s), 0);
+    axis_rays(s, inst);
+    for (int i = 1; i < 5; i++) {
+        assert_int_equal(inst[i].object_id, flat[i].object_id);
+        assert_float_equal(inst[i].distance, flat[i].distance, 1e-5);
+    }
+    sensim_scene_destroy(s);
+
+    /* the budget: parked actors in the order they were added while they fit; a motion before the
+     * first commit: not parked */
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_plane(s, 100.0f, 1);
+    const uint32_t b2 = add_box(s, lo, hi, 14, SENSIM_MESH_PROTOTYPE);
+    CHECK_OK(sensim_scene_add_actor(s, b2, 1, px));
+    CHECK_OK(sensim_scene_add_actor(s, b2, 2, py));
+    CHECK_OK(sensim_scene_add_actor(s, b2, 3, pny));
+    CHECK_OK(sensim_scene_set_actor_motion(s, 1, px, px));
+    CHECK_OK(sensim_scene_set_flatten(s, 23)); /* room for one box of 12 */
+    CHECK_OK(sensim_scene_commit(s));
+    assert_int_equal(flattened(s), 1);
+    axis_rays(s, flat);
+    assert_int_equal(flat[0].object_id, 1);
+    assert_int_equal(flat[1].object_id, 2);
+    assert_int_equal(flat[2].object_id, 3);
+    CHECK_OK(sensim_scene_set_flatten(s, 24));
+    CHECK_OK(sensim_scene_commit(s));
+    assert_int_equal(flattened(s), 2);
+    sensim_scene_destroy(s);
+}
+
 /* Same bytes for any thread count, any split of the batch, and strided input. */
 static void test_invariance(void **state)
 {
@@ -526,7 +649,7 @@ int main(void)
         cmocka_unit_test(test_plane_analytic), cmocka_unit_test(test_occluded_agrees),
         cmocka_unit_test(test_moving_actor_time), cmocka_unit_test(test_invariance), cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_user_sensor_times), cmocka_unit_test(test_user_sensor_misuse),
-        cmocka_unit_test(test_camera_as_user_sensor),
+        cmocka_unit_test(test_camera_as_user_sensor), cmocka_unit_test(test_flatten),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

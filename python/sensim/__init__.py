@@ -544,6 +544,13 @@ class Scene(_Handle):
     def set_motion_interval(self, t0_ns, t1_ns):
         _check(_L.sensim_scene_set_motion_interval(self.handle, t0_ns, t1_ns))
 
+    def set_flatten(self, max_triangles):
+        """Trace parked actors (added before the first commit, never moved)
+        as static geometry from the next commit on, up to ``max_triangles``
+        triangles in all (0: off, the default); ranges to them then differ
+        from the instanced path's by float rounding (sensim_scene_set_flatten)."""
+        _check(_L.sensim_scene_set_flatten(self.handle, _u64(max_triangles, "max_triangles")))
+
     def set_actor_motion(self, actor_id, pose_t0, pose_t1):
         _check(_L.sensim_scene_set_actor_motion(self.handle, actor_id, _mat16(pose_t0), _mat16(pose_t1)))
 
@@ -678,7 +685,8 @@ class Scene(_Handle):
                     meshes=i.mesh_count, actors=i.actor_count, triangles=i.triangle_count,
                     vertices=i.vertex_count, instances=i.instance_count, committed=bool(i.committed),
                     duplicate_triangles_dropped=i.duplicate_triangles_dropped,
-                    material_files_missing=i.material_files_missing, textures_skipped=i.textures_skipped)
+                    material_files_missing=i.material_files_missing, textures_skipped=i.textures_skipped,
+                    flattened_count=i.flattened_count)
 
 
 RAY_HIT_DTYPE = _np.dtype([("distance", "<f4"), ("normal", "<f4", (3,)), ("u", "<f4"), ("v", "<f4"),

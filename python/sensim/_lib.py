@@ -33,7 +33,7 @@ class SceneInfo(Structure):
     _fields_ = [("mesh_count", c_uint32), ("actor_count", c_uint32), ("triangle_count", c_uint64),
                 ("vertex_count", c_uint64), ("committed", c_int32), ("duplicate_triangles_dropped", c_uint32),
                 ("material_files_missing", c_uint32), ("textures_skipped", c_uint32), ("instance_count", c_uint32),
-                ("reserved", c_uint32 * 3)]
+                ("flattened_count", c_uint32), ("reserved", c_uint32 * 2)]
 
 
 class StreetInfo(Structure):
@@ -308,6 +308,7 @@ PROTOTYPES = {
     "sensim_scene_set_actor_pose": (status_t, [c_void_p, c_uint32, d16]),
     "sensim_scene_remove_actor": (status_t, [c_void_p, c_uint32]),
     "sensim_scene_set_motion_interval": (status_t, [c_void_p, c_int64, c_int64]),
+    "sensim_scene_set_flatten": (status_t, [c_void_p, c_uint64]),
     "sensim_scene_set_actor_motion": (status_t, [c_void_p, c_uint32, d16, d16]),
     "sensim_scene_commit": (status_t, [c_void_p]),
     "sensim_scene_get_info": (status_t, [c_void_p, POINTER(SceneInfo)]),

@@ -907,6 +907,22 @@ class GltfScenes(unittest.TestCase):
         self.assertTrue(np.all(pts["tag"] == 9) and np.all(pts["object_id"] == 0))
         # nothing there: the forest is ahead (x >= 9.7 m, |y| <= 60.3 m); no point behind the sensor
         self.assertTrue(np.all(pts["x"] > 9.0))
+        # the same forest flattened into the static BVH (set_flatten): the same points within float rounding
+        sc3 = sensim.Scene(ctx)
+        for bad in (-1, 2 ** 64, 1.5, True, "9"):
+            with self.assertRaises(sensim.OutOfRange):
+                sc3.set_flatten(bad)
+        sc3.set_flatten(12 * 1000)
+        sc3.load(path)
+        sc3.commit()
+        self.assertEqual((sc3.info["instances"], sc3.info["flattened_count"]), (1000, 1000))
+        lidar.rewind()
+        lidar.scan(sc3, 0, 100_000_000, ring, pose=sensim.pose(z=1.8))
+        flat = ring.pop().points
+        self.assertEqual(len(flat), len(pts))
+        self.assertTrue(np.all(flat["object_id"] == 0) and np.all(flat["t_offset_ns"] == pts["t_offset_ns"]))
+        self.assertLess(float(np.max(np.abs(flat["range"].astype(np.float64) - pts["range"]))), 2e-5)
+        sc3.close()
         # an instance-only scene that is loaded as an actor's mesh is baked instead
         sc2 = sensim.Scene(ctx)
         mid = sc2.load(path, prototype=True)

@@ -86,6 +86,10 @@ int cmd_batch(int argc, char **argv)
         i++;
         if (!strcmp(a, "--tags"))
             tags_arg = v;
+        else if (!strcmp(a, "--flatten-actors")) {
+            if (!parse_u32(v, &g_flatten))
+                return usage("--flatten-actors needs a triangle budget 0..4294967295");
+        }
         else if (!strcmp(a, "--actors"))
             actors_arg = v;
         else if (!strcmp(a, "--scene"))

@@ -14,6 +14,9 @@
 #define EXIT_INTERRUPTED 130
 
 extern sensim_context *g_ctx;
+/* --flatten-actors N: the scene's budget of flattened triangles (sensim_scene_set_flatten; 0: off),
+ * applied by load_scene() and to the built-in street */
+extern uint32_t g_flatten;
 
 int fail(sensim_status st);
 /* Create g_ctx with `threads` workers (0: all cores); 0 or the exit status of fail(). */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 sensim_context *g_ctx;
+uint32_t g_flatten;
 
 int fail(sensim_status st)
 {
@@ -146,6 +147,9 @@ int ensure_dir(const char *dir)
 
 sensim_status load_scene(const char *what, int32_t frame, const char *tags_file, sensim_scene *scene)
 {
+    sensim_status st = g_flatten ? sensim_scene_set_flatten(scene, g_flatten) : SENSIM_OK;
+    if (st != SENSIM_OK)
+        return st;
     if (strcmp(what, "street") == 0) {
         street_info si;
         return street_scene_build(scene, 200.0f, 1, &si);
@@ -154,7 +158,7 @@ sensim_status load_scene(const char *what, int32_t frame, const char *tags_file,
     sensim_load_options_init(&lo);
     lo.frame = frame;
     lo.tag_map_file = tags_file;
-    sensim_status st = sensim_scene_load_file(scene, what, &lo, NULL);
+    st = sensim_scene_load_file(scene, what, &lo, NULL);
     sensim_scene_info si;
     if (st == SENSIM_OK && sensim_scene_get_info(scene, &si) == SENSIM_OK &&
         (si.material_files_missing || si.textures_skipped))

@@ -23,7 +23,7 @@ static const struct command_help {
      "            [--pose x,y,z,roll,pitch,yaw] [--count N] [--threads N]\n"
      "            [--seed N] [--set KEY=VALUE]... [--shot-rate HZ]\n"
      "            [--velocity vx,vy,vz[,wroll,wpitch,wyaw]] [--frame native|iso8855|carla|ue]\n"
-     "            [--points sensor|deskewed|world] [--images [LIST]] [--tags FILE]\n",
+     "            [--points sensor|deskewed|world] [--images [LIST]] [--tags FILE] [--flatten-actors N]\n",
      "  --scene     OBJ, PLY, or (with Assimp) glTF/GLB/FBX/COLLADA; `street` is the built-in street\n"
      "  --lidar     a preset (sensim presets), a preset file, or a Livox pattern CSV with --shot-rate\n"
      "  --pose      platform pose, metres and degrees; --velocity m/s and deg/s moves it\n"
@@ -31,13 +31,15 @@ static const struct command_help {
      "  --frame     the frame of scene, pose, velocity and points\n"
      "  --images    range,intensity,label,preview,bev (bare: the first four): destaggered 16-bit range,\n"
      "              intensity, label, an 8-bit range preview, a bird's-eye view\n"
-     "  --tags      OBJ/glTF name -> tag rules, 'name = Tag' lines, tried before the built-in names\n"},
+     "  --tags      OBJ/glTF name -> tag rules, 'name = Tag' lines, tried before the built-in names\n"
+     "  --flatten-actors  trace up to N triangles of parked actors (the street's cars, a file's instances)\n"
+     "              as static geometry: faster; ranges to them move by float rounding (sensim_scene_set_flatten)\n"},
     {"batch",
      "sensim batch --scene FILE|street (--lidar PRESET|FILE | --rig RIG) --trajectory FILE --out DIR\n"
      "             [--frames A:B] [--shard K/N] [--threads N] [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla|las|mcap]\n"
      "             [--images [LIST]] [--resume | --overwrite] [--set KEY=VALUE]... [--seed N] [--frame native|carla|ue]\n"
      "             [--motion causal|linear] [--trajectory-times FILE] [--tags FILE] [--actors FILE] [--step-ns N]\n"
-     "             [--las-version 1.2|1.4] [--quiet]\n"
+     "             [--las-version 1.2|1.4] [--quiet] [--flatten-actors N]\n"
      "             [--mcap-compression none|zstd|lz4] [--mcap-split-mb N] [--mcap-split-s S] [--no-tf] [--no-odom]\n"
      "             [--topic-prefix /NS] [--odom-frame odom] [--base-frame base_link]\n",
      "  --trajectory  CSV t,x,y,z,roll,pitch,yaw (s, m, deg) or t,x,y,z,qw,qx,qy,qz with that header;\n"
@@ -77,7 +79,8 @@ static const struct command_help {
      "  --dry-run   step the rig and discard every frame (nothing built or sent): the rig's own cost\n"},
     {"render",
      "sensim render --scene FILE|street --out DIR [--camera PRESET|FILE] [--pose x,y,z,roll,pitch,yaw]\n"
-     "              [--outputs depth,semantic,instance,normal,rgb] [--set KEY=VALUE]... [--threads N] [--tags FILE]\n",
+     "              [--outputs depth,semantic,instance,normal,rgb] [--set KEY=VALUE]... [--threads N] [--tags FILE]\n"
+     "              [--flatten-actors N]\n",
      "  --camera    carla_default, pinhole_720p, pinhole_1080p, fisheye_190, or a camera file\n"},
     {"view",
      "sensim view RUN_DIR|FILE.ply|FILE.mcap --out FILE.html [--max-points N] [--max-total-points N]\n",
@@ -99,12 +102,13 @@ static const struct command_help {
      "  --frame (native by default)\n"},
     {"bench",
      "sensim bench [--scene FILE|street] [--lidar PRESET|FILE]... [--camera PRESET]... [--set KEY=VALUE]...\n"
-     "             [--detail N] [--reps N] [--threads N] [--json]\n",
+     "             [--detail N] [--reps N] [--threads N] [--json] [--flatten-actors N]\n",
      "  the pipeline against bare Embree loops over the same rays, per lidar (--preset: the older name of --lidar),\n"
      "  each measure of a frame right after the pipeline's; a ratio is the median of bare / pipeline within a rep;\n"
      "  ratio_vs_embree_same_rays adds the secondary rays the pipeline traced (mirror, transmitted) one at a time;\n"
      "  moving_over_static: a frame while the platform drives (10 m/s, 10 deg/s, the rig's motion model) over one standing;\n"
-     "  a camera's depth + semantic render against the bare tiled loop over its rays (JSON keys camera_*)\n"},
+     "  a camera's depth + semantic render against the bare tiled loop over its rays (JSON keys camera_*);\n"
+     "  --flatten-actors N: the scene's parked actors traced as static geometry, the bare loops too\n"},
     {"demo", "sensim demo [--out DIR] [--threads N]\n",
      "  the built-in street, a Pandar64 on a car roof, one frame with all images\n"},
     {"presets", "sensim presets\n", "  the presets and where they were found\n"},
@@ -122,6 +126,7 @@ static const struct command_help {
      "                 --roi xmin,ymin,xmax,ymax --out DIR [--roi-z zmin,zmax] [--cell M] [--min-points K]\n"
      "                 [--duration S] [--objects FILE] [--occupancy FILE] [--weights D,U,C,V[,I]] [--select M]\n"
      "                 [--shard K/N] [--no-maps] [--set KEY=VALUE]... [--threads N] [--seed N] [--tags FILE] [--json]\n"
+     "                 [--flatten-actors N]\n"
      "sensim placement --merge DIR,DIR,... --out DIR\n",
      "  ranks candidate lidar poses by the points they put in a region of interest (ROI):\n"
      "  --candidates  rows x,y,z,roll,pitch,yaw (m, deg); --grid: each of X,Y,Z,YAW is A or A:B:STEP\n"

@@ -603,6 +603,10 @@ int cmd_placement(int argc, char **argv)
             objects = v;
         else if (!strcmp(a, "--tags"))
             tags = v;
+        else if (!strcmp(a, "--flatten-actors")) {
+            if (!parse_u32(v, &g_flatten))
+                return usage("--flatten-actors needs a triangle budget 0..4294967295");
+        }
         else if (!strcmp(a, "--occupancy"))
             occupancy = v;
         else if (!strcmp(a, "--surfaces"))

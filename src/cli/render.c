@@ -110,6 +110,10 @@ int cmd_render(int argc, char **argv)
             outputs = v;
         else if (!strcmp(a, "--tags"))
             tags = v;
+        else if (!strcmp(a, "--flatten-actors")) {
+            if (!parse_u32(v, &g_flatten))
+                return usage("--flatten-actors needs a triangle budget 0..4294967295");
+        }
         else if (!strcmp(a, "--pose")) {
             if (parse_numbers(v, pose_in, 6, 6) != 6)
                 return usage("--pose needs six finite numbers x,y,z,roll,pitch,yaw (metres, degrees)");

@@ -485,6 +485,9 @@ int cli_dispatch(int argc, char **argv)
                 return usage("--velocity needs vx,vy,vz[,wroll,wpitch,wyaw] (m/s, deg/s)");
         } else if (!strcmp(a, "--tags") && v && !demo) {
             o.tags = v;
+        } else if (!strcmp(a, "--flatten-actors") && v && !demo) {
+            if (!parse_u32(v, &g_flatten))
+                return usage("--flatten-actors needs a triangle budget 0..4294967295");
         } else if (!strcmp(a, "--frame") && v && !demo) {
             if (parse_frame_arg(v, &o.frame))
                 return EXIT_USAGE;

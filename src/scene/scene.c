@@ -577,6 +577,7 @@ static sensim_status append_actor(sensim_scene *scene, uint32_t mesh_id, uint32_
     a->id = actor_id;
     a->mesh = mesh_id;
     memcpy(a->pose, pose, sizeof a->pose);
+    a->parked = !scene->ever_committed;
     scene->instance_count += actor_id == 0;
     scene->dirty = true;
     return SENSIM_OK;
@@ -647,6 +648,8 @@ sensim_status sensim_scene_set_actor_pose(sensim_scene *scene, uint32_t actor_id
         return st;
     sensim_actor *a = find_actor(scene, actor_id);
     if (a) {
+        if (a->moving || memcmp(a->pose, pose, sizeof a->pose) != 0)
+            a->parked = false; /* the same pose again keeps it parked (hosts that push every pose) */
         memcpy(a->pose, pose, sizeof a->pose);
         a->moving = false;
         scene->dirty = true;
@@ -698,6 +701,7 @@ sensim_status sensim_scene_set_actor_motion(sensim_scene *scene, uint32_t actor_
         memcpy(a->pose, p0, sizeof a->pose);
         memcpy(a->pose1, p1, sizeof a->pose1);
         a->moving = true;
+        a->parked = false;
         scene->dirty = true;
     }
     sensim__scene_edit_end(scene);
@@ -764,6 +768,20 @@ sensim_status sensim_scene_remove_actor(sensim_scene *scene, uint32_t actor_id)
     return a ? SENSIM_OK : sensim__fail(SENSIM_ERR_NOT_FOUND, "sensim_scene_remove_actor: no actor %u", actor_id);
 }
 
+sensim_status sensim_scene_set_flatten(sensim_scene *scene, uint64_t max_triangles)
+{
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    sensim_status st = sensim__scene_edit_begin(scene);
+    if (st != SENSIM_OK)
+        return st;
+    if (scene->flatten_budget != max_triangles) {
+        scene->flatten_budget = max_triangles;
+        scene->dirty = true;
+    }
+    sensim__scene_edit_end(scene);
+    return SENSIM_OK;
+}
+
 sensim_status sensim_scene_commit(sensim_scene *scene)
 {
     SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
@@ -810,6 +828,7 @@ sensim_status sensim_scene_get_info(const sensim_scene *scene, sensim_scene_info
     out->mesh_count = scene->mesh_count;
     out->actor_count = scene->actor_count - scene->instance_count;
     out->instance_count = scene->instance_count;
+    out->flattened_count = scene->flat_count;
     for (uint32_t i = 0; i < scene->mesh_count; i++) {
         out->triangle_count += scene->meshes[i].triangle_count;
         out->vertex_count += scene->meshes[i].vertex_count;

@@ -23,6 +23,7 @@ typedef struct sensim_actor {
     double pose[16];     /* static pose, or the pose at the motion interval's start */
     double pose1[16];    /* pose at the motion interval's end when moving */
     bool moving;
+    bool parked;         /* added before the first commit, never moved since (sensim_scene_set_flatten) */
 } sensim_actor;
 
 /* A camera texture: sRGB texels, immutable once added (freed with the scene). */
@@ -52,6 +53,8 @@ struct sensim_scene {
     bool static_dirty;   /* static meshes changed since the last commit */
     bool dirty;          /* anything changed since the last commit */
     bool ever_committed;
+    uint64_t flatten_budget; /* triangles of parked actors traced as static geometry (0: none) */
+    uint32_t flat_count;     /* actors and instances flattened at the last commit */
     atomic_int use;      /* > 0: scans running; -1: an edit is running */
     void *trace;         /* trace.c committed state */
     sensim_mat_entry *mats;   /* staged, indexed by id */

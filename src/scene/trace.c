@@ -19,11 +19,21 @@ typedef struct trace_inst {
     sensim__slerp sl; /* q0 -> q1 set up once (moving) */
 } trace_inst;
 
+/* An actor traced as static geometry (sensim_scene_set_flatten), as it was flattened. */
+typedef struct flat_key {
+    uint32_t id, mesh;
+    double pose[16];
+} flat_key;
+
 typedef struct trace_state {
     RTCScene top;
-    RTCScene statics;       /* static meshes, instanced once with identity */
+    RTCScene statics;       /* static meshes (and flattened actors), instanced once with identity */
     uint32_t *static_mesh;  /* geomID in statics -> mesh index */
+    uint32_t *static_obj;   /* geomID in statics -> object id: 0, or a flattened actor's id */
     uint32_t static_count;
+    float *flat_verts;      /* the flattened actors' vertices in world coordinates */
+    flat_key *flat;         /* the actors flattened into statics, in the scene's order */
+    uint32_t flat_n;
     trace_inst *inst;       /* top geomID -> instance */
     uint32_t inst_count;
     const sensim_mesh *meshes; /* the scene's mesh table at commit time */
@@ -109,6 +119,9 @@ static void release_state(trace_state *t)
     if (t->statics)
         rtcReleaseScene(t->statics);
     free(t->static_mesh);
+    free(t->static_obj);
+    free(t->flat_verts);
+    free(t->flat);
     free(t->inst);
     free(t);
 }
@@ -147,6 +160,103 @@ static RTCScene new_scene(RTCDevice dev)
     return s;
 }
 
+/* The actors and static instances traced as static geometry
+ * (sensim_scene_set_flatten): the parked ones, in the scene's order, while
+ * their triangles fit the budget; isflat[k] marks actor k; *out their keys
+ * (NULL when none). */
+static sensim_status flat_select(const sensim_scene *scene, uint8_t *isflat, flat_key **out, uint32_t *n)
+{
+    uint64_t used = 0;
+    uint32_t count = 0;
+    for (uint32_t k = 0; scene->flatten_budget && k < scene->actor_count; k++) {
+        const sensim_actor *a = &scene->actors[k];
+        const uint64_t tris = scene->meshes[a->mesh].triangle_count;
+        if (a->parked && !a->moving && tris <= scene->flatten_budget - used)
+            isflat[k] = 1, used += tris, count++;
+    }
+    *out = NULL, *n = 0;
+    if (!count)
+        return SENSIM_OK;
+    flat_key *f = calloc(count, sizeof *f); /* zeroed: compared with memcmp */
+    if (!f)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate the flattened actors' list (%u)", count);
+    for (uint32_t k = 0, j = 0; k < scene->actor_count; k++)
+        if (isflat[k]) {
+            f[j].id = scene->actors[k].id, f[j].mesh = scene->actors[k].mesh;
+            memcpy(f[j].pose, scene->actors[k].pose, sizeof f[j].pose);
+            j++;
+        }
+    *out = f, *n = count;
+    return SENSIM_OK;
+}
+
+/* The static BVH into t: the static meshes, then each flattened actor's
+ * mesh with its vertices moved to world coordinates (double, rounded to
+ * float once). */
+static sensim_status build_statics(RTCDevice dev, const sensim_scene *scene, const uint8_t *isflat, trace_state *t)
+{
+    uint32_t n = 0;
+    size_t fv = 0; /* the flattened vertices' floats */
+    for (uint32_t i = 0; i < scene->mesh_count; i++)
+        n += !(scene->meshes[i].flags & SENSIM_MESH_PROTOTYPE);
+    for (uint32_t k = 0; k < scene->actor_count; k++)
+        if (isflat[k])
+            fv += 3 * (size_t)scene->meshes[scene->actors[k].mesh].vertex_count;
+    if ((uint64_t)n + t->flat_n >= RTC_INVALID_GEOMETRY_ID)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "static scene: %u meshes and %u flattened actors", n, t->flat_n);
+    n += t->flat_n;
+    if (n == 0)
+        return SENSIM_OK;
+    t->static_mesh = malloc(n * sizeof *t->static_mesh);
+    t->static_obj = calloc(n, sizeof *t->static_obj);
+    t->statics = new_scene(dev);
+    if (fv) /* + 1: Embree reads 16 bytes at the last vertex */
+        t->flat_verts = fv < SIZE_MAX / sizeof(float) - 1 ? malloc((fv + 1) * sizeof(float)) : NULL;
+    if (!t->static_mesh || !t->static_obj || !t->statics || (fv && !t->flat_verts))
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY,
+                            "cannot allocate static scene (%u meshes, %zu flattened vertices)", n, fv / 3);
+    for (uint32_t i = 0; i < scene->mesh_count; i++) {
+        if (scene->meshes[i].flags & SENSIM_MESH_PROTOTYPE)
+            continue;
+        RTCGeometry g = mesh_geometry(dev, &scene->meshes[i]);
+        if (!g)
+            return backend_status(dev, "creating a static mesh");
+        unsigned gid = rtcAttachGeometry(t->statics, g);
+        rtcReleaseGeometry(g);
+        t->static_mesh[gid] = i;
+    }
+    float *v = t->flat_verts;
+    for (uint32_t k = 0; k < scene->actor_count; k++) {
+        if (!isflat[k])
+            continue;
+        const sensim_actor *a = &scene->actors[k];
+        const sensim_mesh *m = &scene->meshes[a->mesh];
+        const double *P = a->pose;
+        for (uint32_t j = 0; j < m->vertex_count; j++) {
+            const double x = m->vertices[3 * j], y = m->vertices[3 * j + 1], z = m->vertices[3 * j + 2];
+            v[3 * j] = (float)(P[0] * x + P[4] * y + P[8] * z + P[12]);
+            v[3 * j + 1] = (float)(P[1] * x + P[5] * y + P[9] * z + P[13]);
+            v[3 * j + 2] = (float)(P[2] * x + P[6] * y + P[10] * z + P[14]);
+        }
+        RTCGeometry g = rtcNewGeometry(dev, RTC_GEOMETRY_TYPE_TRIANGLE);
+        if (!g)
+            return backend_status(dev, "creating a flattened actor's mesh");
+        rtcSetSharedGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, v, 0, 3 * sizeof(float),
+                                   m->vertex_count);
+        rtcSetSharedGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, m->indices, 0,
+                                   3 * sizeof(uint32_t), m->triangle_count);
+        rtcCommitGeometry(g);
+        unsigned gid = rtcAttachGeometry(t->statics, g);
+        rtcReleaseGeometry(g);
+        t->static_mesh[gid] = a->mesh;
+        t->static_obj[gid] = a->id;
+        v += 3 * (size_t)m->vertex_count;
+    }
+    t->static_count = n;
+    rtcCommitScene(t->statics);
+    return backend_status(dev, "building the static BVH");
+}
+
 sensim_status sensim__trace_commit(sensim_scene *scene)
 {
     RTCDevice dev = (RTCDevice)scene->ctx->device;
@@ -156,67 +266,69 @@ sensim_status sensim__trace_commit(sensim_scene *scene)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate trace state");
     t->meshes = scene->meshes;
 
-    /* Static world: rebuilt only when static meshes changed. */
-    if (old && !scene->static_dirty) {
+    /* The actors traced as static geometry: parked ones while they fit the budget. */
+    uint8_t *isflat = scene->actor_count ? calloc(scene->actor_count, 1) : NULL;
+    flat_key *flat = NULL;
+    uint32_t nflat = 0;
+    if (scene->actor_count && !isflat) {
+        release_state(t);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate the actor flags");
+    }
+    sensim_status st = flat_select(scene, isflat, &flat, &nflat);
+    if (st != SENSIM_OK) {
+        free(isflat);
+        release_state(t);
+        return st;
+    }
+    t->flat = flat, t->flat_n = nflat;
+
+    /* Static world: rebuilt only when static meshes or the flattened actors changed. */
+    if (old && !scene->static_dirty && old->flat_n == nflat &&
+        (nflat == 0 || memcmp(old->flat, flat, nflat * sizeof *flat) == 0)) {
         t->statics = old->statics;
         t->static_mesh = old->static_mesh;
+        t->static_obj = old->static_obj;
+        t->flat_verts = old->flat_verts;
         t->static_count = old->static_count;
         old->statics = NULL;
         old->static_mesh = NULL;
-    } else {
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < scene->mesh_count; i++)
-            n += !(scene->meshes[i].flags & SENSIM_MESH_PROTOTYPE);
-        if (n > 0) {
-            t->static_mesh = malloc(n * sizeof *t->static_mesh);
-            t->statics = new_scene(dev);
-            if (!t->static_mesh || !t->statics) {
-                release_state(t);
-                return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate static scene");
-            }
-            for (uint32_t i = 0; i < scene->mesh_count; i++) {
-                if (scene->meshes[i].flags & SENSIM_MESH_PROTOTYPE)
-                    continue;
-                RTCGeometry g = mesh_geometry(dev, &scene->meshes[i]);
-                if (!g) {
-                    release_state(t);
-                    return backend_status(dev, "creating a static mesh");
-                }
-                unsigned gid = rtcAttachGeometry(t->statics, g);
-                rtcReleaseGeometry(g);
-                t->static_mesh[gid] = i;
-            }
-            t->static_count = n;
-            rtcCommitScene(t->statics);
-            sensim_status st = backend_status(dev, "building the static BVH");
-            if (st != SENSIM_OK) {
-                release_state(t);
-                return st;
-            }
-        }
+        old->static_obj = NULL;
+        old->flat_verts = NULL;
+    } else if ((st = build_statics(dev, scene, isflat, t)) != SENSIM_OK) {
+        free(isflat);
+        release_state(t);
+        return st;
     }
 
-    if (t->statics && scene->actor_count == 0) {
-        /* no actors: trace the static world directly, without an instance level */
+    if (t->statics && scene->actor_count == nflat) {
+        /* no actors left: trace the static world directly, without an instance level */
+        free(isflat);
         rtcRetainScene(t->statics);
         t->top = t->statics;
         t->inst_count = 0;
         release_state(old);
         scene->trace = t;
+        scene->flat_count = nflat;
         return SENSIM_OK;
     }
-    uint32_t ninst = (t->statics ? 1u : 0u) + scene->actor_count;
+    uint32_t ninst = (t->statics ? 1u : 0u) + scene->actor_count - nflat;
     t->inst = calloc(ninst ? ninst : 1, sizeof *t->inst);
     t->top = new_scene(dev);
     if (!t->inst || !t->top) {
+        free(isflat);
         release_state(t);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate top-level scene");
     }
     rtcSetSceneBuildQuality(t->top, RTC_BUILD_QUALITY_MEDIUM);
     static const double identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    for (uint32_t k = 0; k < ninst; k++) {
+    for (uint32_t k = 0, next = 0; k < ninst; k++) {
         bool is_static = t->statics && k == 0;
-        const sensim_actor *a = is_static ? NULL : &scene->actors[k - (t->statics ? 1u : 0u)];
+        const sensim_actor *a = NULL;
+        if (!is_static) { /* the next actor not flattened */
+            while (isflat[next])
+                next++;
+            a = &scene->actors[next++];
+        }
         RTCScene child;
         if (is_static) {
             child = t->statics;
@@ -228,6 +340,7 @@ sensim_status sensim__trace_commit(sensim_scene *scene)
                 if (!g) {
                     if (ps)
                         rtcReleaseScene(ps);
+                    free(isflat);
                     release_state(t);
                     return backend_status(dev, "creating an actor mesh");
                 }
@@ -240,6 +353,7 @@ sensim_status sensim__trace_commit(sensim_scene *scene)
         }
         RTCGeometry gi = rtcNewGeometry(dev, RTC_GEOMETRY_TYPE_INSTANCE);
         if (!gi) {
+            free(isflat);
             release_state(t);
             return backend_status(dev, "creating an instance");
         }
@@ -284,15 +398,17 @@ sensim_status sensim__trace_commit(sensim_scene *scene)
         sensim__slerp_setup(q0, q1, &t->inst[gid].sl);
         normal_matrix(pose, t->inst[gid].nrm);
     }
+    free(isflat);
     t->inst_count = ninst;
     rtcCommitScene(t->top);
-    sensim_status st = backend_status(dev, "building the top-level BVH");
+    st = backend_status(dev, "building the top-level BVH");
     if (st != SENSIM_OK) {
         release_state(t);
         return st;
     }
     release_state(old);
     scene->trace = t;
+    scene->flat_count = nflat;
     return SENSIM_OK;
 }
 
@@ -321,7 +437,7 @@ static inline __attribute__((always_inline)) void fill_hit(const trace_state *t,
         h->ng[0] = nx, h->ng[1] = ny, h->ng[2] = nz;
         h->t = tfar;
         h->hit = 1;
-        h->object_id = 0;
+        h->object_id = t->static_obj[geom];
         h->tag = sm->tags[prim];
         h->material = sm->materials[prim];
         return;
@@ -345,7 +461,7 @@ static inline __attribute__((always_inline)) void fill_hit(const trace_state *t,
     }
     h->t = tfar;
     h->hit = 1;
-    h->object_id = in->object_id;
+    h->object_id = in->world ? t->static_obj[geom] : in->object_id;
     h->tag = mesh->tags[prim];
     h->material = mesh->materials[prim];
 }
@@ -570,7 +686,7 @@ void sensim__trace_packet16(const sensim_scene *scene, sensim_packet16 *p, uint3
         if (geom != last_geom || inst != last_inst) {
             const trace_inst *in = inst == RTC_INVALID_GEOMETRY_ID ? NULL : &ts->inst[inst];
             tags = (!in || in->world ? &ts->meshes[ts->static_mesh[geom]] : &ts->meshes[in->mesh])->tags;
-            obj = in ? in->object_id : 0;
+            obj = !in || in->world ? ts->static_obj[geom] : in->object_id;
             last_geom = geom, last_inst = inst;
         }
         t[j] = p->tfar[j];
