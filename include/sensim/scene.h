@@ -290,7 +290,8 @@ SENSIM_API sensim_status sensim_scene_remove_actor(sensim_scene *scene, uint32_t
  * were added, while their triangles together stay within @p max_triangles
  * (0, the default: none, every actor an instance). A ray near a parked car
  * then walks one BVH, not two: on the built-in street (35 parked cars),
- * pandar128 took 0.89 and vlp16 0.91 of the time, mid40 0.94 (BENCHMARKS.md).
+ * pandar128 and vlp16 took 0.90 of the time, mid40 0.92, mems_m1 0.86
+ * (one thread; BENCHMARKS.md).
  *
  * Parked: added before the scene's first commit (a loaded scene's props and
  * parked cars; static instances of a glTF file) and since then never given
