@@ -90,17 +90,24 @@ static sensim_status backend_status(RTCDevice dev, const char *what)
     return sensim__fail(SENSIM_ERR_BACKEND, "embree: error %d while %s", (int)e, what);
 }
 
-static RTCGeometry mesh_geometry(RTCDevice dev, const sensim_mesh *m)
+/* Mesh @p m's triangles over the vertices @p v (its own, or a flattened
+ * actor's moved to world coordinates). */
+static RTCGeometry mesh_geometry_at(RTCDevice dev, const sensim_mesh *m, const float *v)
 {
     RTCGeometry g = rtcNewGeometry(dev, RTC_GEOMETRY_TYPE_TRIANGLE);
     if (!g)
         return NULL;
-    rtcSetSharedGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, m->vertices, 0,
-                               3 * sizeof(float), m->vertex_count);
+    rtcSetSharedGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, v, 0, 3 * sizeof(float),
+                               m->vertex_count);
     rtcSetSharedGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, m->indices, 0,
                                3 * sizeof(uint32_t), m->triangle_count);
     rtcCommitGeometry(g);
     return g;
+}
+
+static RTCGeometry mesh_geometry(RTCDevice dev, const sensim_mesh *m)
+{
+    return mesh_geometry_at(dev, m, m->vertices);
 }
 
 void sensim__trace_mesh_release(sensim_mesh *mesh)
@@ -238,14 +245,9 @@ static sensim_status build_statics(RTCDevice dev, const sensim_scene *scene, con
             v[3 * j + 1] = (float)(P[1] * x + P[5] * y + P[9] * z + P[13]);
             v[3 * j + 2] = (float)(P[2] * x + P[6] * y + P[10] * z + P[14]);
         }
-        RTCGeometry g = rtcNewGeometry(dev, RTC_GEOMETRY_TYPE_TRIANGLE);
+        RTCGeometry g = mesh_geometry_at(dev, m, v);
         if (!g)
             return backend_status(dev, "creating a flattened actor's mesh");
-        rtcSetSharedGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, v, 0, 3 * sizeof(float),
-                                   m->vertex_count);
-        rtcSetSharedGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, m->indices, 0,
-                                   3 * sizeof(uint32_t), m->triangle_count);
-        rtcCommitGeometry(g);
         unsigned gid = rtcAttachGeometry(t->statics, g);
         rtcReleaseGeometry(g);
         t->static_mesh[gid] = a->mesh;
