@@ -840,6 +840,54 @@ static void test_peek_open(void **state)
     sensim_scene_destroy(scene);
 }
 
+
+/* One step's work is bounded by the host's rings: a 1 h step (or one of
+ * 146 years) that would give a sensor more frames than its ring holds is
+ * refused at once, naming the sensor, and changes nothing: the next valid
+ * step works. Before the bound, a 1 h step traced 36 000 lidar frames and
+ * a 146-year one ran until killed. */
+static void test_step_bound(void **state)
+{
+    (void)state;
+    sensim_scene *scene = empty_scene();
+    sensim_lidar *lidar;
+    CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", NULL, 0, &lidar));
+    void *mem;
+    sensim_ring *ring = lidar_ring(lidar, &mem); /* 8 frames of 100 ms */
+    sensim_nav *imu = make_nav(SENSIM_NAV_IMU, 100.0);
+    sensim_ring *nring = nav_ring(1000);
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    CHECK_OK(sensim_rig_add_nav(rig, imu, nring, NULL));
+    CHECK_OK(sensim_rig_add_lidar(rig, lidar, ring, NULL));
+    double P[16];
+    identity(P);
+    P[14] = 2;
+    const int64_t hour = INT64_C(3600000000000), years146 = INT64_C(4611686018427387904) - 1;
+    CHECK_OK(sensim_rig_push_pose(rig, 0, P));
+    CHECK_OK(sensim_rig_push_pose(rig, years146, P));
+    sensim_rig_step_result res;
+    assert_int_equal(sensim_rig_step(rig, scene, hour, NULL, &res), SENSIM_ERR_TOO_LARGE);
+    const char *msg = sensim_context_last_error(ctx);
+    assert_non_null(strstr(msg, "sensor 0 (navigation")); /* the IMU's 360 000 samples > 1000 first */
+    assert_non_null(strstr(msg, "360000 frames"));
+    assert_int_equal(sensim_rig_step(rig, scene, years146, NULL, &res), SENSIM_ERR_TOO_LARGE);
+    /* 8 lidar frames of 100 ms hold a step of 800 ms from 0: 1 ns more is refused, naming the lidar */
+    assert_int_equal(sensim_rig_step(rig, scene, 800000001, NULL, &res), SENSIM_ERR_TOO_LARGE);
+    assert_non_null(strstr(sensim_context_last_error(ctx), "sensor 1 (lidar"));
+    CHECK_OK(sensim_rig_step(rig, scene, 800000000, NULL, &res));
+    assert_int_equal(res.world_step, 0);
+    assert_int_equal(res.t_begin_ns, 0);
+    assert_int_equal(res.sensors_refused, 0);
+    assert_int_equal(res.frames_completed, 80 + 8);
+    sensim_rig_destroy(rig);
+    sensim_nav_destroy(imu);
+    free(nring); /* the ring is its memory's start */
+    sensim_lidar_destroy(lidar);
+    free(mem);
+    sensim_scene_destroy(scene);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -848,6 +896,7 @@ int main(void)
         cmocka_unit_test(test_push_errors),       cmocka_unit_test(test_consumers),
         cmocka_unit_test(test_frame_sink),        cmocka_unit_test(test_image_sink),
         cmocka_unit_test(test_csv_sink),          cmocka_unit_test(test_peek_open),
+        cmocka_unit_test(test_step_bound),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_CH 1024
+#define MAX_ID 65536 /* MCAP's schema and channel ids are uint16: every one has its slot */
 #define MAX_TYPES 64
 #define MAX_FIELDS 256
 #define MAX_DEPTH 16
@@ -48,8 +48,8 @@ typedef struct channel {
 
 typedef struct bag {
     const char *path, *want_topic;
-    schema sc[256];
-    channel ch[MAX_CH];
+    schema sc[MAX_ID];
+    channel ch[MAX_ID];
     uint64_t messages, t_min, t_max, chunks, chunk_comp[3];
     int64_t shown, limit;
     msgtype types[MAX_TYPES];
@@ -69,8 +69,10 @@ static int rec_str(cdr *r, char *out, size_t cap)
     uint64_t n = cdr_le(r, 4);
     if (r->bad || n > r->n - r->at)
         return r->bad = 1, 0;
-    size_t k = n < cap - 1 ? (size_t)n : cap - 1;
+    size_t k = n < cap - 1 ? (size_t)n : cap - 4;
     memcpy(out, r->p + r->at, k);
+    if (k < n) /* longer than the slot: cut, and said so */
+        memcpy(out + k, "...", 3), k += 3;
     out[k] = 0;
     r->at += (size_t)n;
     return 1;
@@ -199,20 +201,32 @@ static int prim_size(const char *t)
 static void print_prim(cdr *r, const char *t)
 {
     if (!strcmp(t, "string") || !strcmp(t, "wstring")) {
-        char s[4096];
-        cdr_str(r, s, sizeof s);
+        /* the whole string, however long: uint32 length with its NUL, then the bytes */
+        uint64_t len = cdr_u(r, 4);
+        if (r->bad || len > r->n - r->at) {
+            r->bad = 1;
+            return;
+        }
+        const char *s = (const char *)r->p + r->at;
+        size_t n = len ? (size_t)len - 1 : 0;
+        r->at += (size_t)len;
+        const char *nul = memchr(s, 0, n);
+        n = nul ? (size_t)(nul - s) : n;
         /* plain when YAML reads it back as the same string (as ros2 topic echo prints frame ids), else
          * single-quoted with ' doubled; control characters as '?' */
-        int plain = s[0] && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.-") ==
-                                strlen(s) && !strchr("-.0123456789", s[0]) && strcmp(s, "true") &&
-                    strcmp(s, "false") && strcmp(s, "null");
+        static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.-";
+        size_t ok = 0;
+        while (ok < n && strchr(safe, s[ok]))
+            ok++;
+        int plain = n && ok == n && !strchr("-.0123456789", s[0]) && !(n == 4 && !memcmp(s, "true", 4)) &&
+                    !(n == 5 && !memcmp(s, "false", 5)) && !(n == 4 && !memcmp(s, "null", 4));
         if (plain) {
-            fputs(s, stdout);
+            fwrite(s, 1, n, stdout);
             return;
         }
         printf("'");
-        for (const char *c = s; *c; c++)
-            printf(*c == '\'' ? "''" : "%c", (unsigned char)*c < 32 ? '?' : *c);
+        for (size_t i = 0; i < n; i++)
+            printf(s[i] == '\'' ? "''" : "%c", (unsigned char)s[i] < 32 ? '?' : s[i]);
         printf("'");
         return;
     }
@@ -331,7 +345,7 @@ static int on_record(void *user, uint8_t op, const uint8_t *c, size_t len)
     cdr r = {c, len, 0, 0};
     if (op == 0x03) { /* schema: id, name, encoding, data */
         uint16_t id = (uint16_t)cdr_le(&r, 2);
-        schema *s = &b->sc[id & 255];
+        schema *s = &b->sc[id ];
         if (!rec_str(&r, s->name, sizeof s->name) || !rec_str(&r, s->encoding, sizeof s->encoding))
             return bag_fail(b, "a malformed schema record");
         uint64_t n = cdr_le(&r, 4);
@@ -343,12 +357,10 @@ static int on_record(void *user, uint8_t op, const uint8_t *c, size_t len)
         memcpy(s->text, c + r.at, (size_t)n);
         s->text[n] = 0;
         s->set = 1;
-        if (b->types_of == (id & 255) + 1)
+        if (b->types_of == (id ) + 1)
             b->types_of = 0; /* redefined: parse again */
     } else if (op == 0x04) { /* channel: id, schema id, topic, message encoding */
         uint16_t id = (uint16_t)cdr_le(&r, 2), sid = (uint16_t)cdr_le(&r, 2);
-        if (id >= MAX_CH)
-            return 0;
         channel *h = &b->ch[id];
         if (!rec_str(&r, h->topic, sizeof h->topic) || !rec_str(&r, h->encoding, sizeof h->encoding))
             return bag_fail(b, "a malformed channel record");
@@ -360,18 +372,18 @@ static int on_record(void *user, uint8_t op, const uint8_t *c, size_t len)
         b->messages++;
         b->t_min = b->messages == 1 || t < b->t_min ? t : b->t_min;
         b->t_max = t > b->t_max ? t : b->t_max;
-        if (id >= MAX_CH || !b->ch[id].set)
+        if (!b->ch[id].set)
             return 0;
         b->ch[id].count++;
         if (!b->want_topic || strcmp(b->ch[id].topic, b->want_topic) || (b->limit >= 0 && b->shown >= b->limit))
             return 0;
-        const schema *s = &b->sc[b->ch[id].schema & 255];
+        const schema *s = &b->sc[b->ch[id].schema ];
         if (!s->set || strcmp(s->encoding, "ros2msg") || strcmp(b->ch[id].encoding, "cdr"))
             return bag_fail(b, "the topic's messages are not cdr with a ros2msg schema");
-        if (b->types_of != (b->ch[id].schema & 255) + 1) {
+        if (b->types_of != (b->ch[id].schema ) + 1) {
             if (parse_defs(b, s))
                 return bag_fail(b, "a message definition past the reader's limits");
-            b->types_of = (b->ch[id].schema & 255) + 1;
+            b->types_of = (b->ch[id].schema ) + 1;
         }
         cdr m = {c + 22, len - 22, 4, 0};
         if (len < 26 || c[23] != 1)
@@ -405,7 +417,7 @@ static void print_time(const char *label, uint64_t ns)
 
 static void bag_free(bag *b)
 {
-    for (int i = 0; i < 256; i++)
+    for (int i = 0; i < MAX_ID; i++)
         free(b->sc[i].text);
     for (int i = 0; i < b->ntypes; i++)
         free(b->types[i].f);
@@ -440,11 +452,11 @@ int cmd_bag(int argc, char **argv)
         free(b);
         return usage_option(argv[4], 0);
     }
-    mcap_walker w = {b->path, b, on_record, on_chunk, 0};
+    mcap_walker w = {b->path, b, on_record, on_chunk, 0, 0};
     int rc = mcap_walk_file(&w);
     if (!rc && echo) {
         int found = 0;
-        for (int i = 0; i < MAX_CH; i++)
+        for (int i = 0; i < MAX_ID; i++)
             found |= b->ch[i].set && !strcmp(b->ch[i].topic, b->want_topic);
         if (!found) {
             fprintf(stderr, "sensim: error: %s: no topic '%s' (sensim bag info lists them)\n", b->path, b->want_topic);
@@ -464,10 +476,10 @@ int cmd_bag(int argc, char **argv)
         printf("%-19s%" PRIu64 " (none %" PRIu64 ", zstd %" PRIu64 ", lz4 %" PRIu64 ")\n", "Chunks:", b->chunks,
                b->chunk_comp[0], b->chunk_comp[1], b->chunk_comp[2]);
         int first = 1;
-        for (int i = 0; i < MAX_CH; i++) {
+        for (int i = 0; i < MAX_ID; i++) {
             if (!b->ch[i].set)
                 continue;
-            const schema *s = &b->sc[b->ch[i].schema & 255];
+            const schema *s = &b->sc[b->ch[i].schema ];
             printf("%-19sTopic: %s | Type: %s | Count: %" PRIu64 " | Serialization Format: %s\n",
                    first ? "Topic information:" : "", b->ch[i].topic, s->set ? s->name : "?", b->ch[i].count,
                    b->ch[i].encoding);

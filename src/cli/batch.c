@@ -222,7 +222,9 @@ int cmd_batch(int argc, char **argv)
 
     sensor_spec specs[MAX_SENSORS];
     uint32_t nspecs = 0;
-    int rc = 0;
+    int rc = 0, out_lock = -1;
+    if (!g_live.on && (rc = cli_check_out(out)))
+        return rc;
     if (rig_arg) {
         if ((rc = load_rig_file(rig_arg, specs, &nspecs)) || (rc = rig_mounts_from_frame(specs, nspecs, frame, rig_arg))) {
             free_specs(specs, nspecs);
@@ -259,6 +261,8 @@ int cmd_batch(int argc, char **argv)
         traj_reader_init(&stream, stdin, "stdin", frame, NULL);
         g_live.stream = &stream;
         rc = traj_read(&stream, &tr, 1); /* the first row sets the run's start; steps wait for the rest */
+        if (tr.n >= 1)
+            g_live.stream_t0_ns = tr.keys[0].t_ns;
         if (!rc && tr.n < 1) {
             fprintf(stderr, "sensim: error: stdin: no trajectory row before the end of the input\n");
             rc = EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
@@ -353,14 +357,25 @@ int cmd_batch(int argc, char **argv)
         if (!step_given && (s == 0 || periods[s] < step_ns))
             step_ns = periods[s];
     }
+    if (tr.keys[0].t_ns < 0) { /* frames and world steps are numbered from time 0: k covers [k·P, (k+1)·P) */
+        fprintf(stderr, "sensim: error: %s: the trajectory starts at %.9g s, before time 0: frames and world steps "
+                        "are numbered from 0 s (shift its times to start at 0 or later)\n",
+                traj_arg, (double)tr.keys[0].t_ns * 1e-9);
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_RANGE;
+        goto done;
+    }
+    /* rows denser than a world step can hold are thinned (streams as they arrive, the same rule) */
+    if ((rc = thin_keys(&tr, g_motion == SENSIM_INTERP_CAUSAL ? step_ns : step_ns * TRAJ_KEYS_PER_STEP / 48,
+                        traj_arg)))
+        goto done;
+    g_live.thin_gap_ns = (g_motion == SENSIM_INTERP_CAUSAL ? step_ns : step_ns * TRAJ_KEYS_PER_STEP / 48) /
+                         TRAJ_KEYS_PER_STEP;
     /* output tree and meta.json (identical for every shard: no shard, no clock) */
     if (!g_live.on && !ensure_dir(out)) {
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
         goto done;
     }
     if (!g_live.on) {
-        char mp[4200], mt[4300];
-        snprintf(mp, sizeof mp, "%.4000s/meta.json", out);
         char *meta = NULL;
         size_t meta_len = 0;
         FILE *f = open_memstream(&meta, &meta_len);
@@ -484,31 +499,15 @@ int cmd_batch(int argc, char **argv)
         }
         /* meta.json identifies the run (inputs by hash, sensors, overrides,
          * format; not shard, threads, frames): a folder holds one run. */
-        rc = check_output(out, mp, meta, meta_len, resume, overwrite, shard_n);
-        if (rc == 0) {
-            snprintf(mt, sizeof mt, "%s.tmp.XXXXXX", mp);
-            int fd = mkstemp(mt);
-            FILE *mf = fd >= 0 ? fdopen(fd, "w") : NULL;
-            if (fd >= 0)
-                fchmod(fd, 0644);
-            int wok = mf && fwrite(meta, 1, meta_len, mf) == meta_len;
-            if (mf && fclose(mf) != 0)
-                wok = 0;
-            if (!wok || rename(mt, mp) != 0) {
-                fprintf(stderr, "sensim: error: %s: cannot write: %s\n", mp, strerror(errno));
-                if (fd >= 0)
-                    remove(mt);
-                rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
-            }
-        }
+        rc = claim_output(out, meta, meta_len, resume, overwrite, shard_k, shard_n, &out_lock);
         free(meta);
         if (rc)
             goto done;
     }
     for (uint32_t s = 0; s <= nspecs && rig_arg && format != FORMAT_MCAP; s++) {
         char d[4200];
-        snprintf(d, sizeof d, "%.4000s/%.63s", out, s < nspecs ? specs[s].name : "steps");
-        if (!ensure_dir(d)) {
+        snprintf(d, sizeof d, "%.63s", s < nspecs ? specs[s].name : "steps");
+        if (!ensure_out_subdir(out, d)) {
             rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
             goto done;
         }
@@ -675,5 +674,7 @@ done:
         free(actors[i].tr.keys);
     sensim_scene_destroy(scene);
     sensim_context_destroy(g_ctx);
+    if (out_lock >= 0)
+        close(out_lock);
     return rc;
 }

@@ -122,6 +122,9 @@ typedef struct live_opts {
     int dry_run;           /* step the rig and discard its frames: what the rig costs without publishing */
     traj_reader *stream;   /* --trajectory -: rows arriving on stdin (NULL: a file, read whole) */
     int stream_rc;         /* the stream's failure (an exit status after a message), 0 */
+    int64_t stream_t0_ns;  /* the stream's first row (its history is bounded: keys[0] moves on) */
+    int64_t thin_gap_ns;   /* a streamed row closer than this to the last kept one is skipped (thin_keys) */
+    size_t stream_dropped; /* rows of the stream dropped so far: thinned, or history no step needs any more */
 } live_opts;
 extern live_opts g_live;
 #define CMD_NAME (g_live.on ? "ros2" : "batch") /* the command messages name */
@@ -134,12 +137,16 @@ const char *live_domain(void); /* the domain id as the writer took it */
 /* One more row of a streamed trajectory into @p tr: 1, or 0 at its end (or Ctrl-C, or a bad row:
  * g_live.stream_rc) and for a trajectory read whole. */
 int live_more_keys(traj *tr);
+/* Rows of a stream kept behind the newest: a 24 h 1 kHz stream holds ~4 MB, not 11 GB. */
+#define LIVE_KEEP_ROWS 32768
+/* Drop a stream's rows no step needs any more (keeps LIVE_KEEP_ROWS and the 8 before @p *pushed). */
+void live_forget_keys(traj *tr, size_t *pushed);
 /* The last time a trajectory covers: its last row, or for a stream one year past its first row
  * (the run ends with the stream). */
 #define LIVE_STREAM_SPAN_NS INT64_C(31536000000000000)
 static inline int64_t traj_end_ns(const traj *tr)
 {
-    return g_live.stream ? tr->keys[0].t_ns + LIVE_STREAM_SPAN_NS : tr->keys[tr->n - 1].t_ns;
+    return g_live.stream ? g_live.stream_t0_ns + LIVE_STREAM_SPAN_NS : tr->keys[tr->n - 1].t_ns;
 }
 
 /* Everything the rig driver (batch_rig.c) needs from cmd_batch, and what it counts. */
@@ -202,6 +209,12 @@ size_t key_at(const traj *tr, int64_t t);
 int check_output(const char *out, const char *mp, const char *meta, size_t len, int resume, int overwrite,
                  uint32_t shard_n);
 int file_exists(const char *p);
+/* Lock @p out for this run (out_dir.c: a second run, or a second copy of one shard, is refused at once;
+ * shards of one run share), remove temporaries a killed run left when no other run writes, check the
+ * folder with check_output and write @p meta as OUT/meta.json. 0 with *lock_fd held until exit, or an
+ * exit status after one line. */
+int claim_output(const char *out, const char *meta, size_t len, int resume, int overwrite, uint32_t shard_k,
+                 uint32_t shard_n, int *lock_fd);
 const char *format_name(int32_t format);
 void json_overrides(FILE *f, const sensor_spec *sp, const char *const *extra, uint32_t nextra);
 void json_str(FILE *f, const char *str);

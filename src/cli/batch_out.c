@@ -234,7 +234,7 @@ again:
         while (d && (e = readdir(d))) {
             if (!strcmp(e->d_name, "meta.json"))
                 meta_now = 1;
-            else if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            else if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, ".sensim.lock") &&
                      strncmp(e->d_name, "meta.json.tmp.", 14) != 0) /* a shard writing meta.json right now */
                 other = 1;
         }

@@ -368,6 +368,14 @@ static int run_pass(pass *X)
                 }
                 pushed++;
             }
+            live_forget_keys((traj *)tr, &pushed); /* a stream that never ends keeps a bounded history */
+            if (g_live.stream && pushed == tr->n && tr->keys[tr->n - 1].t_ns == g_live.stream_t0_ns &&
+                !g_live.stream_rc && !g_stop) { /* as a file of one row is refused */
+                fprintf(stderr, "sensim: error: stdin: the stream ended after one row: a trajectory needs two rows at "
+                                "least\n");
+                rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+                break;
+            }
             if (g_live.stream && pushed == tr->n && tr->keys[tr->n - 1].t_ns < t + dt + span) {
                 /* the stream ended: the run ends as the same rows read from a file end it */
                 t_end = stream_ended(X, tr->keys[tr->n - 1].t_ns, &span);

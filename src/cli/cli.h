@@ -40,6 +40,14 @@ int parse_numbers(const char *s, double *v, int lo, int hi);
 /* --shard K/N: 1 with 0 <= K < N <= 100000 (digits only), else 0. */
 int parse_shard(const char *v, uint32_t *k, uint32_t *n);
 int ensure_dir(const char *dir);
+/* The longest --out accepted: every file under it (sensor folder, step name, .tmp.XXXXXX) stays under the
+ * 4000 bytes the writers take, so no path is ever cut short. */
+#define CLI_OUT_MAX 3800
+/* 0 when @p out is 1..CLI_OUT_MAX bytes, else an exit status after one line naming the limit. */
+int cli_check_out(const char *out);
+/* OUT/SUB created if missing; 1, or 0 after a message when it is a symbolic link or not a folder (a run never
+ * writes through a link planted inside its output folder; --out itself may be a link). */
+int ensure_out_subdir(const char *out, const char *sub);
 sensim_status load_scene(const char *what, int32_t frame, const char *tags_file, sensim_scene *scene);
 int cmd_batch(int argc, char **argv);
 int cmd_ros2(int argc, char **argv);
@@ -128,6 +136,14 @@ void traj_reader_init(traj_reader *r, FILE *f, const char *path, int32_t frame, 
 int traj_read(traj_reader *r, traj *t, size_t until);
 void traj_reader_free(traj_reader *r);
 int load_trajectory_file(const char *path, int32_t frame, traj *t);
+/* Rows denser than a world step of @p step_ns can push (the rig holds 4096 keys; a 50 kHz log in 0.1 s steps
+ * is 5000) are thinned: a row is kept when it lies at least step_ns / TRAJ_KEYS_PER_STEP after the last kept
+ * one, and the last row always. 0 (with a note on stderr when rows were dropped) or an exit status. */
+#define TRAJ_KEYS_PER_STEP 2048
+/* Two rows of a trajectory more than this apart are refused (a stream switching clocks, a 10^6 s gap): the
+ * motion between them would be invented, and the steps through it would run for days. */
+#define TRAJ_MAX_GAP_S 3600.0
+int thin_keys(traj *t, int64_t step_ns, const char *label);
 /* The same with KITTI's times file (NULL for the other formats). */
 int load_trajectory_times(FILE *f, const char *label, int32_t frame, const char *times_path, traj *t);
 int load_trajectory_file_times(const char *path, int32_t frame, const char *times_path, traj *t);

@@ -149,6 +149,26 @@ int load_trajectory_file(const char *path, int32_t frame, traj *t)
     return load_trajectory_file_times(path, frame, NULL, t);
 }
 
+int thin_keys(traj *t, int64_t step_ns, const char *label)
+{
+    const int64_t gap = step_ns / TRAJ_KEYS_PER_STEP;
+    if (t->n < 3 || gap <= 0)
+        return 0;
+    size_t w = 1;
+    for (size_t i = 1; i < t->n; i++)
+        if (i == t->n - 1 || t->keys[i].t_ns - t->keys[w - 1].t_ns >= gap)
+            t->keys[w++] = t->keys[i];
+    if (w < t->n && t->keys[w - 1].t_ns - t->keys[w - 2].t_ns < gap && w > 2) /* the last row replaces its
+                                                                                   too-close predecessor */
+        t->keys[w - 2] = t->keys[w - 1], w--;
+    if (w < t->n)
+        fprintf(stderr, "sensim: note: %s: %zu rows thinned to %zu (one at least every %lld ns: a world step of %lld ns "
+                        "holds %d keys)\n",
+                label, t->n, w, (long long)gap, (long long)step_ns, TRAJ_KEYS_PER_STEP);
+    t->n = w;
+    return 0;
+}
+
 int load_trajectory_file_times(const char *path, int32_t frame, const char *times_path, traj *t)
 {
     FILE *f;
@@ -372,6 +392,13 @@ int traj_read(traj_reader *r, traj *t, size_t until)
                 rc = msg_fail("%s:%llu: time must increase and stay within 9e9 s%s", path, ln, "");
                 break;
             }
+            if (prev_t > -INFINITY && tt - prev_t > TRAJ_MAX_GAP_S) {
+                char why[160];
+                snprintf(why, sizeof why, "time jumps %.9g s past the row before, more than the %g s between two rows a "
+                                          "trajectory may leave to interpolation", tt - prev_t, TRAJ_MAX_GAP_S);
+                rc = msg_fail("%s:%llu: %s", path, ln, why);
+                break;
+            }
             prev_t = tt;
             sensim_pose_key *k;
             if ((rc = next_key(t, &cap, tt, path, ln, &k)))
@@ -442,6 +469,13 @@ int traj_read(traj_reader *r, traj *t, size_t until)
         }
         if (fabs(v[0]) > 9e9) {
             rc = msg_fail("%s:%llu: time out of range%s", path, ln, "");
+            break;
+        }
+        if (prev_t > -INFINITY && v[0] - prev_t > TRAJ_MAX_GAP_S) {
+            char why[160];
+            snprintf(why, sizeof why, "time jumps %.9g s past the row before, more than the %g s between two rows a "
+                                      "trajectory may leave to interpolation", v[0] - prev_t, TRAJ_MAX_GAP_S);
+            rc = msg_fail("%s:%llu: %s", path, ln, why);
             break;
         }
         prev_t = v[0];

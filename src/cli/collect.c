@@ -10,17 +10,28 @@
  *   meta/NNNNNN.json     time, ego/lidar/camera poses in CARLA's frame, the camera's K
  * (NNNNNN = k; each file through a temporary, the JSON last). The camera
  * captures at the step's start, the lidar covers [k/rate, (k+1)/rate).
+ * OUT/meta.json identifies the run as batch's does (inputs by hash, rig,
+ * rate, frame): a folder holds one run, locked while it is written;
+ * --resume continues it from the first step without its meta/ JSON,
+ * --overwrite replaces it (and removes the earlier run's steps beyond this
+ * run's). The lidar's ring holds every frame a step can touch, and a step
+ * a ring refuses ends the run with an error: no step is written short.
  * Inputs (trajectory, rig mounts, scene) are read in --frame (native by
  * default; carla reads them as a CARLA script types them). */
 #include "batch.h"
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+/* point buffers of the lidar (ring and one step's copy): --rate chooses how many frames a step holds */
+#define COLLECT_LIDAR_BUDGET 2147483648.0
 #define WANT (SENSIM_CAMERA_DEPTH | SENSIM_CAMERA_SEMANTIC | SENSIM_CAMERA_RGB)
 /* the camera's outputs (its rig section's `outputs`) that collect writes */
 #define WANTS(c) ((c)->want & WANT)
@@ -56,7 +67,7 @@ static void take(collect *C, const sensim_frame_view *v, uint64_t from, int64_t 
     uint64_t idx = 0;
     for (int s = 0; s < 2; s++)
         for (uint64_t i = 0; i < v->counts[s]; i++, idx++)
-            if (idx >= from && *n < C->cap) {
+            if (idx >= from && *n < C->cap) { /* cap holds every frame a step can touch (checked below) */
                 sensim_point p = v->points[s][i];
                 int64_t t = v->header->t_begin_ns + (int64_t)p.t_offset_ns - t0;
                 p.t_offset_ns = (uint32_t)(t < 0 ? 0 : t);
@@ -67,6 +78,12 @@ static void take(collect *C, const sensim_frame_view *v, uint64_t from, int64_t 
 static int step_points(collect *C, int64_t t0, uint64_t *n, sensim_frame_header *h)
 {
     *n = 0;
+    sensim_ring_stats rs;
+    if (sensim_ring_get_stats(C->lring, &rs) == SENSIM_OK && (rs.scans_refused || rs.points_lost)) {
+        fprintf(stderr, "sensim: error: the lidar's ring refused %llu scans: refusing to write a short step\n",
+                (unsigned long long)rs.scans_refused);
+        return EXIT_STATUS_BASE + SENSIM_ERR_RING_FULL;
+    }
     sensim_frame_view v;
     for (;;) {
         sensim_status st = sensim_ring_peek(C->lring, &v);
@@ -181,14 +198,85 @@ static int collect_step(collect *C, uint64_t k, int64_t t0, int64_t t1, const do
     return 0;
 }
 
+/* The run's identity (OUT/meta.json): what the files depend on, inputs by content. */
+static char *collect_meta(int argc, char **argv, const char *scene_arg, const char *rig_arg, const char *traj_arg,
+                          size_t rows, size_t *len)
+{
+    char *meta = NULL;
+    FILE *f = open_memstream(&meta, len);
+    if (!f)
+        return NULL;
+    int ok;
+    uint64_t h = strcmp(scene_arg, "street") ? fnv1a_file(scene_arg, &ok) : 0x57EE7ULL;
+    fprintf(f, "{\n  \"sensim_version\": \"%s\",\n  \"command\": \"collect\",\n  \"scene\": ",
+            sensim_version_string());
+    json_str(f, scene_arg);
+    fprintf(f, ",\n  \"scene_fnv1a64\": \"%016llx\",\n  \"rig\": ", (unsigned long long)h);
+    json_str(f, rig_arg);
+    fprintf(f, ",\n  \"rig_fnv1a64\": \"%016llx\",\n  \"trajectory\": ", (unsigned long long)fnv1a_file(rig_arg, &ok));
+    json_str(f, traj_arg);
+    fprintf(f, ",\n  \"trajectory_rows\": %zu,\n  \"trajectory_fnv1a64\": \"%016llx\",\n  \"arguments\": [", rows,
+            (unsigned long long)fnv1a_file(traj_arg, &ok));
+    int first = 1;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--threads")) {
+            i++;
+            continue;
+        }
+        if (!strcmp(argv[i], "--resume") || !strcmp(argv[i], "--overwrite"))
+            continue;
+        fprintf(f, "%s", first ? "" : ", ");
+        json_str(f, argv[i]);
+        first = 0;
+    }
+    fprintf(f, "]\n}\n");
+    if (fclose(f) != 0) {
+        free(meta);
+        return NULL;
+    }
+    return meta;
+}
+
+/* --overwrite: an earlier run's step files numbered @p from and up (this run writes the others again). */
+static void remove_steps_from(const char *out, uint64_t from)
+{
+    static const char *const dirs[] = {"rgb", "depth", "semseg", "semseg_raw", "lidar", "meta"};
+    for (int d = 0; d < 6; d++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/%s", out, dirs[d]);
+        struct stat sb;
+        if (lstat(p, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            continue;
+        DIR *dir = opendir(p);
+        struct dirent *e;
+        while (dir && (e = readdir(dir))) {
+            char *end;
+            unsigned long long k = strtoull(e->d_name, &end, 10);
+            if (end - e->d_name < 6 || e->d_name[0] < '0' || e->d_name[0] > '9' || k < from ||
+                (strcmp(end, ".png") && strcmp(end, ".ply") && strcmp(end, ".json")))
+                continue;
+            char fp[4500];
+            snprintf(fp, sizeof fp, "%s/%s", p, e->d_name);
+            unlink(fp);
+        }
+        if (dir)
+            closedir(dir);
+    }
+}
+
 int cmd_collect(int argc, char **argv)
 {
     const char *scene_arg = NULL, *rig_arg = NULL, *traj_arg = NULL, *out = NULL;
     double rate = 10;
     uint32_t threads = 0;
+    int resume = 0, overwrite = 0;
     int32_t frame = SENSIM_FRAME_NATIVE; /* of what the user typed: trajectory, rig mounts, scene */
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--resume") || !strcmp(a, "--overwrite")) {
+            *(a[2] == 'r' ? &resume : &overwrite) = 1;
+            continue;
+        }
         if (!v)
             return usage_option(a, 1);
         i++;
@@ -214,8 +302,10 @@ int cmd_collect(int argc, char **argv)
     }
     if (!scene_arg || !rig_arg || !traj_arg || !out)
         return usage("collect needs --scene, --rig, --trajectory and --out");
-    int rc = open_context(threads);
-    if (rc)
+    if (resume && overwrite)
+        return usage("--resume continues the folder's run, --overwrite replaces it: not both");
+    int rc = cli_check_out(out);
+    if (rc || (rc = open_context(threads)))
         return rc;
     static sensor_spec specs[MAX_SENSORS];
     uint32_t nspecs = 0;
@@ -226,14 +316,19 @@ int cmd_collect(int argc, char **argv)
     sensim_scene *scene = NULL;
     sensim_rig *rig = NULL;
     void *lmem = NULL, *cmem = NULL;
+    int out_lock = -1;
     sensim_status st;
+    const int64_t step = (int64_t)floor(1e9 / rate + 0.5);
     if ((rc = load_rig_file(rig_arg, specs, &nspecs)) || (rc = rig_mounts_from_frame(specs, nspecs, frame, rig_arg)) ||
         (rc = load_trajectory_file(traj_arg, frame, &tr)))
         goto done;
     if (tr.n < 2) {
-        rc = msg_fail("%s: a trajectory of two keys at least%s", traj_arg, 0, "");
+        fprintf(stderr, "sensim: error: %s: a trajectory of two keys at least\n", traj_arg);
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
         goto done;
     }
+    if ((rc = thin_keys(&tr, step, traj_arg)))
+        goto done;
     if ((st = sensim_scene_create(g_ctx, &scene)) || (st = load_scene(scene_arg, frame, NULL, scene)) ||
         (st = sensim_scene_commit(scene)) || (st = sensim_rig_create(g_ctx, &rig))) {
         rc = fail(st);
@@ -247,7 +342,8 @@ int cmd_collect(int argc, char **argv)
             size_t size;
             uint32_t W = C.cam.d.width, H = C.cam.d.height;
             if (!WANTS(&C.cam)) {
-                rc = msg_fail("%s: the camera's outputs hold none of depth, semantic, rgb%s", rig_arg, 0, "");
+                fprintf(stderr, "sensim: error: %s: the camera's outputs hold none of depth, semantic, rgb\n", rig_arg);
+                rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
                 break;
             }
             if ((st = sensim_image_ring_required_size(W, H, WANTS(&C.cam), 2, &size)) || !(cmem = malloc(size)) ||
@@ -261,42 +357,83 @@ int cmd_collect(int argc, char **argv)
         } else if (!sp->camera && !sp->nav && !sp->radar && !C.have_lidar) {
             uint64_t cap;
             size_t size;
+            sensim_lidar_info li;
             if ((st = sensim_lidar_create_from_preset(g_ctx, sp->preset, sp->sets, sp->nsets, &C.lidar)) ||
-                (st = sensim_lidar_ring_size(C.lidar, 4, &cap, &size)) || !(lmem = malloc(size)) ||
-                !(C.buf = malloc(cap * sizeof *C.buf)) ||
-                (st = sensim_ring_init(lmem, size, cap, 4, SENSIM_OVERFLOW_FAIL, &C.lring)) ||
+                (st = sensim_lidar_get_info(C.lidar, &li))) {
+                rc = fail(st);
+                break;
+            }
+            /* a step touches at most ceil(step / period) + 1 frames; the ring holds one more */
+            const uint64_t touch = (uint64_t)((step + li.frame_period_ns - 1) / li.frame_period_ns) + 1;
+            const double bytes = (double)li.max_points_per_frame * (double)(2 * touch + 1) * sizeof(sensim_point);
+            if (bytes > COLLECT_LIDAR_BUDGET) {
+                fprintf(stderr, "sensim: error: --rate %g: a step of the lidar '%s' needs %.0f MB of point buffers, "
+                                "above collect's budget of %.0f MB (a higher --rate)\n",
+                        rate, sp->name, bytes / 1e6, COLLECT_LIDAR_BUDGET / 1e6);
+                rc = EXIT_STATUS_BASE + SENSIM_ERR_TOO_LARGE;
+                break;
+            }
+            if ((st = sensim_lidar_ring_size(C.lidar, (uint32_t)touch + 1, &cap, &size)) || !(lmem = malloc(size)) ||
+                !(C.buf = malloc(li.max_points_per_frame * touch * sizeof *C.buf)) ||
+                (st = sensim_ring_init(lmem, size, cap, (uint32_t)touch + 1, SENSIM_OVERFLOW_FAIL, &C.lring)) ||
                 (st = sensim_rig_add_lidar(rig, C.lidar, C.lring, NULL))) {
                 rc = fail(st ? st : SENSIM_ERR_OUT_OF_MEMORY);
                 break;
             }
-            C.cap = cap, C.have_lidar = 1;
+            C.cap = li.max_points_per_frame * touch, C.have_lidar = 1;
         }
     }
-    if (!rc && !C.have_lidar && !C.have_cam)
-        rc = msg_fail("%s: no lidar and no camera to collect from%s", rig_arg, 0, "");
-    static const char *const dirs[] = {"", "/rgb", "/depth", "/semseg", "/semseg_raw", "/lidar", "/meta"};
-    for (int d = 0; d < 7 && !rc; d++) {
-        char p[4200];
-        snprintf(p, sizeof p, "%.4000s%s", out, dirs[d]);
-        const uint32_t w = C.have_cam ? WANTS(&C.cam) : 0;
-        if ((d == 1 && !(w & SENSIM_CAMERA_RGB)) || (d == 2 && !(w & SENSIM_CAMERA_DEPTH)) ||
-            ((d == 3 || d == 4) && !(w & SENSIM_CAMERA_SEMANTIC)) || (d == 5 && !C.have_lidar))
-            continue;
-        if (!ensure_dir(p))
-            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    if (!rc && !C.have_lidar && !C.have_cam) {
+        fprintf(stderr, "sensim: error: %s: no lidar and no camera to collect from\n", rig_arg);
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
     }
     if (rc)
         goto done;
     const int64_t t_first = tr.keys[0].t_ns, t_last = tr.keys[tr.n - 1].t_ns;
-    const int64_t step = (int64_t)floor(1e9 / rate + 0.5);
-    if ((st = sensim_rig_set_time(rig, t_first))) {
+    const uint64_t nsteps = (uint64_t)((t_last - t_first) / step);
+    size_t meta_len = 0;
+    char *meta = collect_meta(argc, argv, scene_arg, rig_arg, traj_arg, tr.n, &meta_len);
+    if (!meta) {
+        rc = fail(SENSIM_ERR_OUT_OF_MEMORY);
+        goto done;
+    }
+    if (!ensure_dir(out))
+        rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    else
+        rc = claim_output(out, meta, meta_len, resume, overwrite, 0, 1, &out_lock);
+    free(meta);
+    static const char *const dirs[] = {"rgb", "depth", "semseg", "semseg_raw", "lidar", "meta"};
+    for (int d = 0; d < 6 && !rc; d++) {
+        const uint32_t w = C.have_cam ? WANTS(&C.cam) : 0;
+        if ((d == 0 && !(w & SENSIM_CAMERA_RGB)) || (d == 1 && !(w & SENSIM_CAMERA_DEPTH)) ||
+            ((d == 2 || d == 3) && !(w & SENSIM_CAMERA_SEMANTIC)) || (d == 4 && !C.have_lidar))
+            continue;
+        if (!ensure_out_subdir(out, dirs[d]))
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    }
+    if (rc)
+        goto done;
+    if (overwrite)
+        remove_steps_from(out, nsteps);
+    uint64_t k = 0; /* --resume: from the first step whose meta/ JSON (written last) is missing */
+    while (resume && k < nsteps) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/meta/%06llu.json", out, (unsigned long long)k);
+        if (!file_exists(p))
+            break;
+        k++;
+    }
+    const uint64_t k0 = k;
+    if ((st = sensim_rig_set_time(rig, t_first + (int64_t)k0 * step)) || (st = sensim_rig_set_world_step(rig, k0))) {
         rc = fail(st);
         goto done;
     }
-    size_t pushed = 0;
-    uint64_t k = 0;
-    for (int64_t t0 = t_first; t0 + step <= t_last && !rc; t0 += step, k++) {
-        /* keys up to the step's end and one past it (the rig's window holds 4096 ahead) */
+    /* keys from the 4 before the first step's (the motion model's stencil) */
+    size_t pushed = key_at(&tr, t_first + (int64_t)k0 * step);
+    pushed = pushed > 4 ? pushed - 4 : 0;
+    for (; k < nsteps && !rc; k++) {
+        const int64_t t0 = t_first + (int64_t)k * step;
+        /* keys up to the step's end and one past it (thinned to fit the rig's 4096) */
         while (pushed < tr.n && (pushed == 0 || tr.keys[pushed - 1].t_ns < t0 + step)) {
             if ((st = sensim_rig_push_pose(rig, tr.keys[pushed].t_ns, tr.keys[pushed].pose))) {
                 rc = fail(st);
@@ -307,6 +444,12 @@ int cmd_collect(int argc, char **argv)
         sensim_rig_step_result res;
         if (!rc && (st = sensim_rig_step(rig, scene, step, NULL, &res)))
             rc = fail(st);
+        if (!rc && res.sensors_refused) { /* the rings hold a step's frames: never write a short step */
+            fprintf(stderr, "sensim: error: step %llu: %u sensors' rings refused it (overflow); nothing of it was "
+                            "written\n",
+                    (unsigned long long)k, res.sensors_refused);
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_RING_FULL;
+        }
         sensim_kinematics kin;
         if (!rc && (st = sensim_rig_platform_at(rig, t0, &kin)))
             rc = fail(st);
@@ -314,7 +457,8 @@ int cmd_collect(int argc, char **argv)
             rc = collect_step(&C, k, t0, t0 + step, kin.pose);
     }
     if (!rc)
-        printf("collected %llu steps of %g s into %s\n", (unsigned long long)k, 1.0 / rate, out);
+        printf("collected %llu steps of %g s into %s%s\n", (unsigned long long)(k - k0), 1.0 / rate, out,
+               k0 ? " (resumed)" : "");
 done:
     sensim_rig_destroy(rig);
     sensim_lidar_destroy(C.lidar);
@@ -325,5 +469,7 @@ done:
     for (uint32_t s = 0; s < nspecs; s++)
         for (uint32_t j = 0; j < specs[s].nowned; j++)
             free(specs[s].owned[j]);
+    if (out_lock >= 0)
+        close(out_lock);
     return rc;
 }

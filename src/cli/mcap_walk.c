@@ -24,7 +24,12 @@ static uint64_t le(const uint8_t *p, int k)
     return v;
 }
 
-/* A chunk's records, decompressed when the chunk says so (at most 2^31 bytes, as it declares). */
+/* A chunk's records, decompressed when the chunk says so. Budgets: a chunk
+ * declares at most MCAP_CHUNK_MAX bytes (sensim writes 1 MiB chunks, a
+ * larger message alone: a 2.3 M-point cloud is 74 MB), and a whole walk
+ * decompresses at most max(4 GiB, 64 x the file): an MCAP of 66 KB chunks
+ * each claiming 2^31 bytes of zeros is refused in well under a second
+ * instead of taking 2.1 GB and a minute a chunk. */
 static int walk(mcap_walker *w, const uint8_t *p, size_t n, int depth);
 
 static int chunk(mcap_walker *w, const uint8_t *c, size_t len)
@@ -40,8 +45,23 @@ static int chunk(mcap_walker *w, const uint8_t *c, size_t len)
     else
         r.bad = 1;
     uint64_t rl = cdr_le(&r, 8);
-    if (r.bad || rl > len - r.at || usize > ((uint64_t)1 << 31))
+    if (r.bad || rl > len - r.at)
         return walk_fail("%s: a malformed chunk%s", w->path, "");
+    if (comp[0] && usize > MCAP_CHUNK_MAX) {
+        fprintf(stderr, "sensim: error: %s: a chunk declares %llu bytes uncompressed, above the %llu MiB budget of "
+                        "one chunk\n", w->path, (unsigned long long)usize, (unsigned long long)(MCAP_CHUNK_MAX >> 20));
+        return EXIT_STATUS_BASE + SENSIM_ERR_TOO_LARGE;
+    }
+    const uint64_t total = w->file_bytes * MCAP_RATIO_MAX > MCAP_TOTAL_MIN ? w->file_bytes * MCAP_RATIO_MAX
+                                                                          : MCAP_TOTAL_MIN;
+    if (comp[0] && usize > total - w->decompressed) {
+        fprintf(stderr, "sensim: error: %s: its chunks decompress to more than %llu MiB, the budget of one file "
+                        "(4 GiB, or %d x its %llu bytes if larger)\n",
+                w->path, (unsigned long long)(total >> 20), MCAP_RATIO_MAX, (unsigned long long)w->file_bytes);
+        return EXIT_STATUS_BASE + SENSIM_ERR_TOO_LARGE;
+    }
+    if (comp[0])
+        w->decompressed += usize;
     if (w->on_chunk)
         w->on_chunk(w->user, comp, usize, rl);
     const uint8_t *data = c + r.at;
@@ -114,7 +134,7 @@ int mcap_walk_file(mcap_walker *w)
         return size > 16 ? EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY : walk_fail("%s: too short for MCAP%s", w->path, "");
     }
     fclose(f);
-    w->file_bytes = (uint64_t)size;
+    w->file_bytes = (uint64_t)size, w->decompressed = 0;
     static const uint8_t magic[8] = {0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
     rc = memcmp(data, magic, 8) ? walk_fail("%s: no MCAP magic%s", w->path, "") : walk(w, data + 8, (size_t)size - 8, 0);
     free(data);

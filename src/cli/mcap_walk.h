@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define MCAP_CHUNK_MAX ((uint64_t)512 << 20) /* one chunk's declared uncompressed bytes */
+#define MCAP_TOTAL_MIN ((uint64_t)4 << 30)   /* a walk decompresses at most this, */
+#define MCAP_RATIO_MAX 64                    /* or this many times the file's size when larger */
+
 typedef struct mcap_walker {
     const char *path;
     void *user;
@@ -15,7 +19,8 @@ typedef struct mcap_walker {
     int (*on_record)(void *user, uint8_t op, const uint8_t *body, size_t len);
     /* Optional: each chunk's compression ("" none), its sizes. */
     void (*on_chunk)(void *user, const char *compression, uint64_t uncompressed, uint64_t compressed);
-    uint64_t file_bytes; /* set by mcap_walk_file */
+    uint64_t file_bytes;   /* set by mcap_walk_file */
+    uint64_t decompressed; /* bytes the walk's chunks decompressed to so far */
 } mcap_walker;
 
 /* Walk the MCAP file w->path: 0, or an exit status after a one-line message naming the file

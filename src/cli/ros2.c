@@ -102,13 +102,32 @@ void live_end(sensim_mcap *m)
 int live_more_keys(traj *tr)
 {
     traj_reader *r = g_live.stream;
-    if (!r || r->eof || g_stop || g_live.stream_rc)
-        return 0;
-    size_t n = tr->n;
-    int rc = traj_read(r, tr, n + 1);
-    if (rc && !g_stop) /* a row refused (the message names stdin:line); Ctrl-C mid-read is not a failure */
-        g_live.stream_rc = rc;
-    return !rc && tr->n > n;
+    for (;;) {
+        if (!r || r->eof || g_stop || g_live.stream_rc)
+            return 0;
+        size_t n = tr->n;
+        int rc = traj_read(r, tr, n + 1);
+        if (rc && !g_stop) /* a row refused (the message names stdin:line); Ctrl-C mid-read is not a failure */
+            g_live.stream_rc = rc;
+        if (rc || tr->n == n)
+            return 0;
+        if (n == 0)
+            g_live.stream_t0_ns = tr->keys[0].t_ns;
+        if (n == 0 || tr->keys[n].t_ns - tr->keys[n - 1].t_ns >= g_live.thin_gap_ns)
+            return 1;
+        tr->n = n, g_live.stream_dropped++; /* denser than a step holds: thinned as thin_keys does */
+    }
+}
+
+void live_forget_keys(traj *tr, size_t *pushed)
+{
+    if (!g_live.stream || tr->n < 2 * LIVE_KEEP_ROWS || *pushed <= 8)
+        return;
+    size_t drop = tr->n - LIVE_KEEP_ROWS;
+    if (drop > *pushed - 8)
+        drop = *pushed - 8;
+    memmove(tr->keys, tr->keys + drop, (tr->n - drop) * sizeof *tr->keys);
+    tr->n -= drop, *pushed -= drop;
 }
 
 const char *live_domain(void)

@@ -599,7 +599,7 @@ int view_read_mcap(view_data *V, const char *path)
     if (!S)
         return EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
     S->path = path, S->V = V;
-    mcap_walker w = {path, S, on_record, NULL, 0};
+    mcap_walker w = {path, S, on_record, NULL, 0, 0};
     int rc = mcap_walk_file(&w);
     /* place the clouds: odom <- base_link at the stamp (latest at or before; of equal stamps the last in
      * the file), base_link <- frame. Keys sorted by (stamp, file order) once, each cloud a binary search:

@@ -557,6 +557,11 @@ int32_t sensim__ring_kind(const sensim_ring *ring)
     return ring->kind;
 }
 
+uint32_t sensim__ring_frame_capacity(const sensim_ring *ring)
+{
+    return ring->frame_capacity;
+}
+
 void *sensim__ring_payload_reserve(sensim_ring *r)
 {
     sensim_point *s0, *s1;

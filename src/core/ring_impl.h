@@ -44,6 +44,8 @@ void sensim__ring_close_frame(sensim_ring *ring);
 #define SENSIM__RING_IMAGES 1 /* sensim_image_ring_init */
 #define SENSIM__RING_NAV    2 /* sensim_nav_ring_init */
 int32_t sensim__ring_kind(const sensim_ring *ring);
+/* The frames the ring holds at most (sensim_ring_init's frame_capacity). */
+uint32_t sensim__ring_frame_capacity(const sensim_ring *ring);
 /* The open frame's payload (image or nav rings): NULL when a FAIL ring is
  * full (the transaction is refused). */
 void *sensim__ring_payload_reserve(sensim_ring *ring);

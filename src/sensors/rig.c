@@ -736,6 +736,29 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
         sm.mn = i1 - i0 + 1;
         sensim__path_init_model(sm.path, sm.mk, sm.mn);
     }
+    /* One step's work is bounded by the rings the host gave: a step that
+     * would give a sensor more frames than its ring holds at all (a 1 h dt
+     * with a 4-frame lidar ring, 72 000 renders for a 2-image ring) is
+     * refused before any work, naming the sensor; shorter steps or a larger
+     * ring. */
+    for (uint32_t i = 0; i < rig->count; i++) {
+        const rig_sensor *s = &rig->sensors[i];
+        int64_t P = s->lidar ? s->lidar->pat.frame_ns : s->period_ns;
+        if (P <= 0)
+            continue;
+        /* frames touched: a lidar's open frames at both ends; others start inside [t0, t1) */
+        uint64_t n = s->lidar ? (uint64_t)(sensim__floordiv(t1 - 1, P) - sensim__floordiv(t0, P) + 1)
+                              : (uint64_t)(-sensim__floordiv(-t1, P) + sensim__floordiv(-t0, P));
+        uint32_t cap = sensim__ring_frame_capacity(s->ring);
+        if (n > cap)
+            return sensim__fail(SENSIM_ERR_TOO_LARGE,
+                                "sensim_rig_step: dt_ns = %lld gives sensor %u (%s, period %lld ns) %llu frames, more "
+                                "than the %u its ring holds: step at most %lld ns, or give it a larger ring",
+                                (long long)dt, i,
+                                s->lidar ? "lidar" : s->camera ? "camera" : s->nav ? "navigation" : s->radar ? "radar"
+                                : s->user.sample ? "user sensor" : "proximity",
+                                (long long)P, (unsigned long long)n, cap, (long long)(cap - 1 > 0 ? (cap - 1) * P : P));
+    }
     /* A step is one transaction over all sensors: the scene stays committed
      * for the whole step (no edit lands between sensors), every lidar is
      * held and checked before anything is traced, and a cancel or an error
