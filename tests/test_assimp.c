@@ -255,10 +255,66 @@ static void test_hostile_answers(void **state)
     free(good);
 }
 
+
+/* An FBX mesh without a material (Blender exports them) gets Assimp's
+ * default material: loaded as any material whose name we do not know,
+ * not refused as a "repair" (issue 49). Two quads: 4 triangles. */
+static void test_fbx_without_material(void **state)
+{
+    (void)state;
+    static const char fbx[] =
+        "; FBX 7.4.0 project file\n"
+        "FBXHeaderExtension:  {\n"
+        "\tFBXHeaderVersion: 1003\n"
+        "\tFBXVersion: 7400\n"
+        "}\n"
+        "GlobalSettings:  {\n"
+        "\tVersion: 1000\n"
+        "\tProperties70:  {\n"
+        "\t\tP: \"UpAxis\", \"int\", \"Integer\", \"\",2\n"
+        "\t\tP: \"UpAxisSign\", \"int\", \"Integer\", \"\",1\n"
+        "\t\tP: \"FrontAxis\", \"int\", \"Integer\", \"\",1\n"
+        "\t\tP: \"FrontAxisSign\", \"int\", \"Integer\", \"\",1\n"
+        "\t\tP: \"CoordAxis\", \"int\", \"Integer\", \"\",0\n"
+        "\t\tP: \"CoordAxisSign\", \"int\", \"Integer\", \"\",1\n"
+        "\t\tP: \"UnitScaleFactor\", \"double\", \"Number\", \"\",100\n"
+        "\t}\n"
+        "}\n"
+        "Objects:  {\n"
+        "\tGeometry: 1000, \"Geometry::tri\", \"Mesh\" {\n"
+        "\t\tVertices: *24 {\n"
+        "\t\t\ta: -5000,-5000,-200,5000,-5000,-200,5000,5000,-200,-5000,5000,-200,-5000,-200,-5000,5000,-200,-5000,5000,-200,5000,-5000,-200,5000\n"
+        "\t\t}\n"
+        "\t\tPolygonVertexIndex: *8 {\n"
+        "\t\t\ta: 0,1,2,-4,4,5,6,-8\n"
+        "\t\t}\n"
+        "\t\tGeometryVersion: 124\n"
+        "\t}\n"
+        "\tModel: 2000, \"Model::tri\", \"Mesh\" {\n"
+        "\t\tVersion: 232\n"
+        "\t\tProperties70:  {\n"
+        "\t\t}\n"
+        "\t}\n"
+        "}\n"
+        "Connections:  {\n"
+        "\tC: \"OO\",1000,2000\n"
+        "\tC: \"OO\",2000,0\n"
+        "}\n"
+        "";
+    const char *p = write_test_file(dir, "nomat.fbx", fbx, sizeof fbx - 1);
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    CHECK_OK(sensim_scene_load_file(s, p, NULL, NULL));
+    sensim_scene_info si;
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    assert_int_equal(si.triangle_count, 4);
+    sensim_scene_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good_file_through_the_helper),
+        cmocka_unit_test(test_good_file_through_the_helper), cmocka_unit_test(test_fbx_without_material),
         cmocka_unit_test(test_crash_is_an_error),
         cmocka_unit_test(test_memory_bomb_is_an_error),
         cmocka_unit_test(test_collada_units),

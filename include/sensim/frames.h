@@ -26,6 +26,13 @@ extern "C" {
 #define SENSIM_FRAME_ISO8855 3 /**< alias of native */
 
 /**
+ * The frame's name as files and JSON write it: "native" (NATIVE, ISO8855 and
+ * any unknown value), "carla" or "ue". Static text.
+ * Thread safety: any thread. Since 0.2.
+ */
+SENSIM_API const char *sensim_frame_name(int32_t frame);
+
+/**
  * Native pose (column-major double[16]) from a location and rotation given
  * in @p frame. For NATIVE/ISO8855, rotation_deg is (roll, pitch, yaw) in
  * degrees; for CARLA/UE it is CARLA's (pitch, yaw, roll) in degrees.

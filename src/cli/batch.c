@@ -400,7 +400,7 @@ int cmd_batch(int argc, char **argv)
         }
         fprintf(f, "  \"format\": \"%s\",\n  \"frame\": \"%s\",\n  \"units\": \"%s\",\n  \"motion\": \"%s\",\n"
                    "  \"command\": [",
-                format_name(format), frame_name(frame), frame == SENSIM_FRAME_UE ? "cm" : "m",
+                format_name(format), sensim_frame_name(frame), frame == SENSIM_FRAME_UE ? "cm" : "m",
                 g_motion == SENSIM_INTERP_CAUSAL ? "causal" : "linear");
         int first = 1;
         for (int i = 0; i < argc; i++) {
@@ -427,7 +427,7 @@ int cmd_batch(int argc, char **argv)
                            "\"azimuth\": \"%s\", \"mount_pose\": ",
                         rd->model == SENSIM_RADAR_PHYSICAL ? "physical" : "carla", rd->rate_hz, (long long)periods[s],
                         (unsigned long long)sensim_radar_rays_per_sample(radars[s]), rd->hfov_deg, rd->vfov_deg,
-                        rd->range_m, frame_name(frame),
+                        rd->range_m, sensim_frame_name(frame),
                         frame == SENSIM_FRAME_NATIVE ? "positive left (CARLA: negate)" : "positive right (CARLA)");
                 json_mount(f, frame, rd->mount_pose);
                 json_overrides(f, &specs[s], NULL, 0);
@@ -441,7 +441,7 @@ int cmd_batch(int argc, char **argv)
                            "\"frame_of_reference\": \"%s\", \"units\": \"%s\", \"file\": \"%s.csv\", "
                            "\"mount_pose\": ",
                         nav_names[nd->kind], nd->rate_hz, (long long)periods[s],
-                        nd->interp == SENSIM_INTERP_CAUSAL ? "causal" : "linear", frame_name(frame),
+                        nd->interp == SENSIM_INTERP_CAUSAL ? "causal" : "linear", sensim_frame_name(frame),
                         frame == SENSIM_FRAME_UE ? "cm" : "m", nav_names[nd->kind]);
                 json_mount(f, frame, nd->mount_pose);
                 if (nd->kind == SENSIM_NAV_GNSS)

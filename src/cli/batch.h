@@ -198,7 +198,6 @@ typedef struct radar_point {
 
 int actors_move(actor_set *as, int64_t t0, int64_t t1);
 int actors_place(actor_set *as, int32_t frame);
-const char *frame_name(int32_t frame);
 int make_camera(const sensor_spec *sp, const char *rig, cam_sensor *c);
 int make_nav(const sensor_spec *sp, const char *rig, sensim_nav_desc *d, sensim_nav **out);
 int make_radar(const sensor_spec *sp, const char *rig, sensim_radar_desc *d, sensim_radar **out);

@@ -235,10 +235,6 @@ void sensor_pose_at(const traj *tr, int64_t t, const double mount[16], double ou
     mat4_mul(P, mount, out);
 }
 
-const char *frame_name(int32_t frame)
-{
-    return frame == SENSIM_FRAME_CARLA ? "carla" : frame == SENSIM_FRAME_UE ? "ue" : "native";
-}
 
 
 static void json_pose(FILE *f, int32_t frame, const double pose[16])
@@ -261,7 +257,7 @@ int write_step(const step_plan *sp, int64_t s)
     sensor_pose_at(sp->tr, tb, ident, P);
     fprintf(f, "{\"step\": %lld, \"t_begin_ns\": %lld, \"t_end_ns\": %lld, \"frame_of_reference\": \"%s\", "
                "\"units\": \"%s\",\n \"platform_pose\": ",
-            (long long)s, (long long)tb, (long long)te, frame_name(sp->frame), sp->frame == SENSIM_FRAME_UE ? "cm" : "m");
+            (long long)s, (long long)tb, (long long)te, sensim_frame_name(sp->frame), sp->frame == SENSIM_FRAME_UE ? "cm" : "m");
     json_pose(f, sp->frame, P);
     fprintf(f, ",\n \"sensors\": [");
     int n = 0;

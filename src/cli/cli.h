@@ -92,6 +92,7 @@ typedef struct sensor_spec {
     int camera;        /* type = camera (default: lidar) */
     int nav;           /* type = imu | gnss | odometry: 1 + SENSIM_NAV_* (0: not a navigation sensor) */
     int radar;         /* type = radar */
+    int type_given;    /* a section says its type once */
     char preset[1024];
     const char *sets[MAX_SETS];
     uint32_t nsets;

@@ -33,6 +33,9 @@ int parse_numbers(const char *s, double *v, int lo, int hi)
         v[n] = strtod(p, &end);
         if (end == p || errno || !isfinite(v[n]))
             return 0;
+        for (const char *c = p; c < end; c++) /* decimal only: strtod's hex (0x10) and inf/nan are not numbers here */
+            if (!strchr("0123456789+-.eE \t", *c))
+                return 0;
         n++;
         p = end;
         if (*p != ',')
@@ -581,6 +584,10 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
         }
         if (!strcmp(k, "type")) {
             static const char *const navs[] = {"imu", "gnss", "odometry"};
+            if (cur->type_given++) {
+                rc = msg_fail("%s:%llu: type given twice for sensor '%s'", path, ln, cur->name);
+                break;
+            }
             cur->camera = !strcmp(v, "camera");
             cur->nav = 0;
             for (int j = 0; j < 3; j++)

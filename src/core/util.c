@@ -255,3 +255,8 @@ uint32_t sensim__edit_distance(const char *a, const char *b, uint32_t cap)
     }
     return row[nb] > cap ? cap + 1 : row[nb];
 }
+
+const char *sensim_frame_name(int32_t frame)
+{
+    return frame == SENSIM_FRAME_CARLA ? "carla" : frame == SENSIM_FRAME_UE ? "ue" : "native";
+}

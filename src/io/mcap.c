@@ -437,6 +437,9 @@ static int valid_topic(const char *s)
         char c = s[i];
         if (c == '/' && s[i - 1] == '/')
             return 0;
+        if (c >= '0' && c <= '9' && s[i - 1] == '/') /* ROS 2 (rmw_validate_full_topic_name): a token never
+                                                         starts with a digit */
+            return 0;
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '/'))
             return 0;
     }

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sys/stat.h>
 
 void sensim_ros2_options_init(sensim_ros2_options *o)
 {
@@ -348,6 +349,33 @@ static sensim_status dds_fail(const char *fn, const char *what, dds_return_t rc)
     return sensim__fail(SENSIM_ERR_BACKEND, "%s: %s: %s", fn, what, dds_strretcode(rc));
 }
 
+/* Cyclone reads the files CYCLONEDDS_URI names (file://PATH, comma
+ * separated, beside inline XML) with plain blocking reads: a FIFO there
+ * blocks the participant's creation forever, a device never ends. Each
+ * must be a regular file of at most 16 MiB before Cyclone sees it. */
+static sensim_status check_cyclone_uri(void)
+{
+    const char *u = getenv("CYCLONEDDS_URI");
+    for (const char *f = u ? strstr(u, "file://") : NULL; f; f = strstr(f, "file://")) {
+        f += 7;
+        size_t n = strcspn(f, ", \t\r\n");
+        char path[PATH_MAX];
+        if (n == 0 || n >= sizeof path)
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "CYCLONEDDS_URI: a file:// entry %s",
+                                n ? "longer than PATH_MAX" : "without a path");
+        memcpy(path, f, n);
+        path[n] = 0;
+        struct stat sb;
+        if (stat(path, &sb) != 0)
+            return sensim__fail(SENSIM_ERR_IO, "CYCLONEDDS_URI: %s: %s", path, strerror(errno));
+        if (!S_ISREG(sb.st_mode) || sb.st_size > (16 << 20))
+            return sensim__fail(SENSIM_ERR_IO, "CYCLONEDDS_URI: %s is %s: refusing it (Cyclone DDS would block or "
+                                "read without end)", path, S_ISREG(sb.st_mode) ? "larger than 16 MiB"
+                                : S_ISFIFO(sb.st_mode) ? "a FIFO, not a regular file" : "not a regular file");
+    }
+    return SENSIM_OK;
+}
+
 sensim_status sensim_ros2_open(const sensim_ros2_options *options, sensim_mcap **out)
 {
     if (out)
@@ -367,6 +395,8 @@ sensim_status sensim_ros2_open(const sensim_ros2_options *options, sensim_mcap *
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_ros2_open: domain_id %d outside -1..232", o.domain_id);
     sensim_status st;
     if (o.domain_id == -1 && (st = env_domain(&o.domain_id)))
+        return st;
+    if ((st = check_cyclone_uri()))
         return st;
     sensim_mcap *m = calloc(1, sizeof *m);
     sensim__dds *d = calloc(1, sizeof *d);

@@ -96,7 +96,6 @@ void sensim_frame_sink_destroy(sensim_frame_sink *s)
 static sensim_status write_json(const sensim_frame_sink *s, const char *base, const sensim_frame_header *h,
                                 uint64_t n)
 {
-    static const char *const frame_names[] = {"native", "carla", "ue"};
     char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%.4090s.json", base);
     FILE *f = sensim__create_tmp(path, tmp, sizeof tmp);
@@ -111,7 +110,7 @@ static sensim_status write_json(const sensim_frame_sink *s, const char *base, co
     sensim_pose_matrix_to_frame(s->frame, h->sensor_pose, pose);
     for (int i = 0; i < 16; i++)
         fprintf(f, "%s%.17g", i ? ", " : "", pose[i]);
-    fprintf(f, "], \"frame_of_reference\": \"%s\", \"units\": \"%s\"%s}\n", frame_names[s->frame],
+    fprintf(f, "], \"frame_of_reference\": \"%s\", \"units\": \"%s\"%s}\n", sensim_frame_name(s->frame),
             s->frame == SENSIM_FRAME_UE ? "cm" : "m",
             n ? ""
               : ", \"warning\": \"no points: every beam missed or fell inside the minimum range; check the mount "

@@ -33,6 +33,7 @@ typedef struct preset {
     unsigned long long table_line; /* where table_file was set, for messages */
     int mount_set;                 /* a mount key was given */
     int ideal_beam;                /* beam = ideal: drop divergence, sub-rays, noise, pulse */
+    int noise_override;            /* range_noise_stddev_m given as an override: kept under beam = ideal */
     char (*seen)[64];              /* keys given in the file, to refuse a second one */
     uint32_t n_seen;
     double upper_fov, lower_fov;   /* CARLA's upper_fov / lower_fov (degrees), when fov_set */
@@ -372,7 +373,7 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
         {"rotation_hz", 0, offsetof(sensim_lidar_desc, rotation_hz), 1, 1},
         {"shots_per_s", 0, offsetof(sensim_lidar_desc, shots_per_s), 1, 0},
         {"azimuth_resolution_deg", 0, offsetof(sensim_lidar_desc, azimuth_resolution_rad), DEG, 0},
-        {"hfov_deg", 0, offsetof(sensim_lidar_desc, hfov_rad), DEG, 0},
+        {"hfov_deg", 0, offsetof(sensim_lidar_desc, hfov_rad), DEG, 1},
         {"start_azimuth_deg", 0, offsetof(sensim_lidar_desc, start_azimuth_rad), DEG, 0},
         {"min_range_m", 1, offsetof(sensim_lidar_desc, min_range_m), 1, 0},
         {"max_range_m", 1, offsetof(sensim_lidar_desc, max_range_m), 1, 1},
@@ -420,6 +421,11 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
         if (scalars[i].zero_is_default && x == 0.0)
             return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key,
                          "0 is not a valid value (leave the key out for the default)");
+        if (!strcmp(key, "range_noise_stddev_m")) {
+            if (x < 0.0)
+                return failo(SENSIM_ERR_OUT_OF_RANGE, o, "%s: %s", key, "a standard deviation must be >= 0");
+            ps->noise_override |= o->override_index >= 0;
+        }
         char *base = (char *)&ps->d;
         switch (scalars[i].kind) {
         case 0: {
@@ -837,7 +843,8 @@ static sensim_status create_impl(sensim_context *ctx, const char *name_or_path, 
         ps.d.ret.angular_jitter_rad = 0;
         ps.d.ret.range_noise_per_m = 0;
         ps.d.ret.pulse_width_ns = 0;
-        ps.d.range_noise_stddev_m = 0;
+        if (!ps.noise_override) /* noise the user set on top (CARLA's noise_stddev) is applied */
+            ps.d.range_noise_stddev_m = 0;
     }
     if (st == SENSIM_OK) {
         ps.d.name = ps.name[0] ? ps.name : name_or_path;

@@ -21,6 +21,10 @@
  * arguments. Not a user command: installed in libexecdir/sensim. */
 #include "assimp_wire.h"
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+
 #include <sensim/common.h>
 
 #include <assimp/cfileio.h>
@@ -70,6 +74,10 @@ static void on_log(const char *msg, char *user)
             m++;
         if (!strncmp(m, "T0: ", 4))
             m += 4;
+        /* a repair that changes nothing we read: a mesh without a material gets Assimp's default
+         * one, which we load as any material without a name we know (the default reflectivity) */
+        if (strstr(m, "no material assigned to mesh, setting default material"))
+            return;
         snprintf(assimp_error, sizeof assimp_error, "%s", m);
         size_t n = strlen(assimp_error);
         while (n && (assimp_error[n - 1] == '\n' || assimp_error[n - 1] == '\r'))
@@ -350,6 +358,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: sensim-assimp FILE MAX_FILE_BYTES MEM_LIMIT CPU_SECONDS (libsensim runs it)\n");
         return SENSIM_WIRE_EXIT_USAGE;
     }
+    /* Die with the host: a SIGKILLed host's helper would parse on for
+     * seconds. The parent may have gone before this call (the kernel then
+     * sends nothing): its end of our stdout pipe is closed, which poll
+     * reports as an error on ours. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    struct pollfd pp = {1, 0, 0};
+    if (poll(&pp, 1, 0) == 1 && (pp.revents & POLLERR))
+        return SENSIM_WIRE_EXIT_USAGE;
     out = stdout;
     static char obuf[1 << 16];
     setvbuf(out, obuf, _IOFBF, sizeof obuf);

@@ -29,6 +29,7 @@ sensim_status sensim__mtl_parse(const char *label, const char *data, size_t size
     const char *lb, *le;
     sensim_mtl_entry *cur = NULL;
     sensim_status st = SENSIM_OK;
+    unsigned long long statements = 0, first = 0;
 #define FAIL(code, ...)                                                                        \
     do {                                                                                       \
         st = sensim__fail(code, __VA_ARGS__);                                                  \
@@ -42,6 +43,8 @@ sensim_status sensim__mtl_parse(const char *label, const char *data, size_t size
         trimmed(ke, le, &rb, &re);
         if (memchr(lb, '\0', (size_t)(le - lb)))
             FAIL(SENSIM_ERR_PARSE, "%s:%llu: NUL byte", label, ln);
+        if (!statements++)
+            first = ln;
         if (sensim__token_is(kb, ke, "newmtl")) {
             size_t nl = (size_t)(re - rb);
             if (nl == 0 || nl >= sizeof cur->name)
@@ -103,6 +106,11 @@ sensim_status sensim__mtl_parse(const char *label, const char *data, size_t size
         }
         /* everything else (Ka, Ks, Ns, d, illum, other maps, ...) is not a camera colour: skipped */
     }
+    /* a file an mtllib names that defines no material is not a material library
+     * (mtllib ../../etc/passwd): refused, naming it, rather than read as nothing */
+    if (statements && out->n == 0)
+        FAIL(SENSIM_ERR_PARSE, "%s:%llu: not a material library (an MTL file): no newmtl in %llu statements", label,
+             first, statements);
 #undef FAIL
 done:
     if (st != SENSIM_OK)

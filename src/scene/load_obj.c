@@ -819,8 +819,12 @@ static sensim_status load_obj(sensim_scene *scene, const char *path, const sensi
             sensim_mtl one;
             st = sensim__mtl_parse(lp, text, tl, dir, &one);
             free(text);
-            if (st != SENSIM_OK)
+            if (st != SENSIM_OK) {
+                char pre[320]; /* the OBJ that named it, too */
+                snprintf(pre, sizeof pre, "%.200s: mtllib", path);
+                st = sensim__fail_prefixed(st, pre);
                 goto done;
+            }
             /* append: a later library's definition of a name wins */
             for (uint32_t e = 0; e < one.n; e++) {
                 if (mtl.n == mtl.cap) {
