@@ -185,7 +185,7 @@ with tempfile.TemporaryDirectory() as tmp:
     r2 = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj, "--out", mc, "--format", "mcap",
              "--quiet")
     check(r1.returncode == 0 and r2.returncode == 0, "batch ply and mcap: %s %s" % (r1.stderr, r2.stderr))
-    check(sorted(os.listdir(mc)) == ["meta.json", "sensim_0.mcap"], "mcap run folder %r" % os.listdir(mc))
+    check(sorted(os.listdir(mc)) == [".sensim.lock", "meta.json", "sensim_0.mcap"], "mcap run folder %r" % os.listdir(mc))
     d = read_mcap(os.path.join(mc, "sensim_0.mcap"))
     if d:
         T = d["topics"]

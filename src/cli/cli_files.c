@@ -584,10 +584,6 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
         }
         if (!strcmp(k, "type")) {
             static const char *const navs[] = {"imu", "gnss", "odometry"};
-            if (cur->type_given++) {
-                rc = msg_fail("%s:%llu: type given twice for sensor '%s'", path, ln, cur->name);
-                break;
-            }
             cur->camera = !strcmp(v, "camera");
             cur->nav = 0;
             for (int j = 0; j < 3; j++)
@@ -597,6 +593,10 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
             if (strcmp(v, "lidar") && !cur->camera && !cur->nav && !cur->radar) {
                 rc = msg_fail("%s:%llu: type must be lidar, camera, radar, imu, gnss or odometry, not '%.64s'", path,
                               ln, v);
+                break;
+            }
+            if (cur->type_given++) {
+                rc = msg_fail("%s:%llu: type given twice for sensor '%s'", path, ln, cur->name);
                 break;
             }
             continue;

@@ -1,0 +1,331 @@
+#!/usr/bin/python3
+"""Issue 49: nothing lost, nothing mixed, nothing unbounded under hostile use of
+`collect`, `batch`, `ros2` and `bag`. Each check failed before its fix (the
+comment says how). Standard library only; states are waited for, never slept on.
+Usage: test_hostile.py SENSIM"""
+import fcntl
+import os
+import resource
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ply_reader import read_ply  # noqa: E402
+
+SENSIM = sys.argv[1]
+failures = 0
+passed = 0
+BUSY, TOO_LARGE, PARSE, OUT_OF_RANGE, IO, DUPLICATE = 26, 23, 14, 15, 13, 30  # 10 + status
+
+
+def check(cond, what):
+    global failures, passed
+    if cond:
+        passed += 1
+    else:
+        failures += 1
+        print("FAIL:", what)
+
+
+def run(*args, stdin=None, env=None, timeout=600):
+    """The command's result; one that outlives @p timeout is killed and fails every check (returncode None)."""
+    try:
+        return subprocess.run([SENSIM, *args], capture_output=True, text=True, input=stdin, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(args, None, "", "timed out after %d s" % timeout)
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def files_under(d):
+    out = []
+    for root, _, names in os.walk(d):
+        out += [os.path.relpath(os.path.join(root, n), d) for n in names]
+    return sorted(out)
+
+
+def lock(out, byte, kind):
+    """Hold OUT/.sensim.lock's byte as another sensim run would (fcntl record lock)."""
+    os.makedirs(out, exist_ok=True)
+    fd = os.open(os.path.join(out, ".sensim.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.lockf(fd, kind | fcntl.LOCK_NB, 1, byte)
+    return fd
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    T = lambda *p: os.path.join(tmp, *p)  # noqa: E731
+    rig = write(T("rig.txt"), "[sensor roof]\npreset = vlp16\nmount_xyz_m = 0, 0, 0.3\n[sensor cam]\ntype = camera\n"
+                              "width = 32\nheight = 24\nrate_hz = 20\noutputs = depth, semantic, rgb\n")
+    plane = write(T("plane.obj"), "o ground\nv -1000 -1000 0\nv 1000 -1000 0\nv 1000 1000 0\nv -1000 1000 0\nf 1 2 3 4\n")
+    lrig = write(T("lrig.txt"), "[sensor roof]\npreset = vlp16\nmount_xyz_m = 0, 0, 0.3\n")
+    traj = write(T("traj.csv"), "t,x,y,z,roll,pitch,yaw\n0,-20,0,1.8,0,0,0\n1,-15,1,1.8,0,0,10\n2,-10,0,1.8,0,0,0\n"
+                                "3,-5,0,1.8,0,0,0\n")
+    traj2 = write(T("traj2.csv"), "t,x,y,z,roll,pitch,yaw\n0,-20,0,1.8,0,0,0\n0.5,-18,0,1.8,0,0,0\n1,-16,0,1.8,0,0,0\n")
+
+    # ---- 6. a stream that never ends keeps a bounded history: 400 000 rows (400 s at 1 kHz, 52 MB kept before).
+    # First of all: a child's peak RSS counts the test's own at fork time, small only now.
+    def stream_rss(rows):
+        p = subprocess.Popen([SENSIM, "ros2", "--dry-run", "--scene", plane, "--rig", T("imu.txt"),
+                              "--trajectory", "-", "--rate", "max", "--quiet"], stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        lines = "".join("%.3f,%.4f,0,1.8,0,0,0\n" % (i / 1000, i / 1000) for i in range(rows))
+        p.stdin.write(("t,x,y,z,roll,pitch,yaw\n" + lines).encode())
+        p.stdin.close()
+        err = p.stderr.read()
+        _, status, ru = os.wait4(p.pid, 0)
+        p.stderr.close()
+        return os.waitstatus_to_exitcode(status), ru.ru_maxrss / 1024, err
+    write(T("imu.txt"), "[sensor imu]\ntype = imu\nrate_hz = 10\n")
+    rc_s, small, e1 = stream_rss(2000)
+    rc_b, big, e2 = stream_rss(400000)
+    print("# stream peak RSS: %.1f MB for 2 000 rows, %.1f MB for 400 000 rows" % (small, big))
+    check(rc_s == 0 and rc_b == 0 and big < small + 20, "a 400 000-row stream holds a bounded history: %.1f MB vs %.1f"
+          " MB (%r %r)" % (big, small, e1[-200:], e2[-200:]))
+
+    # ---- 1. collect --rate 1: steps longer than the old 4-frame ring wrote 0 points, exit 0 ----
+    r1 = run("collect", "--scene", "street", "--rig", rig, "--trajectory", traj, "--out", T("c1"), "--rate", "1")
+    r10 = run("collect", "--scene", "street", "--rig", rig, "--trajectory", traj, "--out", T("c10"), "--rate", "10")
+    check(r1.returncode == 0 and r10.returncode == 0, "collect at 1 Hz and 10 Hz: %s %s" % (r1.stderr, r10.stderr))
+    if r1.returncode == 0 and r10.returncode == 0:
+        for k in range(3):
+            _, p1, c1 = read_ply(T("c1", "lidar", "%06d.ply" % k))
+            n10 = sum(len(read_ply(T("c10", "lidar", "%06d.ply" % (10 * k + j)))[1]) for j in range(10))
+            # a 1 s step holds exactly the shots of its ten 0.1 s steps (the rig's split invariance)
+            check(len(p1) == n10 and len(p1) > 100000, "collect step %d at 1 Hz: %d points = %d of ten 0.1 s steps"
+                  % (k, len(p1), n10))
+            check(c1.get("lost_points") == ["0"], "collect 1 Hz step %d: no point lost" % k)
+
+    # ---- 2. one writer per output folder (batch and collect) ----
+    out = T("locked")
+    fd = lock(out, 1, fcntl.LOCK_EX)  # a run writing there now
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj2, "--out", out, "--quiet")
+    check(r.returncode == BUSY and "being written by another sensim run" in r.stderr and
+          not os.path.exists(os.path.join(out, "meta.json")), "batch into a locked folder refused: %r" % r.stderr)
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj2, "--out", out, "--quiet",
+            "--overwrite")
+    check(r.returncode == BUSY, "--overwrite does not take a folder another run writes: %r" % r.stderr)
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj2, "--out", out, "--quiet",
+            "--shard", "0/2")
+    check(r.returncode == BUSY, "a shard does not join an unsharded run: %r" % r.stderr)
+    r = run("collect", "--scene", "street", "--rig", rig, "--trajectory", traj2, "--out", out)
+    check(r.returncode == BUSY and files_under(out) == [".sensim.lock"], "collect into a locked folder refused")
+    os.close(fd)
+    # shards of one run share the folder (another shard holds the run byte shared), not one shard twice
+    out = T("sharded")
+    fd = lock(out, 1, fcntl.LOCK_SH)
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj2, "--out", out, "--quiet",
+            "--shard", "1/2")
+    check(r.returncode == 0, "shard 1/2 runs beside shard 0/2: %r" % r.stderr)
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj2, "--out", out, "--quiet")
+    check(r.returncode == BUSY, "an unsharded run waits for the shards: %r" % r.stderr)
+    fd2 = lock(out, 2 + 0, fcntl.LOCK_EX)  # shard 0 running
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj2, "--out", out, "--quiet",
+            "--shard", "0/2", "--resume")
+    check(r.returncode == BUSY and "the same shard" in r.stderr, "a second copy of shard 0/2 refused: %r" % r.stderr)
+    os.close(fd2)
+    os.close(fd)
+    # two different runs started together, many times: exactly one writes, the folder holds its meta.json
+    for trial in range(6):
+        out = T("race%d" % trial)
+        procs = [subprocess.Popen([SENSIM, "batch", "--scene", "street", "--lidar", lid, "--trajectory", traj2,
+                                   "--out", out, "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for lid in ("vlp16", "hdl32")]
+        res = [(p.wait(), p.stderr.read()) for p in procs]
+        for p in procs:
+            p.stdout.close(), p.stderr.close()
+        ok = [i for i, (rc, _) in enumerate(res) if rc == 0]
+        with open(os.path.join(out, "meta.json")) as f:
+            meta = f.read()
+        winner = ("vlp16", "hdl32")[ok[0]] if len(ok) == 1 else None
+        check(len(ok) == 1 and all(rc in (BUSY, DUPLICATE) for rc, _ in res if rc) and '"%s"' % winner in meta,
+              "two runs into one folder, trial %d: one writes, the other is refused: %r" % (trial, res))
+
+    # ---- 3. collect: a folder holds one run (identity, --resume, --overwrite) ----
+    out = T("c_once")
+    r = run("collect", "--scene", "street", "--rig", rig, "--trajectory", traj, "--out", out, "--rate", "5")
+    first = files_under(out)
+    r = run("collect", "--scene", "street", "--rig", rig, "--trajectory", traj2, "--out", out, "--rate", "5")
+    check(r.returncode == DUPLICATE and "holds another run" in r.stderr and files_under(out) == first,
+          "collect into another run's folder refused, nothing written: %r" % r.stderr)
+    r = run("collect", "--scene", "street", "--rig", rig, "--trajectory", traj2, "--out", out, "--rate", "5",
+            "--overwrite")
+    metas = sorted(os.listdir(os.path.join(out, "meta")))
+    check(r.returncode == 0 and metas == ["%06d.json" % k for k in range(5)] and
+          sorted(os.listdir(os.path.join(out, "lidar"))) == ["%06d.ply" % k for k in range(5)],
+          "--overwrite leaves only this run's 5 steps (the earlier 15 removed): %r" % metas)
+    plain = T("c_plain")
+    os.makedirs(os.path.join(plain, "meta"))
+    write(os.path.join(plain, "meta", "000099.json"), "{}")
+    r = run("collect", "--scene", "street", "--rig", rig, "--trajectory", traj2, "--out", plain)
+    check(r.returncode == DUPLICATE, "collect into a folder with files and no run identity refused: %r" % r.stderr)
+    r = run("collect", "--scene", "street", "--rig", rig, "--trajectory", traj2, "--out", out, "--rate", "5")
+    check(r.returncode == DUPLICATE and "--resume" in r.stderr, "the same run again: --resume or --overwrite")
+    # --resume: the steps a killed run did not finish, byte for byte as one whole run
+    whole = T("c_whole")
+    run("collect", "--scene", "street", "--rig", rig, "--trajectory", traj, "--out", whole, "--rate", "10")
+    part = T("c_part")
+    run("collect", "--scene", "street", "--rig", rig, "--trajectory", traj, "--out", part, "--rate", "10")
+    for k in range(17, 30):
+        os.remove(os.path.join(part, "meta", "%06d.json" % k))
+    os.remove(os.path.join(part, "lidar", "000018.ply"))
+    write(os.path.join(part, "rgb", "000017.png.tmp.Ab12Cd"), "half")  # what a SIGKILL leaves
+    r = run("collect", "--scene", "street", "--rig", rig, "--trajectory", traj, "--out", part, "--rate", "10",
+            "--resume")
+    same = files_under(part) == files_under(whole) and all(
+        open(os.path.join(part, f), "rb").read() == open(os.path.join(whole, f), "rb").read()
+        for f in files_under(whole) if f != "meta.json")
+    check(r.returncode == 0 and "13 steps" in r.stdout and same,
+          "collect --resume rewrites steps 17..29 to the whole run's bytes, the temporary removed: %r" % r.stdout)
+
+    # ---- 4. no write through a planted link, no path cut short ----
+    elsewhere = T("elsewhere")
+    os.makedirs(elsewhere)
+    out = T("c_link")
+    os.makedirs(out)
+    os.symlink(elsewhere, os.path.join(out, "lidar"))
+    r = run("collect", "--scene", "street", "--rig", rig, "--trajectory", traj2, "--out", out, "--overwrite")
+    check(r.returncode != 0 and "symbolic link" in r.stderr and os.listdir(elsewhere) == [],
+          "collect refuses OUT/lidar as a link: %r" % r.stderr)
+    out = T("b_link")
+    os.makedirs(out)
+    os.symlink(elsewhere, os.path.join(out, "roof"))
+    r = run("batch", "--scene", "street", "--rig", lrig, "--trajectory", traj2, "--out", out, "--quiet", "--overwrite")
+    check(r.returncode != 0 and "symbolic link" in r.stderr and os.listdir(elsewhere) == [],
+          "batch --overwrite refuses a sensor folder that is a link: %r" % r.stderr)
+    deep = T("d" * 200)
+    while len(deep) < 4050:
+        deep = os.path.join(deep, "e" * 200)
+    deep = deep[:4050]
+    for cmd in (["collect", "--rig", rig], ["batch", "--lidar", "vlp16"]):
+        r = run(cmd[0], "--scene", "street", *cmd[1:], "--trajectory", traj2, "--out", deep)
+        check(r.returncode == TOO_LARGE and "3800" in r.stderr and not os.path.exists(T("d" * 200)),
+              "%s --out of 4050 bytes refused before anything is written: %r" % (cmd[0], r.stderr[:200]))
+
+    # ---- 5. MCAP budgets: a chunk claiming 2^31 bytes is refused at once ----
+    def rec(op, body):
+        return struct.pack("<BQ", op, len(body)) + body
+
+    def s(x):
+        b = x.encode() if isinstance(x, str) else x
+        return struct.pack("<I", len(b)) + b
+    zframe = subprocess.run(["zstd", "-c", "-q"], input=b"\0" * 4096, capture_output=True).stdout
+    chunk = struct.pack("<QQQI", 0, 0, 1 << 31, 0) + s("zstd") + struct.pack("<Q", len(zframe)) + zframe
+    bomb = T("bomb.mcap")
+    with open(bomb, "wb") as f:
+        f.write(b"\x89MCAP0\r\n" + rec(1, s("ros2") + s("")) + rec(6, chunk) * 20 + rec(0x0F, b"\0" * 4) +
+                b"\x89MCAP0\r\n")
+    t0 = time.monotonic()
+    r = run("bag", "info", bomb)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    check(r.returncode == TOO_LARGE and "512 MiB budget of one chunk" in r.stderr and "bomb.mcap" in r.stderr,
+          "bag info refuses a chunk claiming 2^31 bytes, naming the budget: %r" % r.stderr)
+    print("# bag info on 20 chunks claiming 2^31 bytes: %.2f s, children's peak RSS %.0f MB"
+          % (time.monotonic() - t0, usage.ru_maxrss / 1024))
+
+    # ---- 13. bag: 16-bit ids, whole strings ----
+    text = "x" * 5000 + "END"
+    msg = b"\0\1\0\0" + s(text + "\0")
+    bag = T("ids.mcap")
+    with open(bag, "wb") as f:
+        f.write(b"\x89MCAP0\r\n" + rec(1, s("ros2") + s("")) +
+                rec(3, struct.pack("<H", 44) + s("std_msgs/msg/Header") + s("ros2msg") + s("int32 x")) +
+                rec(3, struct.pack("<H", 300) + s("std_msgs/msg/String") + s("ros2msg") + s("string data")) +
+                rec(4, struct.pack("<HH", 2000, 300) + s("/far") + s("cdr") + struct.pack("<I", 0)) +
+                rec(4, struct.pack("<HH", 7, 44) + s("/near") + s("cdr") + struct.pack("<I", 0)) +
+                rec(5, struct.pack("<HIQQ", 2000, 0, 5, 5) + msg) + rec(0x0F, b"\0" * 4) + b"\x89MCAP0\r\n")
+    r = run("bag", "info", bag)
+    check(r.returncode == 0 and "Topic: /far | Type: std_msgs/msg/String | Count: 1" in r.stdout and
+          "Topic: /near | Type: std_msgs/msg/Header" in r.stdout,
+          "bag info: schema 300 is not schema 44, channel 2000 is listed: %r" % r.stdout)
+    r = run("bag", "echo", bag, "/far")
+    check(r.returncode == 0 and text in r.stdout, "bag echo prints a 5003-byte string whole")
+
+    # ---- 6, 7, 11, 12: trajectories ----
+    r = run("ros2", "--dry-run", "--scene", "street", "--lidar", "vlp16", "--trajectory", "-", "--rate", "max",
+            "--quiet", stdin="t,x,y,z,roll,pitch,yaw\n0,0,0,1.8,0,0,0\n1000000,1,0,1.8,0,0,0\n", timeout=60)
+    check(r.returncode == PARSE and "stdin:3" in r.stderr and "3600 s" in r.stderr,
+          "a stream jumping 10^6 s is refused at the row, not stepped for days: %r" % r.stderr)
+    r = run("ros2", "--dry-run", "--scene", "street", "--lidar", "vlp16", "--trajectory", "-", "--rate", "max",
+            "--quiet", stdin="t,x,y,z,roll,pitch,yaw\n0,0,0,1.8,0,0,0\n")
+    check(r.returncode == PARSE and "one row" in r.stderr, "a one-row stream is refused as a one-row file: %r" % r.stderr)
+    neg = write(T("neg.csv"), "t,x,y,z,roll,pitch,yaw\n-0.5,-20,0,1.8,0,0,0\n0.5,-15,1,1.8,0,0,10\n")
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", neg, "--out", T("neg"), "--quiet")
+    check(r.returncode == OUT_OF_RANGE and "before time 0" in r.stderr and "18446744" not in r.stderr,
+          "a trajectory from -0.5 s refused in plain words: %r" % r.stderr)
+    dense = T("dense.csv")  # a 50 kHz log: 5000 rows in each 0.1 s world step
+    with open(dense, "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n")
+        for i in range(50001):
+            f.write("%.5f,%.6f,0,1.8,0,0,0\n" % (i / 50000, -20 + 5 * i / 50000))
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", dense, "--out", T("dense_b"), "--quiet")
+    check(r.returncode == 0 and "thinned" in r.stderr and
+          len([n for n in os.listdir(T("dense_b")) if n.endswith(".ply")]) == 10,
+          "batch over a 50 kHz trajectory: thinned with a note, 10 frames: %r" % r.stderr[-300:])
+    r = run("collect", "--scene", "street", "--rig", rig, "--trajectory", dense, "--out", T("dense_c"), "--rate", "2")
+    check(r.returncode == 0 and "collected 2 steps" in r.stdout, "collect over a 50 kHz trajectory: %r" % r.stderr)
+
+    # ---- 8. CYCLONEDDS_URI naming a FIFO: refused, not blocked forever inside Cyclone ----
+    fifo = T("cyclone.fifo")
+    os.mkfifo(fifo)
+    env = dict(os.environ, CYCLONEDDS_URI="file://" + fifo)
+    r = run("ros2", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj2, "--rate", "max", "--quiet",
+            "--frames", "0:1", env=env, timeout=60)
+    check(r.returncode == IO and "cyclone.fifo is a FIFO" in r.stderr, "CYCLONEDDS_URI=file://FIFO refused: %r"
+          % r.stderr)
+
+    # ---- 9. batch --resume removes what a killed run left ----
+    out = T("b_tmp")
+    run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj2, "--out", out, "--quiet")
+    write(os.path.join(out, "frame_000003.ply.tmp.Xy12Zq"), "partial")
+    write(os.path.join(out, "meta.json.tmp.Qw34Er"), "partial")
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj2, "--out", out, "--quiet",
+            "--resume")
+    check(r.returncode == 0 and not [n for n in os.listdir(out) if ".tmp." in n],
+          "--resume removes a killed run's temporaries: %r" % os.listdir(out))
+
+    # ---- 12. nonsense refused ----
+    for sets, what in ((["--set", "noise_stddev=-0.1"], "noise_stddev"), (["--set", "horizontal_fov=0"], "hfov_deg")):
+        r = run("scan", "--scene", "street", "--lidar", "carla_default", "--pose", "0,0,2,0,0,0", "--count", "1",
+                *sets, "--out", T("nonsense"))
+        check(r.returncode == OUT_OF_RANGE and what in r.stderr, "%s refused: %r" % (" ".join(sets), r.stderr))
+    twice = write(T("twice.txt"), "[sensor a]\ntype = camera\ntype = lidar\npreset = vlp16\n")
+    r = run("batch", "--scene", "street", "--rig", twice, "--trajectory", traj2, "--out", T("twice"), "--quiet")
+    check(r.returncode == PARSE and "twice.txt:3: type given twice" in r.stderr, "type twice: %r" % r.stderr)
+    r = run("collect", "--scene", "street", "--rig", rig, "--trajectory", traj2, "--out", T("hex"), "--rate", "0x10")
+    check(r.returncode == 2 and "--rate" in r.stderr, "--rate 0x10 is not a number here")
+    r2 = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj2, "--format", "mcap",
+             "--topic-prefix", "/1abc", "--out", T("topic"), "--quiet")
+    check(r2.returncode != 0 and "1abc" in r2.stderr, "topic /1abc refused (a ROS token starts with a letter): %r"
+          % r2.stderr)
+    r = run("collect", "--scene", "street", "--rig", T("imu.txt"), "--trajectory", traj2, "--out", T("one"))
+    check(r.returncode == PARSE and r.stderr.startswith("sensim: error: %s: no lidar and no camera" % T("imu.txt")),
+          "collect's message names the rig file (it passed an integer to %%s): %r" % r.stderr)
+
+    # noise_stddev works on carla_default (its beam = ideal dropped it): ranges to a plane spread by σ
+    zs = []
+    for noise in ("0", "0.05"):
+        r = run("scan", "--scene", plane, "--lidar", "carla_default", "--pose", "0,0,2,0,0,0", "--count", "1",
+                "--set", "dropoff_general_rate=0", "--set", "dropoff_zero_intensity=0", "--set", "noise_stddev=" + noise,
+                "--out", T("noise" + noise))
+        _, pts, _ = read_ply(T("noise" + noise, "frame_000000.ply"))
+        zs.append([p["z"] for p in pts if p["z"] < -0.5])  # the plane is z = -2 in the sensor frame
+    flat = max(abs(z + 2.0) for z in zs[0])
+    spread = (sum((z + 2.0) ** 2 for z in zs[1]) / len(zs[1])) ** 0.5
+    check(flat < 1e-3 and 0.005 < spread, "noise_stddev=0.05 on carla_default moves points off the plane "
+          "(without: %.1e m; with: rms %.3f m)" % (flat, spread))
+
+    # ---- 15. mtllib naming a file that is no MTL ----
+    obj = write(T("passwd.obj"), "mtllib ../../../../../../../../etc/passwd\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
+    r = run("scan", "--scene", obj, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--count", "1", "--out", T("pw"))
+    check(r.returncode == PARSE and "passwd.obj: mtllib" in r.stderr and "etc/passwd:1: not a material library"
+          in r.stderr, "mtllib ../etc/passwd refused, naming both files: %r" % r.stderr)
+
+print("%d passed, %d failed" % (passed, failures))
+sys.exit(1 if failures else 0)
