@@ -1,6 +1,7 @@
 """sensim.carla's blueprints: CARLA 0.9.15's sensor, vehicle and walker catalogue with its attribute
 names, types and defaults."""
 import fnmatch
+import math
 
 
 class ActorAttributeType:
@@ -109,12 +110,17 @@ class ActorBlueprint:
         a = self._attrs[id]
         v = str(value)
         try:
-            if a.type == _I:
-                int(float(v))
-            elif a.type == _F:
-                float(v)
+            if a.type in (_I, _F):
+                x = float(v)
+                # finite numbers only ("inf" raised OverflowError at spawn, "nan" slipped through), and
+                # integers that are integers (CARLA's int attributes refuse "2.5" too)
+                if not math.isfinite(x) or (a.type == _I and x != int(x)):
+                    raise ValueError(v)
+                if id == "sensor_tick" and x < 0:
+                    raise ValueError(v)
         except ValueError:
-            raise ValueError("%s.%s takes a %s, not %r" % (self.id, id, a.type, value)) from None
+            raise ValueError("%s.%s takes a finite %s%s, not %r" % (self.id, id, a.type,
+                             " >= 0" if id == "sensor_tick" else "", value)) from None
         a._value = v
 
     def has_tag(self, tag):

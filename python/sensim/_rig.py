@@ -189,6 +189,8 @@ class Rig(_Handle):
         """Push the platform's pose (4x4, body to world, metres) at ``t_ns``
         into the rig's history; steps without ``pose``/``keys`` then read it
         through the rig's one motion model (see sensim_rig_push_pose)."""
+        if pose is None:  # _mat16(None) is the identity: a host's missing pose must not become one
+            raise InvalidArgument(1, "push_pose: pose is None (a 4x4 matrix, body to world)")
         m = _mat16(pose)
         with _using(self) as hs:
             _check(_L.sensim_rig_push_pose(hs[0], _i64(t_ns, "t_ns"), ctypes.byref(m)))
@@ -202,6 +204,8 @@ class Rig(_Handle):
         body rates ``angular_velocity_deg`` (deg/s) or ``angular_velocity``
         (rad/s), and angular accelerations likewise. Those left out come
         from the pushed poses."""
+        if pose is None:
+            raise InvalidArgument(1, "push_state: pose is None (a 4x4 matrix, body to world)")
         st = _lib.PlatformState()
         _L.sensim_platform_state_init(ctypes.byref(st))
         st.pose = _mat16(pose)

@@ -238,6 +238,17 @@ class WorldSnapshot:
         self.timestamp = Timestamp(world._frame, world._t_ns * 1e-9, world._dt_ns * 1e-9)
 
 
+def _checked(t, what):
+    """@p t, refused (ValueError naming the field) when a coordinate is not finite or beyond 1e7 m, or an
+    angle beyond 1e6 degrees (cos and sin of 1e300 degrees are rounding noise, not a heading)."""
+    for name, v, lim in (("location.x", t.location.x, 1e7), ("location.y", t.location.y, 1e7),
+                         ("location.z", t.location.z, 1e7), ("rotation.pitch", t.rotation.pitch, 1e6),
+                         ("rotation.yaw", t.rotation.yaw, 1e6), ("rotation.roll", t.rotation.roll, 1e6)):
+        if not (abs(v) <= lim):
+            raise ValueError("%s: %s = %r is not a finite value within +-%g" % (what, name, v, lim))
+    return t
+
+
 class WorldSettings:
     def __init__(self, synchronous_mode=False, no_rendering_mode=False, fixed_delta_seconds=None,
                  substepping=True, max_substep_delta_time=0.01, max_substeps=10, max_culling_distance=0.0,
@@ -293,11 +304,11 @@ class Actor:
 
     def set_transform(self, transform):
         self._check_alive("set_transform")
-        self._rel = Transform(transform.location, transform.rotation)
+        self._rel = _checked(Transform(transform.location, transform.rotation), "set_transform")
 
     def set_location(self, location):
         self._check_alive("set_location")
-        self._rel = Transform(location, self._rel.rotation)
+        self._rel = _checked(Transform(location, self._rel.rotation), "set_location")
 
     def get_velocity(self):
         return Vector3D(self._vel.x, self._vel.y, self._vel.z)
@@ -463,8 +474,9 @@ class World:
 
     def apply_settings(self, settings):
         fd = settings.fixed_delta_seconds
-        if fd is not None and not (0 < fd <= 10):
-            raise ValueError("fixed_delta_seconds must be in (0, 10] s, not %r" % (fd,))
+        if fd is not None and not (isinstance(fd, (int, float)) and 1e-6 <= fd <= 10):
+            # below 1 us a step rounds to nothing on the world's nanosecond clock
+            raise ValueError("fixed_delta_seconds must be in [1e-6, 10] s, not %r" % (fd,))
         self._settings = WorldSettings(settings.synchronous_mode, settings.no_rendering_mode, fd)
         self._dt_ns = int(round((fd if fd is not None else 0.05) * 1e9))
         return self._frame
@@ -516,6 +528,7 @@ class World:
             raise TypeError("spawn_actor takes an ActorBlueprint")
         if attach_to is not None and (not isinstance(attach_to, Actor) or not attach_to.is_alive):
             raise RuntimeError("spawn_actor: attach_to is not a live actor")
+        _checked(Transform(transform.location, transform.rotation), "spawn_actor(%s)" % blueprint.id)
         aid, bid = self._next_id, blueprint.id
         if bid in _LATER:
             raise RuntimeError("spawn_actor(%s): not offered by sensim.carla yet" % bid)
@@ -582,7 +595,10 @@ class World:
             keys.append("lidar_id=%d" % (s.id % 65536))
             lid = Lidar(self._ctx, "carla_default", keys)
             lid.set_mount(mount)
-            ring = Ring.for_lidar(lid, frames=4)
+            # the frames one tick touches, and one more: a 10 s tick of a 10 Hz lidar is 101 frames, never a
+            # refused (empty) measurement; a later apply_settings with a longer delta is refused by the rig
+            rot = at["rotation_frequency"].as_float()
+            ring = Ring.for_lidar(lid, frames=max(4, int(math.ceil(self._dt_ns * 1e-9 * rot)) + 2))
             plat.rig.add_lidar(lid, ring)
             s._lidar, s._ring, s._delivered = lid, ring, {}
             s._channels, s._rot_hz = at["channels"].as_int(), at["rotation_frequency"].as_float()
@@ -663,7 +679,10 @@ class World:
         frame, t_s = self._frame, t1 * 1e-9
         for p in self._platforms.values():
             p.push(t1, self)
-            p.rig.step(self._scene, dt)
+            res = p.rig.step(self._scene, dt)
+            if res["sensors_refused"]:  # a measurement that should hold points: never delivered empty
+                raise RuntimeError("tick %d: %d sensors' buffers refused the tick (their measurements would be "
+                                   "empty)" % (self._frame, res["sensors_refused"]))
         k = t1 // dt if t1 % dt == 0 else None
         for s in list(self._sensors):
             if not s.is_alive:
