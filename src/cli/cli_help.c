@@ -95,11 +95,12 @@ static const struct command_help {
      "  ros2msg definitions in the bag\n"},
     {"collect",
      "sensim collect --scene FILE|street --rig RIG --trajectory FILE --out DIR [--rate HZ] [--threads N]\n"
-     "               [--frame native|carla|ue]\n",
+     "               [--frame native|carla|ue] [--resume | --overwrite]\n",
      "  CARLA's synchronous-collection layout: each step of 1/HZ (default 10 Hz) of the rig's first lidar\n"
      "  and first camera (its outputs): rgb/, depth/ (CARLA's encoding), semseg/ (CityScapes), semseg_raw/,\n"
      "  lidar/ (the step's shots, CARLA's frame) and meta/NNNNNN.json (time, poses, K); inputs read in\n"
-     "  --frame (native by default)\n"},
+     "  --frame (native by default); OUT/meta.json identifies the run: another run's folder is refused,\n"
+     "  --resume continues from the first step without its meta/ JSON, --overwrite replaces the run\n"},
     {"bench",
      "sensim bench [--scene FILE|street] [--lidar PRESET|FILE]... [--camera PRESET]... [--set KEY=VALUE]...\n"
      "             [--detail N] [--reps N] [--threads N] [--json] [--flatten-actors N]\n",
