@@ -108,7 +108,12 @@ int main(void)
     double worst_f = 0, worst_w = 0, worst_v = 0;
     uint64_t detections = 0, on_car = 0;
     for (int step = 0; step < 60; step++) { /* 3 s in 50 ms steps */
-        check(sensim_rig_step(rig, scene, 50000000, &m, NULL), "step");
+        sensim_rig_step_result res;
+        check(sensim_rig_step(rig, scene, 50000000, &m, &res), "step");
+        if (res.sensors_refused) { /* a sensor whose ring refused the step: data not produced, never ignored */
+            fprintf(stderr, "step %d: %u sensors refused (ring full)\n", step, res.sensors_refused);
+            return 1;
+        }
         const sensim_frame_header *h;
         const sensim_nav_sample *s;
         while (sensim_ring_peek_nav(ri, &h, &s) == SENSIM_OK) {

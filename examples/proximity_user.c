@@ -195,7 +195,12 @@ int main(void)
             keys[k].t_ns = k ? t1 : t0;
         }
         sensim_motion mo = {.keys = keys, .key_count = 2};
-        CK(sensim_rig_step(rig, scene, t1 - t0, &mo, NULL));
+        sensim_rig_step_result res;
+        CK(sensim_rig_step(rig, scene, t1 - t0, &mo, &res));
+        if (res.sensors_refused) { /* a refused sensor is lost data: never ignored */
+            fprintf(stderr, "proximity_user: %u sensors refused the step (ring full)\n", res.sensors_refused);
+            return 1;
+        }
         for (int a = 0; a < N_ACTORS; a++) { /* traffic for the next step */
             w.pose[a][12] += 0.35 + 0.1 * a;
             CK(sensim_scene_set_actor_pose(scene, w.id[a], w.pose[a]));

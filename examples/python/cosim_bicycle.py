@@ -46,7 +46,9 @@ def main(seconds=1.0):
             t_ns += model_dt_ns
             keys.append((t_ns, car.pose()))
             history[t_ns] = car.pose()
-        rig.step(scene, rig_dt_ns, keys=keys)  # 51 keys: every intermediate pose
+        res = rig.step(scene, rig_dt_ns, keys=keys)  # 51 keys: every intermediate pose
+        if res["sensors_refused"]:  # a refused sensor is data not produced: never ignored
+            raise SystemExit("%d sensors refused the step (ring full)" % res["sensors_refused"])
         for frame in ring.frames():
             mount = sensim.pose(1.2, 0, 1.7)
             want = [[sum(history[frame.header["t_begin_ns"]][r][k] * mount[k][c] for k in range(4))

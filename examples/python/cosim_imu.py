@@ -69,7 +69,9 @@ def run(seconds, states):
         else:
             rig.push_pose(t_ns, car.pose())
         if k:
-            rig.step(scene, dt_ns)  # covers [t - 1 ms, t): up to the pose just pushed
+            res = rig.step(scene, dt_ns)  # covers [t - 1 ms, t): up to the pose just pushed
+            if res["sensors_refused"]:  # a refused sensor is data not produced: never ignored
+                raise SystemExit("%d sensors refused the step (ring full)" % res["sensors_refused"])
         car.step(dt_ns * 1e-9, car.steer, car.accel)
         for _, smp in imu_ring.frames():
             if smp["index"] < 5:  # the model's start-up: fewer than 5 keys of history

@@ -31,7 +31,9 @@ def main(out, seconds=1.0):
     keys = sensim.motion_from_velocity(sensim.pose(x=-50, y=-1.5), 0, steps * dt, (8, 0, 0))
     counts = {name: 0 for name in rings}
     for _ in range(steps):
-        rig.step(scene, dt, keys=keys)
+        res = rig.step(scene, dt, keys=keys)
+        if res["sensors_refused"]:  # a refused sensor is data not produced: never ignored
+            raise SystemExit("%d sensors refused the step (ring full)" % res["sensors_refused"])
         for name, ring in rings.items():
             for frame in ring.frames():
                 h = frame.header
