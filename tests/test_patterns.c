@@ -620,6 +620,61 @@ static void test_carla_names(void **state)
     sensim_scene_destroy(s);
 }
 
+/* CARLA's sector lidar (sweep = sector): horizontal_fov 90 is scanned once a
+ * period, centred on forward (start_azimuth +45 deg, clockwise: CARLA's
+ * -45..+45 with y right), with all points_per_second in it, so each half
+ * period (a 20 Hz tick of a 10 Hz lidar) holds half the frame. The default
+ * sweep (revolution) fires only while the head turns through the sector. */
+static void test_sector_sweep(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    add_plane(s, 100, 1);
+    CHECK_OK(sensim_scene_commit(s));
+    const char *sector[] = {"dropoff_model=none", "horizontal_fov=90", "start_azimuth_deg=45", "lower_fov=-60",
+                            "upper_fov=-30", "range=100", "sweep=sector"}; /* the last only in mode 1 */
+    for (int mode = 0; mode < 2; mode++) {
+        sensim_lidar *l;
+        CHECK_OK(sensim_lidar_create_from_preset(ctx, "carla_default", sector, mode ? 7 : 6, &l));
+        sensim_lidar_info li;
+        sensim_lidar_get_info(l, &li);
+        /* sector: 175 columns of 32 in 90 deg; revolution: the 44 of 175 inside 90 deg */
+        assert_int_equal(li.shots_per_frame, 32 * (mode ? 175 : 44));
+        sensim_ring *r = test_ring(2 * li.shots_per_frame, 4, SENSIM_OVERFLOW_FAIL);
+        double pose[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 2, 1};
+        uint64_t halves[2];
+        for (int h = 0; h < 2; h++) {
+            uint64_t n0 = 0;
+            CHECK_OK(sensim_lidar_scan(l, s, h * li.frame_period_ns / 2, (h + 1) * li.frame_period_ns / 2, pose,
+                                       r, NULL));
+            CHECK_OK(sensim_lidar_count_shots(l, h * li.frame_period_ns / 2, (h + 1) * li.frame_period_ns / 2,
+                                              &n0));
+            halves[h] = n0;
+        }
+        sensim_point *pts = NULL;
+        uint64_t n = 0;
+        drain(r, &pts, &n, NULL, 0, NULL);
+        assert_int_equal(n, li.shots_per_frame); /* every ray meets the plane */
+        double lo = 1e9, hi = -1e9;
+        for (uint64_t i = 0; i < n; i++) {
+            double az = atan2(pts[i].y, pts[i].x) * 180 / SENSIM_PI;
+            lo = fmin(lo, az), hi = fmax(hi, az);
+        }
+        /* 90 deg in 175 (or 44 of 175 in 360) steps: from +45 down to within one step of -45 */
+        assert_true(fabs(hi - 45) < 1e-3);
+        assert_true(lo > -45 - 1e-3 && lo < (mode ? -45 + 90.0 / 175 + 1e-3 : 45 - 43 * 360.0 / 175 + 1e-3));
+        if (mode) /* both halves of the period hold half the sector's columns */
+            assert_true(halves[0] == 32 * 88 && halves[1] == 32 * 87);
+        else /* the head is inside 90 deg for the first quarter of the turn only */
+            assert_true(halves[0] == 32 * 44 && halves[1] == 0);
+        free(pts);
+        free(r);
+        sensim_lidar_destroy(l);
+    }
+    sensim_scene_destroy(s);
+}
+
 /* SLEEF's sincos variants (vmath.h) agree bit for bit, so no CPU changes a
  * MEMS scan: portable C, SSE2 and (on an AVX CPU) AVX over 2^18 arguments
  * in [-8, 8] rad, odd counts (the vector tails) included; and each is
@@ -712,7 +767,8 @@ int main(void)
         cmocka_unit_test(test_footprint_coverage),
         cmocka_unit_test(test_table_preset_relative_path), cmocka_unit_test(test_mems_extents),
         cmocka_unit_test(test_callback),           cmocka_unit_test(test_registry),
-        cmocka_unit_test(test_carla_names),        cmocka_unit_test(test_vector_sincos_variants),
+        cmocka_unit_test(test_carla_names), cmocka_unit_test(test_sector_sweep),
+        cmocka_unit_test(test_vector_sincos_variants),
         cmocka_unit_test(test_lane_choice),
     };
     return cmocka_run_group_tests_name("patterns", tests, setup, teardown);

@@ -287,7 +287,14 @@ typedef struct sensim_lidar_desc {
      *  (CARLA/PCSim "column firing"; firing_offset_ns ignored); 0 = each
      *  channel at its firing offset. */
     int32_t column_firing;
-    uint32_t reserved_u32;
+    /** MECHANICAL, revolution-locked, hfov < 2π: SENSIM_SWEEP_REVOLUTION (0)
+     *  = the head turns the whole circle each period and fires inside hfov
+     *  only (a real sensor's blanking); SENSIM_SWEEP_SECTOR (1) = the columns
+     *  sweep hfov once per period, start_azimuth to start + spin·hfov, every
+     *  column of the period inside it (CARLA's ray_cast lidar with
+     *  horizontal_fov < 360: the sector scanned rotation_hz times a second
+     *  with all of points_per_second). Since 0.2 (was reserved_u32). */
+    uint32_t sweep;
     /** MECHANICAL: distance of the beam origin from the rotation axis, metres,
      *  [0, 1], along the head angle of the column (Ouster's
      *  lidar_origin_to_beam_origin_mm / 1000). Rays start there; range_m is
@@ -295,6 +302,9 @@ typedef struct sensim_lidar_desc {
     double beam_origin_offset_m;
     uint64_t reserved[5];
 } sensim_lidar_desc;
+
+#define SENSIM_SWEEP_REVOLUTION 0 /**< sensim_lidar_desc.sweep: the whole circle, firing inside hfov */
+#define SENSIM_SWEEP_SECTOR     1 /**< sensim_lidar_desc.sweep: hfov swept once per period (CARLA) */
 
 /** Fill @p desc with defaults. Thread safety: any thread. Since 0.1. */
 SENSIM_API void sensim_lidar_desc_init(sensim_lidar_desc *desc);

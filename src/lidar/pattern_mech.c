@@ -216,6 +216,13 @@ sensim_status sensim__mech_init(sensim_pattern *p, const sensim_lidar_desc *d)
         return RANGE_FAIL("lidar: beam_origin_offset_m = %g outside [0, 1]", d->beam_origin_offset_m);
     if (d->column_firing != 0 && d->column_firing != 1)
         return RANGE_FAIL("lidar: column_firing = %d must be 0 or 1", d->column_firing);
+    if (d->sweep > SENSIM_SWEEP_SECTOR)
+        return RANGE_FAIL("lidar: sweep = %u must be 0 (revolution) or 1 (sector)", d->sweep);
+    if (d->sweep == SENSIM_SWEEP_SECTOR && d->column_period_ns != 0.0)
+        return RANGE_FAIL("lidar: sweep = sector needs revolution-locked columns, not column_period_ns = %g",
+                          d->column_period_ns);
+    /* sector: the columns' angular step and the head's speed are hfov per period, not 2π */
+    const double circle = d->sweep == SENSIM_SWEEP_SECTOR ? hfov : 2.0 * SENSIM_PI;
     p->frame_ns = (int64_t)floor(1e9 / rot + 0.5);
     double spin = d->spin == SENSIM_SPIN_CCW ? 1.0 : -1.0;
     p->start_az = d->start_azimuth_rad, p->spin = spin, p->hfov = hfov;
@@ -237,7 +244,7 @@ sensim_status sensim__mech_init(sensim_pattern *p, const sensim_lidar_desc *d)
         p->shots_per_rev = ((uint64_t)p->cols_per_rev + 1) * n;
     } else {
         if (d->azimuth_resolution_rad > 0.0) {
-            cols = 2.0 * SENSIM_PI / d->azimuth_resolution_rad;
+            cols = circle / d->azimuth_resolution_rad;
         } else {
             if (!(d->shots_per_s > 0.0))
                 return RANGE_FAIL("lidar: shots_per_s = %g must be > 0 (or set azimuth_resolution_rad or "
@@ -253,7 +260,7 @@ sensim_status sensim__mech_init(sensim_pattern *p, const sensim_lidar_desc *d)
             return RANGE_FAIL("lidar: %u columns do not fit in a %lld ns revolution", p->cols_per_rev,
                               (long long)p->frame_ns);
         /* columns with 2πk/C < hfov */
-        uint32_t in_fov = (uint32_t)ceil(hfov / (2.0 * SENSIM_PI) * cols - 1e-9);
+        uint32_t in_fov = (uint32_t)ceil(hfov / circle * cols - 1e-9);
         p->cols_in_fov = in_fov < 1 ? 1 : in_fov > p->cols_per_rev ? p->cols_per_rev : in_fov;
         p->shots_per_rev = (uint64_t)p->cols_in_fov * n;
         col_period = col_time(p, 1);
@@ -298,7 +305,7 @@ sensim_status sensim__mech_init(sensim_pattern *p, const sensim_lidar_desc *d)
             p->fire_off_ns[c] = fire[c];
         /* the head turns spin·2π·offset/P while the column's lasers fire */
         double e = d->elevation_rad[c], a = d->azimuth_offset_rad ? d->azimuth_offset_rad[c] : 0.0;
-        a += spin * 2.0 * SENSIM_PI * (double)p->fire_off_ns[c] / (double)p->frame_ns;
+        a += spin * circle * (double)p->fire_off_ns[c] / (double)p->frame_ns;
         p->cos_el[c] = (float)cos(e);
         p->sin_el[c] = (float)sin(e);
         p->cos_off[c] = (float)cos(a);
@@ -316,7 +323,7 @@ sensim_status sensim__mech_init(sensim_pattern *p, const sensim_lidar_desc *d)
     }
     if (!p->col_q_ps)
         for (uint32_t k = 0; k < p->cols_in_fov; k++) {
-            double az = d->start_azimuth_rad + spin * 2.0 * SENSIM_PI * k / cols;
+            double az = d->start_azimuth_rad + spin * circle * k / cols;
             p->cos_col[k] = (float)cos(az);
             p->sin_col[k] = (float)sin(az);
         }

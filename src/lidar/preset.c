@@ -276,6 +276,7 @@ static sensim_status apply_kv(preset *ps, const char *kb, const char *ke, const 
         {"return_mode", offsetof(sensim_lidar_desc, ret.return_mode), {"strongest", "last", "first", "dual", NULL}},
         {"points_frame", offsetof(sensim_lidar_desc, points_frame), {"sensor", "deskewed", "world", NULL}},
         {"firing", offsetof(sensim_lidar_desc, column_firing), {"sequential", "column", NULL}},
+        {"sweep", offsetof(sensim_lidar_desc, sweep), {"revolution", "sector", NULL}},
     };
     for (size_t i = 0; i < sizeof enums / sizeof enums[0]; i++) {
         if (strcmp(key, enums[i].key))
