@@ -96,6 +96,13 @@ class ActorBlueprint:
     def has_attribute(self, id):
         return id in self._attrs
 
+    def _copy(self):
+        c = ActorBlueprint.__new__(ActorBlueprint)
+        c.id, c.tags = self.id, list(self.tags)
+        c._attrs = {k: ActorAttribute(a.id, a.type, a._value, a.recommended_values, a.is_modifiable)
+                    for k, a in self._attrs.items()}
+        return c
+
     def get_attribute(self, id):
         if id not in self._attrs:
             raise IndexError("blueprint %s has no attribute '%s'" % (self.id, id))
@@ -144,9 +151,10 @@ class BlueprintLibrary:
         self._bps = list(blueprints)
 
     def find(self, id):
+        """A copy, as CARLA's: attributes set on it never reach the next find() of the same id."""
         for bp in self._bps:
             if bp.id == id:
-                return bp
+                return bp._copy()
         raise IndexError("blueprint '%s' not found" % id)
 
     def filter(self, wildcard):
@@ -158,13 +166,13 @@ class BlueprintLibrary:
                                 and str(bp.get_attribute(name)) == str(value))
 
     def __iter__(self):
-        return iter(self._bps)
+        return iter([bp._copy() for bp in self._bps])
 
     def __len__(self):
         return len(self._bps)
 
     def __getitem__(self, i):
-        return self._bps[i]
+        return self._bps[i]._copy()
 
 
 def _library():

@@ -44,8 +44,10 @@ collision and lane-invasion detectors, optical flow, DVS and normals cameras.
 """
 import fnmatch
 import math
+import time
 
 from . import POINT_DTYPE, Camera, Context, Lidar, Nav, Radar, Ring, Rig, Scene, pose_to_frame, tag_name, _np
+from ._carla_delivery import CALLBACK_WAIT_S, Delivery
 
 if _np is None:  # pragma: no cover - checked by the no-numpy test
     from . import _NUMPY_HINT
@@ -373,17 +375,53 @@ class Walker(Vehicle):
 
 
 class Sensor(Actor):
+    """A sensor. Its callback runs on a thread of its own, in frame order (see World.tick). sensor_tick
+    (seconds, 0 = every tick) is CARLA's cadence: a measurement on the first tick after spawning, then on
+    the first tick at least sensor_tick after the previous one's due time. set_transform moves the sensor:
+    attached, its mount on the parent (from the next tick on); free, the sensor itself, interpolated
+    through the tick like any actor."""
+
     def __init__(self, world, id, bp, transform, parent):
         super().__init__(world, id, bp, transform, parent)
         self._callback = None
+        self._delivery = None
+        self._tick_ns, self._next_due, self._mount_dirty = 0, None, False
 
     def listen(self, callback):
         if not callable(callback):
             raise TypeError("Sensor.listen takes a callable")
+        self._check_alive("listen")
+        if self._delivery is None:
+            self._delivery = Delivery(self)
         self._callback = callback
 
     def stop(self):
         self._callback = None
+
+    def set_transform(self, transform):
+        super().set_transform(transform)
+        self._mount_dirty = True
+
+    def set_location(self, location):
+        super().set_location(location)
+        self._mount_dirty = True
+
+    @property
+    def sensim_dropped(self):
+        """Measurements dropped because this sensor's callback fell BUFFER behind (each one warned)."""
+        return self._delivery.dropped if self._delivery is not None else 0
+
+    def _due(self, t1):
+        """Whether the tick ending at t1 takes a measurement (CARLA's sensor_tick cadence)."""
+        if self._tick_ns <= 0:
+            return True
+        if self._next_due is not None and t1 < self._next_due:
+            return False
+        nd = (t1 if self._next_due is None else self._next_due) + self._tick_ns
+        if nd <= t1:
+            nd += (t1 - nd) // self._tick_ns * self._tick_ns + self._tick_ns
+        self._next_due = nd
+        return True
 
     @property
     def is_listening(self):
@@ -444,6 +482,8 @@ class _Platform:
         return _native(self.actor.get_transform()) if self.actor is not None else np.eye(4)
 
     def push(self, t_ns, world):
+        if self.history and self.history[-1][0] >= t_ns:
+            return  # pushed by a tick that was then refused: the key stands
         m = self.pose()
         self.history = (self.history + [(t_ns, m)])[-8:]
         self.rig.push_pose(t_ns, m)
@@ -462,7 +502,10 @@ class World:
         self._map = Map(self, "street" if scene_name == "street" else scene_name)
         self._settings = WorldSettings(fixed_delta_seconds=None)
         self._frame, self._t_ns, self._dt_ns = 0, 0, 50_000_000
+        self._sample_ns = self._dt_ns  # IMU, GNSS and radar sample on this grid (it divides every tick's end)
         self._actors, self._next_id, self._platforms, self._sensors = {}, 1, {}, []
+        self._drain = []  # rings of destroyed lidars, still stepped by their platform's rig
+        self.callback_wait_s = CALLBACK_WAIT_S  # tick() waits this long, in all, for this tick's callbacks
         self._box = None
         self._geo = Nav(self._ctx, "gnss", {"model": "carla", "rate_hz": 1})
         self._lib = _library()
@@ -477,8 +520,29 @@ class World:
         if fd is not None and not (isinstance(fd, (int, float)) and 1e-6 <= fd <= 10):
             # below 1 us a step rounds to nothing on the world's nanosecond clock
             raise ValueError("fixed_delta_seconds must be in [1e-6, 10] s, not %r" % (fd,))
+        dt = int(round((fd if fd is not None else 0.05) * 1e9))
+        # nothing changes unless every sensor can take the new delta (a refused value changes nothing)
+        for sn in self._sensors:
+            if hasattr(sn, "_lidar") and self._lidar_frames(sn, sn._rot_hz, dt) > sn._ring_frames:
+                raise ValueError("fixed_delta_seconds %r: the lidar %d's buffer holds measurements of %g s at "
+                                 "most; set the delta before spawning it" % (fd, sn.id, (sn._ring_frames - 2) /
+                                                                            sn._rot_hz))
+        grid = math.gcd(self._t_ns, dt) if self._t_ns else dt
+        samplers = [sn for sn in self._sensors if hasattr(sn, "_nav") or hasattr(sn, "_radar")]
+        if samplers and grid != self._sample_ns and grid < 1_000_000:
+            raise ValueError("fixed_delta_seconds %r at %.9f s: IMU, GNSS and radar would sample on a %d ns grid "
+                             "(the one that divides every later tick), finer than their 1 ms limit" %
+                             (fd, self._t_ns * 1e-9, grid))
         self._settings = WorldSettings(settings.synchronous_mode, settings.no_rendering_mode, fd)
-        self._dt_ns = int(round((fd if fd is not None else 0.05) * 1e9))
+        self._dt_ns = dt
+        if grid != self._sample_ns:
+            self._sample_ns = grid
+            for sn in samplers:  # sampled at k x grid from now on (their noise is keyed by k)
+                mount = _native(sn._rel) if sn.parent is not None else np.eye(4)
+                if hasattr(sn, "_nav"):
+                    sn._nav = self._nav(sn._nav_args[0], mount, sn._nav_args[1])
+                else:
+                    sn._radar = self._radar(sn, mount)
         return self._frame
 
     def get_snapshot(self):
@@ -559,7 +623,7 @@ class World:
         a._in_scene = True
 
     def _platform(self, parent):
-        key = parent.id if parent is not None else 0
+        key = parent.id
         if key not in self._platforms:
             self._platforms[key] = _Platform(self, parent, self._t_ns)
             if parent is not None and getattr(parent, "_in_scene", False):
@@ -572,13 +636,11 @@ class World:
 
     def _make_sensor(self, s, bp):
         at = {a.id: a for a in bp}
-        tick = at["sensor_tick"].as_float()
-        dt = self._dt_ns * 1e-9
-        if tick not in (0.0,) and abs(tick - dt) > 1e-9:
-            raise RuntimeError("spawn_actor(%s): sensor_tick %g differs from the world's delta %g: sensim.carla "
-                               "runs every sensor every tick (set sensor_tick 0)" % (bp.id, tick, dt))
-        plat = self._platform(s.parent)
-        mount = _native(s._rel)
+        s._tick_ns = int(round(at["sensor_tick"].as_float() * 1e9))
+        # a free sensor is its own platform (set_transform moves it through the tick); an attached one is
+        # mounted on its parent's
+        plat = self._platform(s.parent if s.parent is not None else s)
+        mount = _native(s._rel) if s.parent is not None else np.eye(4)
         s._plat, s._kind = plat, bp.id
         if bp.id.startswith("sensor.lidar."):
             semantic = bp.id.endswith("semantic")
@@ -592,13 +654,17 @@ class World:
                 for k in ("atmosphere_attenuation_rate", "dropoff_general_rate", "dropoff_intensity_limit",
                           "dropoff_zero_intensity", "noise_stddev", "noise_seed"):
                     keys.append("%s=%s" % (k, at[k].as_str()))
+            fov = at["horizontal_fov"].as_float()
+            if fov < 360:  # CARLA's sector: -fov/2 .. +fov/2 about forward, swept rotation_frequency times a second
+                keys += ["start_azimuth_deg=%.17g" % (fov / 2), "sweep=sector"]
             keys.append("lidar_id=%d" % (s.id % 65536))
             lid = Lidar(self._ctx, "carla_default", keys)
             lid.set_mount(mount)
-            # the frames one tick touches, and one more: a 10 s tick of a 10 Hz lidar is 101 frames, never a
-            # refused (empty) measurement; a later apply_settings with a longer delta is refused by the rig
+            # the frames a measurement spans (a tick, or sensor_tick), and two more: a 10 s tick of a 10 Hz
+            # lidar is 102 frames, never a refused (empty) measurement; apply_settings refuses a longer delta
             rot = at["rotation_frequency"].as_float()
-            ring = Ring.for_lidar(lid, frames=max(4, int(math.ceil(self._dt_ns * 1e-9 * rot)) + 2))
+            s._ring_frames = max(4, self._lidar_frames(s, rot, self._dt_ns))
+            ring = Ring.for_lidar(lid, frames=s._ring_frames)
             plat.rig.add_lidar(lid, ring)
             s._lidar, s._ring, s._delivered = lid, ring, {}
             s._channels, s._rot_hz = at["channels"].as_int(), at["rotation_frequency"].as_float()
@@ -612,16 +678,14 @@ class World:
             keys = {k: at[k].as_str() for k in at if k.startswith("noise_")}
             keys["seed"] = keys.pop("noise_seed")
             keys["gravity"] = "%.17g" % GRAVITY  # CARLA's 9.81 (sensim's default is standard gravity)
+            s._nav_args = ("imu", keys)
             s._nav = self._nav("imu", mount, keys)
         elif bp.id == "sensor.other.radar":
-            (x, y, z), (roll, pitch, yaw) = pose_to_frame("native", mount)
-            s._radar = Radar(self._ctx, {
+            s._radar_keys = {
                 "model": "carla", "horizontal_fov": at["horizontal_fov"].as_str(),
                 "vertical_fov": at["vertical_fov"].as_str(), "range": at["range"].as_str(),
-                "points_per_second": at["points_per_second"].as_str(), "seed": at["noise_seed"].as_str(),
-                "rate_hz": "%.17g" % (1e9 / self._dt_ns), "interp": "causal",
-                "mount_xyz_m": "%.17g,%.17g,%.17g" % (x, y, z),
-                "mount_rpy_deg": "%.17g,%.17g,%.17g" % (roll, pitch, yaw)}, sensor_id=s.id)
+                "points_per_second": at["points_per_second"].as_str(), "seed": at["noise_seed"].as_str()}
+            s._radar = self._radar(s, mount)
         elif bp.id == "sensor.other.gnss":
             keys = {"model": "carla"}
             for k, v in (("noise_lat_stddev", "noise_lat_stddev"), ("noise_lon_stddev", "noise_lon_stddev"),
@@ -629,6 +693,7 @@ class World:
                          ("noise_lon_bias", "noise_lon_bias"), ("noise_alt_bias", "noise_alt_bias"),
                          ("noise_seed", "seed")):
                 keys[v] = at[k].as_str()
+            s._nav_args = ("gnss", keys)
             s._nav = self._nav("gnss", mount, keys)
         elif bp.id == "sensor.other.obstacle":
             dist, rad = at["distance"].as_float(), at["hit_radius"].as_float()
@@ -638,10 +703,39 @@ class World:
             s._obstacle = (dist, rad, at["only_dynamics"].as_bool())
         self._sensors.append(s)
 
+    @staticmethod
+    def _lidar_frames(s, rot_hz, dt_ns):
+        """Ring frames for measurements of max(tick, sensor_tick) and two partial frames."""
+        return int(math.ceil(max(dt_ns, s._tick_ns) * 1e-9 * rot_hz)) + 2
+
+    def _radar(self, s, mount):
+        (x, y, z), (roll, pitch, yaw) = pose_to_frame("native", mount)
+        k = dict(s._radar_keys)
+        k.update({"rate_hz": "%.17g" % (1e9 / self._sample_ns), "interp": "causal",
+                  "mount_xyz_m": "%.17g,%.17g,%.17g" % (x, y, z), "mount_rpy_deg": "%.17g,%.17g,%.17g" % (
+                      roll, pitch, yaw)})
+        return Radar(self._ctx, k, sensor_id=s.id)
+
+    def _remount(self, s):
+        """A sensor moved by set_transform: an attached one's mount from now on (a free one is its own
+        platform, pushed each tick)."""
+        s._mount_dirty = False
+        if s.parent is None:
+            return
+        mount = _native(s._rel)
+        if hasattr(s, "_lidar"):
+            s._lidar.set_mount(mount)
+        elif hasattr(s, "_camera"):
+            s._camera.set_mount(mount)
+        elif hasattr(s, "_nav"):
+            s._nav = self._nav(s._nav_args[0], mount, s._nav_args[1])
+        elif hasattr(s, "_radar"):
+            s._radar = self._radar(s, mount)
+
     def _nav(self, kind, mount, keys):
         (x, y, z), (roll, pitch, yaw) = pose_to_frame("native", mount)
         k = dict(keys)
-        k.update({"rate_hz": "%.17g" % (1e9 / self._dt_ns), "interp": "causal",
+        k.update({"rate_hz": "%.17g" % (1e9 / self._sample_ns), "interp": "causal",
                   "mount_xyz_m": "%.17g,%.17g,%.17g" % (x, y, z), "mount_rpy_deg": "%.17g,%.17g,%.17g" % (
                       roll, pitch, yaw)})
         return Nav(self._ctx, kind, k)
@@ -651,46 +745,72 @@ class World:
         if a in self._sensors:
             self._sensors.remove(a)
             a._callback = None
+            if a._delivery is not None:
+                a._delivery.close()
+            if hasattr(a, "_lidar"):  # its platform's rig still steps it: emptied each tick
+                self._drain.append(a._ring)
         if getattr(a, "_in_scene", False):
             self._scene.remove_actor(_ID0 + a.id)
             self._scene.commit()
 
     # the tick
     def tick(self, seconds=10.0):
+        """Advance the world by fixed_delta_seconds and hand each due measurement to its sensor's callback
+        thread (CARLA: callbacks run off the ticking thread, in frame order per sensor). Returns once this
+        tick's callbacks have returned, or after ``callback_wait_s`` (1 s) in all when one of them does not
+        (a warning names it; its measurements wait, see sensim.carla._carla_delivery). A tick happens whole
+        or not at all: a value refused here raises once and the next tick works."""
         dt = self._dt_ns
         t0, t1 = self._t_ns, self._t_ns + dt
+        for sn in self._sensors:
+            if sn._mount_dirty:
+                self._remount(sn)
         # host-driven motion: target velocities integrated over the tick; the scene's actors move from their
         # pose at t0 to the one at t1 during the tick (lidar shots and radar rays see them in between)
         before = {a.id: _native(a.get_transform()) for a in self._actors.values() if getattr(a, "_in_scene", False)}
+        moved = {}
         for a in self._actors.values():
             if a.parent is None and (a._vel.squared_length() or a._ang.squared_length()):
                 r = a._rel
                 loc = r.location + a._vel * (dt * 1e-9)
                 rot = Rotation(r.rotation.pitch + a._ang.y * dt * 1e-9, r.rotation.yaw + a._ang.z * dt * 1e-9,
                                r.rotation.roll + a._ang.x * dt * 1e-9)
-                a._rel = Transform(loc, rot)
+                moved[a.id] = _checked(Transform(loc, rot), "tick: actor %d's target velocity" % a.id)
+        for aid, tr in moved.items():
+            self._actors[aid]._rel = tr
         if before:
             self._scene.set_motion_interval(t0, t1)
             for a in self._actors.values():
                 if a.id in before:
                     self._scene.set_actor_motion(_ID0 + a.id, before[a.id], _native(a.get_transform()))
             self._scene.commit()
-        self._frame += 1
-        frame, t_s = self._frame, t1 * 1e-9
+        frame, t_s = self._frame + 1, t1 * 1e-9
         for p in self._platforms.values():
             p.push(t1, self)
             res = p.rig.step(self._scene, dt)
             if res["sensors_refused"]:  # a measurement that should hold points: never delivered empty
                 raise RuntimeError("tick %d: %d sensors' buffers refused the tick (their measurements would be "
-                                   "empty)" % (self._frame, res["sensors_refused"]))
-        k = t1 // dt if t1 % dt == 0 else None
-        for s in list(self._sensors):
-            if not s.is_alive:
-                continue
-            data = self._measure(s, frame, t_s, t0, t1, k)
-            if data is not None and s._callback is not None:
-                s._callback(data)
-        self._t_ns = t1
+                                   "empty)" % (frame, res["sensors_refused"]))
+        self._frame, self._t_ns = frame, t1
+        for ring in self._drain:
+            for _ in ring.frames():
+                pass
+        k = t1 // self._sample_ns
+        handed = []
+        for sn in list(self._sensors):
+            listening = sn._callback is not None
+            due = sn._due(t1)
+            if not (due and listening):
+                if hasattr(sn, "_lidar") and not listening:  # nobody listens: the shots are not kept
+                    self._measure(sn, frame, t_s, t0, t1, k)
+                continue  # a camera nobody listens to renders nothing
+            data = self._measure(sn, frame, t_s, t0, t1, k)
+            if data is not None:
+                sn._delivery.put(frame, data, sn._callback)
+                handed.append(sn._delivery)
+        deadline = time.monotonic() + self.callback_wait_s
+        for d in handed:
+            d.wait(frame, deadline)
         return frame
 
     def _measure(self, s, frame, t_s, t0, t1, k):
