@@ -1,0 +1,246 @@
+"""Issue 50: CARLA scripts in their real loop. The scripts below are written as for CARLA 0.9.15 (only the
+import differs): a synchronous collector with bounded queues filled by callbacks, warm-up ticks nobody
+drains, a 10 Hz lidar (sensor_tick) in a 20 Hz world and frame numbers compared per step; a 1 kHz
+co-simulation that drives the ego with set_simulate_physics(False) + set_transform; and each failure the
+issue lists. Every test failed (or hung) on the commit before. A watchdog turns a hang into a failure."""
+import faulthandler
+import math
+import os
+import queue
+import tempfile
+import threading
+import unittest
+
+import sensim
+
+if sensim.HAVE_NUMPY:
+    import numpy as np
+    import sensim.carla as carla
+
+SCENE = ("o ground_road\nv -200 -200 0\nv 200 -200 0\nv 200 200 0\nv -200 200 0\nf 1 2 3 4\n"
+         "o wall\nv -50 5 0\nv 50 5 0\nv 50 5 20\nv -50 5 20\nf 5 6 7 8\n")
+
+
+def retrieve(q, frame, timeout=2.0):
+    """CARLA's CarlaSyncMode._retrieve_data: the measurement of ``frame``, stale ones discarded."""
+    while True:
+        f, data = q.get(timeout=timeout)
+        if f == frame:
+            return data
+        assert f < frame, "frame %d after %d" % (f, frame)
+
+
+@unittest.skipUnless(sensim.HAVE_NUMPY, "sensim.carla needs numpy")
+class CarlaLoop(unittest.TestCase):
+    def setUp(self):
+        faulthandler.dump_traceback_later(300, exit=True)  # a blocked tick fails the run, never hangs it
+        self.tmp = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.tmp.name, "wall.obj")
+        with open(self.path, "w") as f:
+            f.write(SCENE)
+        self.client = carla.Client("localhost", 2000)
+        self.client.set_timeout(10.0)
+        self.world = self.client.load_world(self.path)
+        self.bl = self.world.get_blueprint_library()
+
+    def tearDown(self):
+        faulthandler.cancel_dump_traceback_later()
+        self.tmp.cleanup()
+
+    def sync(self, dt):
+        s = self.world.get_settings()
+        s.synchronous_mode, s.fixed_delta_seconds = True, dt
+        self.world.apply_settings(s)
+
+    def test_collector_with_bounded_queues_and_a_10hz_lidar(self):
+        self.sync(0.05)
+        ego = self.world.spawn_actor(self.bl.find("vehicle.tesla.model3"), carla.Transform(carla.Location(0, 0, 0)))
+        cam_bp = self.bl.find("sensor.camera.rgb")
+        cam_bp.set_attribute("image_size_x", "64")
+        cam_bp.set_attribute("image_size_y", "48")
+        lid_bp = self.bl.find("sensor.lidar.ray_cast_semantic")
+        lid_bp.set_attribute("range", "100")
+        lid_bp.set_attribute("sensor_tick", "0.1")  # 10 Hz in a 20 Hz world: CARLA's seed workflow
+        cam = self.world.spawn_actor(cam_bp, carla.Transform(carla.Location(z=2)), attach_to=ego)
+        lidar = self.world.spawn_actor(lid_bp, carla.Transform(carla.Location(z=2.5)), attach_to=ego)
+        qs = {"cam": queue.Queue(maxsize=4), "lidar": queue.Queue(maxsize=4)}
+        threads = set()
+
+        def put(name):
+            def cb(data):
+                threads.add(threading.get_ident())
+                qs[name].put((data.frame, data))  # blocks while the queue is full, as in CARLA
+            return cb
+        cam.listen(put("cam"))
+        lidar.listen(put("lidar"))
+        for _ in range(5):  # warm-up, nobody drains: the 5th camera put blocks in its callback
+            self.world.tick()
+        lidar_frames = []
+        for step in range(12):
+            frame = self.world.tick()
+            img = retrieve(qs["cam"], frame)
+            self.assertEqual((img.frame, img.width, img.height), (frame, 64, 48))
+            if frame % 2 == 1:  # due: 0.1 s after the previous one (frames 1, 3, 5, ...)
+                m = retrieve(qs["lidar"], frame)
+                self.assertEqual(m.frame, frame)
+                pts = np.frombuffer(m.raw_data, dtype=np.float32).reshape(-1, 6)
+                az = np.degrees(np.arctan2(pts[:, 1], pts[:, 0]))
+                # one measurement is 0.1 s: a whole turn of a 10 Hz lidar, 5600 shots (the upward ones miss)
+                hist = np.histogram(az, bins=36, range=(-180, 180))[0]
+                self.assertTrue((hist > 0).all(), "a 10 Hz measurement covers every 10 degrees: %s" % hist)
+                self.assertLessEqual(len(m), 5600)
+                lidar_frames.append(frame)
+            else:  # not due: what waits is from earlier frames (the warm-up's), none of this frame
+                while not qs["lidar"].empty():
+                    self.assertLess(qs["lidar"].get_nowait()[0], frame)
+        self.assertEqual(lidar_frames, [7, 9, 11, 13, 15, 17])
+        self.assertNotIn(threading.get_ident(), threads)  # callbacks ran off the ticking thread
+
+    def test_1khz_cosimulation_with_a_20hz_camera(self):
+        self.sync(0.001)
+        ego = self.world.spawn_actor(self.bl.find("vehicle.tesla.model3"), carla.Transform(carla.Location(0, 0, 0)))
+        ego.set_simulate_physics(False)  # how CarSim co-simulations drive CARLA
+        cam_bp = self.bl.find("sensor.camera.depth")
+        cam_bp.set_attribute("image_size_x", "32")
+        cam_bp.set_attribute("image_size_y", "24")
+        cam_bp.set_attribute("sensor_tick", "0.05")
+        cam = self.world.spawn_actor(cam_bp, carla.Transform(carla.Location(x=1, z=1.5)), attach_to=ego)
+        gnss = self.world.spawn_actor(self.bl.find("sensor.other.gnss"), carla.Transform(), attach_to=ego)
+        images, fixes = [], []
+        cam.listen(images.append)
+        gnss.listen(fixes.append)
+        for k in range(1, 1001):
+            th = 0.2 * k * 1e-3  # a 50 m circle at 10 m/s, the pose the vehicle model computed
+            want = carla.Transform(carla.Location(50 * math.sin(th), 50 - 50 * math.cos(th), 0),
+                                   carla.Rotation(yaw=math.degrees(th)))
+            ego.set_transform(want)
+            frame = self.world.tick()
+            got = ego.get_transform()
+            self.assertEqual((got.location.x, got.location.y, got.rotation.yaw),
+                             (want.location.x, want.location.y, want.rotation.yaw))
+            self.assertEqual(fixes[-1].frame, frame)  # every tick, read right after tick() returns
+        self.assertEqual(len(fixes), 1000)
+        self.assertEqual([i.frame for i in images], list(range(1, 1001, 50)))  # 20 images a second, not 1000
+        # the camera's pose at its frame: the ego where the host put it, then the mount
+        last = images[-1]
+        th = 0.2 * 951 * 1e-3
+        self.assertAlmostEqual(last.transform.location.x, 50 * math.sin(th) + math.cos(th), places=9)
+        self.assertAlmostEqual(last.transform.location.z, 1.5, places=9)
+
+    def test_a_failed_tick_does_not_poison_the_world(self):
+        self.sync(0.05)
+        ego = self.world.spawn_actor(self.bl.find("vehicle.tesla.model3"), carla.Transform(carla.Location(0, 0, 0)))
+        imu = self.world.spawn_actor(self.bl.find("sensor.other.imu"), carla.Transform(), attach_to=ego)
+        lid_bp = self.bl.find("sensor.lidar.ray_cast")
+        lid_bp.set_attribute("range", "50")
+        lidar = self.world.spawn_actor(lid_bp, carla.Transform(carla.Location(z=2)), attach_to=ego)
+        got, calls = [], []
+
+        def bad(m):
+            calls.append(m.frame)
+            if len(calls) == 2:
+                raise KeyError("a bug in the script's callback")
+            got.append(m)
+        imu.listen(bad)
+        lidar.listen(lambda m: got.append(m))
+        self.world.tick()
+        self.world.tick()  # the callback raises: reported, the world goes on
+        with self.assertRaises(ValueError):
+            ego.set_transform(carla.Transform(carla.Location(float("nan"), 0, 0)))
+        f3 = self.world.tick()
+        self.assertEqual(calls, [1, 2, 3])
+        s = self.world.get_settings()  # a changed delta (0.05 -> 0.1 -> 0.02) keeps every sensor going
+        for dt in (0.1, 0.02):
+            s.fixed_delta_seconds = dt
+            self.world.apply_settings(s)
+            f = self.world.tick()
+            self.assertEqual(calls[-1], f)
+        self.assertEqual(f, f3 + 2)
+        self.assertAlmostEqual(self.world.get_snapshot().timestamp.elapsed_seconds, 0.15 + 0.1 + 0.02, places=9)
+        lid = [m for m in got if isinstance(m, carla.LidarMeasurement)]
+        self.assertEqual([m.frame for m in lid], [1, 2, 3, 4, 5])
+        # each measurement holds its tick's shots: 56000 x delta (ground and wall within 50 m)
+        for m, dt in zip(lid, (0.05, 0.05, 0.05, 0.1, 0.02)):
+            self.assertGreater(len(m), 0.35 * 56000 * dt)
+            self.assertLessEqual(len(m), 56000 * dt + 32)
+
+    def test_sensor_set_transform_moves_the_sensor(self):
+        self.sync(0.05)
+        ego = self.world.spawn_actor(self.bl.find("vehicle.tesla.model3"), carla.Transform(carla.Location(0, 0, 0)))
+        bp = self.bl.find("sensor.lidar.ray_cast_semantic")
+        bp.set_attribute("range", "100")
+        bp.set_attribute("upper_fov", "-20")
+        lidar = self.world.spawn_actor(bp, carla.Transform(carla.Location(z=2)), attach_to=ego)
+        free = self.world.spawn_actor(bp, carla.Transform(carla.Location(x=-100, z=3)))
+        out = {lidar.id: [], free.id: []}
+        for s in (lidar, free):
+            s.listen(lambda m, i=s.id: out[i].append(m))
+
+        def ground_z(m):  # the ground in the sensor's frame: z = -height
+            pts = np.frombuffer(m.raw_data, dtype=np.float32).reshape(-1, 6)
+            tags = np.frombuffer(m.raw_data, dtype=np.uint32).reshape(-1, 6)[:, 5]
+            return float(np.median(pts[tags == 1, 2]))
+        self.world.tick()
+        lidar.set_transform(carla.Transform(carla.Location(z=3.5)))  # attached: a new mount on the ego
+        free.set_transform(carla.Transform(carla.Location(x=-100, z=5)))  # free: the sensor itself moves
+        for _ in range(6):  # a free sensor's jump goes through the rig's motion model: settled 5 keys on
+            self.world.tick()
+        self.assertAlmostEqual(ground_z(out[lidar.id][0]), -2.0, places=3)
+        self.assertAlmostEqual(ground_z(out[lidar.id][1]), -3.5, places=3)  # kept its spawn mount before
+        self.assertAlmostEqual(ground_z(out[free.id][0]), -3.0, places=3)
+        self.assertAlmostEqual(ground_z(out[free.id][-1]), -5.0, places=3)
+
+    def test_find_returns_a_copy(self):
+        a = self.bl.find("sensor.lidar.ray_cast")
+        a.set_attribute("channels", "64")
+        b = self.bl.find("sensor.lidar.ray_cast")
+        self.assertEqual(b.get_attribute("channels").as_int(), 32)  # 64 leaked into the next find before
+        c = self.bl.filter("sensor.lidar.ray_cast")[0]
+        self.assertEqual(c.get_attribute("channels").as_int(), 32)
+
+    def test_horizontal_fov_is_carlas_sector(self):
+        self.sync(0.05)
+        bp = self.bl.find("sensor.lidar.ray_cast_semantic")
+        bp.set_attribute("horizontal_fov", "90")
+        bp.set_attribute("range", "100")
+        bp.set_attribute("upper_fov", "-10")
+        lidar = self.world.spawn_actor(bp, carla.Transform(carla.Location(z=2)))
+        got = []
+        lidar.listen(got.append)
+        for _ in range(4):
+            self.world.tick()
+        self.assertEqual(len(got), 4)
+        for m in got:  # every tick: half of a 90-degree sweep, 56000 x 0.05 shots, all on the ground
+            pts = np.frombuffer(m.raw_data, dtype=np.float32).reshape(-1, 6)
+            az = np.degrees(np.arctan2(pts[:, 1], pts[:, 0]))  # CARLA's y right: positive to the right
+            self.assertTrue(abs(len(m) - 2800) <= 32, len(m))
+            self.assertTrue(az.min() >= -45.001 and az.max() <= 45.001)
+        first = np.degrees(np.arctan2(*np.frombuffer(got[0].raw_data, np.float32).reshape(-1, 6)[:, [1, 0]].T))
+        second = np.degrees(np.arctan2(*np.frombuffer(got[1].raw_data, np.float32).reshape(-1, 6)[:, [1, 0]].T))
+        self.assertLess(first.max(), 0.6)  # the left half first (CARLA sweeps -45 .. +45)
+        self.assertGreater(second.min(), -0.6)
+
+    def test_unlistened_cameras_render_nothing(self):
+        self.sync(0.05)
+        bp = self.bl.find("sensor.camera.rgb")
+        cam = self.world.spawn_actor(bp, carla.Transform(carla.Location(z=2)))
+        renders = []
+        real = cam._camera.render
+
+        def counted(*a, **k):
+            renders.append(1)
+            return real(*a, **k)
+        cam._camera.render = counted
+        for _ in range(3):
+            self.world.tick()
+        self.assertEqual(len(renders), 0)
+        got = []
+        cam.listen(got.append)
+        self.world.tick()
+        cam.stop()
+        self.world.tick()
+        self.assertEqual((len(renders), [i.frame for i in got]), (1, [4]))
+
+
+if __name__ == "__main__":
+    unittest.main()
