@@ -46,7 +46,10 @@ _LIDAR = {"channels": (_I, 32), "range": (_F, 10.0), "points_per_second": (_I, 5
           "horizontal_fov": (_F, 360.0), "atmosphere_attenuation_rate": (_F, 0.004),
           "dropoff_general_rate": (_F, 0.45), "dropoff_intensity_limit": (_F, 0.8),
           "dropoff_zero_intensity": (_F, 0.4), "sensor_tick": (_F, 0.0), "noise_stddev": (_F, 0.0),
-          "noise_seed": (_I, 0)}
+          "noise_seed": (_I, 0),
+          # sensim's own: true casts a tick's shots from the sensor's pose at the tick's end, CARLA's static
+          # picture (false: each shot from the pose at its own time, as a spinning lidar on a moving car sees)
+          "sensim_static_tick": (_B, False)}
 _IMU = {"noise_accel_stddev_x": (_F, 0.0), "noise_accel_stddev_y": (_F, 0.0), "noise_accel_stddev_z": (_F, 0.0),
         "noise_gyro_bias_x": (_F, 0.0), "noise_gyro_bias_y": (_F, 0.0), "noise_gyro_bias_z": (_F, 0.0),
         "noise_gyro_stddev_x": (_F, 0.0), "noise_gyro_stddev_y": (_F, 0.0), "noise_gyro_stddev_z": (_F, 0.0),

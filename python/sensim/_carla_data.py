@@ -1,8 +1,10 @@
 """sensim.carla's measurements: CARLA 0.9.15's LidarMeasurement, Image, RadarMeasurement, IMU and GNSS
 data classes, as its sensors' listen() callbacks receive them."""
-from . import tag_color, write_png
+import math
 
-from .carla import (ColorConverter, Location, _ID0, np)
+from . import tag_color, tag_name, write_png
+
+from .carla import (ColorConverter, Location, _ID0, _native, np)
 
 
 class SensorData:
@@ -191,3 +193,45 @@ class ObstacleDetectionEvent(SensorData):
         return "ObstacleDetectionEvent(frame=%d, other_actor=%s, distance=%.3f)" % (
             self.frame, getattr(self.other_actor, "type_id", None), self.distance)
 
+
+class _WorldObject:
+    """What an obstacle sensor meets that no script spawned (the scene's static world or its own actors):
+    id (the scene's object id, 0 for the static world), type_id "static.<tag name>", semantic_tags."""
+
+    def __init__(self, oid, tag):
+        self.id, self.semantic_tags, self.is_alive = oid, [tag], True
+        self.type_id = "static." + tag_name(tag).lower().replace(" ", "_")
+        self.parent, self.attributes = None, {}
+
+    def __repr__(self):
+        return "Actor(id=%d, type=%s)" % (self.id, self.type_id)
+
+
+def obstacle_event(world, s, frame, t_s, tr, t_ns):
+    """CARLA's sweep of a sphere (hit_radius) from the sensor along its x for distance metres, as a bundle of
+    parallel rays across the sphere's disc: a ray at lateral offset rho meets a surface at t, the sphere's
+    centre then stood t - sqrt(r^2 - rho^2) from the start. Exact for surfaces facing the sweep; a grazing
+    edge between the rays (at most 0.13 r from one) can be missed or met late."""
+    dist, r, dynamic_only = s._obstacle
+    P = _native(tr)
+    o, fwd, ay, az = P[:3, 3], P[:3, 0], P[:3, 1], P[:3, 2]
+    offs = [(0.0, 0.0, r)]
+    if r > 0:
+        for rho, n in ((0.5 * r, 8), (0.87 * r, 16)):
+            offs += [(rho * math.cos(2 * math.pi * i / n), rho * math.sin(2 * math.pi * i / n),
+                      math.sqrt(r * r - rho * rho)) for i in range(n)]
+    origins = np.array([o + dy * ay + dz * az for dy, dz, _ in offs])
+    dirs = np.repeat(fwd[None, :], len(offs), axis=0)
+    hits = world._scene.intersect(origins, dirs, tfar=np.array([dist + c for _, _, c in offs]), time_ns=t_ns)
+    best, who = None, None
+    for (_, _, cap), h in zip(offs, hits):
+        if not h["hit"] or (dynamic_only and int(h["object_id"]) < _ID0):
+            continue
+        d = max(0.0, float(h["distance"]) - cap)
+        if d <= dist and (best is None or d < best):
+            best, who = d, h
+    if best is None:
+        return None
+    oid = int(who["object_id"])
+    other = world._actors.get(oid - _ID0) if oid >= _ID0 else _WorldObject(oid, int(who["tag"]))
+    return ObstacleDetectionEvent(frame, t_s, tr, s, other, best)

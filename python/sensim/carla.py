@@ -1,10 +1,19 @@
 """CARLA 0.9.15's Python API for sensors, headless and in-process: ``import sensim.carla as carla``.
 
 A sensor script written against CARLA runs with only its import changed: a Client and a World (the
-built-in street, or a scene file), blueprints with CARLA's names, attributes and defaults, actors
-spawned at CARLA Transforms, sensors that ``listen()``, and ``world.tick()`` advancing simulated
-time by ``fixed_delta_seconds`` (0.05 s unless set) with every listening sensor's callback run inside
-it, in spawn order, as synchronous CARLA does. No server, no physics, no rendering engine.
+built-in street, or a scene file), blueprints with CARLA's names, attributes and defaults (``find()``
+returns a copy), actors spawned at CARLA Transforms, sensors that ``listen()``, and ``world.tick()``
+advancing simulated time by ``fixed_delta_seconds`` (0.05 s unless set). As in CARLA, each sensor's
+callback runs on a thread of its own, in frame order for that sensor, so a callback that blocks (a full
+``queue.Queue(maxsize=4)`` during warm-up ticks) never blocks ``tick()``; ``tick()`` returns once this
+tick's callbacks have returned, or after ``World.callback_wait_s`` (1 s) in all with a warning naming the
+one that has not. A sensor's measurements then wait in order, up to 64; past that the oldest is dropped
+with a warning and counted in ``Sensor.sensim_dropped``. An exception in a callback is printed with its
+traceback and the world goes on. Each sensor keeps CARLA's ``sensor_tick`` cadence (0: every tick; else
+the first tick after spawning, then the first tick at least sensor_tick after the previous due time: a
+10 Hz lidar in a 20 Hz world delivers on frames 1, 3, 5, ... with those frames' numbers, each holding the
+0.1 s since the last). A sensor nobody listens to computes nothing (its lidar's shots are discarded).
+No server, no physics, no rendering engine.
 
 Frames and units are CARLA's at this boundary (left-handed: x forward, y right, z up; metres;
 Rotation(pitch, yaw, roll) in degrees) and libsensim's inside (REP-103); the conversion is exact
@@ -20,7 +29,31 @@ What a headless in-process library cannot do (the traffic manager, vehicle physi
 maps by name other than "street") raises RuntimeError naming the call, never a silent no-op.
 Vehicles and walkers are kinematic boxes of the real models' sizes: the host moves them with
 set_transform, or set_target_velocity / set_target_angular_velocity (integrated per tick).
-Where this module differs from CARLA, the difference is in the docstring of what differs.
+Where this module differs from CARLA, the difference is in the docstring of what differs. The
+differences that remain, with their sizes:
+  * Per-shot poses: a lidar shot (and a radar ray) uses the sensor's pose at its own firing time, so a
+    moving sensor's measurement shows motion distortion; CARLA casts a whole tick from one pose. A car at
+    10 m/s in 0.05 s ticks sees a wall ahead spread over 0.45 m (CARLA: one distance). The blueprint
+    attribute ``sensim_static_tick = true`` casts the tick from the pose at its end, CARLA's picture
+    (other actors still move within the tick: by their speed x delta).
+  * Shots per tick: sensim fires the exact shots whose times fall in the tick (columns of
+    points_per_second / channels / rotation_frequency a turn); CARLA rounds points_per_second x delta /
+    channels half-up every tick. Per tick the two differ by at most one column (channels points); over a
+    turn they agree when points_per_second / channels / rotation_frequency is a whole number (the
+    defaults: 175 columns).
+  * Start phase: as CARLA, a 360-degree turn starts behind (-180 deg) and sweeps to the right; a sector
+    (horizontal_fov < 360) sweeps -fov/2 .. +fov/2, rotation_frequency times a second, every tick.
+  * The first IMU samples: the rig's motion model has no history before the first key, so the first
+    four ticks' accelerations carry start-up errors up to about twice the platform's acceleration
+    (velocity is right from the first tick; CARLA's first sample comes from its physics).
+  * set_target_velocity / set_target_angular_velocity are integrated kinematically every tick, with or
+    without set_simulate_physics(False) (CARLA's physics would add gravity, friction and contacts);
+    set_simulate_physics(False) + set_transform each tick (a CarSim co-simulation) puts the actor
+    exactly there, and sensors on it move smoothly through the tick between the poses given.
+  * Sensor.set_transform: a free sensor moves through the tick like any actor; an attached one takes its
+    new mount from the next tick on (CARLA: from the next physics step). IMU, GNSS and radar sample on a
+    grid that divides every tick's end (the delta; after apply_settings changes it, the grid that divides
+    the world's time too: their random draws are keyed by the sample's index on it).
 
 Blueprints and attributes offered (CARLA's names, types and defaults; anything else raises by name):
   sensor.lidar.ray_cast        channels 32, range 10, points_per_second 56000, rotation_frequency 10,
@@ -39,8 +72,8 @@ Blueprints and attributes offered (CARLA's names, types and defaults; anything e
   sensor.other.obstacle        distance 5, hit_radius 0.5, only_dynamics false, debug_linetrace (accepted,
                                nothing drawn), sensor_tick 0: an event on each tick something is met
   vehicle.* (7 models), walker.pedestrian.0001/0002: kinematic boxes of the models' sizes
-sensor_tick must be 0 or the world's delta (every sensor runs every tick). Not offered (spawning raises):
-collision and lane-invasion detectors, optical flow, DVS and normals cameras.
+sensor_tick: any value >= 0 (CARLA's cadence, above). Lidars also take ``sensim_static_tick`` (above).
+Not offered (spawning raises): collision and lane-invasion detectors, optical flow, DVS and normals cameras.
 """
 import fnmatch
 import math
@@ -471,12 +504,22 @@ class Map:
 class _Platform:
     """An actor that carries sensors: its rig, its pushed history, its lidars."""
 
-    def __init__(self, world, actor, t_ns):
-        self.actor = actor
+    def __init__(self, world, actor, t_ns, static=False):
+        self.actor, self.static = actor, static
         self.rig = Rig(world._ctx)
         self.rig.set_time(t_ns)
         self.history = []  # [(t_ns, native 4x4)] of this platform, the last few ticks
-        self.push(t_ns, world)
+        if not static:
+            self.push(t_ns, world)
+
+    def step(self, world, t1, dt):
+        """This tick of the platform's rig: through the pushed history, or (static, CARLA's picture) all of
+        it from the pose at the tick's end."""
+        if self.static:
+            self.history = (self.history + [(t1, self.pose())])[-8:]
+            return self.rig.step(world._scene, dt, pose=self.pose())
+        self.push(t1, world)
+        return self.rig.step(world._scene, dt)
 
     def pose(self):
         return _native(self.actor.get_transform()) if self.actor is not None else np.eye(4)
@@ -622,10 +665,10 @@ class World:
         self._scene.commit()
         a._in_scene = True
 
-    def _platform(self, parent):
-        key = parent.id
+    def _platform(self, parent, static_for=None):
+        key = parent.id if not static_for else ("static", static_for.id)  # a static lidar: a rig of its own
         if key not in self._platforms:
-            self._platforms[key] = _Platform(self, parent, self._t_ns)
+            self._platforms[key] = _Platform(self, parent, self._t_ns, static=bool(static_for))
             if parent is not None and getattr(parent, "_in_scene", False):
                 # the rays of sensors on an actor leave through it in CARLA (the parent is ignored): here the
                 # carrying actor is taken out of the scene the sensors see
@@ -639,7 +682,8 @@ class World:
         s._tick_ns = int(round(at["sensor_tick"].as_float() * 1e9))
         # a free sensor is its own platform (set_transform moves it through the tick); an attached one is
         # mounted on its parent's
-        plat = self._platform(s.parent if s.parent is not None else s)
+        static = bp.id.startswith("sensor.lidar.") and at["sensim_static_tick"].as_bool()
+        plat = self._platform(s.parent if s.parent is not None else s, static and s)
         mount = _native(s._rel) if s.parent is not None else np.eye(4)
         s._plat, s._kind = plat, bp.id
         if bp.id.startswith("sensor.lidar."):
@@ -657,6 +701,8 @@ class World:
             fov = at["horizontal_fov"].as_float()
             if fov < 360:  # CARLA's sector: -fov/2 .. +fov/2 about forward, swept rotation_frequency times a second
                 keys += ["start_azimuth_deg=%.17g" % (fov / 2), "sweep=sector"]
+            else:  # CARLA's phase: a turn starts behind (-180 deg) and sweeps to the right (clockwise)
+                keys += ["start_azimuth_deg=180"]
             keys.append("lidar_id=%d" % (s.id % 65536))
             lid = Lidar(self._ctx, "carla_default", keys)
             lid.set_mount(mount)
@@ -786,8 +832,7 @@ class World:
             self._scene.commit()
         frame, t_s = self._frame + 1, t1 * 1e-9
         for p in self._platforms.values():
-            p.push(t1, self)
-            res = p.rig.step(self._scene, dt)
+            res = p.step(self, t1, dt)
             if res["sensors_refused"]:  # a measurement that should hold points: never delivered empty
                 raise RuntimeError("tick %d: %d sensors' buffers refused the tick (their measurements would be "
                                    "empty)" % (frame, res["sensors_refused"]))
@@ -875,51 +920,8 @@ class World:
                 return IMUMeasurement(frame, t_s, tr, Vector3D(a[0], -a[1], a[2]), Vector3D(-g[0], g[1], -g[2]), c)
             return GnssMeasurement(frame, t_s, tr, smp["latitude_deg"], smp["longitude_deg"], smp["altitude_m"])
         if hasattr(s, "_obstacle"):
-            return self._obstacle_event(s, frame, t_s, tr, t1)
+            return obstacle_event(self, s, frame, t_s, tr, t1)
         return None
-
-    def _obstacle_event(self, s, frame, t_s, tr, t_ns):
-        """CARLA's sweep of a sphere (hit_radius) from the sensor along its x for distance metres, as a bundle of
-        parallel rays across the sphere's disc: a ray at lateral offset rho meets a surface at t, the sphere's
-        centre then stood t - sqrt(r^2 - rho^2) from the start. Exact for surfaces facing the sweep; a grazing
-        edge between the rays (at most 0.13 r from one) can be missed or met late."""
-        dist, r, dynamic_only = s._obstacle
-        P = _native(tr)
-        o, fwd, ay, az = P[:3, 3], P[:3, 0], P[:3, 1], P[:3, 2]
-        offs = [(0.0, 0.0, r)]
-        if r > 0:
-            for rho, n in ((0.5 * r, 8), (0.87 * r, 16)):
-                offs += [(rho * math.cos(2 * math.pi * i / n), rho * math.sin(2 * math.pi * i / n),
-                          math.sqrt(r * r - rho * rho)) for i in range(n)]
-        origins = np.array([o + dy * ay + dz * az for dy, dz, _ in offs])
-        dirs = np.repeat(fwd[None, :], len(offs), axis=0)
-        hits = self._scene.intersect(origins, dirs, tfar=np.array([dist + c for _, _, c in offs]), time_ns=t_ns)
-        best, who = None, None
-        for (_, _, cap), h in zip(offs, hits):
-            if not h["hit"] or (dynamic_only and int(h["object_id"]) < _ID0):
-                continue
-            d = max(0.0, float(h["distance"]) - cap)
-            if d <= dist and (best is None or d < best):
-                best, who = d, h
-        if best is None:
-            return None
-        oid = int(who["object_id"])
-        other = self._actors.get(oid - _ID0) if oid >= _ID0 else _WorldObject(oid, int(who["tag"]))
-        return ObstacleDetectionEvent(frame, t_s, tr, s, other, best)
-
-
-class _WorldObject:
-    """What an obstacle sensor meets that no script spawned (the scene's static world or its own actors):
-    id (the scene's object id, 0 for the static world), type_id "static.<tag name>", semantic_tags."""
-
-    def __init__(self, oid, tag):
-        self.id, self.semantic_tags, self.is_alive = oid, [tag], True
-        self.type_id = "static." + tag_name(tag).lower().replace(" ", "_")
-        self.parent, self.attributes = None, {}
-
-    def __repr__(self):
-        return "Actor(id=%d, type=%s)" % (self.id, self.type_id)
-
 
 class Client:
     """CARLA's Client: host and port are accepted and ignored (no server)."""
@@ -967,6 +969,6 @@ class Client:
 from ._carla_blueprints import (ActorAttribute, ActorAttributeType, ActorBlueprint, BlueprintLibrary, _LATER,
                                 _SENSORS, _VEHICLES, _WALKERS, _library)  # noqa: E402,F401
 from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection, LidarMeasurement,
-                          ObstacleDetectionEvent, RadarDetection,
+                          ObstacleDetectionEvent, RadarDetection, obstacle_event,
                           RadarMeasurement, SemanticLidarDetection, SemanticLidarMeasurement,
                           SensorData)  # noqa: E402,F401

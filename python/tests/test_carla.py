@@ -125,7 +125,9 @@ class CarlaFacade(unittest.TestCase):
         gnss.listen(out.append)
         for _ in range(3):
             self.world.tick()
-        i, g = out[-2], out[-1]
+        # each sensor's callback runs on its own thread (as CARLA's): pick the measurements by kind
+        i = [m for m in out if isinstance(m, carla.IMUMeasurement)][-1]
+        g = [m for m in out if isinstance(m, carla.GnssMeasurement)][-1]
         self.assertLess(abs(i.accelerometer.z - 9.81), 1e-9)
         self.assertLess(max(abs(i.accelerometer.x), abs(i.accelerometer.y), i.gyroscope.length()), 1e-9)
         self.assertAlmostEqual(i.compass, math.radians(90 + 30), places=9)  # 0 north (-y), east (+x) pi/2

@@ -220,6 +220,53 @@ class CarlaLoop(unittest.TestCase):
         self.assertLess(first.max(), 0.6)  # the left half first (CARLA sweeps -45 .. +45)
         self.assertGreater(second.min(), -0.6)
 
+    def test_a_turn_starts_behind_as_carlas(self):
+        """CARLA's 360-degree lidar starts its turn behind (-180) and sweeps to the right: at 10 Hz in a
+        20 Hz world the first tick holds -180 .. 0 (the left half, CARLA y <= 0), the second 0 .. 180."""
+        self.sync(0.05)
+        bp = self.bl.find("sensor.lidar.ray_cast_semantic")
+        bp.set_attribute("range", "100")
+        bp.set_attribute("upper_fov", "-10")
+        lidar = self.world.spawn_actor(bp, carla.Transform(carla.Location(z=2)))
+        got = []
+        lidar.listen(got.append)
+        self.world.tick()
+        self.world.tick()
+        step = 360.0 / (56000 / 32 / 10)  # one column
+        for m, (lo, hi) in zip(got, ((-180, 0), (0, 180))):
+            p = np.frombuffer(m.raw_data, dtype=np.float32).reshape(-1, 6)
+            az = np.degrees(np.arctan2(p[:, 1], p[:, 0]))
+            az = np.where(az > 180 - step / 2, az - 360, az) if lo < 0 else az
+            self.assertTrue(az.min() >= lo - 1e-3 and az.max() <= hi + 1e-3 and az.max() - az.min() > 180 - 2 * step,
+                            (m.frame, az.min(), az.max()))
+
+    def test_static_tick_is_carlas_picture(self):
+        """Per-shot poses (sensim's default) against CARLA's static picture (sensim_static_tick): a car
+        driving at 10 m/s towards a wall sees it at one distance in a static tick, and spread over the
+        0.5 m it drove during the tick's shots otherwise."""
+        self.sync(0.05)
+        car = self.world.spawn_actor(self.bl.find("vehicle.tesla.model3"), carla.Transform(carla.Location(z=0)))
+        car.set_target_velocity(carla.Vector3D(0, -10, 0))  # CARLA y = -5 is the wall: towards it
+        spread = {}
+        for static in ("false", "true"):
+            bp = self.bl.find("sensor.lidar.ray_cast_semantic")
+            bp.set_attribute("range", "100")
+            bp.set_attribute("sensim_static_tick", static)
+            lidar = self.world.spawn_actor(bp, carla.Transform(carla.Location(z=2)), attach_to=car)
+            got = []
+            lidar.listen(got.append)
+            spread[static] = got
+        self.world.tick()  # the first half turn: -180 .. 0, the left, where the wall is
+        for static, got in spread.items():
+            p = np.frombuffer(got[0].raw_data, dtype=np.float32).reshape(-1, 6)
+            tags = np.frombuffer(got[0].raw_data, dtype=np.uint32).reshape(-1, 6)[:, 5]
+            wall = p[(tags != 1) & (np.abs(p[:, 0]) < 30), 1]
+            self.assertGreater(len(wall), 100)
+            spread[static] = float(wall.max() - wall.min())
+        # the tick's wall shots span about a quarter turn (25 ms at 10 Hz): 0.25 m of travel
+        self.assertLess(spread["true"], 1e-4)
+        self.assertGreater(spread["false"], 0.1)
+
     def test_unlistened_cameras_render_nothing(self):
         self.sync(0.05)
         bp = self.bl.find("sensor.camera.rgb")
@@ -240,6 +287,21 @@ class CarlaLoop(unittest.TestCase):
         cam.stop()
         self.world.tick()
         self.assertEqual((len(renders), [i.frame for i in got]), (1, [4]))
+
+
+class ReadmeCollector(unittest.TestCase):
+    @unittest.skipUnless(sensim.HAVE_NUMPY, "sensim.carla needs numpy")
+    def test_readme_collector_runs_as_written(self):
+        with open(os.path.join(os.path.dirname(__file__), "..", "..", "README.md"), encoding="utf-8") as f:
+            text = f.read()
+        begin, end = "<!-- carla-collector: begin -->", "<!-- carla-collector: end -->"
+        body = text[text.index(begin) + len(begin):text.index(end)].strip()
+        self.assertTrue(body.startswith("```python\n") and body.endswith("\n```"))
+        faulthandler.dump_traceback_later(300, exit=True)
+        try:
+            exec(compile(body[len("```python\n"):-len("\n```")], "README.md (carla collector)", "exec"), {})
+        finally:
+            faulthandler.cancel_dump_traceback_later()
 
 
 if __name__ == "__main__":
