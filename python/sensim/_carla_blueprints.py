@@ -178,9 +178,60 @@ class BlueprintLibrary:
         return self._bps[i]._copy()
 
 
+# sensim's presets as lidar blueprints: sensor.lidar.<preset> (vlp16, pandar64, os1_64, mid40, ...)
+_PRESET_LIDAR = {"sensor_tick": (_F, 0.0), "sensim_static_tick": (_B, False), "noise_seed": (_I, 0),
+                 # preset overrides, "key=value;key=value" (scan_patterns/README.md), e.g. "max_range_m=80"
+                 "sensim_set": (_S_, "")}
+# sensors a script registered (register_sensor): id -> (measure function, attributes)
+_USER = {}
+
+
+def preset_lidar_ids():
+    """sensor.lidar.<name> for every preset on the search path (sensim.preset_search_dirs)."""
+    import os
+    from . import preset_search_dirs
+    names = set()
+    for d in preset_search_dirs():
+        try:
+            entries = os.listdir(d)
+        except OSError:
+            continue
+        for e in entries:
+            n = e[:-len(".preset")]
+            if e.endswith(".preset") and n and all(c.isalnum() or c == "_" for c in n) and n.islower():
+                names.add("sensor.lidar." + n)
+    return sorted(names - set(_SENSORS))
+
+
+def register_sensor(id, measure, attributes=None):
+    """Register a sensor of your own as a blueprint (CARLA's "register, spawn on a parent, listen"):
+    ``id`` ("sensor.<kind>.<name>", not one of CARLA's), ``measure(sensor, frame, timestamp, transform,
+    attributes)`` called on the ticking thread when the sensor is due (its sensor_tick) and listened to,
+    returning the measurement its callback receives (a carla.SensorData or any object) or None (nothing this
+    tick), and ``attributes`` {name: default} (types from the defaults: bool, int, float or str; sensor_tick
+    and role_name are added). ``attributes`` reaches ``measure`` as a dict of typed values; ``sensor`` is
+    the spawned carla.Sensor (its parent, get_transform, get_world())."""
+    if not isinstance(id, str) or not id.startswith("sensor.") or id.count(".") < 2 or id in _SENSORS or \
+            id in _LATER or id.startswith("sensor.lidar."):
+        raise ValueError("register_sensor: id must be 'sensor.<kind>.<name>' and not one of CARLA's or sensim's "
+                         "lidars, not %r" % (id,))
+    if not callable(measure):
+        raise TypeError("register_sensor: measure must be callable")
+    attrs = {"sensor_tick": (_F, 0.0)}
+    for k, v in (attributes or {}).items():
+        t = _B if isinstance(v, bool) else _I if isinstance(v, int) else _F if isinstance(v, float) else \
+            _S_ if isinstance(v, str) else None
+        if t is None or not isinstance(k, str):
+            raise TypeError("register_sensor: attribute %r's default must be bool, int, float or str" % (k,))
+        attrs[k] = (t, v)
+    _USER[id] = (measure, attrs)
+
+
 def _library():
     bps = []
-    for name, attrs in list(_SENSORS.items()) + [(n, {}) for n in _LATER]:
+    for name, attrs in (list(_SENSORS.items()) + [(n, {}) for n in _LATER] +
+                        [(n, _PRESET_LIDAR) for n in preset_lidar_ids()] +
+                        [(n, a) for n, (_, a) in _USER.items()]):
         a = dict(_COMMON)
         a.update(attrs)
         bps.append(ActorBlueprint(name, a, name.split(".")))

@@ -72,6 +72,11 @@ Blueprints and attributes offered (CARLA's names, types and defaults; anything e
   sensor.other.obstacle        distance 5, hit_radius 0.5, only_dynamics false, debug_linetrace (accepted,
                                nothing drawn), sensor_tick 0: an event on each tick something is met
   vehicle.* (7 models), walker.pedestrian.0001/0002: kinematic boxes of the models' sizes
+  sensor.lidar.<preset>        every sensim preset (vlp16, pandar64, os1_64, mid40, ...; filter("sensor.lidar.*")
+                               lists them): sensor_tick, sensim_static_tick, noise_seed, sensim_set ("key=value;..."
+                               preset overrides); LidarMeasurement in CARLA's layout
+  register_sensor(id, measure, attributes)   a sensor of your own as a blueprint, spawned and listened to
+                               like any other (measure runs on the ticking thread when the sensor is due)
 sensor_tick: any value >= 0 (CARLA's cadence, above). Lidars also take ``sensim_static_tick`` (above).
 Not offered (spawning raises): collision and lane-invasion detectors, optical flow, DVS and normals cameras.
 """
@@ -90,7 +95,7 @@ np = _np
 __all__ = ["Client", "World", "WorldSettings", "Transform", "Location", "Rotation", "Vector3D", "GeoLocation",
            "ColorConverter", "AttachmentType", "ActorBlueprint", "BlueprintLibrary", "Actor", "Vehicle", "Sensor",
            "LidarMeasurement", "SemanticLidarMeasurement", "Image", "IMUMeasurement", "GnssMeasurement",
-           "ObstacleDetectionEvent"]
+           "ObstacleDetectionEvent", "register_sensor"]
 
 GRAVITY = 9.81
 _ID0 = 1_000_000  # scene actor id of CARLA actor k: _ID0 + k (the street's parked cars are actors 1..N)  # CARLA's (InertialMeasurementUnit.cpp); sensim's IMU uses the same figure
@@ -551,7 +556,6 @@ class World:
         self.callback_wait_s = CALLBACK_WAIT_S  # tick() waits this long, in all, for this tick's callbacks
         self._box = None
         self._geo = Nav(self._ctx, "gnss", {"model": "carla", "rate_hz": 1})
-        self._lib = _library()
 
     # settings and time
     def get_settings(self):
@@ -600,7 +604,9 @@ class World:
         raise RuntimeError("World.on_tick: call tick() and read get_snapshot() in sensim.carla")
 
     def get_blueprint_library(self):
-        return self._lib
+        """CARLA's blueprints, sensim's presets as sensor.lidar.<preset>, and sensors registered with
+        carla.register_sensor (a new library each call: registrations made since are in it)."""
+        return _library()
 
     def get_map(self):
         return self._map
@@ -645,7 +651,7 @@ class World:
             cls = Vehicle if bid in _VEHICLES else Walker
             a = cls(self, aid, blueprint, transform, None, (_VEHICLES.get(bid) or _WALKERS[bid]))
             self._add_box(a)
-        elif bid in _SENSORS:
+        elif bid in _SENSORS or bid in _USER or bid in preset_lidar_ids():
             a = Sensor(self, aid, blueprint, transform, attach_to)
             self._make_sensor(a, blueprint)
         else:
@@ -686,7 +692,25 @@ class World:
         plat = self._platform(s.parent if s.parent is not None else s, static and s)
         mount = _native(s._rel) if s.parent is not None else np.eye(4)
         s._plat, s._kind = plat, bp.id
-        if bp.id.startswith("sensor.lidar."):
+        if bp.id in _USER:  # a sensor of the script's own: its measure function on the ticking thread
+            fn, attrs = _USER[bp.id]
+            typed = {k: (at[k].as_bool() if t == "bool" else at[k].as_int() if t == "int" else
+                         at[k].as_float() if t == "float" else at[k].as_str()) for k, (t, _) in attrs.items()}
+            s._user = (fn, typed)
+        elif bp.id.startswith("sensor.lidar.") and bp.id not in _SENSORS:  # a sensim preset
+            keys = ["points_frame=sensor", "lidar_id=%d" % (s.id % 65536)]
+            if at["noise_seed"].as_int():
+                keys.append("seed=%d" % at["noise_seed"].as_int())
+            keys += [kv.strip() for kv in at["sensim_set"].as_str().split(";") if kv.strip()]
+            lid = Lidar(self._ctx, bp.id[len("sensor.lidar."):], keys)
+            lid.set_mount(mount)
+            info = lid.info
+            s._channels, s._rot_hz = info["channel_count"], info["frame_rate_hz"]
+            s._ring_frames = max(4, self._lidar_frames(s, s._rot_hz, self._dt_ns))
+            s._ring = Ring.for_lidar(lid, frames=s._ring_frames)
+            plat.rig.add_lidar(lid, s._ring)
+            s._lidar, s._delivered = lid, {}
+        elif bp.id.startswith("sensor.lidar."):
             semantic = bp.id.endswith("semantic")
             keys = ["points_frame=sensor"]
             for k in ("channels", "range", "points_per_second", "rotation_frequency", "upper_fov", "lower_fov",
@@ -919,6 +943,9 @@ class World:
                     c = 2 * math.pi - c
                 return IMUMeasurement(frame, t_s, tr, Vector3D(a[0], -a[1], a[2]), Vector3D(-g[0], g[1], -g[2]), c)
             return GnssMeasurement(frame, t_s, tr, smp["latitude_deg"], smp["longitude_deg"], smp["altitude_m"])
+        if hasattr(s, "_user"):
+            fn, attrs = s._user
+            return fn(s, frame, t_s, tr, attrs)
         if hasattr(s, "_obstacle"):
             return obstacle_event(self, s, frame, t_s, tr, t1)
         return None
@@ -967,7 +994,8 @@ class Client:
 
 # The rest of the package, in modules by responsibility (imported last: they use the names above).
 from ._carla_blueprints import (ActorAttribute, ActorAttributeType, ActorBlueprint, BlueprintLibrary, _LATER,
-                                _SENSORS, _VEHICLES, _WALKERS, _library)  # noqa: E402,F401
+                                _SENSORS, _USER, _VEHICLES, _WALKERS, _library, preset_lidar_ids,
+                                register_sensor)  # noqa: E402,F401
 from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection, LidarMeasurement,
                           ObstacleDetectionEvent, RadarDetection, obstacle_event,
                           RadarMeasurement, SemanticLidarDetection, SemanticLidarMeasurement,

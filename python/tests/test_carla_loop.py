@@ -30,8 +30,7 @@ def retrieve(q, frame, timeout=2.0):
         assert f < frame, "frame %d after %d" % (f, frame)
 
 
-@unittest.skipUnless(sensim.HAVE_NUMPY, "sensim.carla needs numpy")
-class CarlaLoop(unittest.TestCase):
+class _World(unittest.TestCase):
     def setUp(self):
         faulthandler.dump_traceback_later(300, exit=True)  # a blocked tick fails the run, never hangs it
         self.tmp = tempfile.TemporaryDirectory()
@@ -52,6 +51,9 @@ class CarlaLoop(unittest.TestCase):
         s.synchronous_mode, s.fixed_delta_seconds = True, dt
         self.world.apply_settings(s)
 
+
+@unittest.skipUnless(sensim.HAVE_NUMPY, "sensim.carla needs numpy")
+class CarlaLoop(_World):
     def test_collector_with_bounded_queues_and_a_10hz_lidar(self):
         self.sync(0.05)
         ego = self.world.spawn_actor(self.bl.find("vehicle.tesla.model3"), carla.Transform(carla.Location(0, 0, 0)))
@@ -287,6 +289,60 @@ class CarlaLoop(unittest.TestCase):
         cam.stop()
         self.world.tick()
         self.assertEqual((len(renders), [i.frame for i in got]), (1, [4]))
+
+
+@unittest.skipUnless(sensim.HAVE_NUMPY, "sensim.carla needs numpy")
+class BeyondCarla(_World):
+    def test_presets_are_lidar_blueprints(self):
+        ids = [bp.id for bp in self.bl.filter("sensor.lidar.*")]
+        for want in ("sensor.lidar.ray_cast", "sensor.lidar.vlp16", "sensor.lidar.pandar64", "sensor.lidar.mid40"):
+            self.assertIn(want, ids)
+        self.sync(0.05)
+        bp = self.bl.find("sensor.lidar.vlp16")
+        bp.set_attribute("sensim_set", "beam=ideal; dropoff_model=none")
+        lidar = self.world.spawn_actor(bp, carla.Transform(carla.Location(z=2)))
+        got = []
+        lidar.listen(got.append)
+        self.world.tick()
+        self.world.tick()
+        self.assertEqual([m.channels for m in got], [16, 16])
+        with open(os.path.join(os.path.dirname(__file__), "..", "..", "scan_patterns", "vlp16.preset")) as f:
+            el = [float(v) for line in f if line.startswith("elevation_deg") for v in line.split("=")[1].split(",")]
+        for m in got:  # every point on one of the VLP-16's down-looking lasers (the ground, 2 m below)
+            p = np.frombuffer(m.raw_data, dtype=np.float32).reshape(-1, 4)
+            e = np.degrees(np.arctan2(p[:, 2], np.hypot(p[:, 0], p[:, 1])))
+            ground = e[p[:, 2] < -1.9]
+            self.assertGreater(len(ground), 1000)
+            self.assertLess(min(min(abs(x - v) for v in el if v < 0) for x in ground[:200]), 0.01)
+            self.assertTrue(all(min(abs(x - v) for v in el) < 0.01 for x in ground[:200]))
+
+    def test_a_sensor_of_your_own(self):
+        """seed-000's "safe distance" sensor written in Python: registered, spawned on the ego, listened to."""
+        def measure(sensor, frame, timestamp, transform, attributes):
+            me = sensor.parent.get_location()
+            near = [a for a in sensor.get_world().get_actors().filter("vehicle.*") if a.id != sensor.parent.id
+                    and a.get_location().distance(me) < attributes["distance"]]
+            return (frame, [a.id for a in near]) if near else None
+        carla.register_sensor("sensor.other.safe_distance", measure, {"distance": 10.0})
+        self.addCleanup(carla._USER.pop, "sensor.other.safe_distance")
+        with self.assertRaises(ValueError):
+            carla.register_sensor("sensor.lidar.ray_cast", measure)
+        bl = self.world.get_blueprint_library()
+        self.assertIn("sensor.other.safe_distance", [bp.id for bp in bl.filter("sensor.other.*")])
+        self.sync(0.05)
+        ego = self.world.spawn_actor(bl.find("vehicle.tesla.model3"), carla.Transform(carla.Location(0, 0, 0)))
+        other = self.world.spawn_actor(bl.find("vehicle.audi.a2"), carla.Transform(carla.Location(8, 0, 0)))
+        bp = bl.find("sensor.other.safe_distance")
+        bp.set_attribute("sensor_tick", "0.1")
+        sensor = self.world.spawn_actor(bp, carla.Transform(), attach_to=ego)
+        events = []
+        sensor.listen(events.append)
+        for _ in range(4):
+            self.world.tick()
+        other.set_transform(carla.Transform(carla.Location(30, 0, 0)))
+        for _ in range(2):
+            self.world.tick()
+        self.assertEqual(events, [(1, [other.id]), (3, [other.id])])  # every 0.1 s; nothing once it is 30 m away
 
 
 class ReadmeCollector(unittest.TestCase):
