@@ -66,18 +66,44 @@ int live_start(sensim_mcap *m)
     return 0;
 }
 
+/* Pacing against the wall clock, and the truth about it: a step whose wall time has already passed is
+ * late; while steps are late a line every second says how far behind and since when (world time), and
+ * live_end() sums up (steps late, worst lag). A lag under 1 ms is scheduling noise, not late. */
+static struct {
+    int started;
+    int64_t t0, behind_since;
+    double w0, worst, last_said;
+    uint64_t steps, late;
+} g_pace;
+
 void live_pace(int64_t t)
 {
-    static int started;
-    static int64_t t0;
-    static double w0;
     if (!(g_live.rate > 0))
         return;
-    if (!started) {
-        started = 1, t0 = t, w0 = mono_s();
+    double now = mono_s();
+    if (!g_pace.started) {
+        g_pace.started = 1, g_pace.t0 = t, g_pace.w0 = now, g_pace.behind_since = INT64_MIN;
         return;
     }
-    double target = w0 + (double)(t - t0) * 1e-9 / g_live.rate;
+    double target = g_pace.w0 + (double)(t - g_pace.t0) * 1e-9 / g_live.rate, lag = now - target;
+    g_pace.steps++;
+    if (lag > 1e-3) {
+        g_pace.late++;
+        g_pace.worst = fmax(g_pace.worst, lag);
+        if (g_pace.behind_since == INT64_MIN)
+            g_pace.behind_since = t;
+        if (now - g_pace.last_said >= 1.0) {
+            g_pace.last_said = now;
+            fprintf(stderr, "sensim ros2: behind real time%s by %.3f s at world %.3f s (behind since world %.3f s; "
+                            "%llu of %llu steps late)\n",
+                    g_live.rate == 1.0 ? "" : " x rate", lag, (double)t * 1e-9, (double)g_pace.behind_since * 1e-9,
+                    (unsigned long long)g_pace.late, (unsigned long long)g_pace.steps);
+        }
+        return; /* no nap: catching up */
+    }
+    if (g_pace.behind_since != INT64_MIN && g_pace.last_said > 0)
+        fprintf(stderr, "sensim ros2: back on time at world %.3f s\n", (double)t * 1e-9);
+    g_pace.behind_since = INT64_MIN, g_pace.last_said = 0;
     while (!g_stop && mono_s() < target)
         nap_until(target);
 }
@@ -87,6 +113,10 @@ void live_end(sensim_mcap *m)
     (void)m;
     fprintf(stderr, "sensim ros2: stepped and %s in %.3f s\n", g_live.dry_run ? "discarded (dry run)" : "published",
             mono_s() - g_run_start);
+    if (g_live.rate > 0 && g_pace.steps)
+        fprintf(stderr, "sensim ros2: paced at %g x real time: %llu of %llu steps late (%.1f %%), worst lag %.3f s\n",
+                g_live.rate, (unsigned long long)g_pace.late, (unsigned long long)g_pace.steps,
+                100.0 * (double)g_pace.late / (double)g_pace.steps, g_pace.worst);
     if (g_live.linger_s == 0 || g_stop)
         return;
     if (g_live.linger_s < 0)
