@@ -33,6 +33,11 @@ from . import _lib
 
 __version__ = "0.1.0"
 
+# The library's OpenMP workers wait for work blocked, not spinning: a host stepping at 1 kHz shares its
+# cores with them, and spinning workers took them from it between steps (issue 51: with one other busy
+# process a 1 ms loop ran at 1.1-1.4 x real time spinning, 2.0 x blocked; quiet, 3.6 x and 3.2 x). libgomp
+# reads this once, when it loads with the library below; a value the host set wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 _L = _lib.load()
 
 def _numpy_hint(error):

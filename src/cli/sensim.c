@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -396,6 +397,12 @@ out:
 
 int main(int argc, char **argv)
 {
+    /* sensim ros2 shares the machine with a ROS stack: the library's OpenMP workers wait blocked, not
+     * spinning (issue 51). libgomp read its environment before main, so the command starts itself again
+     * once with it set; a value the user set wins, and if the restart fails the run goes on as it is. */
+    if (argc >= 2 && !strcmp(argv[1], "ros2") && !getenv("OMP_WAIT_POLICY") &&
+        setenv("OMP_WAIT_POLICY", "passive", 1) == 0)
+        execv("/proc/self/exe", argv);
     if (argc >= 2 && !strcmp(argv[1], "run")) {
         cli_set_command("run");
         for (int i = 2; i < argc; i++)
