@@ -24,7 +24,7 @@ static void json_mount(FILE *f, int32_t frame, const double mount[16])
     double m[16];
     if (sensim_pose_matrix_to_frame(frame, mount, m) != SENSIM_OK)
         memcpy(m, mount, sizeof m);
-    json_numbers(f, m, 16);
+    cli_json_numbers(f, m, 16);
 }
 
 static void on_sigint(int sig)
@@ -468,7 +468,7 @@ int cmd_batch(int argc, char **argv)
                 fprintf(f, "], \"mount_pose\": ");
                 json_mount(f, frame, c->mount);
                 fprintf(f, ", \"camera_info\": ");
-                json_camera_info(f, c->cam);
+                cli_json_camera_info(f, c->cam);
                 json_overrides(f, &specs[s], NULL, 0);
                 continue;
             }

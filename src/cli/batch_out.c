@@ -293,3 +293,28 @@ again:
     free(old);
     return EXIT_STATUS_BASE + SENSIM_ERR_DUPLICATE;
 }
+
+/* The command's JSON numbers: [a, b, ...] at %.17g (the library's writers have their own, io/sink_image.c:
+ * the command cannot reach the library's internals, and a number writer is not ABI). */
+void cli_json_numbers(FILE *f, const double *v, int n)
+{
+    for (int k = 0; k < n; k++)
+        fprintf(f, "%s%.17g", k ? ", " : "[", v[k]);
+    fputc(']', f);
+}
+
+void cli_json_camera_info(FILE *f, const sensim_camera *cam)
+{
+    sensim_camera_info ci;
+    sensim_camera_get_info(cam, &ci);
+    fprintf(f, "{\"width\": %u, \"height\": %u, \"distortion_model\": \"%s\", \"D\": ", ci.width, ci.height,
+            ci.distortion_model);
+    cli_json_numbers(f, ci.d, 5);
+    fprintf(f, ", \"K\": ");
+    cli_json_numbers(f, ci.k, 9);
+    fprintf(f, ", \"R\": ");
+    cli_json_numbers(f, ci.r, 9);
+    fprintf(f, ", \"P\": ");
+    cli_json_numbers(f, ci.p, 12);
+    fprintf(f, "}");
+}

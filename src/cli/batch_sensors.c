@@ -241,7 +241,7 @@ static void json_pose(FILE *f, int32_t frame, const double pose[16])
 {
     double o[16];
     sensim_pose_matrix_to_frame(frame, pose, o);
-    json_numbers(f, o, 16);
+    cli_json_numbers(f, o, 16);
 }
 
 int write_step(const step_plan *sp, int64_t s)

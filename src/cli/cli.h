@@ -167,8 +167,8 @@ int cmd_bench(int argc, char **argv);
 int parse_camera_outputs(const char *list, uint32_t *want);
 /* A camera preset name or camera file (render.c): 0 or an exit status after a message. */
 int load_camera_arg(const char *what, sensim_camera_desc *desc);
-void json_numbers(FILE *f, const double *v, int n);
-void json_camera_info(FILE *f, const sensim_camera *cam);
+void cli_json_numbers(FILE *f, const double *v, int n);
+void cli_json_camera_info(FILE *f, const sensim_camera *cam);
 /* One capture in the collection layout through the library's image sink
  * (sensim/sink.h): DIR/<output>/NNNNNN.png (depth also .pfm; semantic also
  * semantic_cityscapes), then DIR/NNNNNN.json (time, pose converted to

@@ -21,29 +21,6 @@ int load_camera_arg(const char *what, sensim_camera_desc *d)
     return load_camera_file(what, d);
 }
 
-void json_numbers(FILE *f, const double *v, int n)
-{
-    for (int k = 0; k < n; k++)
-        fprintf(f, "%s%.17g", k ? ", " : "[", v[k]);
-    fputc(']', f);
-}
-
-void json_camera_info(FILE *f, const sensim_camera *cam)
-{
-    sensim_camera_info ci;
-    sensim_camera_get_info(cam, &ci);
-    fprintf(f, "{\"width\": %u, \"height\": %u, \"distortion_model\": \"%s\", \"D\": ", ci.width, ci.height,
-            ci.distortion_model);
-    json_numbers(f, ci.d, 5);
-    fprintf(f, ", \"K\": ");
-    json_numbers(f, ci.k, 9);
-    fprintf(f, ", \"R\": ");
-    json_numbers(f, ci.r, 9);
-    fprintf(f, ", \"P\": ");
-    json_numbers(f, ci.p, 12);
-    fprintf(f, "}");
-}
-
 static const char *const output_names[] = {"depth", "semantic", "instance", "normal", "rgb"};
 
 int parse_camera_outputs(const char *p, uint32_t *want)
