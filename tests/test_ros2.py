@@ -29,7 +29,9 @@ import struct
 import subprocess
 import sys
 import tempfile
-import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ros2_harness import Proc, bag_messages, unpad  # noqa: E402 (tests/: beside this file)
 
 SENSIM, SUB, NODE_DIR, ROOT = sys.argv[1:5]
 failures = 0
@@ -45,38 +47,6 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-def bag_messages(path):
-    """{topic: [message bytes]} of an uncompressed MCAP, in file order."""
-    data = open(path, "rb").read()
-    chans, out = {}, {}
-
-    def records(buf, at, end):
-        while at < end:
-            op = buf[at]
-            n = struct.unpack_from("<Q", buf, at + 1)[0]
-            yield op, buf[at + 9:at + 9 + n]
-            at += 9 + n
-
-    def walk(buf, at, end):
-        for op, c in records(buf, at, end):
-            if op == 0x04:  # Channel: id, schema id, topic
-                cid = struct.unpack_from("<H", c, 0)[0]
-                tl = struct.unpack_from("<I", c, 4)[0]
-                chans[cid] = c[8:8 + tl].decode()
-            elif op == 0x05:  # Message: channel, sequence, log time, publish time, data
-                cid = struct.unpack_from("<H", c, 0)[0]
-                out.setdefault(chans[cid], []).append(bytes(c[22:]))
-            elif op == 0x06:  # Chunk: start, end, size, crc, compression, records
-                cl = struct.unpack_from("<I", c, 28)[0]
-                assert c[32:32 + cl] == b"", "the test bag is uncompressed"
-                rl = struct.unpack_from("<Q", c, 32 + cl)[0]
-                walk(c, 40 + cl, 40 + cl + rl)
-            elif op == 0x0F:  # Data End
-                return
-
-    walk(data, 8, len(data) - 8)
-    return out
-
 
 def read_cdr(path):
     data, out, at = open(path, "rb").read(), [], 0
@@ -91,46 +61,6 @@ def node_decode(path):
     r = subprocess.run(["node", os.path.join(NODE_DIR, "check_mcap.mjs"), path], capture_output=True, text=True)
     check(r.returncode == 0, "independent reader on %s: %s" % (path, r.stderr))
     return json.loads(r.stdout)["topics"] if r.returncode == 0 else {}
-
-
-class Proc:
-    """A child whose stdout/stderr lines are collected by threads, so a test waits for a line."""
-
-    def __init__(self, args, env, stdin=False):
-        self.p = subprocess.Popen(args, env=env, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.lines, self.cv = [], threading.Condition()
-        self.threads = [threading.Thread(target=self._read, args=(s,), daemon=True) for s in (self.p.stdout,
-                                                                                             self.p.stderr)]
-        for t in self.threads:
-            t.start()
-
-    def _read(self, stream):
-        for line in stream:
-            with self.cv:
-                self.lines.append(line.rstrip("\n"))
-                self.cv.notify_all()
-        with self.cv:
-            self.cv.notify_all()
-
-    def wait_line(self, pattern, timeout=120):
-        with self.cv:
-            ok = self.cv.wait_for(lambda: any(re.search(pattern, l) for l in self.lines) or self.p.poll() is not None,
-                                  timeout)
-            return ok and any(re.search(pattern, l) for l in self.lines)
-
-    def finish(self, timeout=300):
-        try:
-            rc = self.p.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            rc = self.p.wait()
-        for t in self.threads:
-            t.join()
-        return rc
-
-    def text(self):
-        return "\n".join(self.lines)
 
 
 def idl_fields(path):
@@ -241,8 +171,9 @@ with tempfile.TemporaryDirectory() as tmp:
             name = topic[1:].replace("/", "_")
             wire = read_cdr(os.path.join(out, name + ".cdr"))
             want = raw.get(topic, [])
-            check(len(wire) == len(want) and all(w[:len(b)] == b and not any(w[len(b):]) for w, b in zip(wire, want)),
-                  "%s %s: %d wire messages equal the bag's %d, byte for byte (up to DDS's 4-byte padding)"
+            check(len(wire) == len(want) and all(unpad(w) == b for w, b in zip(wire, want)),
+                  "%s %s: %d wire messages equal the bag's %d, byte for byte (the padding the encapsulation "
+                  "options count removed)"
                   % (label, topic, len(wire), len(want)))
             got = [json.loads(l) for l in open(os.path.join(out, name + ".jsonl"))]
             same = len(got) == len(v["messages"])
@@ -353,7 +284,7 @@ w.close()
         for topic in ("/roof/points", "/imu/imu"):
             wire = read_cdr(os.path.join(out, topic[1:].replace("/", "_") + ".cdr"))
             want = hraw.get(topic, [])
-            check(len(wire) == len(want) and all(w[:len(b)] == b for w, b in zip(wire, want)),
+            check(len(wire) == len(want) and all(unpad(w) == b for w, b in zip(wire, want)),
                   "%s from the host's rig: the wire equals its bag (%d, %d)" % (topic, len(wire), len(want)))
 
     # ---- the IDL is the .msg definitions the bag carries ----

@@ -119,6 +119,17 @@ SENSIM_API sensim_status sensim_mcap_add_topic(sensim_mcap *writer, const char *
                                                uint16_t *out_topic);
 
 /**
+ * A topic's name and type, by handle (0 .. topics - 1 of sensim_mcap_stats).
+ * @param out_name  receives the name; valid until the writer is closed.
+ * @param out_type  receives its SENSIM_ROS_* type; may be NULL.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL writer or name, a
+ *         topic never added), SENSIM_ERR_BAD_HANDLE.
+ * Thread safety: as the writer's other calls. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_mcap_topic(const sensim_mcap *writer, uint16_t topic, const char **out_name,
+                                           int32_t *out_type);
+
+/**
  * A PointCloud2 (height 1, width @p count, little endian) of @p count
  * records of @p record_size bytes described by @p fields (name, offset,
  * SENSIM_FIELD_* datatype, count; each field inside the record).
@@ -365,6 +376,38 @@ SENSIM_API sensim_status sensim_ros2_open(const sensim_ros2_options *options, se
  * Thread safety: as the writer's other calls. Since 0.2.
  */
 SENSIM_API sensim_status sensim_ros2_subscribers(const sensim_mcap *writer, uint16_t topic, uint32_t *out_count);
+
+/**
+ * Readers DDS refused on a live writer's topic for incompatible QoS (a
+ * reliable reader of a best-effort cloud, a transient-local reader of a
+ * volatile topic), counted since the topic was added, and the policy of the
+ * last refusal ("RELIABILITY", "DURABILITY", "DEADLINE", ...; "" when none;
+ * static storage). Such a reader never receives anything: a host waiting
+ * for subscribers says so instead of waiting in silence.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL writer or count, a
+ *         bag writer, a topic never added), SENSIM_ERR_BAD_HANDLE,
+ *         SENSIM_ERR_BACKEND.
+ * Thread safety: as the writer's other calls. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_ros2_incompatible(const sensim_mcap *writer, uint16_t topic, uint32_t *out_count,
+                                                  const char **out_policy);
+
+/**
+ * The ROS node a live writer's topics belong to, as `ros2 node list` shows
+ * it (default "/" and "sensim"). The writer publishes the ROS graph on the
+ * DDS topic ros_discovery_info as rmw_cyclonedds does (rmw_dds_common's
+ * ParticipantEntitiesInfo with 16-byte GIDs, Iron and later): one node with
+ * the GIDs of its writers, republished when a topic is added or the node
+ * renamed. Call it before adding topics, or any time.
+ * @param ns    namespace: "/" or "/a/b" (letters, digits, '_'; no token
+ *              starting with a digit)
+ * @param name  node name: letters, digits, '_', not starting with a digit
+ * @return SENSIM_OK; SENSIM_ERR_INVALID_ARGUMENT (NULL, a bag writer, a name
+ *         ROS would refuse: the message names it); SENSIM_ERR_BAD_HANDLE;
+ *         SENSIM_ERR_BACKEND (DDS refused the sample).
+ * Thread safety: as the writer's other calls. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_ros2_set_node(sensim_mcap *writer, const char *ns, const char *name);
 
 /** 1 when libsensim was built with Cyclone DDS (sensim_ros2_open can work), else 0. Since 0.2. */
 SENSIM_API int sensim_ros2_available(void);

@@ -370,6 +370,22 @@ class Ros2Publisher(McapWriter):
             _check(_L.sensim_ros2_subscribers(h, self._topic(topic), ctypes.byref(n)))
         return n.value
 
+    def incompatible(self, topic):
+        """(count, policy): readers DDS refused on the topic for incompatible
+        QoS so far, and the policy of the last refusal ("RELIABILITY", ...;
+        "" when none)."""
+        n, pol = ctypes.c_uint32(), ctypes.c_char_p()
+        with _using(self) as (h,):
+            _check(_L.sensim_ros2_incompatible(h, self._topic(topic), ctypes.byref(n), ctypes.byref(pol)))
+        return n.value, (pol.value or b"").decode()
+
+    def set_node(self, namespace, name):
+        """The ROS node the topics belong to (``ros2 node list``; default
+        "/" and "sensim"), published on ros_discovery_info."""
+        ns, nm = _cstr(namespace, "namespace"), _cstr(name, "name")
+        with _using(self) as (h,):
+            _check(_L.sensim_ros2_set_node(h, ns, nm))
+
 
 def ros2_available():
     """True when libsensim was built with Cyclone DDS (Ros2Publisher can work)."""

@@ -125,6 +125,9 @@ typedef struct live_opts {
     int64_t stream_t0_ns;  /* the stream's first row (its history is bounded: keys[0] moves on) */
     int64_t thin_gap_ns;   /* a streamed row closer than this to the last kept one is skipped (thin_keys) */
     size_t stream_dropped; /* rows of the stream dropped so far: thinned, or history no step needs any more */
+    char node_ns[224], node_name[224]; /* --node: the ROS node of the topics (default "/" and "sensim") */
+    char **wait_topics;    /* --wait-subscribers=T1,T2: only these topics (NULL: every topic) */
+    int nwait_topics;
 } live_opts;
 extern live_opts g_live;
 #define CMD_NAME (g_live.on ? "ros2" : "batch") /* the command messages name */

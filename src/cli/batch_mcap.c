@@ -217,9 +217,12 @@ int run_mcap(batch_run *R, const mcap_opts *mo)
     M.static_done = mo->no_tf; /* --no-tf: no /tf_static either */
     sensim_mcap *m = NULL;
     int rc = 0;
-    if (g_live.on)
+    if (g_live.on) {
         MC(sensim_ros2_open(&g_live.o, &m));
-    else
+        M.m = m;
+        if (g_live.node_name[0])
+            MC(sensim_ros2_set_node(m, g_live.node_ns, g_live.node_name));
+    } else
         MC(sensim_mcap_open(prefix, &mo->o, &m));
     M.m = m;
     char name[512];

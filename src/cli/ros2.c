@@ -32,29 +32,83 @@ static void nap_until(double t_s)
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
+/* Is topic @p name one --wait-subscribers waits for? */
+static int waited_for(const char *name)
+{
+    if (!g_live.nwait_topics)
+        return 1;
+    for (int i = 0; i < g_live.nwait_topics; i++)
+        if (!strcmp(g_live.wait_topics[i], name))
+            return 1;
+    return 0;
+}
+
+/* Waiting for subscribers, and saying every 3 s which topics still lack one, and which readers DDS
+ * refused for incompatible QoS (they will never match: a reliable reader of a best-effort cloud). */
+static int wait_subscribers(sensim_mcap *m, uint32_t topics)
+{
+    for (int i = 0; i < g_live.nwait_topics; i++) {
+        int found = 0;
+        for (uint16_t t = 0; t < topics && !found; t++) {
+            const char *name = NULL;
+            found = sensim_mcap_topic(m, t, &name, NULL) == SENSIM_OK && !strcmp(name, g_live.wait_topics[i]);
+        }
+        if (!found) {
+            fprintf(stderr, "sensim: error: --wait-subscribers: this run publishes no topic %s\n",
+                    g_live.wait_topics[i]);
+            return EXIT_USAGE;
+        }
+    }
+    fprintf(stderr, "sensim ros2: waiting for a subscriber on %s%u topics (Ctrl-C stops)\n",
+            g_live.nwait_topics ? "" : "each of the ", g_live.nwait_topics ? (uint32_t)g_live.nwait_topics : topics);
+    double next_say = mono_s() + 3.0;
+    for (;;) {
+        uint32_t missing = 0;
+        int say = mono_s() >= next_say;
+        char lacking[1024] = "";
+        for (uint16_t t = 0; t < topics; t++) {
+            const char *name = NULL;
+            if (sensim_mcap_topic(m, t, &name, NULL) || !waited_for(name))
+                continue;
+            uint32_t n = 0, bad = 0;
+            const char *policy = "";
+            sensim_status st = sensim_ros2_subscribers(m, t, &n);
+            if (!st)
+                st = sensim_ros2_incompatible(m, t, &bad, &policy);
+            if (st) {
+                fprintf(stderr, "sensim: error: %s\n", sensim_context_last_error(NULL));
+                return EXIT_STATUS_BASE + (int)st;
+            }
+            missing += n == 0;
+            if (say && n == 0 && strlen(lacking) + strlen(name) + 3 < sizeof lacking)
+                snprintf(lacking + strlen(lacking), sizeof lacking - strlen(lacking), "%s%s", *lacking ? ", " : "",
+                         name);
+            if (say && bad)
+                fprintf(stderr, "sensim ros2: %s refused %u reader%s for incompatible QoS (last: %s; this topic "
+                                "offers its ROS 2 profile, see --qos)\n", name, bad, bad == 1 ? "" : "s", policy);
+        }
+        if (!missing)
+            break;
+        if (say) {
+            fprintf(stderr, "sensim ros2: still no subscriber on %u topic%s: %s\n", missing, missing == 1 ? "" : "s",
+                    lacking);
+            next_say = mono_s() + 3.0;
+        }
+        if (g_stop)
+            return -1;
+        nap_until(mono_s() + 0.01); /* polling discovery state, not timing anything */
+    }
+    return 0;
+}
+
 int live_start(sensim_mcap *m)
 {
     sensim_mcap_stats ms;
     sensim_mcap_get_stats(m, &ms);
     if (g_live.wait_subscribers) {
-        fprintf(stderr, "sensim ros2: waiting for a subscriber on each of the %u topics (Ctrl-C stops)\n", ms.topics);
-        for (;;) {
-            uint32_t missing = 0;
-            for (uint16_t t = 0; t < ms.topics; t++) {
-                uint32_t n = 0;
-                sensim_status st = sensim_ros2_subscribers(m, t, &n);
-                if (st) {
-                    fprintf(stderr, "sensim: error: %s\n", sensim_context_last_error(NULL));
-                    return EXIT_STATUS_BASE + (int)st;
-                }
-                missing += n == 0;
-            }
-            if (!missing)
-                break;
-            if (g_stop)
-                return -1;
-            nap_until(mono_s() + 0.01); /* polling discovery state, not timing anything */
-        }
+        int rc = wait_subscribers(m, ms.topics);
+        if (rc)
+            return rc;
     }
     if (g_live.go_on_stdin) {
         fprintf(stderr, "sensim ros2: matched; starting when a line arrives on stdin\n");
@@ -171,6 +225,24 @@ const char *live_domain(void)
     return b;
 }
 
+/* --wait-subscribers=/a,/b: the topics to wait for (kept in g_live until the process ends) */
+static int split_topics(const char *list)
+{
+    static char copy[4096];
+    static char *names[256];
+    if (!*list || strlen(list) >= sizeof copy)
+        return usage("--wait-subscribers=TOPIC,TOPIC... needs topic names (under 4096 bytes in all)");
+    snprintf(copy, sizeof copy, "%s", list);
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (n == 256 || t[0] != '/')
+            return usage("--wait-subscribers=TOPIC,TOPIC...: up to 256 topic names, each starting with '/'");
+        names[n++] = t;
+    }
+    g_live.wait_topics = names, g_live.nwait_topics = n;
+    return 0;
+}
+
 int cmd_ros2(int argc, char **argv)
 {
     memset(&g_live, 0, sizeof g_live);
@@ -190,6 +262,24 @@ int cmd_ros2(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--wait-subscribers")) {
             g_live.wait_subscribers = 1;
+        } else if (!strncmp(a, "--wait-subscribers=", 19)) {
+            g_live.wait_subscribers = 1;
+            if ((rc = split_topics(a + 19)))
+                break;
+        } else if (!strcmp(a, "--node")) {
+            if (!v) {
+                rc = usage_option(a, 1);
+                break;
+            }
+            i++;
+            const char *slash = strrchr(v, '/');
+            size_t nsl = slash ? (size_t)(slash - v) : 0;
+            if (strlen(v) >= sizeof g_live.node_name || nsl >= sizeof g_live.node_ns || (slash && v[0] != '/')) {
+                rc = usage("--node needs NAME or /NAMESPACE/NAME (a ROS node name, under 224 bytes)");
+                break;
+            }
+            snprintf(g_live.node_ns, sizeof g_live.node_ns, "%.*s", (int)(nsl ? nsl : 1), nsl ? v : "/");
+            snprintf(g_live.node_name, sizeof g_live.node_name, "%s", slash ? slash + 1 : v);
         } else if (!strcmp(a, "--dry-run")) {
             g_live.dry_run = 1;
         } else if (!strcmp(a, "--start-on-stdin")) {

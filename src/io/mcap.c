@@ -59,13 +59,12 @@ static int f_write(sensim_mcap *m, const void *d, size_t n, uint32_t *crc)
 
 static void qos_yaml(char *out, size_t cap, int32_t type)
 {
-    int depth = type == SENSIM_ROS_TF ? 100 : type == SENSIM_ROS_TF_STATIC ? 1 : 10;
-    int durability = type == SENSIM_ROS_TF_STATIC ? 1 /* transient_local */ : 2 /* volatile */;
+    sensim__ros2_profile p = sensim__ros2_profile_of(type); /* what the live writer offers (ros2_dds.c) */
     static const char *const inf = "    sec: 9223372036\n    nsec: 854775807\n";
     snprintf(out, cap,
-             "- history: 1\n  depth: %d\n  reliability: 1\n  durability: %d\n  deadline:\n%s  lifespan:\n%s"
+             "- history: 1\n  depth: %d\n  reliability: %d\n  durability: %d\n  deadline:\n%s  lifespan:\n%s"
              "  liveliness: 1\n  liveliness_lease_duration:\n%s  avoid_ros_namespace_conventions: false",
-             depth, durability, inf, inf, inf);
+             p.depth, p.reliable ? 1 : 2 /* best_effort */, p.transient_local ? 1 : 2 /* volatile */, inf, inf, inf);
 }
 
 static void schema_record(buf *b, int32_t type)
@@ -501,6 +500,24 @@ sensim_status sensim_mcap_add_topic(sensim_mcap *m, const char *name, int32_t ty
     *out = (uint16_t)m->ntopics++;
     if (m->f && !announce(m, *out))
         return fail_io(m, m->rec.oom ? SENSIM_ERR_OUT_OF_MEMORY : SENSIM_ERR_IO, "sensim_mcap_add_topic");
+    return SENSIM_OK;
+}
+
+sensim_status sensim_mcap_topic(const sensim_mcap *m, uint16_t tp, const char **out_name, int32_t *out_type)
+{
+    if (out_name)
+        *out_name = NULL;
+    if (out_type)
+        *out_type = -1;
+    if (!m || !out_name)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_topic: NULL argument");
+    if (m->magic != SENSIM_MAGIC_MCAP)
+        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_mcap_topic: writer is not a live MCAP writer");
+    if (tp >= m->ntopics)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_topic: topic %u was never added", tp);
+    *out_name = m->topics[tp].name;
+    if (out_type)
+        *out_type = m->topics[tp].type;
     return SENSIM_OK;
 }
 

@@ -68,6 +68,23 @@ sensim_status sensim__dds_add_topic(sensim__dds *d, uint32_t i, const char *name
     (void)d, (void)i, (void)name, (void)type;
     return SENSIM_ERR_BACKEND;
 }
+sensim_status sensim_ros2_incompatible(const sensim_mcap *m, uint16_t tp, uint32_t *out_count,
+                                       const char **out_policy)
+{
+    (void)m, (void)tp;
+    if (out_count)
+        *out_count = 0;
+    if (out_policy)
+        *out_policy = "";
+    return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_incompatible: not a live writer (built without "
+                                                     "Cyclone DDS)");
+}
+sensim_status sensim_ros2_set_node(sensim_mcap *m, const char *ns, const char *name)
+{
+    (void)m, (void)ns, (void)name;
+    return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_set_node: not a live writer (built without "
+                                                     "Cyclone DDS)");
+}
 sensim_status sensim__dds_publish(sensim_mcap *m, uint16_t tp) { (void)m, (void)tp; return SENSIM_ERR_BACKEND; }
 uint64_t sensim__dds_dropped(const sensim__dds *d) { (void)d; return 0; }
 void sensim__dds_close(sensim__dds *d) { (void)d; }
@@ -82,8 +99,14 @@ void sensim__dds_close(sensim__dds *d) { (void)d; }
 #include <dds/ddsi/ddsi_serdata.h>
 #include <dds/ddsi/ddsi_sertype.h>
 
+#define SENSIM__ROS_GRAPH (-1) /* topic_qos(): ros_discovery_info */
+
 struct sensim__dds {
     dds_entity_t participant;
+    dds_entity_t graph;                   /* ros_discovery_info's writer */
+    const struct ddsi_sertype *graph_type;
+    char node_ns[256], node_name[256];    /* the node the writers belong to */
+    uint32_t nwriters;
     dds_entity_t writers[MAX_TOPICS];
     const struct ddsi_sertype *types[MAX_TOPICS]; /* each writer's sertype (DDS's, maybe shared) */
     int32_t qos;
@@ -91,6 +114,10 @@ struct sensim__dds {
 };
 
 int sensim_ros2_available(void) { return 1; }
+
+static sensim_status graph_open(sensim__dds *d);
+
+static sensim_status graph_publish(sensim__dds *d, const char *fn);
 
 /* ---- a sertype whose samples are CDR bytes, carried as they are ---- */
 
@@ -130,7 +157,8 @@ static bool raw_eqkey(const struct ddsi_serdata *a, const struct ddsi_serdata *b
     return true; /* ROS types have no key */
 }
 
-static uint32_t raw_size(const struct ddsi_serdata *d) { return ((const raw_serdata *)d)->n; }
+/* whole 4-byte words, DATA and DATA_FRAG alike: the encapsulation options count the padding */
+static uint32_t raw_size(const struct ddsi_serdata *d) { return (((const raw_serdata *)d)->n + 3) & ~3u; }
 
 static void raw_free(struct ddsi_serdata *d)
 {
@@ -302,16 +330,18 @@ static uint32_t raw_type_hash(const struct ddsi_sertype *t)
 static size_t raw_serialized_size(const struct ddsi_sertype *t, const void *sample)
 {
     (void)t;
-    return ((const raw_sample *)sample)->n;
+    return (((const raw_sample *)sample)->n + 3) & ~(size_t)3;
 }
 
 static bool raw_serialize_into(const struct ddsi_sertype *t, const void *sample, void *dst, size_t dst_size)
 {
     (void)t;
     const raw_sample *s = sample;
-    if (dst_size < s->n)
+    size_t padded = (s->n + 3) & ~(size_t)3;
+    if (dst_size < padded)
         return false;
     memcpy(dst, s->p, s->n);
+    memset((char *)dst + s->n, 0, padded - s->n);
     return true;
 }
 
@@ -419,6 +449,13 @@ sensim_status sensim_ros2_open(const sensim_ros2_options *options, sensim_mcap *
         return st;
     }
     d->qos = o.qos;
+    if ((st = graph_open(d))) {
+        dds_delete(d->participant);
+        free(m->topics);
+        free(m);
+        free(d);
+        return st;
+    }
     snprintf(m->prefix, sizeof m->prefix, "ROS 2 domain %d", o.domain_id);
     snprintf(m->path, sizeof m->path, "ROS 2 domain %d", o.domain_id);
     m->live = d;
@@ -427,28 +464,159 @@ sensim_status sensim_ros2_open(const sensim_ros2_options *options, sensim_mcap *
     return SENSIM_OK;
 }
 
-/* The QoS a ROS 2 publisher of this type uses (sensim/mcap.h). */
+/* The QoS a ROS 2 publisher of this type uses (sensim/mcap.h), set policy by
+ * policy as rmw_cyclonedds sets a writer's (create_readwrite_qos), so the
+ * announcement carries the same entries: a reliable writer blocks without
+ * limit (DDS_INFINITY; the DDS default is 100 ms, which Cyclone leaves out
+ * of the announcement, and RTPS stacks that want the entry drop the writer),
+ * a best-effort one 0; transient local adds the durability service of the
+ * history; automatic liveliness with an infinite lease; no autodispose. */
 static dds_qos_t *topic_qos(int32_t type, int32_t mode)
 {
     dds_qos_t *q = dds_create_qos();
     if (!q)
         return NULL;
-    int best_effort = type == SENSIM_ROS_POINTCLOUD2 || type == SENSIM_ROS_IMAGE || type == SENSIM_ROS_CAMERA_INFO;
-    int depth = best_effort                                                      ? 5
-                : type == SENSIM_ROS_TF                                          ? 100
-                : type == SENSIM_ROS_TF_STATIC || type == SENSIM_ROS_CLOCK ? 1
-                                                                                 : 10;
-    if (mode == SENSIM_ROS2_QOS_RELIABLE) {
-        dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(10));
-        dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
+    sensim__ros2_profile p = sensim__ros2_profile_of(type);
+    int best_effort = !p.reliable;
+    dds_qset_writer_data_lifecycle(q, false);
+    if (mode == SENSIM_ROS2_QOS_RELIABLE && type != SENSIM__ROS_GRAPH) {
+        best_effort = 0;
+        dds_qset_history(q, DDS_HISTORY_KEEP_ALL, DDS_LENGTH_UNLIMITED);
     } else {
-        dds_qset_reliability(q, best_effort ? DDS_RELIABILITY_BEST_EFFORT : DDS_RELIABILITY_RELIABLE, DDS_MSECS(100));
-        dds_qset_history(q, DDS_HISTORY_KEEP_LAST, depth);
+        dds_qset_history(q, DDS_HISTORY_KEEP_LAST, p.depth);
     }
-    dds_qset_durability(q, type == SENSIM_ROS_TF_STATIC ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
+    dds_qset_reliability(q, best_effort ? DDS_RELIABILITY_BEST_EFFORT : DDS_RELIABILITY_RELIABLE,
+                         best_effort ? 0 : DDS_INFINITY);
+    if (p.transient_local) {
+        dds_history_kind_t hk;
+        int32_t hd;
+        dds_qget_history(q, &hk, &hd);
+        dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
+        dds_qset_durability_service(q, 0, hk, hd, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
+    } else {
+        dds_qset_durability(q, DDS_DURABILITY_VOLATILE);
+    }
+    dds_qset_liveliness(q, DDS_LIVELINESS_AUTOMATIC, DDS_INFINITY);
     dds_data_representation_id_t xcdr1 = DDS_DATA_REPRESENTATION_XCDR1;
     dds_qset_data_representation(q, 1, &xcdr1);
     return q;
+}
+
+/* ---- the ROS graph: ros_discovery_info ----
+ * rmw_dds_common's ParticipantEntitiesInfo, as every rmw publishes it on the
+ * DDS topic "ros_discovery_info" (no "rt" prefix; reliable, keep last 1,
+ * transient local): the participant's GID and its nodes, each with the GIDs
+ * of its readers and writers. A GID is the entity's 16-byte DDS GUID, as
+ * rmw_cyclonedds makes it, in the 16-byte Gid of Iron and later (Humble's
+ * was 24 bytes). Without it `ros2 node list` shows no node and `ros2 topic
+ * info -v` no node name. Republished whenever a writer is added (the latest
+ * sample replaces the earlier one for late joiners). */
+
+static void put_gid(buf *b, dds_entity_t e)
+{
+    dds_guid_t g;
+    memset(&g, 0, sizeof g);
+    dds_get_guid(e, &g);
+    b_put(b, g.v, 16); /* uint8[16]: no length, alignment 1 */
+}
+
+/* RTPS carries a payload in whole 4-byte words (raw_size): the padding goes on the wire, and the
+ * encapsulation options' two low bits say how many bytes of it there are (XTypes 1.3, 7.6.3.1.2), so a
+ * reader knows where the message ends. A bag stores the message as it is (options 0). */
+static void mark_padding(uint8_t *p, size_t n)
+{
+    if (n >= 4)
+        p[3] = (uint8_t)((p[3] & ~3u) | (uint8_t)(((n + 3) & ~(size_t)3) - n));
+}
+
+static sensim_status graph_publish(sensim__dds *d, const char *fn)
+{
+    if (d->graph <= 0)
+        return SENSIM_OK;
+    buf b = {0};
+    c_begin(&b);
+    put_gid(&b, d->participant);
+    c_u32(&b, 1); /* one node */
+    c_str(&b, d->node_ns);
+    c_str(&b, d->node_name);
+    c_u32(&b, 0); /* readers */
+    c_u32(&b, d->nwriters);
+    for (uint32_t i = 0; i < d->nwriters; i++)
+        put_gid(&b, d->writers[i]);
+    if (b.oom) {
+        free(b.p);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
+    }
+    mark_padding(b.p, b.n);
+    raw_sample smp = {b.p, b.n};
+    dds_return_t rc = dds_write(d->graph, &smp);
+    free(b.p);
+    return rc < 0 ? dds_fail(fn, "ros_discovery_info", rc) : SENSIM_OK;
+}
+
+static sensim_status graph_open(sensim__dds *d)
+{
+    snprintf(d->node_ns, sizeof d->node_ns, "/");
+    snprintf(d->node_name, sizeof d->node_name, "sensim");
+    struct ddsi_sertype *st = calloc(1, sizeof *st);
+    dds_qos_t *q = topic_qos(SENSIM__ROS_GRAPH, SENSIM_ROS2_QOS_PROFILES);
+    if (!st || !q) {
+        free(st);
+        dds_delete_qos(q);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_ros2_open: out of memory");
+    }
+    ddsi_sertype_init(st, "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_", &raw_sertype_ops, &raw_serdata_ops,
+                      true);
+    dds_entity_t t = dds_create_topic_sertype(d->participant, "ros_discovery_info", &st, q, NULL, NULL);
+    if (t < 0) {
+        dds_delete_qos(q);
+        raw_type_free(st);
+        return dds_fail("sensim_ros2_open", "ros_discovery_info", t);
+    }
+    d->graph = dds_create_writer(d->participant, t, q, NULL);
+    dds_delete_qos(q);
+    if (d->graph < 0)
+        return dds_fail("sensim_ros2_open", "ros_discovery_info", d->graph);
+    d->graph_type = st;
+    return graph_publish(d, "sensim_ros2_open");
+}
+
+/* A ROS name token run: letters, digits, '_' and '/' separators, not starting with a digit. */
+static int ros_name_ok(const char *s, int is_ns)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 200)
+        return 0;
+    if (is_ns && (s[0] != '/' || (n > 1 && s[n - 1] == '/')))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        if (c == '/' ? !is_ns || (i > 0 && s[i - 1] == '/') : !alnum)
+            return 0;
+        if (c >= '0' && c <= '9' && (i == 0 || s[i - 1] == '/'))
+            return 0;
+    }
+    return 1;
+}
+
+sensim_status sensim_ros2_set_node(sensim_mcap *m, const char *ns, const char *name)
+{
+    if (!m || !ns || !name)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_set_node: NULL argument");
+    if (m->magic != SENSIM_MAGIC_MCAP)
+        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_ros2_set_node: writer is not a live writer");
+    if (!m->live)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_set_node: a bag writer has no node");
+    if (!ros_name_ok(ns, 1))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_set_node: namespace '%.60s' is not a ROS "
+                            "namespace ('/' or '/a/b': letters, digits, '_', no token starting with a digit)", ns);
+    if (!ros_name_ok(name, 0))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_set_node: node name '%.60s' is not a ROS "
+                            "node name (letters, digits, '_', not starting with a digit)", name);
+    snprintf(m->live->node_ns, sizeof m->live->node_ns, "%s", ns);
+    snprintf(m->live->node_name, sizeof m->live->node_name, "%s", name);
+    return graph_publish(m->live, "sensim_ros2_set_node");
 }
 
 sensim_status sensim__dds_add_topic(sensim__dds *d, uint32_t i, const char *name, int32_t type)
@@ -478,7 +646,8 @@ sensim_status sensim__dds_add_topic(sensim__dds *d, uint32_t i, const char *name
         return dds_fail("sensim_mcap_add_topic", dname, w);
     d->writers[i] = w;
     d->types[i] = st;
-    return SENSIM_OK;
+    d->nwriters = i + 1;
+    return graph_publish(d, "sensim_mcap_add_topic");
 }
 
 sensim_status sensim__dds_publish(sensim_mcap *m, uint16_t tp)
@@ -489,6 +658,8 @@ sensim_status sensim__dds_publish(sensim_mcap *m, uint16_t tp)
     size_t n = b->n, padded = (n + 3) & ~(size_t)3;
     uint8_t *fresh = n <= UINT32_MAX - 4 && b_reserve(b, padded - n) ? malloc(b->cap) : NULL;
     raw_serdata *sd = fresh ? calloc(1, sizeof *sd) : NULL;
+    if (!b->oom)
+        mark_padding(b->p, n);
     if (sd) {
         /* the message's buffer becomes the sample (no copy); the writer goes on in a fresh one */
         memset(b->p + n, 0, padded - n);
@@ -533,6 +704,50 @@ sensim_status sensim_ros2_subscribers(const sensim_mcap *m, uint16_t tp, uint32_
     if (rc < 0)
         return dds_fail("sensim_ros2_subscribers", m->topics[tp].name, rc);
     *out_count = s.current_count;
+    return SENSIM_OK;
+}
+
+static const char *policy_name(dds_qos_policy_id_t id)
+{
+    switch (id) {
+    case DDS_DURABILITY_QOS_POLICY_ID: return "DURABILITY";
+    case DDS_DEADLINE_QOS_POLICY_ID: return "DEADLINE";
+    case DDS_LIVELINESS_QOS_POLICY_ID: return "LIVELINESS";
+    case DDS_RELIABILITY_QOS_POLICY_ID: return "RELIABILITY";
+    case DDS_HISTORY_QOS_POLICY_ID: return "HISTORY";
+    case DDS_PARTITION_QOS_POLICY_ID: return "PARTITION";
+    case DDS_OWNERSHIP_QOS_POLICY_ID: return "OWNERSHIP";
+    case DDS_DESTINATIONORDER_QOS_POLICY_ID: return "DESTINATION_ORDER";
+    case DDS_PRESENTATION_QOS_POLICY_ID: return "PRESENTATION";
+    case DDS_LATENCYBUDGET_QOS_POLICY_ID: return "LATENCY_BUDGET";
+    case DDS_DATA_REPRESENTATION_QOS_POLICY_ID: return "DATA_REPRESENTATION";
+    case DDS_INVALID_QOS_POLICY_ID: return "";
+    default: return "another policy";
+    }
+}
+
+sensim_status sensim_ros2_incompatible(const sensim_mcap *m, uint16_t tp, uint32_t *out_count,
+                                       const char **out_policy)
+{
+    if (out_count)
+        *out_count = 0;
+    if (out_policy)
+        *out_policy = "";
+    if (!m || !out_count)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_incompatible: NULL argument");
+    if (m->magic != SENSIM_MAGIC_MCAP)
+        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_ros2_incompatible: writer is not a live writer");
+    if (!m->live)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_incompatible: a bag writer has no readers");
+    if (tp >= m->ntopics)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_incompatible: topic %u was never added", tp);
+    dds_offered_incompatible_qos_status_t s;
+    dds_return_t rc = dds_get_offered_incompatible_qos_status(m->live->writers[tp], &s);
+    if (rc < 0)
+        return dds_fail("sensim_ros2_incompatible", m->topics[tp].name, rc);
+    *out_count = s.total_count;
+    if (out_policy)
+        *out_policy = s.total_count ? policy_name((dds_qos_policy_id_t)s.last_policy_id) : "";
     return SENSIM_OK;
 }
 
