@@ -308,5 +308,68 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode >= 10 and "/bad prefix" in r.stderr and not os.path.exists(os.path.join(tmp, "bad", "sensim_0.mcap")),
           "a bad topic prefix names itself: %r" % r.stderr)
 
+    # ---- PointCloud2 `ring`: velodyne_pointcloud's numbering, by elevation (0 = the lowest beam) ----
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from ros2_harness import bag_messages
+
+    def cloud_points(msg):
+        """(fields {name: (offset, datatype)}, point_step, [raw records]) of a PointCloud2's CDR."""
+        b, at = msg[4:], 0
+
+        def u32():
+            nonlocal at
+            at = (at + 3) & ~3
+            at += 4
+            return struct.unpack_from("<I", b, at - 4)[0]
+
+        def string():
+            nonlocal at
+            n = u32()
+            at += n
+            return b[at - n:at - 1].decode()
+        u32(), u32(), string(), u32(), u32()  # stamp, frame_id, height, width
+        fields = {}
+        for _ in range(u32()):
+            name, off = string(), u32()
+            dt = b[at]
+            at += 1
+            u32()
+            fields[name] = (off, dt)
+        at += 1  # is_bigendian
+        step, _, n = u32(), u32(), u32()
+        return fields, step, [b[at + i:at + i + step] for i in range(0, n, step)]
+
+    # VLP-16 (manual, laser ids 0..15): -15, +1, -13, +3, ... +15 degrees, so ring = id/2 for even ids
+    # and 8 + (id-1)/2 for odd ones
+    for preset, want_step in (("vlp16", 36), ("avia", 32)):
+        o = os.path.join(tmp, "ring_" + preset)
+        r = run("batch", "--scene", "street", "--lidar", preset, "--trajectory", traj, "--out", o, "--format", "mcap",
+                "--mcap-compression", "none", "--frames", "0:1", "--quiet")
+        check(r.returncode == 0, "%s bag: %s" % (preset, r.stderr))
+        msgs = bag_messages(os.path.join(o, "sensim_0.mcap")).get("/lidar/points", []) if r.returncode == 0 else []
+        if not msgs:
+            check(False, "%s: a cloud in the bag" % preset)
+            continue
+        fields, step, recs = cloud_points(msgs[0])
+        check(step == want_step and fields.get("channel") == (28, 4) and
+              fields.get("ring") == ((32, 4) if want_step == 36 else (28, 4)),
+              "%s: point_step %d, channel the laser id at 28, ring %s: %r" % (preset, step, want_step, fields))
+        by_ring = {}
+        bad = 0
+        for rec in recs:
+            x, y, z = struct.unpack_from("<fff", rec, 0)
+            ch = struct.unpack_from("<H", rec, 28)[0]
+            ring = struct.unpack_from("<H", rec, fields["ring"][0])[0]
+            if preset == "vlp16":
+                bad += ring != (ch // 2 if ch % 2 == 0 else 8 + (ch - 1) // 2)
+            else:
+                bad += ring != ch
+            by_ring.setdefault(ring, []).append(math.degrees(math.atan2(z, math.hypot(x, y))))
+        check(recs and bad == 0, "%s: every point's ring from its laser id (%d of %d wrong)" % (preset, bad, len(recs)))
+        if preset == "vlp16":
+            med = [sorted(v)[len(v) // 2] for k, v in sorted(by_ring.items())]
+            check(sorted(by_ring) == list(range(16)) and all(abs(m - (-15 + 2 * k)) < 0.1 for k, m in enumerate(med)),
+                  "vlp16: ring k holds the beam at -15 + 2k degrees: %r" % [round(m, 2) for m in med])
+
 print("test_mcap: %d passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)

@@ -222,6 +222,28 @@ with tempfile.TemporaryDirectory() as tmp:
     pub.p.send_signal(signal.SIGINT)
     check(pub.finish() == 0, "Ctrl-C ends the lingering publisher cleanly: %s" % pub.text())
 
+    # ---- --wait-subscribers=TOPICS says what it still waits for, and which readers DDS refused ----
+    pub = Proc([SENSIM, "ros2", *run_args, "--rate", "max", "--wait-subscribers=/lidar/points,/tf"], env)
+    check(pub.wait_line("waiting for a subscriber on 2 topics"), "waiting for the two topics: %s" % pub.text())
+    check(pub.wait_line(r"still no subscriber on 2 topics: /tf, /lidar/points$"),
+          "every few seconds: the topics still without a subscriber: %s" % pub.text())
+    probe = Proc([SUB, late, "--timeout", "120", "--probe-reliable", "/lidar/points:PointCloud2:1"], env)
+    check(probe.finish() == 0 and "incompatible 11" in probe.text(), "the refused reader: %s" % probe.text())
+    check(pub.wait_line(r"/lidar/points refused 1 reader for incompatible QoS \(last: RELIABILITY;"),
+          "the publisher names the refused reader's policy: %s" % pub.text())
+    tf = Proc([SUB, late, "--timeout", "120", "--count-only", "--best-effort", "/tf:TFMessage:1"], env)
+    check(pub.wait_line(r"still no subscriber on 1 topic: /lidar/points$"),
+          "a /tf reader: only the cloud is still waited for: %s" % pub.text())
+    pub.p.send_signal(signal.SIGINT)
+    check(pub.finish() == 0 and "published" not in pub.text(),
+          "Ctrl-C while waiting ends it without a step: %s" % pub.text())
+    tf.p.terminate()
+    tf.finish()
+    r = subprocess.run([SENSIM, "ros2", *run_args, "--rate", "max", "--wait-subscribers=/nope"], env=env,
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 2 and "this run publishes no topic /nope" in r.stderr,
+          "--wait-subscribers on a topic the run lacks: %d %s" % (r.returncode, r.stderr))
+
     # ---- a Python host's rig: McapSinks on a Ros2Publisher publish what they write into a bag ----
     host = os.path.join(tmp, "host.py")
     with open(host, "w") as f:
@@ -237,7 +259,7 @@ w = sensim.McapWriter(sys.argv[2], compression="none") if mode == "bag" else sen
 rig = sensim.Rig(ctx)
 li = rig.add_lidar(lidar, sensim.Ring.for_lidar(lidar, 2))
 ii = rig.add_nav(imu, sensim.NavRing(16))
-sinks = [sensim.McapSink(w, "roof"), sensim.McapSink(w, "imu", nav_kind="imu", accel_var=(0.0025, 0.0036, 0.0))]
+sinks = [sensim.McapSink(w, "roof", lidar=lidar), sensim.McapSink(w, "imu", nav_kind="imu", accel_var=(0.0025, 0.0036, 0.0))]
 rig.attach(li, sinks[0])
 rig.attach(ii, sinks[1])
 if mode == "live":  # the sinks use topics the host adds beforehand: subscribers can match before the first step

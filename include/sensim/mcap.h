@@ -119,6 +119,30 @@ SENSIM_API sensim_status sensim_mcap_add_topic(sensim_mcap *writer, const char *
                                                uint16_t *out_topic);
 
 /**
+ * Number a PointCloud2 topic's `ring` field as velodyne_pointcloud and the
+ * tools built on it do: by elevation, 0 the lowest beam (on a VLP-16 ring
+ * 0..15 read -15°, -13°, ... +15°, where the laser ids read -15°, +1°,
+ * -13°, ...). From then on sensim_mcap_write_points() writes each record 4
+ * bytes longer (point_step 36): `ring` (uint16 at offset 32) is
+ * the rank of the point's channel among @p elevation_rad (equal elevations:
+ * the lower channel first; a channel beyond @p channels keeps its id), and
+ * `channel` (offset 28) stays the laser id. Without a ring order `ring` is
+ * the laser id (point_step 32), which suits patterns without fixed beam
+ * elevations (Livox, MEMS). The MCAP sink and the sensim command set it for
+ * every mechanical lidar (sensim_lidar_get_elevations()).
+ * @param elevation_rad  each channel's elevation, radians; copied. NULL with
+ *                       channels 0 removes the order.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL writer or
+ *         elevations, not a PointCloud2 topic of this writer),
+ *         SENSIM_ERR_OUT_OF_RANGE (over 65535 channels),
+ *         SENSIM_ERR_NOT_FINITE, SENSIM_ERR_BAD_HANDLE,
+ *         SENSIM_ERR_OUT_OF_MEMORY.
+ * Thread safety: as the writer's other calls. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_mcap_set_ring_order(sensim_mcap *writer, uint16_t topic, const float *elevation_rad,
+                                                    uint32_t channels);
+
+/**
  * A topic's name and type, by handle (0 .. topics - 1 of sensim_mcap_stats).
  * @param out_name  receives the name; valid until the writer is closed.
  * @param out_type  receives its SENSIM_ROS_* type; may be NULL.

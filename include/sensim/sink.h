@@ -223,7 +223,10 @@ typedef struct sensim_mcap_sink_desc {
     int32_t reserved_i32;
     double gyro_var[3], accel_var[3]; /**< Imu covariances per axis ((rad/s)², (m/s²)²) */
     double enu_var_m2[3];         /**< NavSatFix East/North/Up variances (sensim_gnss_enu_variance) */
-    uint64_t reserved[4];         /**< zero */
+    const sensim_lidar *lidar;    /**< a point ring's lidar (borrowed; may be NULL): a mechanical one numbers
+                                       the clouds' `ring` by elevation (sensim_mcap_set_ring_order). Since 0.2
+                                       (was reserved[0]) */
+    uint64_t reserved[3];         /**< zero */
 } sensim_mcap_sink_desc;
 
 /** All zero. Thread safety: any thread. Since 0.2. */

@@ -188,7 +188,8 @@ class PlatformState(Structure):
 class McapSinkDesc(Structure):
     _fields_ = [("writer", c_void_p), ("name", c_char_p), ("topic_prefix", c_char_p), ("camera", c_void_p),
                 ("nav_kind", c_int32), ("reserved_i32", c_int32), ("gyro_var", c_double * 3),
-                ("accel_var", c_double * 3), ("enu_var_m2", c_double * 3), ("reserved", c_uint64 * 4)]
+                ("accel_var", c_double * 3), ("enu_var_m2", c_double * 3), ("lidar", c_void_p),
+                ("reserved", c_uint64 * 3)]
 
 
 class FrameSinkDesc(Structure):
@@ -456,6 +457,7 @@ PROTOTYPES = {
     "sensim_ros2_options_init": (None, [POINTER(Ros2Options)]),
     "sensim_ros2_open": (status_t, [POINTER(Ros2Options), POINTER(c_void_p)]),
     "sensim_ros2_subscribers": (status_t, [c_void_p, c_uint16, POINTER(c_uint32)]),
+    "sensim_mcap_set_ring_order": (status_t, [c_void_p, c_uint16, POINTER(c_float), c_uint32]),
     "sensim_mcap_topic": (status_t, [c_void_p, c_uint16, POINTER(c_char_p), POINTER(c_int32)]),
     "sensim_ros2_incompatible": (status_t, [c_void_p, c_uint16, POINTER(c_uint32), POINTER(c_char_p)]),
     "sensim_ros2_set_node": (status_t, [c_void_p, c_char_p, c_char_p]),

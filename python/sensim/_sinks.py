@@ -51,17 +51,20 @@ class McapSink(_Handle):
     """A ring's frames into a bag (sensim_mcap_sink): a lidar's as PointCloud2 on NAME/points, a
     camera's captures as NAME/<output>/image + NAME/camera_info (give ``camera``), a navigation
     sensor's samples as Imu, NavSatFix or Odometry (``nav_kind`` "imu", "gnss", "odometry"), with
-    per-axis variances. Attach it with :meth:`Rig.attach`; the writer stays open while it is."""
+    per-axis variances. Give a mechanical lidar's ``lidar`` and the clouds' ``ring`` counts beams by
+    elevation (0 the lowest), as velodyne_pointcloud does; ``channel`` stays the laser id. Attach it with :meth:`Rig.attach`; the writer stays open while it is."""
     _destroy = "sensim_mcap_sink_destroy"
     _what = "McapSink"
     _consume = "sensim_mcap_sink_consume"
 
     def __init__(self, writer, name, topic_prefix="", camera=None, nav_kind="imu", gyro_var=0.0, accel_var=0.0,
-                 enu_var_m2=0.0):
+                 enu_var_m2=0.0, lidar=None):
         super().__init__()
         _want(writer, McapWriter, "writer")
         if camera is not None:
             _want(camera, Camera, "camera")
+        if lidar is not None:
+            _want(lidar, Lidar, "lidar")
         if nav_kind not in NAV_KINDS:
             raise InvalidArgument(1, "nav_kind must be imu, gnss or odometry")
         d = _lib.McapSinkDesc()
@@ -71,9 +74,10 @@ class McapSink(_Handle):
         d.nav_kind = NAV_KINDS[nav_kind]
         d.gyro_var, d.accel_var, d.enu_var_m2 = (_axes3(gyro_var, "gyro_var"), _axes3(accel_var, "accel_var"),
                                                  _axes3(enu_var_m2, "enu_var_m2"))
-        self._writer, self._camera = writer, camera  # borrowed by the C sink
+        self._writer, self._camera, self._lidar = writer, camera, lidar  # borrowed by the C sink
         d.writer = writer.handle
         d.camera = camera.handle if camera is not None else None
+        d.lidar = lidar.handle if lidar is not None else None
         h = ctypes.c_void_p()
         _check(_L.sensim_mcap_sink_create(ctypes.byref(d), ctypes.byref(h)))
         self._h = h.value

@@ -285,7 +285,7 @@ class RigMotion(unittest.TestCase):
             li = rig.add_lidar(lidar, sensim.Ring.for_lidar(lidar, 2))
             ci = rig.add_camera(cam, sensim.ImageRing(cam, ("depth", "semantic", "instance", "rgb"), 4), rate_hz=20)
             ii = rig.add_nav(imu, sensim.NavRing(64))
-            sinks = [sensim.McapSink(w, "roof"), sensim.McapSink(w, "cam", camera=cam),
+            sinks = [sensim.McapSink(w, "roof", lidar=lidar), sensim.McapSink(w, "cam", camera=cam),
                      sensim.McapSink(w, "imu", nav_kind="imu", accel_var=(0.05 ** 2, 0.06 ** 2, 0.07 ** 2))]
             for i, sk in zip((li, ci, ii), sinks):
                 rig.attach(i, sk)
@@ -376,6 +376,12 @@ class Ros2PublisherArgs(unittest.TestCase):
             with self.assertRaises(sensim.Duplicate):
                 p.add_topic("/clock", "Clock")
             self.assertEqual(p.subscribers(t), 0)  # a domain nobody else uses here
+            self.assertEqual(p.incompatible(t), (0, ""))
+            p.set_node("/robot1", "lidar_sim")
+            for ns, name in (("robot1", "sim"), ("/a//b", "sim"), ("/", "1sim"), ("/", "a-b"), ("/", ""),
+                             ("/a/", "sim"), ("/9a", "sim")):
+                with self.assertRaises(sensim.InvalidArgument, msg=(ns, name)):
+                    p.set_node(ns, name)
             with self.assertRaises(sensim.InvalidArgument):
                 p.subscribers(t + 1)
             p.write_clock(t, 0, 5)

@@ -47,6 +47,20 @@ static int mcap_fail(void)
     return EXIT_STATUS_BASE + SENSIM_ERR_IO;
 }
 
+/* A mechanical lidar's clouds number `ring` by elevation, as velodyne_pointcloud does (sensim/mcap.h). */
+static sensim_status ring_by_elevation(sensim_mcap *m, uint16_t tp, const sensim_lidar *lidar)
+{
+    sensim_lidar_info info;
+    float e[SENSIM_MAX_CHANNELS];
+    uint32_t n = 0;
+    sensim_status st = sensim_lidar_get_info(lidar, &info);
+    if (st || info.pattern != SENSIM_PATTERN_MECHANICAL)
+        return st;
+    if ((st = sensim_lidar_get_elevations(lidar, e, SENSIM_MAX_CHANNELS, &n)))
+        return st;
+    return sensim_mcap_set_ring_order(m, tp, e, n);
+}
+
 #define MC(x)                                                                             \
     do {                                                                                  \
         sensim_status st_ = (x);                                                          \
@@ -257,6 +271,8 @@ int run_mcap(batch_run *R, const mcap_opts *mo)
         } else {
             topic_name(name, sizeof name, mo->prefix, sp->name, sp->radar ? "detections" : "points");
             MC(sensim_mcap_add_topic(m, name, SENSIM_ROS_POINTCLOUD2, &M.tp[s][0]));
+            if (!sp->radar && R->lidars[s])
+                MC(ring_by_elevation(m, M.tp[s][0], R->lidars[s]));
             if (sp->radar) {
                 uint64_t n = sensim_radar_rays_per_sample(R->radars[s]);
                 M.rcap = n > M.rcap ? n : M.rcap;

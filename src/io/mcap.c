@@ -400,8 +400,10 @@ sensim_status sensim_mcap_close(sensim_mcap *m, uint32_t *out_files)
         *out_files = m->done_files;
     m->magic = SENSIM_MAGIC_DEAD;
     sensim__dds_close(m->live);
-    for (uint32_t i = 0; i < m->ntopics; i++)
+    for (uint32_t i = 0; i < m->ntopics; i++) {
         free(m->topics[i].idx);
+        free(m->topics[i].ring_of);
+    }
     free(m->topics);
     free(m->chunk.p);
     free(m->chunk_idx.p);
@@ -501,6 +503,58 @@ sensim_status sensim_mcap_add_topic(sensim_mcap *m, const char *name, int32_t ty
     if (m->f && !announce(m, *out))
         return fail_io(m, m->rec.oom ? SENSIM_ERR_OUT_OF_MEMORY : SENSIM_ERR_IO, "sensim_mcap_add_topic");
     return SENSIM_OK;
+}
+
+sensim_status sensim_mcap_set_ring_order(sensim_mcap *m, uint16_t tp, const float *elevation_rad, uint32_t channels)
+{
+    if (!m || (!elevation_rad && channels))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_set_ring_order: NULL argument");
+    if (m->magic != SENSIM_MAGIC_MCAP)
+        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_mcap_set_ring_order: writer is not a live MCAP writer");
+    if (tp >= m->ntopics || m->topics[tp].type != SENSIM_ROS_POINTCLOUD2)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_set_ring_order: topic %u is not a PointCloud2 "
+                            "topic of this writer", tp);
+    if (channels > 65535)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_set_ring_order: %u channels (at most 65535)",
+                            channels);
+    for (uint32_t i = 0; i < channels; i++)
+        if (!isfinite(elevation_rad[i]))
+            return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_mcap_set_ring_order: elevation_rad[%u] is not finite",
+                                i);
+    uint16_t *r = channels ? malloc(channels * sizeof *r) : NULL;
+    if (channels && !r)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap_set_ring_order: out of memory");
+    /* ring = how many channels point lower (equal elevations: the lower channel first), as
+     * velodyne_pointcloud numbers its rings from the calibration's vertical angles */
+    for (uint32_t i = 0; i < channels; i++) {
+        uint32_t k = 0;
+        for (uint32_t j = 0; j < channels; j++)
+            k += elevation_rad[j] < elevation_rad[i] || (elevation_rad[j] == elevation_rad[i] && j < i);
+        r[i] = (uint16_t)k;
+    }
+    free(m->topics[tp].ring_of);
+    m->topics[tp].ring_of = r, m->topics[tp].nring = channels;
+    return SENSIM_OK;
+}
+
+/* A mechanical lidar's beams ordered by elevation on @p tp; other patterns keep the laser id. */
+sensim_status sensim__mcap_ring_order_of(sensim_mcap *m, uint16_t tp, const sensim_lidar *lidar)
+{
+    sensim_lidar_info info;
+    uint32_t n = 0;
+    sensim_status st = sensim_lidar_get_info(lidar, &info);
+    if (st || info.pattern != SENSIM_PATTERN_MECHANICAL)
+        return st;
+    if ((st = sensim_lidar_get_elevations(lidar, NULL, 0, &n)) || n == 0)
+        return st;
+    float *e = malloc(n * sizeof *e);
+    if (!e)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap_set_ring_order: out of memory");
+    st = sensim_lidar_get_elevations(lidar, e, n, &n);
+    if (!st)
+        st = sensim_mcap_set_ring_order(m, tp, e, n);
+    free(e);
+    return st;
 }
 
 sensim_status sensim_mcap_topic(const sensim_mcap *m, uint16_t tp, const char **out_name, int32_t *out_type)

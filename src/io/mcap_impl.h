@@ -152,6 +152,8 @@ typedef struct topic {
     uint64_t *idx;          /* (log time, offset) pairs of the open chunk */
     size_t nidx, capidx;
     int in_file;            /* channel record written in the current file */
+    uint16_t *ring_of;      /* sensim_mcap_set_ring_order: a channel's ring (rank by elevation), or NULL */
+    uint32_t nring;
 } topic;
 
 struct sensim_mcap {
@@ -193,6 +195,8 @@ sensim_status sensim__mcap_check_write(sensim_mcap *m, uint16_t tp, int32_t type
 int sensim__mcap_valid_frame(const char *s);
 /* 1 and *out = its handle when the writer has topic @p name of @p type. */
 int sensim__mcap_find_topic(const sensim_mcap *m, const char *name, int32_t type, uint16_t *out);
+/* sensim_mcap_set_ring_order from a mechanical lidar's beam table (other patterns: nothing). */
+sensim_status sensim__mcap_ring_order_of(sensim_mcap *m, uint16_t tp, const sensim_lidar *lidar);
 /* The serialized message in m->msg becomes a Message record of topic @p tp. */
 sensim_status sensim__mcap_emit(sensim_mcap *m, uint16_t tp, int64_t log_ns);
 

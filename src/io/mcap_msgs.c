@@ -13,10 +13,15 @@ static int datatype_size(uint32_t dt)
     return dt >= 1 && dt <= 8 ? sz[dt] : 0;
 }
 
+/* A PointCloud2 of records of @p rs bytes. With @p ring_of (sensim_point records, rs 32), each record
+ * goes out 4 bytes longer: a uint16 ring (ring_of[channel], the channel itself beyond @p nring) at
+ * offset rs, and 2 zero bytes. */
 static sensim_status cloud(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp, const char *frame_id,
                            const sensim_field *fields, uint32_t nf, const sensim_field *extra, uint32_t nextra,
-                           uint32_t rs, const void *const recs[2], const uint64_t counts[2], const char *fn)
+                           uint32_t rs_in, const void *const recs[2], const uint64_t counts[2], const uint16_t *ring_of,
+                           uint32_t nring, const char *fn)
 {
+    uint32_t rs = ring_of ? rs_in + 4 : rs_in;
     sensim_status st = sensim__mcap_check_write(m, tp, SENSIM_ROS_POINTCLOUD2, log_ns, stamp, frame_id, fn);
     if (st)
         return st;
@@ -55,9 +60,24 @@ static sensim_status cloud(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t 
     c_u32(b, rs);
     c_u32(b, (uint32_t)(n * rs));
     c_u32(b, (uint32_t)(n * rs));
-    for (int k = 0; k < 2; k++)
-        if (counts[k])
+    for (int k = 0; k < 2; k++) {
+        if (!counts[k])
+            continue;
+        if (!ring_of) {
             b_put(b, recs[k], counts[k] * rs);
+            continue;
+        }
+        if (!b_reserve(b, counts[k] * rs))
+            break;
+        const sensim_point *p = recs[k];
+        for (uint64_t i = 0; i < counts[k]; i++) {
+            uint8_t *o = b->p + b->n + i * rs;
+            uint16_t ch = p[i].channel, ring = ch < nring ? ring_of[ch] : ch;
+            memcpy(o, &p[i], rs_in);
+            o[rs_in] = (uint8_t)ring, o[rs_in + 1] = (uint8_t)(ring >> 8), o[rs_in + 2] = o[rs_in + 3] = 0;
+        }
+        b->n += counts[k] * rs;
+    }
     c_u8(b, 1); /* is_dense */
     return sensim__mcap_emit(m, tp, log_ns);
 }
@@ -68,7 +88,7 @@ sensim_status sensim_mcap_write_cloud(sensim_mcap *m, uint16_t tp, int64_t log_n
 {
     const void *r[2] = {records, NULL};
     uint64_t c[2] = {count, 0};
-    return cloud(m, tp, log_ns, stamp, frame_id, fields, nf, NULL, 0, rs, r, c, "sensim_mcap_write_cloud");
+    return cloud(m, tp, log_ns, stamp, frame_id, fields, nf, NULL, 0, rs, r, c, NULL, 0, "sensim_mcap_write_cloud");
 }
 
 sensim_status sensim_mcap_write_points(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
@@ -78,13 +98,21 @@ sensim_status sensim_mcap_write_points(sensim_mcap *m, uint16_t tp, int64_t log_
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_points: view or its header is NULL");
     uint32_t nf;
     const sensim_field *f = sensim_point_fields(&nf);
+    /* ring: velodyne_pointcloud's numbering (0 = the lowest beam) when the topic has a ring order
+     * (sensim_mcap_set_ring_order), else the laser id; channel stays the laser id */
     static const sensim_field alias[2] = {
         {"t", 20, SENSIM_FIELD_UINT32, 1},    /* Ouster: ns since the stamp */
-        {"ring", 28, SENSIM_FIELD_UINT16, 1}, /* Velodyne / Ouster: beam index */
+        {"ring", 28, SENSIM_FIELD_UINT16, 1}, /* the laser id */
     };
+    static const sensim_field alias_ordered[2] = {
+        {"t", 20, SENSIM_FIELD_UINT32, 1},
+        {"ring", 32, SENSIM_FIELD_UINT16, 1}, /* rank by elevation, after the record */
+    };
+    const topic *t = m && m->magic == SENSIM_MAGIC_MCAP && tp < m->ntopics ? &m->topics[tp] : NULL;
+    const uint16_t *ring_of = t ? t->ring_of : NULL;
     const void *r[2] = {v->points[0], v->points[1]};
-    return cloud(m, tp, log_ns, v->header->t_begin_ns, frame_id, f, nf, alias, 2, sizeof(sensim_point), r, v->counts,
-                 "sensim_mcap_write_points");
+    return cloud(m, tp, log_ns, v->header->t_begin_ns, frame_id, f, nf, ring_of ? alias_ordered : alias, 2,
+                 sizeof(sensim_point), r, v->counts, ring_of, t ? t->nring : 0, "sensim_mcap_write_points");
 }
 
 sensim_status sensim_mcap_write_image(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp, const char *frame_id,

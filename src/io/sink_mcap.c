@@ -92,7 +92,7 @@ sensim_status sensim_mcap_sink_create(const sensim_mcap_sink_desc *d, sensim_mca
     if (!d || !out || !d->writer || !d->name)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_sink_create: NULL argument (desc, writer, name)");
     *out = NULL;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 3; i++)
         if (d->reserved[i])
             return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_sink_create: reserved[%d] is not zero", i);
     const char *pre = d->topic_prefix ? d->topic_prefix : "";
@@ -151,8 +151,11 @@ static sensim_status make_topics(sensim_mcap_sink *s, int32_t kind, uint32_t out
 {
     sensim_status st = SENSIM_OK;
     snprintf(s->frame, sizeof s->frame, "%s%s", s->name, kind == SENSIM__RING_IMAGES ? "_optical" : "");
-    if (kind == SENSIM__RING_POINTS)
+    if (kind == SENSIM__RING_POINTS) {
         st = sink_topic(s, "points", SENSIM_ROS_POINTCLOUD2, &s->tp[0]);
+        if (!st && s->d.lidar)
+            st = sensim__mcap_ring_order_of(s->d.writer, s->tp[0], s->d.lidar);
+    }
     else if (kind == SENSIM__RING_NAV)
         st = s->d.nav_kind == SENSIM_NAV_IMU ? sink_topic(s, "imu", SENSIM_ROS_IMU, &s->tp[0])
              : s->d.nav_kind == SENSIM_NAV_GNSS ? sink_topic(s, "fix", SENSIM_ROS_NAVSATFIX, &s->tp[0])
