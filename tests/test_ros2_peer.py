@@ -26,6 +26,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ros2_harness import Proc, bag_messages, unpad  # noqa: E402 (tests/: beside this file)
@@ -182,6 +183,33 @@ with tempfile.TemporaryDirectory() as tmp:
     check(have == bag["/tf_static"], "a peer joining after the run gets /tf_static: %d message(s)" % len(have))
     pub.p.terminate()
     check(pub.finish() == 0, "the lingering publisher ends on SIGTERM: %s" % pub.text())
+
+    # ---- --stamp EPOCH_S / wall: stamps and /clock on another clock, the messages otherwise the bag's ----
+    def stamp_ns(msg):
+        sec, nsec = struct.unpack_from("<iI", msg, 4)
+        return sec * 1000000000 + nsec
+
+    heads = ("/clock", "/imu/imu", "/lidar/points", "/odom")  # messages that start with their stamp
+    for label, arg in (("epoch", "1700000000.5"), ("wall", "wall")):
+        before = time.time_ns()
+        p, res, pub = publish(label, ["--qos", "reliable", "--stamp", arg], heads)
+        after = time.time_ns()
+        got = peer_end(p, res, label)
+        pub.p.terminate()
+        check(pub.finish() == 0, "%s: the publisher ends: %s" % (label, pub.text()))
+        offsets, rest_equal = set(), True
+        for topic in heads:
+            have, want = received(got, topic), bag[topic]
+            rest_equal &= len(have) == len(want) and all(h[:4] + h[12:] == w[:4] + w[12:] for h, w in zip(have, want))
+            offsets |= {stamp_ns(h) - stamp_ns(w) for h, w in zip(have, want)}
+        check(rest_equal and len(offsets) == 1, "%s: every stamp moved by one offset, the rest the bag's: %s" %
+              (label, sorted(offsets)))
+        off = next(iter(offsets)) if len(offsets) == 1 else None
+        if label == "epoch":
+            check(off == 1700000000500000000, "--stamp 1700000000.5: the offset exactly: %s" % off)
+        else:  # the first step (world time 0) stamped with the wall clock while the run went
+            check(off is not None and before <= off <= after, "--stamp wall: the first step at wall time %s in "
+                  "[%d, %d]" % (off, before, after))
 
 print("%d checks passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)

@@ -143,6 +143,21 @@ SENSIM_API sensim_status sensim_mcap_set_ring_order(sensim_mcap *writer, uint16_
                                                     uint32_t channels);
 
 /**
+ * Stamp messages on another clock: from now on every header stamp (and the
+ * /tf transforms' stamps) and every /clock value is the world time plus
+ * @p offset_ns; log times are unchanged. 0 (the default) stamps world time,
+ * as for nodes running with use_sim_time. The `sensim ros2 --stamp wall`
+ * offset is the wall clock (CLOCK_REALTIME) at the first step minus that
+ * step's world time, so paced clouds carry wall time for nodes that do not
+ * use sim time. A stamp that would leave builtin_interfaces/Time (int32
+ * seconds: 2038) is refused at its write with SENSIM_ERR_OUT_OF_RANGE.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL), SENSIM_ERR_BAD_HANDLE,
+ *         SENSIM_ERR_OUT_OF_RANGE (|offset| over 2^61 ns).
+ * Thread safety: as the writer's other calls. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_mcap_set_stamp_offset(sensim_mcap *writer, int64_t offset_ns);
+
+/**
  * A topic's name and type, by handle (0 .. topics - 1 of sensim_mcap_stats).
  * @param out_name  receives the name; valid until the writer is closed.
  * @param out_type  receives its SENSIM_ROS_* type; may be NULL.

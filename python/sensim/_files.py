@@ -215,6 +215,12 @@ class McapWriter(_Handle):
             _check(_L.sensim_mcap_add_topic(h, _cstr(name, "name"), MCAP_TYPES[msg_type], ctypes.byref(t)))
         return t.value
 
+    def set_stamp_offset(self, offset_ns):
+        """From now on header stamps and /clock carry world time + ``offset_ns`` (int ns, |offset|
+        at most 2^61; 0 the default: world time, for use_sim_time nodes). Log times are unchanged."""
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_set_stamp_offset(h, _i64(offset_ns, "offset_ns")))
+
     @staticmethod
     def _topic(topic):
         if not isinstance(topic, int) or isinstance(topic, bool) or not 0 <= topic < 65536:

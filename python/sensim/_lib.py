@@ -458,6 +458,7 @@ PROTOTYPES = {
     "sensim_ros2_open": (status_t, [POINTER(Ros2Options), POINTER(c_void_p)]),
     "sensim_ros2_subscribers": (status_t, [c_void_p, c_uint16, POINTER(c_uint32)]),
     "sensim_mcap_set_ring_order": (status_t, [c_void_p, c_uint16, POINTER(c_float), c_uint32]),
+    "sensim_mcap_set_stamp_offset": (status_t, [c_void_p, c_int64]),
     "sensim_mcap_topic": (status_t, [c_void_p, c_uint16, POINTER(c_char_p), POINTER(c_int32)]),
     "sensim_ros2_incompatible": (status_t, [c_void_p, c_uint16, POINTER(c_uint32), POINTER(c_char_p)]),
     "sensim_ros2_set_node": (status_t, [c_void_p, c_char_p, c_char_p]),

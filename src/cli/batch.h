@@ -126,6 +126,8 @@ typedef struct live_opts {
     int64_t thin_gap_ns;   /* a streamed row closer than this to the last kept one is skipped (thin_keys) */
     size_t stream_dropped; /* rows of the stream dropped so far: thinned, or history no step needs any more */
     char node_ns[224], node_name[224]; /* --node: the ROS node of the topics (default "/" and "sensim") */
+    int stamp_wall;        /* --stamp wall: stamps = wall clock at the first step + world time since */
+    int64_t stamp_offset_ns; /* --stamp EPOCH_S: a fixed offset (0: world time) */
     char **wait_topics;    /* --wait-subscribers=T1,T2: only these topics (NULL: every topic) */
     int nwait_topics;
 } live_opts;
@@ -134,7 +136,7 @@ extern live_opts g_live;
 
 /* ros2.c: before the first step (wait as asked), before each step (pace), after the run (linger). */
 int live_start(sensim_mcap *m);
-void live_pace(int64_t t);
+int live_pace(sensim_mcap *m, int64_t t); /* 0, or an exit status (the stamp offset refused) */
 void live_end(sensim_mcap *m);
 const char *live_domain(void); /* the domain id as the writer took it */
 /* One more row of a streamed trajectory into @p tr: 1, or 0 at its end (or Ctrl-C, or a bad row:

@@ -159,8 +159,8 @@ int mcap_step(mcap_out *M, int64_t t)
     sensim_mcap *m = M->m;
     int rc = 0;
     static const double ident[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    if (g_live.on)
-        live_pace(t); /* the step's messages leave at its wall time */
+    if (g_live.on && (rc = live_pace(m, t))) /* the step's messages leave at its wall time */
+        return rc;
     if (g_live.dry_run)
         return 0; /* nothing built or sent */
     if (!M->static_done) {

@@ -130,14 +130,38 @@ static struct {
     uint64_t steps, late;
 } g_pace;
 
-void live_pace(int64_t t)
+/* The stamps' clock, set at the first step: world time (sim), + a fixed epoch, or the wall clock then. */
+static int stamp_clock(sensim_mcap *m, int64_t t)
 {
+    int64_t off = g_live.stamp_offset_ns;
+    if (g_live.stamp_wall) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        off = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - t;
+    }
+    sensim_status st = off ? sensim_mcap_set_stamp_offset(m, off) : SENSIM_OK;
+    if (st) {
+        fprintf(stderr, "sensim: error: %s\n", sensim_context_last_error(NULL));
+        return EXIT_STATUS_BASE + (int)st;
+    }
+    return 0;
+}
+
+int live_pace(sensim_mcap *m, int64_t t)
+{
+    static int stamped;
+    if (!stamped) {
+        stamped = 1;
+        int rc = stamp_clock(m, t);
+        if (rc)
+            return rc;
+    }
     if (!(g_live.rate > 0))
-        return;
+        return 0;
     double now = mono_s();
     if (!g_pace.started) {
         g_pace.started = 1, g_pace.t0 = t, g_pace.w0 = now, g_pace.behind_since = INT64_MIN;
-        return;
+        return 0;
     }
     double target = g_pace.w0 + (double)(t - g_pace.t0) * 1e-9 / g_live.rate, lag = now - target;
     g_pace.steps++;
@@ -153,13 +177,14 @@ void live_pace(int64_t t)
                     g_live.rate == 1.0 ? "" : " x rate", lag, (double)t * 1e-9, (double)g_pace.behind_since * 1e-9,
                     (unsigned long long)g_pace.late, (unsigned long long)g_pace.steps);
         }
-        return; /* no nap: catching up */
+        return 0; /* no nap: catching up */
     }
     if (g_pace.behind_since != INT64_MIN && g_pace.last_said > 0)
         fprintf(stderr, "sensim ros2: back on time at world %.3f s\n", (double)t * 1e-9);
     g_pace.behind_since = INT64_MIN, g_pace.last_said = 0;
     while (!g_stop && mono_s() < target)
         nap_until(target);
+    return 0;
 }
 
 void live_end(sensim_mcap *m)
@@ -284,6 +309,22 @@ int cmd_ros2(int argc, char **argv)
             g_live.dry_run = 1;
         } else if (!strcmp(a, "--start-on-stdin")) {
             g_live.go_on_stdin = 1;
+        } else if (!strcmp(a, "--stamp")) {
+            double x;
+            if (!v) {
+                rc = usage_option(a, 1);
+                break;
+            }
+            i++;
+            if (!strcmp(v, "wall"))
+                g_live.stamp_wall = 1;
+            else if (!strcmp(v, "sim"))
+                g_live.stamp_wall = 0, g_live.stamp_offset_ns = 0;
+            else if (parse_numbers(v, &x, 1, 1) == 1 && x >= 0 && x <= 2147483647.0 - 1e6)
+                g_live.stamp_offset_ns = (int64_t)llround(x * 1e9);
+            else
+                rc = usage("--stamp needs sim (world time, default), wall (wall clock at the first step + world "
+                           "time) or an epoch in seconds (0..2^31 - 1e6)");
         } else if (!strcmp(a, "--rate") || !strcmp(a, "--domain") || !strcmp(a, "--qos") || !strcmp(a, "--linger")) {
             if (!v) {
                 rc = usage_option(a, 1);

@@ -537,6 +537,19 @@ sensim_status sensim_mcap_set_ring_order(sensim_mcap *m, uint16_t tp, const floa
     return SENSIM_OK;
 }
 
+sensim_status sensim_mcap_set_stamp_offset(sensim_mcap *m, int64_t offset_ns)
+{
+    if (!m)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_set_stamp_offset: writer is NULL");
+    if (m->magic != SENSIM_MAGIC_MCAP)
+        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_mcap_set_stamp_offset: writer is not a live MCAP writer");
+    if (offset_ns < -(INT64_C(1) << 61) || offset_ns > (INT64_C(1) << 61))
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_set_stamp_offset: %lld ns outside +-2^61",
+                            (long long)offset_ns);
+    m->stamp_offset_ns = offset_ns;
+    return SENSIM_OK;
+}
+
 /* A mechanical lidar's beams ordered by elevation on @p tp; other patterns keep the laser id. */
 sensim_status sensim__mcap_ring_order_of(sensim_mcap *m, uint16_t tp, const sensim_lidar *lidar)
 {
@@ -594,10 +607,12 @@ sensim_status sensim__mcap_check_write(sensim_mcap *m, uint16_t tp, int32_t type
                             sensim__ros2_type_names[m->topics[tp].type]);
     if (log_ns < 0 || log_ns > SENSIM_MAX_TIME_NS)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: log time %lld ns outside [0, 2^62]", fn, (long long)log_ns);
-    /* builtin_interfaces/Time: int32 seconds */
-    if (stamp < INT64_C(-2147483648) * 1000000000 || stamp > INT64_C(2147483647) * 1000000000 + 999999999)
-        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: stamp %lld ns beyond builtin_interfaces/Time (int32 s)", fn,
-                            (long long)stamp);
+    /* builtin_interfaces/Time: int32 seconds, the stamp offset included (|offset| <= 2^61: no overflow) */
+    if (stamp < INT64_C(-2147483648) * 1000000000 || stamp > INT64_C(2147483647) * 1000000000 + 999999999 ||
+        stamp + m->stamp_offset_ns < INT64_C(-2147483648) * 1000000000 ||
+        stamp + m->stamp_offset_ns > INT64_C(2147483647) * 1000000000 + 999999999)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: stamp %lld ns%s beyond builtin_interfaces/Time (int32 s)", fn,
+                            (long long)stamp, m->stamp_offset_ns ? " plus the stamp offset" : "");
     if (frame_id != sensim__mcap_no_frame && !sensim__mcap_valid_frame(frame_id))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT,
                             "%s: frame id '%.300s' empty, over 255 bytes or with characters other than letters, "

@@ -182,6 +182,7 @@ struct sensim_mcap {
     uint32_t files, done_files;
     sensim_status failed;
     sensim__dds *live;      /* sensim_ros2_open: messages are published, not stored */
+    int64_t stamp_offset_ns; /* sensim_mcap_set_stamp_offset: added to header stamps and /clock */
 };
 
 /* The frame id argument of messages without a header. */

@@ -45,7 +45,7 @@ static sensim_status cloud(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t 
                             (unsigned long long)n, rs);
     buf *b = &m->msg;
     c_begin(b);
-    c_header(b, stamp, frame_id);
+    c_header(b, stamp + m->stamp_offset_ns, frame_id);
     c_u32(b, 1);
     c_u32(b, (uint32_t)n);
     c_u32(b, nf + nextra);
@@ -138,7 +138,7 @@ sensim_status sensim_mcap_write_image(sensim_mcap *m, uint16_t tp, int64_t log_n
         return sensim__fail(SENSIM_ERR_TOO_LARGE, "sensim_mcap_write_image: %u x %u bytes exceed 4 GiB", step, h);
     buf *b = &m->msg;
     c_begin(b);
-    c_header(b, stamp, frame_id);
+    c_header(b, stamp + m->stamp_offset_ns, frame_id);
     c_u32(b, h);
     c_u32(b, w);
     c_str(b, enc);
@@ -165,7 +165,7 @@ sensim_status sensim_mcap_write_camera_info(sensim_mcap *m, uint16_t tp, int64_t
         return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_mcap_write_camera_info: D, K, R or P not finite");
     buf *b = &m->msg;
     c_begin(b);
-    c_header(b, stamp, frame_id);
+    c_header(b, stamp + m->stamp_offset_ns, frame_id);
     c_u32(b, ci->height);
     c_u32(b, ci->width);
     c_str(b, ci->distortion_model);
@@ -218,7 +218,7 @@ sensim_status sensim_mcap_write_imu_axes(sensim_mcap *m, uint16_t tp, int64_t lo
     double c[9];
     buf *b = &m->msg;
     c_begin(b);
-    c_header(b, s->t_ns, frame_id);
+    c_header(b, s->t_ns + m->stamp_offset_ns, frame_id);
     const double *q = s->orientation; /* (w, x, y, z) -> ROS (x, y, z, w) */
     c_f64(b, q[1]);
     c_f64(b, q[2]);
@@ -260,7 +260,7 @@ sensim_status sensim_mcap_write_navsatfix_enu(sensim_mcap *m, uint16_t tp, int64
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_mcap_write_navsatfix: negative variance");
     buf *b = &m->msg;
     c_begin(b);
-    c_header(b, s->t_ns, frame_id);
+    c_header(b, s->t_ns + m->stamp_offset_ns, frame_id);
     c_u8(b, 0);  /* STATUS_FIX */
     c_u16(b, 1); /* SERVICE_GPS */
     c_f64(b, s->latitude_deg);
@@ -325,7 +325,7 @@ sensim_status sensim_mcap_write_odometry(sensim_mcap *m, uint16_t tp, int64_t lo
     static const double zero36[36] = {0};
     buf *b = &m->msg;
     c_begin(b);
-    c_header(b, stamp, frame_id);
+    c_header(b, stamp + m->stamp_offset_ns, frame_id);
     c_str(b, child);
     c_pose(b, pose);
     c_f64s(b, zero36, 36);
@@ -358,7 +358,7 @@ sensim_status sensim_mcap_write_transforms(sensim_mcap *m, uint16_t tp, int64_t 
     c_begin(b);
     c_u32(b, n);
     for (uint32_t i = 0; i < n; i++) {
-        c_header(b, tf[i].stamp_ns, tf[i].parent_frame);
+        c_header(b, tf[i].stamp_ns + m->stamp_offset_ns, tf[i].parent_frame);
         c_str(b, tf[i].child_frame);
         c_pose(b, tf[i].pose);
     }
@@ -372,6 +372,6 @@ sensim_status sensim_mcap_write_clock(sensim_mcap *m, uint16_t tp, int64_t log_n
         return st;
     buf *b = &m->msg;
     c_begin(b);
-    c_time(b, clock_ns);
+    c_time(b, clock_ns + m->stamp_offset_ns);
     return sensim__mcap_emit(m, tp, log_ns);
 }
