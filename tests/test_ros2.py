@@ -22,6 +22,7 @@ processes report (ready, matched, done), with a deadline only as a guard.
 
 Usage: test_ros2.py SENSIM ROS2_SUB NODE_DIR SOURCE_ROOT"""
 import json
+import math
 import os
 import re
 import signal
@@ -33,7 +34,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ros2_harness import Proc, bag_messages, unpad  # noqa: E402 (tests/: beside this file)
 
-SENSIM, SUB, NODE_DIR, ROOT = sys.argv[1:5]
+SENSIM, SUB, NODE_DIR, ROOT, POSE_PUB = sys.argv[1:6]
 failures = 0
 passed = 0
 
@@ -138,8 +139,9 @@ with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(out, "sensim_0.mcap")
         return path, bag_messages(path), node_decode(path)
 
-    def live_run(label, trajectory, raw, dec, threads, stream):
-        """Publish reliably to a subscriber of every topic; compare what it got with the bag."""
+    def live_run(label, trajectory, raw, dec, threads, stream, pose=None):
+        """Publish reliably to a subscriber of every topic; compare what it got with the bag. @p pose:
+        (--pose-in's value, ros2_pose_pub's arguments): the poses come from a ROS node instead."""
         specs = ["%s:%s:%d" % (t, types[v["type"]], v["count"]) for t, v in sorted(dec.items())]
         out = os.path.join(tmp, "sub_" + label)
         os.mkdir(out)
@@ -147,8 +149,12 @@ with tempfile.TemporaryDirectory() as tmp:
         check(sub.wait_line("^ready$"), "subscriber ready: %s" % sub.text())
         rows = open(trajectory).read().splitlines(keepends=True)
         args = ["--scene", "street", "--rig", rig, "--trajectory", "-" if stream else trajectory]
+        if pose:
+            node = Proc([POSE_PUB, *pose[1]], env, stdin=True)
+            check(node.wait_line("^ready$"), "%s: the pose node starts: %s" % (label, node.text()))
+            args, stream = ["--scene", "street", "--rig", rig, "--pose-in", pose[0]], False
         pub = Proc([SENSIM, "ros2", *args, "--rate", "max", "--qos", "reliable", "--wait-subscribers",
-                    "--threads", threads] + ([] if stream else ["--start-on-stdin"]), env, stdin=True)
+                    "--threads", threads] + ([] if stream or pose else ["--start-on-stdin"]), env, stdin=True)
         if stream:  # the header and the first row: the run is set up, and waits for the next row to step
             pub.p.stdin.write("".join(rows[:2]))
             pub.p.stdin.flush()
@@ -157,6 +163,10 @@ with tempfile.TemporaryDirectory() as tmp:
         if stream:
             pub.p.stdin.write("".join(rows[2:]))
             pub.p.stdin.close()
+        elif pose:  # every pose acknowledged: the node leaves, which ends the stream
+            check(node.wait_line("^acked$"), "%s: the pose node's poses acknowledged: %s" % (label, node.text()))
+            node.p.stdin.close()
+            check(node.finish() == 0, "%s: the pose node ends: %s" % (label, node.text()))
         else:
             check(pub.wait_line("starting when a line arrives"), "the publisher matched: %s" % pub.text())
             pub.p.stdin.write("go\n")
@@ -202,6 +212,38 @@ with tempfile.TemporaryDirectory() as tmp:
     for k in range(2):
         live_run("stdin%d" % k, traj1, raw1, dec1, "2", True)
 
+    # ---- --pose-in: the ego's poses from a ROS node (Odometry, PoseStamped, /tf), the messages those
+    # poses give from a file; the node republishes one pose (skipped) ----
+    tum = os.path.join(tmp, "poses.tum")
+    with open(tum, "w") as f:
+        # to 1.00 s, a whole number of every sensor period: a stream that ends inside a period still gives
+        # the sample that period starts with, a file does not (a known difference, in CHANGES)
+        for i in range(101):
+            t, yaw = i * 0.01, 0.3 * i * 0.01
+            f.write("%.17g %.17g %.17g %.17g 0 0 %.17g %.17g\n" % (t, -20 + 10 * t, 0.5 * math.sin(t), 1.8,
+                                                                 math.sin(yaw / 2), math.cos(yaw / 2)))
+    _, rawp, decp = the_bag("bagp", tum)
+    for kind, spec in (("odom", "odom:/ego/odom"), ("pose", "pose:/ego/pose"), ("tf", "tf:/ego/tf:base_link")):
+        topic = spec.split(":")[1]
+        live_run("pose_" + kind, tum, rawp, decp, "2", False, (spec, [kind, topic, tum, "--repeat", "5"]))
+    tfs = [json.loads(l) for l in open(os.path.join(tmp, "sub_pose_tf", "tf.jsonl"))] if os.path.exists(
+        os.path.join(tmp, "sub_pose_tf", "tf.jsonl")) else []
+    worst = max((abs(x["t"][0] - (-20 + 10 * int(x["stamp_ns"]) * 1e-9)) for m in tfs for x in m["transforms"]
+                 if int(x["stamp_ns"]) % 10000000 == 0), default=None)
+    check(worst is not None and worst < 1e-9, "the platform on /tf at each pose's time is that pose (|dx| %s)" % worst)
+    node = Proc([POSE_PUB, "odom", "/ego/bad", tum, "--bad", "20"], env, stdin=True)
+    r = subprocess.run([SENSIM, "ros2", "--scene", "street", "--rig", rig, "--pose-in", "odom:/ego/bad"], env=env,
+                       capture_output=True, text=True, timeout=300)
+    node.p.stdin.close()
+    node.finish()
+    check(r.returncode == 10 + 4 and "/ego/bad: message 21: position (nan" in r.stderr,
+          "a NaN pose ends the run naming the topic and the message: %d %s" % (r.returncode, r.stderr))
+    for bad, want in ((["--pose-in", "odom:ego"], "--pose-in needs odom:TOPIC"),
+                      (["--pose-in", "odom:/a", "--trajectory", traj], "no --trajectory")):
+        r = subprocess.run([SENSIM, "ros2", "--scene", "street", "--rig", rig, *bad], env=env, capture_output=True,
+                           text=True, timeout=60)
+        check(r.returncode == 2 and want in r.stderr, "%s refused: %d %s" % (bad, r.returncode, r.stderr))
+
     # ---- ROS 2 profiles: late /tf_static, a refused reliable reader of a best-effort cloud ----
     pub = Proc([SENSIM, "ros2", *run_args, "--rate", "max", "--linger", "forever"], env)
     check(pub.wait_line("holding /tf_static"), "the profiles run ends and holds: %s" % pub.text())
@@ -227,10 +269,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check(pub.wait_line("waiting for a subscriber on 2 topics"), "waiting for the two topics: %s" % pub.text())
     check(pub.wait_line(r"still no subscriber on 2 topics: /tf, /lidar/points$"),
           "every few seconds: the topics still without a subscriber: %s" % pub.text())
-    probe = Proc([SUB, late, "--timeout", "120", "--probe-reliable", "/lidar/points:PointCloud2:1"], env)
-    check(probe.finish() == 0 and "incompatible 11" in probe.text(), "the refused reader: %s" % probe.text())
+    probe = Proc([SUB, late, "--timeout", "120", "--hold", "--probe-reliable", "/lidar/points:PointCloud2:1"], env)
+    check(probe.wait_line("^incompatible 11$"), "the refused reader: %s" % probe.text())
     check(pub.wait_line(r"/lidar/points refused 1 reader for incompatible QoS \(last: RELIABILITY;"),
           "the publisher names the refused reader's policy: %s" % pub.text())
+    probe.p.terminate()
+    check(probe.finish() == 0, "the held probe ends on SIGTERM: %s" % probe.text())
     tf = Proc([SUB, late, "--timeout", "120", "--count-only", "--best-effort", "/tf:TFMessage:1"], env)
     check(pub.wait_line(r"still no subscriber on 1 topic: /lidar/points$"),
           "a /tf reader: only the cloud is still waited for: %s" % pub.text())

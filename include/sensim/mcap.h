@@ -448,6 +448,58 @@ SENSIM_API sensim_status sensim_ros2_incompatible(const sensim_mcap *writer, uin
  */
 SENSIM_API sensim_status sensim_ros2_set_node(sensim_mcap *writer, const char *ns, const char *name);
 
+/** A live writer's subscription to one topic (sensim_ros2_reader_open). */
+typedef struct sensim_ros2_reader sensim_ros2_reader;
+
+/**
+ * Subscribe to a ROS 2 topic on a live writer's participant (its node lists
+ * the reader on ros_discovery_info): messages come as their CDR bytes
+ * (encapsulation header included, as a bag stores them), for the host to
+ * decode (`sensim ros2 --pose-in` decodes Odometry, PoseStamped and /tf).
+ * The reader's QoS is chosen as `ros2 topic echo` chooses it from the
+ * publications known now: reliable unless a publisher is best effort,
+ * transient local when every publisher is; with none known, ROS's default
+ * (reliable, volatile), remade best effort if a best-effort publisher
+ * appears (DDS refuses it for RELIABILITY: nothing was lost). It keeps the
+ * newest 256 messages; a message over 64 MiB is dropped by DDS unread.
+ * @param topic     ROS name ("/ego/odom"), as sensim_mcap_add_topic's.
+ * @param ros_type  "pkg/msg/Name" ("nav_msgs/msg/Odometry"); DDS matches
+ *                  publishers by it ("pkg::msg::dds_::Name_").
+ * @return SENSIM_OK; SENSIM_ERR_INVALID_ARGUMENT (NULL, a bag writer, a
+ *         bad name or type); SENSIM_ERR_BAD_HANDLE; SENSIM_ERR_BACKEND;
+ *         SENSIM_ERR_OUT_OF_MEMORY.
+ * Thread safety: as the writer's other calls; close every reader before
+ * the writer. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_ros2_reader_open(sensim_mcap *writer, const char *topic, const char *ros_type,
+                                                 sensim_ros2_reader **out_reader);
+
+/**
+ * The next message, waiting up to @p timeout_ns for one (0: only what has
+ * arrived). On SENSIM_OK *out_size 0 means none came in time; otherwise
+ * *out_cdr holds *out_size bytes (the RTPS payload: the encapsulation
+ * options' low two bits count trailing padding), valid until the next
+ * read or close. Messages come in the order DDS delivered them.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL outputs),
+ *         SENSIM_ERR_OUT_OF_RANGE (timeout outside [0, 1 h]),
+ *         SENSIM_ERR_BAD_HANDLE, SENSIM_ERR_BACKEND.
+ * Thread safety: one thread per reader. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_ros2_read(sensim_ros2_reader *reader, int64_t timeout_ns, const uint8_t **out_cdr,
+                                          size_t *out_size);
+
+/**
+ * Publishers matched with the reader now, and ever (so a host can tell
+ * "not yet" from "gone": the end of a stream).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_BAD_HANDLE,
+ *         SENSIM_ERR_BACKEND. Thread safety: one thread per reader. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_ros2_reader_publishers(const sensim_ros2_reader *reader, uint32_t *out_now,
+                                                       uint32_t *out_ever);
+
+/** Delete the subscription (NULL: nothing). Thread safety: one thread per reader. Since 0.2. */
+SENSIM_API void sensim_ros2_reader_close(sensim_ros2_reader *reader);
+
 /** 1 when libsensim was built with Cyclone DDS (sensim_ros2_open can work), else 0. Since 0.2. */
 SENSIM_API int sensim_ros2_available(void);
 

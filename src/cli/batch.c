@@ -197,8 +197,12 @@ int cmd_batch(int argc, char **argv)
     }
     if (g_live.on && out)
         return usage("ros2 publishes: no --out (record with sensim batch --format mcap)");
+    if (g_live.pose_kind && traj_arg)
+        return usage("--pose-in takes the poses from a topic: no --trajectory");
+    if (g_live.pose_kind)
+        traj_arg = g_live.pose_topic; /* messages name the topic */
     if (!scene_arg || !traj_arg || (!out && !g_live.on) || (!lidar_arg == !rig_arg))
-        return usage(g_live.on ? "ros2 needs --scene, --trajectory and one of --lidar or --rig"
+        return usage(g_live.on ? "ros2 needs --scene, --trajectory (or --pose-in) and one of --lidar or --rig"
                                : "batch needs --scene, --trajectory, --out and one of --lidar or --rig");
     if (las_version && format != SENSIM_FORMAT_LAS)
         return usage("--las-version goes with --format las");
@@ -252,7 +256,18 @@ int cmd_batch(int argc, char **argv)
     traj tr = {0};
     static traj_reader stream; /* --trajectory - (sensim ros2): rows as a host sends them */
     g_live.stream = NULL, g_live.stream_rc = 0;
-    if (g_live.on && !strcmp(traj_arg, "-")) {
+    if (g_live.on && g_live.pose_kind) {
+        if (times_arg || g_motion != SENSIM_INTERP_CAUSAL || g_live.go_on_stdin || fa > 0) {
+            free_specs(specs, nspecs);
+            return usage("--pose-in goes with the causal motion model, without --trajectory-times, "
+                         "--start-on-stdin or --frames");
+        }
+        traj_reader_init(&stream, NULL, g_live.pose_topic, frame, NULL);
+        g_live.stream = &stream; /* streamed: rows as the topic brings them */
+        rc = live_pose_open(&tr);
+        if (tr.n >= 1)
+            g_live.stream_t0_ns = tr.keys[0].t_ns;
+    } else if (g_live.on && !strcmp(traj_arg, "-")) {
         if (times_arg || g_motion != SENSIM_INTERP_CAUSAL || g_live.go_on_stdin || fa > 0) {
             free_specs(specs, nspecs);
             return usage("--trajectory - (rows on stdin) goes with the causal motion model, without "
@@ -271,6 +286,7 @@ int cmd_batch(int argc, char **argv)
         rc = load_trajectory_file_times(traj_arg, frame, times_arg, &tr);
     }
     if (rc) {
+        live_close_early();
         traj_reader_free(&stream);
         free(tr.keys);
         free_specs(specs, nspecs);
@@ -668,6 +684,7 @@ done:
     }
     free_specs(specs, nspecs);
     free(tr.keys);
+    live_close_early(); /* a run that failed before its writer took over */
     traj_reader_free(&stream);
     g_live.stream = NULL;
     for (uint32_t i = 0; i < nactors; i++)

@@ -128,6 +128,10 @@ typedef struct live_opts {
     char node_ns[224], node_name[224]; /* --node: the ROS node of the topics (default "/" and "sensim") */
     int stamp_wall;        /* --stamp wall: stamps = wall clock at the first step + world time since */
     int64_t stamp_offset_ns; /* --stamp EPOCH_S: a fixed offset (0: world time) */
+    int pose_kind;         /* --pose-in: 0 none, 1 odom, 2 pose (PoseStamped), 3 tf (ros2_pose.c) */
+    char pose_topic[256], pose_child[128];
+    int rate_given;        /* --rate given (else --pose-in runs unpaced: the poses pace it) */
+    sensim_mcap *m;        /* the live writer when opened before the run (--pose-in reads on it), else NULL */
     char **wait_topics;    /* --wait-subscribers=T1,T2: only these topics (NULL: every topic) */
     int nwait_topics;
 } live_opts;
@@ -142,6 +146,17 @@ const char *live_domain(void); /* the domain id as the writer took it */
 /* One more row of a streamed trajectory into @p tr: 1, or 0 at its end (or Ctrl-C, or a bad row:
  * g_live.stream_rc) and for a trajectory read whole. */
 int live_more_keys(traj *tr);
+/* The name messages give the streamed trajectory: "stdin" or the --pose-in topic. */
+const char *live_stream_name(void);
+/* ros2_pose.c: --pose-in KIND:TOPIC parsed (0, or EXIT_USAGE after the message); the writer and the
+ * topic's reader opened and the first pose in @p tr (0, or an exit status after a message); the next
+ * pose (live_more_keys's contract); the reader closed (before the writer) with a summary line. */
+int live_pose_parse(const char *v);
+int live_pose_open(traj *tr);
+int live_pose_more(traj *tr);
+void live_pose_close(void);
+/* The reader and a writer opened before the run, closed when the run fails before taking them over. */
+void live_close_early(void);
 /* Rows of a stream kept behind the newest: a 24 h 1 kHz stream holds ~4 MB, not 11 GB. */
 #define LIVE_KEEP_ROWS 32768
 /* Drop a stream's rows no step needs any more (keeps LIVE_KEEP_ROWS and the 8 before @p *pushed). */

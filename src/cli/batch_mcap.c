@@ -231,7 +231,10 @@ int run_mcap(batch_run *R, const mcap_opts *mo)
     M.static_done = mo->no_tf; /* --no-tf: no /tf_static either */
     sensim_mcap *m = NULL;
     int rc = 0;
-    if (g_live.on) {
+    if (g_live.on && g_live.m) {
+        m = g_live.m; /* opened before the run (--pose-in reads on it) */
+        g_live.m = NULL;
+    } else if (g_live.on) {
         MC(sensim_ros2_open(&g_live.o, &m));
         M.m = m;
         if (g_live.node_name[0])
@@ -293,6 +296,7 @@ int run_mcap(batch_run *R, const mcap_opts *mo)
     R->mc = NULL;
 end:
     free(M.rbuf);
+    live_pose_close(); /* its reader before the writer's participant */
     if (m) {
         sensim_mcap_stats ms;
         sensim_mcap_get_stats(m, &ms);

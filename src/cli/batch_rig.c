@@ -371,8 +371,8 @@ static int run_pass(pass *X)
             live_forget_keys((traj *)tr, &pushed); /* a stream that never ends keeps a bounded history */
             if (g_live.stream && pushed == tr->n && tr->keys[tr->n - 1].t_ns == g_live.stream_t0_ns &&
                 !g_live.stream_rc && !g_stop) { /* as a file of one row is refused */
-                fprintf(stderr, "sensim: error: stdin: the stream ended after one row: a trajectory needs two rows at "
-                                "least\n");
+                fprintf(stderr, "sensim: error: %s: the stream ended after one row: a trajectory needs two rows at "
+                                "least\n", live_stream_name());
                 rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
                 break;
             }

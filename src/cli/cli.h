@@ -137,6 +137,9 @@ void traj_reader_init(traj_reader *r, FILE *f, const char *path, int32_t frame, 
 int traj_read(traj_reader *r, traj *t, size_t until);
 void traj_reader_free(traj_reader *r);
 int load_trajectory_file(const char *path, int32_t frame, traj *t);
+/* A rigid pose from a position and a quaternion (qx, qy, qz, qw: ROS's order), normalised; 1 and a
+ * reason in @p why when its norm is not within 1e-2 of 1 (or not finite). */
+int pose_from_quat(double m[16], const double xyz[3], const double q[4], char *why, size_t cap);
 /* Rows denser than a world step of @p step_ns can push (the rig holds 4096 keys; a 50 kHz log in 0.1 s steps
  * is 5000) are thinned: a row is kept when it lies at least step_ns / TRAJ_KEYS_PER_STEP after the last kept
  * one, and the last row always. 0 (with a note on stderr when rows were dropped) or an exit status. */

@@ -228,6 +228,21 @@ static int ws_numbers(const char *s, double *v, int cap)
 }
 
 /* KITTI's camera axes (x right, y down, z forward) to x forward, y left, z up. */
+int pose_from_quat(double m[16], const double xyz[3], const double q[4], char *why, size_t cap)
+{
+    double qn = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (!(fabs(qn - 1.0) <= 1e-2)) { /* NaN too */
+        snprintf(why, cap, "quaternion (qx,qy,qz,qw) has norm %g, not 1", qn);
+        return 1;
+    }
+    double x = q[0] / qn, y = q[1] / qn, z = q[2] / qn, q0 = q[3] / qn;
+    m[0] = 1 - 2 * (y * y + z * z), m[1] = 2 * (x * y + q0 * z), m[2] = 2 * (x * z - q0 * y), m[3] = 0;
+    m[4] = 2 * (x * y - q0 * z), m[5] = 1 - 2 * (x * x + z * z), m[6] = 2 * (y * z + q0 * x), m[7] = 0;
+    m[8] = 2 * (x * z + q0 * y), m[9] = 2 * (y * z - q0 * x), m[10] = 1 - 2 * (x * x + y * y), m[11] = 0;
+    m[12] = xyz[0], m[13] = xyz[1], m[14] = xyz[2], m[15] = 1;
+    return 0;
+}
+
 static void kitti_to_native(const double r[12], double m[16])
 {
     /* T (row-major 3x4, camera frame) -> C·T·C^T with C rows (0 0 1), (-1 0 0), (0 -1 0) */
@@ -408,18 +423,11 @@ int traj_read(traj_reader *r, traj *t, size_t until)
                 break;
             double *m = k->pose;
             if (quat == 2) { /* TUM: t x y z qx qy qz qw (the scalar last) */
-                double qn = sqrt(w[4] * w[4] + w[5] * w[5] + w[6] * w[6] + w[7] * w[7]);
-                if (!(fabs(qn - 1.0) <= 1e-2)) {
-                    char why[96];
-                    snprintf(why, sizeof why, "quaternion (qx,qy,qz,qw) has norm %g, not 1", qn);
+                char why[96];
+                if (pose_from_quat(m, w + 1, w + 4, why, sizeof why)) {
                     rc = msg_fail("%s:%llu: %s", path, ln, why);
                     break;
                 }
-                double x = w[4] / qn, y = w[5] / qn, z = w[6] / qn, q0 = w[7] / qn;
-                m[0] = 1 - 2 * (y * y + z * z), m[1] = 2 * (x * y + q0 * z), m[2] = 2 * (x * z - q0 * y), m[3] = 0;
-                m[4] = 2 * (x * y - q0 * z), m[5] = 1 - 2 * (x * x + z * z), m[6] = 2 * (y * z + q0 * x), m[7] = 0;
-                m[8] = 2 * (x * z + q0 * y), m[9] = 2 * (y * z - q0 * x), m[10] = 1 - 2 * (x * x + y * y), m[11] = 0;
-                m[12] = w[1], m[13] = w[2], m[14] = w[3], m[15] = 1;
             } else { /* KITTI: a rotation within 1e-3, converted from camera axes */
                 double worst = 0;
                 for (int i = 0; i < 3; i++)

@@ -208,8 +208,12 @@ void live_end(sensim_mcap *m)
         nap_until(fmin(end, mono_s() + 3600.0));
 }
 
+const char *live_stream_name(void) { return g_live.pose_kind ? g_live.pose_topic : "stdin"; }
+
 int live_more_keys(traj *tr)
 {
+    if (g_live.pose_kind)
+        return g_live.stream ? live_pose_more(tr) : 0;
     traj_reader *r = g_live.stream;
     for (;;) {
         if (!r || r->eof || g_stop || g_live.stream_rc)
@@ -309,6 +313,14 @@ int cmd_ros2(int argc, char **argv)
             g_live.dry_run = 1;
         } else if (!strcmp(a, "--start-on-stdin")) {
             g_live.go_on_stdin = 1;
+        } else if (!strcmp(a, "--pose-in")) {
+            if (!v) {
+                rc = usage_option(a, 1);
+                break;
+            }
+            i++;
+            if ((rc = live_pose_parse(v)))
+                break;
         } else if (!strcmp(a, "--stamp")) {
             double x;
             if (!v) {
@@ -333,6 +345,7 @@ int cmd_ros2(int argc, char **argv)
             i++;
             double x;
             if (!strcmp(a, "--rate")) {
+                g_live.rate_given = 1;
                 if (!strcmp(v, "realtime"))
                     g_live.rate = 1.0;
                 else if (!strcmp(v, "max"))
@@ -378,6 +391,8 @@ int cmd_ros2(int argc, char **argv)
                         "rebuild)\n");
         rc = EXIT_STATUS_BASE + SENSIM_ERR_BACKEND;
     }
+    if (!rc && g_live.pose_kind && !g_live.rate_given)
+        g_live.rate = 0; /* the poses arrive at their own pace: pacing again would only add lag */
     if (!rc) {
         av[n++] = "--format";
         av[n++] = "mcap";

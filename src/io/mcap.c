@@ -378,6 +378,31 @@ sensim_status sensim_mcap_open(const char *prefix, const sensim_mcap_options *op
             return sensim__fail(SENSIM_ERR_BAD_HANDLE, "%s: writer is not a live MCAP writer", __func__);  \
     } while (0)
 
+sensim_status sensim__mcap_open_transport(const sensim__transport_ops *ops, void *impl, const char *label,
+                                          sensim_mcap **out)
+{
+    *out = NULL;
+    sensim_mcap *m = calloc(1, sizeof *m);
+    if (!m || !(m->topics = calloc(MAX_TOPICS, sizeof *m->topics))) {
+        free(m);
+        ops->close(impl);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_ros2_open: out of memory");
+    }
+    snprintf(m->prefix, sizeof m->prefix, "%s", label);
+    snprintf(m->path, sizeof m->path, "%s", label);
+    m->tx = ops, m->tx_impl = impl;
+    m->magic = SENSIM_MAGIC_MCAP;
+    *out = m;
+    return SENSIM_OK;
+}
+
+void *sensim__mcap_transport(const sensim_mcap *m, const sensim__transport_ops *ops)
+{
+    return m && m->magic == SENSIM_MAGIC_MCAP && m->tx == ops ? m->tx_impl : NULL;
+}
+
+int sensim__mcap_is_open(const sensim_mcap *m) { return m && m->magic == SENSIM_MAGIC_MCAP; }
+
 sensim_status sensim_mcap_close(sensim_mcap *m, uint32_t *out_files)
 {
     if (out_files)
@@ -399,7 +424,8 @@ sensim_status sensim_mcap_close(sensim_mcap *m, uint32_t *out_files)
     if (out_files)
         *out_files = m->done_files;
     m->magic = SENSIM_MAGIC_DEAD;
-    sensim__dds_close(m->live);
+    if (m->tx)
+        m->tx->close(m->tx_impl);
     for (uint32_t i = 0; i < m->ntopics; i++) {
         free(m->topics[i].idx);
         free(m->topics[i].ring_of);
@@ -425,11 +451,11 @@ sensim_status sensim_mcap_get_stats(const sensim_mcap *m, sensim_mcap_stats *s)
     s->bytes = m->bytes;
     s->files = m->files;
     s->topics = m->ntopics;
-    s->dropped = m->live ? sensim__dds_dropped(m->live) : 0;
+    s->dropped = m->tx ? m->tx->dropped(m->tx_impl) : 0;
     return SENSIM_OK;
 }
 
-static int valid_topic(const char *s)
+int sensim__mcap_valid_topic(const char *s)
 {
     size_t n = strlen(s);
     if (n < 2 || n > MAX_NAME || s[0] != '/' || s[n - 1] == '/')
@@ -476,7 +502,7 @@ sensim_status sensim_mcap_add_topic(sensim_mcap *m, const char *name, int32_t ty
     CHECK_MCAP(m);
     if (!name || !out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_add_topic: NULL argument");
-    if (!valid_topic(name))
+    if (!sensim__mcap_valid_topic(name))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT,
                             "sensim_mcap_add_topic: topic '%.300s' is not a ROS name ('/' then letters, digits, '_' "
                             "and single '/', at most 255 bytes)",
@@ -494,8 +520,8 @@ sensim_status sensim_mcap_add_topic(sensim_mcap *m, const char *name, int32_t ty
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", name);
     t->type = type;
-    if (m->live) {
-        sensim_status st = sensim__dds_add_topic(m->live, m->ntopics, name, type);
+    if (m->tx) {
+        sensim_status st = m->tx->add_topic(m->tx_impl, m->ntopics, name, type);
         if (st)
             return st; /* the topic is not added; the writer stays usable */
     }
@@ -626,9 +652,16 @@ sensim_status sensim__mcap_emit(sensim_mcap *m, uint16_t tp, int64_t log_ns)
 {
     if (m->msg.oom)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap: out of memory for a message");
-    if (m->live)
-        return sensim__dds_publish(m, tp);
     sensim_status st;
+    if (m->tx) {
+        size_t n = m->msg.n;
+        int sent = 0;
+        if ((st = m->tx->send(m->tx_impl, tp, m->topics[tp].name, &m->msg, &sent)))
+            return st;
+        m->messages += (uint64_t)sent;
+        m->bytes += sent ? n : 0;
+        return SENSIM_OK;
+    }
     if (m->f && ((m->o.split_ns && m->file_msgs && log_ns - m->file_start >= m->o.split_ns) ||
                  (m->o.split_bytes && m->off + m->chunk.n + m->msg.n >= m->o.split_bytes && m->file_msgs > 0)))
         if ((st = finish_file(m)))

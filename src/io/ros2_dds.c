@@ -1,11 +1,17 @@
-/* Live ROS 2 over Cyclone DDS: the MCAP writer's messages (the CDR bytes a
- * bag holds, built by mcap_msgs.c) published as DDS samples instead of
- * stored. ROS 2's RMWs name a topic /a/b "rt/a/b" and a type pkg/msg/Name
- * "pkg::msg::dds_::Name_"; a sample is the message's CDR with its 4-byte
- * encapsulation header. The bytes go through a sertype of our own that
- * carries them as they are (as rmw_cyclonedds does with its serializer's
- * output), so nothing is serialized twice and the wire equals the bag. */
-#include "mcap_impl.h"
+/* Live ROS 2 over Cyclone DDS: a writer's transport (transport.h) that
+ * publishes the messages (the CDR bytes a bag holds, built by mcap_msgs.c)
+ * as DDS samples instead of storing them. ROS 2's RMWs name a topic /a/b
+ * "rt/a/b" and a type pkg/msg/Name "pkg::msg::dds_::Name_"; a sample is the
+ * message's CDR with its 4-byte encapsulation header, carried by the
+ * sertype of dds_raw.c. The participant also publishes the ROS graph
+ * (ros_discovery_info) and hosts the readers of ros2_read.c. */
+#include "internal.h"
+
+#include <sensim/mcap.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -63,11 +69,6 @@ sensim_status sensim_ros2_subscribers(const sensim_mcap *m, uint16_t tp, uint32_
                                                      "Cyclone DDS)");
 }
 
-sensim_status sensim__dds_add_topic(sensim__dds *d, uint32_t i, const char *name, int32_t type)
-{
-    (void)d, (void)i, (void)name, (void)type;
-    return SENSIM_ERR_BACKEND;
-}
 sensim_status sensim_ros2_incompatible(const sensim_mcap *m, uint16_t tp, uint32_t *out_count,
                                        const char **out_policy)
 {
@@ -85,299 +86,18 @@ sensim_status sensim_ros2_set_node(sensim_mcap *m, const char *ns, const char *n
     return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_set_node: not a live writer (built without "
                                                      "Cyclone DDS)");
 }
-sensim_status sensim__dds_publish(sensim_mcap *m, uint16_t tp) { (void)m, (void)tp; return SENSIM_ERR_BACKEND; }
-uint64_t sensim__dds_dropped(const sensim__dds *d) { (void)d; return 0; }
-void sensim__dds_close(sensim__dds *d) { (void)d; }
 
 #else
 
-/* Cyclone's headers use GNU C's `asm`; libsensim is strict C11 */
-#ifndef asm
-#define asm __asm__
-#endif
-#include <dds/dds.h>
-#include <dds/ddsi/ddsi_serdata.h>
-#include <dds/ddsi/ddsi_sertype.h>
-
-#define SENSIM__ROS_GRAPH (-1) /* topic_qos(): ros_discovery_info */
-
-struct sensim__dds {
-    dds_entity_t participant;
-    dds_entity_t graph;                   /* ros_discovery_info's writer */
-    const struct ddsi_sertype *graph_type;
-    char node_ns[256], node_name[256];    /* the node the writers belong to */
-    uint32_t nwriters;
-    dds_entity_t writers[MAX_TOPICS];
-    const struct ddsi_sertype *types[MAX_TOPICS]; /* each writer's sertype (DDS's, maybe shared) */
-    int32_t qos;
-    uint64_t dropped;
-};
+#include "dds_impl.h"
 
 int sensim_ros2_available(void) { return 1; }
 
 static sensim_status graph_open(sensim__dds *d);
-
-static sensim_status graph_publish(sensim__dds *d, const char *fn);
-
-/* ---- a sertype whose samples are CDR bytes, carried as they are ---- */
-
-typedef struct raw_sample {
-    const void *p;
-    size_t n;
-} raw_sample;
-
-typedef struct raw_serdata {
-    struct ddsi_serdata c;
-    uint32_t n;         /* bytes, encapsulation header included */
-    unsigned char *p;   /* n rounded up to 4, zero padded (DDS may read up to there) */
-} raw_serdata;
-
-static const struct ddsi_serdata_ops raw_serdata_ops;
-
-static raw_serdata *raw_new(const struct ddsi_sertype *type, enum ddsi_serdata_kind kind, size_t n)
-{
-    if (n > UINT32_MAX - 4)
-        return NULL;
-    raw_serdata *d = calloc(1, sizeof *d);
-    size_t cap = (n + 3) & ~(size_t)3;
-    if (!d || !(d->p = malloc(cap ? cap : 4))) { /* the caller fills n bytes: only the padding is zeroed */
-        free(d);
-        return NULL;
-    }
-    memset(d->p + n, 0, (cap ? cap : 4) - n);
-    ddsi_serdata_init(&d->c, type, kind);
-    d->c.hash = type ? type->serdata_basehash : 0; /* keyless: one instance */
-    d->n = (uint32_t)n;
-    return d;
-}
-
-static bool raw_eqkey(const struct ddsi_serdata *a, const struct ddsi_serdata *b)
-{
-    (void)a, (void)b;
-    return true; /* ROS types have no key */
-}
-
-/* whole 4-byte words, DATA and DATA_FRAG alike: the encapsulation options count the padding */
-static uint32_t raw_size(const struct ddsi_serdata *d) { return (((const raw_serdata *)d)->n + 3) & ~3u; }
-
-static void raw_free(struct ddsi_serdata *d)
-{
-    raw_serdata *r = (raw_serdata *)d;
-    free(r->p);
-    free(r);
-}
-
-/* Received data is never read here: the writer's process has no reader of these topics. */
-static struct ddsi_serdata *raw_from_ser(const struct ddsi_sertype *type, enum ddsi_serdata_kind kind,
-                                         const struct nn_rdata *fragchain, size_t size)
-{
-    (void)type, (void)kind, (void)fragchain, (void)size;
-    return NULL;
-}
-
-static struct ddsi_serdata *raw_from_ser_iov(const struct ddsi_sertype *type, enum ddsi_serdata_kind kind,
-                                             ddsrt_msg_iovlen_t niov, const ddsrt_iovec_t *iov, size_t size)
-{
-    raw_serdata *d = raw_new(type, kind, size);
-    if (!d)
-        return NULL;
-    size_t at = 0;
-    for (ddsrt_msg_iovlen_t i = 0; i < niov && at < size; i++) {
-        size_t k = iov[i].iov_len < size - at ? iov[i].iov_len : size - at;
-        memcpy(d->p + at, iov[i].iov_base, k);
-        at += k;
-    }
-    return &d->c;
-}
-
-static struct ddsi_serdata *raw_from_keyhash(const struct ddsi_sertype *type, const struct ddsi_keyhash *kh)
-{
-    (void)kh;
-    raw_serdata *d = raw_new(type, SDK_KEY, 0);
-    return d ? &d->c : NULL;
-}
-
-static struct ddsi_serdata *raw_from_sample(const struct ddsi_sertype *type, enum ddsi_serdata_kind kind,
-                                            const void *sample)
-{
-    const raw_sample *s = sample;
-    size_t n = kind == SDK_DATA ? s->n : 0;
-    raw_serdata *d = raw_new(type, kind, n);
-    if (!d)
-        return NULL;
-    if (n)
-        memcpy(d->p, s->p, n);
-    return &d->c;
-}
-
-static void raw_to_ser(const struct ddsi_serdata *d, size_t off, size_t sz, void *dst)
-{
-    memcpy(dst, ((const raw_serdata *)d)->p + off, sz);
-}
-
-static struct ddsi_serdata *raw_to_ser_ref(const struct ddsi_serdata *d, size_t off, size_t sz, ddsrt_iovec_t *ref)
-{
-    ref->iov_base = ((const raw_serdata *)d)->p + off;
-    ref->iov_len = (ddsrt_iov_len_t)sz;
-    return ddsi_serdata_ref(d);
-}
-
-static void raw_to_ser_unref(struct ddsi_serdata *d, const ddsrt_iovec_t *ref)
-{
-    (void)ref;
-    ddsi_serdata_unref(d);
-}
-
-static bool raw_to_sample(const struct ddsi_serdata *d, void *sample, void **bufptr, void *buflim)
-{
-    (void)bufptr, (void)buflim;
-    raw_sample *s = sample;
-    s->p = ((const raw_serdata *)d)->p;
-    s->n = ((const raw_serdata *)d)->n;
-    return true;
-}
-
-static struct ddsi_serdata *raw_to_untyped(const struct ddsi_serdata *d)
-{
-    raw_serdata *u = raw_new(d->type, SDK_KEY, 0);
-    if (!u)
-        return NULL;
-    u->c.type = NULL;
-    return &u->c;
-}
-
-static bool raw_untyped_to_sample(const struct ddsi_sertype *type, const struct ddsi_serdata *d, void *sample,
-                                  void **bufptr, void *buflim)
-{
-    (void)type, (void)d, (void)bufptr, (void)buflim;
-    raw_sample *s = sample;
-    s->p = NULL, s->n = 0;
-    return true;
-}
-
-static size_t raw_print(const struct ddsi_sertype *type, const struct ddsi_serdata *d, char *out, size_t size)
-{
-    (void)type;
-    int k = snprintf(out, size, "(CDR, %u bytes)", ((const raw_serdata *)d)->n);
-    return k < 0 ? 0 : (size_t)k;
-}
-
-static void raw_get_keyhash(const struct ddsi_serdata *d, struct ddsi_keyhash *kh, bool force_md5)
-{
-    (void)d, (void)force_md5;
-    memset(kh, 0, sizeof *kh);
-}
-
-static const struct ddsi_serdata_ops raw_serdata_ops = {
-    .eqkey = raw_eqkey,
-    .get_size = raw_size,
-    .from_ser = raw_from_ser,
-    .from_ser_iov = raw_from_ser_iov,
-    .from_keyhash = raw_from_keyhash,
-    .from_sample = raw_from_sample,
-    .to_ser = raw_to_ser,
-    .to_ser_ref = raw_to_ser_ref,
-    .to_ser_unref = raw_to_ser_unref,
-    .to_sample = raw_to_sample,
-    .to_untyped = raw_to_untyped,
-    .untyped_to_sample = raw_untyped_to_sample,
-    .free = raw_free,
-    .print = raw_print,
-    .get_keyhash = raw_get_keyhash,
-};
-
-static void raw_type_free(struct ddsi_sertype *t)
-{
-    ddsi_sertype_fini(t);
-    free(t);
-}
-
-static void raw_zero_samples(const struct ddsi_sertype *t, void *samples, size_t count)
-{
-    (void)t;
-    memset(samples, 0, count * sizeof(raw_sample));
-}
-
-static void raw_realloc_samples(void **ptrs, const struct ddsi_sertype *t, void *old, size_t oldcount, size_t count)
-{
-    (void)t;
-    raw_sample *s = realloc(old, (count ? count : 1) * sizeof *s);
-    if (s && count > oldcount)
-        memset(s + oldcount, 0, (count - oldcount) * sizeof *s);
-    for (size_t i = 0; i < count; i++)
-        ptrs[i] = s ? &s[i] : NULL;
-}
-
-static void raw_free_samples(const struct ddsi_sertype *t, void **ptrs, size_t count, dds_free_op_t op)
-{
-    (void)t;
-    if (count && (op & DDS_FREE_ALL_BIT))
-        free(ptrs[0]);
-}
-
-static bool raw_type_equal(const struct ddsi_sertype *a, const struct ddsi_sertype *b)
-{
-    (void)a, (void)b;
-    return true; /* the common part (type name, ops) is compared by DDS */
-}
-
-static uint32_t raw_type_hash(const struct ddsi_sertype *t)
-{
-    (void)t;
-    return 0;
-}
-
-static size_t raw_serialized_size(const struct ddsi_sertype *t, const void *sample)
-{
-    (void)t;
-    return (((const raw_sample *)sample)->n + 3) & ~(size_t)3;
-}
-
-static bool raw_serialize_into(const struct ddsi_sertype *t, const void *sample, void *dst, size_t dst_size)
-{
-    (void)t;
-    const raw_sample *s = sample;
-    size_t padded = (s->n + 3) & ~(size_t)3;
-    if (dst_size < padded)
-        return false;
-    memcpy(dst, s->p, s->n);
-    memset((char *)dst + s->n, 0, padded - s->n);
-    return true;
-}
-
-static const struct ddsi_sertype_ops raw_sertype_ops = {
-    .version = ddsi_sertype_v0,
-    .arg = NULL,
-    .free = raw_type_free,
-    .zero_samples = raw_zero_samples,
-    .realloc_samples = raw_realloc_samples,
-    .free_samples = raw_free_samples,
-    .equal = raw_type_equal,
-    .hash = raw_type_hash,
-    .get_serialized_size = raw_serialized_size,
-    .serialize_into = raw_serialize_into,
-};
-
-/* "pkg/msg/Name" → "pkg::msg::dds_::Name_" */
-static void dds_type_name(char *dst, size_t cap, const char *ros)
-{
-    const char *last = strrchr(ros, '/');
-    size_t pre = (size_t)(last - ros), k = 0;
-    for (size_t i = 0; i < pre && k + 3 < cap; i++) {
-        if (ros[i] == '/')
-            dst[k++] = ':', dst[k++] = ':';
-        else
-            dst[k++] = ros[i];
-    }
-    snprintf(dst + k, cap - k, "::dds_::%s_", last + 1);
-}
+static void dds_close(void *impl);
 
 /* ---- the writer ---- */
 
-static sensim_status dds_fail(const char *fn, const char *what, dds_return_t rc)
-{
-    return sensim__fail(SENSIM_ERR_BACKEND, "%s: %s: %s", fn, what, dds_strretcode(rc));
-}
 
 /* Cyclone reads the files CYCLONEDDS_URI names (file://PATH, comma
  * separated, beside inline XML) with plain blocking reads: a FIFO there
@@ -428,13 +148,9 @@ sensim_status sensim_ros2_open(const sensim_ros2_options *options, sensim_mcap *
         return st;
     if ((st = check_cyclone_uri()))
         return st;
-    sensim_mcap *m = calloc(1, sizeof *m);
     sensim__dds *d = calloc(1, sizeof *d);
-    if (!m || !d || !(m->topics = calloc(MAX_TOPICS, sizeof *m->topics))) {
-        free(m);
-        free(d);
+    if (!d)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_ros2_open: out of memory");
-    }
     /* as rmw_cyclonedds: the participant's user data names its security enclave */
     dds_qos_t *q = dds_create_qos();
     if (q)
@@ -442,26 +158,19 @@ sensim_status sensim_ros2_open(const sensim_ros2_options *options, sensim_mcap *
     d->participant = dds_create_participant((dds_domainid_t)o.domain_id, q, NULL);
     dds_delete_qos(q);
     if (d->participant < 0) {
-        st = dds_fail("sensim_ros2_open", "cannot create a DDS participant (check CYCLONEDDS_URI)", d->participant);
-        free(m->topics);
-        free(m);
+        st = sensim__dds_fail("sensim_ros2_open", "cannot create a DDS participant (check CYCLONEDDS_URI)",
+                              d->participant);
         free(d);
         return st;
     }
     d->qos = o.qos;
     if ((st = graph_open(d))) {
-        dds_delete(d->participant);
-        free(m->topics);
-        free(m);
-        free(d);
+        dds_close(d);
         return st;
     }
-    snprintf(m->prefix, sizeof m->prefix, "ROS 2 domain %d", o.domain_id);
-    snprintf(m->path, sizeof m->path, "ROS 2 domain %d", o.domain_id);
-    m->live = d;
-    m->magic = SENSIM_MAGIC_MCAP;
-    *out = m;
-    return SENSIM_OK;
+    char label[32];
+    snprintf(label, sizeof label, "ROS 2 domain %d", o.domain_id);
+    return sensim__mcap_open_transport(&sensim__dds_ops, d, label, out); /* closes d on failure */
 }
 
 /* The QoS a ROS 2 publisher of this type uses (sensim/mcap.h), set policy by
@@ -520,16 +229,8 @@ static void put_gid(buf *b, dds_entity_t e)
     b_put(b, g.v, 16); /* uint8[16]: no length, alignment 1 */
 }
 
-/* RTPS carries a payload in whole 4-byte words (raw_size): the padding goes on the wire, and the
- * encapsulation options' two low bits say how many bytes of it there are (XTypes 1.3, 7.6.3.1.2), so a
- * reader knows where the message ends. A bag stores the message as it is (options 0). */
-static void mark_padding(uint8_t *p, size_t n)
-{
-    if (n >= 4)
-        p[3] = (uint8_t)((p[3] & ~3u) | (uint8_t)(((n + 3) & ~(size_t)3) - n));
-}
 
-static sensim_status graph_publish(sensim__dds *d, const char *fn)
+sensim_status sensim__dds_graph_publish(sensim__dds *d, const char *fn)
 {
     if (d->graph <= 0)
         return SENSIM_OK;
@@ -539,7 +240,9 @@ static sensim_status graph_publish(sensim__dds *d, const char *fn)
     c_u32(&b, 1); /* one node */
     c_str(&b, d->node_ns);
     c_str(&b, d->node_name);
-    c_u32(&b, 0); /* readers */
+    c_u32(&b, d->nreaders);
+    for (uint32_t i = 0; i < d->nreaders; i++)
+        put_gid(&b, d->readers[i]);
     c_u32(&b, d->nwriters);
     for (uint32_t i = 0; i < d->nwriters; i++)
         put_gid(&b, d->writers[i]);
@@ -547,11 +250,11 @@ static sensim_status graph_publish(sensim__dds *d, const char *fn)
         free(b.p);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
     }
-    mark_padding(b.p, b.n);
+    sensim__dds_mark_padding(b.p, b.n);
     raw_sample smp = {b.p, b.n};
     dds_return_t rc = dds_write(d->graph, &smp);
     free(b.p);
-    return rc < 0 ? dds_fail(fn, "ros_discovery_info", rc) : SENSIM_OK;
+    return rc < 0 ? sensim__dds_fail(fn, "ros_discovery_info", rc) : SENSIM_OK;
 }
 
 static sensim_status graph_open(sensim__dds *d)
@@ -565,20 +268,20 @@ static sensim_status graph_open(sensim__dds *d)
         dds_delete_qos(q);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_ros2_open: out of memory");
     }
-    ddsi_sertype_init(st, "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_", &raw_sertype_ops, &raw_serdata_ops,
+    ddsi_sertype_init(st, "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_", &sensim__raw_sertype_ops, &sensim__raw_serdata_ops,
                       true);
     dds_entity_t t = dds_create_topic_sertype(d->participant, "ros_discovery_info", &st, q, NULL, NULL);
     if (t < 0) {
         dds_delete_qos(q);
-        raw_type_free(st);
-        return dds_fail("sensim_ros2_open", "ros_discovery_info", t);
+        sensim__raw_type_free(st);
+        return sensim__dds_fail("sensim_ros2_open", "ros_discovery_info", t);
     }
     d->graph = dds_create_writer(d->participant, t, q, NULL);
     dds_delete_qos(q);
     if (d->graph < 0)
-        return dds_fail("sensim_ros2_open", "ros_discovery_info", d->graph);
+        return sensim__dds_fail("sensim_ros2_open", "ros_discovery_info", d->graph);
     d->graph_type = st;
-    return graph_publish(d, "sensim_ros2_open");
+    return sensim__dds_graph_publish(d, "sensim_ros2_open");
 }
 
 /* A ROS name token run: letters, digits, '_' and '/' separators, not starting with a digit. */
@@ -600,66 +303,93 @@ static int ros_name_ok(const char *s, int is_ns)
     return 1;
 }
 
+sensim__dds *sensim__dds_of(const sensim_mcap *m, const char *fn, sensim_status *st)
+{
+    sensim__dds *d = sensim__mcap_transport(m, &sensim__dds_ops);
+    *st = SENSIM_OK;
+    if (!d)
+        *st = !m ? sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: writer is NULL", fn)
+              : !sensim__mcap_is_open(m)
+                  ? sensim__fail(SENSIM_ERR_BAD_HANDLE, "%s: writer is not a live writer", fn)
+                  : sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: a bag writer has no DDS side (sensim_ros2_open "
+                                 "makes a live one)", fn);
+    return d;
+}
+
+/* The DDS writer of topic @p tp, or 0 after a message. */
+static dds_entity_t writer_of(const sensim_mcap *m, uint16_t tp, const char *fn, sensim_status *st)
+{
+    sensim__dds *d = sensim__dds_of(m, fn, st);
+    if (!d)
+        return 0;
+    if (tp >= d->nwriters) {
+        *st = sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: topic %u was never added", fn, tp);
+        return 0;
+    }
+    return d->writers[tp];
+}
+
 sensim_status sensim_ros2_set_node(sensim_mcap *m, const char *ns, const char *name)
 {
-    if (!m || !ns || !name)
+    sensim_status st;
+    sensim__dds *d = sensim__dds_of(m, "sensim_ros2_set_node", &st);
+    if (!d)
+        return st;
+    if (!ns || !name)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_set_node: NULL argument");
-    if (m->magic != SENSIM_MAGIC_MCAP)
-        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_ros2_set_node: writer is not a live writer");
-    if (!m->live)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_set_node: a bag writer has no node");
     if (!ros_name_ok(ns, 1))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_set_node: namespace '%.60s' is not a ROS "
                             "namespace ('/' or '/a/b': letters, digits, '_', no token starting with a digit)", ns);
     if (!ros_name_ok(name, 0))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_set_node: node name '%.60s' is not a ROS "
                             "node name (letters, digits, '_', not starting with a digit)", name);
-    snprintf(m->live->node_ns, sizeof m->live->node_ns, "%s", ns);
-    snprintf(m->live->node_name, sizeof m->live->node_name, "%s", name);
-    return graph_publish(m->live, "sensim_ros2_set_node");
+    snprintf(d->node_ns, sizeof d->node_ns, "%s", ns);
+    snprintf(d->node_name, sizeof d->node_name, "%s", name);
+    return sensim__dds_graph_publish(d, "sensim_ros2_set_node");
 }
 
-sensim_status sensim__dds_add_topic(sensim__dds *d, uint32_t i, const char *name, int32_t type)
+static sensim_status dds_add_topic(void *impl, uint32_t i, const char *name, int32_t type)
 {
+    sensim__dds *d = impl;
     char dname[300], tname[128];
     snprintf(dname, sizeof dname, "rt%s", name);
-    dds_type_name(tname, sizeof tname, sensim__ros2_type_names[type]);
+    sensim__dds_type_name(tname, sizeof tname, sensim__ros2_type_names[type]);
     struct ddsi_sertype *st = calloc(1, sizeof *st);
     if (!st)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap_add_topic: out of memory");
-    ddsi_sertype_init(st, tname, &raw_sertype_ops, &raw_serdata_ops, true);
+    ddsi_sertype_init(st, tname, &sensim__raw_sertype_ops, &sensim__raw_serdata_ops, true);
     dds_qos_t *q = topic_qos(type, d->qos);
     if (!q) {
-        raw_type_free(st);
+        sensim__raw_type_free(st);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap_add_topic: out of memory");
     }
     /* the topic takes the sertype (or an equal one it already has, freeing ours) */
     dds_entity_t t = dds_create_topic_sertype(d->participant, dname, &st, q, NULL, NULL);
     if (t < 0) {
         dds_delete_qos(q);
-        raw_type_free(st);
-        return dds_fail("sensim_mcap_add_topic", dname, t);
+        sensim__raw_type_free(st);
+        return sensim__dds_fail("sensim_mcap_add_topic", dname, t);
     }
     dds_entity_t w = dds_create_writer(d->participant, t, q, NULL);
     dds_delete_qos(q);
     if (w < 0)
-        return dds_fail("sensim_mcap_add_topic", dname, w);
+        return sensim__dds_fail("sensim_mcap_add_topic", dname, w);
     d->writers[i] = w;
     d->types[i] = st;
     d->nwriters = i + 1;
-    return graph_publish(d, "sensim_mcap_add_topic");
+    return sensim__dds_graph_publish(d, "sensim_mcap_add_topic");
 }
 
-sensim_status sensim__dds_publish(sensim_mcap *m, uint16_t tp)
+static sensim_status dds_send(void *impl, uint32_t tp, const char *name, buf *b, int *sent)
 {
-    sensim__dds *d = m->live;
+    sensim__dds *d = impl;
     dds_return_t rc;
-    buf *b = &m->msg;
     size_t n = b->n, padded = (n + 3) & ~(size_t)3;
+    *sent = 0;
     uint8_t *fresh = n <= UINT32_MAX - 4 && b_reserve(b, padded - n) ? malloc(b->cap) : NULL;
     raw_serdata *sd = fresh ? calloc(1, sizeof *sd) : NULL;
     if (!b->oom)
-        mark_padding(b->p, n);
+        sensim__dds_mark_padding(b->p, n);
     if (sd) {
         /* the message's buffer becomes the sample (no copy); the writer goes on in a fresh one */
         memset(b->p + n, 0, padded - n);
@@ -671,38 +401,35 @@ sensim_status sensim__dds_publish(sensim_mcap *m, uint16_t tp)
     } else {
         free(fresh);
         b->oom = 0;
-        raw_sample s = {b->p, n}; /* short of memory for a second buffer: DDS copies it */
-        rc = dds_write(d->writers[tp], &s);
+        raw_sample smp = {b->p, n}; /* short of memory for a second buffer: DDS copies it */
+        rc = dds_write(d->writers[tp], &smp);
     }
     if (rc == DDS_RETCODE_TIMEOUT) {
         d->dropped++;
         return SENSIM_OK;
     }
     if (rc < 0)
-        return dds_fail("sensim_mcap_write", m->topics[tp].name, rc);
-    m->messages++;
-    m->bytes += n;
+        return sensim__dds_fail("sensim_mcap_write", name, rc);
+    *sent = 1;
     return SENSIM_OK;
 }
 
-uint64_t sensim__dds_dropped(const sensim__dds *d) { return d->dropped; }
+static uint64_t dds_dropped(const void *impl) { return ((const sensim__dds *)impl)->dropped; }
 
 sensim_status sensim_ros2_subscribers(const sensim_mcap *m, uint16_t tp, uint32_t *out_count)
 {
     if (out_count)
         *out_count = 0;
-    if (!m || !out_count)
+    if (!out_count)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_subscribers: NULL argument");
-    if (m->magic != SENSIM_MAGIC_MCAP)
-        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_ros2_subscribers: writer is not a live writer");
-    if (!m->live)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_subscribers: a bag writer has no subscribers");
-    if (tp >= m->ntopics)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_subscribers: topic %u was never added", tp);
+    sensim_status st;
+    dds_entity_t w = writer_of(m, tp, "sensim_ros2_subscribers", &st);
+    if (!w)
+        return st;
     dds_publication_matched_status_t s;
-    dds_return_t rc = dds_get_publication_matched_status(m->live->writers[tp], &s);
+    dds_return_t rc = dds_get_publication_matched_status(w, &s);
     if (rc < 0)
-        return dds_fail("sensim_ros2_subscribers", m->topics[tp].name, rc);
+        return sensim__dds_fail("sensim_ros2_subscribers", "a topic's writer", rc);
     *out_count = s.current_count;
     return SENSIM_OK;
 }
@@ -733,31 +460,32 @@ sensim_status sensim_ros2_incompatible(const sensim_mcap *m, uint16_t tp, uint32
         *out_count = 0;
     if (out_policy)
         *out_policy = "";
-    if (!m || !out_count)
+    if (!out_count)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_incompatible: NULL argument");
-    if (m->magic != SENSIM_MAGIC_MCAP)
-        return sensim__fail(SENSIM_ERR_BAD_HANDLE, "sensim_ros2_incompatible: writer is not a live writer");
-    if (!m->live)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_incompatible: a bag writer has no readers");
-    if (tp >= m->ntopics)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_incompatible: topic %u was never added", tp);
+    sensim_status st;
+    dds_entity_t w = writer_of(m, tp, "sensim_ros2_incompatible", &st);
+    if (!w)
+        return st;
     dds_offered_incompatible_qos_status_t s;
-    dds_return_t rc = dds_get_offered_incompatible_qos_status(m->live->writers[tp], &s);
+    dds_return_t rc = dds_get_offered_incompatible_qos_status(w, &s);
     if (rc < 0)
-        return dds_fail("sensim_ros2_incompatible", m->topics[tp].name, rc);
+        return sensim__dds_fail("sensim_ros2_incompatible", "a topic's writer", rc);
     *out_count = s.total_count;
     if (out_policy)
         *out_policy = s.total_count ? policy_name((dds_qos_policy_id_t)s.last_policy_id) : "";
     return SENSIM_OK;
 }
 
-void sensim__dds_close(sensim__dds *d)
+static void dds_close(void *impl)
 {
+    sensim__dds *d = impl;
     if (!d)
         return;
     if (d->participant > 0)
-        dds_delete(d->participant); /* writers and topics with it */
+        dds_delete(d->participant); /* writers, readers and topics with it */
     free(d);
 }
+
+const sensim__transport_ops sensim__dds_ops = {dds_add_topic, dds_send, dds_dropped, dds_close};
 
 #endif

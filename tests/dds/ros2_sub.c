@@ -14,7 +14,8 @@
  * /tf_static is read transient-local (a late subscriber gets it).
  * --probe-reliable: one reliable, volatile reader on the one topic; exits 0
  * printing "incompatible POLICY_ID" when DDS reports the writer's QoS does
- * not offer what it asks, 1 if it matches instead. --best-effort: best-effort
+ * not offer what it asks (--hold: the reader stays until SIGTERM), 1 if it
+ * matches instead. --best-effort: best-effort
  * readers (they match every writer; bench/ros2_overhead.py's load). SIGTERM or
  * SIGINT ends it (exit 1) with what it received written out. --count-only:
  * one reader a topic, samples taken and counted, "TOPIC N" lines at the end. */
@@ -31,7 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static volatile sig_atomic_t g_term; /* SIGTERM/SIGINT: stop, keeping what was received */
+static volatile sig_atomic_t g_term;
+static int g_hold; /* --hold: a probe's reader stays after its verdict until SIGTERM */ /* SIGTERM/SIGINT: stop, keeping what was received */
 static void on_term(int sig)
 {
     (void)sig;
@@ -285,6 +287,10 @@ int main(int argc, char **argv)
             timeout = atof(argv[++i]);
             continue;
         }
+        if (!strcmp(argv[i], "--hold")) {
+            g_hold = 1;
+            continue;
+        }
         if (!strcmp(argv[i], "--probe-reliable")) {
             probe = 1;
             continue;
@@ -391,7 +397,10 @@ int main(int argc, char **argv)
             dds_get_subscription_matched_status(specs[0].rd, &ms);
             if (iq.total_count > 0) {
                 printf("incompatible %u\n", iq.last_policy_id);
+                fflush(stdout);
                 rc = 0;
+                while (g_hold && !g_term) /* --hold: the reader stays until SIGTERM (the writer sees it too) */
+                    dds_sleepfor(DDS_MSECS(10));
                 break;
             }
             if (ms.current_count > 0) {
