@@ -11,6 +11,7 @@ int main(void)
     P(sensim_mcap_options);
     P(sensim_mcap_stats);
     P(sensim_ros2_options);
+    P(sensim_ros2_endpoint);
     P(sensim_ros_transform);
     P(sensim_mesh_desc);
     P(sensim_load_options);

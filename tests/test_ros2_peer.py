@@ -178,6 +178,19 @@ with tempfile.TemporaryDirectory() as tmp:
     clouds = received(got, "/lidar/points")
     check(clouds and all(c in bag["/lidar/points"] for c in clouds),
           "profiles: each best-effort cloud received is the bag's (%d of 10)" % len(clouds))
+    # sensim topic list / echo: the same topics without ROS, while the publisher holds /tf_static
+    r = subprocess.run([SENSIM, "topic", "list", "-v", "--wait", "3"], env=env, capture_output=True, text=True,
+                       timeout=120)
+    listed = {l.split(" [")[0]: l for l in r.stdout.splitlines()}
+    check(r.returncode == 0 and set(listed) >= set(bag) and
+          "/lidar/points [sensor_msgs/msg/PointCloud2] 1 publisher: best effort, volatile, keep last 5" in r.stdout
+          and "/tf_static [tf2_msgs/msg/TFMessage] 1 publisher: reliable, transient local, keep last 1" in r.stdout,
+          "sensim topic list -v: every topic with its type and QoS: %s %s" % (r.stdout, r.stderr))
+    r = subprocess.run([SENSIM, "topic", "echo", "/tf_static", "-n", "1", "--timeout", "60"], env=env,
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0 and r.stdout.count("---\n") == 1 and "  child_frame_id: lidar\n" in r.stdout
+          and "  child_frame_id: cam_optical\n" in r.stdout,
+          "sensim topic echo /tf_static (a late joiner) prints the mounts: %s %s" % (r.stdout[-300:], r.stderr))
     lg = peer_end(late, late_res, "late")
     have = received(lg, "/tf_static")
     check(have == bag["/tf_static"], "a peer joining after the run gets /tf_static: %d message(s)" % len(have))
@@ -210,6 +223,30 @@ with tempfile.TemporaryDirectory() as tmp:
         else:  # the first step (world time 0) stamped with the wall clock while the run went
             check(off is not None and before <= off <= after, "--stamp wall: the first step at wall time %s in "
                   "[%d, %d]" % (off, before, after))
+
+    # ---- sensim topic hz / echo on a paced stream ----
+    long_traj = os.path.join(tmp, "long.csv")
+    with open(long_traj, "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n0,-20,0,1.8,0,0,0\n30,-10,0,1.8,0,0,0\n")
+    pub = Proc([SENSIM, "ros2", "--scene", "street", "--rig", rig, "--trajectory", long_traj, "--rate", "realtime"],
+               env)
+    r = subprocess.run([SENSIM, "topic", "hz", "/clock", "-n", "300", "--timeout", "60"], env=env,
+                       capture_output=True, text=True, timeout=120)
+    rates = [float(l.split()[2]) for l in r.stdout.splitlines() if l.startswith("average rate:")]
+    check(r.returncode == 0 and rates and 50 < rates[-1] < 150,
+          "sensim topic hz /clock: about 100 Hz (a world step of 10 ms paced at real time): %s %s" % (rates,
+                                                                                              r.stderr))
+    r = subprocess.run([SENSIM, "topic", "echo", "/imu/imu", "-n", "3", "--timeout", "60"], env=env,
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0 and r.stdout.count("---\n") == 3 and "  frame_id: imu\n" in r.stdout
+          and "linear_acceleration:\n" in r.stdout, "sensim topic echo /imu/imu -n 3: %s %s" % (r.stdout[:300],
+                                                                                          r.stderr))
+    pub.p.terminate()
+    pub.finish()
+    r = subprocess.run([SENSIM, "topic", "echo", "/nobody", "--wait", "1"], env=env, capture_output=True, text=True,
+                       timeout=120)
+    check(r.returncode == 10 + 8 and "no publisher of /nobody" in r.stderr,
+          "echo of a topic nobody publishes: %d %s" % (r.returncode, r.stderr))
 
 print("%d checks passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)

@@ -500,6 +500,38 @@ SENSIM_API sensim_status sensim_ros2_reader_publishers(const sensim_ros2_reader 
 /** Delete the subscription (NULL: nothing). Thread safety: one thread per reader. Since 0.2. */
 SENSIM_API void sensim_ros2_reader_close(sensim_ros2_reader *reader);
 
+/** A ROS 2 publication seen on the domain (sensim_ros2_publications). */
+typedef struct sensim_ros2_endpoint {
+    char topic[256];         /**< ROS name "/a/b" (DDS "rt/a/b"; other DDS topics are not listed) */
+    char type[128];          /**< "pkg/msg/Name" (DDS "pkg::msg::dds_::Name_") */
+    int32_t reliable;        /**< 1 reliable, 0 best effort */
+    int32_t transient_local; /**< 1 transient local (a late subscriber gets its history), 0 volatile */
+    int32_t depth;           /**< keep last depth; -1 keep all */
+    int32_t reserved;
+    uint8_t gid[16];         /**< the writer's GUID (its GID in rmw_dds_common's graph) */
+} sensim_ros2_endpoint;
+
+/**
+ * The ROS 2 publications discovered on a live writer's domain so far (its
+ * own writers included), as `ros2 topic list -v` and `ros2 topic info -v`
+ * see them. Discovery takes time: a host that has just opened the writer
+ * calls this again after a while. At most @p capacity are copied;
+ * *out_count is how many there are.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, a bag writer),
+ *         SENSIM_ERR_BAD_HANDLE, SENSIM_ERR_BACKEND.
+ * Thread safety: as the writer's other calls. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_ros2_publications(sensim_mcap *writer, sensim_ros2_endpoint *out, uint32_t capacity,
+                                                  uint32_t *out_count);
+
+/**
+ * The ros2msg definition libsensim writes into a bag's schema for
+ * @p ros_type ("sensor_msgs/msg/PointCloud2", ... every SENSIM_ROS_* type),
+ * the text a reader decodes CDR with; NULL for another type. Static
+ * storage. Thread safety: any thread. Since 0.2.
+ */
+SENSIM_API const char *sensim_ros2_message_definition(const char *ros_type);
+
 /** 1 when libsensim was built with Cyclone DDS (sensim_ros2_open can work), else 0. Since 0.2. */
 SENSIM_API int sensim_ros2_available(void);
 

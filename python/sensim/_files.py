@@ -385,6 +385,18 @@ class Ros2Publisher(McapWriter):
             _check(_L.sensim_ros2_incompatible(h, self._topic(topic), ctypes.byref(n), ctypes.byref(pol)))
         return n.value, (pol.value or b"").decode()
 
+    def publications(self):
+        """The ROS 2 publications discovered on the domain so far: a list of dicts (topic, type,
+        reliable, transient_local, depth (-1: keep all), gid as hex), as ``ros2 topic list -v``."""
+        n = ctypes.c_uint32()
+        with _using(self) as (h,):
+            _check(_L.sensim_ros2_publications(h, None, 0, ctypes.byref(n)))
+            arr = (_lib.Ros2Endpoint * max(n.value, 1))()
+            _check(_L.sensim_ros2_publications(h, arr, len(arr), ctypes.byref(n)))
+        return [{"topic": e.topic.decode(), "type": e.type.decode(), "reliable": bool(e.reliable),
+                 "transient_local": bool(e.transient_local), "depth": e.depth, "gid": bytes(e.gid).hex()}
+                for e in arr[:min(n.value, len(arr))]]
+
     def set_node(self, namespace, name):
         """The ROS node the topics belong to (``ros2 node list``; default
         "/" and "sensim"), published on ros_discovery_info."""

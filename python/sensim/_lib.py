@@ -262,13 +262,18 @@ class Ros2Options(Structure):
     _fields_ = [("domain_id", c_int32), ("qos", c_int32), ("reserved", c_uint64 * 4)]
 
 
+class Ros2Endpoint(Structure):
+    _fields_ = [("topic", c_char * 256), ("type", c_char * 128), ("reliable", c_int32), ("transient_local", c_int32),
+                ("depth", c_int32), ("reserved", c_int32), ("gid", c_uint8 * 16)]
+
+
 class RosTransform(Structure):
     _fields_ = [("stamp_ns", c_int64), ("parent_frame", c_char_p), ("child_frame", c_char_p),
                 ("pose", c_double * 16)]
 
 
 STRUCTS = {
-    "sensim_mcap_options": McapOptions, "sensim_ros2_options": Ros2Options, "sensim_mcap_stats": McapStats, "sensim_ros_transform": RosTransform,
+    "sensim_mcap_options": McapOptions, "sensim_ros2_options": Ros2Options, "sensim_ros2_endpoint": Ros2Endpoint, "sensim_mcap_stats": McapStats, "sensim_ros_transform": RosTransform,
     "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
     "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages, "sensim_image_view": ImageView,
     "sensim_appearance": Appearance, "sensim_kinematics": Kinematics, "sensim_platform_state": PlatformState, "sensim_frame_sink_desc": FrameSinkDesc,
@@ -464,6 +469,8 @@ PROTOTYPES = {
     "sensim_ros2_read": (status_t, [c_void_p, c_int64, POINTER(POINTER(c_uint8)), POINTER(c_size_t)]),
     "sensim_ros2_reader_publishers": (status_t, [c_void_p, POINTER(c_uint32), POINTER(c_uint32)]),
     "sensim_ros2_reader_close": (None, [c_void_p]),
+    "sensim_ros2_publications": (status_t, [c_void_p, POINTER(Ros2Endpoint), c_uint32, POINTER(c_uint32)]),
+    "sensim_ros2_message_definition": (c_char_p, [c_char_p]),
     "sensim_ros2_incompatible": (status_t, [c_void_p, c_uint16, POINTER(c_uint32), POINTER(c_char_p)]),
     "sensim_ros2_set_node": (status_t, [c_void_p, c_char_p, c_char_p]),
     "sensim_ros2_available": (c_int32, []),

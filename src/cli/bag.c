@@ -424,6 +424,29 @@ static void bag_free(bag *b)
     free(b);
 }
 
+/* One live message of ros2msg definition @p def (type @p type) printed as ros2 topic echo prints it, for
+ * sensim topic echo: 0, or -1 when it does not match its definition (nothing more is read). */
+int echo_cdr(const char *type, const char *def, const uint8_t *msg, size_t n)
+{
+    static bag *eb;
+    static char parsed[128];
+    if (!eb && !(eb = calloc(1, sizeof *eb)))
+        return -1;
+    if (strcmp(parsed, type)) {
+        schema sc = {1, "", "ros2msg", (char *)def};
+        snprintf(sc.name, sizeof sc.name, "%s", type);
+        if (parse_defs(eb, &sc))
+            return -1;
+        snprintf(parsed, sizeof parsed, "%s", type);
+    }
+    size_t pad = n >= 4 ? msg[3] & 3u : 0;
+    cdr r = {msg, n - (n >= 4 + pad ? pad : 0), 4, 0};
+    if (n < 4 || msg[1] != 1 || print_msg(eb, &r, &eb->types[0], 0, 0))
+        return -1;
+    printf("---\n");
+    return 0;
+}
+
 int cmd_bag(int argc, char **argv)
 {
     if (argc < 4 || (strcmp(argv[2], "info") && strcmp(argv[2], "echo")))

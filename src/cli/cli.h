@@ -53,6 +53,9 @@ int cmd_batch(int argc, char **argv);
 int cmd_ros2(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_bag(int argc, char **argv);
+int cmd_topic(int argc, char **argv);
+/* bag.c: one CDR message printed as ros2 topic echo prints it (0, or -1: it does not match @p def). */
+int echo_cdr(const char *type, const char *def, const uint8_t *msg, size_t n);
 int cmd_collect(int argc, char **argv);
 /* sensim run SURVEY.json (survey.c): the command a survey file spells out. */
 int cmd_run(int argc, char **argv);

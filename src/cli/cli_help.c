@@ -58,9 +58,9 @@ static const struct command_help {
      "  --format mcap  one rosbag2 bag OUT/sensim_0.mcap; the --mcap-*, --no-tf, --no-odom, --topic-prefix,\n"
      "              --odom-frame and --base-frame options go with it\n"},
     {"ros2",
-     "sensim ros2 --scene FILE|street (--lidar PRESET|FILE | --rig RIG) --trajectory FILE|- [--rate realtime|max|R]\n"
-     "            [--domain N] [--qos ros|reliable] [--wait-subscribers] [--start-on-stdin] [--linger S|forever]\n"
-     "            [--dry-run]\n"
+     "sensim ros2 --scene FILE|street (--lidar PRESET|FILE | --rig RIG) (--trajectory FILE|- | --pose-in KIND:TOPIC)\n"
+     "            [--rate realtime|max|R] [--domain N] [--qos ros|reliable] [--wait-subscribers[=T1,T2]]\n"
+     "            [--start-on-stdin] [--linger S|forever] [--node [/NS/]NAME] [--stamp sim|wall|EPOCH_S] [--dry-run]\n"
      "            [--frames A:B] [--threads N] [--set KEY=VALUE]... [--seed N] [--motion causal|linear]\n"
      "            [--tags FILE] [--actors FILE] [--step-ns N] [--no-tf] [--no-odom] [--topic-prefix /NS]\n"
      "            [--odom-frame odom] [--base-frame base_link] [--quiet]\n",
@@ -68,13 +68,21 @@ static const struct command_help {
      "  record: the same topics, types, frame ids and stamps; ros2 topic list/echo see them on either RMW\n"
      "  --trajectory -  rows (CSV with its header first) arrive on stdin from a host: each world step is\n"
      "              taken once the rows reach past it; the end of the input ends the run\n"
+     "  --pose-in   the ego's poses from a ROS 2 topic, as rows of --trajectory - (time: header stamps):\n"
+     "              odom:TOPIC (nav_msgs/Odometry), pose:TOPIC (geometry_msgs/PoseStamped) or\n"
+     "              tf:TOPIC[:CHILD] (tf2_msgs/TFMessage, the transform to CHILD, default base_link);\n"
+     "              unpaced unless --rate is given; the run ends when the publisher leaves\n"
      "  --rate      world seconds per wall second: realtime (default, 1), max (unpaced), or a factor\n"
      "  --domain    DDS domain 0..232 (default ROS_DOMAIN_ID, else 0); CYCLONEDDS_URI configures the network\n"
      "  --qos       ros (default): clouds, images, camera_info best effort (SensorDataQoS), imu/fix/odom\n"
      "              reliable depth 10, /tf reliable depth 100, /tf_static transient local, /clock depth 1;\n"
      "              reliable: every topic reliable, keep all (a recorder that must lose nothing)\n"
-     "  --wait-subscribers  start once every topic has a subscriber; --start-on-stdin: then once a line\n"
-     "              arrives on stdin (a harness whose subscribers have matched too)\n"
+     "  --wait-subscribers  start once every topic (=T1,T2: those) has a subscriber, saying every 3 s\n"
+     "              which still lack one and which readers DDS refused for QoS; --start-on-stdin: then\n"
+     "              once a line arrives on stdin (a harness whose subscribers have matched too)\n"
+     "  --node      the ROS node of the topics (ros2 node list; default /sensim)\n"
+     "  --stamp     header stamps and /clock: sim (world time, default, for use_sim_time), wall (wall\n"
+     "              clock at the first step + world time) or world time + EPOCH_S seconds\n"
      "  --linger    after the run keep the participant (and /tf_static for late subscribers) S seconds\n"
      "  --dry-run   step the rig and discard every frame (nothing built or sent): the rig's own cost\n"},
     {"render",
@@ -93,6 +101,13 @@ static const struct command_help {
      "  info: topics, types, counts, time range and chunk compression, as ros2 bag info; echo: a topic's\n"
      "  messages as YAML, as ros2 topic echo (arrays over 16 elements as --no-arr), decoded from the\n"
      "  ros2msg definitions in the bag\n"},
+    {"topic",
+     "sensim topic list [-v] [--wait S] | sensim topic echo TOPIC [-n N] [--type T] | sensim topic hz TOPIC\n"
+     "             [--domain N] [--timeout S] [--window N]\n",
+     "  live ROS 2 topics on a domain without ROS, as ros2 topic list -v / echo / hz: list waits --wait\n"
+     "  (2 s) for discovery and shows each topic's type and publishers' QoS; echo decodes the types\n"
+     "  sensim writes (others: their size); hz prints the rate over the last --window messages each\n"
+     "  second; --timeout ends echo/hz after that long without a message; Ctrl-C ends them\n"},
     {"collect",
      "sensim collect --scene FILE|street --rig RIG --trajectory FILE --out DIR [--rate HZ] [--threads N]\n"
      "               [--frame native|carla|ue] [--resume | --overwrite]\n",

@@ -451,6 +451,8 @@ int cli_dispatch(int argc, char **argv)
         return cmd_view(argc, argv);
     if (!strcmp(cmd, "bag"))
         return cmd_bag(argc, argv);
+    if (!strcmp(cmd, "topic"))
+        return cmd_topic(argc, argv);
     if (!strcmp(cmd, "collect"))
         return cmd_collect(argc, argv);
     if (!strcmp(cmd, "placement"))

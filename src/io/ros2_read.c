@@ -5,7 +5,28 @@
 
 #include <sensim/mcap.h>
 
+#include "ros2_msgdefs.h"
+
+#include <string.h>
+
+const char *sensim_ros2_message_definition(const char *ros_type)
+{
+    for (int i = 0; ros_type && i < SENSIM__ROS2_TYPES; i++)
+        if (!strcmp(ros_type, sensim__ros2_type_names[i]))
+            return sensim__ros2_msgdefs[i];
+    return NULL;
+}
+
 #ifndef SENSIM_HAVE_DDS
+
+sensim_status sensim_ros2_publications(sensim_mcap *m, sensim_ros2_endpoint *out, uint32_t cap, uint32_t *out_count)
+{
+    (void)m, (void)out, (void)cap;
+    if (out_count)
+        *out_count = 0;
+    return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_publications: not a live writer (built without "
+                                                     "Cyclone DDS)");
+}
 
 sensim_status sensim_ros2_reader_open(sensim_mcap *m, const char *topic, const char *ros_type,
                                       sensim_ros2_reader **out)
@@ -180,6 +201,76 @@ sensim_status sensim_ros2_reader_open(sensim_mcap *m, const char *name, const ch
     snprintf(r->topic, sizeof r->topic, "%s", tn);
     r->magic = SENSIM_MAGIC_ROS2_READER;
     *out = r;
+    return SENSIM_OK;
+}
+
+/* "pkg::msg::dds_::Name_" -> "pkg/msg/Name"; 0 when the name is not a ROS type's */
+static int ros_type_of(const char *dds, char *out, size_t cap)
+{
+    const char *d = strstr(dds, "::dds_::");
+    size_t n = strlen(dds);
+    if (!d || n < 2 || dds[n - 1] != '_' || (size_t)(d - dds) + 9 > n || n >= cap)
+        return 0;
+    size_t k = 0;
+    for (const char *p = dds; p < d; p++) {
+        if (p[0] == ':' && p[1] == ':')
+            out[k++] = '/', p++;
+        else
+            out[k++] = *p;
+    }
+    snprintf(out + k, cap - k, "/%.*s", (int)(n - (size_t)(d + 8 - dds) - 1), d + 8);
+    return 1;
+}
+
+sensim_status sensim_ros2_publications(sensim_mcap *m, sensim_ros2_endpoint *out, uint32_t cap, uint32_t *out_count)
+{
+    if (out_count)
+        *out_count = 0;
+    sensim_status st;
+    sensim__dds *d = sensim__dds_of(m, "sensim_ros2_publications", &st);
+    if (!d)
+        return st;
+    if (!out_count || (!out && cap))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_publications: NULL argument");
+    dds_entity_t rd = dds_create_reader(d->participant, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, NULL, NULL);
+    if (rd < 0)
+        return sensim__dds_fail("sensim_ros2_publications", "DCPSPublication", rd);
+    uint32_t n = 0;
+    void *eps[32] = {0};
+    dds_sample_info_t info[32];
+    dds_return_t k;
+    while ((k = dds_take(rd, eps, info, 32, 32)) > 0) {
+        for (int i = 0; i < k; i++) {
+            const dds_builtintopic_endpoint_t *e = eps[i];
+            sensim_ros2_endpoint x;
+            memset(&x, 0, sizeof x);
+            if (!info[i].valid_data || info[i].instance_state != DDS_IST_ALIVE || !e->topic_name ||
+                strncmp(e->topic_name, "rt/", 3) || strlen(e->topic_name) - 2 >= sizeof x.topic || !e->type_name ||
+                !ros_type_of(e->type_name, x.type, sizeof x.type))
+                continue;
+            snprintf(x.topic, sizeof x.topic, "%s", e->topic_name + 2);
+            dds_reliability_kind_t rk = DDS_RELIABILITY_RELIABLE;
+            dds_durability_kind_t dk = DDS_DURABILITY_VOLATILE;
+            dds_history_kind_t hk = DDS_HISTORY_KEEP_LAST;
+            dds_duration_t blk;
+            int32_t depth = 1;
+            dds_qget_reliability(e->qos, &rk, &blk);
+            dds_qget_durability(e->qos, &dk);
+            dds_qget_history(e->qos, &hk, &depth);
+            x.reliable = rk == DDS_RELIABILITY_RELIABLE;
+            x.transient_local = dk == DDS_DURABILITY_TRANSIENT_LOCAL;
+            x.depth = hk == DDS_HISTORY_KEEP_ALL ? -1 : depth;
+            memcpy(x.gid, e->key.v, 16);
+            if (n < cap)
+                out[n] = x;
+            n++;
+        }
+        dds_return_loan(rd, eps, k);
+    }
+    dds_delete(rd);
+    if (k < 0)
+        return sensim__dds_fail("sensim_ros2_publications", "DCPSPublication", k);
+    *out_count = n;
     return SENSIM_OK;
 }
 
