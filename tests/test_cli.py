@@ -570,7 +570,7 @@ with tempfile.TemporaryDirectory() as tmp:
     lines = r.stdout.splitlines()
     check(r.returncode == 0 and lines[0] == "usage:" and lines[-1].startswith("exit status")
           and [l[2:] for l in lines[1:-1]] == block, "README synopsis equals `sensim --help`")
-    for cmd in ("scan", "batch", "render", "view", "bag", "collect", "bench", "demo", "presets", "pattern", "run"):
+    for cmd in ("scan", "batch", "render", "view", "bag", "topic", "collect", "bench", "demo", "presets", "pattern", "run"):
         r = run(cmd, "--help")
         check(r.returncode == 0 and ("sensim " + cmd) in r.stdout and r.stdout.count("\n  sensim ") <= 2,
               "`sensim %s --help` exits 0 with that command's help only: %r" % (cmd, r.stdout[:200]))

@@ -350,7 +350,9 @@ SENSIM_API sensim_status sensim_mcap_get_stats(const sensim_mcap *writer, sensim
  * type information: readers match it by type name.
  *
  * QoS (SENSIM_ROS2_QOS_PROFILES, the default), as ROS 2 publishers of each
- * kind use them:
+ * kind use them, set and announced policy by policy as rmw_cyclonedds sets
+ * them (so RTPS stacks that need every entry of an announcement see every
+ * writer):
  *   PointCloud2, Image, CameraInfo  sensor data: best effort, keep last 5, volatile
  *                                   (a subscriber asking for reliable does not match, as with any
  *                                   ROS driver publishing with SensorDataQoS: choose Best Effort in RViz)
@@ -359,14 +361,21 @@ SENSIM_API sensim_status sensim_mcap_get_stats(const sensim_mcap *writer, sensim
  *   /tf_static                      reliable, keep last 1, transient local (a late subscriber gets it)
  *   /clock                          reliable, keep last 1, volatile (matches ROS's best-effort ClockQoS)
  * SENSIM_ROS2_QOS_RELIABLE makes every topic reliable and keep-all (a
- * recorder that must lose nothing; a write then waits up to 10 s for the
- * slowest subscriber). A reliable write that cannot hand its message over
- * in time (100 ms; keep-all 10 s) is counted in sensim_mcap_stats.dropped;
- * the write still returns SENSIM_OK, so a stalled subscriber never stops
- * the simulation.
+ * recorder that must lose nothing). A reliable write blocks without limit
+ * (rmw_cyclonedds's DDS_INFINITY) once Cyclone's window of unacknowledged
+ * data is full: a reliable subscriber that stops reading holds the host, as
+ * it holds any ROS 2 publisher on that RMW. (sensim_mcap_stats.dropped
+ * counts writes DDS gave up on; with these QoS it stays 0.)
+ *
+ * The ROS graph: the writer publishes ros_discovery_info as rmw_cyclonedds
+ * does (one node, default "/sensim", with its writers' and readers' GIDs;
+ * sensim_ros2_set_node()), so `ros2 node list` and `ros2 topic info -v`
+ * name it. A payload on the wire is padded to whole 4-byte words, the
+ * encapsulation options counting the padding (XTypes 7.6.3.1.2).
  *
  * Times: log_ns is not sent (DDS stamps samples with the wall clock);
- * header stamps and /clock carry the world clock as in a bag. The writer
+ * header stamps and /clock carry the world clock as in a bag (plus
+ * sensim_mcap_set_stamp_offset()'s offset). The writer
  * does not pace anything: a host publishing faster than real time
  * publishes sim time faster than real time (the `sensim ros2` command
  * paces with --rate).
