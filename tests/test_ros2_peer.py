@@ -56,10 +56,13 @@ def cdr_string(b, at):
     return b[at + 4:at + 4 + n - 1].decode(), at + 4 + n
 
 
-def graph_info(msg):
-    """rmw_dds_common/msg/ParticipantEntitiesInfo (16-byte Gid) from its CDR, header included."""
+def graph_info(msg, gid_bytes=16):
+    """rmw_dds_common/msg/ParticipantEntitiesInfo from its CDR, header included: Gid uint8[16] (Iron and later)
+    or Humble's char[24] (the GUID then 8 zero bytes, checked)."""
     b = msg[4:]
-    gid, at = b[0:16].hex(), 16
+    gid, at = b[0:16].hex(), gid_bytes
+    if any(b[16:gid_bytes]):
+        return None
     nodes = []
     at = (at + 3) & ~3
     (nn,) = struct.unpack_from("<I", b, at)
@@ -72,8 +75,11 @@ def graph_info(msg):
             at = (at + 3) & ~3
             (k,) = struct.unpack_from("<I", b, at)
             at += 4
-            seqs.append([b[at + 16 * i:at + 16 * i + 16].hex() for i in range(k)])
-            at += 16 * k
+            gids = [b[at + gid_bytes * i:at + gid_bytes * i + gid_bytes] for i in range(k)]
+            if any(any(g[16:]) for g in gids):
+                return None
+            seqs.append([g[:16].hex() for g in gids])
+            at += gid_bytes * k
         nodes.append({"namespace": ns, "name": name, "readers": seqs[0], "writers": seqs[1]})
     return {"gid": gid, "nodes": nodes}
 
@@ -151,6 +157,16 @@ with tempfile.TemporaryDirectory() as tmp:
               not g["nodes"][0]["readers"], "the node's writer GIDs are the writers' GUIDs: %s vs %s" % (g, writers))
         check(g["gid"][:24] == next(iter(writers))[:24] if writers else False,
               "the participant GID shares the writers' GUID prefix: %s" % g["gid"])
+
+    # ---- --ros-distro humble: the graph with Humble's 24-byte GIDs ----
+    p, res, pub = publish("humble", ["--ros-distro", "humble"], ["/clock"])
+    got = peer_end(p, res, "humble")
+    pub.p.terminate()
+    check(pub.finish() == 0, "humble: the publisher ends: %s" % pub.text())
+    graph = [graph_info(m, 24) for m in received(got, "ros_discovery_info")]
+    writers = {x["gid"] for x in got["publications"] if x["topic"] != "ros_discovery_info"}
+    check(graph and graph[-1] and set(graph[-1]["nodes"][0]["writers"]) == writers and len(writers) == len(bag),
+          "--ros-distro humble: 24-byte GIDs (the GUID, 8 zero bytes) of every writer: %s" % graph)
 
     # ---- ROS profiles: the QoS rmw_cyclonedds announces for each kind of publisher ----
     reliable_topics = ("/imu/imu", "/gnss/fix", "/odom", "/tf", "/clock", "/tf_static")

@@ -392,7 +392,11 @@ SENSIM_API sensim_status sensim_mcap_get_stats(const sensim_mcap *writer, sensim
 typedef struct sensim_ros2_options {
     int32_t domain_id;    /**< DDS domain 0..232; -1 (default): ROS_DOMAIN_ID from the environment (0 unset) */
     int32_t qos;          /**< SENSIM_ROS2_QOS_* (default PROFILES) */
-    uint64_t reserved[4]; /**< zero */
+    int32_t graph_gid_bytes; /**< GIDs in ros_discovery_info: 16 (0, the default: Iron, Jazzy and later) or 24
+                                  (Humble's rmw_dds_common, whose nodes cannot decode the 16-byte form).
+                                  Since 0.2 (was reserved[0]) */
+    int32_t reserved_i32; /**< zero */
+    uint64_t reserved[3]; /**< zero */
 } sensim_ros2_options;
 
 /** Defaults: domain from ROS_DOMAIN_ID, ROS 2 profiles. Thread safety: any thread. Since 0.2. */
@@ -404,7 +408,7 @@ SENSIM_API void sensim_ros2_options_init(sensim_ros2_options *options);
  * deletes the participant (a /tf_static sample disappears with it).
  * Statistics count messages and their bytes; files and chunks stay 0.
  * @return SENSIM_OK; SENSIM_ERR_INVALID_ARGUMENT (NULL out, qos unknown,
- *         reserved fields); SENSIM_ERR_OUT_OF_RANGE (domain_id outside
+ *         graph_gid_bytes not 0, 16 or 24, reserved fields); SENSIM_ERR_OUT_OF_RANGE (domain_id outside
  *         -1..232, or ROS_DOMAIN_ID not an integer in 0..232: the message
  *         names the variable); SENSIM_ERR_BACKEND (libsensim built without
  *         Cyclone DDS, or DDS refused the participant, e.g. a bad

@@ -259,7 +259,8 @@ class McapStats(Structure):
 
 
 class Ros2Options(Structure):
-    _fields_ = [("domain_id", c_int32), ("qos", c_int32), ("reserved", c_uint64 * 4)]
+    _fields_ = [("domain_id", c_int32), ("qos", c_int32), ("graph_gid_bytes", c_int32), ("reserved_i32", c_int32),
+                ("reserved", c_uint64 * 3)]
 
 
 class Ros2Endpoint(Structure):

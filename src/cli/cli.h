@@ -54,6 +54,9 @@ int cmd_ros2(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_bag(int argc, char **argv);
 int cmd_topic(int argc, char **argv);
+/* --ros-distro NAME: the node graph's GID size for that ROS 2 distribution (0, or EXIT_USAGE after the
+ * message). */
+int parse_ros_distro(const char *v, sensim_ros2_options *o);
 /* bag.c: one CDR message printed as ros2 topic echo prints it (0, or -1: it does not match @p def). */
 int echo_cdr(const char *type, const char *def, const uint8_t *msg, size_t n);
 int cmd_collect(int argc, char **argv);

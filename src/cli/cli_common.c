@@ -180,3 +180,19 @@ int parse_frame_arg(const char *v, int32_t *frame)
         return usage("--frame must be native, iso8855, carla or ue");
     return 0;
 }
+
+int parse_ros_distro(const char *v, sensim_ros2_options *o)
+{
+    static const char *const newer[] = {"iron", "jazzy", "kilted", "lyrical", "rolling"};
+    if (!strcmp(v, "humble")) {
+        o->graph_gid_bytes = 24;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof newer / sizeof *newer; i++)
+        if (!strcmp(v, newer[i])) {
+            o->graph_gid_bytes = 16;
+            return 0;
+        }
+    return usage("--ros-distro needs humble (24-byte GIDs in the node graph) or iron, jazzy, kilted, lyrical, "
+                 "rolling (16-byte)");
+}

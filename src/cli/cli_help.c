@@ -61,6 +61,7 @@ static const struct command_help {
      "sensim ros2 --scene FILE|street (--lidar PRESET|FILE | --rig RIG) (--trajectory FILE|- | --pose-in KIND:TOPIC)\n"
      "            [--rate realtime|max|R] [--domain N] [--qos ros|reliable] [--wait-subscribers[=T1,T2]]\n"
      "            [--start-on-stdin] [--linger S|forever] [--node [/NS/]NAME] [--stamp sim|wall|EPOCH_S] [--dry-run]\n"
+     "            [--ros-distro humble|jazzy|...]\n"
      "            [--frames A:B] [--threads N] [--set KEY=VALUE]... [--seed N] [--motion causal|linear]\n"
      "            [--tags FILE] [--actors FILE] [--step-ns N] [--no-tf] [--no-odom] [--topic-prefix /NS]\n"
      "            [--odom-frame odom] [--base-frame base_link] [--quiet]\n",
@@ -81,6 +82,7 @@ static const struct command_help {
      "              which still lack one and which readers DDS refused for QoS; --start-on-stdin: then\n"
      "              once a line arrives on stdin (a harness whose subscribers have matched too)\n"
      "  --node      the ROS node of the topics (ros2 node list; default /sensim)\n"
+     "  --ros-distro  humble: the node graph in Humble's form (24-byte GIDs); default: Iron and later\n"
      "  --stamp     header stamps and /clock: sim (world time, default, for use_sim_time), wall (wall\n"
      "              clock at the first step + world time) or world time + EPOCH_S seconds\n"
      "  --linger    after the run keep the participant (and /tf_static for late subscribers) S seconds\n"
@@ -103,7 +105,7 @@ static const struct command_help {
      "  ros2msg definitions in the bag\n"},
     {"topic",
      "sensim topic list [-v] [--wait S] | sensim topic echo TOPIC [-n N] [--type T] | sensim topic hz TOPIC\n"
-     "             [--domain N] [--timeout S] [--window N]\n",
+     "             [--domain N] [--timeout S] [--window N] [--ros-distro humble|jazzy|...]\n",
      "  live ROS 2 topics on a domain without ROS, as ros2 topic list -v / echo / hz: list waits --wait\n"
      "  (2 s) for discovery and shows each topic's type and publishers' QoS; echo decodes the types\n"
      "  sensim writes (others: their size); hz prints the rate over the last --window messages each\n"

@@ -313,6 +313,14 @@ int cmd_ros2(int argc, char **argv)
             g_live.dry_run = 1;
         } else if (!strcmp(a, "--start-on-stdin")) {
             g_live.go_on_stdin = 1;
+        } else if (!strcmp(a, "--ros-distro")) {
+            if (!v) {
+                rc = usage_option(a, 1);
+                break;
+            }
+            i++;
+            if ((rc = parse_ros_distro(v, &g_live.o)))
+                break;
         } else if (!strcmp(a, "--pose-in")) {
             if (!v) {
                 rc = usage_option(a, 1);

@@ -192,6 +192,8 @@ int cmd_topic(int argc, char **argv)
     double wait_s = 2.0, timeout_s = 0;
     int64_t limit = -1;
     uint32_t window = 10000, domain = UINT32_MAX;
+    sensim_ros2_options o;
+    sensim_ros2_options_init(&o);
     int first = !strcmp(sub, "list") ? 3 : 4;
     if (strcmp(sub, "list") && strcmp(sub, "echo") && strcmp(sub, "hz"))
         return usage("sensim topic list [-v] | echo TOPIC | hz TOPIC");
@@ -221,6 +223,9 @@ int cmd_topic(int argc, char **argv)
             limit = (int64_t)x;
         } else if (!strcmp(a, "--window") && parse_u32(v, &window) && window >= 2 && window <= 1000000) {
             (void)0;
+        } else if (!strcmp(a, "--ros-distro")) {
+            if (parse_ros_distro(v, &o))
+                return EXIT_USAGE;
         } else if (!strcmp(a, "--type")) {
             type = v;
         } else {
@@ -239,8 +244,6 @@ int cmd_topic(int argc, char **argv)
     sa.sa_handler = on_stop;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    sensim_ros2_options o;
-    sensim_ros2_options_init(&o);
     if (domain != UINT32_MAX)
         o.domain_id = (int32_t)domain;
     sensim_mcap *m = NULL;

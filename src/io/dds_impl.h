@@ -30,6 +30,7 @@ struct sensim__dds {
     const struct ddsi_sertype *graph_type;
     char node_ns[256], node_name[256];    /* the node the writers belong to */
     uint32_t nwriters, nreaders;
+    int gid_bytes;                        /* 16, or 24 for Humble (sensim_ros2_options.graph_gid_bytes) */
     dds_entity_t writers[SENSIM__MAX_TOPICS];
     dds_entity_t readers[MAX_READERS];    /* sensim_ros2_reader's, for the graph */
     const struct ddsi_sertype *types[SENSIM__MAX_TOPICS]; /* each writer's sertype (DDS's, maybe shared) */

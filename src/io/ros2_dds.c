@@ -136,9 +136,13 @@ sensim_status sensim_ros2_open(const sensim_ros2_options *options, sensim_mcap *
     sensim_ros2_options_init(&o);
     if (options)
         o = *options;
-    for (int i = 0; i < 4; i++)
-        if (o.reserved[i])
-            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_open: options.reserved[%d] is not zero", i);
+    for (int i = 0; i < 3; i++)
+        if (o.reserved[i] || o.reserved_i32)
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_open: options.reserved%s is not zero",
+                                o.reserved_i32 ? "_i32" : "[]");
+    if (o.graph_gid_bytes != 0 && o.graph_gid_bytes != 16 && o.graph_gid_bytes != 24)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_open: graph_gid_bytes %d is not 16 (Iron and "
+                            "later) or 24 (Humble)", o.graph_gid_bytes);
     if (o.qos != SENSIM_ROS2_QOS_PROFILES && o.qos != SENSIM_ROS2_QOS_RELIABLE)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_ros2_open: qos %d unknown", o.qos);
     if (o.domain_id < -1 || o.domain_id > 232)
@@ -164,6 +168,7 @@ sensim_status sensim_ros2_open(const sensim_ros2_options *options, sensim_mcap *
         return st;
     }
     d->qos = o.qos;
+    d->gid_bytes = o.graph_gid_bytes ? o.graph_gid_bytes : 16;
     if ((st = graph_open(d))) {
         dds_close(d);
         return st;
@@ -221,12 +226,14 @@ static dds_qos_t *topic_qos(int32_t type, int32_t mode)
  * info -v` no node name. Republished whenever a writer is added (the latest
  * sample replaces the earlier one for late joiners). */
 
-static void put_gid(buf *b, dds_entity_t e)
+static void put_gid(buf *b, dds_entity_t e, int bytes)
 {
+    static const uint8_t zero[8] = {0};
     dds_guid_t g;
     memset(&g, 0, sizeof g);
     dds_get_guid(e, &g);
-    b_put(b, g.v, 16); /* uint8[16]: no length, alignment 1 */
+    b_put(b, g.v, 16); /* uint8[16] (Humble: char[24], the GUID then zeros): no length, alignment 1 */
+    b_put(b, zero, (size_t)bytes - 16);
 }
 
 
@@ -236,16 +243,16 @@ sensim_status sensim__dds_graph_publish(sensim__dds *d, const char *fn)
         return SENSIM_OK;
     buf b = {0};
     c_begin(&b);
-    put_gid(&b, d->participant);
+    put_gid(&b, d->participant, d->gid_bytes);
     c_u32(&b, 1); /* one node */
     c_str(&b, d->node_ns);
     c_str(&b, d->node_name);
     c_u32(&b, d->nreaders);
     for (uint32_t i = 0; i < d->nreaders; i++)
-        put_gid(&b, d->readers[i]);
+        put_gid(&b, d->readers[i], d->gid_bytes);
     c_u32(&b, d->nwriters);
     for (uint32_t i = 0; i < d->nwriters; i++)
-        put_gid(&b, d->writers[i]);
+        put_gid(&b, d->writers[i], d->gid_bytes);
     if (b.oom) {
         free(b.p);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
