@@ -2,6 +2,7 @@
 with the standard library alone (a reader independent of libsensim), and a
 child process whose output lines a test waits for."""
 import re
+import sys
 import struct
 import subprocess
 import threading
@@ -45,6 +46,24 @@ def unpad(wire):
     options' two low bits count the padding (XTypes 1.3, 7.6.3.1.2); the bag stores options 0."""
     pad = wire[3] & 3
     return wire[:2] + b"\0\0" + wire[4:len(wire) - pad]
+
+
+class Checks:
+    """check(cond, what): a truth the test asserts, counted; a failure printed, the test goes on."""
+
+    def __init__(self):
+        self.passed = self.failures = 0
+
+    def __call__(self, cond, what):
+        if cond:
+            self.passed += 1
+        else:
+            self.failures += 1
+            print("FAIL:", what)
+
+    def end(self):
+        print("%d checks passed, %d failed" % (self.passed, self.failures))
+        sys.exit(1 if self.failures else 0)
 
 
 class Proc:

@@ -32,20 +32,10 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ros2_harness import Proc, bag_messages, unpad  # noqa: E402 (tests/: beside this file)
+from ros2_harness import Checks, Proc, bag_messages, unpad  # noqa: E402 (tests/: beside this file)
 
 SENSIM, SUB, NODE_DIR, ROOT, POSE_PUB = sys.argv[1:6]
-failures = 0
-passed = 0
-
-
-def check(cond, what):
-    global failures, passed
-    if cond:
-        passed += 1
-    else:
-        failures += 1
-        print("FAIL:", what)
+check = Checks()
 
 
 
@@ -403,5 +393,4 @@ w.close()
                        capture_output=True, text=True, timeout=120)
     check(r.returncode != 0 and "stdin: no trajectory row" in r.stderr, "an empty stream: %s" % r.stderr)
 
-print("%d passed, %d failed" % (passed, failures))
-sys.exit(1 if failures else 0)
+check.end()

@@ -29,21 +29,11 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ros2_harness import Proc, bag_messages, unpad  # noqa: E402 (tests/: beside this file)
+from ros2_harness import Checks, Proc, bag_messages, unpad  # noqa: E402 (tests/: beside this file)
 
 SENSIM, NODE_DIR, ROOT = sys.argv[1:4]
 PEER = os.path.join(ROOT, "tests", "node", "ros2_peer.cjs")
-failures = 0
-passed = 0
-
-
-def check(cond, what):
-    global failures, passed
-    if cond:
-        passed += 1
-    else:
-        failures += 1
-        print("FAIL:", what)
+check = Checks()
 
 
 def received(got, topic):
@@ -264,5 +254,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 10 + 8 and "no publisher of /nobody" in r.stderr,
           "echo of a topic nobody publishes: %d %s" % (r.returncode, r.stderr))
 
-print("%d checks passed, %d failed" % (passed, failures))
-sys.exit(1 if failures else 0)
+check.end()
