@@ -257,6 +257,11 @@ int cmd_batch(int argc, char **argv)
     static traj_reader stream; /* --trajectory - (sensim ros2): rows as a host sends them */
     g_live.stream = NULL, g_live.stream_rc = 0;
     if (g_live.on && g_live.pose_kind) {
+        struct sigaction ss; /* Ctrl-C while waiting for the first pose stops cleanly */
+        memset(&ss, 0, sizeof ss);
+        ss.sa_handler = on_sigint;
+        sigaction(SIGINT, &ss, NULL);
+        sigaction(SIGTERM, &ss, NULL);
         if (times_arg || g_motion != SENSIM_INTERP_CAUSAL || g_live.go_on_stdin || fa > 0) {
             free_specs(specs, nspecs);
             return usage("--pose-in goes with the causal motion model, without --trajectory-times, "
@@ -290,7 +295,7 @@ int cmd_batch(int argc, char **argv)
         traj_reader_free(&stream);
         free(tr.keys);
         free_specs(specs, nspecs);
-        return rc;
+        return rc < 0 ? 0 : rc; /* -1: Ctrl-C while waiting for the first pose */
     }
 
     int kinematic = 0; /* sensors reading accelerations or velocities */

@@ -194,6 +194,7 @@ static int next_pose(traj *tr, int first)
     }
 }
 
+/* 0, -1 (Ctrl-C before the first pose) or an exit status after a message. */
 int live_pose_open(traj *tr)
 {
     if (!g_live.m) {
@@ -213,9 +214,12 @@ int live_pose_open(traj *tr)
     if (!next_pose(tr, 1)) {
         if (g_live.stream_rc)
             return g_live.stream_rc;
-        if (!g_stop)
-            fprintf(stderr, "sensim: error: %s: no pose before its publisher left\n", g_live.pose_topic);
-        return g_stop ? EXIT_STATUS_BASE + SENSIM_ERR_EMPTY : EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
+        if (g_stop) { /* Ctrl-C while waiting: nothing was published, a clean stop */
+            fprintf(stderr, "sensim ros2: stopped before the first pose on %s\n", g_live.pose_topic);
+            return -1;
+        }
+        fprintf(stderr, "sensim: error: %s: no pose before its publisher left\n", g_live.pose_topic);
+        return EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
     }
     return 0;
 }

@@ -71,7 +71,7 @@ struct sensim_ros2_reader {
     const sensim_mcap *m;      /* the writer whose participant it is on */
     sensim__dds *d;
     dds_entity_t dtopic, reader;
-    int qos_known;             /* the QoS came from publications (else best effort until one appears) */
+    int qos_known;             /* the QoS came from publications (else ROS's default until one is refused) */
     char dname[300], tname[128];
     struct ddsi_serdata *held; /* the sample the last read returned */
     char topic[256];
@@ -79,13 +79,12 @@ struct sensim_ros2_reader {
 
 /* The QoS `ros2 topic echo` would pick: reliable unless a publisher is best effort, transient local
  * when every publisher is; with no publisher known, ROS's default (reliable, volatile), made best effort
- * later if a best-effort publisher is refused for it (reader_adapt). Keep last READ_DEPTH. Fills @p what
- * with the publications seen. */
-static dds_qos_t *reader_qos(dds_entity_t pp, const char *dname, const char *tname, char *what, size_t cap,
-                             int *npubs, int force_best_effort)
+ * later if a best-effort publisher is refused for it (sensim_ros2_read). Keep last READ_DEPTH. *npubs:
+ * the publications of this topic and type seen. */
+static dds_qos_t *reader_qos(dds_entity_t pp, const char *dname, const char *tname, int *npubs,
+                             int force_best_effort)
 {
     int n = 0, best_effort = 0, all_tl = 1;
-    char other[160] = "";
     dds_entity_t rd = dds_create_reader(pp, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, NULL, NULL);
     if (rd > 0) {
         void *eps[32] = {0};
@@ -94,12 +93,9 @@ static dds_qos_t *reader_qos(dds_entity_t pp, const char *dname, const char *tna
         while ((k = dds_take(rd, eps, info, 32, 32)) > 0) { /* a reader of our own: taking empties it */
             for (int i = 0; i < k; i++) {
                 const dds_builtintopic_endpoint_t *e = eps[i];
-                if (!info[i].valid_data || !e->topic_name || strcmp(e->topic_name, dname))
+                if (!info[i].valid_data || !e->topic_name || strcmp(e->topic_name, dname) || !e->type_name ||
+                    strcmp(e->type_name, tname))
                     continue;
-                if (!e->type_name || strcmp(e->type_name, tname)) {
-                    snprintf(other, sizeof other, "%.150s", e->type_name ? e->type_name : "?");
-                    continue;
-                }
                 dds_reliability_kind_t rk = DDS_RELIABILITY_RELIABLE;
                 dds_durability_kind_t dk = DDS_DURABILITY_VOLATILE;
                 dds_duration_t blk;
@@ -113,8 +109,6 @@ static dds_qos_t *reader_qos(dds_entity_t pp, const char *dname, const char *tna
         }
         dds_delete(rd);
     }
-    snprintf(what, cap, "%d publisher%s of %s%s%s", n, n == 1 ? "" : "s", tname, *other ? "; one of type " : "",
-             other);
     *npubs = n;
     dds_qos_t *q = dds_create_qos();
     if (!q)
@@ -129,10 +123,8 @@ static dds_qos_t *reader_qos(dds_entity_t pp, const char *dname, const char *tna
 /* (Re)create the reader with the QoS the publications known now call for. */
 static sensim_status reader_make(sensim_ros2_reader *r, int force_best_effort)
 {
-    char what[300];
     int npubs = 0;
-    dds_qos_t *q = reader_qos(r->d->participant, r->dname, r->tname, what, sizeof what, &npubs,
-                              force_best_effort);
+    dds_qos_t *q = reader_qos(r->d->participant, r->dname, r->tname, &npubs, force_best_effort);
     if (!q)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_ros2_reader_open: out of memory");
     dds_entity_t rd = dds_create_reader(r->d->participant, r->dtopic, q, NULL);
@@ -187,11 +179,14 @@ sensim_status sensim_ros2_reader_open(sensim_mcap *m, const char *name, const ch
     }
     r->m = m, r->d = d;
     sensim_status e = reader_make(r, 0);
-    if (!e && d->nreaders < MAX_READERS)
+    int listed = !e && d->nreaders < MAX_READERS; /* the graph names at most MAX_READERS readers */
+    if (listed)
         d->readers[d->nreaders++] = r->reader;
     if (!e)
         e = sensim__dds_graph_publish(d, "sensim_ros2_reader_open");
     if (e) {
+        if (listed)
+            d->nreaders--;
         if (r->reader > 0)
             dds_delete(r->reader);
         dds_delete(r->dtopic);
