@@ -48,7 +48,8 @@ test: test-deps build $(SAN_BUILD)/build.ninja
 	@BUILD=$(BUILD) SAN_BUILD=$(SAN_BUILD) scripts/test_summary.sh
 
 # Threads scanning one scene, edits during scans, forbidden threading,
-# cancel and rig transactions, under ThreadSanitizer, TSAN_RUNS times: the
+# cancel and rig transactions, and the image sink's encoder threads
+# (tests/test_sinks.c), under ThreadSanitizer, TSAN_RUNS times: the
 # scene race that failed 3 clean-clone runs in 10 fails 20 runs with
 # probability 1 - 0.7^20 = 99.9 %, a 1-in-10 race with 1 - 0.9^20 = 88 %.
 # tests/tsan.supp leaves Embree's own malloc/free uninstrumented (its TBB
@@ -56,13 +57,13 @@ test: test-deps build $(SAN_BUILD)/build.ninja
 TSAN_RUNS ?= 20
 tsan: test-deps
 	@[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dtests=true >/dev/null
-	ninja -C build-tsan tests/test_concurrency
-	@for i in $$(seq $(TSAN_RUNS)); do \
+	ninja -C build-tsan tests/test_concurrency tests/test_sinks
+	@for i in $$(seq $(TSAN_RUNS)); do for t in concurrency sinks; do \
 	  SENSIM_PRESET_PATH=$(CURDIR)/scan_patterns \
 	    TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp" \
-	    build-tsan/tests/test_concurrency > build-tsan/concurrency.log 2>&1 \
-	    || { cat build-tsan/concurrency.log; echo "tsan: run $$i of $(TSAN_RUNS) failed"; exit 1; }; \
-	done; echo "tsan: test_concurrency passed $(TSAN_RUNS) runs under ThreadSanitizer"
+	    build-tsan/tests/test_$$t > build-tsan/$$t.log 2>&1 \
+	    || { cat build-tsan/$$t.log; echo "tsan: test_$$t run $$i of $(TSAN_RUNS) failed"; exit 1; }; \
+	done; done; echo "tsan: test_concurrency and test_sinks passed $(TSAN_RUNS) runs under ThreadSanitizer"
 
 fuzz: test-deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh

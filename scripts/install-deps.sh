@@ -15,13 +15,13 @@ esac
 
 pkgs=(
   build-essential meson ninja-build pkg-config cmake python3
-  libembree-dev libcglm-dev libpng-dev libproj-dev
+  libembree-dev libcglm-dev libpng-dev libdeflate-dev libproj-dev
   libzstd-dev liblz4-dev zlib1g-dev libassimp-dev libjansson-dev
   cyclonedds-dev libsleef-dev
 )
 if [ "$mode" = test ]; then
   pkgs+=(
-    libcmocka-dev python3-numpy python3-open3d python3-pip python3-setuptools
+    libcmocka-dev libspng-dev python3-numpy python3-open3d python3-pip python3-setuptools
     munge slurmctld slurmd slurm-client
     clang-14 libclang-rt-14-dev libomp-14-dev valgrind
     geographiclib-tools chromium cyclonedds-tools

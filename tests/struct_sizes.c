@@ -42,6 +42,7 @@ int main(void)
     P(sensim_platform_state);
     P(sensim_frame_sink_desc);
     P(sensim_image_sink_desc);
+    P(sensim_image_sink_stats);
     P(sensim_csv_sink_desc);
     P(sensim_nav_desc);
     P(sensim_nav_sample);

@@ -5,6 +5,7 @@ import csv
 import filecmp
 import json
 import math
+import re
 import os
 import struct
 import subprocess
@@ -1452,6 +1453,26 @@ with tempfile.TemporaryDirectory() as tmp:
                                        open(os.path.join(sh, sub, n), "rb").read()
                                        for n in a if not os.path.isdir(os.path.join(out, sub, n)))
     check(same, "shards 0/2 and 1/2 together write the same captures and steps as one run: %r" % [x.stderr for x in rs])
+    # captures are encoded and written by the image sink's threads (as many as --threads): every file of a
+    # run with all five outputs has the same bytes on 1 and 2 threads; the summary says where time went
+    rig5 = os.path.join(tmp, "rig5.ini")
+    with open(rig5, "w") as f:
+        f.write("[sensor top]\npreset = vlp16\nmount_xyz_m = 0, 0, 1.8\n\n"
+                "[sensor front]\ntype = camera\nwidth = 160\nheight = 120\nrate_hz = 20\n"
+                "outputs = depth, semantic, instance, normal, rgb\nmount_xyz_m = 1, 0, 1.4\n")
+    trees = []
+    for nt in ("1", "2"):
+        o = os.path.join(tmp, "threads" + nt)
+        r = run("batch", "--scene", wall, "--rig", rig5, "--trajectory", trj, "--out", o, "--threads", nt)
+        check(r.returncode == 0 and re.search(r"stepping [0-9.]+ s, handing frames over [0-9.]+ s, waiting for the "
+                                              r"writers [0-9.]+ s; writer threads: lidar frames [0-9.]+ s, images "
+                                              r"[0-9.]+ MB: encoding [0-9.]+ s CPU on %s threads, writing" % nt,
+                                              r.stderr),
+              "--threads %s: the summary splits stepping, hand-over, waiting, encoding, writing: %r" % (nt, r.stderr))
+        trees.append({os.path.relpath(os.path.join(a, n), o): open(os.path.join(a, n), "rb").read()
+                      for a, _, fs in os.walk(o) for n in fs})
+    check(len(trees[0]) == len(trees[1]) == 10 * 2 + 20 * 8 + 20 + 2 and trees[0] == trees[1],
+          "--threads 1 and 2 write the same %d files (meta.json and the lock too), byte for byte (images encoded in parallel)" % len(trees[0]))
     r = run("batch", "--scene", wall, "--rig", rig, "--trajectory", trj, "--out", out, "--resume")
     check(r.returncode == 0 and "30 frames (30 resumed)" in r.stderr, "--resume skips finished captures: %r" % r.stderr)
     # batch is a driver over the library's rig: world steps of 50 ms number the frames' steps as a host's rig does

@@ -102,8 +102,34 @@ typedef struct sensim_image_sink_desc {
     const sensim_camera *camera;  /**< borrowed until the sink is destroyed: size and camera_info */
     int32_t frame;                /**< SENSIM_FRAME_* of the pose written (default native) */
     uint32_t outputs;             /**< SENSIM_CAMERA_* images written (0: every one the images hold) */
-    uint64_t reserved[4];
+    /** Encoder threads (since 0.2; 0: none, each capture is written inside sensim_image_sink_write, as
+     *  before). N > 0: write() copies the capture into a queue and returns; N threads of the sink convert,
+     *  compress and write its files, the files of one capture and of several captures in parallel. At most
+     *  64. The files' bytes do not depend on N. */
+    uint32_t threads;
+    uint32_t reserved_u32;
+    /** The queue's budget in bytes when @ref threads > 0 (0: 64 MiB): write() blocks while the captures
+     *  queued and the new one would exceed it (a slow disk slows the caller; memory stays bounded). One
+     *  capture is always admitted into an empty queue, whatever its size. Since 0.2. */
+    uint64_t queue_bytes;
+    uint64_t reserved[2];
 } sensim_image_sink_desc;
+
+/** What an image sink has done (sensim_image_sink_get_stats). Times in seconds. */
+typedef struct sensim_image_sink_stats {
+    uint64_t captures;         /**< captures whose files are all on disk (JSON written) */
+    uint64_t files;            /**< files renamed into place */
+    uint64_t bytes;            /**< bytes of those files */
+    double encode_cpu_s;       /**< CPU time converting and compressing images (thread CPU time, summed) */
+    double write_s;            /**< wall time writing, closing and renaming files (summed over threads) */
+    double wait_s;             /**< wall time write() blocked on a full queue (waiting for the disk or encoders) */
+    uint64_t waits;            /**< write() calls that blocked */
+    uint64_t queue_peak_bytes; /**< most bytes queued at once (never above the budget, or one capture) */
+    uint64_t queued_bytes;     /**< bytes queued now */
+    uint32_t threads;          /**< encoder threads (0: synchronous) */
+    uint32_t reserved_u32;
+    uint64_t reserved[4];
+} sensim_image_sink_stats;
 
 /** Defaults: native frame, every output held. Since 0.2. */
 SENSIM_API void sensim_image_sink_desc_init(sensim_image_sink_desc *desc);
@@ -117,8 +143,10 @@ SENSIM_API void sensim_image_sink_desc_init(sensim_image_sink_desc *desc);
  * ((n + 1)/2, optical frame), DIR/rgb/, then DIR/NNNNNN.json last (time,
  * camera, frame, depth kind, outputs, pose, camera_info); NNNNNN is the
  * capture's frame number. Sub-folders are made as needed; every file goes
- * through an exclusive temporary renamed into place. Memory: 3 bytes a
- * pixel of scratch.
+ * through an exclusive temporary renamed into place. PNGs are compressed
+ * with libdeflate (level 3, filter "up"; src/io/image_png.c). Memory: 3
+ * bytes a pixel of scratch per encoder thread, plus the queue's budget when
+ * @ref sensim_image_sink_desc.threads > 0.
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, name, frame, unknown
  *         output bits, reserved fields), SENSIM_ERR_BAD_HANDLE (camera),
  *         SENSIM_ERR_TOO_LARGE (dir), SENSIM_ERR_OUT_OF_MEMORY.
@@ -126,15 +154,39 @@ SENSIM_API void sensim_image_sink_desc_init(sensim_image_sink_desc *desc);
  */
 SENSIM_API sensim_status sensim_image_sink_create(const sensim_image_sink_desc *desc, sensim_image_sink **out_sink);
 
-/** Destroy an image sink (NULL: no-op). Since 0.2. */
+/** Destroy an image sink (NULL: no-op): the captures queued are written first (sensim_image_sink_flush;
+ *  call that to learn their status), then the encoder threads end. Since 0.2. */
 SENSIM_API void sensim_image_sink_destroy(sensim_image_sink *sink);
 
 /**
- * Write one capture: @p images (borrowed; the outputs present and asked
- * for), taken at @p t_ns with the camera's world pose @p pose
- * (column-major), numbered @p number.
+ * Wait until every capture written so far is on disk (with threads: the
+ * queue is empty). The first failure of an encoder thread is returned here
+ * and by every later write() and flush(): its message names the file; the
+ * capture it belonged to has no JSON (so `--resume` redoes it).
+ * @return SENSIM_OK, SENSIM_ERR_IO, SENSIM_ERR_OUT_OF_MEMORY,
+ *         SENSIM_ERR_INVALID_ARGUMENT (not an image sink).
+ * Thread safety: one thread at a time per sink (with write()). Since 0.2.
+ */
+SENSIM_API sensim_status sensim_image_sink_flush(sensim_image_sink *sink);
+
+/**
+ * What the sink has done so far (counts, encoding CPU time, writing and
+ * waiting time, the queue's peak).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT.
+ * Thread safety: any thread. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_image_sink_get_stats(const sensim_image_sink *sink, sensim_image_sink_stats *out);
+
+/**
+ * Write one capture: @p images (borrowed for the call only; the outputs
+ * present and asked for), taken at @p t_ns with the camera's world pose
+ * @p pose (column-major), numbered @p number. Without encoder threads the
+ * files are on disk when it returns; with them the capture is copied into the
+ * queue (blocking while the queue is over its budget) and written by the
+ * sink's threads: sensim_image_sink_flush() waits for them.
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_IO (the message
- *         names the file).
+ *         names the file; with threads possibly an earlier capture's),
+ *         SENSIM_ERR_OUT_OF_MEMORY (the queue's copy).
  * Thread safety: one thread at a time per sink. Since 0.2.
  */
 SENSIM_API sensim_status sensim_image_sink_write(sensim_image_sink *sink, uint64_t number, int64_t t_ns,

@@ -199,7 +199,15 @@ class FrameSinkDesc(Structure):
 
 class ImageSinkDesc(Structure):
     _fields_ = [("dir", c_char_p), ("camera_name", c_char_p), ("camera", c_void_p), ("frame", c_int32),
-                ("outputs", c_uint32), ("reserved", c_uint64 * 4)]
+                ("outputs", c_uint32), ("threads", c_uint32), ("reserved_u32", c_uint32), ("queue_bytes", c_uint64),
+                ("reserved", c_uint64 * 2)]
+
+
+class ImageSinkStats(Structure):
+    _fields_ = [("captures", c_uint64), ("files", c_uint64), ("bytes", c_uint64), ("encode_cpu_s", c_double),
+                ("write_s", c_double), ("wait_s", c_double), ("waits", c_uint64), ("queue_peak_bytes", c_uint64),
+                ("queued_bytes", c_uint64), ("threads", c_uint32), ("reserved_u32", c_uint32),
+                ("reserved", c_uint64 * 4)]
 
 
 class CsvSinkDesc(Structure):
@@ -278,7 +286,7 @@ STRUCTS = {
     "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
     "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages, "sensim_image_view": ImageView,
     "sensim_appearance": Appearance, "sensim_kinematics": Kinematics, "sensim_platform_state": PlatformState, "sensim_frame_sink_desc": FrameSinkDesc,
-    "sensim_image_sink_desc": ImageSinkDesc, "sensim_csv_sink_desc": CsvSinkDesc, "sensim_nav_desc": NavDesc,
+    "sensim_image_sink_desc": ImageSinkDesc, "sensim_image_sink_stats": ImageSinkStats, "sensim_csv_sink_desc": CsvSinkDesc, "sensim_nav_desc": NavDesc,
     "sensim_nav_sample": NavSample, "sensim_radar_desc": RadarDesc, "sensim_radar_detection": RadarDetection,
     "sensim_sensor_sample": SensorSample, "sensim_sensor_desc": SensorDesc,
     "sensim_context_desc": ContextDesc, "sensim_mesh_desc": MeshDesc, "sensim_load_options": LoadOptions,
@@ -426,6 +434,8 @@ PROTOTYPES = {
     "sensim_image_sink_create": (status_t, [POINTER(ImageSinkDesc), POINTER(c_void_p)]),
     "sensim_image_sink_destroy": (None, [c_void_p]),
     "sensim_image_sink_consume": (status_t, [c_void_p, c_uint32, c_void_p]),
+    "sensim_image_sink_flush": (status_t, [c_void_p]),
+    "sensim_image_sink_get_stats": (status_t, [c_void_p, POINTER(ImageSinkStats)]),
     "sensim_csv_sink_desc_init": (None, [POINTER(CsvSinkDesc)]),
     "sensim_csv_sink_create": (status_t, [POINTER(CsvSinkDesc), POINTER(c_void_p)]),
     "sensim_csv_sink_close": (status_t, [c_void_p]),

@@ -3,7 +3,8 @@ import ctypes
 
 from . import _lib
 
-from . import (Camera, FRAMES, InvalidArgument, Lidar, NAV_KINDS, _Handle, _L, _check, _text_arg, _using, _want)
+from . import (Camera, FRAMES, InvalidArgument, Lidar, NAV_KINDS, _Handle, _L, _check, _text_arg, _u64, _uint, _using,
+               _want)
 from ._files import (McapWriter, POINT_FORMATS, _axes3)
 
 
@@ -96,12 +97,15 @@ class ImageSink(_Handle):
     """A camera's captures in CARLA's synchronized-collection layout, as ``sensim render`` and
     ``sensim batch`` write them: DIR/<output>/NNNNNN.png (depth also .pfm, semantic also
     semantic_cityscapes) and DIR/NNNNNN.json last. Attach it to a camera's ImageRing with
-    :meth:`Rig.attach`. outputs: names from CAMERA_OUTPUTS (empty: all the ring holds)."""
+    :meth:`Rig.attach`. outputs: names from CAMERA_OUTPUTS (empty: all the ring holds).
+    threads: encoder threads (0: each capture written inside the step; 1..64: captures queued,
+    at most ``queue_bytes`` of them (0: 64 MiB), and written in parallel while the rig steps on;
+    the same bytes either way); :meth:`flush` waits for them, :meth:`stats` says what they cost."""
     _destroy = "sensim_image_sink_destroy"
     _what = "ImageSink"
     _consume = "sensim_image_sink_consume"
 
-    def __init__(self, directory, camera_name, camera, frame="native", outputs=()):
+    def __init__(self, directory, camera_name, camera, frame="native", outputs=(), threads=0, queue_bytes=0):
         super().__init__()
         _want(camera, Camera, "camera")
         if frame not in FRAMES:
@@ -116,9 +120,24 @@ class ImageSink(_Handle):
         self._camera = camera  # borrowed by the C sink: kept alive with it
         d.camera, d.frame = camera.handle, FRAMES[frame]
         d.outputs = sum(CAMERA_OUTPUTS[o] for o in set(outputs))
+        d.threads, d.queue_bytes = _uint(threads, "threads", 64), _u64(queue_bytes, "queue_bytes")
         h = ctypes.c_void_p()
         _check(_L.sensim_image_sink_create(ctypes.byref(d), ctypes.byref(h)))
         self._h = h.value
+
+    def flush(self):
+        """Wait until every capture written so far is on disk; raises the first failure of an
+        encoder thread (its message names the file)."""
+        with _using(self) as (h,):
+            _check(_L.sensim_image_sink_flush(h))
+
+    def stats(self):
+        """What the sink has done: captures, files, bytes, encode_cpu_s, write_s, wait_s, waits,
+        queue_peak_bytes, queued_bytes, threads (a dict)."""
+        st = _lib.ImageSinkStats()
+        with _using(self) as (h,):
+            _check(_L.sensim_image_sink_get_stats(h, ctypes.byref(st)))
+        return {k: getattr(st, k) for k, _t in st._fields_ if not k.startswith("reserved")}
 
 
 CSV_KINDS = {"imu": 0, "gnss": 1, "odometry": 2, "radar": 3}

@@ -215,8 +215,12 @@ class RigMotion(unittest.TestCase):
             sink = sensim.FrameSink(os.path.join(host, "roof"), "roof", format="ply", frame="carla",
                                     images=("range", "label"), lidar=lidar)
             rig.attach(li, sink)
-            rig.attach(ci, sensim.ImageSink(os.path.join(host, "cam"), "cam", cam, frame="carla",
-                                            outputs=("depth", "instance", "rgb")))
+            for bad in (65, -1, True, 1.5):
+                with self.assertRaises(sensim.OutOfRange):
+                    sensim.ImageSink(os.path.join(host, "cam"), "cam", cam, threads=bad)
+            isink = sensim.ImageSink(os.path.join(host, "cam"), "cam", cam, frame="carla",
+                                     outputs=("depth", "instance", "rgb"), threads=2, queue_bytes=1)
+            rig.attach(ci, isink)  # encoder threads, one capture queued at a time: batch's bytes all the same
             imu = sensim.Nav(ctx, "imu", {"mount_xyz_m": "0.5, -0.2, 1"})  # the rig file typed CARLA y = 0.2
             radar = sensim.Radar(ctx, {"mount_xyz_m": "2, 0, 0.5"})
             ii = rig.add_nav(imu, sensim.NavRing(64))
@@ -235,6 +239,10 @@ class RigMotion(unittest.TestCase):
                 c.commit()
             rig.close()
             sink.close()
+            isink.flush()
+            st = isink.stats()
+            self.assertEqual((st["threads"], st["queued_bytes"]), (2, 0))
+            self.assertGreater(st["captures"], 0)
             compared = 0
             for d in ("roof", "cam", "imu", "front"):
                 names = sorted(os.path.relpath(os.path.join(a, f), os.path.join(out, d))

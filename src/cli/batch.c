@@ -579,7 +579,7 @@ int cmd_batch(int argc, char **argv)
     uint64_t captures = 0;
     batch_run B = {out, rig_arg != NULL, frame, resume, quiet, &tr, &aset, scene, specs, nspecs, lidars, cams, navs,
                    nav_desc, radars, radar_desc, sinks, NULL, periods, first_frame, nframes, step_ns, 0, 0, fa, fb,
-                   shard_k, shard_n, &w, {bufs[0], bufs[1]}, cap, &pg, 0, 0, 0, 0};
+                   shard_k, shard_n, &w, {bufs[0], bufs[1]}, cap, &pg, 0, 0, 0, 0, 0};
     {
         const int64_t t0 = tr.keys[0].t_ns, t1 = traj_end_ns(&tr);
         B.s0 = -floordiv(-t0, step_ns);
@@ -595,6 +595,10 @@ int cmd_batch(int argc, char **argv)
             sensim_image_sink_desc_init(&isd);
             isd.dir = cdir, isd.camera_name = specs[s].name, isd.camera = cams[s].cam, isd.frame = frame;
             isd.outputs = cams[s].want;
+            /* captures are encoded and written by the sink's threads while the rig steps on (as many as the
+             * scan's threads; the files' bytes do not depend on it), at most 64 MiB of them queued */
+            uint32_t nt = sensim_context_thread_count(g_ctx);
+            isd.threads = nt < 64 ? nt : 64;
             if ((st = sensim_image_sink_create(&isd, &cams[s].sink)))
                 rc = fail(st);
         } else if (lidars[s]) {
@@ -638,9 +642,27 @@ int cmd_batch(int argc, char **argv)
         }
     }
     writer_drain(&w);
+    sensim_image_sink_stats ist; /* the cameras' sinks, summed: what is on disk and what it cost */
+    memset(&ist, 0, sizeof ist);
+    uint32_t enc_threads = 0;
+    for (uint32_t s = 0; s < nspecs; s++) {
+        if (!cams[s].sink)
+            continue;
+        sensim_status fst = sensim_image_sink_flush(cams[s].sink);
+        if (fst && (!rc || rc == -1))
+            rc = fail(fst); /* an encoder thread's failure, naming the file */
+        sensim_image_sink_stats one;
+        if (sensim_image_sink_get_stats(cams[s].sink, &one) == SENSIM_OK) {
+            ist.captures += one.captures, ist.bytes += one.bytes, ist.encode_cpu_s += one.encode_cpu_s;
+            ist.write_s += one.write_s, ist.wait_s += one.wait_s;
+            enc_threads += one.threads;
+        }
+    }
     if (rc == -1)
         rc = 0; /* cancelled by Ctrl-C: reported as an interruption below */
-    done_frames = w.written + captures + skipped; /* what is on disk, not what was handed to the writer */
+    if (format != FORMAT_MCAP)
+        captures = ist.captures;
+    done_frames = w.written + captures + skipped; /* what is on disk, not what was handed to the writers */
     if (format == FORMAT_MCAP) { /* every frame and sample in the bag */
         done_frames = 0;
         for (uint32_t s = 0; s < nspecs; s++)
@@ -654,11 +676,19 @@ int cmd_batch(int argc, char **argv)
             fprintf(stderr, "sensim %s: warning: lidar '%s': %llu of %llu frames have %s\n", CMD_NAME, specs[s].name,
                     (unsigned long long)pg.empty[s], (unsigned long long)pg.done[s], NO_POINTS_HINT);
     double wall = now_s() - t_start;
-    if (!quiet)
-        fprintf(stderr, "sensim %s: %llu frames (%llu resumed), %llu points in %.2f s; scanning %.0f %% of the "
-                        "time, writing %.2f s in the writer thread\n", CMD_NAME,
+    if (!quiet) { /* where the time went: the rig's thread, then the writers' threads beside it */
+        double wait_s = w.wait_s + ist.wait_s, step_s = scan_s - B.consume_s;
+        fprintf(stderr, "sensim %s: %llu frames (%llu resumed), %llu points in %.2f s; stepping %.2f s, handing "
+                        "frames over %.2f s, waiting for the writers %.2f s", CMD_NAME,
                 (unsigned long long)done_frames, (unsigned long long)skipped, (unsigned long long)points, wall,
-                wall > 0 ? 100.0 * scan_s / wall : 100.0, w.write_s);
+                step_s > 0 ? step_s : 0.0, B.consume_s - wait_s > 0 ? B.consume_s - wait_s : 0.0, wait_s);
+        if (format != FORMAT_MCAP)
+            fprintf(stderr, "; writer threads: lidar frames %.2f s", w.write_s);
+        if (enc_threads)
+            fprintf(stderr, ", images %.1f MB: encoding %.2f s CPU on %u threads, writing %.2f s",
+                    (double)ist.bytes / 1e6, ist.encode_cpu_s, enc_threads, ist.write_s);
+        fputc('\n', stderr);
+    }
     if (g_stop && !rc && g_live.on) {
         fprintf(stderr, "sensim ros2: stopped after %llu frames\n", (unsigned long long)done_frames);
     } else if (g_stop && !rc) {

@@ -88,6 +88,7 @@ typedef struct writer {
     char message[4400];   /* the first error, for the main thread's summary */
     uint64_t written;     /* frames completely on disk */
     double write_s;
+    double wait_s;        /* the rig's thread waiting for a free slot (writer_slot) */
 } writer;
 
 /* What each sensor has done of what it will do this run (frames, captures,
@@ -197,7 +198,8 @@ typedef struct batch_run {
     uint64_t cap;
     prog *pg;
     uint64_t captures, skipped, points;
-    double scan_s;
+    double scan_s;                 /* in sensim_rig_step: stepping and the consumers it runs */
+    double consume_s;              /* in the lidar and camera consumers: copies, hand-off, waiting for room */
 } batch_run;
 
 int run_rig(batch_run *R);

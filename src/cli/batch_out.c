@@ -67,8 +67,12 @@ void *writer_main(void *arg)
 job *writer_slot(writer *w, int *index)
 {
     pthread_mutex_lock(&w->mu);
-    while (w->count == 2)
-        pthread_cond_wait(&w->cv, &w->mu);
+    if (w->count == 2) {
+        double t0 = now_s();
+        while (w->count == 2)
+            pthread_cond_wait(&w->cv, &w->mu);
+        w->wait_s += now_s() - t0;
+    }
     *index = (w->head + w->count) % 2;
     job *j = &w->slots[*index];
     pthread_mutex_unlock(&w->mu);

@@ -90,6 +90,7 @@ static sensim_status lidar_consumer(void *user, uint32_t index, sensim_ring *rin
     const uint32_t s = X->map[index];
     sensim_frame_view v;
     sensim_status st;
+    const double t0 = now_s();
     while ((st = sensim_ring_peek(ring, &v)) == SENSIM_OK) {
         const int64_t r = (int64_t)v.header->frame_number;
         if (take_frame(X, s, r)) {
@@ -128,6 +129,7 @@ static sensim_status lidar_consumer(void *user, uint32_t index, sensim_ring *rin
             return SENSIM_ERR_IO;
         }
     }
+    R->consume_s += now_s() - t0;
     return st == SENSIM_ERR_RING_EMPTY ? SENSIM_OK : st;
 }
 
@@ -138,6 +140,7 @@ static sensim_status camera_consumer(void *user, uint32_t index, sensim_ring *ri
     const uint32_t s = X->map[index];
     sensim_image_view v;
     sensim_status st;
+    const double t0 = now_s();
     while ((st = sensim_ring_peek_image(ring, &v)) == SENSIM_OK) {
         const int64_t r = (int64_t)v.header->frame_number;
         if (take_frame(X, s, r)) {
@@ -158,6 +161,7 @@ static sensim_status camera_consumer(void *user, uint32_t index, sensim_ring *ri
         }
         sensim_ring_release(ring);
     }
+    R->consume_s += now_s() - t0;
     return st == SENSIM_ERR_RING_EMPTY ? SENSIM_OK : st;
 }
 

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 
 #include <sensim/sensim.h>
@@ -194,6 +195,32 @@ sensim_status sensim__tag_rules_parse(const char *path, const char *data, size_t
 
 /* PNG file -> 8-bit sRGB texels (row 0 at the top), at most 16384 a side
  * and 2^26 texels (io/image_png.c; the one read path of libpng). */
+/* Filtered bytes above which sensim_write_png streams through libpng rather than encode in memory. */
+#define SENSIM__PNG_MEM_MAX (UINT64_C(64) << 20)
+/* CARLA's 24-bit depth code of @p depth_m (sensim_depth_to_carla_rgb: R low byte; NaN and > 1000 m: far). */
+static inline uint32_t sensim__carla_depth24(float depth_m)
+{
+    double d = depth_m != depth_m ? 1000.0 : depth_m < 0 ? 0 : depth_m > 1000 ? 1000 : depth_m;
+    return (uint32_t)llround(d / 1000.0 * 16777215.0);
+}
+/* Tests only (not exported): each image-sink encoder task first sleeps this many ms, a disk that cannot
+ * keep up (io/sink_image.c). */
+extern _Atomic uint32_t sensim__image_sink_test_delay_ms;
+/* A PNG encoder's state kept between images (io/image_png.c: libdeflate, filter "up"): zero it before the
+ * first use, free with sensim__png_encoder_free. One thread at a time. */
+typedef struct sensim__png_encoder {
+    struct libdeflate_compressor *compressor;
+    unsigned char *raw, *out;
+    size_t raw_cap, out_cap;
+} sensim__png_encoder;
+void sensim__png_encoder_free(sensim__png_encoder *e);
+/* A PNG in memory: *out (the encoder's buffer, valid until its next use) and its size; arguments checked by
+ * the caller (sensim_write_png's limits, at most SENSIM__PNG_MEM_MAX filtered bytes); @p label names it. */
+sensim_status sensim__png_encode(sensim__png_encoder *e, const char *label, uint32_t w, uint32_t h, uint32_t channels,
+                                 uint32_t depth, const void *data, size_t stride, const unsigned char **out,
+                                 size_t *out_size);
+/* @p n bytes to @p path through an exclusive temporary renamed into place. */
+sensim_status sensim__write_bytes(const char *path, const void *data, size_t n);
 sensim_status sensim__png_read_rgb(const char *path, uint32_t *out_w, uint32_t *out_h, uint8_t **out_rgb);
 /* The same from PNG bytes in memory (@p label names them in messages). */
 sensim_status sensim__png_decode_rgb(const char *label, const void *data, size_t size, uint32_t *out_w,

@@ -369,8 +369,7 @@ sensim_status sensim_camera_unproject(const sensim_camera *c, double u, double v
 
 void sensim_depth_to_carla_rgb(float depth_m, uint8_t rgb[3])
 {
-    double d = depth_m != depth_m ? 1000.0 : depth_m < 0 ? 0 : depth_m > 1000 ? 1000 : depth_m;
-    uint32_t n = (uint32_t)llround(d / 1000.0 * 16777215.0);
+    uint32_t n = sensim__carla_depth24(depth_m);
     rgb[0] = (uint8_t)(n & 255), rgb[1] = (uint8_t)((n >> 8) & 255), rgb[2] = (uint8_t)(n >> 16);
 }
 

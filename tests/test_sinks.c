@@ -1,0 +1,239 @@
+/* The image sink's encoder threads (issue 53): the same bytes for 0, 1 and 2
+ * threads; the queue's budget holds when the disk cannot keep up (a test
+ * hook slows every file down) and the writer then waits; a failure in a
+ * thread comes back from flush() and every later write(), naming the file,
+ * and its capture gets no JSON. */
+#include "helpers.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+TEST_GROUP_FIXTURE(2, 1)
+
+#define W 96
+#define H 64
+#define CAPTURES 12
+
+/* Capture k's images: every output, smooth patterns that differ per capture. */
+typedef struct images {
+    float depth[W * H], normal[3 * W * H];
+    uint8_t semantic[W * H], rgb[3 * W * H];
+    uint32_t instance[W * H];
+} images;
+
+static void make_images(int k, images *im, sensim_camera_images *ci)
+{
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            int p = y * W + x;
+            im->depth[p] = (y + k) % 9 == 0 ? NAN : 0.37f * (float)(x + 2 * y + k) + 0.001f * (float)(x * y % 7);
+            im->semantic[p] = (uint8_t)((x / 8 + y / 8 + k) % 29);
+            im->instance[p] = (uint32_t)(x / 16 + 7 * (y / 16) + 1000 * k);
+            float n[3] = {(float)(x - W / 2), (float)(y - H / 2), -40.0f};
+            float l = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            for (int c = 0; c < 3; c++) {
+                im->normal[3 * p + c] = n[c] / l;
+                im->rgb[3 * p + c] = (uint8_t)(x * (c + 1) + y * 3 + k * 5);
+            }
+        }
+    memset(ci, 0, sizeof *ci);
+    ci->depth = im->depth, ci->semantic = im->semantic, ci->instance = im->instance;
+    ci->normal = im->normal, ci->rgb = im->rgb;
+}
+
+static sensim_camera *small_camera(void)
+{
+    sensim_camera_desc cd;
+    sensim_camera_desc_init(&cd);
+    cd.width = W, cd.height = H, cd.hfov_deg = 90;
+    sensim_camera *cam;
+    CHECK_OK(sensim_camera_create(ctx, &cd, &cam));
+    return cam;
+}
+
+static sensim_image_sink *make_sink(const sensim_camera *cam, const char *sub, uint32_t threads, uint64_t budget)
+{
+    char d[512];
+    snprintf(d, sizeof d, "%s/%s", dir, sub);
+    assert_int_equal(mkdir(d, 0777), 0);
+    sensim_image_sink_desc sd;
+    sensim_image_sink_desc_init(&sd);
+    sd.dir = d, sd.camera_name = "cam", sd.camera = cam, sd.threads = threads, sd.queue_bytes = budget;
+    sensim_image_sink *s;
+    CHECK_OK(sensim_image_sink_create(&sd, &s));
+    return s;
+}
+
+static void write_captures(sensim_image_sink *s, int n)
+{
+    static images im;
+    double pose[16] = {0};
+    pose[0] = pose[5] = pose[10] = pose[15] = 1;
+    for (int k = 0; k < n; k++) {
+        sensim_camera_images ci;
+        make_images(k, &im, &ci);
+        pose[12] = 0.5 * k;
+        CHECK_OK(sensim_image_sink_write(s, (uint64_t)k, (int64_t)k * 50000000, pose, &ci));
+        memset(&im, 0xA5, sizeof im); /* the sink keeps its own copy: the caller's buffers are free again */
+    }
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)size + 1);
+    *n = fread(b, 1, (size_t)size, f);
+    fclose(f);
+    return b;
+}
+
+static const char *const files[] = {"%06d.json",           "depth/%06d.png",  "depth/%06d.pfm",
+                                    "semantic/%06d.png",   "instance/%06d.png", "normal/%06d.png",
+                                    "semantic_cityscapes/%06d.png", "rgb/%06d.png"};
+
+/* Every file of captures [0, n) in DIR/A and DIR/B exists and has the same bytes. */
+static void same_files(const char *a, const char *b, int n)
+{
+    for (int k = 0; k < n; k++)
+        for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+            char name[64], pa[600], pb[600];
+            snprintf(name, sizeof name, files[f], k);
+            snprintf(pa, sizeof pa, "%s/%s/%s", dir, a, name);
+            snprintf(pb, sizeof pb, "%s/%s/%s", dir, b, name);
+            size_t na = 0, nb = 0;
+            char *da = slurp(pa, &na), *db = slurp(pb, &nb);
+            if (!da || !db || na != nb || memcmp(da, db, na) != 0)
+                fail_msg("%s and %s differ (or one is missing)", pa, pb);
+            free(da), free(db);
+        }
+}
+
+/* 0, 1 and 2 encoder threads write byte-identical captures; flush waits for all of them. */
+static void test_threads_same_bytes(void **state)
+{
+    (void)state;
+    sensim_camera *cam = small_camera();
+    const char *subs[3] = {"t0", "t1", "t2"};
+    for (uint32_t t = 0; t < 3; t++) {
+        sensim_image_sink *s = make_sink(cam, subs[t], t, 0);
+        write_captures(s, CAPTURES);
+        CHECK_OK(sensim_image_sink_flush(s));
+        sensim_image_sink_stats st;
+        CHECK_OK(sensim_image_sink_get_stats(s, &st));
+        assert_int_equal(st.threads, t);
+        assert_int_equal(st.captures, CAPTURES);
+        assert_int_equal(st.files, CAPTURES * 8); /* 7 images and the JSON */
+        assert_int_equal(st.queued_bytes, 0);
+        assert_true(t == 0 || st.queue_peak_bytes > 0);
+        sensim_image_sink_destroy(s);
+    }
+    same_files("t0", "t1", CAPTURES);
+    same_files("t0", "t2", CAPTURES);
+    sensim_camera_destroy(cam);
+}
+
+/* A disk that cannot keep up (every file 15 ms late): write() blocks instead of queueing more than the
+ * budget of two captures; everything reaches the disk with the bytes of the synchronous writer. */
+static void test_slow_disk_bounded(void **state)
+{
+    (void)state;
+    sensim_camera *cam = small_camera();
+    sensim_image_sink *ref = make_sink(cam, "ref", 0, 0);
+    write_captures(ref, CAPTURES);
+    sensim_image_sink_destroy(ref);
+    /* one capture's share of the budget (the record and its depth, normal, instance, semantic, rgb) */
+    sensim_image_sink *probe = make_sink(cam, "probe", 1, 0);
+    write_captures(probe, 1);
+    CHECK_OK(sensim_image_sink_flush(probe));
+    sensim_image_sink_stats st;
+    CHECK_OK(sensim_image_sink_get_stats(probe, &st));
+    const uint64_t cap_bytes = st.queue_peak_bytes;
+    assert_true(cap_bytes >= (uint64_t)W * H * (4 + 12 + 4 + 1 + 3));
+    sensim_image_sink_destroy(probe);
+
+    atomic_store(&sensim__image_sink_test_delay_ms, 15);
+    sensim_image_sink *s = make_sink(cam, "slow", 2, 2 * cap_bytes);
+    write_captures(s, CAPTURES);
+    CHECK_OK(sensim_image_sink_get_stats(s, &st));
+    assert_true(st.queue_peak_bytes <= 2 * cap_bytes);
+    assert_true(st.waits >= 1);   /* 12 captures into a queue of 2, each taking >= 4 x 15 ms: it had to wait */
+    assert_true(st.wait_s > 0);
+    CHECK_OK(sensim_image_sink_flush(s));
+    atomic_store(&sensim__image_sink_test_delay_ms, 0);
+    CHECK_OK(sensim_image_sink_get_stats(s, &st));
+    assert_int_equal(st.captures, CAPTURES);
+    assert_true(st.queue_peak_bytes <= 2 * cap_bytes);
+    sensim_image_sink_destroy(s);
+    same_files("ref", "slow", CAPTURES);
+
+    /* a budget below one capture still admits one capture at a time */
+    atomic_store(&sensim__image_sink_test_delay_ms, 5);
+    s = make_sink(cam, "tiny", 2, 1);
+    write_captures(s, 4);
+    CHECK_OK(sensim_image_sink_flush(s));
+    atomic_store(&sensim__image_sink_test_delay_ms, 0);
+    CHECK_OK(sensim_image_sink_get_stats(s, &st));
+    assert_int_equal(st.queue_peak_bytes, cap_bytes);
+    assert_int_equal(st.captures, 4);
+    sensim_image_sink_destroy(s);
+    same_files("ref", "tiny", 4);
+    sensim_camera_destroy(cam);
+}
+
+/* A file an encoder thread cannot write: flush() and the next write() return SENSIM_ERR_IO naming it; the
+ * failed capture has no JSON; destroy() still ends cleanly. */
+static void test_thread_failure(void **state)
+{
+    (void)state;
+    sensim_camera *cam = small_camera();
+    sensim_image_sink *s = make_sink(cam, "bad", 2, 0);
+    char blocker[600];
+    snprintf(blocker, sizeof blocker, "%s/bad/normal", dir); /* a file where the folder normal/ must go */
+    FILE *f = fopen(blocker, "wb");
+    assert_non_null(f);
+    fclose(f);
+    write_captures(s, 1); /* queued: the failure happens in a thread */
+    assert_int_equal(sensim_image_sink_flush(s), SENSIM_ERR_IO);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "/bad/normal"));
+    static images im;
+    sensim_camera_images ci;
+    make_images(1, &im, &ci);
+    double pose[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    assert_int_equal(sensim_image_sink_write(s, 1, 0, pose, &ci), SENSIM_ERR_IO);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "/bad/normal"));
+    char json[600];
+    snprintf(json, sizeof json, "%s/bad/000000.json", dir);
+    assert_int_equal(access(json, F_OK), -1);
+    sensim_image_sink_stats st;
+    CHECK_OK(sensim_image_sink_get_stats(s, &st));
+    assert_int_equal(st.captures, 0);
+    sensim_image_sink_destroy(s);
+    /* misuse */
+    assert_int_equal(sensim_image_sink_flush(NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_image_sink_get_stats(NULL, &st), SENSIM_ERR_INVALID_ARGUMENT);
+    sensim_image_sink_desc sd;
+    sensim_image_sink_desc_init(&sd);
+    sd.dir = dir, sd.camera_name = "cam", sd.camera = cam, sd.threads = 65;
+    sensim_image_sink *t;
+    assert_int_equal(sensim_image_sink_create(&sd, &t), SENSIM_ERR_OUT_OF_RANGE);
+    sd.threads = 1, sd.reserved_u32 = 1;
+    assert_int_equal(sensim_image_sink_create(&sd, &t), SENSIM_ERR_INVALID_ARGUMENT);
+    sensim_camera_destroy(cam);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_threads_same_bytes),
+        cmocka_unit_test(test_slow_disk_bounded),
+        cmocka_unit_test(test_thread_failure),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
