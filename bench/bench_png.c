@@ -55,6 +55,8 @@ static void png_mem_flush(png_structp png)
 }
 
 /* libpng: level 0..9, filters a PNG_FILTER_* mask (PNG_ALL_FILTERS: libpng's adaptive choice). */
+static int png_strategy = -1; /* zlib strategy for the next enc_libpng (-1: libpng's default) */
+
 static size_t enc_libpng(const uint8_t *img, uint32_t w, uint32_t h, int level, int filters, mem *out)
 {
     out->n = 0;
@@ -67,6 +69,8 @@ static size_t enc_libpng(const uint8_t *img, uint32_t w, uint32_t h, int level, 
         png_set_compression_level(png, level);
     if (filters >= 0)
         png_set_filter(png, 0, filters);
+    if (png_strategy >= 0)
+        png_set_compression_strategy(png, png_strategy);
     png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
@@ -149,7 +153,7 @@ static size_t enc_deflate(const uint8_t *img, uint32_t w, uint32_t h, int level,
     return out->n;
 }
 
-enum { LIBPNG, SPNG, DEFLATE };
+enum { LIBPNG, SPNG, DEFLATE, LIBPNG_RLE };
 typedef struct variant {
     const char *name;
     int lib, level, filter;
@@ -214,6 +218,9 @@ int main(int argc, char **argv)
         {"libpng 1 up", LIBPNG, 1, PNG_FILTER_UP},
         {"libpng 3 up", LIBPNG, 3, PNG_FILTER_UP},
         {"libpng 6 up", LIBPNG, 6, PNG_FILTER_UP},
+        {"libpng 1 up rle", LIBPNG_RLE, 1, PNG_FILTER_UP},
+        {"libpng 1 sub rle", LIBPNG_RLE, 1, PNG_FILTER_SUB},
+        {"libpng 6 up rle", LIBPNG_RLE, 6, PNG_FILTER_UP},
         {"spng 1 up", SPNG, 1, SPNG_FILTER_CHOICE_UP},
         {"spng 1 adaptive", SPNG, 1, SPNG_FILTER_CHOICE_ALL},
         {"spng 6 adaptive", SPNG, 6, SPNG_FILTER_CHOICE_ALL},
@@ -224,6 +231,7 @@ int main(int argc, char **argv)
         {"libdeflate 3 up", DEFLATE, 3, 2},
         {"libdeflate 6 up", DEFLATE, 6, 2},
         {"libdeflate 2 none", DEFLATE, 2, 0},
+        {"libdeflate 3 none", DEFLATE, 3, 0},
         {"libdeflate 4 up", DEFLATE, 4, 2},
     };
     const size_t rawn = h * (3 * (size_t)w + 1), zcap = libdeflate_zlib_compress_bound(NULL, rawn) + 1024;
@@ -242,7 +250,8 @@ int main(int argc, char **argv)
             size_t n = 0;
             for (int r = 0; r < reps; r++) {
                 double t0 = now_s();
-                n = vs[v].lib == LIBPNG ? enc_libpng(img[k], w, h, vs[v].level, vs[v].filter, &out)
+                png_strategy = vs[v].lib == LIBPNG_RLE ? 3 /* Z_RLE */ : -1;
+                n = vs[v].lib == LIBPNG || vs[v].lib == LIBPNG_RLE ? enc_libpng(img[k], w, h, vs[v].level, vs[v].filter, &out)
                     : vs[v].lib == SPNG ? enc_spng(img[k], w, h, vs[v].level, vs[v].filter, &out)
                                         : enc_deflate(img[k], w, h, vs[v].level, vs[v].filter, &out, raw, z, zcap);
                 t[r] = now_s() - t0;

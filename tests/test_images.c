@@ -320,8 +320,9 @@ static uint8_t *png_read_raw(const char *path, uint32_t *w, uint32_t *h, int *ch
     return out;
 }
 
-/* sensim_write_png (libdeflate, filter "up"): 1 and 3 channels, 8 and 16 bits, odd widths, padded strides,
- * and an image past the in-memory limit (libpng streaming) decode to exactly the samples given. */
+/* sensim_write_png (libdeflate, filter "up") and the encoder with filter "none": 1 and 3 channels, 8 and 16
+ * bits, odd widths, padded strides, and an image past the in-memory limit (libpng streaming) decode to
+ * exactly the samples given. */
 static void test_png_round_trip(void **state)
 {
     (void)state;
@@ -357,6 +358,21 @@ static void test_png_round_trip(void **state)
                 for (uint32_t y = 0; y < h; y++)
                     assert_memory_equal(back + row * y, img + stride * y, row);
                 free(back);
+                if (k < 3) { /* the other filter (none: label images, depth codes) */
+                    sensim__png_encoder e = {0};
+                    const unsigned char *png;
+                    size_t n;
+                    assert_int_equal(sensim__png_encode(&e, path, w, h, ch, bits, img, stride, SENSIM__PNG_FILTER_NONE,
+                                                        &png, &n), SENSIM_OK);
+                    assert_int_equal(sensim__write_bytes(path, png, n), SENSIM_OK);
+                    sensim__png_encoder_free(&e);
+                    back = png_read_raw(path, &rw, &rh, &rch, &rbits);
+                    assert_non_null(back);
+                    assert_true(rw == w && rh == h && rch == (int)ch && rbits == (int)bits);
+                    for (uint32_t y = 0; y < h; y++)
+                        assert_memory_equal(back + row * y, img + stride * y, row);
+                    free(back);
+                }
                 free(img);
                 unlink(path);
             }

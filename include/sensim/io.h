@@ -95,7 +95,8 @@ SENSIM_API sensim_status sensim_write_points_frame(const char *path, int32_t for
                                                    uint64_t count);
 
 /**
- * Write an image as PNG (libpng).
+ * Write an image as PNG (libdeflate level 3, rows filtered "up"; images
+ * past 64 MiB of filtered bytes stream through libpng with the same filter).
  * @param channels   1 (gray) or 3 (RGB).
  * @param bit_depth  8 (data is uint8_t) or 16 (data is uint16_t, host order).
  * @param data       rows top to bottom, @p stride_bytes apart; borrowed.

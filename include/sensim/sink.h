@@ -144,7 +144,7 @@ SENSIM_API void sensim_image_sink_desc_init(sensim_image_sink_desc *desc);
  * camera, frame, depth kind, outputs, pose, camera_info); NNNNNN is the
  * capture's frame number. Sub-folders are made as needed; every file goes
  * through an exclusive temporary renamed into place. PNGs are compressed
- * with libdeflate (level 3, filter "up"; src/io/image_png.c). Memory: 3
+ * with libdeflate (level 3; src/io/image_png.c). Memory: 3
  * bytes a pixel of scratch per encoder thread, plus the queue's budget when
  * @ref sensim_image_sink_desc.threads > 0.
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, name, frame, unknown

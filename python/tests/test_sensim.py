@@ -1016,6 +1016,7 @@ class NewUserEdges(unittest.TestCase):
                         "--out", out], check=True, capture_output=True)
         cli = read_ply(os.path.join(out, "frame_000000.ply"))
         scene = sensim.Scene(self.ctx)
+        scene.set_flatten(4_000_000)  # the command flattens parked actors by default (--flatten-actors)
         mesh = scene.load("street")
         info = scene.info
         self.assertEqual(mesh, 0)

@@ -52,6 +52,7 @@ int cmd_batch(int argc, char **argv)
     memset(&mo, 0, sizeof mo);
     sensim_mcap_options_init(&mo.o);
     g_motion = SENSIM_INTERP_CAUSAL;
+    g_flatten = FLATTEN_DEFAULT; /* parked actors flattened: this driver never moves them (ros2 too) */
     snprintf(mo.odom_frame, sizeof mo.odom_frame, "odom");
     snprintf(mo.base_frame, sizeof mo.base_frame, "base_link");
     int64_t step_ns = 0; /* world step of the per-step JSON (--rig); default: the shortest sensor period */
@@ -329,6 +330,12 @@ int cmd_batch(int argc, char **argv)
         goto done;
     }
     aset.scene = scene;
+    /* the scene's own parked actors are flattened by the first commit; --actors' moving actors come after it
+     * and stay instances (moving a flattened actor would rebuild the static BVH) */
+    if ((st = sensim_scene_commit(scene))) {
+        rc = fail(st);
+        goto done;
+    }
     if ((rc = actors_place(&aset, frame)))
         goto done;
     if ((st = sensim_scene_commit(scene))) {

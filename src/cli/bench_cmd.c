@@ -215,6 +215,7 @@ int cmd_bench(int argc, char **argv)
     uint32_t nsets = 0;
     int npresets = 0, reps = 5, json = 0;
     uint32_t threads = 0, detail = 12;
+    g_flatten = FLATTEN_DEFAULT;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--json")) {

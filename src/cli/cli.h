@@ -17,6 +17,12 @@ extern sensim_context *g_ctx;
 /* --flatten-actors N: the scene's budget of flattened triangles (sensim_scene_set_flatten; 0: off),
  * applied by load_scene() and to the built-in street */
 extern uint32_t g_flatten;
+/* The budget every command that loads a scene starts from (scan, demo, batch, ros2, collect, placement,
+ * bench, render): their drivers never move a parked actor (--actors' moving actors are added after the
+ * first commit and stay instances), so parked actors are traced as static geometry unless
+ * --flatten-actors 0. Flattened hits move by float rounding of world coordinates (<= 2e-5 m on the street;
+ * CHANGES.md per preset). The library's default stays 0: a host may move a parked actor later. */
+#define FLATTEN_DEFAULT 4000000u
 
 int fail(sensim_status st);
 /* Create g_ctx with `threads` workers (0: all cores); 0 or the exit status of fail(). */

@@ -33,7 +33,8 @@ static const struct command_help {
      "              intensity, label, an 8-bit range preview, a bird's-eye view\n"
      "  --tags      OBJ/glTF name -> tag rules, 'name = Tag' lines, tried before the built-in names\n"
      "  --flatten-actors  trace up to N triangles of parked actors (the street's cars, a file's instances)\n"
-     "              as static geometry: faster; ranges to them move by float rounding (sensim_scene_set_flatten)\n"},
+     "              as static geometry (default 4000000; 0: off): faster; ranges to them move by float rounding\n"
+     "              (<= 2e-5 m; sensim_scene_set_flatten); every command that loads a scene does the same\n"},
     {"batch",
      "sensim batch --scene FILE|street (--lidar PRESET|FILE | --rig RIG) --trajectory FILE --out DIR\n"
      "             [--frames A:B] [--shard K/N] [--threads N] [--format ply|ply-ascii|pcd|pcd-ascii|kitti|carla|las|mcap]\n"
@@ -112,7 +113,7 @@ static const struct command_help {
      "  second; --timeout ends echo/hz after that long without a message; Ctrl-C ends them\n"},
     {"collect",
      "sensim collect --scene FILE|street --rig RIG --trajectory FILE --out DIR [--rate HZ] [--threads N]\n"
-     "               [--frame native|carla|ue] [--resume | --overwrite]\n",
+     "               [--frame native|carla|ue] [--resume | --overwrite] [--flatten-actors N]\n",
      "  CARLA's synchronous-collection layout: each step of 1/HZ (default 10 Hz) of the rig's first lidar\n"
      "  and first camera (its outputs): rgb/, depth/ (CARLA's encoding), semseg/ (CityScapes), semseg_raw/,\n"
      "  lidar/ (the step's shots, CARLA's frame) and meta/NNNNNN.json (time, poses, K); inputs read in\n"
@@ -126,7 +127,8 @@ static const struct command_help {
      "  ratio_vs_embree_same_rays adds the secondary rays the pipeline traced (mirror, transmitted) one at a time;\n"
      "  moving_over_static: a frame while the platform drives (10 m/s, 10 deg/s, the rig's motion model) over one standing;\n"
      "  a camera's depth + semantic render against the bare tiled loop over its rays (JSON keys camera_*);\n"
-     "  --flatten-actors N: the scene's parked actors traced as static geometry, the bare loops too\n"},
+     "  --flatten-actors N: the scene's parked actors traced as static geometry, the bare loops too\n"
+     "              (default 4000000, as every command; 0: off)\n"},
     {"demo", "sensim demo [--out DIR] [--threads N]\n",
      "  the built-in street, a Pandar64 on a car roof, one frame with all images\n"},
     {"presets", "sensim presets\n", "  the presets and where they were found\n"},

@@ -271,6 +271,7 @@ int cmd_collect(int argc, char **argv)
     uint32_t threads = 0;
     int resume = 0, overwrite = 0;
     int32_t frame = SENSIM_FRAME_NATIVE; /* of what the user typed: trajectory, rig mounts, scene */
+    g_flatten = FLATTEN_DEFAULT;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--resume") || !strcmp(a, "--overwrite")) {
@@ -297,6 +298,9 @@ int cmd_collect(int argc, char **argv)
         } else if (!strcmp(a, "--frame")) {
             if (parse_frame_arg(v, &frame))
                 return EXIT_USAGE;
+        } else if (!strcmp(a, "--flatten-actors")) {
+            if (!parse_u32(v, &g_flatten))
+                return usage("--flatten-actors needs a triangle budget 0..4294967295");
         } else
             return usage_option(a, 0);
     }

@@ -573,6 +573,7 @@ int cmd_placement(int argc, char **argv)
     memset(&p, 0, sizeof p);
     sensim_roi_desc_init(&p.roi);
     p.w[0] = p.w[1] = p.w[2] = p.w[3] = p.w[4] = 1;
+    g_flatten = FLATTEN_DEFAULT;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--no-maps")) {

@@ -72,6 +72,7 @@ int cmd_render(int argc, char **argv)
     const char *tags = NULL, *sets[MAX_SETS];
     uint32_t nsets = 0, threads = 0;
     double pose_in[6] = {0};
+    g_flatten = FLATTEN_DEFAULT;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)

@@ -466,6 +466,7 @@ int cli_dispatch(int argc, char **argv)
     run_opts o;
     memset(&o, 0, sizeof o);
     o.frames = 1;
+    g_flatten = FLATTEN_DEFAULT;
     int demo = !strcmp(cmd, "demo");
     if (demo) {
         o.scene = "street";

@@ -216,8 +216,10 @@ typedef struct sensim__png_encoder {
 void sensim__png_encoder_free(sensim__png_encoder *e);
 /* A PNG in memory: *out (the encoder's buffer, valid until its next use) and its size; arguments checked by
  * the caller (sensim_write_png's limits, at most SENSIM__PNG_MEM_MAX filtered bytes); @p label names it. */
+#define SENSIM__PNG_FILTER_NONE 0 /* label images, CARLA's depth code */
+#define SENSIM__PNG_FILTER_UP 2   /* images with gradients */
 sensim_status sensim__png_encode(sensim__png_encoder *e, const char *label, uint32_t w, uint32_t h, uint32_t channels,
-                                 uint32_t depth, const void *data, size_t stride, const unsigned char **out,
+                                 uint32_t depth, const void *data, size_t stride, int filter, const unsigned char **out,
                                  size_t *out_size);
 /* @p n bytes to @p path through an exclusive temporary renamed into place. */
 sensim_status sensim__write_bytes(const char *path, const void *data, size_t n);

@@ -209,7 +209,7 @@ typedef struct task_cost {
 } task_cost;
 
 static sensim_status out_png(const sensim_image_sink *s, sensim__png_encoder *e, const char *sub, const char *stem,
-                             const uint8_t *px, task_cost *tc, double cpu0)
+                             const uint8_t *px, int filter, task_cost *tc, double cpu0)
 {
     char d[4200], p[4300];
     sensim_status st = sub_dir(s, sub, d, sizeof d);
@@ -225,7 +225,7 @@ static sensim_status out_png(const sensim_image_sink *s, sensim__png_encoder *e,
     }
     const unsigned char *png;
     size_t n;
-    st = sensim__png_encode(e, p, w, h, 3, 8, px, (size_t)w * 3, &png, &n);
+    st = sensim__png_encode(e, p, w, h, 3, 8, px, (size_t)w * 3, filter, &png, &n);
     tc->encode_cpu_s += cpu_s() - cpu0;
     if (st != SENSIM_OK)
         return st;
@@ -283,28 +283,28 @@ static sensim_status run_task(const sensim_image_sink *s, const capture *c, int 
             img[3 * p] = (uint8_t)(n & 255), img[3 * p + 1] = (uint8_t)((n >> 8) & 255);
             img[3 * p + 2] = (uint8_t)(n >> 16);
         }
-        return out_png(s, e, "depth", stem, img, tc, cpu0);
+        return out_png(s, e, "depth", stem, img, SENSIM__PNG_FILTER_NONE, tc, cpu0);
     case T_DEPTH_PFM: /* float metres */
         return write_pfm(s, stem, im->depth, tc);
     case T_SEMANTIC: /* CARLA raw: tag in red */
         for (size_t p = 0; p < px; p++)
             img[3 * p] = im->semantic[p], img[3 * p + 1] = img[3 * p + 2] = 0;
-        return out_png(s, e, "semantic", stem, img, tc, cpu0);
+        return out_png(s, e, "semantic", stem, img, SENSIM__PNG_FILTER_NONE, tc, cpu0);
     case T_CITYSCAPES: /* the CityScapes palette */
         for (size_t p = 0; p < px; p++)
             memcpy(&img[3 * p], s->tag_rgb[im->semantic[p]], 3);
-        return out_png(s, e, "semantic_cityscapes", stem, img, tc, cpu0);
+        return out_png(s, e, "semantic_cityscapes", stem, img, SENSIM__PNG_FILTER_NONE, tc, cpu0);
     case T_INSTANCE: /* CARLA 0.9.14+: R tag (when held), G id low byte, B id high byte */
         for (size_t p = 0; p < px; p++)
             img[3 * p] = im->semantic ? im->semantic[p] : 0, img[3 * p + 1] = (uint8_t)(im->instance[p] & 255),
             img[3 * p + 2] = (uint8_t)((im->instance[p] >> 8) & 255);
-        return out_png(s, e, "instance", stem, img, tc, cpu0);
+        return out_png(s, e, "instance", stem, img, SENSIM__PNG_FILTER_NONE, tc, cpu0);
     case T_NORMAL: /* (n + 1) / 2 in each channel, optical frame */
         for (size_t p = 0; p < 3 * px; p++)
             img[p] = (uint8_t)lround((im->normal[p] + 1.0) * 127.5);
-        return out_png(s, e, "normal", stem, img, tc, cpu0);
+        return out_png(s, e, "normal", stem, img, SENSIM__PNG_FILTER_UP, tc, cpu0);
     default:
-        return out_png(s, e, "rgb", stem, im->rgb, tc, cpu0);
+        return out_png(s, e, "rgb", stem, im->rgb, SENSIM__PNG_FILTER_UP, tc, cpu0);
     }
 }
 
