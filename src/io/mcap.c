@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <libdeflate.h> /* CRC-32 (PCLMUL where the CPU has it; the values of zlib's crc32) */
 #include <zstd.h>
 
 
@@ -51,7 +51,7 @@ static int f_write(sensim_mcap *m, const void *d, size_t n, uint32_t *crc)
     if (fwrite(d, 1, n, m->f) != n)
         return 0;
     if (crc)
-        *crc = (uint32_t)crc32_z(*crc, d, n);
+        *crc = libdeflate_crc32(*crc, d, n);
     m->off += n;
     m->bytes += n;
     return 1;
@@ -182,7 +182,7 @@ static sensim_status flush_chunk(sensim_mcap *m)
     b_u64(b, (uint64_t)m->chunk_start);
     b_u64(b, (uint64_t)m->chunk_end);
     b_u64(b, m->chunk.n);
-    b_u32(b, (uint32_t)crc32_z(0, m->chunk.p, m->chunk.n));
+    b_u32(b, libdeflate_crc32(0, m->chunk.p, m->chunk.n));
     b_str(b, cname);
     b_u64(b, dlen);
     /* content length: the fields so far plus the records, patched by hand */
@@ -308,7 +308,7 @@ static sensim_status finish_file(sensim_mcap *m)
     b_u64(b, summary_start);
     b_u64(b, so_start);
     /* summary CRC: from the summary start through summary_offset_start */
-    uint32_t scrc = b->oom ? 0 : (uint32_t)crc32_z(0, b->p + base, b->n - base);
+    uint32_t scrc = b->oom ? 0 : libdeflate_crc32(0, b->p + base, b->n - base);
     b_u32(b, scrc);
     b_put(b, MCAP_MAGIC, 8);
     if (b->oom)
