@@ -31,6 +31,14 @@
  * SENSIM_ERR_IO and sensim_mcap_close() removes the unfinished file (files
  * finished before stay).
  *
+ * With compression (the default) a full chunk is compressed and written by
+ * a thread of the writer while the caller fills the next (at most 16 chunks
+ * and 64 MiB queued, one chunk always; then the caller waits): the file's
+ * bytes are those of writing it in the caller, for any timing. A failure of
+ * that thread fails the writer at the caller's next call. Adding a topic to
+ * an open file, a split by size, sensim_mcap_get_stats() and
+ * sensim_mcap_close() wait for the chunks queued.
+ *
  * Thread safety: one writer is used by one thread at a time (the calls do
  * not lock); distinct writers on any threads.
  */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <lz4frame.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,80 +145,103 @@ static sensim_status open_file(sensim_mcap *m)
     return SENSIM_OK;
 }
 
-static sensim_status flush_chunk(sensim_mcap *m)
+/* The open chunk's message index records (one per channel present, in channel order) into @p j->mi, each
+ * one's channel and length into j->mi_ch; the topics' indexes start again. */
+static int build_indexes(sensim_mcap *m, sensim__chunk_job *j)
 {
-    if (m->chunk.n == 0)
-        return SENSIM_OK;
+    buf *mi = &j->mi, *ch = &j->mi_ch;
+    mi->n = ch->n = 0;
+    mi->oom = ch->oom = 0;
+    for (uint32_t i = 0; i < m->ntopics; i++) {
+        topic *t = &m->topics[i];
+        if (!t->nidx)
+            continue;
+        size_t before = mi->n;
+        size_t at = rec_begin(mi, OP_MESSAGE_INDEX);
+        b_u16(mi, (uint16_t)(i + 1));
+        b_u32(mi, (uint32_t)(t->nidx * 8));
+        for (size_t k = 0; k < t->nidx; k++)
+            b_u64(mi, t->idx[k]);
+        rec_end(mi, at);
+        t->nidx = 0;
+        b_u16(ch, (uint16_t)(i + 1));
+        b_u64(ch, mi->n - before);
+    }
+    return !mi->oom && !ch->oom;
+}
+
+/* Chunk @p j into the file: the Chunk record (compressed), the Message Index records, and its Chunk Index
+ * record kept for the summary. Run by the chunk thread, or by the caller without compression. Touches only
+ * the file's state and @p j; a failure is returned after sensim__fail (the caller fails the writer). */
+static sensim_status write_job(sensim_mcap *m, const sensim__chunk_job *j)
+{
+    const buf *chunk = &j->chunk;
     const char *cname = "";
-    const uint8_t *data = m->chunk.p;
-    size_t dlen = m->chunk.n;
+    const uint8_t *data = chunk->p;
+    size_t dlen = chunk->n;
     m->comp.n = 0;
     m->comp.oom = 0;
     if (m->o.compression == SENSIM_MCAP_ZSTD) {
         size_t bound = ZSTD_compressBound(dlen);
         if (!b_reserve(&m->comp, bound))
-            return fail_io(m, SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap");
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap: out of memory while writing %s", m->path);
         size_t r = ZSTD_compress(m->comp.p, bound, data, dlen, m->o.zstd_level);
-        if (ZSTD_isError(r)) {
-            m->failed = SENSIM_ERR_IO;
+        if (ZSTD_isError(r))
             return sensim__fail(SENSIM_ERR_IO, "%s: zstd: %s", m->path, ZSTD_getErrorName(r));
-        }
         data = m->comp.p, dlen = r, cname = "zstd";
     } else if (m->o.compression == SENSIM_MCAP_LZ4) {
         size_t bound = LZ4F_compressFrameBound(dlen, NULL);
         if (!b_reserve(&m->comp, bound))
-            return fail_io(m, SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap");
+            return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap: out of memory while writing %s", m->path);
         size_t r = LZ4F_compressFrame(m->comp.p, bound, data, dlen, NULL);
-        if (LZ4F_isError(r)) {
-            m->failed = SENSIM_ERR_IO;
+        if (LZ4F_isError(r))
             return sensim__fail(SENSIM_ERR_IO, "%s: lz4: %s", m->path, LZ4F_getErrorName(r));
-        }
         data = m->comp.p, dlen = r, cname = "lz4";
     }
     uint64_t chunk_start = m->off;
-    buf *b = &m->rec;
+    buf *b = &m->cw_rec;
     b->n = 0;
     b->oom = 0;
     size_t at = rec_begin(b, OP_CHUNK);
-    b_u64(b, (uint64_t)m->chunk_start);
-    b_u64(b, (uint64_t)m->chunk_end);
-    b_u64(b, m->chunk.n);
-    b_u32(b, libdeflate_crc32(0, m->chunk.p, m->chunk.n));
+    b_u64(b, (uint64_t)j->start);
+    b_u64(b, (uint64_t)j->end);
+    b_u64(b, chunk->n);
+    b_u32(b, libdeflate_crc32(0, chunk->p, chunk->n));
     b_str(b, cname);
     b_u64(b, dlen);
     /* content length: the fields so far plus the records, patched by hand */
     uint64_t len = b->n - at - 8 + dlen;
     for (int i = 0; i < 8 && !b->oom; i++)
         b->p[at + i] = (uint8_t)(len >> (8 * i));
-    if (b->oom || !f_write(m, b->p, b->n, &m->crc) || !f_write(m, data, dlen, &m->crc))
-        return fail_io(m, b->oom ? SENSIM_ERR_OUT_OF_MEMORY : SENSIM_ERR_IO, "sensim_mcap");
+    errno = 0;
+    if (b->oom)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap: out of memory while writing %s", m->path);
+    if (!f_write(m, b->p, b->n, &m->crc) || !f_write(m, data, dlen, &m->crc))
+        return sensim__fail(SENSIM_ERR_IO, "sensim_mcap: %s: write failed: %s", m->path, strerror(errno ? errno : EIO));
     uint64_t chunk_len = m->off - chunk_start;
-    /* message indexes, one per channel present, in channel order */
+    /* message indexes, one per channel present, in channel order: their offsets go into the chunk index */
     uint64_t mi_start = m->off;
     buf offs = {0};
-    for (uint32_t i = 0; i < m->ntopics; i++) {
-        topic *t = &m->topics[i];
-        if (!t->nidx)
-            continue;
-        b->n = 0;
-        b_u16(&offs, (uint16_t)(i + 1));
+    size_t pos = 0;
+    for (size_t k = 0; k + 10 <= j->mi_ch.n; k += 10) {
+        const uint8_t *e = j->mi_ch.p + k; /* little endian, as b_u16 and b_u64 wrote them */
+        uint16_t id = (uint16_t)(e[0] | e[1] << 8);
+        uint64_t n = 0;
+        for (int i = 0; i < 8; i++)
+            n |= (uint64_t)e[2 + i] << (8 * i);
+        b_u16(&offs, id);
         b_u64(&offs, m->off);
-        at = rec_begin(b, OP_MESSAGE_INDEX);
-        b_u16(b, (uint16_t)(i + 1));
-        b_u32(b, (uint32_t)(t->nidx * 8));
-        for (size_t k = 0; k < t->nidx; k++)
-            b_u64(b, t->idx[k]);
-        rec_end(b, at);
-        t->nidx = 0;
-        if (b->oom || offs.oom || !f_write(m, b->p, b->n, &m->crc)) {
+        if (!f_write(m, j->mi.p + pos, n, &m->crc)) {
             free(offs.p);
-            return fail_io(m, b->oom || offs.oom ? SENSIM_ERR_OUT_OF_MEMORY : SENSIM_ERR_IO, "sensim_mcap");
+            return sensim__fail(SENSIM_ERR_IO, "sensim_mcap: %s: write failed: %s", m->path,
+                                strerror(errno ? errno : EIO));
         }
+        pos += n;
     }
     buf *ci = &m->chunk_idx;
     at = rec_begin(ci, OP_CHUNK_INDEX);
-    b_u64(ci, (uint64_t)m->chunk_start);
-    b_u64(ci, (uint64_t)m->chunk_end);
+    b_u64(ci, (uint64_t)j->start);
+    b_u64(ci, (uint64_t)j->end);
     b_u64(ci, chunk_start);
     b_u64(ci, chunk_len);
     b_u32(ci, (uint32_t)offs.n);
@@ -225,14 +249,114 @@ static sensim_status flush_chunk(sensim_mcap *m)
     b_u64(ci, m->off - mi_start);
     b_str(ci, cname);
     b_u64(ci, dlen);
-    b_u64(ci, m->chunk.n);
+    b_u64(ci, chunk->n);
     rec_end(ci, at);
+    int oom = ci->oom || offs.oom;
     free(offs.p);
-    if (ci->oom)
-        return fail_io(m, SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap");
-    m->chunk.n = 0;
+    if (oom)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap: out of memory while writing %s", m->path);
     m->file_chunks++;
     m->chunks++;
+    return SENSIM_OK;
+}
+
+/* The chunk thread: writes the queued chunks in order while the caller fills the next ones. */
+static void *chunk_main(void *arg)
+{
+    sensim_mcap *m = arg;
+    pthread_mutex_lock(&m->cw_mu);
+    for (;;) {
+        while (!m->cw_count && !m->cw_quit)
+            pthread_cond_wait(&m->cw_cv, &m->cw_mu);
+        if (!m->cw_count)
+            break;
+        sensim__chunk_job *j = &m->cw_jobs[m->cw_head];
+        int skip = m->cw_err != SENSIM_OK; /* after a failure: nothing more */
+        pthread_mutex_unlock(&m->cw_mu);
+        sensim_status st = skip ? SENSIM_OK : write_job(m, j);
+        pthread_mutex_lock(&m->cw_mu);
+        if (st && !m->cw_err) {
+            m->cw_err = st;
+            snprintf(m->cw_msg, sizeof m->cw_msg, "%s", sensim_context_last_error(NULL));
+        }
+        m->cw_queued -= j->chunk.n;
+        if (j->chunk.cap > SENSIM__MCAP_QUEUE_BYTES / SENSIM__MCAP_JOBS) { /* kept buffers stay within the budget */
+            free(j->chunk.p);
+            memset(&j->chunk, 0, sizeof j->chunk);
+        }
+        m->cw_head = (m->cw_head + 1) % SENSIM__MCAP_JOBS;
+        m->cw_count--;
+        pthread_cond_broadcast(&m->cw_cv);
+    }
+    pthread_mutex_unlock(&m->cw_mu);
+    return NULL;
+}
+
+/* The thread's failure, if any, fails the writer (under cw_mu). */
+static sensim_status cw_error(sensim_mcap *m)
+{
+    sensim_status st = m->cw_err;
+    if (st == SENSIM_OK)
+        return SENSIM_OK;
+    if (!m->failed)
+        m->failed = st;
+    return sensim__fail(st, "%s", m->cw_msg);
+}
+
+/* Wait until the queue is empty (the file's state is the caller's again). */
+static sensim_status cw_wait(sensim_mcap *m)
+{
+    if (!m->cw_started)
+        return SENSIM_OK;
+    pthread_mutex_lock(&m->cw_mu);
+    while (m->cw_count)
+        pthread_cond_wait(&m->cw_cv, &m->cw_mu);
+    sensim_status st = cw_error(m);
+    pthread_mutex_unlock(&m->cw_mu);
+    return st;
+}
+
+/* The open chunk goes to the file: queued for the chunk thread when compressed (the caller goes on filling
+ * the next chunk; the bytes are those of writing it here, in the same order), written here otherwise. */
+static sensim_status flush_chunk(sensim_mcap *m)
+{
+    if (m->chunk.n == 0)
+        return SENSIM_OK;
+    sensim_status st;
+    const int threaded = m->o.compression != SENSIM_MCAP_NONE;
+    if (threaded && !m->cw_started) {
+        if (pthread_create(&m->cw_thread, NULL, chunk_main, m) != 0)
+            return fail_io(m, SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap (the chunk thread)");
+        m->cw_started = 1;
+    }
+    pthread_mutex_lock(&m->cw_mu); /* room: a free job, and the bytes (one chunk always fits) */
+    while (m->cw_count == SENSIM__MCAP_JOBS ||
+           (m->cw_count && m->cw_queued + m->chunk.n > SENSIM__MCAP_QUEUE_BYTES && !m->cw_err))
+        pthread_cond_wait(&m->cw_cv, &m->cw_mu);
+    st = cw_error(m);
+    pthread_mutex_unlock(&m->cw_mu);
+    if (st)
+        return st;
+    /* the free job is the caller's until queued: its emptied buffer is filled next */
+    sensim__chunk_job *j = &m->cw_jobs[(m->cw_head + m->cw_count) % SENSIM__MCAP_JOBS];
+    buf t = j->chunk;
+    j->chunk = m->chunk;
+    m->chunk = t;
+    m->chunk.n = 0;
+    m->chunk.oom = 0;
+    j->start = m->chunk_start, j->end = m->chunk_end;
+    if (!build_indexes(m, j))
+        return fail_io(m, SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap");
+    if (!threaded) {
+        if ((st = write_job(m, j)) && !m->failed)
+            m->failed = st;
+        return st;
+    }
+    pthread_mutex_lock(&m->cw_mu);
+    m->cw_queued += j->chunk.n;
+    m->cw_count++;
+    pthread_cond_broadcast(&m->cw_cv);
+    pthread_mutex_unlock(&m->cw_mu);
     return SENSIM_OK;
 }
 
@@ -240,7 +364,7 @@ static sensim_status flush_chunk(sensim_mcap *m)
 static sensim_status finish_file(sensim_mcap *m)
 {
     sensim_status st = flush_chunk(m);
-    if (st)
+    if (st || (st = cw_wait(m)))
         return st;
     buf *b = &m->rec;
     b->n = 0;
@@ -365,6 +489,8 @@ sensim_status sensim_mcap_open(const char *prefix, const sensim_mcap_options *op
     }
     snprintf(m->prefix, sizeof m->prefix, "%s", prefix);
     m->o = o;
+    pthread_mutex_init(&m->cw_mu, NULL);
+    pthread_cond_init(&m->cw_cv, NULL);
     m->magic = SENSIM_MAGIC_MCAP;
     *out = m;
     return SENSIM_OK;
@@ -391,6 +517,8 @@ sensim_status sensim__mcap_open_transport(const sensim__transport_ops *ops, void
     snprintf(m->prefix, sizeof m->prefix, "%s", label);
     snprintf(m->path, sizeof m->path, "%s", label);
     m->tx = ops, m->tx_impl = impl;
+    pthread_mutex_init(&m->cw_mu, NULL);
+    pthread_cond_init(&m->cw_cv, NULL);
     m->magic = SENSIM_MAGIC_MCAP;
     *out = m;
     return SENSIM_OK;
@@ -413,6 +541,16 @@ sensim_status sensim_mcap_close(sensim_mcap *m, uint32_t *out_files)
     sensim_status st = m->failed;
     if (!st && m->f)
         st = finish_file(m);
+    sensim_status wst = cw_wait(m); /* a failed run may still have a chunk in the thread */
+    if (!st)
+        st = wst;
+    if (m->cw_started) {
+        pthread_mutex_lock(&m->cw_mu);
+        m->cw_quit = 1;
+        pthread_cond_broadcast(&m->cw_cv);
+        pthread_mutex_unlock(&m->cw_mu);
+        pthread_join(m->cw_thread, NULL);
+    }
     if (st) {
         if (m->f)
             fclose(m->f);
@@ -432,6 +570,11 @@ sensim_status sensim_mcap_close(sensim_mcap *m, uint32_t *out_files)
     }
     free(m->topics);
     free(m->chunk.p);
+    for (int k = 0; k < SENSIM__MCAP_JOBS; k++)
+        free(m->cw_jobs[k].chunk.p), free(m->cw_jobs[k].mi.p), free(m->cw_jobs[k].mi_ch.p);
+    free(m->cw_rec.p);
+    pthread_cond_destroy(&m->cw_cv);
+    pthread_mutex_destroy(&m->cw_mu);
     free(m->chunk_idx.p);
     free(m->msg.p);
     free(m->rec.p);
@@ -445,6 +588,8 @@ sensim_status sensim_mcap_get_stats(const sensim_mcap *m, sensim_mcap_stats *s)
     CHECK_MCAP(m);
     if (!s)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_get_stats: out_stats is NULL");
+    /* the counts include the chunk being written (the writer's own thread: the caller's, by contract) */
+    (void)cw_wait((sensim_mcap *)m);
     memset(s, 0, sizeof *s);
     s->messages = m->messages;
     s->chunks = m->chunks;
@@ -526,6 +671,9 @@ sensim_status sensim_mcap_add_topic(sensim_mcap *m, const char *name, int32_t ty
             return st; /* the topic is not added; the writer stays usable */
     }
     *out = (uint16_t)m->ntopics++;
+    sensim_status wst = m->f ? cw_wait(m) : SENSIM_OK; /* the channel record goes after the chunk in flight */
+    if (wst)
+        return wst;
     if (m->f && !announce(m, *out))
         return fail_io(m, m->rec.oom ? SENSIM_ERR_OUT_OF_MEMORY : SENSIM_ERR_IO, "sensim_mcap_add_topic");
     return SENSIM_OK;
@@ -662,6 +810,8 @@ sensim_status sensim__mcap_emit(sensim_mcap *m, uint16_t tp, int64_t log_ns)
         m->bytes += sent ? n : 0;
         return SENSIM_OK;
     }
+    if (m->f && m->o.split_bytes && (st = cw_wait(m))) /* the size decides: the chunk in flight counts */
+        return st;
     if (m->f && ((m->o.split_ns && m->file_msgs && log_ns - m->file_start >= m->o.split_ns) ||
                  (m->o.split_bytes && m->off + m->chunk.n + m->msg.n >= m->o.split_bytes && m->file_msgs > 0)))
         if ((st = finish_file(m)))

@@ -9,6 +9,7 @@
 
 #include <sensim/mcap.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,15 @@
 #define MAX_NAME 255
 
 /* ---- the writer ---- */
+#define SENSIM__MCAP_JOBS 16
+#define SENSIM__MCAP_QUEUE_BYTES (UINT64_C(64) << 20)
+/* A full chunk on its way to the file: its records, times and message index records (mi; per record its
+ * channel and length in mi_ch). */
+typedef struct sensim__chunk_job {
+    buf chunk, mi, mi_ch;
+    int64_t start, end;
+} sensim__chunk_job;
+
 typedef struct topic {
     char name[MAX_NAME + 1];
     int32_t type;
@@ -55,6 +65,21 @@ struct sensim_mcap {
     uint64_t messages, chunks, bytes;
     uint32_t files, done_files;
     sensim_status failed;
+    /* The chunk thread (files with compression): compresses and writes full chunks, in order, from a queue
+     * of at most SENSIM__MCAP_JOBS chunks and SENSIM__MCAP_QUEUE_BYTES (one chunk always fits) while the
+     * caller fills the next. While the queue holds a chunk the file's state (f, off, crc, bytes,
+     * chunk_idx, file_chunks, chunks, comp, cw_rec) is the thread's; the caller waits (cw_wait) before it
+     * touches them. cw_head, cw_count, cw_queued, cw_quit, cw_err and cw_msg under cw_mu. */
+    pthread_t cw_thread;
+    pthread_mutex_t cw_mu;
+    pthread_cond_t cw_cv;
+    int cw_started, cw_quit;
+    uint32_t cw_head, cw_count;
+    uint64_t cw_queued;
+    sensim_status cw_err;
+    char cw_msg[1024];
+    sensim__chunk_job cw_jobs[SENSIM__MCAP_JOBS];
+    buf cw_rec;
     const sensim__transport_ops *tx; /* a live writer's transport (sensim_ros2_open), else NULL: the file */
     void *tx_impl;
     int64_t stamp_offset_ns; /* sensim_mcap_set_stamp_offset: added to header stamps and /clock */
