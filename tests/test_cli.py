@@ -560,6 +560,16 @@ with tempfile.TemporaryDirectory() as tmp:
         open(os.path.join(cout, d, n), "rb").read() == open(os.path.join(cout_c, d, n), "rb").read()
         for d in ("lidar", "meta", "depth") for n in sorted(os.listdir(os.path.join(cout, d))))
     check(same, "collect --frame carla reads a CARLA-typed trajectory to the native run's files: %r" % r.stderr)
+    # each step's files are written by writer threads (as many as --threads) while the rig steps on
+    trees = []
+    for nt in ("1", "2"):
+        o = os.path.join(tmp, "collect_t" + nt)
+        r = run("collect", "--scene", "street", "--rig", crig, "--trajectory", ctraj, "--out", o, "--rate", "20",
+                "--threads", nt)
+        trees.append({os.path.relpath(os.path.join(a, n), o): open(os.path.join(a, n), "rb").read()
+                      for a, _, fs in os.walk(o) for n in fs} if r.returncode == 0 else {})
+    check(len(trees[0]) == 6 * 20 + 2 and trees[0] == trees[1],
+          "collect --threads 1 and 2 write the same %d files, byte for byte" % len(trees[0]))
     r = run("collect", "--scene", "street", "--rig", crig, "--trajectory", ctraj, "--out", cout, "--rate", "0")
     check(r.returncode == 2 and "--rate" in r.stderr, "collect --rate 0: usage")
 

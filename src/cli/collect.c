@@ -8,7 +8,9 @@
  *   lidar/NNNNNN.ply     the lidar shots fired during the step (CARLA slices a turn
  *                        into ticks the same way), CARLA's frame (y right)
  *   meta/NNNNNN.json     time, ego/lidar/camera poses in CARLA's frame, the camera's K
- * (NNNNNN = k; each file through a temporary, the JSON last). The camera
+ * (NNNNNN = k; each file through a temporary, the JSON last; a step's files are
+ * written by one of --threads writer threads while the rig steps on, at most
+ * 2 x threads steps held, the same bytes for any count). The camera
  * captures at the step's start, the lidar covers [k/rate, (k+1)/rate).
  * OUT/meta.json identifies the run as batch's does (inputs by hash, rig,
  * rate, frame): a folder holds one run, locked while it is written;
@@ -24,6 +26,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,10 +45,9 @@ typedef struct collect {
     sensim_ring *lring;
     cam_sensor cam;
     sensim_ring *cring;
-    sensim_point *buf;
+    sensim_point *buf; /* the step's job's points while its data is taken off the ring */
     uint64_t cap, delivered_frame, delivered;
     int have_cam, have_lidar;
-    uint8_t *rgb;
 } collect;
 
 static int write_json_pose(FILE *f, const char *name, const double m[16])
@@ -104,87 +106,97 @@ static int step_points(collect *C, int64_t t0, uint64_t *n, sensim_frame_header 
     return 0;
 }
 
+/* One step's data, copied off the rig's rings, and the files it becomes: written by a writer thread while
+ * the rig steps on (each step's files by one thread, in the order below, so its meta/ JSON comes last). */
+typedef struct step_job {
+    uint64_t k;
+    int64_t t0, t1;
+    double ego[16], lidar_pose[16], cam_pose[16];
+    int have_lp, have_cp;
+    sensim_frame_header h;
+    sensim_point *pts; /* C->cap points */
+    uint64_t n;
+    uint32_t W, H;
+    uint8_t *rgb, *sem, *scratch; /* W x H x 3, W x H, W x H x 3 */
+    float *depth;
+    int has_rgb, has_depth, has_sem;
+} step_job;
+
+#define MAX_STEP_WRITERS 8
+typedef struct step_writers {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t th[MAX_STEP_WRITERS];
+    int nth;
+    step_job *jobs;
+    int njobs;
+    int *queue, qhead, qcount; /* jobs to write, in step order */
+    int *free_jobs, nfree;
+    int busy;                  /* jobs being written */
+    int quit, rc;              /* rc: the first failure's exit status (its message printed) */
+    const collect *C;
+} step_writers;
+
 static int png_or_fail(const char *path, uint32_t w, uint32_t h, uint32_t ch, const void *px)
 {
     sensim_status st = sensim_write_png(path, w, h, ch, 8, px, (size_t)w * ch);
     return st ? fail(st) : 0;
 }
 
-static int collect_step(collect *C, uint64_t k, int64_t t0, int64_t t1, const double ego[16])
+/* Step @p j's files: lidar/, rgb/, depth/, semseg/, semseg_raw/, then meta/ (any thread). */
+static int write_step_files(const collect *C, step_job *j)
 {
     char path[4300], tmp[4400];
     int rc = 0;
-    double lidar_pose[16], cam_pose[16];
-    uint64_t n = 0;
-    int have_lp = 0, have_cp = 0;
-    if (C->have_lidar) {
-        sensim_frame_header h;
-        memset(&h, 0, sizeof h);
-        if ((rc = step_points(C, t0, &n, &h)))
-            return rc;
-        have_lp = 1;
-        double mount[16]; /* the lidar's pose at the step's start: the platform's, times its mount */
-        sensim_lidar_get_mount_pose(C->lidar, mount);
-        mat4_mul(ego, mount, lidar_pose);
-        h.frame_number = k, h.t_begin_ns = t0, h.t_end_ns = t1, h.point_count = n;
-        snprintf(path, sizeof path, "%.4000s/lidar/%06llu.ply", C->out, (unsigned long long)k);
-        sensim_status st = sensim_write_points_frame(path, SENSIM_FORMAT_PLY, SENSIM_FRAME_CARLA, &h, C->buf, n);
+    const unsigned long long k = (unsigned long long)j->k;
+    if (j->have_lp) {
+        snprintf(path, sizeof path, "%.4000s/lidar/%06llu.ply", C->out, k);
+        sensim_status st = sensim_write_points_frame(path, SENSIM_FORMAT_PLY, SENSIM_FRAME_CARLA, &j->h, j->pts, j->n);
         if (st)
             return fail(st);
     }
-    if (C->have_cam) {
-        sensim_image_view v;
-        sensim_status st = sensim_ring_peek_image(C->cring, &v);
-        if (st == SENSIM_OK) {
-            const uint32_t W = v.width, H = v.height;
-            memcpy(cam_pose, v.header->sensor_pose, sizeof cam_pose);
-            have_cp = 1;
-            if (v.rgb) {
-                snprintf(path, sizeof path, "%.4000s/rgb/%06llu.png", C->out, (unsigned long long)k);
-                rc = png_or_fail(path, W, H, 3, v.rgb);
-            }
-            if (v.depth && !rc) {
-                for (size_t p = 0; p < (size_t)W * H; p++)
-                    sensim_depth_to_carla_rgb(v.depth[p], C->rgb + 3 * p);
-                snprintf(path, sizeof path, "%.4000s/depth/%06llu.png", C->out, (unsigned long long)k);
-                rc = png_or_fail(path, W, H, 3, C->rgb);
-            }
-            if (v.semantic && !rc) {
-                for (size_t p = 0; p < (size_t)W * H; p++)
-                    sensim_tag_color(v.semantic[p], C->rgb + 3 * p);
-                snprintf(path, sizeof path, "%.4000s/semseg/%06llu.png", C->out, (unsigned long long)k);
-                rc = png_or_fail(path, W, H, 3, C->rgb);
-                for (size_t p = 0; !rc && p < (size_t)W * H; p++)
-                    C->rgb[3 * p] = v.semantic[p], C->rgb[3 * p + 1] = C->rgb[3 * p + 2] = 0;
-                snprintf(path, sizeof path, "%.4000s/semseg_raw/%06llu.png", C->out, (unsigned long long)k);
-                if (!rc)
-                    rc = png_or_fail(path, W, H, 3, C->rgb);
-            }
-            sensim_ring_release(C->cring);
-            if (rc)
-                return rc;
-        } else if (st != SENSIM_ERR_RING_EMPTY) {
-            return fail(st);
-        }
+    const size_t px = (size_t)j->W * j->H;
+    if (j->has_rgb) {
+        snprintf(path, sizeof path, "%.4000s/rgb/%06llu.png", C->out, k);
+        rc = png_or_fail(path, j->W, j->H, 3, j->rgb);
     }
-    snprintf(path, sizeof path, "%.4000s/meta/%06llu.json", C->out, (unsigned long long)k);
+    if (j->has_depth && !rc) {
+        for (size_t p = 0; p < px; p++)
+            sensim_depth_to_carla_rgb(j->depth[p], j->scratch + 3 * p);
+        snprintf(path, sizeof path, "%.4000s/depth/%06llu.png", C->out, k);
+        rc = png_or_fail(path, j->W, j->H, 3, j->scratch);
+    }
+    if (j->has_sem && !rc) {
+        for (size_t p = 0; p < px; p++)
+            sensim_tag_color(j->sem[p], j->scratch + 3 * p);
+        snprintf(path, sizeof path, "%.4000s/semseg/%06llu.png", C->out, k);
+        rc = png_or_fail(path, j->W, j->H, 3, j->scratch);
+        for (size_t p = 0; !rc && p < px; p++)
+            j->scratch[3 * p] = j->sem[p], j->scratch[3 * p + 1] = j->scratch[3 * p + 2] = 0;
+        snprintf(path, sizeof path, "%.4000s/semseg_raw/%06llu.png", C->out, k);
+        if (!rc)
+            rc = png_or_fail(path, j->W, j->H, 3, j->scratch);
+    }
+    if (rc)
+        return rc;
+    snprintf(path, sizeof path, "%.4000s/meta/%06llu.json", C->out, k);
     FILE *f = cli_tmp_create(path, tmp, sizeof tmp);
     if (!f)
         return EXIT_STATUS_BASE + SENSIM_ERR_IO;
-    fprintf(f, "{\n  \"frame\": %llu,\n  \"timestamp\": %.9f,\n  \"t_begin_ns\": %lld,\n  \"t_end_ns\": %lld,\n",
-            (unsigned long long)k, (double)t0 * 1e-9, (long long)t0, (long long)t1);
+    fprintf(f, "{\n  \"frame\": %llu,\n  \"timestamp\": %.9f,\n  \"t_begin_ns\": %lld,\n  \"t_end_ns\": %lld,\n", k,
+            (double)j->t0 * 1e-9, (long long)j->t0, (long long)j->t1);
     fprintf(f, "  \"frame_of_reference\": \"carla\",\n");
-    write_json_pose(f, "ego", ego);
-    if (have_lp) {
+    write_json_pose(f, "ego", j->ego);
+    if (j->have_lp) {
         fprintf(f, ",\n");
-        write_json_pose(f, "lidar", lidar_pose);
-        fprintf(f, ",\n  \"lidar_points\": %llu", (unsigned long long)n);
+        write_json_pose(f, "lidar", j->lidar_pose);
+        fprintf(f, ",\n  \"lidar_points\": %llu", (unsigned long long)j->n);
     }
-    if (have_cp) {
+    if (j->have_cp) {
         sensim_camera_info ci;
         sensim_camera_get_info(C->cam.cam, &ci);
         fprintf(f, ",\n");
-        write_json_pose(f, "camera", cam_pose);
+        write_json_pose(f, "camera", j->cam_pose);
         fprintf(f, ",\n  \"camera_K\": [%.17g, 0, %.17g, 0, %.17g, %.17g, 0, 0, 1], \"width\": %u, \"height\": %u, "
                    "\"fov\": %.17g",
                 ci.k[0], ci.k[2], ci.k[4], ci.k[5], ci.width, ci.height, ci.hfov_deg);
@@ -196,6 +208,140 @@ static int collect_step(collect *C, uint64_t k, int64_t t0, int64_t t1, const do
         return EXIT_STATUS_BASE + SENSIM_ERR_IO;
     }
     return 0;
+}
+
+static void *writer_thread(void *arg)
+{
+    step_writers *W = arg;
+    pthread_mutex_lock(&W->mu);
+    for (;;) {
+        while (!W->qcount && !W->quit)
+            pthread_cond_wait(&W->cv, &W->mu);
+        if (!W->qcount)
+            break;
+        int j = W->queue[W->qhead];
+        W->qhead = (W->qhead + 1) % W->njobs;
+        W->qcount--;
+        W->busy++;
+        int skip = W->rc != 0; /* after a failure: nothing more */
+        pthread_mutex_unlock(&W->mu);
+        int rc = skip ? 0 : write_step_files(W->C, &W->jobs[j]);
+        pthread_mutex_lock(&W->mu);
+        if (rc && !W->rc)
+            W->rc = rc;
+        W->busy--;
+        W->free_jobs[W->nfree++] = j;
+        pthread_cond_broadcast(&W->cv);
+    }
+    pthread_mutex_unlock(&W->mu);
+    return NULL;
+}
+
+/* @p nth writer threads and 2 x nth jobs, each with room for a step. 0, or an exit status after a message. */
+static int writers_start(step_writers *W, const collect *C, int nth)
+{
+    memset(W, 0, sizeof *W);
+    W->C = C;
+    nth = nth < 1 ? 1 : nth > MAX_STEP_WRITERS ? MAX_STEP_WRITERS : nth;
+    W->njobs = 2 * nth;
+    W->jobs = calloc((size_t)W->njobs, sizeof *W->jobs);
+    W->queue = calloc((size_t)W->njobs, sizeof *W->queue);
+    W->free_jobs = calloc((size_t)W->njobs, sizeof *W->free_jobs);
+    int ok = W->jobs && W->queue && W->free_jobs;
+    const size_t px = C->have_cam ? (size_t)C->cam.d.width * C->cam.d.height : 0;
+    for (int i = 0; ok && i < W->njobs; i++) {
+        step_job *j = &W->jobs[i];
+        ok = (!C->have_lidar || (j->pts = malloc(C->cap * sizeof *j->pts))) &&
+             (!px || ((j->rgb = malloc(3 * px)) && (j->sem = malloc(px)) && (j->scratch = malloc(3 * px)) &&
+                      (j->depth = malloc(px * sizeof *j->depth))));
+        W->free_jobs[W->nfree++] = i;
+    }
+    pthread_mutex_init(&W->mu, NULL);
+    pthread_cond_init(&W->cv, NULL);
+    for (int t = 0; ok && t < nth; t++) {
+        ok = pthread_create(&W->th[t], NULL, writer_thread, W) == 0;
+        W->nth += ok;
+    }
+    return ok ? 0 : fail(SENSIM_ERR_OUT_OF_MEMORY);
+}
+
+/* Every queued step written, the threads ended: the first failure's exit status, or 0. */
+static int writers_stop(step_writers *W)
+{
+    pthread_mutex_lock(&W->mu);
+    W->quit = 1;
+    pthread_cond_broadcast(&W->cv);
+    pthread_mutex_unlock(&W->mu);
+    for (int t = 0; t < W->nth; t++)
+        pthread_join(W->th[t], NULL);
+    for (int i = 0; W->jobs && i < W->njobs; i++) {
+        step_job *j = &W->jobs[i];
+        free(j->pts), free(j->rgb), free(j->sem), free(j->scratch), free(j->depth);
+    }
+    free(W->jobs), free(W->queue), free(W->free_jobs);
+    if (W->nth || W->jobs) {
+        pthread_cond_destroy(&W->cv);
+        pthread_mutex_destroy(&W->mu);
+    }
+    return W->rc;
+}
+
+/* Step k's data off the rings into a free job (waiting for one), handed to the writers. */
+static int collect_step(collect *C, step_writers *W, uint64_t k, int64_t t0, int64_t t1, const double ego[16])
+{
+    pthread_mutex_lock(&W->mu);
+    while (!W->nfree && !W->rc)
+        pthread_cond_wait(&W->cv, &W->mu);
+    int rc = W->rc, ji = rc ? -1 : W->free_jobs[--W->nfree];
+    pthread_mutex_unlock(&W->mu);
+    if (rc)
+        return rc;
+    step_job *j = &W->jobs[ji];
+    j->k = k, j->t0 = t0, j->t1 = t1, j->n = 0;
+    memcpy(j->ego, ego, sizeof j->ego);
+    j->have_lp = j->have_cp = j->has_rgb = j->has_depth = j->has_sem = 0;
+    if (C->have_lidar) {
+        memset(&j->h, 0, sizeof j->h);
+        C->buf = j->pts;
+        if ((rc = step_points(C, t0, &j->n, &j->h)))
+            goto give_back;
+        j->have_lp = 1;
+        double mount[16]; /* the lidar's pose at the step's start: the platform's, times its mount */
+        sensim_lidar_get_mount_pose(C->lidar, mount);
+        mat4_mul(ego, mount, j->lidar_pose);
+        j->h.frame_number = k, j->h.t_begin_ns = t0, j->h.t_end_ns = t1, j->h.point_count = j->n;
+    }
+    if (C->have_cam) {
+        sensim_image_view v;
+        sensim_status st = sensim_ring_peek_image(C->cring, &v);
+        if (st == SENSIM_OK) {
+            const size_t px = (size_t)v.width * v.height;
+            j->W = v.width, j->H = v.height;
+            memcpy(j->cam_pose, v.header->sensor_pose, sizeof j->cam_pose);
+            j->have_cp = 1;
+            if ((j->has_rgb = v.rgb != NULL))
+                memcpy(j->rgb, v.rgb, 3 * px);
+            if ((j->has_depth = v.depth != NULL))
+                memcpy(j->depth, v.depth, px * sizeof *j->depth);
+            if ((j->has_sem = v.semantic != NULL))
+                memcpy(j->sem, v.semantic, px);
+            sensim_ring_release(C->cring);
+        } else if (st != SENSIM_ERR_RING_EMPTY) {
+            rc = fail(st);
+            goto give_back;
+        }
+    }
+    pthread_mutex_lock(&W->mu);
+    W->queue[(W->qhead + W->qcount) % W->njobs] = ji;
+    W->qcount++;
+    pthread_cond_broadcast(&W->cv);
+    pthread_mutex_unlock(&W->mu);
+    return 0;
+give_back:
+    pthread_mutex_lock(&W->mu);
+    W->free_jobs[W->nfree++] = ji;
+    pthread_mutex_unlock(&W->mu);
+    return rc;
 }
 
 /* The run's identity (OUT/meta.json): what the files depend on, inputs by content. */
@@ -351,7 +497,6 @@ int cmd_collect(int argc, char **argv)
                 break;
             }
             if ((st = sensim_image_ring_required_size(W, H, WANTS(&C.cam), 2, &size)) || !(cmem = malloc(size)) ||
-                !(C.rgb = malloc((size_t)W * H * 3)) ||
                 (st = sensim_image_ring_init(cmem, size, W, H, WANTS(&C.cam), 2, SENSIM_OVERFLOW_FAIL, &C.cring)) ||
                 (st = sensim_rig_add_camera(rig, C.cam.cam, rate, s, C.cring, NULL))) {
                 rc = fail(st ? st : SENSIM_ERR_OUT_OF_MEMORY);
@@ -378,7 +523,6 @@ int cmd_collect(int argc, char **argv)
                 break;
             }
             if ((st = sensim_lidar_ring_size(C.lidar, (uint32_t)touch + 1, &cap, &size)) || !(lmem = malloc(size)) ||
-                !(C.buf = malloc(li.max_points_per_frame * touch * sizeof *C.buf)) ||
                 (st = sensim_ring_init(lmem, size, cap, (uint32_t)touch + 1, SENSIM_OVERFLOW_FAIL, &C.lring)) ||
                 (st = sensim_rig_add_lidar(rig, C.lidar, C.lring, NULL))) {
                 rc = fail(st ? st : SENSIM_ERR_OUT_OF_MEMORY);
@@ -432,6 +576,13 @@ int cmd_collect(int argc, char **argv)
         rc = fail(st);
         goto done;
     }
+    /* each step's files are written by a writer thread (as many as the scan's threads) while the rig steps on;
+     * a file's bytes depend on its step only, so any count writes the same files */
+    step_writers writers;
+    if ((rc = writers_start(&writers, &C, (int)sensim_context_thread_count(g_ctx)))) {
+        writers_stop(&writers);
+        goto done;
+    }
     /* keys from the 4 before the first step's (the motion model's stencil) */
     size_t pushed = key_at(&tr, t_first + (int64_t)k0 * step);
     pushed = pushed > 4 ? pushed - 4 : 0;
@@ -458,8 +609,11 @@ int cmd_collect(int argc, char **argv)
         if (!rc && (st = sensim_rig_platform_at(rig, t0, &kin)))
             rc = fail(st);
         if (!rc)
-            rc = collect_step(&C, k, t0, t0 + step, kin.pose);
+            rc = collect_step(&C, &writers, k, t0, t0 + step, kin.pose);
     }
+    int wrc = writers_stop(&writers); /* every step handed over is on disk (or the first failure said) */
+    if (!rc)
+        rc = wrc;
     if (!rc)
         printf("collected %llu steps of %g s into %s%s\n", (unsigned long long)(k - k0), 1.0 / rate, out,
                k0 ? " (resumed)" : "");
@@ -469,7 +623,7 @@ done:
     if (C.have_cam)
         sensim_camera_destroy(C.cam.cam);
     sensim_scene_destroy(scene);
-    free(lmem), free(cmem), free(C.buf), free(C.rgb), free(tr.keys);
+    free(lmem), free(cmem), free(tr.keys);
     for (uint32_t s = 0; s < nspecs; s++)
         for (uint32_t j = 0; j < specs[s].nowned; j++)
             free(specs[s].owned[j]);
