@@ -69,6 +69,22 @@ static inline sensim_context *test_ctx(uint32_t threads)
         return 0;                                                                                  \
     }
 
+/* The whole file at @p path (malloc'd, one byte to spare; *n its size), or NULL if it cannot be opened. */
+static inline uint8_t *slurp(const char *path, size_t *n)
+{
+    *n = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc(len > 0 ? (size_t)len + 1 : 1);
+    *n = p && len > 0 ? fread(p, 1, (size_t)len, f) : 0;
+    fclose(f);
+    return p;
+}
+
 /* Write @p n bytes to DIR/NAME; returns the path (static storage, 4 slots). */
 static inline const char *write_test_file(const char *dir, const char *name, const void *data, size_t n)
 {

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "helpers.h"
+
 static char dir[256];
 
 static int setup(void **state)
@@ -31,20 +33,6 @@ static int teardown(void **state)
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     return system(cmd) == 0 ? 0 : -1;
-}
-
-static uint8_t *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc((size_t)len + 1);
-    *n = fread(p, 1, (size_t)len, f);
-    fclose(f);
-    return p;
 }
 
 static uint64_t le(const uint8_t *p, int n)

@@ -82,20 +82,6 @@ static void write_captures(sensim_image_sink *s, int n)
     }
 }
 
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)size + 1);
-    *n = fread(b, 1, (size_t)size, f);
-    fclose(f);
-    return b;
-}
-
 static const char *const files[] = {"%06d.json",           "depth/%06d.png",  "depth/%06d.pfm",
                                     "semantic/%06d.png",   "instance/%06d.png", "normal/%06d.png",
                                     "semantic_cityscapes/%06d.png", "rgb/%06d.png"};
@@ -110,7 +96,7 @@ static void same_files(const char *a, const char *b, int n)
             snprintf(pa, sizeof pa, "%s/%s/%s", dir, a, name);
             snprintf(pb, sizeof pb, "%s/%s/%s", dir, b, name);
             size_t na = 0, nb = 0;
-            char *da = slurp(pa, &na), *db = slurp(pb, &nb);
+            uint8_t *da = slurp(pa, &na), *db = slurp(pb, &nb);
             if (!da || !db || na != nb || memcmp(da, db, na) != 0)
                 fail_msg("%s and %s differ (or one is missing)", pa, pb);
             free(da), free(db);
@@ -274,7 +260,7 @@ static void test_mcap_chunk_thread(void **state)
             snprintf(fa, sizeof fa, "%s_%d.mcap", pa, f);
             snprintf(fb, sizeof fb, "%s_%d.mcap", pb, f);
             size_t na = 0, nb = 0;
-            char *da = slurp(fa, &na), *db = slurp(fb, &nb);
+            uint8_t *da = slurp(fa, &na), *db = slurp(fb, &nb);
             assert_true((da == NULL) == (db == NULL));
             if (da) {
                 nfiles++;
