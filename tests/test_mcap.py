@@ -341,10 +341,14 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # VLP-16 (manual, laser ids 0..15): -15, +1, -13, +3, ... +15 degrees, so ring = id/2 for even ids
     # and 8 + (id-1)/2 for odd ones
-    for preset, want_step in (("vlp16", 36), ("avia", 32)):
+    # and a table with equal elevations (lasers 0, 2 and 3 at -15): the lower laser id first
+    ties = [-15, 1, -15, -15, -11, 5, -9, 7, -7, 9, -5, 11, -3, 13, -1, 15]
+    tie_rank = {c: r for r, c in enumerate(sorted(range(16), key=lambda i: (ties[i], i)))}
+    for preset, want_step in (("vlp16", 36), ("avia", 32), ("ties", 36)):
         o = os.path.join(tmp, "ring_" + preset)
-        r = run("batch", "--scene", "street", "--lidar", preset, "--trajectory", traj, "--out", o, "--format", "mcap",
-                "--mcap-compression", "none", "--frames", "0:1", "--quiet")
+        extra = ["--set", "elevation_deg=" + ",".join(str(e) for e in ties)] if preset == "ties" else []
+        r = run("batch", "--scene", "street", "--lidar", "vlp16" if preset == "ties" else preset, "--trajectory", traj,
+                "--out", o, "--format", "mcap", "--mcap-compression", "none", "--frames", "0:1", "--quiet", *extra)
         check(r.returncode == 0, "%s bag: %s" % (preset, r.stderr))
         msgs = bag_messages(os.path.join(o, "sensim_0.mcap")).get("/lidar/points", []) if r.returncode == 0 else []
         if not msgs:
@@ -362,6 +366,8 @@ with tempfile.TemporaryDirectory() as tmp:
             ring = struct.unpack_from("<H", rec, fields["ring"][0])[0]
             if preset == "vlp16":
                 bad += ring != (ch // 2 if ch % 2 == 0 else 8 + (ch - 1) // 2)
+            elif preset == "ties":
+                bad += ring != tie_rank[ch]
             else:
                 bad += ring != ch
             by_ring.setdefault(ring, []).append(math.degrees(math.atan2(z, math.hypot(x, y))))

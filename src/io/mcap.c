@@ -679,6 +679,19 @@ sensim_status sensim_mcap_add_topic(sensim_mcap *m, const char *name, int32_t ty
     return SENSIM_OK;
 }
 
+typedef struct elev_index {
+    float e;
+    uint32_t i;
+} elev_index;
+
+static int by_elevation(const void *pa, const void *pb)
+{
+    const elev_index *a = pa, *b = pb;
+    if (a->e != b->e)
+        return a->e < b->e ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
 sensim_status sensim_mcap_set_ring_order(sensim_mcap *m, uint16_t tp, const float *elevation_rad, uint32_t channels)
 {
     if (!m || (!elevation_rad && channels))
@@ -696,16 +709,20 @@ sensim_status sensim_mcap_set_ring_order(sensim_mcap *m, uint16_t tp, const floa
             return sensim__fail(SENSIM_ERR_NOT_FINITE, "sensim_mcap_set_ring_order: elevation_rad[%u] is not finite",
                                 i);
     uint16_t *r = channels ? malloc(channels * sizeof *r) : NULL;
-    if (channels && !r)
+    elev_index *by = channels ? malloc(channels * sizeof *by) : NULL;
+    if (channels && (!r || !by)) {
+        free(r), free(by);
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_mcap_set_ring_order: out of memory");
-    /* ring = how many channels point lower (equal elevations: the lower channel first), as
-     * velodyne_pointcloud numbers its rings from the calibration's vertical angles */
-    for (uint32_t i = 0; i < channels; i++) {
-        uint32_t k = 0;
-        for (uint32_t j = 0; j < channels; j++)
-            k += elevation_rad[j] < elevation_rad[i] || (elevation_rad[j] == elevation_rad[i] && j < i);
-        r[i] = (uint16_t)k;
     }
+    /* ring = how many channels point lower (equal elevations: the lower channel first), as
+     * velodyne_pointcloud numbers its rings from the calibration's vertical angles: the rank in a sort */
+    for (uint32_t i = 0; i < channels; i++)
+        by[i].e = elevation_rad[i], by[i].i = i;
+    if (channels)
+        qsort(by, channels, sizeof *by, by_elevation);
+    for (uint32_t k = 0; k < channels; k++)
+        r[by[k].i] = (uint16_t)k;
+    free(by);
     free(m->topics[tp].ring_of);
     m->topics[tp].ring_of = r, m->topics[tp].nring = channels;
     return SENSIM_OK;
