@@ -570,6 +570,16 @@ with tempfile.TemporaryDirectory() as tmp:
                       for a, _, fs in os.walk(o) for n in fs} if r.returncode == 0 else {})
     check(len(trees[0]) == 6 * 20 + 2 and trees[0] == trees[1],
           "collect --threads 1 and 2 write the same %d files, byte for byte" % len(trees[0]))
+    # a step's point buffers have a budget (the ring and the writers' copies): 10 s steps of a Pandar128 exceed it
+    big_rig, big_traj = os.path.join(tmp, "p128.ini"), os.path.join(tmp, "traj40.csv")
+    with open(big_rig, "w") as f:
+        f.write("[sensor roof]\npreset = pandar128\n")
+    with open(big_traj, "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n0,0,0,0,0,0,0\n40,20,0,0,0,0,0\n")
+    r = run("collect", "--scene", "street", "--rig", big_rig, "--trajectory", big_traj, "--out",
+            os.path.join(tmp, "collect_big"), "--rate", "0.1")
+    check(r.returncode == 23 and "above collect's budget" in r.stderr and not os.path.exists(os.path.join(tmp, "collect_big")),
+          "collect refuses steps whose point buffers exceed its budget, before writing anything: %r" % r.stderr)
     r = run("collect", "--scene", "street", "--rig", crig, "--trajectory", ctraj, "--out", cout, "--rate", "0")
     check(r.returncode == 2 and "--rate" in r.stderr, "collect --rate 0: usage")
 

@@ -149,7 +149,8 @@ SENSIM_API void sensim_image_sink_desc_init(sensim_image_sink_desc *desc);
  * @ref sensim_image_sink_desc.threads > 0.
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, name, frame, unknown
  *         output bits, reserved fields), SENSIM_ERR_BAD_HANDLE (camera),
- *         SENSIM_ERR_TOO_LARGE (dir), SENSIM_ERR_OUT_OF_MEMORY.
+ *         SENSIM_ERR_TOO_LARGE (dir), SENSIM_ERR_OUT_OF_RANGE (threads over 64),
+ *         SENSIM_ERR_OUT_OF_MEMORY (also: an encoder thread could not start).
  * Thread safety: any thread. Since 0.2.
  */
 SENSIM_API sensim_status sensim_image_sink_create(const sensim_image_sink_desc *desc, sensim_image_sink **out_sink);

@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 /* point buffers of the lidar (ring and one step's copy): --rate chooses how many frames a step holds */
-#define COLLECT_LIDAR_BUDGET 2147483648.0
+#define COLLECT_LIDAR_BUDGET 2147483648.0 /* the ring and the writer jobs' copies of a step (one at least) */
 #define WANT (SENSIM_CAMERA_DEPTH | SENSIM_CAMERA_SEMANTIC | SENSIM_CAMERA_RGB)
 /* the camera's outputs (its rig section's `outputs`) that collect writes */
 #define WANTS(c) ((c)->want & WANT)
@@ -47,6 +47,7 @@ typedef struct collect {
     sensim_ring *cring;
     sensim_point *buf; /* the step's job's points while its data is taken off the ring */
     uint64_t cap, delivered_frame, delivered;
+    int max_jobs;      /* writer jobs the lidar's budget allows (COLLECT_LIDAR_BUDGET) */
     int have_cam, have_lidar;
 } collect;
 
@@ -237,13 +238,25 @@ static void *writer_thread(void *arg)
     return NULL;
 }
 
-/* @p nth writer threads and 2 x nth jobs, each with room for a step. 0, or an exit status after a message. */
+/* The writer threads collect runs: the scan's threads, 1..8. */
+static int writer_threads(void)
+{
+    uint32_t n = sensim_context_thread_count(g_ctx);
+    return n < 1 ? 1 : n > MAX_STEP_WRITERS ? MAX_STEP_WRITERS : (int)n;
+}
+
+/* @p nth writer threads and 2 x nth jobs, each with room for a step (fewer when the lidar's step copies
+ * would exceed collect's budget: C->max_jobs, at least one). 0, or an exit status after a message. */
 static int writers_start(step_writers *W, const collect *C, int nth)
 {
     memset(W, 0, sizeof *W);
     W->C = C;
     nth = nth < 1 ? 1 : nth > MAX_STEP_WRITERS ? MAX_STEP_WRITERS : nth;
     W->njobs = 2 * nth;
+    if (C->have_lidar && W->njobs > C->max_jobs)
+        W->njobs = C->max_jobs < 1 ? 1 : C->max_jobs;
+    if (nth > W->njobs)
+        nth = W->njobs;
     W->jobs = calloc((size_t)W->njobs, sizeof *W->jobs);
     W->queue = calloc((size_t)W->njobs, sizeof *W->queue);
     W->free_jobs = calloc((size_t)W->njobs, sizeof *W->free_jobs);
@@ -279,10 +292,8 @@ static int writers_stop(step_writers *W)
         free(j->pts), free(j->rgb), free(j->sem), free(j->scratch), free(j->depth);
     }
     free(W->jobs), free(W->queue), free(W->free_jobs);
-    if (W->nth || W->jobs) {
-        pthread_cond_destroy(&W->cv);
-        pthread_mutex_destroy(&W->mu);
-    }
+    pthread_cond_destroy(&W->cv);
+    pthread_mutex_destroy(&W->mu);
     return W->rc;
 }
 
@@ -514,7 +525,14 @@ int cmd_collect(int argc, char **argv)
             }
             /* a step touches at most ceil(step / period) + 1 frames; the ring holds one more */
             const uint64_t touch = (uint64_t)((step + li.frame_period_ns - 1) / li.frame_period_ns) + 1;
-            const double bytes = (double)li.max_points_per_frame * (double)(2 * touch + 1) * sizeof(sensim_point);
+            /* the ring (touch + 1 frames) and a writer job's copy of a step (touch frames); more jobs as the
+             * budget allows (writers_start) */
+            const double frame_bytes = (double)li.max_points_per_frame * sizeof(sensim_point);
+            const double bytes = frame_bytes * (double)(2 * touch + 1);
+            const double jobs = frame_bytes > 0 ? (COLLECT_LIDAR_BUDGET - frame_bytes * (double)(touch + 1)) /
+                                                      (frame_bytes * (double)touch)
+                                                : 2.0 * MAX_STEP_WRITERS;
+            C.max_jobs = jobs >= 2.0 * MAX_STEP_WRITERS ? 2 * MAX_STEP_WRITERS : jobs < 1 ? 1 : (int)jobs;
             if (bytes > COLLECT_LIDAR_BUDGET) {
                 fprintf(stderr, "sensim: error: --rate %g: a step of the lidar '%s' needs %.0f MB of point buffers, "
                                 "above collect's budget of %.0f MB (a higher --rate)\n",
@@ -579,7 +597,7 @@ int cmd_collect(int argc, char **argv)
     /* each step's files are written by a writer thread (as many as the scan's threads) while the rig steps on;
      * a file's bytes depend on its step only, so any count writes the same files */
     step_writers writers;
-    if ((rc = writers_start(&writers, &C, (int)sensim_context_thread_count(g_ctx)))) {
+    if ((rc = writers_start(&writers, &C, writer_threads()))) {
         writers_stop(&writers);
         goto done;
     }
