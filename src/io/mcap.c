@@ -334,11 +334,12 @@ static sensim_status flush_chunk(sensim_mcap *m)
            (m->cw_count && m->cw_queued + m->chunk.n > SENSIM__MCAP_QUEUE_BYTES && !m->cw_err))
         pthread_cond_wait(&m->cw_cv, &m->cw_mu);
     st = cw_error(m);
+    const uint32_t ji = (m->cw_head + m->cw_count) % SENSIM__MCAP_JOBS; /* read under the lock: the thread moves them */
     pthread_mutex_unlock(&m->cw_mu);
     if (st)
         return st;
     /* the free job is the caller's until queued: its emptied buffer is filled next */
-    sensim__chunk_job *j = &m->cw_jobs[(m->cw_head + m->cw_count) % SENSIM__MCAP_JOBS];
+    sensim__chunk_job *j = &m->cw_jobs[ji];
     buf t = j->chunk;
     j->chunk = m->chunk;
     m->chunk = t;
