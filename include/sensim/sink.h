@@ -144,9 +144,11 @@ SENSIM_API void sensim_image_sink_desc_init(sensim_image_sink_desc *desc);
  * camera, frame, depth kind, outputs, pose, camera_info); NNNNNN is the
  * capture's frame number. Sub-folders are made as needed; every file goes
  * through an exclusive temporary renamed into place. PNGs are compressed
- * with libdeflate (level 3; src/io/image_png.c). Memory: 3
- * bytes a pixel of scratch per encoder thread, plus the queue's budget when
- * @ref sensim_image_sink_desc.threads > 0.
+ * with libdeflate (level 3; src/io/image_png.c). Memory: per encoder
+ * thread (or the caller without threads) 3 bytes a pixel of scratch and
+ * about 6 more for the PNG encoder's buffers, kept while the sink lives;
+ * with threads, the queue's budget on top (captures finished are reused,
+ * never more than the budget, or one capture, at once).
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL, name, frame, unknown
  *         output bits, reserved fields), SENSIM_ERR_BAD_HANDLE (camera),
  *         SENSIM_ERR_TOO_LARGE (dir), SENSIM_ERR_OUT_OF_RANGE (threads over 64),
