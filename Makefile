@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 20
 # `make fuzz` explores with a random seed for FUZZ_SECONDS per target.
 FUZZ_RUNS ?= 250000
 
-.PHONY: all deps test-deps build demo test tsan fuzz bench install clean
+.PHONY: all deps test-deps build demo docs test tsan fuzz bench install clean
 
 all: build
 
@@ -30,13 +30,23 @@ build: deps $(BUILD)/build.ninja
 demo: build
 	$(BUILD)/src/cli/sensim demo --out out/demo
 
+# API reference from the public headers (Doxygen): $(BUILD)/docs/html/index.html.
+# Warnings are errors, so an undocumented public function, field, macro or type fails it.
+docs:
+	@scripts/install-deps.sh docs
+	@mkdir -p $(BUILD)/docs
+	SENSIM_DOCS_OUT=$(BUILD)/docs doxygen docs/Doxyfile
+	@echo "docs: $(BUILD)/docs/html/index.html"
+
 SAN_BUILD ?= build-sanitize
 
-# Whole test suite (cmocka, Python, CLI end-to-end, headers, exported
+# Whole test suite (the API reference with warnings as errors, cmocka, Python, CLI end-to-end,
+# every command and code block of README.md and docs/, headers, exported
 # symbols, corpus replays, Slurm array), then the same suite under
 # AddressSanitizer + UndefinedBehaviorSanitizer, the concurrency test under
 # ThreadSanitizer, and every libFuzzer target for FUZZ_RUNS inputs from seed 1.
 test: test-deps build $(SAN_BUILD)/build.ninja
+	$(MAKE) --no-print-directory docs
 	meson configure $(BUILD) -Dtests=true
 	ninja -C $(BUILD)
 	meson test -C $(BUILD) --print-errorlogs

@@ -4,13 +4,14 @@
 #   install-deps.sh build   the library, the sensim command, examples, `make demo`
 #   install-deps.sh test    also what `make test` runs (the default): cmocka,
 #                           numpy, Slurm, clang/libFuzzer, valgrind, chromium,
-#                           the test-only npm packages of tests/node
+#                           doxygen, the test-only npm packages of tests/node
+#   install-deps.sh docs    doxygen alone (`make docs`)
 set -euo pipefail
 
 mode="${1:-test}"
 case "$mode" in
-  build|test) ;;
-  *) echo "usage: install-deps.sh [build|test]" >&2; exit 2 ;;
+  build|test|docs) ;;
+  *) echo "usage: install-deps.sh [build|test|docs]" >&2; exit 2 ;;
 esac
 
 pkgs=(
@@ -24,8 +25,11 @@ if [ "$mode" = test ]; then
     libcmocka-dev libspng-dev python3-numpy python3-open3d python3-pip python3-setuptools
     munge slurmctld slurmd slurm-client
     clang-14 libclang-rt-14-dev libomp-14-dev valgrind
-    geographiclib-tools chromium cyclonedds-tools
+    geographiclib-tools chromium cyclonedds-tools doxygen
   )
+fi
+if [ "$mode" = docs ]; then
+  pkgs=(doxygen)
 fi
 
 missing=()
@@ -40,7 +44,7 @@ done
 # package-lock.json). Machines may carry their own Node.js
 # (NodeSource's bundles npm and conflicts with Debian's npm package): only
 # a machine without one gets Debian's.
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+if [ "$mode" != docs ] && { ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; }; then
   missing+=(nodejs npm)
 fi
 
@@ -60,11 +64,14 @@ fi
 # test-only readers and browser driver (tests/node). Reinstalled only when a
 # lock file changed since the last install.
 root="$(cd "$(dirname "$0")/.." && pwd)"
-node_dirs=("$root/src/cli/viewer")
+node_dirs=()
+if [ "$mode" != docs ]; then
+  node_dirs+=("$root/src/cli/viewer")
+fi
 if [ "$mode" = test ]; then
   node_dirs+=("$root/tests/node")
 fi
-for node_dir in "${node_dirs[@]}"; do
+for node_dir in ${node_dirs[@]+"${node_dirs[@]}"}; do
   stamp="$node_dir/node_modules/.sensim-lock"
   if ! cmp -s "$node_dir/package-lock.json" "$stamp" 2>/dev/null; then
     echo "install-deps: npm ci in ${node_dir#$root/}" >&2

@@ -95,6 +95,8 @@ SENSIM_API sensim_status sensim_bench_camera_trace(const sensim_camera *camera, 
                                                    const double platform_pose[16], double *out_seconds,
                                                    uint64_t *out_rays, uint64_t *out_hits);
 
+/** Bytes the context's ray-tracing backend (Embree) holds now, for memory benchmarks; 0 for a
+ *  NULL context. Thread safety: any thread. Since 0.1. */
 SENSIM_API uint64_t sensim_context_backend_bytes(const sensim_context *ctx);
 
 #ifdef __cplusplus

@@ -41,6 +41,7 @@
 extern "C" {
 #endif
 
+/** A camera (opaque; sensim_camera_create(), sensim_camera_destroy()). */
 typedef struct sensim_camera sensim_camera;
 
 /** Lens models (sensim_camera_desc.model). */
@@ -57,15 +58,19 @@ typedef struct sensim_camera sensim_camera;
 
 /** A camera. Fill with sensim_camera_desc_init() or sensim_camera_desc_preset(). */
 typedef struct sensim_camera_desc {
-    char name[32];
-    uint32_t width, height;      /**< pixels, 1..16384 each, width × height <= 2^26 (8192², 16384 × 4096) */
+    char name[32];               /**< NUL-terminated; the preset's name, or what the caller sets */
+    uint32_t width;              /**< pixels, 1..16384, width × height <= 2^26 (8192², 16384 × 4096) */
+    uint32_t height;             /**< pixels, 1..16384 */
     int32_t model;               /**< SENSIM_CAMERA_PINHOLE or SENSIM_CAMERA_FISHEYE */
     uint32_t samples_per_pixel;  /**< 1, 4, 9, 16, ... (a square grid inside the pixel, deterministic);
                                       colour averages them, other outputs take the pixel centre's ray */
     double hfov_deg;             /**< horizontal FOV (CARLA `fov`), used when fx = 0: pinhole
                                       fx = W/(2 tan(fov/2)), fisheye fx = (W/2)/(fov/2 in rad); fy = fx,
                                       cx = W/2, cy = H/2 */
-    double fx, fy, cx, cy;       /**< pixels (ROS K); fx = 0: from hfov_deg */
+    double fx;                   /**< focal length in pixels (ROS K[0]); 0: from hfov_deg */
+    double fy;                   /**< focal length in pixels (ROS K[4]) */
+    double cx;                   /**< principal point, pixels (ROS K[2]) */
+    double cy;                   /**< principal point, pixels (ROS K[5]) */
     double distortion[5];        /**< pinhole: k1 k2 p1 p2 k3; fisheye: k1 k2 k3 k4 (distortion[4] = 0) */
     double max_depth_m;          /**< nothing beyond counts (0: 1000, CARLA's depth far plane) */
     int64_t row_readout_ns;      /**< 0: global shutter; > 0: rolling shutter, row j at t + j·row_readout_ns */
@@ -151,14 +156,15 @@ SENSIM_API sensim_status sensim_camera_get_mount_pose(const sensim_camera *camer
 
 /** Intrinsics as ROS `sensor_msgs/CameraInfo` writes them. */
 typedef struct sensim_camera_info {
-    uint32_t width, height;
+    uint32_t width;            /**< pixels */
+    uint32_t height;           /**< pixels */
     char distortion_model[16]; /**< "plumb_bob" or "equidistant" */
     double d[5];               /**< D (fisheye: k1..k4, then 0) */
     double k[9];               /**< K, row-major */
     double r[9];               /**< R: identity (monocular) */
     double p[12];              /**< P = [K | 0], row-major */
     double hfov_deg;           /**< horizontal field of view the intrinsics give */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_camera_info;
 
 /** Intrinsics of @p camera. @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT,
@@ -193,7 +199,7 @@ typedef struct sensim_camera_images {
     uint32_t *instance;  /**< SENSIM_CAMERA_INSTANCE */
     float *normal;       /**< SENSIM_CAMERA_NORMAL, 3 floats a pixel */
     uint8_t *rgb;        /**< SENSIM_CAMERA_RGB, 3 bytes a pixel */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_camera_images;
 
 /**
@@ -255,16 +261,17 @@ SENSIM_API sensim_status sensim_image_ring_init(void *mem, size_t size, uint32_t
  *  of a rolling shutter), header->point_count the frame's size in 32-byte
  *  blocks. */
 typedef struct sensim_image_view {
-    const sensim_frame_header *header;
-    uint32_t width, height;
+    const sensim_frame_header *header; /**< the capture's header (time, pose, frame number) */
+    uint32_t width;              /**< pixels */
+    uint32_t height;             /**< pixels */
     uint32_t outputs;            /**< SENSIM_CAMERA_* bits held */
-    uint32_t reserved_u32;
-    const float *depth;
-    const uint8_t *semantic;
-    const uint32_t *instance;
-    const float *normal;
-    const uint8_t *rgb;
-    uint64_t reserved[4];
+    uint32_t reserved_u32;       /**< reserved: 0 */
+    const float *depth;          /**< width × height, row-major (SENSIM_CAMERA_DEPTH); NULL if not held */
+    const uint8_t *semantic;     /**< width × height (SENSIM_CAMERA_SEMANTIC); NULL if not held */
+    const uint32_t *instance;    /**< width × height (SENSIM_CAMERA_INSTANCE); NULL if not held */
+    const float *normal;         /**< width × height × 3 (SENSIM_CAMERA_NORMAL); NULL if not held */
+    const uint8_t *rgb;          /**< width × height × 3 (SENSIM_CAMERA_RGB); NULL if not held */
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_image_view;
 
 /**

@@ -13,6 +13,7 @@
 
 #include <sensim/version.h>
 
+/** Marks the exported functions (visibility; every other symbol of the library is hidden). */
 #if defined(_WIN32)
 #  define SENSIM_API __declspec(dllimport)
 #elif defined(__GNUC__)

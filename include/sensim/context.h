@@ -15,12 +15,13 @@
 extern "C" {
 #endif
 
+/** A library context: threads, logging, presets, cancel flag (opaque; sensim_context_create()). */
 typedef struct sensim_context sensim_context;
 
 /** Log levels passed to the log callback. */
 #define SENSIM_LOG_ERROR 0
-#define SENSIM_LOG_WARN  1
-#define SENSIM_LOG_INFO  2
+#define SENSIM_LOG_WARN  1 /**< something was left out or changed; the call went on */
+#define SENSIM_LOG_INFO  2 /**< progress and figures */
 
 /**
  * Log callback. @p message is borrowed for the duration of the call.
@@ -43,7 +44,7 @@ typedef struct sensim_context_desc {
     sensim_log_fn log_fn;
     /** Opaque pointer handed to log_fn. Borrowed for the context's life. */
     void *log_user;
-    uint64_t reserved[8];
+    uint64_t reserved[8]; /**< reserved: 0 */
 } sensim_context_desc;
 
 /**

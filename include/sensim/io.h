@@ -158,7 +158,8 @@ typedef struct sensim_bev_options {
     double half_extent_m; /**< the image covers x and y in [-e, e] around the points' origin (default 50) */
     double resolution_m;  /**< metres per pixel, [0.005, 10] (default 0.1); 64..8192 pixels across */
     double grid_m;        /**< grid line spacing, 0 = none (default 10); the scale bar is this long */
-    double z_min_m, z_max_m; /**< points outside [z_min, z_max] are left out (default ±1e9) */
+    double z_min_m;          /**< points below are left out (default -1e9) */
+    double z_max_m;          /**< points above are left out (default 1e9) */
     uint64_t reserved[4];    /**< zero */
 } sensim_bev_options;
 
@@ -183,15 +184,19 @@ SENSIM_API sensim_status sensim_write_bev_png(const char *path, const sensim_poi
 
 /** Where sensim_write_pattern_figure() put things, for readers of the PNG. */
 typedef struct sensim_pattern_figure {
-    uint32_t width_px, height_px; /**< the PNG (at least 800 wide) */
-    uint32_t bins_az, bins_el;    /**< the heat map's bins (cropped to the bins hit) */
-    uint32_t bin_px_x, bin_px_y;  /**< pixels across and down one bin (1..32 each) */
-    uint32_t plot_x, plot_y;      /**< top left pixel of the heat map */
+    uint32_t width_px;            /**< the PNG's width (at least 800) */
+    uint32_t height_px;           /**< the PNG's height */
+    uint32_t bins_az;             /**< the heat map's azimuth bins (cropped to the bins hit) */
+    uint32_t bins_el;             /**< the heat map's elevation bins (cropped to the bins hit) */
+    uint32_t bin_px_x;            /**< pixels across one bin (1..32) */
+    uint32_t bin_px_y;            /**< pixels down one bin (1..32) */
+    uint32_t plot_x;              /**< left pixel column of the heat map */
+    uint32_t plot_y;              /**< top pixel row of the heat map */
     uint32_t max_shots;           /**< shots in the densest bin (the ramp's top) */
     double az_left_deg;           /**< azimuth at the plot's left edge; azimuth falls to the right */
     double el_top_deg;            /**< elevation at the plot's top edge; elevation falls downwards */
     double bin_deg;               /**< one bin, degrees */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_pattern_figure;
 
 /**

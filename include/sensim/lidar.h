@@ -37,13 +37,14 @@
 extern "C" {
 #endif
 
+/** A lidar: its scan pattern, return model and scan state (opaque; sensim_lidar_create()). */
 typedef struct sensim_lidar sensim_lidar;
 
 #define SENSIM_SPIN_CW  (-1) /**< clockwise seen from above (default) */
 #define SENSIM_SPIN_CCW   1  /**< counter-clockwise seen from above */
 
-#define SENSIM_MAX_CHANNELS 1024
-#define SENSIM_MAX_PRISMS   8
+#define SENSIM_MAX_CHANNELS 1024 /**< most lasers (channels) a lidar has */
+#define SENSIM_MAX_PRISMS   8    /**< most prisms of a Risley head */
 
 /** Pattern kinds (sensim_lidar_desc.pattern). */
 #define SENSIM_PATTERN_MECHANICAL 0 /**< spinning head, per-channel tables (default) */
@@ -81,7 +82,7 @@ typedef struct sensim_table_desc {
     const uint16_t *channel;     /**< optional per-entry channel (< channel_count), copied */
     const int64_t *time_ns;      /**< optional nondecreasing firing times within one pass, [0, period_ns) */
     int64_t period_ns;           /**< duration of one pass; required with time_ns */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_table_desc;
 
 /**
@@ -96,18 +97,18 @@ typedef struct sensim_risley_desc {
     uint32_t prism_count;                      /**< 1 .. SENSIM_MAX_PRISMS */
     float wedge_rad[SENSIM_MAX_PRISMS];        /**< signed wedge angles, |α| < 80° */
     float refractive_index[SENSIM_MAX_PRISMS]; /**< 1 .. 5 */
-    double rotation_hz[SENSIM_MAX_PRISMS];
-    double phase_rad[SENSIM_MAX_PRISMS];
+    double rotation_hz[SENSIM_MAX_PRISMS];     /**< signed rotation rate of prism i about +x, Hz */
+    double phase_rad[SENSIM_MAX_PRISMS];       /**< angle of prism i at t = 0, radians */
     double boresight_elevation_rad;            /**< tilt of the optical axis above the xy plane */
     double head_spin_hz;                       /**< rotation of the whole head about +z (0 = none) */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_risley_desc;
 
 /** MEMS raster: PCSim's ten-column Lissajous layout, evaluated continuously. */
 typedef struct sensim_mems_desc {
     double h_freq_hz;   /**< horizontal carrier, 0 = 7200 */
     double v_freq_hz;   /**< vertical carrier, 0 = 100 */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_mems_desc;
 
 /** Intensity models (sensim_return_desc.intensity_model). */
@@ -122,8 +123,8 @@ typedef struct sensim_mems_desc {
 
 /** Which returns a shot reports. */
 #define SENSIM_RETURN_STRONGEST 0
-#define SENSIM_RETURN_LAST      1
-#define SENSIM_RETURN_FIRST     2
+#define SENSIM_RETURN_LAST      1 /**< the farthest return of the beam */
+#define SENSIM_RETURN_FIRST     2 /**< the nearest return of the beam */
 #define SENSIM_RETURN_DUAL      3 /**< strongest (index 0) and last (index 1) if they differ */
 
 /**
@@ -212,8 +213,8 @@ typedef struct sensim_return_desc {
     int32_t return_mode;             /**< SENSIM_RETURN_* */
     float range_resolution_m;        /**< separation of distinct returns (> 0); 0 = 0.1 */
     float pulse_width_ns;            /**< laser pulse width τ, ns, [0, 1000]: echoes closer than c·τ/2 merge; 0 = none */
-    uint32_t reserved_u32;
-    uint64_t reserved[7];
+    uint32_t reserved_u32; /**< reserved: 0 */
+    uint64_t reserved[7]; /**< reserved: 0 */
 } sensim_return_desc;
 
 /** Lidar description; fill with sensim_lidar_desc_init(). */
@@ -274,7 +275,7 @@ typedef struct sensim_lidar_desc {
     /** SENSIM_PATTERN_CALLBACK function and its user pointer (borrowed for
      *  the lidar's life). */
     sensim_shot_fn shot_fn;
-    void *shot_user;
+    void *shot_user; /**< passed to shot_fn; borrowed for the lidar's life */
     /** MECHANICAL free-running firing: a column fires every column_period_ns
      *  (ns, fractional allowed, resolved to 1 ps; [1, 1e9]) whatever the
      *  revolution, as Velodyne's firing cycle (VLP-16: 55.296 µs). Column m
@@ -300,7 +301,7 @@ typedef struct sensim_lidar_desc {
      *  lidar_origin_to_beam_origin_mm / 1000). Rays start there; range_m is
      *  measured from it (Ouster's raw range is range_m + this offset). */
     double beam_origin_offset_m;
-    uint64_t reserved[5];
+    uint64_t reserved[5]; /**< reserved: 0 */
 } sensim_lidar_desc;
 
 #define SENSIM_SWEEP_REVOLUTION 0 /**< sensim_lidar_desc.sweep: the whole circle, firing inside hfov */
@@ -375,17 +376,17 @@ SENSIM_API void sensim_lidar_destroy(sensim_lidar *lidar);
 
 /** Derived figures of a lidar. */
 typedef struct sensim_lidar_info {
-    char name[32];
-    uint32_t channel_count;
+    char name[32];                    /**< the preset's or description's name, NUL-terminated */
+    uint32_t channel_count;           /**< lasers (channels) */
     uint32_t columns_per_revolution;  /**< C (mechanical; free-running: ceil(P / column period); 0 otherwise) */
     uint32_t columns_per_frame;       /**< columns inside the FOV (mechanical, free-running: an upper bound; 0 otherwise) */
     uint64_t shots_per_frame;         /**< most shots any frame holds (exact for revolution-locked mechanical) */
     double shots_per_s;               /**< effective, after rounding C */
     double frame_rate_hz;             /**< 1e9 / frame_period_ns */
-    int64_t frame_period_ns;
-    float min_range_m;
-    float max_range_m;
-    uint32_t lidar_id;
+    int64_t frame_period_ns;          /**< frame (revolution, pattern period) length, ns */
+    float min_range_m;                /**< nearer returns are not reported, metres */
+    float max_range_m;                /**< farther returns are not reported, metres */
+    uint32_t lidar_id;                /**< written to frame headers */
     int32_t pattern;                  /**< SENSIM_PATTERN_* */
     uint64_t table_size;              /**< TABLE: entries in one pass */
     /** Most points one frame can hold: shots_per_frame × 2 (the return
@@ -393,7 +394,7 @@ typedef struct sensim_lidar_info {
      *  rain droplet beside the direct return). Size rings by this, not by
      *  shots_per_frame (sensim_lidar_ring_size()). */
     uint64_t max_points_per_frame;
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_lidar_info;
 
 /**
@@ -475,7 +476,7 @@ typedef struct sensim_pose_key {
  * Platform motion for one scan call: the pose at each shot's firing time is
  * interpolated between the keys — by default position linearly and rotation
  * by slerp (exact for constant linear and angular velocity), or with
- * @ref interp = SENSIM_INTERP_CAUSAL (sensim/nav.h) by the rig's motion
+ * @ref sensim_motion::interp = SENSIM_INTERP_CAUSAL (sensim/nav.h) by the rig's motion
  * model over these keys (give the 4 keys before the span too: a key's
  * derivatives come from it and the 4 before it in the array); before the
  * first key or after the last the nearest key's pose is held. Within 250 us
@@ -488,11 +489,11 @@ typedef struct sensim_pose_key {
  */
 typedef struct sensim_motion {
     const sensim_pose_key *keys; /**< 1..64 keys, strictly increasing times; borrowed for the call */
-    uint32_t key_count;
+    uint32_t key_count;          /**< entries of keys */
     uint32_t interp;             /**< 0 = SENSIM_INTERP_LINEAR, or SENSIM_INTERP_CAUSAL (others refused with
                                       SENSIM_ERR_INVALID_ARGUMENT). Since 0.2 (was reserved) */
     uint64_t world_step;         /**< host world step, written to frame headers (0 if unused) */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_motion;
 
 /** Where points are expressed (sensim_lidar_desc.points_frame). */
@@ -534,7 +535,7 @@ typedef struct sensim_scan_result {
      *  paint, rays through transparent ones). rays_traced / shots above
      *  beam_subrays is the return model's own tracing (ghosts). */
     uint64_t rays_traced;
-    uint64_t reserved[3];
+    uint64_t reserved[3]; /**< reserved: 0 */
 } sensim_scan_result;
 
 /**

@@ -312,7 +312,7 @@ SENSIM_API sensim_status sensim_mcap_write_odometry(sensim_mcap *writer, uint16_
 
 /** One transform of a tf2_msgs/TFMessage. */
 typedef struct sensim_ros_transform {
-    int64_t stamp_ns;
+    int64_t stamp_ns;         /**< header.stamp, ns on the world clock (or wall clock) */
     const char *parent_frame; /**< header.frame_id */
     const char *child_frame;  /**< child_frame_id */
     double pose[16];          /**< child-to-parent, column-major, rigid */
@@ -329,14 +329,14 @@ SENSIM_API sensim_status sensim_mcap_write_clock(sensim_mcap *writer, uint16_t t
 
 /** Counters of a writer (all files so far). */
 typedef struct sensim_mcap_stats {
-    uint64_t messages;
-    uint64_t chunks;
+    uint64_t messages; /**< messages written (all topics) */
+    uint64_t chunks;   /**< chunks written (bags; 0 for live writers) */
     uint64_t bytes;   /**< bytes written to files (the current one included) */
     uint32_t files;   /**< files started */
-    uint32_t topics;
+    uint32_t topics;  /**< topics added */
     uint64_t dropped; /**< live writers: messages a reliable topic could not hand to a subscriber within its
                            blocking time (sensim_ros2_open); bags: 0 */
-    uint64_t reserved[3];
+    uint64_t reserved[3]; /**< reserved: 0 */
 } sensim_mcap_stats;
 
 /** Counters. @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_BAD_HANDLE. Since 0.1. */
@@ -528,7 +528,7 @@ typedef struct sensim_ros2_endpoint {
     int32_t reliable;        /**< 1 reliable, 0 best effort */
     int32_t transient_local; /**< 1 transient local (a late subscriber gets its history), 0 volatile */
     int32_t depth;           /**< keep last depth; -1 keep all */
-    int32_t reserved;
+    int32_t reserved; /**< reserved: 0 */
     uint8_t gid[16];         /**< the writer's GUID (its GID in rmw_dds_common's graph) */
 } sensim_ros2_endpoint;
 

@@ -50,7 +50,7 @@ typedef struct sensim_kinematics {
     double angular_velocity[3];  /**< body frame, rad/s */
     double angular_acceleration[3]; /**< body frame, rad/s² (SENSIM_INTERP_CAUSAL and rigs; 0 otherwise).
                                          Since 0.2 (was reserved, zero) */
-    uint64_t reserved[1];
+    uint64_t reserved[1]; /**< reserved: 0 */
 } sensim_kinematics;
 
 /**
@@ -88,7 +88,7 @@ typedef struct sensim_nav_desc {
                                        rig's model, its angular acceleration for the lever arm). In a rig
                                        stepped from its history, or with causal keys, the rig's model is used */
     uint32_t sensor_id;           /**< written as lidar_id in frame headers */
-    uint32_t seed;
+    uint32_t seed;                /**< noise seed (counter-based draws: same seed, same samples) */
     double rate_hz;               /**< samples per second, [0.1, 10000]; sample k at k·round(1e9/rate_hz) ns */
     double mount_pose[16];        /**< sensor-to-platform, column-major (all zero: identity) */
     /* IMU */
@@ -106,11 +106,17 @@ typedef struct sensim_nav_desc {
     double gyro_random_walk;      /**< rad/s²/√Hz */
     /* GNSS */
     int32_t gnss_model;           /**< SENSIM_GNSS_* */
-    uint32_t reserved_u32;
-    double ref_latitude_deg, ref_longitude_deg, ref_altitude_m; /**< geodetic reference of the world origin */
-    double lat_bias_deg, lat_stddev_deg, lon_bias_deg, lon_stddev_deg; /**< CARLA's noise keys (degrees) */
-    double alt_bias_m, alt_stddev_m;
-    uint64_t reserved[8];
+    uint32_t reserved_u32; /**< reserved: 0 */
+    double ref_latitude_deg;      /**< geodetic latitude of the world origin (WGS 84), degrees */
+    double ref_longitude_deg;     /**< geodetic longitude of the world origin, degrees */
+    double ref_altitude_m;        /**< ellipsoidal height of the world origin, metres */
+    double lat_bias_deg;          /**< GNSS latitude bias (CARLA `noise_lat_bias`), degrees */
+    double lat_stddev_deg;        /**< GNSS latitude noise σ (CARLA `noise_lat_stddev`), degrees */
+    double lon_bias_deg;          /**< GNSS longitude bias (CARLA `noise_lon_bias`), degrees */
+    double lon_stddev_deg;        /**< GNSS longitude noise σ (CARLA `noise_lon_stddev`), degrees */
+    double alt_bias_m;            /**< GNSS altitude bias (CARLA `noise_alt_bias`), metres */
+    double alt_stddev_m;          /**< GNSS altitude noise σ (CARLA `noise_alt_stddev`), metres */
+    uint64_t reserved[8]; /**< reserved: 0 */
 } sensim_nav_desc;
 
 /** Defaults for @p kind: 100 Hz (IMU, odometry) or 10 Hz (GNSS), spline,
@@ -134,6 +140,7 @@ SENSIM_API void sensim_nav_desc_init(sensim_nav_desc *desc, int32_t kind);
  */
 SENSIM_API sensim_status sensim_nav_desc_set(sensim_nav_desc *desc, const char *key, const char *value);
 
+/** A navigation sensor: IMU, GNSS or odometry (opaque; sensim_nav_create()). */
 typedef struct sensim_nav sensim_nav;
 
 /**
@@ -154,21 +161,23 @@ SENSIM_API void sensim_nav_destroy(sensim_nav *nav);
 typedef struct sensim_nav_sample {
     int64_t t_ns;                 /**< sample time on the world clock */
     uint64_t index;               /**< k: t_ns = k·period */
-    uint32_t sensor_id;
+    uint32_t sensor_id;           /**< the sensor's id (sensim_nav_desc.sensor_id) */
     int32_t kind;                 /**< SENSIM_NAV_* */
     double accel[3];              /**< IMU: specific force (kinematic acceleration − gravity, so +g up at rest),
                                        sensor frame, m/s², lever arm included */
     double gyro[3];               /**< IMU: body rate of the sensor frame, rad/s */
     double compass_rad;           /**< IMU: CARLA's compass: heading of the sensor's +x projected on the
                                        ground, 0 = north (+y world), π/2 = east (+x), [0, 2π) */
-    double latitude_deg, longitude_deg, altitude_m; /**< GNSS (antenna = sensor origin) */
+    double latitude_deg;          /**< GNSS: WGS 84 latitude of the antenna (= sensor origin), degrees */
+    double longitude_deg;         /**< GNSS: WGS 84 longitude, degrees */
+    double altitude_m;            /**< GNSS: height above the ellipsoid, metres */
     double position[3];           /**< sensor origin, world frame, m (all kinds; noise-free) */
     double orientation[4];        /**< sensor-to-world quaternion (w, x, y, z) (all kinds; noise-free) */
     double velocity_world[3];     /**< sensor origin, world frame, m/s (noise-free) */
     double velocity_body[3];      /**< the same in the sensor frame */
     double angular_velocity[3];   /**< sensor frame, rad/s (noise-free) */
     double acceleration_world[3]; /**< sensor origin, kinematic, world frame, m/s² (noise-free) */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_nav_sample;
 
 /**

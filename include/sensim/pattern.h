@@ -19,12 +19,15 @@ typedef struct sensim_pattern_stats {
     uint64_t shots;          /**< shots fired in the interval */
     uint64_t no_beam;        /**< of those, shots without a beam (total internal reflection, blanking) */
     double shots_per_s;      /**< shots / interval length */
-    double az_min_rad, az_max_rad; /**< azimuth extents, in (-π, π] */
-    double el_min_rad, el_max_rad; /**< elevation extents */
+    double az_min_rad; /**< smallest azimuth of a shot, in (-π, π] */
+    double az_max_rad; /**< largest azimuth of a shot, in (-π, π] */
+    double el_min_rad; /**< lowest elevation of a shot */
+    double el_max_rad; /**< highest elevation of a shot */
     double full_fov_rad;     /**< twice the largest angle between a beam and +x (circular FOV) */
-    uint32_t az_bins, el_bins; /**< coverage grid: 2π / bin by π / bin */
+    uint32_t az_bins;  /**< coverage grid columns: 2π / bin */
+    uint32_t el_bins;  /**< coverage grid rows: π / bin */
     uint64_t bins_hit;       /**< grid cells hit at least once in the interval */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_pattern_stats;
 
 /**

@@ -26,8 +26,12 @@ extern "C" {
 
 /** A region of interest on the ground and how it is gridded. */
 typedef struct sensim_roi_desc {
-    double xmin, ymin, xmax, ymax; /**< the ROI rectangle, world metres (xmax > xmin, ymax > ymin) */
-    double zmin, zmax;             /**< heights of the points that count (init: -1e9, 1e9) */
+    double xmin;                   /**< ROI rectangle, world metres: smallest x */
+    double ymin;                   /**< smallest y */
+    double xmax;                   /**< largest x (> xmin) */
+    double ymax;                   /**< largest y (> ymin) */
+    double zmin;                   /**< lowest height of the points that count (init: -1e9) */
+    double zmax;                   /**< highest height of the points that count (init: 1e9) */
     double cell_m;                 /**< grid cell side, metres (init 1; at most 2^24 cells) */
     uint32_t min_points;           /**< k: a cell is covered, an object visible, with >= k points (init 1) */
     uint32_t nuc_disks;            /**< disks of PCSim's non-uniformity measure (init 100; 0: no NUC) */
@@ -47,8 +51,9 @@ typedef struct sensim_roi_metrics {
                                  them, centres uniform in the ROI from @c seed); 0 = even; NaN without disks
                                  or points */
     double coverage;        /**< fraction of cells with >= min_points points */
-    uint32_t cells_x, cells_y;
-    uint64_t reserved[4];
+    uint32_t cells_x;       /**< grid cells along x */
+    uint32_t cells_y;       /**< grid cells along y */
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_roi_metrics;
 
 /** Defaults above, the ROI zero. Since 0.1. */

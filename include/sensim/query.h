@@ -33,7 +33,7 @@ extern "C" {
 /** A batch of rays. Arrays hold `count` entries; a stride of 0 means
  *  packed (12 bytes for xyz triples, 4 or 8 for scalars). */
 typedef struct sensim_ray_batch {
-    uint64_t count;
+    uint64_t count;            /**< rays in the batch */
     const float *origins;      /**< xyz, world frame, metres */
     const float *directions;   /**< xyz, world frame; any non-zero length (normalised inside) */
     const float *tnear;        /**< metres along the ray where hits start counting; NULL: 0 */
@@ -42,8 +42,10 @@ typedef struct sensim_ray_batch {
     int64_t time_ns_all;       /**< time of every ray when time_ns is NULL */
     uint32_t origin_stride;    /**< bytes between consecutive origins; 0: 12 */
     uint32_t direction_stride; /**< bytes between consecutive directions; 0: 12 */
-    uint32_t tnear_stride, tfar_stride, time_stride; /**< 0: packed */
-    uint32_t reserved_u32;
+    uint32_t tnear_stride;     /**< bytes between consecutive tnear values; 0: 4 */
+    uint32_t tfar_stride;      /**< bytes between consecutive tfar values; 0: 4 */
+    uint32_t time_stride;      /**< bytes between consecutive times; 0: 8 */
+    uint32_t reserved_u32;     /**< reserved: 0 */
     uint64_t reserved[4];      /**< zero */
 } sensim_ray_batch;
 
@@ -51,7 +53,8 @@ typedef struct sensim_ray_batch {
 typedef struct sensim_ray_hit {
     float distance;        /**< metres along the (normalised) ray; +infinity when nothing was hit */
     float normal[3];       /**< unit geometric normal, world frame, facing the ray's origin; 0 when no hit */
-    float u, v;            /**< barycentric coordinates of the hit in its triangle (vertex 0 at u = v = 0) */
+    float u;               /**< barycentric coordinate of the hit in its triangle along edge 0→1 (vertex 0 at u = v = 0) */
+    float v;               /**< barycentric coordinate along edge 0→2 */
     uint32_t object_id;    /**< actor id, 0 for the static world */
     uint32_t mesh_id;      /**< mesh index (the actor's mesh, or the static mesh hit) */
     uint32_t primitive_id; /**< triangle index in that mesh */

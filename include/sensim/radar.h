@@ -44,8 +44,8 @@
 extern "C" {
 #endif
 
-#define SENSIM_RADAR_CARLA    0
-#define SENSIM_RADAR_PHYSICAL 1
+#define SENSIM_RADAR_CARLA    0 /**< CARLA's radar: every ray's hit a detection, no noise */
+#define SENSIM_RADAR_PHYSICAL 1 /**< radar equation, Albersheim detection, resolution and noise */
 
 /** A detection: 32 bytes, the size of sensim_point, so radars write into
  *  point rings (cast the records; sensim_radar_fields() gives the table). */
@@ -72,19 +72,24 @@ typedef struct sensim_radar_desc {
     int32_t interp;              /**< SENSIM_INTERP_* for the platform's kinematics (default SPLINE); a rig
                                       stepped from its history, or with causal keys, uses its own model */
     uint32_t sensor_id;          /**< written as lidar_id in frame headers */
-    uint32_t seed;
+    uint32_t seed;               /**< ray and noise seed (counter-based: same seed, same detections) */
     double rate_hz;              /**< samples per second, [0.1, 1000] (default 20) */
-    double hfov_deg, vfov_deg;   /**< full angles, (0, 170] (default 30, 30: CARLA) */
+    double hfov_deg;             /**< horizontal full angle, (0, 170] (default 30: CARLA) */
+    double vfov_deg;             /**< vertical full angle, (0, 170] (default 30: CARLA) */
     double range_m;              /**< forward distance of the aim plane, (0, 1e4] (default 100) */
     double points_per_second;    /**< rays per second, [1, 1e7] (default 1500: CARLA) */
     double mount_pose[16];       /**< sensor-to-platform (all zero: identity) */
     /* physical model */
     double snr_ref_db;           /**< SNR of a 10 m² target at 100 m (default 20) */
     double pfa;                  /**< false-alarm probability of the threshold, [1e-12, 1e-2] (default 1e-6) */
-    double range_resolution_m, azimuth_resolution_deg, velocity_resolution_mps; /**< 0: not quantised */
-    double range_noise_m, azimuth_noise_deg, velocity_noise_mps;                /**< Gaussian σ */
+    double range_resolution_m;      /**< physical: range bin, metres; 0: not quantised */
+    double azimuth_resolution_deg;  /**< physical: azimuth bin, degrees; 0: not quantised */
+    double velocity_resolution_mps; /**< physical: radial velocity bin, m/s; 0: not quantised */
+    double range_noise_m;           /**< physical: Gaussian σ of range, metres */
+    double azimuth_noise_deg;       /**< physical: Gaussian σ of azimuth, degrees */
+    double velocity_noise_mps;      /**< physical: Gaussian σ of radial velocity, m/s */
     double max_velocity_mps;     /**< maximum unambiguous |velocity| (0: none) */
-    uint64_t reserved[8];
+    uint64_t reserved[8]; /**< reserved: 0 */
 } sensim_radar_desc;
 
 /** Defaults (CARLA's radar: 30° × 30°, 100 m, 1500 rays/s; 20 Hz; carla
@@ -103,6 +108,7 @@ SENSIM_API void sensim_radar_desc_init(sensim_radar_desc *desc);
  */
 SENSIM_API sensim_status sensim_radar_desc_set(sensim_radar_desc *desc, const char *key, const char *value);
 
+/** A radar (opaque; sensim_radar_create()). */
 typedef struct sensim_radar sensim_radar;
 
 /** Create a radar (descriptor copied and checked). @return SENSIM_OK,
@@ -130,8 +136,9 @@ SENSIM_API sensim_status sensim_radar_sample_at(sensim_radar *radar, const sensi
                                                 sensim_radar_detection *out, uint64_t capacity,
                                                 uint64_t *out_count, double out_pose[16]);
 
-/** Period of @p radar in ns; rays per sample. 0 for a bad handle. Since 0.1. */
+/** Period of @p radar in ns; 0 for a bad handle. Since 0.1. */
 SENSIM_API int64_t sensim_radar_period_ns(const sensim_radar *radar);
+/** Rays @p radar casts a sample; 0 for a bad handle. Since 0.1. */
 SENSIM_API uint64_t sensim_radar_rays_per_sample(const sensim_radar *radar);
 
 #ifdef __cplusplus

@@ -21,9 +21,10 @@
 extern "C" {
 #endif
 
+/** A rig: sensors on one platform stepped on one world clock (opaque; sensim_rig_create()). */
 typedef struct sensim_rig sensim_rig;
 
-#define SENSIM_RIG_MAX_SENSORS 64
+#define SENSIM_RIG_MAX_SENSORS 64 /**< most sensors a rig holds */
 
 /**
  * Proximity ("safe distance") sensor: at each of its frames it reports the
@@ -43,7 +44,7 @@ typedef struct sensim_proximity_desc {
     double front_m;               /**< margin added ahead (+x), metres (>= 0) */
     double back_m;                /**< margin added behind (−x) */
     double side_m;                /**< margin added on each side (±y) */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_proximity_desc;
 
 /** Fill @p d with defaults (zero, rate 10 Hz, 1 m half extents). Since 0.1. */
@@ -147,7 +148,7 @@ typedef struct sensim_sensor_sample {
     const sensim_scene *scene;   /**< committed and held for the step: ray queries (sensim/query.h)
                                       and camera renders at t_ns; edits are refused */
     sensim_sensor_output *output; /**< this sample's frame [t_ns, t_ns + period_ns) in the sensor's ring */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_sensor_sample;
 
 /** A user sensor's callback: fill sample->output, return SENSIM_OK; any
@@ -158,11 +159,11 @@ typedef sensim_status (*sensim_sensor_fn)(void *user, const sensim_sensor_sample
 /** A sensor of your own in a rig (CARLA's "register, spawn on a parent, listen"). */
 typedef struct sensim_sensor_desc {
     uint32_t sensor_id;          /**< written as lidar_id in its frame headers */
-    uint32_t reserved_u32;
+    uint32_t reserved_u32; /**< reserved: 0 */
     double rate_hz;              /**< samples per second, [0.1, 1e6]; the period is rounded to whole ns */
     sensim_sensor_fn sample;     /**< called once per sample, on the thread that steps the rig */
     void *user;                  /**< passed to @ref sample */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_sensor_desc;
 
 /** Defaults: id 0, 10 Hz, no callback. Since 0.1. */
@@ -236,17 +237,17 @@ SENSIM_API sensim_status sensim_rig_set_consumer(sensim_rig *rig, uint32_t senso
 #define SENSIM_STATE_ANGULAR_ACCELERATION 8u /**< .angular_acceleration is given */
 
 /** What a host knows of the platform at one time (a vehicle-dynamics tool's
- *  output). Derivatives flagged in @ref given are used exactly; the others
+ *  output). Derivatives flagged in @ref sensim_platform_state::given are used exactly; the others
  *  come from the pushed poses (SENSIM_INTERP_CAUSAL in sensim/nav.h). */
 typedef struct sensim_platform_state {
     double pose[16];                /**< platform (body) to world, column-major, metres; rigid */
     uint32_t given;                 /**< SENSIM_STATE_* bits */
-    uint32_t reserved_u32;
+    uint32_t reserved_u32; /**< reserved: 0 */
     double velocity[3];             /**< world frame, m/s (|v| <= 1e5) */
     double acceleration[3];         /**< world frame, m/s², kinematic: gravity not included (|a| <= 1e6) */
     double angular_velocity[3];     /**< body frame, rad/s (|ω| <= 1e4) */
     double angular_acceleration[3]; /**< body frame, rad/s² (|α| <= 1e7) */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_platform_state;
 
 /** Fill @p state: identity pose, nothing given. Since 0.2. */
@@ -328,14 +329,15 @@ SENSIM_API sensim_status sensim_rig_set_world_step(sensim_rig *rig, uint64_t wor
 /** What one step did. */
 typedef struct sensim_rig_step_result {
     uint64_t world_step;         /**< number of this step */
-    int64_t t_begin_ns, t_end_ns;
+    int64_t t_begin_ns;          /**< world time the step started at, ns */
+    int64_t t_end_ns;            /**< world time the step ended at (exclusive), ns */
     uint64_t frames_completed;   /**< frames published by all sensors */
     uint32_t sensors_refused;    /**< sensors whose ring refused the step (FAIL policy; counted in the ring) */
-    uint32_t reserved_u32;
+    uint32_t reserved_u32; /**< reserved: 0 */
     uint64_t rays_traced;        /**< rays the step's lidars traced (sensim_scan_result.rays_traced summed;
                                       cameras, radars and proximity sensors not counted). Since 0.2 (was
                                       reserved[0]). */
-    uint64_t reserved[3];
+    uint64_t reserved[3]; /**< reserved: 0 */
 } sensim_rig_step_result;
 
 /**

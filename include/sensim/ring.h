@@ -52,14 +52,14 @@ typedef struct sensim_point {
 } sensim_point;
 
 /** ROS 2 sensor_msgs/PointField datatype values. */
-#define SENSIM_FIELD_INT8    1
-#define SENSIM_FIELD_UINT8   2
-#define SENSIM_FIELD_INT16   3
-#define SENSIM_FIELD_UINT16  4
-#define SENSIM_FIELD_INT32   5
-#define SENSIM_FIELD_UINT32  6
-#define SENSIM_FIELD_FLOAT32 7
-#define SENSIM_FIELD_FLOAT64 8
+#define SENSIM_FIELD_INT8    1 /**< int8 */
+#define SENSIM_FIELD_UINT8   2 /**< uint8 */
+#define SENSIM_FIELD_INT16   3 /**< int16 */
+#define SENSIM_FIELD_UINT16  4 /**< uint16 */
+#define SENSIM_FIELD_INT32   5 /**< int32 */
+#define SENSIM_FIELD_UINT32  6 /**< uint32 */
+#define SENSIM_FIELD_FLOAT32 7 /**< float32 */
+#define SENSIM_FIELD_FLOAT64 8 /**< float64 */
 
 /** Description of one field of sensim_point (numpy dtype, PointCloud2). */
 typedef struct sensim_field {
@@ -93,12 +93,12 @@ typedef struct sensim_frame_header {
     int64_t scanned_ns;     /**< how much of [t_begin, t_end) was scanned */
     uint64_t world_step_first; /**< host world step of the first scan call that wrote this frame */
     uint64_t world_step_last;  /**< host world step of the last one (see sensim_motion.world_step) */
-    uint64_t reserved[2];
+    uint64_t reserved[2]; /**< reserved: 0 */
 } sensim_frame_header;
 
 /** Overflow policies. */
 #define SENSIM_OVERFLOW_FAIL        0
-#define SENSIM_OVERFLOW_DROP_OLDEST 1
+#define SENSIM_OVERFLOW_DROP_OLDEST 1 /**< complete frames are dropped, oldest first, to make room (counted) */
 
 /** A ring buffer; it lives inside memory the caller owns. */
 typedef struct sensim_ring sensim_ring;
@@ -131,9 +131,9 @@ SENSIM_API sensim_status sensim_ring_init(void *mem, size_t size, uint64_t point
 
 /** A complete frame as seen by the consumer (borrowed pointers into the ring). */
 typedef struct sensim_frame_view {
-    const sensim_frame_header *header;
+    const sensim_frame_header *header; /**< the frame's header */
     const sensim_point *points[2]; /**< two spans; the second is empty unless wrapped */
-    uint64_t counts[2];
+    uint64_t counts[2];            /**< points in each span */
 } sensim_frame_view;
 
 /**
@@ -199,7 +199,7 @@ typedef struct sensim_ring_stats {
      *  instead of tracing the rest for nothing). */
     uint64_t points_refused;
     uint64_t frames_ready;    /**< complete frames waiting to be read now */
-    uint64_t reserved[5];
+    uint64_t reserved[5]; /**< reserved: 0 */
 } sensim_ring_stats;
 
 /**

@@ -21,11 +21,12 @@
 extern "C" {
 #endif
 
+/** A scene: meshes, actors and the BVH the sensors trace (opaque; sensim_scene_create()). */
 typedef struct sensim_scene sensim_scene;
 
 /** Semantic tags use CARLA 0.9.14+ numbering (0 Unlabeled ... 28 GuardRail). */
 #define SENSIM_TAG_UNLABELED 0
-#define SENSIM_TAG_MAX       28
+#define SENSIM_TAG_MAX       28 /**< the highest tag (GuardRail) */
 
 /** Flags of a mesh. */
 #define SENSIM_MESH_STATIC    0u /**< placed in the world as static geometry (object id 0) */
@@ -35,10 +36,10 @@ typedef struct sensim_scene sensim_scene;
 typedef struct sensim_mesh_desc {
     /** xyz triples, metres, float32; copied. */
     const float *vertices;
-    uint32_t vertex_count;
+    uint32_t vertex_count;     /**< xyz triples in vertices */
     /** Three vertex indices per triangle; copied. */
     const uint32_t *indices;
-    uint32_t triangle_count;
+    uint32_t triangle_count;   /**< triangles in indices */
     /** Optional per-triangle semantic tags (NULL: all get @ref tag); copied. */
     const uint8_t *triangle_tags;
     /** Optional per-triangle material ids (NULL: all get @ref material_id); copied. */
@@ -53,7 +54,7 @@ typedef struct sensim_mesh_desc {
      *  three corners in index order (u right, v up, as OBJ `vt`; repeating
      *  outside [0, 1]); copied. Cameras sample material textures with them. */
     const float *triangle_uvs;
-    uint64_t reserved[5];
+    uint64_t reserved[5]; /**< reserved: 0 */
 } sensim_mesh_desc;
 
 /** Fill @p desc with defaults (zero). Thread safety: any thread. Since 0.1. */
@@ -72,7 +73,7 @@ typedef struct sensim_load_options {
     /** Frame of the file's coordinates (SENSIM_FRAME_*, <sensim/frames.h>):
      *  CARLA/UE files are converted to native on load (y negated; UE cm → m). */
     int32_t frame;
-    uint32_t reserved_u32;
+    uint32_t reserved_u32; /**< reserved: 0 */
     /** Optional tag mapping file (borrowed for the call): lines "name = Tag"
      *  (Tag a CARLA tag name such as Car or GuardRail, or 0..28; # starts a
      *  comment). A rule matches when its name's words appear as a run of the
@@ -80,7 +81,7 @@ typedef struct sensim_load_options {
      *  are tried before the built-in table, the longest run wins, ties go to
      *  the earlier rule. Errors name the file and line (SENSIM_ERR_PARSE). */
     const char *tag_map_file;
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_load_options;
 
 /** Fill @p opt with defaults. Thread safety: any thread. Since 0.1. */
@@ -341,7 +342,7 @@ typedef struct sensim_material {
     float retro_gain;    /**< retro-reflective gain added to the diffuse term, [0, 1000] (signs ~5) */
     float specular;      /**< mirror fraction, [0, 1] (mirror 1, water 0.8, glass 0.08) */
     float transparency;  /**< fraction transmitted, [0, 1] (glass 0.85); specular + transparency <= 1 */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_material;
 
 /**
@@ -370,8 +371,9 @@ typedef struct sensim_appearance {
     float base_color[3];          /**< linear RGB, [0, 1] (OBJ/MTL `Kd`) */
     const uint8_t *texture;       /**< optional sRGB texture, 3 bytes a texel, row 0 at the top (v = 1), no
                                        padding; copied; multiplies base_color where a mesh has UVs */
-    uint32_t texture_width, texture_height; /**< texels, 1..16384 each (0 with texture NULL) */
-    uint64_t reserved[4];
+    uint32_t texture_width;  /**< texels, 1..16384 (0 with texture NULL) */
+    uint32_t texture_height; /**< texels, 1..16384 (0 with texture NULL) */
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_appearance;
 
 /**
@@ -407,10 +409,10 @@ SENSIM_API sensim_status sensim_scene_find_material(const sensim_scene *scene, c
 
 /** Counts of a scene (staged state). */
 typedef struct sensim_scene_info {
-    uint32_t mesh_count;
-    uint32_t actor_count;
+    uint32_t mesh_count;       /**< meshes (prototypes) */
+    uint32_t actor_count;      /**< actors (moving or movable objects) */
     uint64_t triangle_count;   /**< triangles of all meshes (prototypes counted once) */
-    uint64_t vertex_count;
+    uint64_t vertex_count;     /**< vertices of all meshes */
     int32_t committed;         /**< 1 when the staged state is committed */
     /** Exact duplicate triangles (same three vertex positions in any order)
      *  the OBJ/PLY loaders left out, keeping the first. */
@@ -426,7 +428,7 @@ typedef struct sensim_scene_info {
     /** Actors and static instances traced as static geometry at the last
      *  commit (sensim_scene_set_flatten()). */
     uint32_t flattened_count;
-    uint32_t reserved[2];
+    uint32_t reserved[2]; /**< reserved: 0 */
 } sensim_scene_info;
 
 /**

@@ -36,6 +36,7 @@ extern "C" {
 SENSIM_API sensim_status sensim_write_frame_image_set(const sensim_lidar *lidar, const sensim_point *points,
                                                       uint64_t count, const char *base, uint32_t mask);
 
+/** A frame sink: writes a lidar's frames as `sensim batch` does (opaque). */
 typedef struct sensim_frame_sink sensim_frame_sink;
 
 /** A frame sink: fill with sensim_frame_sink_desc_init(). */
@@ -45,9 +46,9 @@ typedef struct sensim_frame_sink_desc {
     int32_t format;             /**< SENSIM_FORMAT_* (default PLY) */
     int32_t frame;              /**< SENSIM_FRAME_* of points, poses and ranges written (default native) */
     uint32_t images;            /**< SENSIM_SINK_IMAGE_* bits (need @ref lidar) */
-    uint32_t reserved_u32;
+    uint32_t reserved_u32; /**< reserved: 0 */
     const sensim_lidar *lidar;  /**< borrowed until the sink is destroyed: images' beam layout (NULL: none) */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_frame_sink_desc;
 
 /** Defaults: PLY, native frame, no images, no lidar. Since 0.2. */
@@ -55,7 +56,7 @@ SENSIM_API void sensim_frame_sink_desc_init(sensim_frame_sink_desc *desc);
 
 /**
  * Create a sink writing each frame of a point ring as `sensim batch` does:
- * DIR/frame_NNNNNN.<ext> (the header's frame number, 6 digits at least),
+ * DIR/frame_NNNNNN.EXT (EXT the format's extension; the header's frame number, 6 digits at least),
  * the images asked for, then DIR/frame_NNNNNN.json last (sensor, frame,
  * times, point count, lost points, partial, sensor pose in the output frame,
  * frame_of_reference, units, and a "warning" when the frame has no point),
@@ -93,6 +94,7 @@ SENSIM_API sensim_status sensim_frame_sink_write(sensim_frame_sink *sink, const 
  */
 SENSIM_API sensim_status sensim_frame_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
 
+/** An image sink: writes a camera's captures as `sensim render` and `batch` do (opaque). */
 typedef struct sensim_image_sink sensim_image_sink;
 
 /** An image sink: fill with sensim_image_sink_desc_init(). */
@@ -107,12 +109,12 @@ typedef struct sensim_image_sink_desc {
      *  compress and write its files, the files of one capture and of several captures in parallel. At most
      *  64. The files' bytes do not depend on N. */
     uint32_t threads;
-    uint32_t reserved_u32;
+    uint32_t reserved_u32; /**< reserved: 0 */
     /** The queue's budget in bytes when @ref threads > 0 (0: 64 MiB): write() blocks while the captures
      *  queued and the new one would exceed it (a slow disk slows the caller; memory stays bounded). One
      *  capture is always admitted into an empty queue, whatever its size. Since 0.2. */
     uint64_t queue_bytes;
-    uint64_t reserved[2];
+    uint64_t reserved[2]; /**< reserved: 0 */
 } sensim_image_sink_desc;
 
 /** What an image sink has done (sensim_image_sink_get_stats). Times in seconds. */
@@ -127,8 +129,8 @@ typedef struct sensim_image_sink_stats {
     uint64_t queue_peak_bytes; /**< most bytes queued at once (never above the budget, or one capture) */
     uint64_t queued_bytes;     /**< bytes queued now */
     uint32_t threads;          /**< encoder threads (0: synchronous) */
-    uint32_t reserved_u32;
-    uint64_t reserved[4];
+    uint32_t reserved_u32; /**< reserved: 0 */
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_image_sink_stats;
 
 /** Defaults: native frame, every output held. Since 0.2. */
@@ -205,6 +207,7 @@ SENSIM_API sensim_status sensim_image_sink_write(sensim_image_sink *sink, uint64
  */
 SENSIM_API sensim_status sensim_image_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
 
+/** A CSV sink: writes navigation samples or radar detections as batch's CSV files (opaque). */
 typedef struct sensim_csv_sink sensim_csv_sink;
 
 /** What a CSV sink holds (sensim_csv_sink_desc.kind): the columns `sensim batch` writes. */
@@ -221,7 +224,7 @@ typedef struct sensim_csv_sink_desc {
     int32_t frame;      /**< SENSIM_FRAME_* of the vectors written: CARLA mirrors y ((x, −y, z); rotation
                              vectors and rates (−x, y, −z); radar azimuth positive to the right), UE the
                              same in cm; compass, GNSS and angles of elevation do not change */
-    uint64_t reserved[4];
+    uint64_t reserved[4]; /**< reserved: 0 */
 } sensim_csv_sink_desc;
 
 /** Defaults: IMU, native frame. Since 0.2. */
@@ -230,7 +233,7 @@ SENSIM_API void sensim_csv_sink_desc_init(sensim_csv_sink_desc *desc);
 /**
  * Create a sink writing one navigation stream (IMU, GNSS, odometry samples)
  * or a radar's detections as CSV rows, as `sensim batch` writes
- * OUT/NAME/<kind>.csv. The rows go to an exclusive temporary next to the
+ * OUT/NAME/KIND.csv. The rows go to an exclusive temporary next to the
  * path; sensim_csv_sink_close() renames it into place, so the file is never
  * seen half written (destroying an unclosed sink discards it).
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_TOO_LARGE
@@ -265,6 +268,7 @@ SENSIM_API sensim_status sensim_csv_sink_close(sensim_csv_sink *sink);
 /** Destroy a CSV sink (NULL: no-op); an unclosed one's temporary is removed. Since 0.2. */
 SENSIM_API void sensim_csv_sink_destroy(sensim_csv_sink *sink);
 
+/** An MCAP sink: writes a ring's frames into a bag or live writer as messages (opaque). */
 typedef struct sensim_mcap_sink sensim_mcap_sink;
 
 /** What an MCAP sink writes where (sensim_mcap_sink_desc_init(): all zero). */
@@ -275,8 +279,9 @@ typedef struct sensim_mcap_sink_desc {
     const char *topic_prefix;     /**< "" (NULL) or "/ns": topics PREFIX/NAME/... as batch --format mcap */
     const sensim_camera *camera;  /**< an image ring's camera (its CameraInfo); borrowed */
     int32_t nav_kind;             /**< a navigation ring's SENSIM_NAV_*: imu, fix (NavSatFix) or odom */
-    int32_t reserved_i32;
-    double gyro_var[3], accel_var[3]; /**< Imu covariances per axis ((rad/s)², (m/s²)²) */
+    int32_t reserved_i32; /**< reserved: 0 */
+    double gyro_var[3];  /**< Imu angular_velocity_covariance diagonal per axis, (rad/s)² */
+    double accel_var[3]; /**< Imu linear_acceleration_covariance diagonal per axis, (m/s²)² */
     double enu_var_m2[3];         /**< NavSatFix East/North/Up variances (sensim_gnss_enu_variance) */
     const sensim_lidar *lidar;    /**< a point ring's lidar (borrowed; may be NULL): a mechanical one numbers
                                        the clouds' `ring` by elevation (sensim_mcap_set_ring_order). Since 0.2
@@ -291,7 +296,7 @@ SENSIM_API void sensim_mcap_sink_desc_init(sensim_mcap_sink_desc *desc);
  * Create a sink writing a ring's frames into a bag as `sensim batch --format
  * mcap` writes them: a point ring's frames as PointCloud2 on NAME/points
  * (stamp the frame's start, logged at its end); an image ring's captures as
- * NAME/<output>/image and NAME/camera_info (sensim_mcap_write_capture); a
+ * NAME/OUTPUT/image and NAME/camera_info (sensim_mcap_write_capture); a
  * navigation ring's samples as Imu on NAME/imu, NavSatFix on NAME/fix or
  * Odometry (odom → NAME) on NAME/odom. Topics are added at the first frame;
  * a topic the host added beforehand under that name and type is used (a
