@@ -583,14 +583,14 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("collect", "--scene", "street", "--rig", crig, "--trajectory", ctraj, "--out", cout, "--rate", "0")
     check(r.returncode == 2 and "--rate" in r.stderr, "collect --rate 0: usage")
 
-    # ---- help: per command, and the README synopsis is the help text ----
-    readme = open(os.path.join(HERE, "..", "README.md"), encoding="utf-8").read()
-    a = readme.index("## The `sensim` command\n\n```\n") + len("## The `sensim` command\n\n```\n")
+    # ---- help: per command, and docs/cli.md's synopsis is the help text ----
+    readme = open(os.path.join(HERE, "..", "docs", "cli.md"), encoding="utf-8").read()
+    a = readme.index("## Synopsis\n\n```text synopsis\n") + len("## Synopsis\n\n```text synopsis\n")
     block = readme[a:readme.index("```", a)].splitlines()
     r = run("--help")
     lines = r.stdout.splitlines()
     check(r.returncode == 0 and lines[0] == "usage:" and lines[-1].startswith("exit status")
-          and [l[2:] for l in lines[1:-1]] == block, "README synopsis equals `sensim --help`")
+          and [l[2:] for l in lines[1:-1]] == block, "docs/cli.md synopsis equals `sensim --help`")
     for cmd in ("scan", "batch", "render", "view", "bag", "topic", "collect", "bench", "demo", "presets", "pattern", "run"):
         r = run(cmd, "--help")
         check(r.returncode == 0 and ("sensim " + cmd) in r.stdout and r.stdout.count("\n  sensim ") <= 2,

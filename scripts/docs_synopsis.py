@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Rewrite the README's `sensim` synopsis block from `sensim --help`
+"""Rewrite docs/cli.md's `sensim` synopsis block from `sensim --help`
 (tests/test_cli.py checks that the two are equal). Usage:
-scripts/readme_synopsis.py build/src/cli/sensim"""
+scripts/docs_synopsis.py build/src/cli/sensim"""
 import os
 import subprocess
 import sys
 
-readme_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md")
-head = "## The `sensim` command\n\n```\n"
+readme_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "cli.md")
+head = "## Synopsis\n\n```text synopsis\n"
 lines = subprocess.run([sys.argv[1], "--help"], capture_output=True, text=True, check=True).stdout.splitlines()
 if lines[0] != "usage:" or not lines[-1].startswith("exit status"):
     sys.exit("unexpected `sensim --help` output")
