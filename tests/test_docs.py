@@ -90,6 +90,8 @@ def check_inline(page, prose, flags, make_targets):
             words = cmd.split()
             if len(words) >= 2 and words[0] == "sensim" and re.match(r"^[a-z]+$", words[1]):
                 key = " ".join(words[1:3]) if " ".join(words[1:3]) in flags else words[1]
+                if key not in flags and any(k.startswith(key + " ") for k in flags):  # `sensim pattern`
+                    flags[key] = set().union(*(v for k, v in flags.items() if k.startswith(key + " ")))
                 if key not in flags:
                     fail(page, "`%s`: sensim has no command %r" % (span, key))
                     continue
