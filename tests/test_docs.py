@@ -28,7 +28,7 @@ usage: test_docs.py SENSIM_EXE [PAGE.md ...]   (default: README.md and docs/*.md
 """
 import os
 import re
-import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -200,11 +200,23 @@ def run_page(page, sensim, help_text, env, suite):
                 fail(where, "block %r: neither run nor checked (see tests/test_docs.py)" % " ".join(info))
                 continue
             print("run %s (%s)" % (where, lang), flush=True)
+            # its own process group: a block's background process (a live publisher) is ended
+            # with it, and cannot hold the output pipes open after the block failed
+            p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 start_new_session=True)
             try:
-                r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+                stdout, stderr = p.communicate(timeout=300)
             except subprocess.TimeoutExpired:
-                fail(where, "did not finish in 600 s")
+                os.killpg(p.pid, signal.SIGKILL)
+                p.communicate()
+                fail(where, "did not finish in 300 s")
                 continue
+            finally:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            r = subprocess.CompletedProcess(cmd, p.returncode, stdout, stderr)
             if r.returncode:
                 fail(where, "exit %d\n--- stdout\n%s--- stderr\n%s" % (r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
             last_out, last_where = r.stdout, where
@@ -223,6 +235,9 @@ def main():
     env["PATH"] = os.path.dirname(sensim) + os.pathsep + env.get("PATH", "")
     env["SENSIM_LIBRARY"] = os.path.join(build, "libsensim.so")
     env["PYTHONPATH"] = os.path.join(REPO, "python")
+    # live ROS 2 blocks: loopback discovery on a domain the other DDS tests never use (100..219)
+    env["ROS_DOMAIN_ID"] = "231"
+    env["CYCLONEDDS_URI"] = "file://" + os.path.join(REPO, "tests", "dds", "cyclonedds_loopback.xml")
     suite = suite_files()
     for page in pages:
         _, prose = blocks(page)

@@ -348,14 +348,14 @@ class BeyondCarla(_World):
 class ReadmeCollector(unittest.TestCase):
     @unittest.skipUnless(sensim.HAVE_NUMPY, "sensim.carla needs numpy")
     def test_readme_collector_runs_as_written(self):
-        with open(os.path.join(os.path.dirname(__file__), "..", "..", "README.md"), encoding="utf-8") as f:
+        with open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "carla.md"), encoding="utf-8") as f:
             text = f.read()
         begin, end = "<!-- carla-collector: begin -->", "<!-- carla-collector: end -->"
         body = text[text.index(begin) + len(begin):text.index(end)].strip()
         self.assertTrue(body.startswith("```python\n") and body.endswith("\n```"))
         faulthandler.dump_traceback_later(300, exit=True)
         try:
-            exec(compile(body[len("```python\n"):-len("\n```")], "README.md (carla collector)", "exec"), {})
+            exec(compile(body[len("```python\n"):-len("\n```")], "docs/carla.md (carla collector)", "exec"), {})
         finally:
             faulthandler.cancel_dump_traceback_later()
 

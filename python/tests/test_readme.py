@@ -1,4 +1,4 @@
-"""The README's first steps in Python, run exactly as written (the block between the
+"""docs/python.md's first steps in Python, run exactly as written (the block between the
 first-steps-python markers) from the top of the checkout with a plain environment, and
 its printed figures checked against the PLY it wrote."""
 import os
@@ -13,12 +13,12 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 
 
 def readme_block():
-    with open(os.path.join(REPO, "README.md"), encoding="utf-8") as f:
+    with open(os.path.join(REPO, "docs", "python.md"), encoding="utf-8") as f:
         text = f.read()
     begin, end = "<!-- first-steps-python: begin -->", "<!-- first-steps-python: end -->"
     body = text[text.index(begin) + len(begin):text.index(end)].strip()
-    assert body.startswith("```sh\n") and body.endswith("\n```"), body[:40]
-    return body[len("```sh\n"):-len("\n```")]
+    assert body.startswith("```sh cwd=repo\n") and body.endswith("\n```"), body[:40]
+    return body[len("```sh cwd=repo\n"):-len("\n```")]
 
 
 class ReadmeFirstSteps(unittest.TestCase):
