@@ -104,7 +104,7 @@ def check_inline(page, prose, flags, make_targets):
     for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", prose):
         if "://" in target or target.startswith("mailto:"):
             continue
-        if not os.path.exists(os.path.join(os.path.dirname(page), target)):
+        if not os.path.exists(os.path.join(REPO, os.path.dirname(page), target)):
             fail(page, "link to %s: no such file" % target)
 
 
@@ -115,7 +115,10 @@ def suite_files():
         if os.path.isdir(p):
             names |= {os.path.join("python/tests", f) for f in os.listdir(p)}
         else:
-            names |= set(re.findall(r"[\w./-]+\.(?:c|py|sh)", open(p, encoding="utf-8").read()))
+            for n in re.findall(r"[\w./-]+\.(?:c|py|sh)", open(p, encoding="utf-8").read()):
+                for cand in (n, os.path.join(os.path.dirname(mb), n), os.path.join("examples", "python", n)):
+                    if os.path.exists(os.path.join(REPO, cand)):
+                        names.add(os.path.normpath(cand))
     return names
 
 
