@@ -207,7 +207,7 @@ with tempfile.TemporaryDirectory() as tmp:
     tum = os.path.join(tmp, "poses.tum")
     with open(tum, "w") as f:
         # to 1.00 s, a whole number of every sensor period: a stream that ends inside a period still gives
-        # the sample that period starts with, a file does not (README, Live ROS 2)
+        # the sample that period starts with, a file does not (docs/ros2.md, Live ROS 2)
         for i in range(101):
             t, yaw = i * 0.01, 0.3 * i * 0.01
             f.write("%.17g %.17g %.17g %.17g 0 0 %.17g %.17g\n" % (t, -20 + 10 * t, 0.5 * math.sin(t), 1.8,

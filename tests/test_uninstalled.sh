@@ -1,5 +1,5 @@
 #!/bin/sh
-# A C program compiled against the build tree, as README.md says, with no
+# A C program compiled against the build tree, as docs/cosim.md says, with no
 # `make install`: pkg-config through build/meson-uninstalled gives the
 # include paths (the generated sensim/version.h included) and the library;
 # the program runs and scans.

@@ -1,4 +1,4 @@
-/* The sensim command's help texts (README.md shows the synopses, kept equal by a test), usage errors. */
+/* The sensim command's help texts (docs/cli.md shows the synopses, kept equal by a test), usage errors. */
 #include <sensim/sensim.h>
 
 #include "cli.h"
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-/* Each command's synopsis (what README.md shows, kept equal by a test) and
+/* Each command's synopsis (what docs/cli.md shows, kept equal by a test) and
  * its notes (shown by `sensim CMD --help`). */
 static const struct command_help {
     const char *name;
