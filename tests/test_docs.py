@@ -85,7 +85,8 @@ def help_flags(sensim):
 
 
 def check_inline(page, prose, flags, make_targets):
-    for span in re.findall(r"`([^`\n]+)`", prose):
+    # a span may wrap across lines of a paragraph (`sensim ros2 --scene street --rig\nrig.ini`)
+    for span in (" ".join(s.split()) for s in re.findall(r"`([^`]+)`", prose)):
         for cmd in re.split(r"\s*(?:\||&&|;)\s*", span):
             words = cmd.split()
             if len(words) >= 2 and words[0] == "sensim" and re.match(r"^[a-z]+$", words[1]):
