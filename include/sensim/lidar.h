@@ -122,7 +122,7 @@ typedef struct sensim_mems_desc {
 #define SENSIM_DROPOFF_PHYSICAL 2 /**< detection against a threshold and shot noise (sensim_lidar_desc_init's default) */
 
 /** Which returns a shot reports. */
-#define SENSIM_RETURN_STRONGEST 0
+#define SENSIM_RETURN_STRONGEST 0 /**< the strongest return of the beam */
 #define SENSIM_RETURN_LAST      1 /**< the farthest return of the beam */
 #define SENSIM_RETURN_FIRST     2 /**< the nearest return of the beam */
 #define SENSIM_RETURN_DUAL      3 /**< strongest (index 0) and last (index 1) if they differ */

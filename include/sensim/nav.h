@@ -109,7 +109,7 @@ typedef struct sensim_nav_desc {
     uint32_t reserved_u32; /**< reserved: 0 */
     double ref_latitude_deg;      /**< geodetic latitude of the world origin (WGS 84), degrees */
     double ref_longitude_deg;     /**< geodetic longitude of the world origin, degrees */
-    double ref_altitude_m;        /**< ellipsoidal height of the world origin, metres */
+    double ref_altitude_m;        /**< altitude of the world origin, metres (above the WGS 84 ellipsoid; model = carla: CARLA's) */
     double lat_bias_deg;          /**< GNSS latitude bias (CARLA `noise_lat_bias`), degrees */
     double lat_stddev_deg;        /**< GNSS latitude noise σ (CARLA `noise_lat_stddev`), degrees */
     double lon_bias_deg;          /**< GNSS longitude bias (CARLA `noise_lon_bias`), degrees */
@@ -170,7 +170,7 @@ typedef struct sensim_nav_sample {
                                        ground, 0 = north (+y world), π/2 = east (+x), [0, 2π) */
     double latitude_deg;          /**< GNSS: WGS 84 latitude of the antenna (= sensor origin), degrees */
     double longitude_deg;         /**< GNSS: WGS 84 longitude, degrees */
-    double altitude_m;            /**< GNSS: height above the ellipsoid, metres */
+    double altitude_m;            /**< GNSS: altitude, metres (above the WGS 84 ellipsoid; model = carla: ref_altitude_m + z) */
     double position[3];           /**< sensor origin, world frame, m (all kinds; noise-free) */
     double orientation[4];        /**< sensor-to-world quaternion (w, x, y, z) (all kinds; noise-free) */
     double velocity_world[3];     /**< sensor origin, world frame, m/s (noise-free) */
