@@ -497,9 +497,19 @@ def _candidates():
     if env:
         yield env
         return
-    # Installed code looks only in installed places: the loader path. (A
-    # guess at ../build/libsensim.so would load whatever sits there when the
-    # package is copied; a source checkout sets SENSIM_LIBRARY.)
+    # Installed code looks only in installed places: the library of its own
+    # prefix (meson writes _installed.py at install time), then the loader
+    # path. (A guess at ../build/libsensim.so would load whatever sits there
+    # when the package is copied; a source checkout sets SENSIM_LIBRARY.)
+    try:
+        from . import _installed
+    except ImportError:
+        _installed = None
+    if _installed is not None:
+        own = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                            _installed.LIBDIR_FROM_PACKAGE, _installed.SONAME))
+        if os.path.exists(own):
+            yield own
     yield "libsensim.so.0"
     found = ctypes.util.find_library("sensim")
     if found:

@@ -143,6 +143,9 @@ bool sensim__running_uninstalled(void);
 /* @p program's path: the build root when uninstalled, else the installed
  * libexecdir/sensim (paths.c). Returns @p buf. */
 const char *sensim__libexec_path(const char *program, char *buf, size_t cap);
+/* The installed presets' folder beside this copy of the installed library
+ * (a moved prefix), or NULL when there is none (paths.c). */
+const char *sensim__preset_dir_beside_library(void);
 
 /* ASPRS LAS class of a CARLA tag (io/io_ply.c; SENSIM_FORMAT_LAS documents the table). */
 uint8_t sensim__las_class(uint8_t tag, uint8_t flags);

@@ -548,6 +548,16 @@ const char *sensim_preset_search_dir(uint32_t index)
             return SENSIM_SOURCE_PRESET_DIR;
         i++;
     }
+    if (!sensim__running_uninstalled()) {
+        /* beside the installed library first: a moved prefix finds its own presets */
+        const char *beside = sensim__preset_dir_beside_library();
+        char installed[PATH_MAX];
+        if (beside && !(realpath(SENSIM_INSTALL_PRESET_DIR, installed) && !strcmp(installed, beside))) {
+            if (index == i)
+                return beside;
+            i++;
+        }
+    }
     if (index == i)
         return SENSIM_INSTALL_PRESET_DIR;
     return NULL;
