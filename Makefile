@@ -40,22 +40,14 @@ docs:
 
 SAN_BUILD ?= build-sanitize
 
-# Whole test suite (the API reference with warnings as errors, cmocka, Python, CLI end-to-end,
-# every command and code block of README.md and docs/, headers, exported
-# symbols, corpus replays, Slurm array), then the same suite under
-# AddressSanitizer + UndefinedBehaviorSanitizer, the concurrency test under
-# ThreadSanitizer, and every libFuzzer target for FUZZ_RUNS inputs from seed 1.
-test: test-deps build $(SAN_BUILD)/build.ninja
-	$(MAKE) --no-print-directory docs
-	meson configure $(BUILD) -Dtests=true
-	ninja -C $(BUILD)
-	meson test -C $(BUILD) --print-errorlogs
-	ninja -C $(SAN_BUILD)
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  meson test -C $(SAN_BUILD) --print-errorlogs
-	$(MAKE) --no-print-directory tsan
-	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SEED=1 scripts/fuzz.sh
-	@BUILD=$(BUILD) SAN_BUILD=$(SAN_BUILD) scripts/test_summary.sh
+# Whole test suite (scripts/test_suite.sh): the API reference with warnings as errors; the
+# suite (cmocka, Python, CLI end-to-end, every command and code block of README.md and docs/,
+# headers, exported symbols, the installed SDK, corpus replays, Slurm array); the same suite
+# under AddressSanitizer + UndefinedBehaviorSanitizer; the concurrency tests under
+# ThreadSanitizer; every libFuzzer target for FUZZ_RUNS inputs from seed 1. Every stage runs
+# and reports even when an earlier one failed; the summary names each stage's verdict.
+test: test-deps
+	@BUILD=$(BUILD) SAN_BUILD=$(SAN_BUILD) FUZZ_RUNS=$(FUZZ_RUNS) MAKE="$(MAKE)" scripts/test_suite.sh
 
 # Threads scanning one scene, edits during scans, forbidden threading,
 # cancel and rig transactions, and the image sink's encoder threads
