@@ -14,6 +14,9 @@ highlights; the words after it are this runner's, and GitHub ignores them):
   ```LANG from=PATH     an excerpt of PATH (its lines, contiguous, whitespace-trimmed), a file
                         the suite runs (listed in tests/meson.build or examples/meson.build)
   ```sh cwd=repo        run from the top of the checkout
+  ```sh installed       run as a reader with the SDK installed in a prefix of their own: the build
+                        is installed (meson install) into a scratch prefix, which the block finds
+                        through CMAKE_PREFIX_PATH and PKG_CONFIG_PATH, as docs/sdk.md says
   ```sh quickstart      README's two commands: `make demo` is run from the top of the checkout,
                         `make test` must be what .ci/run runs (it is the run this test is in)
 
@@ -28,6 +31,7 @@ usage: test_docs.py SENSIM_EXE [PAGE.md ...]   (default: README.md and docs/*.md
 """
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -146,6 +150,26 @@ def output_ok(body, printed):
     return None
 
 
+INSTALLED = {}
+
+
+def installed_env(env, sensim):
+    """The reader's environment after installing into a prefix of their own (docs/sdk.md)."""
+    if "prefix" not in INSTALLED:
+        build = os.path.dirname(os.path.dirname(os.path.dirname(sensim)))
+        dest = tempfile.mkdtemp(prefix="sensim-docs-prefix-")
+        subprocess.run(["meson", "install", "-C", build, "--no-rebuild", "--destdir", dest], check=True,
+                       capture_output=True)
+        pcs = [os.path.join(d, f) for d, _, fs in os.walk(dest) for f in fs if f == "sensim.pc"]
+        INSTALLED["prefix"] = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(pcs[0]))))
+        INSTALLED["pkgconfig"] = os.path.dirname(pcs[0])
+        INSTALLED["dest"] = dest
+    e = {k: v for k, v in env.items() if k not in ("SENSIM_LIBRARY", "PYTHONPATH")}
+    e["CMAKE_PREFIX_PATH"] = INSTALLED["prefix"]
+    e["PKG_CONFIG_PATH"] = INSTALLED["pkgconfig"]
+    return e
+
+
 def run_page(page, sensim, help_text, env, suite):
     rel = os.path.relpath(page, REPO)
     found, _ = blocks(page)
@@ -210,7 +234,8 @@ def run_page(page, sensim, help_text, env, suite):
             print("run %s (%s)" % (where, lang), flush=True)
             # its own process group: a block's background process (a live publisher) is ended
             # with it, and cannot hold the output pipes open after the block failed
-            p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            block_env = installed_env(env, sensim) if attrs.get("installed") else env
+            p = subprocess.Popen(cmd, cwd=cwd, env=block_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                  start_new_session=True)
             try:
                 stdout, stderr = p.communicate(timeout=300)
@@ -251,6 +276,8 @@ def main():
         _, prose = blocks(page)
         check_inline(os.path.relpath(page, REPO), prose, flags, make_targets)
         run_page(page, sensim, help_text, env, suite)
+    if "dest" in INSTALLED:
+        shutil.rmtree(INSTALLED["dest"], ignore_errors=True)
     if FAILS:
         print("\n%d problem(s):\n%s" % (len(FAILS), "\n".join(FAILS)))
         return 1
