@@ -299,6 +299,36 @@ SENSIM_API sensim_status sensim_rig_push_pose(sensim_rig *rig, int64_t t_ns, con
 SENSIM_API sensim_status sensim_rig_push_state(sensim_rig *rig, int64_t t_ns, const sensim_platform_state *state);
 
 /**
+ * Push a jump: the platform is at @p pose (copied) from @p t_ns on, with no
+ * motion in between (an episode reset, a teleport, CARLA's set_transform, a
+ * relocalisation). A jump ends the current motion segment and starts a new
+ * one: before @p t_ns every sensor reads the old segment, which ends at the
+ * last key pushed before the jump and holds that key's state exactly up to
+ * @p t_ns; from @p t_ns on it reads the new segment, starting exactly at
+ * @p pose. Nothing interpolates across the jump and derivatives restart:
+ * the new segment's keys take their velocity, acceleration and body rates
+ * from the keys of their own segment only (a parked platform reads zero on
+ * both sides; an IMU sees no spike). @p t_ns may equal the last key's time
+ * (that key then ends the old segment at the jump: the form of a trajectory
+ * file with two rows at one time). Without a jump the model stays C²
+ * (sensim_rig_push_pose). A jump as the first push is a plain first key.
+ * @return as sensim_rig_push_pose; SENSIM_ERR_TIME_ORDER when @p t_ns is
+ *         before the last pushed key, equal to the time of a key that is
+ *         itself a jump, or before the rig's time (steps already done).
+ * Thread safety: one thread at a time per rig (as sensim_rig_push_pose). Since 0.2.
+ */
+SENSIM_API sensim_status sensim_rig_jump_to_pose(sensim_rig *rig, int64_t t_ns, const double pose[16]);
+
+/**
+ * Push a jump to a platform state (copied): as sensim_rig_jump_to_pose, with
+ * the derivatives flagged in state->given used exactly at @p t_ns (a vehicle
+ * reset to a moving state) and the others estimated from the new segment.
+ * @return as sensim_rig_push_state and sensim_rig_jump_to_pose.
+ * Thread safety: one thread at a time per rig. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_rig_jump_to_state(sensim_rig *rig, int64_t t_ns, const sensim_platform_state *state);
+
+/**
  * The platform's state at @p t_ns from the rig's history and motion model:
  * what every sensor of a step without keys reads (pose, world velocity and
  * acceleration, body rate and angular acceleration).

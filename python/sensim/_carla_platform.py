@@ -29,6 +29,17 @@ class _Platform:
     def push(self, t_ns, world):
         if self.history and self.history[-1][0] >= t_ns:
             return  # pushed by a tick that was then refused: the key stands
+        a = self.actor
+        if a is not None and getattr(a, "_jumped", False) and self.history:
+            # set_transform / set_location since the last tick: CARLA moves the actor at once, so the
+            # platform jumps at the tick's start (a new motion segment: no sweep through the space
+            # between, no IMU spike); the samplers' key lists start at the jump
+            t_prev = self.history[-1][0]
+            m = self.pose()
+            self.rig.push_pose(t_prev, m, jump=True)
+            self.history = [(t_prev, m)]
+        if a is not None:
+            a._jumped = False
         m = self.pose()
         self.history = (self.history + [(t_ns, m)])[-8:]
         self.rig.push_pose(t_ns, m)

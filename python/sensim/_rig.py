@@ -185,27 +185,37 @@ class Rig(_Handle):
                     with m._cv:
                         m._holders -= 1
 
-    def push_pose(self, t_ns, pose):
+    def push_pose(self, t_ns, pose, jump=False):
         """Push the platform's pose (4x4, body to world, metres) at ``t_ns``
         into the rig's history; steps without ``pose``/``keys`` then read it
-        through the rig's one motion model (see sensim_rig_push_pose)."""
+        through the rig's one motion model (see sensim_rig_push_pose).
+        ``jump=True``: the platform jumps to ``pose`` at ``t_ns`` (a reset, a
+        teleport): a new motion segment, nothing interpolated across it,
+        derivatives restarted; ``t_ns`` may equal the last pushed time (see
+        sensim_rig_jump_to_pose)."""
         if pose is None:  # _mat16(None) is the identity: a host's missing pose must not become one
             raise InvalidArgument(1, "push_pose: pose is None (a 4x4 matrix, body to world)")
+        if not isinstance(jump, bool):
+            raise InvalidArgument(1, "push_pose: jump must be True or False, not %s" % type(jump).__name__)
         m = _mat16(pose)
+        fn = _L.sensim_rig_jump_to_pose if jump else _L.sensim_rig_push_pose
         with _using(self) as hs:
-            _check(_L.sensim_rig_push_pose(hs[0], _i64(t_ns, "t_ns"), ctypes.byref(m)))
+            _check(fn(hs[0], _i64(t_ns, "t_ns"), ctypes.byref(m)))
         self._pushed = True
 
     def push_state(self, t_ns, pose, velocity=None, acceleration=None, angular_velocity_deg=None,
-                   angular_acceleration_deg=None, angular_velocity=None, angular_acceleration=None):
+                   angular_acceleration_deg=None, angular_velocity=None, angular_acceleration=None, jump=False):
         """Push a platform state at ``t_ns``: ``pose`` (4x4) and whichever
         derivatives the host knows, used exactly: ``velocity`` and
         ``acceleration`` (world frame, m/s and m/s^2, gravity not included),
         body rates ``angular_velocity_deg`` (deg/s) or ``angular_velocity``
         (rad/s), and angular accelerations likewise. Those left out come
-        from the pushed poses."""
+        from the pushed poses. ``jump=True``: a jump to this state (as
+        ``push_pose``; sensim_rig_jump_to_state)."""
         if pose is None:
             raise InvalidArgument(1, "push_state: pose is None (a 4x4 matrix, body to world)")
+        if not isinstance(jump, bool):
+            raise InvalidArgument(1, "push_state: jump must be True or False, not %s" % type(jump).__name__)
         st = _lib.PlatformState()
         _L.sensim_platform_state_init(ctypes.byref(st))
         st.pose = _mat16(pose)
@@ -232,7 +242,8 @@ class Rig(_Handle):
             given |= bit
         st.given = given
         with _using(self) as hs:
-            _check(_L.sensim_rig_push_state(hs[0], _i64(t_ns, "t_ns"), ctypes.byref(st)))
+            _check((_L.sensim_rig_jump_to_state if jump else _L.sensim_rig_push_state)(
+                hs[0], _i64(t_ns, "t_ns"), ctypes.byref(st)))
         self._pushed = True
 
     def platform_at(self, t_ns):

@@ -345,10 +345,12 @@ class Actor:
     def set_transform(self, transform):
         self._check_alive("set_transform")
         self._rel = _checked(Transform(transform.location, transform.rotation), "set_transform")
+        self._jumped = True  # a teleport: the sensors it carries jump with it (a new motion segment)
 
     def set_location(self, location):
         self._check_alive("set_location")
         self._rel = _checked(Transform(location, self._rel.rotation), "set_location")
+        self._jumped = True
 
     def get_velocity(self):
         return Vector3D(self._vel.x, self._vel.y, self._vel.z)

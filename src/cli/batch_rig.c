@@ -366,7 +366,10 @@ static int run_pass(pass *X)
              * a streamed trajectory is read as far as the step needs, no further */
             while ((pushed == 0 || tr->keys[pushed - 1].t_ns < t + dt + span) &&
                    (pushed < tr->n || live_more_keys((traj *)tr))) { /* a stream grows R->tr */
-                if ((st = sensim_rig_push_pose(rig, tr->keys[pushed].t_ns, tr->keys[pushed].pose))) {
+                /* two keys at one time: a jump (a reset, a teleport) */
+                const int jump = pushed > 0 && tr->keys[pushed].t_ns == tr->keys[pushed - 1].t_ns;
+                if ((st = (jump ? sensim_rig_jump_to_pose : sensim_rig_push_pose)(rig, tr->keys[pushed].t_ns,
+                                                                                  tr->keys[pushed].pose))) {
                     rc = fail(st);
                     break;
                 }

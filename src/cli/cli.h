@@ -143,6 +143,7 @@ typedef struct traj_reader {
     double *times;
     size_t ntimes, cap;
     double prev_t;
+    int prev_jump; /* the row before was the second of two at one time (a jump): a third is refused */
     int eof;
 } traj_reader;
 void traj_reader_init(traj_reader *r, FILE *f, const char *path, int32_t frame, const char *times_path);

@@ -158,11 +158,16 @@ int thin_keys(traj *t, int64_t step_ns, const char *label)
     if (t->n < 3 || gap <= 0)
         return 0;
     size_t w = 1;
+    /* both rows of a jump (two at one time: the old segment's end and the new pose) are kept */
+#define JUMP_ROW(i) (((i) > 0 && t->keys[i].t_ns == t->keys[(i) - 1].t_ns) || \
+                     ((i) + 1 < t->n && t->keys[i].t_ns == t->keys[(i) + 1].t_ns))
     for (size_t i = 1; i < t->n; i++)
-        if (i == t->n - 1 || t->keys[i].t_ns - t->keys[w - 1].t_ns >= gap)
+        if (i == t->n - 1 || t->keys[i].t_ns - t->keys[w - 1].t_ns >= gap || JUMP_ROW(i))
             t->keys[w++] = t->keys[i];
-    if (w < t->n && t->keys[w - 1].t_ns - t->keys[w - 2].t_ns < gap && w > 2) /* the last row replaces its
-                                                                                   too-close predecessor */
+#undef JUMP_ROW
+    if (w < t->n && w > 2 && t->keys[w - 1].t_ns - t->keys[w - 2].t_ns < gap && /* the last row replaces its */
+        t->keys[w - 1].t_ns != t->keys[w - 2].t_ns && t->keys[w - 2].t_ns != t->keys[w - 3].t_ns) /* too-close
+                                                                                      predecessor, not a jump's */
         t->keys[w - 2] = t->keys[w - 1], w--;
     if (w < t->n)
         fprintf(stderr, "sensim: note: %s: %zu rows thinned to %zu (one at least every %lld ns: a world step of %lld ns "
@@ -313,9 +318,10 @@ static int load_times(const char *path, double **out, size_t *n)
 }
 
 /* The next key of @p t at @p seconds (grown as needed): 0, or an exit status
- * after a message when two rows fall within one nanosecond. */
+ * after a message when two rows fall within one nanosecond (unless @p jump:
+ * the second of two rows with the same time, which the rig takes as a jump). */
 static int next_key(traj *t, size_t *cap, double seconds, const char *path, unsigned long long ln,
-                    sensim_pose_key **out)
+                    sensim_pose_key **out, int jump)
 {
     if (t->n == *cap) {
         size_t c = *cap ? 2 * *cap : 1024;
@@ -326,7 +332,7 @@ static int next_key(traj *t, size_t *cap, double seconds, const char *path, unsi
     }
     sensim_pose_key *k = &t->keys[t->n];
     k->t_ns = llround(seconds * 1e9);
-    if (t->n && k->t_ns <= t->keys[t->n - 1].t_ns)
+    if (t->n && k->t_ns <= t->keys[t->n - 1].t_ns && !(jump && k->t_ns == t->keys[t->n - 1].t_ns))
         return msg_fail("%s:%llu: two rows within the same nanosecond%s", path, ln, "");
     *out = k;
     return 0;
@@ -406,10 +412,13 @@ int traj_read(traj_reader *r, traj *t, size_t until)
                 break;
             }
             double tt = quat == 2 ? w[0] : times[row];
-            if (!(tt > prev_t) || fabs(tt) > 9e9) {
-                rc = msg_fail("%s:%llu: time must increase and stay within 9e9 s%s", path, ln, "");
+            const int jump = tt == prev_t && !r->prev_jump; /* two rows at one time: a jump */
+            if (!(tt > prev_t || jump) || fabs(tt) > 9e9) {
+                rc = msg_fail("%s:%llu: time must increase (two rows at one time are a jump, a third is not) and stay "
+                              "within 9e9 s%s", path, ln, "");
                 break;
             }
+            r->prev_jump = jump;
             if (prev_t > -INFINITY && tt - prev_t > TRAJ_MAX_GAP_S) {
                 char why[160];
                 snprintf(why, sizeof why, "time jumps %.9g s past the row before, more than the %g s between two rows a "
@@ -419,7 +428,7 @@ int traj_read(traj_reader *r, traj *t, size_t until)
             }
             prev_t = tt;
             sensim_pose_key *k;
-            if ((rc = next_key(t, &cap, tt, path, ln, &k)))
+            if ((rc = next_key(t, &cap, tt, path, ln, &k, jump)))
                 break;
             double *m = k->pose;
             if (quat == 2) { /* TUM: t x y z qx qy qz qw (the scalar last) */
@@ -474,10 +483,13 @@ int traj_read(traj_reader *r, traj *t, size_t until)
             rc = msg_fail("%s:%llu: expected %s finite numbers", path, ln, quat ? "8" : "7");
             break;
         }
-        if (!(v[0] > prev_t)) {
-            rc = msg_fail("%s:%llu: time must increase%s", path, ln, "");
+        const int jump = v[0] == prev_t && !r->prev_jump; /* two rows at one time: a jump */
+        if (!(v[0] > prev_t || jump)) {
+            rc = msg_fail("%s:%llu: time must increase (two rows at one time are a jump, a third is not)%s", path, ln,
+                          "");
             break;
         }
+        r->prev_jump = jump;
         if (fabs(v[0]) > 9e9) {
             rc = msg_fail("%s:%llu: time out of range%s", path, ln, "");
             break;
@@ -491,7 +503,7 @@ int traj_read(traj_reader *r, traj *t, size_t until)
         }
         prev_t = v[0];
         sensim_pose_key *k;
-        if ((rc = next_key(t, &cap, v[0], path, ln, &k)))
+        if ((rc = next_key(t, &cap, v[0], path, ln, &k, jump)))
             break;
         if (quat) {
             /* A unit quaternion within 1e-2 (files rounded to two decimals

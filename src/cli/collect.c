@@ -608,7 +608,9 @@ int cmd_collect(int argc, char **argv)
         const int64_t t0 = t_first + (int64_t)k * step;
         /* keys up to the step's end and one past it (thinned to fit the rig's 4096) */
         while (pushed < tr.n && (pushed == 0 || tr.keys[pushed - 1].t_ns < t0 + step)) {
-            if ((st = sensim_rig_push_pose(rig, tr.keys[pushed].t_ns, tr.keys[pushed].pose))) {
+            const int jump = pushed > 0 && tr.keys[pushed].t_ns == tr.keys[pushed - 1].t_ns; /* a reset */
+            if ((st = (jump ? sensim_rig_jump_to_pose : sensim_rig_push_pose)(rig, tr.keys[pushed].t_ns,
+                                                                              tr.keys[pushed].pose))) {
                 rc = fail(st);
                 break;
             }

@@ -226,7 +226,8 @@ int live_more_keys(traj *tr)
             return 0;
         if (n == 0)
             g_live.stream_t0_ns = tr->keys[0].t_ns;
-        if (n == 0 || tr->keys[n].t_ns - tr->keys[n - 1].t_ns >= g_live.thin_gap_ns)
+        if (n == 0 || tr->keys[n].t_ns - tr->keys[n - 1].t_ns >= g_live.thin_gap_ns ||
+            tr->keys[n].t_ns == tr->keys[n - 1].t_ns) /* a jump's row is kept */
             return 1;
         tr->n = n, g_live.stream_dropped++; /* denser than a step holds: thinned as thin_keys does */
     }

@@ -327,6 +327,10 @@ static void quintic_basis(double s, double h[6], double dh[6], double ddh[6])
  * NULL only the pose. */
 void sensim__mseg_setup(const sensim__mkey *a, const sensim__mkey *b, sensim__mseg *g)
 {
+    if (b->jump) { /* nothing interpolates across a jump (mkey_at holds a); no division by a zero length */
+        memset(g, 0, sizeof *g);
+        return;
+    }
     const double T = (double)(b->t - a->t) * 1e-9;
     double wT[3], aT[3];
     g->T = T;
@@ -412,7 +416,8 @@ static void mkey_at(const sensim__mkey *k, uint32_t n, const sensim__mseg *g, ui
                     sensim_kinematics *out)
 {
     int64_t i = mkey_find(k, n, t);
-    if (i < 0 || i == (int64_t)n - 1 || k[i].t == t) /* on a key (or outside): the key itself, exactly */
+    /* on a key (or outside), or before a jump (the old segment ends at its last key): that key, exactly */
+    if (i < 0 || i == (int64_t)n - 1 || k[i].t == t || k[i + 1].jump)
         mkey_hold(&k[i < 0 ? 0 : i], pose, out);
     else
         seg_eval(&k[i], &k[i + 1], i < (int64_t)ng ? &g[i] : NULL, t, pose, out);
@@ -474,7 +479,7 @@ void sensim__mkey_pose4(const sensim__mkey *k, uint32_t n, const sensim__mseg *g
                         uint32_t m, sensim_v4d P[16])
 {
     int64_t i = mkey_find(k, n, t[0]);
-    bool one = i >= 0 && i < (int64_t)n - 1 && i < (int64_t)ng;
+    bool one = i >= 0 && i < (int64_t)n - 1 && i < (int64_t)ng && !k[i + 1].jump;
     for (uint32_t l = 0; l < m && one; l++)
         one = t[l] > k[i].t && t[l] < k[i + 1].t; /* inside the segment, not on a key */
     if (one) {
@@ -514,8 +519,10 @@ static sensim_status causal_at(const sensim_pose_key *keys, uint64_t n, uint64_t
         return st;
     }
     uint64_t last = (lo == n - 1 || keys[lo].t_ns == t) ? lo : lo + 1;
-    if (last == 0 && n > 1) /* the first key takes the second's velocity (sensim__mkey_derive) */
-        last = 1;
+    /* the first key of a segment (the first of all, or a jump: two keys at one time) takes the
+     * next key's velocity (sensim__mkey_derive) */
+    if (last + 1 < n && (last == 0 || keys[last - 1].t_ns == keys[last].t_ns))
+        last++;
     uint64_t first = last >= 5 ? last - 5 : 0;
     sensim__mkey mk[6];
     uint32_t m = 0;
@@ -524,16 +531,25 @@ static sensim_status causal_at(const sensim_pose_key *keys, uint64_t n, uint64_t
         sensim_status st = load_key(keys, j, 0, &kk);
         if (st != SENSIM_OK)
             return st;
-        if (m > 0 && keys[j].t_ns <= mk[m - 1].t)
-            return sensim__fail(SENSIM_ERR_TIME_ORDER, "kinematics: key %llu time is not after the previous key",
-                                (unsigned long long)j);
+        /* two keys at one time are a jump (sensim_rig_jump_to_pose); a third is not */
+        const bool jump = j > 0 && keys[j].t_ns == keys[j - 1].t_ns;
+        if (j > 0 && (keys[j].t_ns < keys[j - 1].t_ns || (jump && j > 1 && keys[j - 2].t_ns == keys[j].t_ns)))
+            return sensim__fail(SENSIM_ERR_TIME_ORDER, "kinematics: key %llu time is not after the previous key "
+                                "(two keys at one time are a jump, three are not)", (unsigned long long)j);
         memset(&mk[m], 0, sizeof mk[m]);
         mk[m].t = keys[j].t_ns;
+        mk[m].jump = jump && m > 0;
         memcpy(mk[m].p, kk.p, sizeof kk.p);
         memcpy(mk[m].q, kk.q, sizeof kk.q);
         if (m > 0)
             qalign(mk[m - 1].q, mk[m].q);
-        sensim__mkey_derive(mk, m + 1, 0);
+        uint32_t s0 = 0; /* the stencil reads this key's segment only */
+        for (uint32_t i = m; i > 0; i--)
+            if (mk[i].jump) {
+                s0 = i;
+                break;
+            }
+        sensim__mkey_derive(mk + s0, m + 1 - s0, 0);
     }
     sensim__mkey_eval(mk, m, t, out);
     return SENSIM_OK;

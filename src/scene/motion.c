@@ -223,9 +223,17 @@ sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, 
             st = sensim__check_time(keys[i].t_ns, "motion: key time");
         if (st != SENSIM_OK)
             return st;
-        if (i > 0 && keys[i].t_ns <= keys[i - 1].t_ns)
-            return sensim__fail(SENSIM_ERR_TIME_ORDER, "motion: key %u time %lld ns is not after key %u (%lld ns)", i,
-                                (long long)keys[i].t_ns, i - 1, (long long)keys[i - 1].t_ns);
+        /* SENSIM_INTERP_CAUSAL: two keys at one time are a jump (sensim_rig_jump_to_pose); three are not */
+        const bool jump = interp == SENSIM_INTERP_CAUSAL && i > 0 && keys[i].t_ns == keys[i - 1].t_ns &&
+                          !(i > 1 && keys[i - 2].t_ns == keys[i].t_ns);
+        if (i > 0 && keys[i].t_ns <= keys[i - 1].t_ns && !jump)
+            return sensim__fail(SENSIM_ERR_TIME_ORDER, "motion: key %u time %lld ns is not after key %u (%lld ns)%s", i,
+                                (long long)keys[i].t_ns, i - 1, (long long)keys[i - 1].t_ns,
+                                keys[i].t_ns == keys[i - 1].t_ns
+                                    ? (interp == SENSIM_INTERP_CAUSAL ? " (two keys at one time are a jump; three are not)"
+                                                                      : " (two keys at one time, a jump, need "
+                                                                        "SENSIM_INTERP_CAUSAL)")
+                                    : "");
         if (n > 1 && !sensim__mat4_is_rigid(keys[i].pose))
             return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "motion: key %u pose is not rigid (rotation + translation)", i);
         path->t[i] = keys[i].t_ns;
@@ -251,9 +259,16 @@ sensim_status sensim__path_init(sensim_path *path, const sensim_pose_key *keys, 
             sensim__mkey *k = &path->mks[i];
             memset(k, 0, sizeof *k);
             k->t = path->t[i];
+            k->jump = i > 0 && path->t[i] == path->t[i - 1];
             memcpy(k->p, path->p[i], sizeof k->p);
             memcpy(k->q, path->q[i], sizeof k->q);
-            sensim__mkey_derive(path->mks, i + 1, 0);
+            uint32_t s0 = 0; /* the stencil reads this key's segment only */
+            for (uint32_t j = i; j > 0; j--)
+                if (path->mks[j].jump) {
+                    s0 = j;
+                    break;
+                }
+            sensim__mkey_derive(path->mks + s0, i + 1 - s0, 0);
         }
         double pose0[16];
         memcpy(pose0, path->pose0, sizeof pose0);
@@ -410,7 +425,8 @@ bool sensim__path_smooth(const sensim_path *path, int64_t a, int64_t b)
         else
             hi = mid;
     }
-    const bool one = lo + 1 < n && b <= KEY_T(lo + 1);
+    /* a segment that ends in a jump holds its first key up to the jump: not one smooth piece with its end */
+    const bool one = lo + 1 < n && b <= KEY_T(lo + 1) && !(path->mk && path->mk[lo + 1].jump);
 #undef KEY_T
     return one;
 }

@@ -48,6 +48,9 @@ typedef struct sensim__mkey {
     double v[3], a[3];  /* world frame, m/s and m/s² */
     double w[3], al[3]; /* body frame, rad/s and rad/s² */
     uint32_t given;     /* SENSIM__MK_* derivatives the host gave (kept as given) */
+    uint32_t jump;      /* 1: a jump starts a new motion segment here (sensim_rig_jump_to_pose): nothing
+                           interpolates from the key before (held until this key's time), and this key's
+                           derivatives come from its own segment only; it may share the previous key's time */
 } sensim__mkey;
 
 #define SENSIM__MK_V 1u  /* given: velocity */
@@ -56,7 +59,8 @@ typedef struct sensim__mkey {
 #define SENSIM__MK_AL 8u /* angular acceleration */
 
 /* Fill the derivatives of k[n - 1] not flagged in @p given from k[max(0, n - 5) .. n - 1]
- * (times strictly increasing, q sign-aligned, as the rig keeps them). With n = 2 the first
+ * (times strictly increasing, q sign-aligned, as the rig keeps them; the caller passes a
+ * jump's segment only: k[0] is then the jump key). With n = 2 the first
  * key, which had nothing before it, takes the second's velocity and body rate where it was
  * not given: the first segment is then straight (slerp-like) instead of starting at rest. */
 void sensim__mkey_derive(sensim__mkey *k, uint32_t n, uint32_t given);

@@ -448,20 +448,22 @@ static const struct {
                     {SENSIM_STATE_ANGULAR_VELOCITY, 1e4, "angular_velocity", "rad/s"},
                     {SENSIM_STATE_ANGULAR_ACCELERATION, 1e7, "angular_acceleration", "rad/s²"}};
 
-static sensim_status push_locked(sensim_rig *rig, int64_t t, const sensim_platform_state *s, const char *fn);
+static sensim_status push_locked(sensim_rig *rig, int64_t t, const sensim_platform_state *s, const char *fn,
+                                 bool jump);
 
-static sensim_status push_key(sensim_rig *rig, int64_t t, const sensim_platform_state *s, const char *fn)
+static sensim_status push_key(sensim_rig *rig, int64_t t, const sensim_platform_state *s, const char *fn, bool jump)
 {
     SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
     sensim_status st = hold(rig, fn);
     if (st != SENSIM_OK)
         return st;
-    st = push_locked(rig, t, s, fn);
+    st = push_locked(rig, t, s, fn, jump);
     atomic_store(&rig->stepping, 0);
     return st;
 }
 
-static sensim_status push_locked(sensim_rig *rig, int64_t t, const sensim_platform_state *s, const char *fn)
+static sensim_status push_locked(sensim_rig *rig, int64_t t, const sensim_platform_state *s, const char *fn,
+                                 bool jump)
 {
     char what[96];
     snprintf(what, sizeof what, "%s: t_ns", fn);
@@ -488,9 +490,16 @@ static sensim_status push_locked(sensim_rig *rig, int64_t t, const sensim_platfo
             return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "%s: state.%s (t = %lld ns) has magnitude %g %s, beyond %g",
                                 fn, state_limits[i].name, (long long)t, n, state_limits[i].unit, state_limits[i].max);
     }
-    if (rig->hn > 0 && t <= rig->hist[rig->hn - 1].t)
-        return sensim__fail(SENSIM_ERR_TIME_ORDER, "%s: t_ns = %lld is not after the last pushed key (%lld ns)", fn,
-                            (long long)t, (long long)rig->hist[rig->hn - 1].t);
+    /* a jump may share the last key's time (that key ends the old segment), but not a jump's own */
+    if (rig->hn > 0 && (jump ? t < rig->hist[rig->hn - 1].t || (t == rig->hist[rig->hn - 1].t &&
+                                                                   rig->hist[rig->hn - 1].jump)
+                             : t <= rig->hist[rig->hn - 1].t))
+        return sensim__fail(SENSIM_ERR_TIME_ORDER, "%s: t_ns = %lld is not after the last pushed key (%lld ns)%s", fn,
+                            (long long)t, (long long)rig->hist[rig->hn - 1].t,
+                            jump ? ", nor a jump at its time from a key that is not itself a jump" : "");
+    if (jump && rig->hn > 0 && t < rig->t_ns)
+        return sensim__fail(SENSIM_ERR_TIME_ORDER, "%s: a jump at t_ns = %lld is before the rig's time %lld ns (the "
+                            "steps up to it are done)", fn, (long long)t, (long long)rig->t_ns);
     if (!rig->hist && !(rig->hist = malloc(SENSIM_RIG_HISTORY_KEYS * sizeof *rig->hist)))
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: cannot allocate the pose history", fn);
     if (rig->hn == SENSIM_RIG_HISTORY_KEYS) {
@@ -509,6 +518,7 @@ static sensim_status push_locked(sensim_rig *rig, int64_t t, const sensim_platfo
     sensim__mkey *k = &rig->hist[rig->hn];
     memset(k, 0, sizeof *k);
     k->t = t;
+    k->jump = jump && rig->hn > 0;
     memcpy(k->p, &s->pose[12], sizeof k->p);
     sensim__quat_from_mat(s->pose, k->q);
     if (rig->hn > 0) { /* the nearer hemisphere of the previous key's rotation */
@@ -526,7 +536,14 @@ static sensim_status push_locked(sensim_rig *rig, int64_t t, const sensim_platfo
     if (s->given & SENSIM_STATE_ANGULAR_ACCELERATION)
         memcpy(k->al, s->angular_acceleration, sizeof k->al);
     rig->hn++;
-    sensim__mkey_derive(rig->hist, rig->hn, s->given);
+    /* the stencil reads this key's segment only: from the latest jump among the last 5 keys */
+    uint32_t first = rig->hn > 5 ? rig->hn - 5 : 0;
+    for (uint32_t j = rig->hn - 1; j > first; j--)
+        if (rig->hist[j].jump) {
+            first = j;
+            break;
+        }
+    sensim__mkey_derive(rig->hist + first, rig->hn - first, s->given);
     return SENSIM_OK;
 }
 
@@ -537,14 +554,31 @@ sensim_status sensim_rig_push_pose(sensim_rig *rig, int64_t t_ns, const double p
     sensim_platform_state s;
     sensim_platform_state_init(&s);
     memcpy(s.pose, pose, sizeof s.pose);
-    return push_key(rig, t_ns, &s, "sensim_rig_push_pose");
+    return push_key(rig, t_ns, &s, "sensim_rig_push_pose", false);
+}
+
+sensim_status sensim_rig_jump_to_pose(sensim_rig *rig, int64_t t_ns, const double pose[16])
+{
+    if (!pose)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_jump_to_pose: pose is NULL");
+    sensim_platform_state s;
+    sensim_platform_state_init(&s);
+    memcpy(s.pose, pose, sizeof s.pose);
+    return push_key(rig, t_ns, &s, "sensim_rig_jump_to_pose", true);
+}
+
+sensim_status sensim_rig_jump_to_state(sensim_rig *rig, int64_t t_ns, const sensim_platform_state *state)
+{
+    if (!state)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_jump_to_state: state is NULL");
+    return push_key(rig, t_ns, state, "sensim_rig_jump_to_state", true);
 }
 
 sensim_status sensim_rig_push_state(sensim_rig *rig, int64_t t_ns, const sensim_platform_state *state)
 {
     if (!state)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_push_state: state is NULL");
-    return push_key(rig, t_ns, state, "sensim_rig_push_state");
+    return push_key(rig, t_ns, state, "sensim_rig_push_state", false);
 }
 
 sensim_status sensim_rig_platform_at(sensim_rig *rig, int64_t t_ns, sensim_kinematics *out)
