@@ -60,7 +60,11 @@ SENSIM_API void sensim_context_desc_init(sensim_context_desc *desc);
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (out_ctx NULL),
  *         SENSIM_ERR_OUT_OF_RANGE (thread_count > 1024),
  *         SENSIM_ERR_BACKEND (Embree device creation failed),
- *         SENSIM_ERR_OUT_OF_MEMORY.
+ *         SENSIM_ERR_OUT_OF_MEMORY (also: the thread_count threads cannot
+ *         all start, e.g. under ulimit -v: the message names the count; a
+ *         count is tried once by starting its threads with OpenMP's stack
+ *         size, OMP_STACKSIZE, and joining them, as libgomp would otherwise
+ *         exit the process).
  * Thread safety: any thread. Since 0.1.
  */
 SENSIM_API sensim_status sensim_context_create(const sensim_context_desc *desc,
@@ -93,7 +97,9 @@ SENSIM_API uint32_t sensim_context_thread_count(const sensim_context *ctx);
 /**
  * Change the worker thread count (0 = all cores). Output of scans does not
  * depend on it (bit-identical for any value).
- * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_RANGE (> 1024).
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_OUT_OF_RANGE (> 1024),
+ *         SENSIM_ERR_OUT_OF_MEMORY (the threads cannot all start, as
+ *         sensim_context_create(); the count stays).
  * Thread safety: not while a scan on this context runs. Since 0.1.
  */
 SENSIM_API sensim_status sensim_context_set_thread_count(sensim_context *ctx,

@@ -39,8 +39,12 @@
  * an open file, a split by size, sensim_mcap_get_stats() and
  * sensim_mcap_close() wait for the chunks queued.
  *
- * Thread safety: one writer is used by one thread at a time (the calls do
- * not lock); distinct writers on any threads.
+ * Thread safety: a writer (a bag or a live ROS 2 writer) may be shared by
+ * threads: every call but sensim_mcap_close() holds the writer's lock, so
+ * calls on one writer take turns and each message (and each capture of
+ * sensim_mcap_write_capture()) is written whole. sensim_mcap_close() waits
+ * for a call in progress but must not race with later calls (the handle is
+ * freed); distinct writers on any threads.
  */
 #ifndef SENSIM_MCAP_H
 #define SENSIM_MCAP_H
@@ -422,8 +426,8 @@ SENSIM_API void sensim_ros2_options_init(sensim_ros2_options *options);
  *         Cyclone DDS, or DDS refused the participant, e.g. a bad
  *         CYCLONEDDS_URI; the message gives DDS's reason);
  *         SENSIM_ERR_OUT_OF_MEMORY.
- * Thread safety: any thread; the writer is then used as any writer (one
- * thread at a time). DDS runs its own threads in the process. Since 0.2.
+ * Thread safety: any thread; the writer is then used as any writer (shared
+ * by threads, calls take turns). DDS runs its own threads in the process. Since 0.2.
  */
 SENSIM_API sensim_status sensim_ros2_open(const sensim_ros2_options *options, sensim_mcap **out_writer);
 

@@ -78,7 +78,8 @@ SENSIM_API void sensim_frame_sink_destroy(sensim_frame_sink *sink);
  * Write one frame (@p header and @p count points, both borrowed).
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_IO (the message
  *         names the file), SENSIM_ERR_OUT_OF_MEMORY.
- * Thread safety: one thread at a time per sink. Since 0.2.
+ * Thread safety: any thread; calls on one sink (and its consume) take turns
+ * (the sink's lock). Since 0.2.
  */
 SENSIM_API sensim_status sensim_frame_sink_write(sensim_frame_sink *sink, const sensim_frame_header *header,
                                                  const sensim_point *points, uint64_t count);
@@ -90,7 +91,8 @@ SENSIM_API sensim_status sensim_frame_sink_write(sensim_frame_sink *sink, const 
  * message say which file.
  * @return as sensim_frame_sink_write(), SENSIM_ERR_INVALID_ARGUMENT (not a
  *         point ring).
- * Thread safety: the ring's consumer thread (a rig's stepping thread). Since 0.2.
+ * Thread safety: the ring's consumer thread (a rig's stepping thread); one sink
+ * may consume rings of several rigs stepped on several threads: they take turns. Since 0.2.
  */
 SENSIM_API sensim_status sensim_frame_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
 
@@ -170,7 +172,8 @@ SENSIM_API void sensim_image_sink_destroy(sensim_image_sink *sink);
  * capture it belonged to has no JSON (so `--resume` redoes it).
  * @return SENSIM_OK, SENSIM_ERR_IO, SENSIM_ERR_OUT_OF_MEMORY,
  *         SENSIM_ERR_INVALID_ARGUMENT (not an image sink).
- * Thread safety: one thread at a time per sink (with write()). Since 0.2.
+ * Thread safety: any thread (it waits for the encoder threads; a write on
+ * another thread may queue more meanwhile). Since 0.2.
  */
 SENSIM_API sensim_status sensim_image_sink_flush(sensim_image_sink *sink);
 
@@ -192,7 +195,8 @@ SENSIM_API sensim_status sensim_image_sink_get_stats(const sensim_image_sink *si
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_IO (the message
  *         names the file; with threads possibly an earlier capture's),
  *         SENSIM_ERR_OUT_OF_MEMORY (the queue's copy).
- * Thread safety: one thread at a time per sink. Since 0.2.
+ * Thread safety: any thread; writes and consumes on one sink take turns (the
+ * sink's lock). Since 0.2.
  */
 SENSIM_API sensim_status sensim_image_sink_write(sensim_image_sink *sink, uint64_t number, int64_t t_ns,
                                                  const double pose[16], const sensim_camera_images *images);
@@ -203,7 +207,8 @@ SENSIM_API sensim_status sensim_image_sink_write(sensim_image_sink *sink, uint64
  * header's t_begin_ns, pose = its sensor_pose) and released.
  * @return as sensim_image_sink_write(), SENSIM_ERR_INVALID_ARGUMENT (not an
  *         image ring, or one whose size is not the camera's).
- * Thread safety: the ring's consumer thread. Since 0.2.
+ * Thread safety: the ring's consumer thread; one sink may consume rings of
+ * several rigs stepped on several threads: they take turns. Since 0.2.
  */
 SENSIM_API sensim_status sensim_image_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
 
@@ -244,11 +249,12 @@ SENSIM_API void sensim_csv_sink_desc_init(sensim_csv_sink_desc *desc);
 SENSIM_API sensim_status sensim_csv_sink_create(const sensim_csv_sink_desc *desc, sensim_csv_sink **out_sink);
 
 /** Append one navigation sample (its kind must be the sink's). Since 0.2.
- *  @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_IO. Thread safety: one thread per sink. */
+ *  @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT, SENSIM_ERR_IO. Thread safety: any thread; calls on one sink take
+ *  turns, each row whole (the sink's lock). */
 SENSIM_API sensim_status sensim_csv_sink_write_nav(sensim_csv_sink *sink, const sensim_nav_sample *sample);
 
 /** Append one radar sample's @p count detections (a radar sink), taken at @p t_ns, sample index
- *  @p sample. Since 0.2. @return as sensim_csv_sink_write_nav(). Thread safety: one thread per sink. */
+ *  @p sample. Since 0.2. @return as sensim_csv_sink_write_nav(). Thread safety: as sensim_csv_sink_write_nav(). */
 SENSIM_API sensim_status sensim_csv_sink_write_radar(sensim_csv_sink *sink, int64_t t_ns, uint64_t sample,
                                                      const sensim_radar_detection *detections, uint64_t count);
 
@@ -257,7 +263,8 @@ SENSIM_API sensim_status sensim_csv_sink_write_radar(sensim_csv_sink *sink, int6
  * sample) or of a radar's point ring (its detections: time = t_begin_ns,
  * sample = frame number) is appended and released.
  * @return as the writes, SENSIM_ERR_INVALID_ARGUMENT (a ring of the other kind).
- * Thread safety: the ring's consumer thread. Since 0.2.
+ * Thread safety: the ring's consumer thread; one sink may consume rings of
+ * several rigs stepped on several threads: they take turns. Since 0.2.
  */
 SENSIM_API sensim_status sensim_csv_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
 
@@ -321,8 +328,11 @@ SENSIM_API void sensim_mcap_sink_destroy(sensim_mcap_sink *sink);
  * ring; the status says why.
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (not an MCAP sink; an image
  *         ring without the sink's camera), and the writer's statuses.
- * Thread safety: the ring's consumer thread (a rig's stepping thread), one
- * sink per ring; sinks sharing a writer must consume from one thread (one rig). Since 0.2.
+ * Thread safety: the ring's consumer thread (a rig's stepping thread); one
+ * sink may consume rings of several rigs stepped on several threads, and
+ * sinks sharing a writer may consume on several threads: the sink's lock and
+ * the writer's lock make them take turns (each message and each capture's
+ * messages whole). Since 0.2.
  */
 SENSIM_API sensim_status sensim_mcap_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
 

@@ -492,17 +492,18 @@ sensim_status sensim_mcap_open(const char *prefix, const sensim_mcap_options *op
     m->o = o;
     pthread_mutex_init(&m->cw_mu, NULL);
     pthread_cond_init(&m->cw_cv, NULL);
+    sensim__mcap_init_lock(m);
     m->magic = SENSIM_MAGIC_MCAP;
     *out = m;
     return SENSIM_OK;
 }
 
-#define CHECK_MCAP(m)                                                                                       \
+#define CHECK_MCAP(m, fn)                                                                                     \
     do {                                                                                                    \
         if (!(m))                                                                                           \
-            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: writer is NULL", __func__);              \
+            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: writer is NULL", fn);              \
         if ((m)->magic != SENSIM_MAGIC_MCAP)                                                                \
-            return sensim__fail(SENSIM_ERR_BAD_HANDLE, "%s: writer is not a live MCAP writer", __func__);  \
+            return sensim__fail(SENSIM_ERR_BAD_HANDLE, "%s: writer is not a live MCAP writer", fn);  \
     } while (0)
 
 sensim_status sensim__mcap_open_transport(const sensim__transport_ops *ops, void *impl, const char *label,
@@ -520,6 +521,7 @@ sensim_status sensim__mcap_open_transport(const sensim__transport_ops *ops, void
     m->tx = ops, m->tx_impl = impl;
     pthread_mutex_init(&m->cw_mu, NULL);
     pthread_cond_init(&m->cw_cv, NULL);
+    sensim__mcap_init_lock(m);
     m->magic = SENSIM_MAGIC_MCAP;
     *out = m;
     return SENSIM_OK;
@@ -538,7 +540,8 @@ sensim_status sensim_mcap_close(sensim_mcap *m, uint32_t *out_files)
         *out_files = 0;
     if (!m)
         return SENSIM_OK;
-    CHECK_MCAP(m);
+    CHECK_MCAP(m, "sensim_mcap_close");
+    pthread_mutex_lock(&m->mu); /* a call on another thread finishes first */
     sensim_status st = m->failed;
     if (!st && m->f)
         st = finish_file(m);
@@ -565,6 +568,8 @@ sensim_status sensim_mcap_close(sensim_mcap *m, uint32_t *out_files)
     m->magic = SENSIM_MAGIC_DEAD;
     if (m->tx)
         m->tx->close(m->tx_impl);
+    pthread_mutex_unlock(&m->mu);
+    pthread_mutex_destroy(&m->mu);
     for (uint32_t i = 0; i < m->ntopics; i++) {
         free(m->topics[i].idx);
         free(m->topics[i].ring_of);
@@ -584,9 +589,9 @@ sensim_status sensim_mcap_close(sensim_mcap *m, uint32_t *out_files)
     return st;
 }
 
-sensim_status sensim_mcap_get_stats(const sensim_mcap *m, sensim_mcap_stats *s)
+static sensim_status get_stats(const sensim_mcap *m, sensim_mcap_stats *s)
 {
-    CHECK_MCAP(m);
+    CHECK_MCAP(m, "sensim_mcap_get_stats");
     if (!s)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_get_stats: out_stats is NULL");
     /* the counts include the chunk being written (the writer's own thread: the caller's, by contract) */
@@ -643,9 +648,9 @@ int sensim__mcap_find_topic(const sensim_mcap *m, const char *name, int32_t type
     return 0;
 }
 
-sensim_status sensim_mcap_add_topic(sensim_mcap *m, const char *name, int32_t type, uint16_t *out)
+static sensim_status add_topic(sensim_mcap *m, const char *name, int32_t type, uint16_t *out)
 {
-    CHECK_MCAP(m);
+    CHECK_MCAP(m, "sensim_mcap_add_topic");
     if (!name || !out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_add_topic: NULL argument");
     if (!sensim__mcap_valid_topic(name))
@@ -693,7 +698,7 @@ static int by_elevation(const void *pa, const void *pb)
     return (a->i > b->i) - (a->i < b->i);
 }
 
-sensim_status sensim_mcap_set_ring_order(sensim_mcap *m, uint16_t tp, const float *elevation_rad, uint32_t channels)
+static sensim_status set_ring_order(sensim_mcap *m, uint16_t tp, const float *elevation_rad, uint32_t channels)
 {
     if (!m || (!elevation_rad && channels))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_set_ring_order: NULL argument");
@@ -729,7 +734,7 @@ sensim_status sensim_mcap_set_ring_order(sensim_mcap *m, uint16_t tp, const floa
     return SENSIM_OK;
 }
 
-sensim_status sensim_mcap_set_stamp_offset(sensim_mcap *m, int64_t offset_ns)
+static sensim_status set_stamp_offset(sensim_mcap *m, int64_t offset_ns)
 {
     if (!m)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_set_stamp_offset: writer is NULL");
@@ -762,7 +767,7 @@ sensim_status sensim__mcap_ring_order_of(sensim_mcap *m, uint16_t tp, const sens
     return st;
 }
 
-sensim_status sensim_mcap_topic(const sensim_mcap *m, uint16_t tp, const char **out_name, int32_t *out_type)
+static sensim_status topic_of(const sensim_mcap *m, uint16_t tp, const char **out_name, int32_t *out_type)
 {
     if (out_name)
         *out_name = NULL;
@@ -871,4 +876,52 @@ sensim_status sensim__mcap_emit(sensim_mcap *m, uint16_t tp, int64_t log_ns)
     if (c->n >= m->o.chunk_bytes)
         return flush_chunk(m);
     return SENSIM_OK;
+}
+
+/* ---- the writer's lock: every public call takes its turn ---- */
+void sensim__mcap_init_lock(sensim_mcap *m)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&m->mu, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+int sensim__mcap_lock(const sensim_mcap *m)
+{
+    if (!m || m->magic != SENSIM_MAGIC_MCAP)
+        return 0;
+    pthread_mutex_lock(&((sensim_mcap *)m)->mu);
+    return 1;
+}
+
+void sensim__mcap_unlock(const sensim_mcap *m)
+{
+    pthread_mutex_unlock(&((sensim_mcap *)m)->mu);
+}
+
+sensim_status sensim_mcap_get_stats(const sensim_mcap *m, sensim_mcap_stats *s)
+{
+    SENSIM__MCAP_LOCKED(m, get_stats(m, s));
+}
+
+sensim_status sensim_mcap_add_topic(sensim_mcap *m, const char *name, int32_t type, uint16_t *out)
+{
+    SENSIM__MCAP_LOCKED(m, add_topic(m, name, type, out));
+}
+
+sensim_status sensim_mcap_set_ring_order(sensim_mcap *m, uint16_t tp, const float *elevation_rad, uint32_t channels)
+{
+    SENSIM__MCAP_LOCKED(m, set_ring_order(m, tp, elevation_rad, channels));
+}
+
+sensim_status sensim_mcap_set_stamp_offset(sensim_mcap *m, int64_t offset_ns)
+{
+    SENSIM__MCAP_LOCKED(m, set_stamp_offset(m, offset_ns));
+}
+
+sensim_status sensim_mcap_topic(const sensim_mcap *m, uint16_t tp, const char **out_name, int32_t *out_type)
+{
+    SENSIM__MCAP_LOCKED(m, topic_of(m, tp, out_name, out_type));
 }

@@ -42,6 +42,10 @@ typedef struct topic {
 
 struct sensim_mcap {
     _Atomic uint32_t magic;
+    /* Every public call on the writer holds mu (recursive: a capture's writes nest), so one writer (or
+     * ROS 2 publisher) may be shared by threads and by sinks consumed from several rigs; the calls take
+     * turns and each message is whole. */
+    pthread_mutex_t mu;
     char prefix[4001];
     sensim_mcap_options o;
     topic *topics;

@@ -82,17 +82,17 @@ static sensim_status cloud(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t 
     return sensim__mcap_emit(m, tp, log_ns);
 }
 
-sensim_status sensim_mcap_write_cloud(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp, const char *frame_id,
-                                      const sensim_field *fields, uint32_t nf, uint32_t rs, const void *records,
-                                      uint64_t count)
+static sensim_status write_cloud(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp, const char *frame_id,
+                                 const sensim_field *fields, uint32_t nf, uint32_t rs, const void *records,
+                                 uint64_t count)
 {
     const void *r[2] = {records, NULL};
     uint64_t c[2] = {count, 0};
     return cloud(m, tp, log_ns, stamp, frame_id, fields, nf, NULL, 0, rs, r, c, NULL, 0, "sensim_mcap_write_cloud");
 }
 
-sensim_status sensim_mcap_write_points(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
-                                       const sensim_frame_view *v)
+static sensim_status write_points(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                                  const sensim_frame_view *v)
 {
     if (!v || !v->header)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_points: view or its header is NULL");
@@ -115,8 +115,8 @@ sensim_status sensim_mcap_write_points(sensim_mcap *m, uint16_t tp, int64_t log_
                  sizeof(sensim_point), r, v->counts, ring_of, t ? t->nring : 0, "sensim_mcap_write_points");
 }
 
-sensim_status sensim_mcap_write_image(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp, const char *frame_id,
-                                      uint32_t w, uint32_t h, const char *enc, uint32_t step, const void *data)
+static sensim_status write_image(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp, const char *frame_id,
+                                 uint32_t w, uint32_t h, const char *enc, uint32_t step, const void *data)
 {
     sensim_status st = sensim__mcap_check_write(m, tp, SENSIM_ROS_IMAGE, log_ns, stamp, frame_id, "sensim_mcap_write_image");
     if (st)
@@ -149,8 +149,8 @@ sensim_status sensim_mcap_write_image(sensim_mcap *m, uint16_t tp, int64_t log_n
     return sensim__mcap_emit(m, tp, log_ns);
 }
 
-sensim_status sensim_mcap_write_camera_info(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp,
-                                            const char *frame_id, const sensim_camera_info *ci)
+static sensim_status write_camera_info(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp,
+                                       const char *frame_id, const sensim_camera_info *ci)
 {
     sensim_status st = sensim__mcap_check_write(m, tp, SENSIM_ROS_CAMERA_INFO, log_ns, stamp, frame_id,
                                    "sensim_mcap_write_camera_info");
@@ -194,15 +194,15 @@ static void diag_of(double out[9], const double v[3])
     out[0] = v[0], out[4] = v[1], out[8] = v[2];
 }
 
-sensim_status sensim_mcap_write_imu(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
-                                    const sensim_nav_sample *s, double ov, double gv, double av)
+static sensim_status write_imu(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                               const sensim_nav_sample *s, double ov, double gv, double av)
 {
     const double g3[3] = {gv, gv, gv}, a3[3] = {av, av, av};
     return sensim_mcap_write_imu_axes(m, tp, log_ns, frame_id, s, ov, g3, a3);
 }
 
-sensim_status sensim_mcap_write_imu_axes(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
-                                         const sensim_nav_sample *s, double ov, const double gv[3], const double av[3])
+static sensim_status write_imu_axes(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                                    const sensim_nav_sample *s, double ov, const double gv[3], const double av[3])
 {
     sensim_status st = sensim__mcap_check_write(m, tp, SENSIM_ROS_IMU, log_ns, s ? s->t_ns : 0, frame_id, "sensim_mcap_write_imu");
     if (st)
@@ -237,15 +237,15 @@ sensim_status sensim_mcap_write_imu_axes(sensim_mcap *m, uint16_t tp, int64_t lo
     return sensim__mcap_emit(m, tp, log_ns);
 }
 
-sensim_status sensim_mcap_write_navsatfix(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
-                                          const sensim_nav_sample *s, double hv, double vv)
+static sensim_status write_navsatfix(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                                     const sensim_nav_sample *s, double hv, double vv)
 {
     const double enu[3] = {hv, hv, vv};
     return sensim_mcap_write_navsatfix_enu(m, tp, log_ns, frame_id, s, enu);
 }
 
-sensim_status sensim_mcap_write_navsatfix_enu(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
-                                              const sensim_nav_sample *s, const double enu[3])
+static sensim_status write_navsatfix_enu(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                                         const sensim_nav_sample *s, const double enu[3])
 {
     sensim_status st = sensim__mcap_check_write(m, tp, SENSIM_ROS_NAVSATFIX, log_ns, s ? s->t_ns : 0, frame_id,
                                    "sensim_mcap_write_navsatfix");
@@ -306,9 +306,9 @@ static void c_pose(buf *b, const double p[16])
     c_f64(b, q[0]);
 }
 
-sensim_status sensim_mcap_write_odometry(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp,
-                                         const char *frame_id, const char *child, const double pose[16],
-                                         const double lin[3], const double ang[3])
+static sensim_status write_odometry(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp,
+                                    const char *frame_id, const char *child, const double pose[16],
+                                    const double lin[3], const double ang[3])
 {
     sensim_status st = sensim__mcap_check_write(m, tp, SENSIM_ROS_ODOMETRY, log_ns, stamp, frame_id, "sensim_mcap_write_odometry");
     if (st)
@@ -335,8 +335,8 @@ sensim_status sensim_mcap_write_odometry(sensim_mcap *m, uint16_t tp, int64_t lo
     return sensim__mcap_emit(m, tp, log_ns);
 }
 
-sensim_status sensim_mcap_write_transforms(sensim_mcap *m, uint16_t tp, int64_t log_ns, const sensim_ros_transform *tf,
-                                           uint32_t n)
+static sensim_status write_transforms(sensim_mcap *m, uint16_t tp, int64_t log_ns, const sensim_ros_transform *tf,
+                                      uint32_t n)
 {
     sensim_status st = sensim__mcap_check_write(m, tp, SENSIM_ROS_TF, log_ns, 0, NO_FRAME, "sensim_mcap_write_transforms");
     if (st)
@@ -365,7 +365,7 @@ sensim_status sensim_mcap_write_transforms(sensim_mcap *m, uint16_t tp, int64_t 
     return sensim__mcap_emit(m, tp, log_ns);
 }
 
-sensim_status sensim_mcap_write_clock(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t clock_ns)
+static sensim_status write_clock(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t clock_ns)
 {
     sensim_status st = sensim__mcap_check_write(m, tp, SENSIM_ROS_CLOCK, log_ns, clock_ns, NO_FRAME, "sensim_mcap_write_clock");
     if (st)
@@ -374,4 +374,71 @@ sensim_status sensim_mcap_write_clock(sensim_mcap *m, uint16_t tp, int64_t log_n
     c_begin(b);
     c_time(b, clock_ns + m->stamp_offset_ns);
     return sensim__mcap_emit(m, tp, log_ns);
+}
+
+/* The public calls: each holds the writer's lock (mcap_impl.h), so threads sharing a writer take turns. */
+sensim_status sensim_mcap_write_cloud(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp, const char *frame_id,
+                                      const sensim_field *fields, uint32_t nf, uint32_t rs, const void *r, uint64_t c)
+{
+    SENSIM__MCAP_LOCKED(m, write_cloud(m, tp, log_ns, stamp, frame_id, fields, nf, rs, r, c));
+}
+
+sensim_status sensim_mcap_write_points(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                                       const sensim_frame_view *v)
+{
+    SENSIM__MCAP_LOCKED(m, write_points(m, tp, log_ns, frame_id, v));
+}
+
+sensim_status sensim_mcap_write_image(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp, const char *frame_id,
+                                      uint32_t w, uint32_t h, const char *enc, uint32_t step, const void *data)
+{
+    SENSIM__MCAP_LOCKED(m, write_image(m, tp, log_ns, stamp, frame_id, w, h, enc, step, data));
+}
+
+sensim_status sensim_mcap_write_camera_info(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp,
+                                            const char *frame_id, const sensim_camera_info *info)
+{
+    SENSIM__MCAP_LOCKED(m, write_camera_info(m, tp, log_ns, stamp, frame_id, info));
+}
+
+sensim_status sensim_mcap_write_imu(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                                    const sensim_nav_sample *s, double ov, double gv, double av)
+{
+    SENSIM__MCAP_LOCKED(m, write_imu(m, tp, log_ns, frame_id, s, ov, gv, av));
+}
+
+sensim_status sensim_mcap_write_imu_axes(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                                         const sensim_nav_sample *s, double ov, const double gv[3], const double av[3])
+{
+    SENSIM__MCAP_LOCKED(m, write_imu_axes(m, tp, log_ns, frame_id, s, ov, gv, av));
+}
+
+sensim_status sensim_mcap_write_navsatfix(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                                          const sensim_nav_sample *s, double hv, double vv)
+{
+    SENSIM__MCAP_LOCKED(m, write_navsatfix(m, tp, log_ns, frame_id, s, hv, vv));
+}
+
+sensim_status sensim_mcap_write_navsatfix_enu(sensim_mcap *m, uint16_t tp, int64_t log_ns, const char *frame_id,
+                                              const sensim_nav_sample *s, const double enu[3])
+{
+    SENSIM__MCAP_LOCKED(m, write_navsatfix_enu(m, tp, log_ns, frame_id, s, enu));
+}
+
+sensim_status sensim_mcap_write_odometry(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t stamp,
+                                         const char *frame_id, const char *child, const double pose[16],
+                                         const double lin[3], const double ang[3])
+{
+    SENSIM__MCAP_LOCKED(m, write_odometry(m, tp, log_ns, stamp, frame_id, child, pose, lin, ang));
+}
+
+sensim_status sensim_mcap_write_transforms(sensim_mcap *m, uint16_t tp, int64_t log_ns, const sensim_ros_transform *tf,
+                                           uint32_t n)
+{
+    SENSIM__MCAP_LOCKED(m, write_transforms(m, tp, log_ns, tf, n));
+}
+
+sensim_status sensim_mcap_write_clock(sensim_mcap *m, uint16_t tp, int64_t log_ns, int64_t clock_ns)
+{
+    SENSIM__MCAP_LOCKED(m, write_clock(m, tp, log_ns, clock_ns));
 }

@@ -336,7 +336,7 @@ static dds_entity_t writer_of(const sensim_mcap *m, uint16_t tp, const char *fn,
     return d->writers[tp];
 }
 
-sensim_status sensim_ros2_set_node(sensim_mcap *m, const char *ns, const char *name)
+static sensim_status set_node(sensim_mcap *m, const char *ns, const char *name)
 {
     sensim_status st;
     sensim__dds *d = sensim__dds_of(m, "sensim_ros2_set_node", &st);
@@ -423,7 +423,7 @@ static sensim_status dds_send(void *impl, uint32_t tp, const char *name, buf *b,
 
 static uint64_t dds_dropped(const void *impl) { return ((const sensim__dds *)impl)->dropped; }
 
-sensim_status sensim_ros2_subscribers(const sensim_mcap *m, uint16_t tp, uint32_t *out_count)
+static sensim_status subscribers(const sensim_mcap *m, uint16_t tp, uint32_t *out_count)
 {
     if (out_count)
         *out_count = 0;
@@ -460,8 +460,7 @@ static const char *policy_name(dds_qos_policy_id_t id)
     }
 }
 
-sensim_status sensim_ros2_incompatible(const sensim_mcap *m, uint16_t tp, uint32_t *out_count,
-                                       const char **out_policy)
+static sensim_status incompatible(const sensim_mcap *m, uint16_t tp, uint32_t *out_count, const char **out_policy)
 {
     if (out_count)
         *out_count = 0;
@@ -494,5 +493,22 @@ static void dds_close(void *impl)
 }
 
 const sensim__transport_ops sensim__dds_ops = {dds_add_topic, dds_send, dds_dropped, dds_close};
+
+/* The writer's lock around each call (mcap_impl.h): a publisher is shared by threads. */
+sensim_status sensim_ros2_set_node(sensim_mcap *m, const char *ns, const char *name)
+{
+    SENSIM__MCAP_LOCKED(m, set_node(m, ns, name));
+}
+
+sensim_status sensim_ros2_subscribers(const sensim_mcap *m, uint16_t tp, uint32_t *out_count)
+{
+    SENSIM__MCAP_LOCKED(m, subscribers(m, tp, out_count));
+}
+
+sensim_status sensim_ros2_incompatible(const sensim_mcap *m, uint16_t tp, uint32_t *out_count,
+                                       const char **out_policy)
+{
+    SENSIM__MCAP_LOCKED(m, incompatible(m, tp, out_count, out_policy));
+}
 
 #endif

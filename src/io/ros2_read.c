@@ -141,8 +141,7 @@ static sensim_status reader_make(sensim_ros2_reader *r, int force_best_effort)
     return SENSIM_OK;
 }
 
-sensim_status sensim_ros2_reader_open(sensim_mcap *m, const char *name, const char *ros_type,
-                                      sensim_ros2_reader **out)
+static sensim_status reader_open(sensim_mcap *m, const char *name, const char *ros_type, sensim_ros2_reader **out)
 {
     const char *tn = name;
     if (out)
@@ -217,7 +216,7 @@ static int ros_type_of(const char *dds, char *out, size_t cap)
     return 1;
 }
 
-sensim_status sensim_ros2_publications(sensim_mcap *m, sensim_ros2_endpoint *out, uint32_t cap, uint32_t *out_count)
+static sensim_status publications(sensim_mcap *m, sensim_ros2_endpoint *out, uint32_t cap, uint32_t *out_count)
 {
     if (out_count)
         *out_count = 0;
@@ -381,6 +380,18 @@ void sensim_ros2_reader_close(sensim_ros2_reader *r)
         sensim__dds_graph_publish(d, "sensim_ros2_reader_close");
     }
     free(r);
+}
+
+/* The writer's lock around each call on it (mcap_impl.h): a publisher is shared by threads. */
+sensim_status sensim_ros2_reader_open(sensim_mcap *m, const char *name, const char *ros_type,
+                                      sensim_ros2_reader **out)
+{
+    SENSIM__MCAP_LOCKED(m, reader_open(m, name, ros_type, out));
+}
+
+sensim_status sensim_ros2_publications(sensim_mcap *m, sensim_ros2_endpoint *out, uint32_t cap, uint32_t *out_count)
+{
+    SENSIM__MCAP_LOCKED(m, publications(m, out, cap, out_count));
 }
 
 #endif

@@ -3,6 +3,7 @@
 #include "lidar_impl.h"
 #include "ring_impl.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ struct sensim_frame_sink {
     const sensim_lidar *lidar;
     sensim_point *buf; /* a popped frame (consume), grown to the largest frame seen */
     uint64_t cap;
+    pthread_mutex_t mu; /* write and consume hold it: a sink shared by rigs on several threads takes turns */
 };
 
 sensim_status sensim_write_frame_image_set(const sensim_lidar *lidar, const sensim_point *pts, uint64_t n,
@@ -79,6 +81,7 @@ sensim_status sensim_frame_sink_create(const sensim_frame_sink_desc *d, sensim_f
     s->frame = d->frame == SENSIM_FRAME_ISO8855 ? SENSIM_FRAME_NATIVE : d->frame;
     s->images = d->images;
     s->lidar = d->lidar;
+    pthread_mutex_init(&s->mu, NULL);
     *out = s;
     return SENSIM_OK;
 }
@@ -88,6 +91,7 @@ void sensim_frame_sink_destroy(sensim_frame_sink *s)
     if (!s || s->magic != SENSIM_MAGIC_SINK)
         return;
     s->magic = SENSIM_MAGIC_DEAD;
+    pthread_mutex_destroy(&s->mu);
     free(s->buf);
     free(s);
 }
@@ -118,12 +122,9 @@ static sensim_status write_json(const sensim_frame_sink *s, const char *base, co
     return sensim__commit_tmp(f, tmp, path);
 }
 
-sensim_status sensim_frame_sink_write(sensim_frame_sink *s, const sensim_frame_header *h, const sensim_point *pts,
-                                      uint64_t n)
+static sensim_status write_frame(sensim_frame_sink *s, const sensim_frame_header *h, const sensim_point *pts,
+                                 uint64_t n)
 {
-    if (!s || s->magic != SENSIM_MAGIC_SINK || !h || (n && !pts))
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_frame_sink_write: %s",
-                            s && s->magic == SENSIM_MAGIC_SINK ? "NULL header or points" : "not a frame sink");
     static const char *const ext[] = {"ply", "ply", "pcd", "pcd", "bin", "bin", "las", "las"};
     char base[4100], path[4200];
     snprintf(base, sizeof base, "%s/frame_%06llu", s->dir, (unsigned long long)h->frame_number);
@@ -135,12 +136,20 @@ sensim_status sensim_frame_sink_write(sensim_frame_sink *s, const sensim_frame_h
     return st == SENSIM_OK ? write_json(s, base, h, n) : st;
 }
 
-sensim_status sensim_frame_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring)
+sensim_status sensim_frame_sink_write(sensim_frame_sink *s, const sensim_frame_header *h, const sensim_point *pts,
+                                      uint64_t n)
 {
-    (void)sensor_index;
-    sensim_frame_sink *s = sink;
-    if (!s || s->magic != SENSIM_MAGIC_SINK)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_frame_sink_consume: not a frame sink");
+    if (!s || s->magic != SENSIM_MAGIC_SINK || !h || (n && !pts))
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_frame_sink_write: %s",
+                            s && s->magic == SENSIM_MAGIC_SINK ? "NULL header or points" : "not a frame sink");
+    pthread_mutex_lock(&s->mu);
+    sensim_status st = write_frame(s, h, pts, n);
+    pthread_mutex_unlock(&s->mu);
+    return st;
+}
+
+static sensim_status consume(sensim_frame_sink *s, sensim_ring *ring)
+{
     sensim_status st = sensim__ring_check(ring);
     if (st != SENSIM_OK)
         return st;
@@ -162,7 +171,19 @@ sensim_status sensim_frame_sink_consume(void *sink, uint32_t sensor_index, sensi
             s->buf = b, s->cap = n;
         }
         if ((st = sensim_ring_pop(ring, &h, s->buf, s->cap, &n)) != SENSIM_OK ||
-            (st = sensim_frame_sink_write(s, &h, s->buf, n)) != SENSIM_OK)
+            (st = write_frame(s, &h, s->buf, n)) != SENSIM_OK)
             return st;
     }
+}
+
+sensim_status sensim_frame_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring)
+{
+    (void)sensor_index;
+    sensim_frame_sink *s = sink;
+    if (!s || s->magic != SENSIM_MAGIC_SINK)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_frame_sink_consume: not a frame sink");
+    pthread_mutex_lock(&s->mu);
+    sensim_status st = consume(s, ring);
+    pthread_mutex_unlock(&s->mu);
+    return st;
 }

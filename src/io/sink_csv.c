@@ -2,6 +2,7 @@
 #include "internal.h"
 #include "ring_impl.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,22 @@ struct sensim_csv_sink {
     int closed;
     FILE *f;
     char path[4001], tmp[4100];
+    /* every call but destroy holds it (recursive: consume writes rows): a sink shared by rigs stepped on
+     * several threads, or written by several, takes turns and each row is whole */
+    pthread_mutex_t mu;
 };
+
+/* return (call) with the sink locked around it; a bad handle is refused by the call itself */
+#define CSV_LOCKED(s, call)                                                                                   \
+    do {                                                                                                      \
+        const int locked_ = (s) && (s)->magic == SENSIM_MAGIC_CSV_SINK;                                       \
+        if (locked_)                                                                                          \
+            pthread_mutex_lock(&(s)->mu);                                                                     \
+        sensim_status st_ = (call);                                                                           \
+        if (locked_)                                                                                          \
+            pthread_mutex_unlock(&(s)->mu);                                                                   \
+        return st_;                                                                                           \
+    } while (0)
 
 void sensim_csv_sink_desc_init(sensim_csv_sink_desc *d)
 {
@@ -54,6 +70,11 @@ sensim_status sensim_csv_sink_create(const sensim_csv_sink_desc *d, sensim_csv_s
         "t_ns,sample,depth_m,azimuth_rad,altitude_rad,velocity_mps,rcs_dbsm,snr_db,object_id,tag",
         "t_ns,sample,depth_cm,azimuth_rad,altitude_rad,velocity_cmps,rcs_dbsm,snr_db,object_id,tag"};
     fprintf(s->f, "%s\n", header[s->kind == SENSIM_CSV_RADAR && s->frame == SENSIM_FRAME_UE ? 4 : s->kind]);
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&s->mu, &a);
+    pthread_mutexattr_destroy(&a);
     *out = s;
     return SENSIM_OK;
 }
@@ -81,7 +102,7 @@ static void vec_to_frame(int32_t frame, const double *v, int pseudo, double *o)
     o[0] = (pseudo ? -v[0] : v[0]) * k, o[1] = (pseudo ? v[1] : -v[1]) * k, o[2] = (pseudo ? -v[2] : v[2]) * k;
 }
 
-sensim_status sensim_csv_sink_write_nav(sensim_csv_sink *s, const sensim_nav_sample *smp)
+static sensim_status write_nav_unlocked(sensim_csv_sink *s, const sensim_nav_sample *smp)
 {
     sensim_status st = check_open(s, "sensim_csv_sink_write_nav");
     if (st != SENSIM_OK)
@@ -118,7 +139,7 @@ sensim_status sensim_csv_sink_write_nav(sensim_csv_sink *s, const sensim_nav_sam
     return ferror(f) ? sensim__fail(SENSIM_ERR_IO, "%s: write failed (disk full?)", s->path) : SENSIM_OK;
 }
 
-sensim_status sensim_csv_sink_write_radar(sensim_csv_sink *s, int64_t t_ns, uint64_t sample,
+static sensim_status write_radar_unlocked(sensim_csv_sink *s, int64_t t_ns, uint64_t sample,
                                           const sensim_radar_detection *det, uint64_t n)
 {
     sensim_status st = check_open(s, "sensim_csv_sink_write_radar");
@@ -137,7 +158,7 @@ sensim_status sensim_csv_sink_write_radar(sensim_csv_sink *s, int64_t t_ns, uint
     return ferror(s->f) ? sensim__fail(SENSIM_ERR_IO, "%s: write failed (disk full?)", s->path) : SENSIM_OK;
 }
 
-sensim_status sensim_csv_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring)
+static sensim_status consume_unlocked(void *sink, uint32_t sensor_index, sensim_ring *ring)
 {
     (void)sensor_index;
     sensim_csv_sink *s = sink;
@@ -173,7 +194,7 @@ sensim_status sensim_csv_sink_consume(void *sink, uint32_t sensor_index, sensim_
     return st == SENSIM_ERR_RING_EMPTY ? SENSIM_OK : st;
 }
 
-sensim_status sensim_csv_sink_close(sensim_csv_sink *s)
+static sensim_status close_unlocked(sensim_csv_sink *s)
 {
     sensim_status st = check_open(s, "sensim_csv_sink_close");
     if (st != SENSIM_OK)
@@ -193,5 +214,28 @@ void sensim_csv_sink_destroy(sensim_csv_sink *s)
         remove(s->tmp);
     }
     s->magic = SENSIM_MAGIC_DEAD;
+    pthread_mutex_destroy(&s->mu);
     free(s);
+}
+
+sensim_status sensim_csv_sink_write_nav(sensim_csv_sink *s, const sensim_nav_sample *smp)
+{
+    CSV_LOCKED(s, write_nav_unlocked(s, smp));
+}
+
+sensim_status sensim_csv_sink_write_radar(sensim_csv_sink *s, int64_t t_ns, uint64_t sample,
+                                          const sensim_radar_detection *det, uint64_t n)
+{
+    CSV_LOCKED(s, write_radar_unlocked(s, t_ns, sample, det, n));
+}
+
+sensim_status sensim_csv_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring)
+{
+    sensim_csv_sink *s = sink;
+    CSV_LOCKED(s, consume_unlocked(sink, sensor_index, ring));
+}
+
+sensim_status sensim_csv_sink_close(sensim_csv_sink *s)
+{
+    CSV_LOCKED(s, close_unlocked(s));
 }

@@ -60,6 +60,9 @@ struct sensim_image_sink {
     uint8_t *img; /* 3 bytes a pixel: the synchronous writer's scratch */
     sensim__png_encoder png;
     uint8_t tag_rgb[256][3]; /* sensim_tag_color of every 8-bit tag */
+    /* write and consume hold it (recursive: consume writes), so a sink attached to rings of rigs stepped
+     * on several threads takes turns: img and png above are one caller's scratch */
+    pthread_mutex_t call_mu;
     /* encoder threads: everything below under mu */
     uint32_t nthreads;
     encoder *enc;
@@ -143,6 +146,11 @@ sensim_status sensim_image_sink_create(const sensim_image_sink_desc *d, sensim_i
         sensim_tag_color(t, s->tag_rgb[t]);
     s->budget = d->queue_bytes ? d->queue_bytes : DEFAULT_QUEUE_BYTES;
     pthread_mutex_init(&s->mu, NULL);
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&s->call_mu, &a);
+    pthread_mutexattr_destroy(&a);
     pthread_cond_init(&s->work, NULL);
     pthread_cond_init(&s->room, NULL);
     s->enc = enc;
@@ -185,6 +193,7 @@ void sensim_image_sink_destroy(sensim_image_sink *s)
     pthread_cond_destroy(&s->work);
     pthread_cond_destroy(&s->room);
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->call_mu);
     free(s->enc);
     free(s->img);
     free(s);
@@ -483,8 +492,8 @@ static void fill_capture(capture *q, const capture *src, const size_t n[5])
         q->im.rgb = memcpy(p, src->im.rgb, n[4]);
 }
 
-sensim_status sensim_image_sink_write(sensim_image_sink *s, uint64_t number, int64_t t_ns, const double pose[16],
-                                      const sensim_camera_images *im)
+static sensim_status write_capture(sensim_image_sink *s, uint64_t number, int64_t t_ns, const double pose[16],
+                                   const sensim_camera_images *im)
 {
     if (!s || s->magic != SENSIM_MAGIC_IMAGE_SINK || !pose || !im)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_image_sink_write: %s",
@@ -593,12 +602,8 @@ sensim_status sensim_image_sink_get_stats(const sensim_image_sink *sink, sensim_
     return SENSIM_OK;
 }
 
-sensim_status sensim_image_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring)
+static sensim_status consume(sensim_image_sink *s, sensim_ring *ring)
 {
-    (void)sensor_index;
-    sensim_image_sink *s = sink;
-    if (!s || s->magic != SENSIM_MAGIC_IMAGE_SINK)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_image_sink_consume: not an image sink");
     sensim_status st = sensim__ring_check(ring);
     if (st != SENSIM_OK)
         return st;
@@ -614,7 +619,7 @@ sensim_status sensim_image_sink_consume(void *sink, uint32_t sensor_index, sensi
         memset(&im, 0, sizeof im);
         im.depth = (float *)v.depth, im.semantic = (uint8_t *)v.semantic, im.instance = (uint32_t *)v.instance;
         im.normal = (float *)v.normal, im.rgb = (uint8_t *)v.rgb;
-        st = sensim_image_sink_write(s, v.header->frame_number, v.header->t_begin_ns, v.header->sensor_pose, &im);
+        st = write_capture(s, v.header->frame_number, v.header->t_begin_ns, v.header->sensor_pose, &im);
         sensim_status rel = sensim_ring_release(ring);
         if (st != SENSIM_OK)
             return st;
@@ -622,4 +627,27 @@ sensim_status sensim_image_sink_consume(void *sink, uint32_t sensor_index, sensi
             return rel;
     }
     return st == SENSIM_ERR_RING_EMPTY ? SENSIM_OK : st;
+}
+
+sensim_status sensim_image_sink_write(sensim_image_sink *s, uint64_t number, int64_t t_ns, const double pose[16],
+                                      const sensim_camera_images *im)
+{
+    if (!s || s->magic != SENSIM_MAGIC_IMAGE_SINK)
+        return write_capture(s, number, t_ns, pose, im); /* refused there */
+    pthread_mutex_lock(&s->call_mu);
+    sensim_status st = write_capture(s, number, t_ns, pose, im);
+    pthread_mutex_unlock(&s->call_mu);
+    return st;
+}
+
+sensim_status sensim_image_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring)
+{
+    (void)sensor_index;
+    sensim_image_sink *s = sink;
+    if (!s || s->magic != SENSIM_MAGIC_IMAGE_SINK)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_image_sink_consume: not an image sink");
+    pthread_mutex_lock(&s->call_mu);
+    sensim_status st = consume(s, ring);
+    pthread_mutex_unlock(&s->call_mu);
+    return st;
 }

@@ -8,6 +8,7 @@
 #include <sensim/sink.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,8 @@
 #define SENSIM_MAGIC_MCAP_SINK UINT64_C(0x4b4e53504143414d) /* "MACPSNSK" */
 #define NONE UINT16_MAX
 
-sensim_status sensim_mcap_write_capture(sensim_mcap *m, const uint16_t tp[6], int64_t t, const char *frame,
-                                        const sensim_camera *camera, const sensim_camera_images *im)
+static sensim_status write_capture(sensim_mcap *m, const uint16_t tp[6], int64_t t, const char *frame,
+                                   const sensim_camera *camera, const sensim_camera_images *im)
 {
     if (!m || !tp || !frame || !camera || !im)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_write_capture: NULL argument");
@@ -58,6 +59,13 @@ sensim_status sensim_mcap_write_capture(sensim_mcap *m, const uint16_t tp[6], in
     return SENSIM_OK;
 }
 
+/* One capture's messages in a row, even when other threads write to the writer. */
+sensim_status sensim_mcap_write_capture(sensim_mcap *m, const uint16_t tp[6], int64_t t, const char *frame,
+                                        const sensim_camera *camera, const sensim_camera_images *im)
+{
+    SENSIM__MCAP_LOCKED(m, write_capture(m, tp, t, frame, camera, im));
+}
+
 sensim_status sensim_mcap_write_odometry_sample(sensim_mcap *m, uint16_t tp, const char *odom, const char *child,
                                                 const sensim_nav_sample *ns)
 {
@@ -79,6 +87,8 @@ struct sensim_mcap_sink {
     char name[64], prefix[128], frame[80];
     int topics_made;
     uint16_t tp[6];
+    /* consume holds it: a sink attached to rings of several rigs stepped on several threads takes turns */
+    pthread_mutex_t mu;
 };
 
 void sensim_mcap_sink_desc_init(sensim_mcap_sink_desc *d)
@@ -125,6 +135,7 @@ sensim_status sensim_mcap_sink_create(const sensim_mcap_sink_desc *d, sensim_mca
     s->d.name = s->name, s->d.topic_prefix = s->prefix;
     for (int i = 0; i < 6; i++)
         s->tp[i] = NONE;
+    pthread_mutex_init(&s->mu, NULL);
     *out = s;
     return SENSIM_OK;
 }
@@ -133,6 +144,7 @@ void sensim_mcap_sink_destroy(sensim_mcap_sink *s)
 {
     if (s && s->magic == SENSIM_MAGIC_MCAP_SINK) {
         s->magic = 0;
+        pthread_mutex_destroy(&s->mu);
         free(s);
     }
 }
@@ -147,7 +159,7 @@ static sensim_status sink_topic(sensim_mcap_sink *s, const char *tail, int32_t t
 }
 
 /* The sink's topics for @p kind of ring, at its first frame. */
-static sensim_status make_topics(sensim_mcap_sink *s, int32_t kind, uint32_t outputs)
+static sensim_status make_topics_locked(sensim_mcap_sink *s, int32_t kind, uint32_t outputs)
 {
     sensim_status st = SENSIM_OK;
     snprintf(s->frame, sizeof s->frame, "%s%s", s->name, kind == SENSIM__RING_IMAGES ? "_optical" : "");
@@ -175,12 +187,14 @@ static sensim_status make_topics(sensim_mcap_sink *s, int32_t kind, uint32_t out
     return st;
 }
 
-sensim_status sensim_mcap_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring)
+/* Under the writer's lock: find-or-add of a topic is one step when sinks sharing the writer start together. */
+static sensim_status make_topics(sensim_mcap_sink *s, int32_t kind, uint32_t outputs)
 {
-    (void)sensor_index;
-    sensim_mcap_sink *s = sink;
-    if (!s || s->magic != SENSIM_MAGIC_MCAP_SINK)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_sink_consume: not an MCAP sink");
+    SENSIM__MCAP_LOCKED(s->d.writer, make_topics_locked(s, kind, outputs));
+}
+
+static sensim_status consume(sensim_mcap_sink *s, sensim_ring *ring)
+{
     sensim_status st = sensim__ring_check(ring);
     if (st != SENSIM_OK)
         return st;
@@ -229,4 +243,16 @@ sensim_status sensim_mcap_sink_consume(void *sink, uint32_t sensor_index, sensim
         if (rel != SENSIM_OK)
             return rel;
     }
+}
+
+sensim_status sensim_mcap_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring)
+{
+    (void)sensor_index;
+    sensim_mcap_sink *s = sink;
+    if (!s || s->magic != SENSIM_MAGIC_MCAP_SINK)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_sink_consume: not an MCAP sink");
+    pthread_mutex_lock(&s->mu);
+    sensim_status st = consume(s, ring);
+    pthread_mutex_unlock(&s->mu);
+    return st;
 }

@@ -14,6 +14,21 @@
 
 #define SENSIM__MAX_TOPICS 1024 /* a writer's topics */
 
+/* The writer's lock (every public call on a writer, transports' included, holds it).
+ * 1 and @p m locked when it is a live writer; else 0 and nothing locked (the call then fails by itself). */
+int sensim__mcap_lock(const sensim_mcap *m);
+void sensim__mcap_unlock(const sensim_mcap *m);
+void sensim__mcap_init_lock(sensim_mcap *m);
+/* return (call) with the writer locked around it */
+#define SENSIM__MCAP_LOCKED(m, call)                                                                         \
+    do {                                                                                                     \
+        int locked_ = sensim__mcap_lock(m);                                                                  \
+        sensim_status st_ = (call);                                                                          \
+        if (locked_)                                                                                         \
+            sensim__mcap_unlock(m);                                                                          \
+        return st_;                                                                                          \
+    } while (0)
+
 typedef struct sensim__transport_ops {
     /* Topic @p index (0, 1, ... in order) named @p name, of SENSIM_ROS_* @p type. On failure the
      * topic is not added and the writer stays usable. */
