@@ -1,7 +1,11 @@
 #include "internal.h"
 #include "trace.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <omp.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +25,92 @@ static uint32_t resolve_threads(uint32_t n)
     return p > 0 ? (uint32_t)p : 1u;
 }
 
+/* ---- can the OpenMP team of a thread count start? ----
+ * libgomp calls exit(1) when it cannot create a team's thread ("Thread creation failed"): a host would
+ * die with no status. So a count is tried once before it is accepted: its n - 1 workers (the caller is the
+ * team's first thread) are created together, with the stack libgomp gives them, and joined. A count that
+ * starts is remembered, and smaller counts are then not tried again. */
+static _Atomic uint32_t g_team_ok = 1;
+
+/* libgomp's worker stack: OMP_STACKSIZE, else GOMP_STACKSIZE ("size[B|K|M|G]", K without a unit), else the
+ * pthread default (0 here). */
+static size_t omp_stack_bytes(void)
+{
+    const char *v = getenv("OMP_STACKSIZE");
+    if (!v || !*v)
+        v = getenv("GOMP_STACKSIZE");
+    if (!v || !*v)
+        return 0;
+    errno = 0;
+    char *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno || end == v)
+        return 0;
+    while (isspace((unsigned char)*end))
+        end++;
+    int shift = 10;
+    switch (toupper((unsigned char)*end)) {
+    case 'B': shift = 0; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    default: break;
+    }
+    return n > (SIZE_MAX >> shift) ? 0 : (size_t)n << shift;
+}
+
+typedef struct team_gate {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int open;
+} team_gate;
+
+static void *team_member(void *arg)
+{
+    team_gate *g = arg;
+    pthread_mutex_lock(&g->mu);
+    while (!g->open)
+        pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+    return NULL;
+}
+
+static sensim_status check_team(uint32_t n, const char *fn)
+{
+    if (n <= atomic_load(&g_team_ok))
+        return SENSIM_OK;
+    pthread_t *t = malloc((n - 1) * sizeof *t);
+    if (!t)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: cannot start %u threads (out of memory)", fn, n);
+    team_gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    size_t stack = omp_stack_bytes();
+    if (stack)
+        pthread_attr_setstacksize(&a, stack);
+    uint32_t started = 0;
+    int rc = 0;
+    while (started < n - 1 && (rc = pthread_create(&t[started], &a, team_member, &g)) == 0)
+        started++;
+    pthread_attr_destroy(&a);
+    pthread_mutex_lock(&g.mu);
+    g.open = 1;
+    pthread_cond_broadcast(&g.cv);
+    pthread_mutex_unlock(&g.mu);
+    for (uint32_t k = 0; k < started; k++)
+        pthread_join(t[k], NULL);
+    free(t);
+    pthread_cond_destroy(&g.cv);
+    pthread_mutex_destroy(&g.mu);
+    if (started < n - 1)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: cannot start %u threads: thread %u failed (%s); the "
+                            "address space or the process limit is too small for their stacks (ulimit -v, ulimit "
+                            "-u, OMP_STACKSIZE): ask for fewer threads", fn, n, started + 2, strerror(rc));
+    uint32_t seen = atomic_load(&g_team_ok);
+    while (n > seen && !atomic_compare_exchange_weak(&g_team_ok, &seen, n))
+        ;
+    return SENSIM_OK;
+}
+
 sensim_status sensim_context_create(const sensim_context_desc *desc, sensim_context **out_ctx)
 {
     if (!out_ctx)
@@ -33,6 +123,9 @@ sensim_status sensim_context_create(const sensim_context_desc *desc, sensim_cont
     if (d.thread_count > SENSIM_MAX_THREADS)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "thread_count = %u exceeds %u",
                             d.thread_count, SENSIM_MAX_THREADS);
+    sensim_status ts = check_team(resolve_threads(d.thread_count), "sensim_context_create");
+    if (ts != SENSIM_OK)
+        return ts;
     sensim_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate context");
@@ -174,6 +267,9 @@ sensim_status sensim_context_set_thread_count(sensim_context *ctx, uint32_t n)
     if (n > SENSIM_MAX_THREADS)
         return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "thread_count = %u exceeds %u", n,
                             SENSIM_MAX_THREADS);
+    sensim_status st = check_team(resolve_threads(n), "sensim_context_set_thread_count");
+    if (st != SENSIM_OK)
+        return st; /* the count stays */
     ctx->thread_count = resolve_threads(n);
     return SENSIM_OK;
 }
