@@ -9,11 +9,16 @@ callback runs on a thread of its own, in frame order for that sensor, so a callb
 tick's callbacks have returned, or after ``World.callback_wait_s`` (1 s) in all with a warning naming the
 one that has not. A sensor's measurements then wait in order, up to 64; past that the oldest is dropped
 with a warning and counted in ``Sensor.sensim_dropped``. An exception in a callback is printed with its
-traceback and the world goes on. Each sensor keeps CARLA's ``sensor_tick`` cadence (0: every tick; else
-the first tick after spawning, then the first tick at least sensor_tick after the previous due time: a
-10 Hz lidar in a 20 Hz world delivers on frames 1, 3, 5, ... with those frames' numbers, each holding the
-0.1 s since the last). A sensor nobody listens to computes nothing (its lidar's shots are discarded).
-No server, no physics, no rendering engine.
+traceback and the world goes on. Each sensor keeps CARLA's ``sensor_tick`` cadence, Unreal's tick
+interval in float32 (0: every tick; a 10 Hz lidar in a 20 Hz world delivers on frames 1, 4, 6, 8, ...,
+as CARLA 0.9.15 does; ``Sensor.next_frame()`` says which frame comes next), each lidar measurement
+holding the shots since the last one (CARLA: one world delta of shots, see docs/carla.md). A sensor
+nobody listens to computes nothing (its lidar's shots are discarded). No server, no physics, no
+rendering engine.
+
+Unmodified scripts: ``python3 -m sensim.carla [--scene FILE] SCRIPT [ARGS...]`` runs a script whose
+``import carla`` then resolves to this module; ``python3 -m sensim.carla --shim-dir`` prints a folder
+holding a ``carla.py`` that does the same for pytest or an IDE (put it on PYTHONPATH).
 
 Frames and units are CARLA's at this boundary (left-handed: x forward, y right, z up; metres;
 Rotation(pitch, yaw, roll) in degrees) and libsensim's inside (REP-103); the conversion is exact
@@ -80,8 +85,14 @@ Blueprints and attributes offered (CARLA's names, types and defaults; anything e
 sensor_tick: any value >= 0 (CARLA's cadence, above). Lidars also take ``sensim_static_tick`` (above).
 Not offered (spawning raises): collision and lane-invasion detectors, optical flow, DVS and normals cameras.
 """
+if __name__ == "__main__":  # python3 -m sensim.carla: the runner (before anything else: no second copy of this module)
+    import sys
+    from sensim._carla_runner import main
+    sys.exit(main())
+
 import fnmatch
 import math
+import struct
 import time
 
 from . import POINT_DTYPE, Camera, Context, Lidar, Nav, Radar, Ring, Rig, Scene, pose_to_frame, tag_name, _np
@@ -345,12 +356,23 @@ class Actor:
     def set_transform(self, transform):
         self._check_alive("set_transform")
         self._rel = _checked(Transform(transform.location, transform.rotation), "set_transform")
-        self._jumped = True  # a teleport: the sensors it carries jump with it (a new motion segment)
+        self._teleport()
 
     def set_location(self, location):
         self._check_alive("set_location")
         self._rel = _checked(Transform(location, self._rel.rotation), "set_location")
-        self._jumped = True
+        self._teleport()
+
+    def _teleport(self):
+        """A set_transform / set_location between two ticks is a jump of the sensors this actor carries
+        (a new motion segment at the tick's start: no sweep between the poses, no IMU spike), unless the
+        actor was also set before the previous tick: an actor set every tick is driven by the host (a
+        co-simulation), and its poses are keys of one smooth motion through the ticks."""
+        f = self._world._frame
+        last = getattr(self, "_last_set", None)
+        if last != f:
+            self._jumped = last != f - 1
+            self._last_set = f
 
     def get_velocity(self):
         return Vector3D(self._vel.x, self._vel.y, self._vel.z)
@@ -414,10 +436,19 @@ class Walker(Vehicle):
         self.semantic_tags = [12]
 
 
+def _f32(x):
+    """x rounded to float32 (Unreal's tick arithmetic is in float)."""
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
 class Sensor(Actor):
     """A sensor. Its callback runs on a thread of its own, in frame order (see World.tick). sensor_tick
-    (seconds, 0 = every tick) is CARLA's cadence: a measurement on the first tick after spawning, then on
-    the first tick at least sensor_tick after the previous one's due time. set_transform moves the sensor:
+    (seconds, 0 = every tick) is CARLA's cadence, which is Unreal's tick interval: a measurement on the
+    first tick after spawning; then each tick subtracts the world's delta from the remaining cooldown
+    (float32) and the sensor ticks when the cooldown left is below the delta, the rest of that delta
+    counting towards the next interval (CARLA 0.9.15 with sensor_tick 0.1 in a 0.05 s world: frames 1, 4,
+    6, 8, ...; 0.05 in a 1 kHz world: 1, 52, 102). ``next_frame()`` says which tick comes next.
+    set_transform moves the sensor:
     attached, its mount on the parent (from the next tick on); free, the sensor itself, interpolated
     through the tick like any actor."""
 
@@ -425,7 +456,7 @@ class Sensor(Actor):
         super().__init__(world, id, bp, transform, parent)
         self._callback = None
         self._delivery = None
-        self._tick_ns, self._next_due, self._mount_dirty = 0, None, False
+        self._tick_ns, self._tick_s, self._cool, self._mount_dirty = 0, 0.0, None, False
 
     def listen(self, callback):
         if not callable(callback):
@@ -451,17 +482,37 @@ class Sensor(Actor):
         """Measurements dropped because this sensor's callback fell BUFFER behind (each one warned)."""
         return self._delivery.dropped if self._delivery is not None else 0
 
+    @staticmethod
+    def _cooldown(cool, interval, dt):
+        """Unreal's tick interval for one tick of ``dt`` s (float32 as UE): (ticks, cooldown after).
+        ``cool`` None: a tick function not yet ticked, which ticks at once and waits a whole interval."""
+        if cool is None:
+            return True, _f32(interval)
+        dt = _f32(dt)
+        if cool >= dt:  # still cooling down: this tick's delta is taken off
+            return False, _f32(cool - dt)
+        return True, _f32(_f32(interval) - _f32(dt - cool))  # the rest of the delta counts towards the next
+
     def _due(self, t1):
         """Whether the tick ending at t1 takes a measurement (CARLA's sensor_tick cadence)."""
         if self._tick_ns <= 0:
             return True
-        if self._next_due is not None and t1 < self._next_due:
-            return False
-        nd = (t1 if self._next_due is None else self._next_due) + self._tick_ns
-        if nd <= t1:
-            nd += (t1 - nd) // self._tick_ns * self._tick_ns + self._tick_ns
-        self._next_due = nd
-        return True
+        due, self._cool = self._cooldown(self._cool, self._tick_s, self._world._dt_ns * 1e-9)
+        return due
+
+    def next_frame(self):
+        """The frame of this sensor's next measurement if the world keeps its fixed delta (CARLA has no such
+        call, carla#7108: a synchronous collector can wait for exactly the frames that will bring data)."""
+        frame = self._world._frame
+        if self._tick_ns <= 0:
+            return frame + 1
+        cool = self._cool
+        for k in range(1, 1 << 24):
+            due, cool = self._cooldown(cool, self._tick_s, self._world._dt_ns * 1e-9)
+            if due:
+                return frame + k
+        raise RuntimeError("Sensor.next_frame: sensor_tick %g s is beyond 2^24 ticks of %g s"
+                           % (self._tick_s, self._world._dt_ns * 1e-9))
 
     @property
     def is_listening(self):
@@ -656,7 +707,8 @@ class World:
 
     def _make_sensor(self, s, bp):
         at = {a.id: a for a in bp}
-        s._tick_ns = int(round(at["sensor_tick"].as_float() * 1e9))
+        s._tick_s = at["sensor_tick"].as_float()
+        s._tick_ns = int(round(s._tick_s * 1e9))
         # a free sensor is its own platform (set_transform moves it through the tick); an attached one is
         # mounted on its parent's
         static = bp.id.startswith("sensor.lidar.") and at["sensim_static_tick"].as_bool()
@@ -938,8 +990,9 @@ class Client:
         return "0.9.15-sensim"
 
     def get_world(self):
-        if self._world is None:
-            self._world = World(self, "street")
+        if self._world is None:  # the runner's --scene (SENSIM_CARLA_SCENE), else the built-in street
+            import os
+            self._world = World(self, os.environ.get("SENSIM_CARLA_SCENE") or "street")
         return self._world
 
     def load_world(self, map_name, reset_settings=True, map_layers=None):
