@@ -26,6 +26,7 @@ import contextlib
 import ctypes
 import numbers
 import os
+import functools
 import threading
 import struct as _struct
 
@@ -727,6 +728,23 @@ class Frame:
 POLICIES = {"fail": 0, "drop_oldest": 1}
 
 
+_TAKERS_GUARD = threading.Lock()
+
+
+def _one_taker(pop):
+    """pop() (two steps in C: look, then take) under the ring's lock, so threads sharing a ring
+    each get whole, distinct frames (issue 62)."""
+    @functools.wraps(pop)
+    def locked(self, *args, **kwargs):
+        lock = self.__dict__.get("_take_lock")
+        if lock is None:
+            with _TAKERS_GUARD:
+                lock = self.__dict__.setdefault("_take_lock", threading.RLock())
+        with lock:
+            return pop(self, *args, **kwargs)
+    return locked
+
+
 class Ring:
     """A frame ring in memory this object owns.
 
@@ -734,6 +752,11 @@ class Ring:
     keep the memory alive) but whose contents belong to the ring again after
     :meth:`release`; :meth:`pop` returns copies that are yours forever.
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "pop" in cls.__dict__:
+            cls.pop = _one_taker(cls.__dict__["pop"])
 
     def __init__(self, point_capacity, frame_capacity=4, policy="fail"):
         size = ctypes.c_size_t()
@@ -794,6 +817,7 @@ class Ring:
     def release(self):
         _check(_L.sensim_ring_release(self._h))
 
+    @_one_taker
     def pop(self):
         """Remove and return the oldest complete Frame (points copied), or None."""
         hdr = _lib.FrameHeader()
