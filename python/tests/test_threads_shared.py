@@ -213,10 +213,11 @@ class SharedWriters(unittest.TestCase):
             tp = p.add_topic("/points", "PointCloud2")
             tc = p.add_topic("/clock", "Clock")
             def hammer(i):
-                for k in range(ROUNDS // 2):
+                for k in range(2 * ROUNDS):  # 200 clouds a thread: the unserialised writer crashed in ~1 run of 2
                     p.write_frame(tp, frame, "lidar")
-                    p.write_clock(tc, k, k)
-                    p.subscribers(tp)
+                    if k % 20 == 0:
+                        p.write_clock(tc, k, k)
+                        p.subscribers(tp)
                 return True
             out, errs = two(hammer)
             st = p.stats
@@ -226,7 +227,7 @@ class SharedWriters(unittest.TestCase):
         if "skip" in r:
             self.skipTest(r["skip"])
         self.assertEqual(r["errs"], {})
-        self.assertEqual(r["sent"], 2 * 2 * 50)
+        self.assertEqual(r["sent"], 2 * (200 + 10))
 
 
 class SharedSensors(unittest.TestCase):
