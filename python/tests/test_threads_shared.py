@@ -78,8 +78,15 @@ def run_case(body, timeout=300, limit_as=None):
     env["PYTHONPATH"] = PYTHON_DIR + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     pre = None
     if limit_as:
+        for k in ("OMP_STACKSIZE", "GOMP_STACKSIZE"):  # the threads' stacks: glibc's default, from ulimit -s
+            env.pop(k, None)
+
         def pre():
             import resource
+            soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+            want = 8 << 20  # 1000 stacks of 8 MiB cannot fit in limit_as
+            if hard == resource.RLIM_INFINITY or hard >= want:
+                resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
             resource.setrlimit(resource.RLIMIT_AS, (limit_as, limit_as))
     r = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(body)], env=env, capture_output=True,
                        text=True, timeout=timeout, preexec_fn=pre)
