@@ -15,7 +15,7 @@
 #define SENSIM__MAX_TOPICS 1024 /* a writer's topics */
 
 /* The writer's lock (every public call on a writer, transports' included, holds it).
- * 1 and @p m locked when it is a live writer; else 0 and nothing locked (the call then fails by itself). */
+ * 1 and @p m locked when it is an open writer; else 0 and nothing locked (the call then fails by itself). */
 int sensim__mcap_lock(const sensim_mcap *m);
 void sensim__mcap_unlock(const sensim_mcap *m);
 void sensim__mcap_init_lock(sensim_mcap *m);
