@@ -748,8 +748,10 @@ class World:
             fov = at["horizontal_fov"].as_float()
             if fov < 360:  # CARLA's sector: -fov/2 .. +fov/2 about forward, swept rotation_frequency times a second
                 keys += ["start_azimuth_deg=%.17g" % (fov / 2), "sweep=sector"]
-            else:  # CARLA's phase: a turn starts behind (-180 deg) and sweeps to the right (clockwise)
-                keys += ["start_azimuth_deg=180"]
+            else:  # CARLA's phase: a turn starts behind (-180 deg) when the sensor is spawned, whenever that
+                # is, and sweeps to the right (clockwise: the head is at start - 360 deg x (t mod P) / P)
+                p_ns = int(round(1e9 / at["rotation_frequency"].as_float()))
+                keys += ["start_azimuth_deg=%.17g" % ((180.0 + 360.0 * (self._t_ns % p_ns) / p_ns) % 360.0)]
             keys.append("lidar_id=%d" % (s.id % 65536))
             lid = Lidar(self._ctx, "carla_default", keys)
             lid.set_mount(mount)
@@ -1017,7 +1019,7 @@ class Client:
 
 
 # The rest of the package, in modules by responsibility (imported last: they use the names above).
-from ._carla_blueprints import (ActorAttribute, ActorAttributeType, ActorBlueprint, BlueprintLibrary, _LATER,
+from ._carla_blueprints import (ActorAttribute, ActorAttributeType, ActorBlueprint, BlueprintLibrary, Color, _LATER,
                                 _SENSORS, _USER, _VEHICLES, _WALKERS, _library, preset_lidar_ids,
                                 register_sensor)  # noqa: E402,F401
 from ._carla_platform import _Platform  # noqa: E402

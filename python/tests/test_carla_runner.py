@@ -143,3 +143,34 @@ class Cadence(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+@unittest.skipUnless(sensim.HAVE_NUMPY, "sensim.carla needs numpy")
+class SpawnPhase(unittest.TestCase):
+    def test_first_shot_behind_whenever_spawned(self):
+        """CARLA starts a lidar's sweep at -180 deg (behind) on its first measurement, whenever it is
+        spawned (RayCastLidar: the current angle starts at 0 relative to -hfov/2): 0, 3 and 7 ticks in."""
+        import numpy as np
+        import sensim.carla as carla
+        for warm in (0, 3, 7):
+            with self.subTest(ticks_before=warm):
+                world = carla.Client("localhost", 2000).get_world()
+                s = world.get_settings()
+                s.synchronous_mode, s.fixed_delta_seconds = True, 0.03
+                world.apply_settings(s)
+                for _ in range(warm):
+                    world.tick()
+                bp = world.get_blueprint_library().find("sensor.lidar.ray_cast_semantic")
+                bp.set_attribute("range", "100")
+                bp.set_attribute("upper_fov", "-10")  # every laser meets the street's ground
+                lidar = world.spawn_actor(bp, carla.Transform(carla.Location(z=2)))
+                got = []
+                lidar.listen(got.append)
+                world.tick()
+                lidar.destroy()
+                pts = np.frombuffer(got[0].raw_data, carla.SemanticLidarMeasurement._dtype)
+                az = float(np.degrees(np.arctan2(pts["y"][0], pts["x"][0])))  # the first shot (CARLA's frame)
+                # within one column (360 / 175 deg at the defaults): shot times stay on the world's column
+                # grid, so a lidar spawned between two columns fires its first at the next one
+                self.assertLessEqual(abs(abs(az) - 180.0), 360.0 / 175 + 1e-4, "first shot at %r deg" % az)
+                self.assertLessEqual(az, -180.0 + 360.0 / 175 + 1e-4)  # -180 and to the right of it, not +179
