@@ -406,6 +406,27 @@ typedef struct sensim_rig_step_result {
 SENSIM_API sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_t dt_ns,
                                          const sensim_motion *platform, sensim_rig_step_result *out_result);
 
+/** sensim_rig_advance flag: the pose is a jump (sensim_rig_jump_to_pose). */
+#define SENSIM_ADVANCE_JUMP 1u
+
+/**
+ * The host fast path: push the platform's @p pose at @p t_ns (copied; as
+ * sensim_rig_push_pose, or sensim_rig_jump_to_pose with SENSIM_ADVANCE_JUMP)
+ * and step the rig from its time up to @p t_ns through its history (as
+ * sensim_rig_step with platform NULL), in one call: a co-simulation at 1 kHz
+ * makes one call a tick. @p t_ns equal to the rig's time (the first pose, or
+ * a jump at the current time) only pushes. Results are those of the two
+ * calls made one after the other, bit for bit.
+ * @return as sensim_rig_push_pose and sensim_rig_step; SENSIM_ERR_INVALID_ARGUMENT
+ *         (unknown flags). When the step is refused, the pushed key is taken
+ *         back too (unless the history had to drop old keys for it): the
+ *         call changes nothing, and the same call may be retried.
+ * Thread safety: one thread at a time per rig (as sensim_rig_step). Since 0.2.
+ */
+SENSIM_API sensim_status sensim_rig_advance(sensim_rig *rig, const sensim_scene *scene, int64_t t_ns,
+                                            const double pose[16], uint32_t flags,
+                                            sensim_rig_step_result *out_result);
+
 #ifdef __cplusplus
 }
 #endif

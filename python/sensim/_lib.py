@@ -421,6 +421,7 @@ PROTOTYPES = {
     "sensim_rig_push_pose": (status_t, [c_void_p, c_int64, POINTER(c_double * 16)]),
     "sensim_rig_push_state": (status_t, [c_void_p, c_int64, POINTER(PlatformState)]),
     "sensim_rig_jump_to_pose": (status_t, [c_void_p, c_int64, POINTER(c_double * 16)]),
+    "sensim_rig_advance": (status_t, [c_void_p, c_void_p, c_int64, c_void_p, c_uint32, c_void_p]),
     "sensim_rig_jump_to_state": (status_t, [c_void_p, c_int64, POINTER(PlatformState)]),
     "sensim_rig_platform_at": (status_t, [c_void_p, c_int64, POINTER(Kinematics)]),
     "sensim_rig_set_consumer": (status_t, [c_void_p, c_uint32, c_void_p, c_void_p]),

@@ -5,7 +5,8 @@ import math
 from . import _lib
 
 from . import (Camera, Context, Error, ImageRing, InvalidArgument, Lidar, Nav, NavRing, OutOfRange, Radar, Ring,
-               Scene, _Handle, _L, _Sample, _check, _f64, _from16, _i64, _keys, _mat16, _u32, _u64, _uint, _using,
+               Scene, _Handle, _L, _Sample, _check, _closed, _f64, _from16, _i64, _keys, _mat16, _np, _u32, _u64, _uint,
+               _using,
                _want)
 from ._sinks import (CsvSink, FrameSink, ImageSink, McapSink)
 
@@ -24,6 +25,7 @@ class Rig(_Handle):
         self.context = context
         self._members = []  # the rig borrows lidars and rings: keep them alive
         self._scene, self._errors, self._pushed = None, [], False
+        self._r = _lib.RigStepResult()  # advance()'s result, reused: no allocation a tick
         self._rings, self._consumers = {}, {}
         h = ctypes.c_void_p()
         _check(_L.sensim_rig_create(context.handle, ctypes.byref(h)))
@@ -282,6 +284,62 @@ class Rig(_Handle):
         if self._errors:
             raise self._errors[0]
         _check(st)
+        return dict(world_step=r.world_step, t_begin_ns=r.t_begin_ns, t_end_ns=r.t_end_ns,
+                    frames_completed=r.frames_completed, sensors_refused=r.sensors_refused,
+                    rays_traced=r.rays_traced)
+
+    def advance(self, scene, t_ns, pose, jump=False):
+        """The host fast path: push ``pose`` (4x4, body to world) at ``t_ns`` and step up to it in one
+        call (sensim_rig_advance): the same results as ``push_pose`` then ``step``, bit for bit, at a
+        fraction of the Python cost a tick (a numpy float64 4x4 array is passed without conversion).
+        ``jump=True``: the pose is a jump. Returns the number of frames the step completed (0 when no
+        sensor's frame was due); ``last_step`` holds the step's full result."""
+        if pose is None:
+            raise InvalidArgument(1, "advance: pose is None (a 4x4 matrix, body to world)")
+        if jump is not True and jump is not False:
+            raise InvalidArgument(1, "advance: jump must be True or False, not %s" % type(jump).__name__)
+        if type(t_ns) is not int:
+            t_ns = _i64(t_ns, "t_ns")
+        elif not -(1 << 63) <= t_ns < (1 << 63):
+            raise OutOfRange(1, "advance: t_ns must fit int64")
+        if _np is not None and type(pose) is _np.ndarray and pose.shape == (4, 4):
+            col = _np.ascontiguousarray(pose.T, dtype=_np.float64)  # column-major double[16]
+            ptr = col.ctypes.data
+        else:
+            col = _mat16(pose)
+            ptr = ctypes.addressof(col)
+        if type(scene) is not Scene:
+            _want(scene, Scene, "scene")
+        r = self._r
+        held = [self, scene]
+        held += [x for x in self._members if isinstance(x, _HELD)]
+        n = 0
+        try:  # each object held for the call (close() on another thread waits), without a context manager
+            for o in held:
+                with o._cv:
+                    if not o._h:
+                        raise _closed(o._what)
+                    o._calls += 1
+                n += 1
+            self._scene, self._errors = scene, []
+            st = _L.sensim_rig_advance(self._h, scene._h, t_ns, ptr, 1 if jump else 0, ctypes.byref(r))
+        finally:
+            self._scene = None
+            for o in held[:n]:
+                with o._cv:
+                    o._calls -= 1
+                    o._cv.notify_all()
+        if self._errors:
+            raise self._errors[0]
+        if st:
+            _check(st)
+        self._pushed = True
+        return r.frames_completed
+
+    @property
+    def last_step(self):
+        """The result of the last ``advance`` (dict as ``step`` returns)."""
+        r = self._r
         return dict(world_step=r.world_step, t_begin_ns=r.t_begin_ns, t_end_ns=r.t_end_ns,
                     frames_completed=r.frames_completed, sensors_refused=r.sensors_refused,
                     rays_traced=r.rays_traced)

@@ -916,3 +916,33 @@ sensim_status sensim_rig_step(sensim_rig *rig, const sensim_scene *scene, int64_
     atomic_store(&rig->stepping, 0);
     return st;
 }
+
+sensim_status sensim_rig_advance(sensim_rig *rig, const sensim_scene *scene, int64_t t_ns, const double pose[16],
+                                 uint32_t flags, sensim_rig_step_result *out)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+    SENSIM_CHECK_HANDLE(rig, SENSIM_MAGIC_RIG, "rig");
+    SENSIM_CHECK_HANDLE(scene, SENSIM_MAGIC_SCENE, "scene");
+    if (!pose)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_advance: pose is NULL");
+    if (flags & ~SENSIM_ADVANCE_JUMP)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_advance: flags = 0x%x has unknown bits", flags);
+    sensim_status st = hold(rig, "sensim_rig_advance");
+    if (st != SENSIM_OK)
+        return st;
+    sensim_platform_state s;
+    sensim_platform_state_init(&s);
+    memcpy(s.pose, pose, sizeof s.pose);
+    const uint32_t hn = rig->hn;
+    const int64_t t0 = rig->t_ns;
+    const bool trimmed_safe = hn < SENSIM_RIG_HISTORY_KEYS; /* the push did not shift the history */
+    st = push_locked(rig, t_ns, &s, "sensim_rig_advance", (flags & SENSIM_ADVANCE_JUMP) != 0);
+    if (st == SENSIM_OK && t_ns > t0) {
+        st = step_locked(rig, scene, t_ns - t0, NULL, out);
+        if (st != SENSIM_OK && rig->t_ns == t0 && trimmed_safe)
+            rig->hn = hn; /* a refused step takes its key back: nothing of the call stays */
+    }
+    atomic_store(&rig->stepping, 0);
+    return st;
+}
