@@ -547,24 +547,25 @@ static sensim_status push_locked(sensim_rig *rig, int64_t t, const sensim_platfo
     return SENSIM_OK;
 }
 
-sensim_status sensim_rig_push_pose(sensim_rig *rig, int64_t t_ns, const double pose[16])
+/* A pose as a state with nothing else given, pushed as a key or a jump. */
+static sensim_status push_pose_as(sensim_rig *rig, int64_t t_ns, const double pose[16], const char *fn, bool jump)
 {
     if (!pose)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_push_pose: pose is NULL");
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: pose is NULL", fn);
     sensim_platform_state s;
     sensim_platform_state_init(&s);
     memcpy(s.pose, pose, sizeof s.pose);
-    return push_key(rig, t_ns, &s, "sensim_rig_push_pose", false);
+    return push_key(rig, t_ns, &s, fn, jump);
+}
+
+sensim_status sensim_rig_push_pose(sensim_rig *rig, int64_t t_ns, const double pose[16])
+{
+    return push_pose_as(rig, t_ns, pose, "sensim_rig_push_pose", false);
 }
 
 sensim_status sensim_rig_jump_to_pose(sensim_rig *rig, int64_t t_ns, const double pose[16])
 {
-    if (!pose)
-        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_jump_to_pose: pose is NULL");
-    sensim_platform_state s;
-    sensim_platform_state_init(&s);
-    memcpy(s.pose, pose, sizeof s.pose);
-    return push_key(rig, t_ns, &s, "sensim_rig_jump_to_pose", true);
+    return push_pose_as(rig, t_ns, pose, "sensim_rig_jump_to_pose", true);
 }
 
 sensim_status sensim_rig_jump_to_state(sensim_rig *rig, int64_t t_ns, const sensim_platform_state *state)
