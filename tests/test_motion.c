@@ -734,6 +734,64 @@ static void test_jumps(void **state)
     sensim_context_destroy(cx);
 }
 
+/* Actors by id in O(1) (issue 66): 5000 actors with scattered ids, a third removed in a shuffled
+ * order (the table moves its last actor into each hole), every id then found or not found as it
+ * should be, the removed ones added back, and the scene's count and a commit right. */
+static void test_many_actor_ids(void **state)
+{
+    (void)state;
+    sensim_context *cx;
+    sensim_scene *sc;
+    CHECK_OK(sensim_context_create(NULL, &cx));
+    CHECK_OK(sensim_scene_create(cx, &sc));
+    const float v[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    const uint32_t ix[] = {0, 1, 2};
+    sensim_mesh_desc md;
+    sensim_mesh_desc_init(&md);
+    md.vertices = v, md.vertex_count = 3, md.indices = ix, md.triangle_count = 1;
+    md.flags = SENSIM_MESH_PROTOTYPE;
+    uint32_t mesh;
+    CHECK_OK(sensim_scene_add_mesh(sc, &md, &mesh));
+    enum { N = 5000 };
+    static uint32_t ids[N];
+    static bool gone[N];
+    double pose[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    for (uint32_t i = 0; i < N; i++) {
+        ids[i] = i * 7919u + 1u;
+        pose[12] = i;
+        CHECK_OK(sensim_scene_add_actor(sc, mesh, ids[i], pose));
+    }
+    assert_int_equal(sensim_scene_add_actor(sc, mesh, ids[17], pose), SENSIM_ERR_DUPLICATE);
+    uint64_t r = 42;
+    uint32_t removed = 0;
+    while (removed < N / 3) {
+        r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+        const uint32_t i = (uint32_t)(r >> 33) % N;
+        if (gone[i])
+            continue;
+        CHECK_OK(sensim_scene_remove_actor(sc, ids[i]));
+        gone[i] = true, removed++;
+    }
+    for (uint32_t i = 0; i < N; i++) {
+        pose[12] = -(double)i;
+        assert_int_equal(sensim_scene_set_actor_pose(sc, ids[i], pose), gone[i] ? SENSIM_ERR_NOT_FOUND : SENSIM_OK);
+        assert_int_equal(sensim_scene_remove_actor(sc, ids[i] + 1u), SENSIM_ERR_NOT_FOUND); /* never added */
+    }
+    sensim_scene_info info;
+    CHECK_OK(sensim_scene_get_info(sc, &info));
+    assert_int_equal(info.actor_count, N - removed);
+    for (uint32_t i = 0; i < N; i++)
+        if (gone[i])
+            CHECK_OK(sensim_scene_add_actor(sc, mesh, ids[i], pose));
+    for (uint32_t i = 0; i < N; i++)
+        CHECK_OK(sensim_scene_set_actor_pose(sc, ids[i], pose));
+    CHECK_OK(sensim_scene_get_info(sc, &info));
+    assert_int_equal(info.actor_count, N);
+    CHECK_OK(sensim_scene_commit(sc));
+    sensim_scene_destroy(sc);
+    sensim_context_destroy(cx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -744,6 +802,7 @@ int main(void)
         cmocka_unit_test(test_rig),
         cmocka_unit_test(test_frame_conversions),
         cmocka_unit_test(test_jumps),
+        cmocka_unit_test(test_many_actor_ids),
     };
     return cmocka_run_group_tests_name("motion", tests, setup, teardown);
 }

@@ -16,6 +16,9 @@
 #include <sched.h>
 #include <strings.h>
 
+/* the actor table's ids, as actor_map.c reads them */
+#define ACTOR_IDS(scene) (&(scene)->actors[0].id), sizeof(sensim_actor)
+
 #define SENSIM_MAX_MESH_TRIANGLES (1u << 30)
 
 void sensim_mesh_desc_init(sensim_mesh_desc *desc)
@@ -77,6 +80,7 @@ void sensim_scene_destroy(sensim_scene *scene)
         sensim__mesh_free(&scene->meshes[i]);
     free(scene->meshes);
     free(scene->actors);
+    sensim__amap_free(&scene->actor_map);
     free(scene->mats);
     free(scene->cmats);
     free(scene->mat_hash);
@@ -470,7 +474,11 @@ void sensim__scene_rollback(sensim_scene *scene, const sensim_scene_mark *mark)
     /* meshes and instances appended since the mark (a multi-mesh load) */
     while (scene->mesh_count > mark->mesh_count)
         sensim__mesh_free(&scene->meshes[--scene->mesh_count]);
-    scene->actor_count = mark->actor_count;
+    while (scene->actor_count > mark->actor_count) { /* no allocation: a rollback cannot fail */
+        const uint32_t id = scene->actors[scene->actor_count - 1].id;
+        sensim__amap_remove(&scene->actor_map, ACTOR_IDS(scene), id);
+        scene->actor_count--;
+    }
     scene->instance_count = mark->instance_count;
     scene->dirty = mark->dirty;
     scene->static_dirty = mark->static_dirty;
@@ -555,10 +563,10 @@ static sensim_status check_pose(const double pose[16])
 
 static sensim_actor *find_actor(sensim_scene *scene, uint32_t id)
 {
-    for (uint32_t i = 0; i < scene->actor_count; i++)
-        if (scene->actors[i].id == id)
-            return &scene->actors[i];
-    return NULL;
+    if (!scene->actor_count)
+        return NULL;
+    const uint32_t i = sensim__amap_find(&scene->actor_map, ACTOR_IDS(scene), id);
+    return i == UINT32_MAX ? NULL : &scene->actors[i];
 }
 
 /* Append an actor (id > 0) or a static instance (id 0); the caller holds the edit section. */
@@ -572,12 +580,16 @@ static sensim_status append_actor(sensim_scene *scene, uint32_t mesh_id, uint32_
         scene->actors = na;
         scene->actor_cap = cap;
     }
+    if (actor_id && sensim__amap_reserve(&scene->actor_map, ACTOR_IDS(scene), scene->actor_count))
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot grow the actor id table");
     sensim_actor *a = &scene->actors[scene->actor_count++];
     memset(a, 0, sizeof *a);
     a->id = actor_id;
     a->mesh = mesh_id;
     memcpy(a->pose, pose, sizeof a->pose);
     a->parked = !scene->ever_committed;
+    if (actor_id)
+        sensim__amap_insert(&scene->actor_map, ACTOR_IDS(scene), scene->actor_count - 1);
     scene->instance_count += actor_id == 0;
     scene->dirty = true;
     return SENSIM_OK;
@@ -747,10 +759,10 @@ void sensim__actor_velocity_at(const sensim_scene *scene, const sensim_actor *a,
 
 const sensim_actor *sensim__scene_actor_by_id(const sensim_scene *scene, uint32_t id)
 {
-    for (uint32_t i = 0; i < scene->actor_count; i++)
-        if (scene->actors[i].id == id)
-            return &scene->actors[i];
-    return NULL;
+    if (!scene->actor_count || id == 0)
+        return NULL;
+    const uint32_t i = sensim__amap_find(&scene->actor_map, ACTOR_IDS(scene), id);
+    return i == UINT32_MAX ? NULL : &scene->actors[i];
 }
 
 sensim_status sensim_scene_remove_actor(sensim_scene *scene, uint32_t actor_id)
@@ -761,7 +773,12 @@ sensim_status sensim_scene_remove_actor(sensim_scene *scene, uint32_t actor_id)
         return st;
     sensim_actor *a = find_actor(scene, actor_id);
     if (a) {
-        *a = scene->actors[--scene->actor_count];
+        const uint32_t idx = (uint32_t)(a - scene->actors), last = scene->actor_count - 1;
+        sensim__amap_remove(&scene->actor_map, ACTOR_IDS(scene), actor_id);
+        if (idx != last)
+            sensim__amap_moved(&scene->actor_map, scene->actors[last].id, last, idx);
+        *a = scene->actors[last];
+        scene->actor_count--;
         scene->dirty = true;
     }
     sensim__scene_edit_end(scene);

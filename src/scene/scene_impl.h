@@ -2,6 +2,7 @@
 #ifndef SENSIM_SCENE_IMPL_H
 #define SENSIM_SCENE_IMPL_H
 
+#include "actor_map.h"
 #include "internal.h"
 
 typedef struct sensim_mesh {
@@ -49,6 +50,7 @@ struct sensim_scene {
     uint32_t mesh_count, mesh_cap;
     sensim_actor *actors;
     uint32_t actor_count, actor_cap; /* actors, and static instances (id 0) among them */
+    sensim_actor_map actor_map;      /* actor id -> index in actors[] (ids > 0) */
     uint32_t instance_count;         /* static instances in actors[] */
     bool static_dirty;   /* static meshes changed since the last commit */
     bool dirty;          /* anything changed since the last commit */
