@@ -13,6 +13,8 @@ import tempfile
 import textwrap
 import unittest
 
+import sensim
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON_DIR = os.path.dirname(HERE)
 
@@ -100,6 +102,7 @@ def run_case(body, timeout=300, limit_as=None):
 class SharedSinks(unittest.TestCase):
     """A sink attached to two rigs stepped on two threads: its consume calls take turns."""
 
+    @unittest.skipUnless(sensim.HAVE_NUMPY, "camera image rings need numpy")
     def test_image_sink_shared_by_two_rigs(self):
         r = run_case('''
             ctx = sensim.Context(2); sc = wall(ctx)
@@ -240,6 +243,7 @@ class SharedWriters(unittest.TestCase):
 class SharedSensors(unittest.TestCase):
     """Objects whose concurrent use the library refuses (Busy) or serialises."""
 
+    @unittest.skipUnless(sensim.HAVE_NUMPY, "camera image rings need numpy")
     def test_lidar_scene_rig_camera_ring(self):
         r = run_case('''
             ctx = sensim.Context(2); sc = wall(ctx)
