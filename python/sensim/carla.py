@@ -763,6 +763,7 @@ class World:
             plat.rig.add_lidar(lid, ring)
             s._lidar, s._ring, s._delivered = lid, ring, {}
             s._channels, s._rot_hz = at["channels"].as_int(), at["rotation_frequency"].as_float()
+            s._hfov, s._hangle = fov, 0.0  # CARLA's CurrentHorizontalAngle (degrees, float), 0 at spawn
         elif bp.id.startswith("sensor.camera."):
             cam = Camera(self._ctx, "carla_default", {"image_size_x": at["image_size_x"].as_str(),
                                                       "image_size_y": at["image_size_y"].as_str(),
@@ -922,7 +923,14 @@ class World:
                 parts.append(pts[s._delivered.get(n, 0):])
                 s._delivered = {n: len(pts)}
             pts = np.concatenate(parts) if parts else np.zeros(0, POINT_DTYPE)
-            angle = (2 * math.pi * s._rot_hz * t1 * 1e-9) % (2 * math.pi)
+            if hasattr(s, "_hfov"):
+                # CARLA's RayCastSemanticLidar: each measurement advances the angle by rotation_frequency x
+                # horizontal_fov x delta (float degrees) modulo horizontal_fov, and reports it in radians
+                step = _f32(_f32(_f32(s._rot_hz) * _f32(s._hfov)) * _f32(self._dt_ns * 1e-9))
+                s._hangle = _f32(math.fmod(_f32(s._hangle + step), _f32(s._hfov)))
+                angle = _f32(_f32(_f32(math.pi) / 180.0) * s._hangle)
+            else:  # a sensim preset: the head's angle at the tick's end
+                angle = (2 * math.pi * s._rot_hz * t1 * 1e-9) % (2 * math.pi)
             cls = SemanticLidarMeasurement if s._kind.endswith("semantic") else LidarMeasurement
             return cls(frame, t_s, tr, pts, s._channels, angle)
         if hasattr(s, "_camera"):

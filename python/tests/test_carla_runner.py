@@ -174,3 +174,36 @@ class SpawnPhase(unittest.TestCase):
                 # grid, so a lidar spawned between two columns fires its first at the next one
                 self.assertLessEqual(abs(abs(az) - 180.0), 360.0 / 175 + 1e-4, "first shot at %r deg" % az)
                 self.assertLessEqual(az, -180.0 + 360.0 / 175 + 1e-4)  # -180 and to the right of it, not +179
+
+
+@unittest.skipUnless(sensim.HAVE_NUMPY, "sensim.carla needs numpy")
+class HorizontalAngle(unittest.TestCase):
+    def angles(self, fov, rot, delta, ticks, tick_s=0.0):
+        import sensim.carla as carla
+        world = carla.Client("localhost", 2000).get_world()
+        s = world.get_settings()
+        s.synchronous_mode, s.fixed_delta_seconds = True, delta
+        world.apply_settings(s)
+        bp = world.get_blueprint_library().find("sensor.lidar.ray_cast")
+        bp.set_attribute("horizontal_fov", repr(fov))
+        bp.set_attribute("rotation_frequency", repr(rot))
+        bp.set_attribute("sensor_tick", repr(tick_s))
+        lidar = world.spawn_actor(bp, carla.Transform(carla.Location(z=2)))
+        got = []
+        lidar.listen(lambda m: got.append(m.horizontal_angle))
+        for _ in range(ticks):
+            world.tick()
+        lidar.destroy()
+        return got
+
+    def test_carla_rule(self):
+        """RayCastSemanticLidar: after each measurement the angle is fmod(angle + rotation_frequency x
+        horizontal_fov x delta, horizontal_fov) degrees, reported in radians (float arithmetic)."""
+        import math
+        self.assertEqual([round(math.degrees(a), 4) for a in self.angles(90.0, 10.0, 0.05, 4)], [45, 0, 45, 0])
+        self.assertEqual([round(math.degrees(a), 4) for a in self.angles(360.0, 10.0, 0.05, 4)], [180, 0, 180, 0])
+        self.assertEqual([round(math.degrees(a), 3) for a in self.angles(120.0, 10.0, 0.02, 5)],
+                         [24, 48, 72, 96, 0])
+        # with sensor_tick 0.1 in a 0.05 s world CARLA advances one delta a measurement (frames 1, 4, 6, 8)
+        self.assertEqual([round(math.degrees(a), 4) for a in self.angles(360.0, 10.0, 0.05, 8, 0.1)],
+                         [180, 0, 180, 0])
