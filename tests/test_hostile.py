@@ -6,6 +6,7 @@ Usage: test_hostile.py SENSIM"""
 import fcntl
 import os
 import resource
+import shutil
 import struct
 import subprocess
 import sys
@@ -330,6 +331,129 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("scan", "--scene", obj, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--count", "1", "--out", T("pw"))
     check(r.returncode == PARSE and "passwd.obj: mtllib" in r.stderr and "etc/passwd:1: not a material library"
           in r.stderr, "mtllib ../etc/passwd refused, naming both files: %r" % r.stderr)
+
+    # ==== issue 62: output folders (one writer, no links followed, no temporaries left) ====
+    # 62.8: --overwrite of a folder live shards of another run write is refused (it joined their lock, exit 0)
+    out = T("i62_8")
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj, "--out", out, "--quiet",
+            "--shard", "0/2")
+    meta0 = open(os.path.join(out, "meta.json")).read() if r.returncode == 0 else None
+    fd = lock(out, 1, fcntl.LOCK_SH)  # shard 0 of that run still writing
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj2, "--out", out, "--quiet",
+            "--shard", "1/2", "--overwrite")
+    check(r.returncode == BUSY and "does not replace a live run" in r.stderr and meta0 is not None and
+          open(os.path.join(out, "meta.json")).read() == meta0,
+          "62.8 --overwrite (another trajectory) beside a live shard refused, meta.json kept: %r" % r.stderr)
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj, "--out", out, "--quiet",
+            "--shard", "1/2", "--overwrite")
+    check(r.returncode == 0, "62.8 shard 1/2 of the same run with --overwrite joins shard 0: %r" % r.stderr)
+    os.close(fd)
+
+    # 62.9: scan, render and placement take the run lock batch and collect take
+    out = T("i62_9")
+    run("scan", "--scene", plane, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--count", "1", "--out", out)
+    before = open(os.path.join(out, "frame_000000.ply"), "rb").read()
+    fd = lock(out, 1, fcntl.LOCK_EX)  # a paused batch holds the folder
+    r = run("scan", "--scene", "street", "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--count", "1", "--out", out)
+    check(r.returncode == BUSY and "another sensim run" in r.stderr and
+          open(os.path.join(out, "frame_000000.ply"), "rb").read() == before,
+          "62.9 scan into a held folder refused, the frame kept: %r" % r.stderr)
+    r = run("render", "--scene", plane, "--pose", "0,0,2,0,0,0", "--outputs", "depth", "--out", out)
+    check(r.returncode == BUSY and not os.path.exists(os.path.join(out, "depth")),
+          "62.9 render into a held folder refused: %r" % r.stderr)
+    cands = write(T("i62_cands.csv"), "x,y,z,roll,pitch,yaw\n0,0,4,0,0,0\n")
+    r = run("placement", "--scene", plane, "--lidar", "vlp16", "--candidates", cands, "--roi", "-5,-5,5,5",
+            "--duration", "0.1", "--out", out)
+    check(r.returncode == BUSY and not os.path.exists(os.path.join(out, "ranking.csv")),
+          "62.9 placement into a held folder refused: %r" % r.stderr)
+    os.close(fd)
+    r = run("scan", "--scene", plane, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--count", "1", "--out", out)
+    check(r.returncode == 0, "62.9 scan into the folder once free: %r" % r.stderr)
+
+    # 62.10: `rm OUT/.sensim.lock` under a live run does not let a second writer in
+    out = T("i62_10")
+    longtraj = write(T("long.csv"), "t,x,y,z,roll,pitch,yaw\n0,-20,0,1.8,0,0,0\n30,10,0,1.8,0,0,0\n")
+    holder = subprocess.Popen([SENSIM, "batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", longtraj,
+                               "--out", out, "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    while holder.poll() is None and not os.path.exists(os.path.join(out, "meta.json")):
+        time.sleep(0.01)  # polling for the state: its meta.json written under its locks
+    os.kill(holder.pid, 19)  # SIGSTOP: it holds the folder without writing
+    os.remove(os.path.join(out, ".sensim.lock"))
+    r = run("batch", "--scene", "street", "--lidar", "hdl32", "--trajectory", traj2, "--out", out, "--quiet",
+            "--overwrite")
+    r2 = run("scan", "--scene", plane, "--lidar", "vlp16", "--pose", "0,0,2,0,0,0", "--count", "1", "--out", out)
+    holder.kill()
+    holder.wait()
+    holder.stderr.close()
+    check(r.returncode == BUSY and r2.returncode == BUSY and "hdl32" not in open(os.path.join(out, "meta.json")).read(),
+          "62.10 with its lock file removed, the folder of a live run still refuses a second writer: %r %r"
+          % (r.stderr, r2.stderr))
+
+    # 62.7: a symbolic link to a folder anywhere under OUT is never written through
+    elsewhere = T("i62_else")
+    os.makedirs(elsewhere)
+    out = T("i62_7r")
+    os.makedirs(out)
+    os.symlink(elsewhere, os.path.join(out, "depth"))
+    r = run("render", "--scene", plane, "--pose", "0,0,2,0,0,0", "--outputs", "depth", "--out", out)
+    check(r.returncode == IO and "symbolic link" in r.stderr and os.listdir(elsewhere) == [],
+          "62.7 render refuses OUT/depth as a link: %r" % r.stderr)
+    crig = write(T("crig.txt"), "[sensor front]\ntype = camera\nwidth = 32\nheight = 24\nrate_hz = 10\n"
+                                "outputs = rgb\n")
+    out = T("i62_7b")
+    r = run("batch", "--scene", "street", "--rig", crig, "--trajectory", traj2, "--out", out, "--quiet")
+    if os.path.isdir(os.path.join(out, "front", "rgb")):
+        shutil.rmtree(os.path.join(out, "front", "rgb"))
+    os.symlink(elsewhere, os.path.join(out, "front", "rgb"))
+    r = run("batch", "--scene", "street", "--rig", crig, "--trajectory", traj2, "--out", out, "--quiet", "--overwrite")
+    check(r.returncode == IO and "front/rgb is a symbolic link" in r.stderr and os.listdir(elsewhere) == [],
+          "62.7 batch --overwrite refuses OUT/front/rgb as a link: %r" % r.stderr)
+    os.remove(os.path.join(out, "front", "rgb"))
+
+    # 62.13: temporaries two levels down (OUT/front/rgb/) are removed by --resume and --overwrite
+    for flag in ("--resume", "--overwrite"):
+        os.makedirs(os.path.join(out, "front", "rgb"), exist_ok=True)
+        write(os.path.join(out, "front", "rgb", "000001.png.tmp.Ab12Cd"), "half")
+        r = run("batch", "--scene", "street", "--rig", crig, "--trajectory", traj2, "--out", out, "--quiet", flag)
+        check(r.returncode == 0 and not [f for f in files_under(out) if ".tmp." in f],
+              "62.13 batch %s removes OUT/front/rgb/*.tmp.*: %r %r" % (flag, r.stderr, files_under(out)))
+
+    # 62.6: --mcap-split-mb N splits by bytes (it split by N seconds: 2 files of a 1 s run with N = 1)
+    out = T("i62_6")
+    r = run("batch", "--scene", "street", "--lidar", "vlp16", "--trajectory", traj2, "--format", "mcap",
+            "--mcap-compression", "none", "--mcap-split-mb", "1", "--out", out, "--quiet")
+    sizes = sorted(os.path.getsize(os.path.join(out, n)) for n in os.listdir(out) if n.endswith(".mcap")) \
+        if r.returncode == 0 else []
+    check(len(sizes) >= 3 and sizes[-1] <= 2 * 1048576,
+          "62.6 --mcap-split-mb 1: files of at most 1 MiB plus one message: %r %r" % (sizes, r.stderr))
+
+    # 62.11: a file system without locks is said at once, not after 30 s as another run
+    shim_c = write(T("enolck.c"), "#define _GNU_SOURCE\n#include <errno.h>\n#include <stdarg.h>\n#include <fcntl.h>\n"
+                   "#include <sys/file.h>\n#include <dlfcn.h>\n"
+                   "static int fake(int cmd, int fd, long arg) {\n"
+                   "  static int (*real)(int, int, ...);\n"
+                   "  if (cmd == F_SETLK || cmd == F_SETLKW || cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW) {"
+                   " errno = ENOLCK; return -1; }\n"
+                   "  if (!real) *(void **)&real = dlsym(RTLD_NEXT, \"fcntl\");\n  return real(fd, cmd, arg);\n}\n"
+                   "int fcntl(int fd, int cmd, ...) { va_list a; va_start(a, cmd); long v = va_arg(a, long);"
+                   " va_end(a); return fake(cmd, fd, v); }\n"
+                   "int fcntl64(int fd, int cmd, ...) { va_list a; va_start(a, cmd); long v = va_arg(a, long);"
+                   " va_end(a); return fake(cmd, fd, v); }\n"
+                   "int flock(int fd, int op) { (void)fd; (void)op; errno = ENOLCK; return -1; }\n")
+    shim = T("enolck.so")
+    cc = subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", shim, shim_c, "-ldl"], capture_output=True, text=True)
+    if cc.returncode != 0:
+        print("# 62.11 skipped: no C compiler for the ENOLCK shim: %s" % cc.stderr[:200])
+    else:
+        env = dict(os.environ, LD_PRELOAD=shim)
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
+        for cmd in (["batch", "--lidar", "vlp16", "--trajectory", traj2, "--quiet"],
+                    ["scan", "--lidar", "vlp16", "--count", "1"]):
+            t0 = time.monotonic()
+            r = run(cmd[0], "--scene", plane, *cmd[1:], "--out", T("i62_11" + cmd[0]), env=env, timeout=120)
+            check(r.returncode == IO and "keeps no file locks" in r.stderr and "another sensim run" not in r.stderr,
+                  "62.11 %s on a file system without locks says so: %r" % (cmd[0], r.stderr))
+            print("# 62.11 %s refused in %.2f s" % (cmd[0], time.monotonic() - t0))
 
 print("%d passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)

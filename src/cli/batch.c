@@ -120,7 +120,7 @@ int cmd_batch(int argc, char **argv)
             mcap_flags = 1;
             if (parse_numbers(v, &x, 1, 1) != 1 || !(x >= 0.001 && x <= 1e6))
                 return usage("--mcap-split-mb / --mcap-split-s need a number in [0.001, 1e6]");
-            if (a[12] == 'm')
+            if (a[13] == 'm') /* --mcap-split-mb: a[12] is the "-" both share (it split by seconds) */
                 mo.o.split_bytes = (uint64_t)(x * 1048576.0) < 65536 ? 65536 : (uint64_t)(x * 1048576.0);
             else
                 mo.o.split_ns = (int64_t)(x * 1e9);

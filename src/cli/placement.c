@@ -13,6 +13,7 @@
  * score = w_d·log10(1 + density) + w_u/(1 + cv) + w_c·coverage
  *       + w_v·visible/objects (0 without objects) + w_i·information gain share;
  * a function of the candidate alone, so shards merge to the single run. */
+#include "batch.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -444,8 +445,11 @@ static int merge(const char *out, char *dirs)
             if (r[i].index == r[i - 1].index)
                 rc = msg_fail("--merge: candidate %s%llu appears in two shards%s", "", r[i].index, "");
     }
+    int out_lock; /* the folder's run lock, as batch and collect take it (held until exit) */
     if (!rc && !ensure_dir(out))
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    if (!rc)
+        rc = claim_output(out, NULL, 0, 0, 0, 0, 1, &out_lock);
     if (!rc) {
         char path[4200], tmp[4300];
         snprintf(path, sizeof path, "%s/ranking.csv", out);
@@ -814,8 +818,11 @@ int cmd_placement(int argc, char **argv)
             rc = EXIT_STATUS_BASE + SENSIM_ERR_TOO_LARGE;
         }
     }
+    int out_lock; /* the folder's run lock, as batch and collect take it (held until exit); shards share it */
     if (!rc && !ensure_dir(out))
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+    if (!rc)
+        rc = claim_output(out, NULL, 0, 0, 0, shard_k, shard_n, &out_lock);
     const size_t ncell = (size_t)p.nx * p.ny;
     uint32_t mine = 0;
     for (uint32_t c = 0; c < nc; c++)
@@ -836,16 +843,16 @@ int cmd_placement(int argc, char **argv)
     double t0 = now_s(), scan_s = 0;
     uint32_t done = mine;
     if (!rc) {
-        cand_job job = {.p = &p, .scene = scene, .specs = specs, .nspecs = nspecs, .nsets = nsets, .nc = nc,
-                        .shard_n = shard_n, .shard_k = shard_k, .nb = nb, .sets = sets, .duration_s = duration_s,
-                        .cand = cand, .select_m = select_m != 0, .maps = maps != 0, .ncell = ncell, .grids = grids,
-                        .opts = opts, .oshots = oshots, .res = res, .out = out};
-        atomic_init(&job.next, 0);
-        atomic_init(&job.stop, 0);
+        cand_job cj = {.p = &p, .scene = scene, .specs = specs, .nspecs = nspecs, .nsets = nsets, .nc = nc,
+                       .shard_n = shard_n, .shard_k = shard_k, .nb = nb, .sets = sets, .duration_s = duration_s,
+                       .cand = cand, .select_m = select_m != 0, .maps = maps != 0, .ncell = ncell, .grids = grids,
+                       .opts = opts, .oshots = oshots, .res = res, .out = out};
+        atomic_init(&cj.next, 0);
+        atomic_init(&cj.stop, 0);
         if (nworkers > 1 && (st = sensim_context_set_thread_count(g_ctx, 1)) != SENSIM_OK)
             rc = fail(st);
         if (!rc)
-            rc = score_all(&job, nworkers, &scan_s);
+            rc = score_all(&cj, nworkers, &scan_s);
         if (nworkers > 1)
             (void)sensim_context_set_thread_count(g_ctx, threads_all); /* the same count, set again */
     }

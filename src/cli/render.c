@@ -1,5 +1,6 @@
 /* sensim render: one camera image set of a scene, in the layout of a CARLA
  * synchronized collection (OUT/<output>/000000.png plus OUT/000000.json). */
+#include "batch.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -166,6 +167,9 @@ int cmd_render(int argc, char **argv)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
         goto done;
     }
+    int out_lock; /* the folder's run lock, as batch and collect take it (held until exit) */
+    if ((rc = claim_output(out, NULL, 0, 0, 0, 0, 1, &out_lock)))
+        goto done;
     if ((rc = camera_write_capture(out, 0, cam, d.name, want, &im, cam_pose, 0, SENSIM_FRAME_NATIVE)))
         goto done;
     printf("rendered %s %ux%u into %s\n", d.name, d.width, d.height, out);

@@ -4,6 +4,7 @@
  * message on stderr names the file and line. */
 #include <sensim/sensim.h>
 
+#include "batch.h"
 #include "cli.h"
 #include "street.h"
 
@@ -76,6 +77,9 @@ static int run_scan(run_opts *o, int demo)
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
         goto out;
     }
+    int out_lock; /* the folder's run lock, as batch and collect take it (held until exit) */
+    if ((rc = claim_output(o->out, NULL, 0, 0, 0, 0, 1, &out_lock)))
+        goto out;
     sensim_lidar_info li;
     sensim_lidar_get_info(lidar, &li);
     size_t size;
