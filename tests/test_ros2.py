@@ -228,6 +228,42 @@ with tempfile.TemporaryDirectory() as tmp:
     node.finish()
     check(r.returncode == 10 + 4 and "/ego/bad: message 21: position (nan" in r.stderr,
           "a NaN pose ends the run naming the topic and the message: %d %s" % (r.returncode, r.stderr))
+    # ---- 62.5: a 150 Hz reliable publisher and a rig behind it: every pose is used (the reader's history of
+    # 256 kept the newest: 257 of 600 used, no loss said). The run waits for a /clock subscriber while the node
+    # sends all 600 (its "acked": every one delivered), so the rig is behind by the whole stream. ----
+    tum150 = os.path.join(tmp, "poses150.tum")
+    with open(tum150, "w") as f:
+        for i in range(600):
+            f.write("%.17g %.17g 0 1.8 0 0 0 1\n" % (i / 150, -20 + i / 150))
+    imu_rig = os.path.join(tmp, "imu_rig.txt")
+    with open(imu_rig, "w") as f:
+        f.write("[sensor imu]\ntype = imu\nrate_hz = 100\n")
+    node = Proc([POSE_PUB, "odom", "/ego/odom150", tum150, "--hz", "150"], env, stdin=True)
+    check(node.wait_line("^ready$"), "62.5: the 150 Hz node starts: %s" % node.text())
+    pub = Proc([SENSIM, "ros2", "--scene", "street", "--rig", imu_rig, "--pose-in", "odom:/ego/odom150", "--rate",
+                "max", "--wait-subscribers=/clock"], env)
+    check(node.wait_line("^acked$", timeout=300), "62.5: every pose delivered: %s" % node.text())
+    clk = Proc([SUB, tmp, "--timeout", "120", "/clock:Clock:1"], env)
+    check(clk.finish() == 0, "62.5: a /clock subscriber starts the run: %s" % clk.text())
+    node.p.stdin.close()
+    node.finish()
+    rc = pub.finish()
+    check(rc == 0 and re.search(r"600 poses taken from /ego/odom150 \(600 messages; 0 with a stamp not after the "
+                                r"last, skipped; 0 lost\)", pub.text()),
+          "62.5: all 600 poses of a 150 Hz node used by a rig behind it: %s %s" % (rc, pub.text()[-600:]))
+
+    # ---- 62.14: --pose-in on a topic carrying another type names both types ----
+    node = Proc([POSE_PUB, "pose", "/ego/typed", tum], env, stdin=True)
+    check(node.wait_line("^ready$"), "62.14: the PoseStamped node starts: %s" % node.text())
+    pub = Proc([SENSIM, "ros2", "--scene", "street", "--rig", imu_rig, "--pose-in", "odom:/ego/typed"], env)
+    check(pub.wait_line(r"waiting for a pose on /ego/typed \(nav_msgs/msg/Odometry\): the topic carries "
+                        r"geometry_msgs/msg/PoseStamped, not the nav_msgs/msg/Odometry --pose-in odom: expects"),
+          "62.14: the type seen and the type expected: %s" % pub.text())
+    pub.p.send_signal(signal.SIGINT)
+    pub.finish()
+    node.p.stdin.close()
+    node.finish()
+
     for bad, want in ((["--pose-in", "odom:ego"], "--pose-in needs odom:TOPIC"),
                       (["--pose-in", "odom:/a", "--trajectory", traj], "no --trajectory")):
         r = subprocess.run([SENSIM, "ros2", "--scene", "street", "--rig", rig, *bad], env=env, capture_output=True,

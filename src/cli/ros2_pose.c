@@ -16,14 +16,24 @@
  * must be finite, within 1e9 m, with a unit quaternion and a stamp at or
  * after time 0; a bad one ends the run with a message naming the topic and
  * the message's index. A stamp at or before the last one taken is skipped
- * and counted (a republished pose). */
+ * and counted (a republished pose).
+ *
+ * Every pose is used: the DDS reader keeps only the newest 256 messages, so
+ * once the first pose is taken a thread of its own takes each message as it
+ * arrives into a queue the rig reads at its own pace (a rig slower than real
+ * time lost half of a 150 Hz stream to that history, silently). The queue
+ * holds up to POSE_QUEUE_MAX messages (POSE_QUEUE_BYTES); past that a pose
+ * is lost, counted, said at the end, and the run fails
+ * (SENSIM_ERR_OVERRUN). */
 #include "batch.h"
 #include "mcap_walk.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { POSE_NONE, POSE_ODOM, POSE_STAMPED, POSE_TF };
 static const char *const pose_types[] = {"", "nav_msgs/msg/Odometry", "geometry_msgs/msg/PoseStamped",
@@ -35,6 +45,124 @@ static struct {
     int64_t last_t;
     size_t cap; /* of the trajectory's keys */
 } P = {NULL, 0, 0, 0, INT64_MIN, 0};
+
+/* The queue between the thread taking messages off the reader and the rig (see the top). */
+enum { POSE_QUEUE_MAX = 1 << 16 };
+#define POSE_QUEUE_BYTES ((size_t)256 << 20)
+static struct {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int running, stop, left; /* left: the publisher left (after the queue is read, the stream ends) */
+    sensim_status err;       /* the reader failed: err_text says how */
+    char err_text[400];
+    uint8_t **msg;
+    size_t *len, head, count, bytes;
+    uint8_t *cur; /* the message handed out last (freed at the next) */
+    uint64_t lost;
+} Q = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static void *drain_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&Q.mu);
+        int stop = Q.stop;
+        pthread_mutex_unlock(&Q.mu);
+        if (stop)
+            return NULL;
+        const uint8_t *msg;
+        size_t n;
+        uint32_t now = 0, ever = 0;
+        sensim_status st = sensim_ros2_read(P.rd, 200000000, &msg, &n);
+        if (!st && n == 0)
+            st = sensim_ros2_reader_publishers(P.rd, &now, &ever);
+        uint8_t *copy = !st && n ? malloc(n) : NULL;
+        if (copy)
+            memcpy(copy, msg, n);
+        pthread_mutex_lock(&Q.mu);
+        if (st || (n && !copy)) {
+            Q.err = st ? st : SENSIM_ERR_OUT_OF_MEMORY;
+            snprintf(Q.err_text, sizeof Q.err_text, "%s", st ? sensim_context_last_error(NULL) : "out of memory");
+        } else if (n == 0 && ever && !now) {
+            Q.left = 1;
+        } else if (n && (Q.count == POSE_QUEUE_MAX || Q.bytes + n > POSE_QUEUE_BYTES)) {
+            Q.lost++; /* the rig is that far behind: counted, said, and the run fails */
+            free(copy);
+        } else if (n) {
+            size_t at = (Q.head + Q.count) % POSE_QUEUE_MAX;
+            Q.msg[at] = copy, Q.len[at] = n, Q.count++, Q.bytes += n;
+        }
+        const int end = Q.err || Q.left;
+        pthread_cond_signal(&Q.cv);
+        pthread_mutex_unlock(&Q.mu);
+        if (end)
+            return NULL;
+    }
+}
+
+/* Once the first pose is taken (the reader's QoS settled with a publisher matched, so reading it from
+ * another thread touches nothing the writer's thread uses). 0 or an exit status. */
+static int drain_start(void)
+{
+    Q.msg = calloc(POSE_QUEUE_MAX, sizeof *Q.msg);
+    Q.len = calloc(POSE_QUEUE_MAX, sizeof *Q.len);
+    if (!Q.msg || !Q.len || pthread_create(&Q.th, NULL, drain_main, NULL) != 0) {
+        free(Q.msg), free(Q.len);
+        Q.msg = NULL, Q.len = NULL;
+        fprintf(stderr, "sensim: error: %s: cannot start the thread taking its poses\n", g_live.pose_topic);
+        return EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+    }
+    Q.running = 1;
+    return 0;
+}
+
+static void drain_stop(void)
+{
+    if (!Q.running)
+        return;
+    pthread_mutex_lock(&Q.mu);
+    Q.stop = 1;
+    pthread_mutex_unlock(&Q.mu);
+    pthread_join(Q.th, NULL);
+    Q.running = 0;
+    for (; Q.count; Q.count--, Q.head = (Q.head + 1) % POSE_QUEUE_MAX)
+        free(Q.msg[Q.head]);
+    free(Q.cur);
+    free(Q.msg), free(Q.len);
+    Q.cur = NULL, Q.msg = NULL, Q.len = NULL;
+}
+
+/* The next message off the queue, waiting up to 0.2 s: 1 (*msg valid until the next call), 0 none yet,
+ * 2 the publisher left and every message was read, -1 the reader failed (said). */
+static int queue_take(const uint8_t **msg, size_t *n)
+{
+    free(Q.cur);
+    Q.cur = NULL;
+    pthread_mutex_lock(&Q.mu);
+    if (!Q.count && !Q.err && !Q.left) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 200000000;
+        if (ts.tv_nsec >= 1000000000)
+            ts.tv_sec++, ts.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&Q.cv, &Q.mu, &ts);
+    }
+    int got = 0;
+    if (Q.count) {
+        Q.cur = Q.msg[Q.head], *msg = Q.cur, *n = Q.len[Q.head];
+        Q.head = (Q.head + 1) % POSE_QUEUE_MAX, Q.count--, Q.bytes -= *n;
+        got = 1;
+    } else if (Q.err) {
+        fprintf(stderr, "sensim: error: %s\n", Q.err_text);
+        g_live.stream_rc = EXIT_STATUS_BASE + (int)Q.err;
+        got = -1;
+    } else if (Q.left) {
+        got = 2;
+    }
+    pthread_mutex_unlock(&Q.mu);
+    return got;
+}
 
 int live_pose_parse(const char *v)
 {
@@ -123,6 +251,24 @@ static int decode(const uint8_t *p, size_t n, sensim_pose_key *k, char *why, siz
     return 1;
 }
 
+/* A publication of the topic with another type (DDS matches by type: it never delivers): said in
+ * @p out as what was seen and what is expected; "" when there is none. */
+static void other_type(char *out, size_t cap)
+{
+    enum { MAX_EP = 256 };
+    sensim_ros2_endpoint *ep = malloc(MAX_EP * sizeof *ep);
+    uint32_t n = 0;
+    if (ep && sensim_ros2_publications(g_live.m, ep, MAX_EP, &n) == SENSIM_OK)
+        for (uint32_t i = 0; i < n && i < MAX_EP; i++)
+            if (!strcmp(ep[i].topic, g_live.pose_topic) && strcmp(ep[i].type, pose_types[g_live.pose_kind])) {
+                snprintf(out, cap, "the topic carries %.100s, not the %s --pose-in %s: expects (no message "
+                                   "will match)", ep[i].type, pose_types[g_live.pose_kind],
+                         g_live.pose_kind == POSE_ODOM ? "odom" : g_live.pose_kind == POSE_STAMPED ? "pose" : "tf");
+                break;
+            }
+    free(ep);
+}
+
 /* The next pose taken into @p tr: 1; 0 at the end (the publisher left, Ctrl-C, or an error in
  * g_live.stream_rc). @p first: say every 3 s what is awaited. */
 static int next_pose(traj *tr, int first)
@@ -132,8 +278,19 @@ static int next_pose(traj *tr, int first)
         if (g_stop || g_live.stream_rc)
             return 0;
         const uint8_t *msg;
-        size_t n;
-        sensim_status st = sensim_ros2_read(P.rd, 200000000, &msg, &n);
+        size_t n = 0;
+        if (Q.running) {
+            int q = queue_take(&msg, &n);
+            if (q < 0)
+                return 0;
+            if (q == 2) {
+                fprintf(stderr, "sensim ros2: the publisher of %s left: the run ends\n", g_live.pose_topic);
+                return 0;
+            }
+            if (q == 0)
+                continue;
+        }
+        sensim_status st = Q.running ? SENSIM_OK : sensim_ros2_read(P.rd, 200000000, &msg, &n);
         if (st) {
             g_live.stream_rc = fail_status(st);
             return 0;
@@ -149,8 +306,12 @@ static int next_pose(traj *tr, int first)
                 return 0;
             }
             if ((waited += 0.2) >= next_say) {
+                char other[320] = "";
+                if (!now)
+                    other_type(other, sizeof other);
                 fprintf(stderr, "sensim ros2: waiting for a pose on %s (%s): %s\n", g_live.pose_topic,
-                        pose_types[g_live.pose_kind], now ? "a publisher, no message yet" : "no publisher yet");
+                        pose_types[g_live.pose_kind], now ? "a publisher, no message yet"
+                                                          : other[0] ? other : "no publisher yet");
                 next_say = waited + 3.0;
             }
             continue;
@@ -221,7 +382,7 @@ int live_pose_open(traj *tr)
         fprintf(stderr, "sensim: error: %s: no pose before its publisher left\n", g_live.pose_topic);
         return EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
     }
-    return 0;
+    return drain_start();
 }
 
 int live_pose_more(traj *tr)
@@ -240,11 +401,19 @@ void live_pose_close(void)
 {
     if (!P.rd)
         return;
+    drain_stop();
     sensim_ros2_reader_close(P.rd);
     P.rd = NULL;
     fprintf(stderr, "sensim ros2: %llu pose%s taken from %s (%llu messages; %llu with a stamp not after the last, "
-                    "skipped)\n", (unsigned long long)P.taken, P.taken == 1 ? "" : "s", g_live.pose_topic,
-            (unsigned long long)P.messages, (unsigned long long)P.skipped);
+                    "skipped; %llu lost)\n", (unsigned long long)P.taken, P.taken == 1 ? "" : "s", g_live.pose_topic,
+            (unsigned long long)P.messages, (unsigned long long)P.skipped, (unsigned long long)Q.lost);
+    if (Q.lost) {
+        fprintf(stderr, "sensim: error: %s: %llu pose%s lost: the rig fell more than %d messages (%zu MiB) behind "
+                        "the publisher\n", g_live.pose_topic, (unsigned long long)Q.lost, Q.lost == 1 ? "" : "s",
+                (int)POSE_QUEUE_MAX, POSE_QUEUE_BYTES >> 20);
+        if (!g_live.stream_rc)
+            g_live.stream_rc = EXIT_STATUS_BASE + SENSIM_ERR_OVERRUN;
+    }
 }
 
 void live_close_early(void)

@@ -7,7 +7,8 @@
  *   (tf2_msgs/TFMessage: a distractor map -> other transform, then
  *   odom -> CHILD, default base_link); POSES: TUM rows "t x y z qx qy qz qw".
  *   --repeat K: row K is sent twice (a republished pose); --bad K: row K's
- *   x is NaN.
+ *   x is NaN; --hz H: one row every 1/H s (a node publishing at its rate;
+ *   without it every row at once).
  * QoS reliable, volatile, keep all: discovery is asymmetric (this writer may
  * match the reader before the reader knows this writer, and the reader drops
  * what comes from writers it does not know yet); keep all holds every pose
@@ -58,11 +59,12 @@ static geometry_msgs_msg_dds__Pose_ pose_of(const row *r)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: ros2_pose_pub odom|pose|tf TOPIC POSES [--child C] [--repeat K] [--bad K]\n");
+        fprintf(stderr, "usage: ros2_pose_pub odom|pose|tf TOPIC POSES [--child C] [--repeat K] [--bad K] [--hz H]\n");
         return 2;
     }
     const char *kind = argv[1], *child = "base_link";
     long repeat = -1, bad = -1;
+    double hz = 0;
     for (int i = 4; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--child"))
             child = argv[i + 1];
@@ -70,6 +72,8 @@ int main(int argc, char **argv)
             repeat = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--bad"))
             bad = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--hz"))
+            hz = atof(argv[i + 1]);
     }
     FILE *f = fopen(argv[3], "r");
     if (!f)
@@ -112,6 +116,8 @@ int main(int argc, char **argv)
     printf("matched\n");
     fflush(stdout);
     for (size_t i = 0; i < n; i++) {
+        if (hz > 0 && i > 0)
+            dds_sleepfor((dds_duration_t)(1e9 / hz)); /* the node's rate, not a wait for a state */
         for (int again = 0; again < 1 + ((long)i == repeat); again++) {
             row x = rows[i];
             if ((long)i == bad)
