@@ -106,6 +106,13 @@ def occupancy_prior(desc_nx_ny, rows):
     cells not listed 0; None gives None (0.5 everywhere in C)."""
     if rows is None:
         return None
+    try:
+        rows = [tuple(float(v) for v in row) for row in rows]
+    except (TypeError, ValueError):
+        rows = None
+    if rows is None or any(len(row) != 3 for row in rows):
+        raise InvalidArgument(1, "occupancy must be rows (x, y, p) of three numbers each (metres, metres, "
+                                 "probability), as --occupancy's, or None")
     d, nx, ny = desc_nx_ny
     prior = _np.zeros(nx * ny, _np.float32)
     for x, y, p in rows:

@@ -28,6 +28,21 @@ class RigPoses(unittest.TestCase):
         self.assertEqual(rig.platform_at(0)["pose"][0][3], 1.0)
 
 
+class PlacementOccupancy(unittest.TestCase):
+    def test_occupancy_not_rows_of_three_is_invalid_argument(self):
+        """Issue 62 item 18: (3, 4), [(1, 2)] and 5 raised bare TypeError/ValueError."""
+        from sensim import placement
+
+        class D:
+            xmin, ymin, xmax, ymax, cell_m = 0.0, 0.0, 2.0, 2.0, 1.0
+        for bad in ((3, 4), [(1, 2)], 5, [("a", 1, 0.5)]):
+            with self.assertRaises(sensim.InvalidArgument) as cm:
+                placement.occupancy_prior((D, 2, 2), bad)
+            self.assertIn("occupancy", str(cm.exception))
+        if placement._np is not None:  # a good one (the prior array needs numpy)
+            self.assertEqual(list(placement.occupancy_prior((D, 2, 2), [(0.5, 1.5, 0.25)])), [0, 0, 0.25, 0])
+
+
 @unittest.skipUnless(sensim.HAVE_NUMPY, "sensim.carla needs numpy")
 class CarlaValues(unittest.TestCase):
     def setUp(self):
