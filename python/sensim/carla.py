@@ -493,12 +493,12 @@ class Sensor(Actor):
             return False, _f32(cool - dt)
         return True, _f32(_f32(interval) - _f32(dt - cool))  # the rest of the delta counts towards the next
 
-    def _due(self, t1):
-        """Whether the tick ending at t1 takes a measurement (CARLA's sensor_tick cadence)."""
+    def _due(self):
+        """(whether the next tick takes a measurement, the cooldown after it): CARLA's sensor_tick cadence.
+        The caller keeps the cooldown once the tick happened."""
         if self._tick_ns <= 0:
-            return True
-        due, self._cool = self._cooldown(self._cool, self._tick_s, self._world._dt_ns * 1e-9)
-        return due
+            return True, self._cool
+        return self._cooldown(self._cool, self._tick_s, self._world._dt_ns * 1e-9)
 
     def next_frame(self):
         """The frame of this sensor's next measurement if the world keeps its fixed delta (CARLA has no such
@@ -855,7 +855,9 @@ class World:
         thread (CARLA: callbacks run off the ticking thread, in frame order per sensor). Returns once this
         tick's callbacks have returned, or after ``callback_wait_s`` (1 s) in all when one of them does not
         (a warning names it; its measurements wait, see sensim.carla._carla_delivery). A tick happens whole
-        or not at all: a value refused here raises once and the next tick works."""
+        or not at all: a sensor's measure function of the script's own that raises, or a value refused here,
+        raises once and leaves the world as it was (frame, time, actors, cadences, shots); the next tick
+        works."""
         dt = self._dt_ns
         t0, t1 = self._t_ns, self._t_ns + dt
         for sn in self._sensors:
@@ -872,34 +874,51 @@ class World:
                 rot = Rotation(r.rotation.pitch + a._ang.y * dt * 1e-9, r.rotation.yaw + a._ang.z * dt * 1e-9,
                                r.rotation.roll + a._ang.x * dt * 1e-9)
                 moved[a.id] = _checked(Transform(loc, rot), "tick: actor %d's target velocity" % a.id)
+        cadence = [(sn, sn._due()) for sn in self._sensors]
+        frame, t_s = self._frame + 1, t1 * 1e-9
+        k = t1 // self._sample_ns
+        was = {aid: self._actors[aid]._rel for aid in moved}
         for aid, tr in moved.items():
             self._actors[aid]._rel = tr
-        if before:
-            self._scene.set_motion_interval(t0, t1)
-            for a in self._actors.values():
-                if a.id in before:
-                    self._scene.set_actor_motion(_ID0 + a.id, before[a.id], _native(a.get_transform()))
-            self._scene.commit()
-        frame, t_s = self._frame + 1, t1 * 1e-9
-        for p in self._platforms.values():
-            res = p.step(self, t1, dt)
-            if res["sensors_refused"]:  # a measurement that should hold points: never delivered empty
-                raise RuntimeError("tick %d: %d sensors' buffers refused the tick (their measurements would be "
-                                   "empty)" % (frame, res["sensors_refused"]))
         self._frame, self._t_ns = frame, t1
+        try:
+            if before:
+                self._scene.set_motion_interval(t0, t1)
+                for a in self._actors.values():
+                    if a.id in before:
+                        self._scene.set_actor_motion(_ID0 + a.id, before[a.id], _native(a.get_transform()))
+                self._scene.commit()
+            # the script's own measure functions run first, before any rig steps: one that raises leaves the
+            # world as it was (frame, time, actors, cadences, the rigs' shots), and the next tick works
+            own = {sn: self._measure(sn, frame, t_s, t0, t1, k) for sn, (due, _) in cadence
+                   if hasattr(sn, "_user") and due and sn._callback is not None}
+            for p in self._platforms.values():
+                res = p.step(self, t1, dt)
+                if res["sensors_refused"]:  # a measurement that should hold points: never delivered empty
+                    raise RuntimeError("tick %d: %d sensors' buffers refused the tick (their measurements would "
+                                       "be empty)" % (frame, res["sensors_refused"]))
+        except BaseException:
+            self._frame, self._t_ns = frame - 1, t0
+            for aid, tr in was.items():
+                self._actors[aid]._rel = tr
+            if before:  # the scene holds the actors where the last tick left them
+                for aid, m in before.items():
+                    self._scene.set_actor_motion(_ID0 + aid, m, m)
+                self._scene.commit()
+            raise
+        for sn, (_, cool) in cadence:
+            sn._cool = cool
         for ring in self._drain:
             for _ in ring.frames():
                 pass
-        k = t1 // self._sample_ns
         handed = []
-        for sn in list(self._sensors):
+        for sn, (due, _) in cadence:
             listening = sn._callback is not None
-            due = sn._due(t1)
             if not (due and listening):
                 if hasattr(sn, "_lidar") and not listening:  # nobody listens: the shots are not kept
                     self._measure(sn, frame, t_s, t0, t1, k)
                 continue  # a camera nobody listens to renders nothing
-            data = self._measure(sn, frame, t_s, t0, t1, k)
+            data = own[sn] if sn in own else self._measure(sn, frame, t_s, t0, t1, k)
             if data is not None:
                 sn._delivery.put(frame, data, sn._callback)
                 handed.append(sn._delivery)

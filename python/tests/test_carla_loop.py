@@ -345,6 +345,57 @@ class BeyondCarla(_World):
             self.world.tick()
         self.assertEqual(events, [(1, [other.id]), (4, [other.id])])  # CARLA's 10 Hz in 20 Hz (1, 4, 6); none at 30 m
 
+    def run_with_failing_sensor(self, fail_on):
+        """An ego driving at 10 m/s with a lidar and a sensor of the script's own whose measure raises on its
+        calls in ``fail_on``; every raising tick is retried. Returns the ticks' frames, the lidar's
+        measurements by frame, the ego's x after each tick and the user sensor's events."""
+        name = "sensor.other.flaky_%d" % len(fail_on)
+        calls = []
+
+        def measure(sensor, frame, timestamp, transform, attributes):
+            calls.append(frame)
+            if len(calls) in fail_on:
+                raise ValueError("flaky measure, call %d" % len(calls))
+            return (frame, round(transform.location.x, 6))
+        carla.register_sensor(name, measure, {})
+        self.addCleanup(carla._USER.pop, name)
+        self.world = self.client.load_world(self.path)
+        self.bl = self.world.get_blueprint_library()
+        self.sync(0.05)
+        ego = self.world.spawn_actor(self.bl.find("vehicle.tesla.model3"), carla.Transform(carla.Location(0, 0, 0)))
+        ego.set_simulate_physics(False)
+        ego.set_target_velocity(carla.Vector3D(10, 0, 0))
+        bp = self.bl.find("sensor.lidar.ray_cast")
+        bp.set_attribute("rotation_frequency", "20")
+        lidar = self.world.spawn_actor(bp, carla.Transform(carla.Location(z=2)), attach_to=ego)
+        flaky = self.world.spawn_actor(self.bl.find(name), carla.Transform(), attach_to=ego)
+        scans, events, frames, xs = {}, [], [], []
+        lidar.listen(lambda m: scans.__setitem__(m.frame, bytes(m.raw_data)))
+        flaky.listen(events.append)
+        while len(frames) < 6:
+            before = self.world.get_snapshot().frame
+            try:
+                frames.append(self.world.tick())
+            except ValueError:
+                self.assertEqual(self.world.get_snapshot().frame, before)
+            xs.append(round(ego.get_location().x, 6))
+        return frames, scans, xs, events
+
+    def test_a_tick_that_raises_changes_nothing(self):
+        """Issue 62 item 12: a sensor's measure raising on its 3rd call used to advance the frame, move the
+        ego and lose lidar frame 3 into frame 4 (twice the points). The failed tick changes nothing: the run
+        with the failure (retried) is the run without it, frame by frame and bit by bit."""
+        frames, scans, xs, events = self.run_with_failing_sensor({3})
+        ref_frames, ref_scans, ref_xs, ref_events = self.run_with_failing_sensor(set())
+        self.assertEqual(frames, [1, 2, 3, 4, 5, 6])
+        self.assertEqual(frames, ref_frames)
+        self.assertEqual(xs[:2] + xs[3:], ref_xs)  # the failed tick (the 3rd) left the ego where it was
+        self.assertEqual(xs[2], xs[1])
+        self.assertEqual(sorted(scans), list(range(1, 7)))
+        self.assertEqual(scans, ref_scans)
+        self.assertEqual(events, ref_events)
+        self.assertEqual([e[0] for e in events], [1, 2, 3, 4, 5, 6])
+
 
 class ReadmeCollector(unittest.TestCase):
     @unittest.skipUnless(sensim.HAVE_NUMPY, "sensim.carla needs numpy")
