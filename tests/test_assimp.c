@@ -208,6 +208,80 @@ static void test_referenced_files_are_checked(void **state)
     sensim_scene_destroy(s);
 }
 
+/* @p name: file @p from with its first @p old replaced by @p new (NULL: cut to @p cut bytes). */
+static const char *variant(const char *from, const char *name, const char *old, const char *new, size_t cut)
+{
+    FILE *f = fopen(from, "rb");
+    assert_non_null(f);
+    static char text[8192], out[8400];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    if (!old)
+        return write_test_file(dir, name, text, cut < n ? cut : n);
+    char *at = strstr(text, old);
+    assert_non_null(at);
+    int k = snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, new, at + strlen(old));
+    return write_test_file(dir, name, out, (size_t)k);
+}
+
+static void assert_refused_naming(sensim_scene *s, const char *path, sensim_status want, const char *a, const char *b)
+{
+    assert_int_equal(sensim_scene_load_file(s, path, NULL, NULL), want);
+    const char *m = sensim_context_last_error(NULL);
+    if (!strstr(m, a) || !strstr(m, b))
+        fail_msg("%s: want '%s' and '%s' in: %s", path, a, b, m);
+}
+
+/* Issue 62 item 16: a glTF's fault is named by its part (Assimp said "Invalid byteLength exceeds size of
+ * actual data", "Accessor with offset/length (0/1200) is out of range", "No suitable reader found" for a
+ * cut file): the buffer file and index, the accessor, the bufferView, the JSON's line. */
+static void test_gltf_faults_name_the_part(void **state)
+{
+    (void)state;
+    sensim_scene *s = scene_with_one_triangle();
+    static const unsigned char tri[48] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x3f, 0, 0, 0, 0,
+                                          0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x3f, 0, 0, 0, 0,
+                                          0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0};
+    write_test_file(dir, "tri.bin", (const char *)tri, sizeof tri);
+    char ok[700]; /* write_test_file's answer is overwritten by the next call */
+    snprintf(ok, sizeof ok, "%s", write_gltf("tri_ref.gltf", "[{\"mesh\": 0}]", "tri.bin"));
+    CHECK_OK(sensim_scene_load_file(s, ok, NULL, NULL)); /* the file all the others are cut from */
+    write_test_file(dir, "short.bin", (const char *)tri, 20);
+    assert_refused_naming(s, write_gltf("short_ref.gltf", "[{\"mesh\": 0}]", "short.bin"), SENSIM_ERR_PARSE,
+                          "short_ref.gltf: buffer 0 (short.bin): 20 bytes, its byteLength says 48", "truncated");
+    assert_refused_naming(s, variant(ok, "count.gltf", "\"count\": 3, \"type\": \"VEC3\"",
+                                     "\"count\": 100, \"type\": \"VEC3\"", 0),
+                          SENSIM_ERR_PARSE, "count.gltf: accessor 0 (100 x VEC3)", "bufferView 0, which has 36");
+    assert_refused_naming(s, variant(ok, "view.gltf", "\"byteLength\": 36", "\"byteLength\": 400", 0),
+                          SENSIM_ERR_PARSE, "view.gltf: bufferView 0", "beyond buffer 0's byteLength 48");
+    assert_refused_naming(s, variant(ok, "attr.gltf", "\"POSITION\": 0", "\"POSITION\": 7", 0), SENSIM_ERR_PARSE,
+                          "attr.gltf: mesh 0 primitive 0: attribute POSITION names accessor 7", "the file has 2");
+    assert_refused_naming(s, variant(ok, "cut.gltf", NULL, NULL, 200), SENSIM_ERR_PARSE,
+                          "cut.gltf: not valid JSON at line 1, column", "(the file is truncated)");
+    sensim_scene_info si;
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    assert_int_equal(si.mesh_count, 2); /* the triangle and tri_ref.gltf, nothing of the others */
+    sensim_scene_destroy(s);
+}
+
+/* Issue 62 item 17: a COLLADA file of one empty node has no geometry. Assimp's SkeletonMeshBuilder gave it a
+ * stand-in mesh (8 triangles), which loaded with SENSIM_OK; it is refused as an OBJ without faces is. */
+static void test_collada_without_geometry(void **state)
+{
+    (void)state;
+    sensim_scene *s = scene_with_one_triangle();
+    static const char dae[] =
+        "<?xml version=\"1.0\"?><COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">"
+        "<asset><unit name=\"m\" meter=\"1\"/><up_axis>Z_UP</up_axis></asset><library_visual_scenes><visual_scene "
+        "id=\"s\"><node id=\"n\"/></visual_scene></library_visual_scenes><scene><instance_visual_scene "
+        "url=\"#s\"/></scene></COLLADA>";
+    const char *p = write_test_file(dir, "empty_node.dae", dae, sizeof dae - 1);
+    assert_refused_naming(s, p, SENSIM_ERR_EMPTY, "empty_node.dae", "no triangles");
+    assert_unchanged(s);
+    sensim_scene_destroy(s);
+}
+
 /* The helper's answer for a file with instancing, run directly. */
 static unsigned char *helper_answer(const char *file, size_t *len)
 {
@@ -320,6 +394,8 @@ int main(void)
         cmocka_unit_test(test_collada_units),
         cmocka_unit_test(test_repaired_files_are_refused),
         cmocka_unit_test(test_referenced_files_are_checked),
+        cmocka_unit_test(test_gltf_faults_name_the_part),
+        cmocka_unit_test(test_collada_without_geometry),
         cmocka_unit_test(test_hostile_answers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -29,11 +29,14 @@
 
 #include <assimp/cfileio.h>
 #include <assimp/cimport.h>
+#include <assimp/config.h>
 #include <assimp/material.h>
 #include <assimp/metadata.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <assimp/texture.h>
+
+#include <jansson.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -209,6 +213,178 @@ static void f_close(struct aiFileIO *io, struct aiFile *f)
         fclose((FILE *)f->UserData);
         free(f);
     }
+}
+
+/* ---- glTF: the parts Assimp's messages do not name ----
+ * Assimp says "No suitable reader found" for a truncated .gltf, "Invalid byteLength exceeds size of actual
+ * data" for a short buffer file and "Accessor with offset/length (0/400) is out of range" without naming
+ * buffer, view or accessor. The JSON is read here first (Jansson: line and column of a syntax error) and
+ * the references checked by index; only a lower bound of each size is checked (padding and strides only add
+ * to it), so no file Assimp reads is refused. Missing and irregular files are left to the file hooks above,
+ * which name them. */
+
+static json_int_t jidx(json_t *o, const char *key) /* a non-negative integer member, else -1 */
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) && json_integer_value(v) >= 0 ? json_integer_value(v) : -1;
+}
+
+static json_t *jarr(json_t *root, const char *key, size_t *n)
+{
+    json_t *a = json_object_get(root, key);
+    *n = json_is_array(a) ? json_array_size(a) : 0;
+    return a;
+}
+
+static void check_gltf_json(const char *path, json_t *root, long long bin_len)
+{
+    size_t nb, nv, na, nm, ni, nt;
+    json_t *buffers = jarr(root, "buffers", &nb), *views = jarr(root, "bufferViews", &nv);
+    json_t *accs = jarr(root, "accessors", &na), *meshes = jarr(root, "meshes", &nm);
+    json_t *images = jarr(root, "images", &ni), *textures = jarr(root, "textures", &nt);
+    char dir[1100];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    for (size_t i = 0; i < nb; i++) {
+        json_t *b = json_array_get(buffers, i);
+        json_int_t want = jidx(b, "byteLength");
+        const char *uri = json_string_value(json_object_get(b, "uri"));
+        if (want < 0)
+            continue;
+        if (!uri) { /* a GLB's BIN chunk */
+            if (bin_len >= 0 && want > bin_len)
+                fail(SENSIM_ERR_PARSE, "%s: buffer %zu (the GLB's BIN chunk): %lld bytes, its byteLength says %lld "
+                     "(truncated?)", path, i, bin_len, (long long)want);
+            continue;
+        }
+        if (!strncmp(uri, "data:", 5) || strchr(uri, '%'))
+            continue; /* decoded by Assimp */
+        char full[2300];
+        snprintf(full, sizeof full, uri[0] == '/' ? "%.0s%.1100s" : "%.1100s/%.1100s", dir, uri);
+        struct stat sb;
+        if (stat(full, &sb) == 0 && S_ISREG(sb.st_mode) && (long long)sb.st_size < (long long)want)
+            fail(SENSIM_ERR_PARSE, "%s: buffer %zu (%.500s): %lld bytes, its byteLength says %lld (truncated?)", path,
+                 i, uri, (long long)sb.st_size, (long long)want);
+    }
+    for (size_t i = 0; i < nv; i++) {
+        json_t *v = json_array_get(views, i);
+        json_int_t b = jidx(v, "buffer"), off = jidx(v, "byteOffset"), len = jidx(v, "byteLength");
+        if (json_object_get(v, "buffer") && (b < 0 || (size_t)b >= nb))
+            fail(SENSIM_ERR_PARSE, "%s: bufferView %zu names buffer %lld; the file has %zu", path, i, (long long)b,
+                 nb);
+        json_int_t blen = b >= 0 ? jidx(json_array_get(buffers, (size_t)b), "byteLength") : -1;
+        off = off < 0 ? 0 : off;
+        if (blen >= 0 && len >= 0 && (off > blen || len > blen - off))
+            fail(SENSIM_ERR_PARSE, "%s: bufferView %zu: bytes %lld..%lld, beyond buffer %lld's byteLength %lld", path,
+                 i, (long long)off, (long long)off + (long long)len, (long long)b, (long long)blen);
+    }
+    for (size_t i = 0; i < na; i++) {
+        json_t *a = json_array_get(accs, i);
+        if (!json_object_get(a, "bufferView"))
+            continue; /* zeros, or sparse only */
+        json_int_t v = jidx(a, "bufferView"), off = jidx(a, "byteOffset"), count = jidx(a, "count");
+        if (v < 0 || (size_t)v >= nv)
+            fail(SENSIM_ERR_PARSE, "%s: accessor %zu names bufferView %lld; the file has %zu", path, i, (long long)v,
+                 nv);
+        json_int_t ct = jidx(a, "componentType");
+        const char *type = json_string_value(json_object_get(a, "type"));
+        int comp = ct == 5120 || ct == 5121 ? 1 : ct == 5122 || ct == 5123 ? 2 : ct == 5125 || ct == 5126 ? 4 : 0;
+        static const char *const types[] = {"SCALAR", "VEC2", "VEC3", "VEC4", "MAT2", "MAT3", "MAT4"};
+        static const int ncomp[] = {1, 2, 3, 4, 4, 9, 16};
+        int k = 0;
+        for (int t = 0; type && t < 7; t++)
+            k = strcmp(type, types[t]) ? k : ncomp[t];
+        json_t *view = json_array_get(views, (size_t)v);
+        json_int_t vlen = jidx(view, "byteLength"), stride = jidx(view, "byteStride");
+        if (!comp || !k || count < 1 || vlen < 0 || count > ((json_int_t)1 << 40))
+            continue; /* Assimp's to say */
+        long long elem = (long long)comp * k, st = stride > elem ? (long long)stride : elem;
+        long long need = (off < 0 ? 0 : (long long)off) + ((long long)count - 1) * st + elem;
+        if (need > (long long)vlen)
+            fail(SENSIM_ERR_PARSE, "%s: accessor %zu (%lld x %s): needs %lld bytes of bufferView %lld, which has "
+                 "%lld", path, i, (long long)count, type, need, (long long)v, (long long)vlen);
+    }
+    for (size_t m = 0; m < nm; m++) {
+        size_t np;
+        json_t *prims = jarr(json_array_get(meshes, m), "primitives", &np);
+        for (size_t p = 0; p < np; p++) {
+            json_t *pr = json_array_get(prims, p), *attrs = json_object_get(pr, "attributes"), *val;
+            const char *key;
+            json_object_foreach(attrs, key, val)
+            {
+                json_int_t a = json_is_integer(val) ? json_integer_value(val) : -1;
+                if (a < 0 || (size_t)a >= na)
+                    fail(SENSIM_ERR_PARSE, "%s: mesh %zu primitive %zu: attribute %.100s names accessor %lld; the "
+                         "file has %zu", path, m, p, key, (long long)a, na);
+            }
+            json_int_t ix = jidx(pr, "indices");
+            if (json_object_get(pr, "indices") && (ix < 0 || (size_t)ix >= na))
+                fail(SENSIM_ERR_PARSE, "%s: mesh %zu primitive %zu: indices name accessor %lld; the file has %zu",
+                     path, m, p, (long long)ix, na);
+        }
+    }
+    for (size_t i = 0; i < nt; i++) {
+        json_t *t = json_array_get(textures, i);
+        json_int_t src = jidx(t, "source");
+        if (json_object_get(t, "source") && (src < 0 || (size_t)src >= ni))
+            fail(SENSIM_ERR_PARSE, "%s: texture %zu names image %lld; the file has %zu", path, i, (long long)src, ni);
+    }
+    for (size_t i = 0; i < ni; i++) {
+        json_t *im = json_array_get(images, i);
+        json_int_t v = jidx(im, "bufferView");
+        if (json_object_get(im, "bufferView") && (v < 0 || (size_t)v >= nv))
+            fail(SENSIM_ERR_PARSE, "%s: image %zu names bufferView %lld; the file has %zu", path, i, (long long)v, nv);
+    }
+}
+
+static uint32_t le32(const unsigned char *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+static void check_gltf(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    int glb = dot && !strcasecmp(dot, ".glb");
+    if (!dot || (!glb && strcasecmp(dot, ".gltf")))
+        return;
+    FILE *f = fopen(path, "rb");
+    struct stat sb;
+    if (!f || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || (unsigned long long)sb.st_size > max_file_bytes) {
+        if (f)
+            fclose(f);
+        return; /* the file hooks say why */
+    }
+    size_t n = (size_t)sb.st_size;
+    unsigned char *d = malloc(n ? n : 1);
+    if (!d || fread(d, 1, n, f) != n) {
+        free(d);
+        fclose(f);
+        return;
+    }
+    fclose(f);
+    const char *text = (const char *)d;
+    size_t tlen = n;
+    long long bin_len = -1;
+    if (glb) { /* header (magic, version, length), chunk JSON, then chunk BIN */
+        if (n < 20 || memcmp(d, "glTF", 4) || le32(d + 16) != 0x4E4F534Au || le32(d + 12) > n - 20) {
+            free(d);
+            return; /* Assimp's to say */
+        }
+        tlen = le32(d + 12), text = (const char *)d + 20;
+        size_t at = 20 + tlen;
+        if (at + 8 <= n && le32(d + at + 4) == 0x004E4942u)
+            bin_len = (long long)(le32(d + at) <= n - at - 8 ? le32(d + at) : n - at - 8);
+    }
+    json_error_t e;
+    json_t *root = json_loadb(text, tlen, 0, &e);
+    if (!root) {
+        int cut = json_error_code(&e) == json_error_premature_end_of_input;
+        fail(SENSIM_ERR_PARSE, "%s: %snot valid JSON at line %d, column %d (byte %d of %zu): %s%s", path,
+             glb ? "the JSON chunk is " : "", e.line, e.column, e.position, tlen, e.text,
+             cut ? " (the file is truncated)" : "");
+    }
+    if (json_is_object(root))
+        check_gltf_json(path, root, bin_len);
+    json_decref(root);
+    free(d);
 }
 
 /* ---- the node walk: placements of meshes, depth- and count-limited ---- */
@@ -382,8 +558,17 @@ int main(int argc, char **argv)
     struct aiLogStream log = {on_log, NULL};
     aiAttachLogStream(&log);
     struct aiFileIO io = {f_open, f_close, NULL};
-    const struct aiScene *sc =
-        aiImportFileEx(path, aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure, &io);
+    check_gltf(path);
+    /* A file without geometry (a COLLADA of empty nodes, a BVH skeleton) is given a stand-in mesh by Assimp's
+     * SkeletonMeshBuilder (8 triangles per node, material "SkeletonMaterial"), which loaded as geometry: off,
+     * so such a file has no meshes and the loader refuses it as any file without triangles. */
+    struct aiPropertyStore *props = aiCreatePropertyStore();
+    if (!props)
+        fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
+    const struct aiScene *sc = aiImportFileExWithProperties(
+        path, aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure, &io, props);
+    aiReleasePropertyStore(props);
     if (!sc || !sc->mRootNode) {
         if (refused[0])
             fail(SENSIM_ERR_IO, "%s", refused);
