@@ -89,10 +89,12 @@ SENSIM_API sensim_status sensim_frame_sink_write(sensim_frame_sink *sink, const 
  * pops every complete frame of the point ring @p ring and writes it. A frame
  * that fails to write is not retried (it has left the ring); the status and
  * message say which file.
+ * One sink writes one lidar's frames: the first ring it consumes binds it
+ * (another lidar's frame_NNNNNN files would overwrite these).
  * @return as sensim_frame_sink_write(), SENSIM_ERR_INVALID_ARGUMENT (not a
- *         point ring).
- * Thread safety: the ring's consumer thread (a rig's stepping thread); one sink
- * may consume rings of several rigs stepped on several threads: they take turns. Since 0.2.
+ *         point ring; a ring other than the one the sink writes).
+ * Thread safety: the ring's consumer thread (a rig's stepping thread); calls
+ * from several threads take turns under the sink's lock. Since 0.2.
  */
 SENSIM_API sensim_status sensim_frame_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
 
@@ -206,9 +208,11 @@ SENSIM_API sensim_status sensim_image_sink_write(sensim_image_sink *sink, uint64
  * complete capture is written (number = the frame number, time = the
  * header's t_begin_ns, pose = its sensor_pose) and released.
  * @return as sensim_image_sink_write(), SENSIM_ERR_INVALID_ARGUMENT (not an
- *         image ring, or one whose size is not the camera's).
- * Thread safety: the ring's consumer thread; one sink may consume rings of
- * several rigs stepped on several threads: they take turns. Since 0.2.
+ *         image ring, or one whose size is not the camera's; a ring other than the first this
+ *         sink consumed: one sink writes one camera's captures, another's
+ *         would overwrite them).
+ * Thread safety: the ring's consumer thread; calls from several threads take
+ * turns under the sink's lock. Since 0.2.
  */
 SENSIM_API sensim_status sensim_image_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
 
@@ -262,9 +266,11 @@ SENSIM_API sensim_status sensim_csv_sink_write_radar(sensim_csv_sink *sink, int6
  * A sensim_ring_consumer: every complete frame of a navigation ring (its
  * sample) or of a radar's point ring (its detections: time = t_begin_ns,
  * sample = frame number) is appended and released.
- * @return as the writes, SENSIM_ERR_INVALID_ARGUMENT (a ring of the other kind).
- * Thread safety: the ring's consumer thread; one sink may consume rings of
- * several rigs stepped on several threads: they take turns. Since 0.2.
+ * @return as the writes, SENSIM_ERR_INVALID_ARGUMENT (a ring of the other kind;
+ *         a ring other than the first this sink consumed: one sink writes one
+ *         sensor's rows, another's would mix with them).
+ * Thread safety: the ring's consumer thread; calls from several threads take
+ * turns under the sink's lock. Since 0.2.
  */
 SENSIM_API sensim_status sensim_csv_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
 
@@ -327,12 +333,13 @@ SENSIM_API void sensim_mcap_sink_destroy(sensim_mcap_sink *sink);
  * samples) and releases it. A frame that fails to write has still left the
  * ring; the status says why.
  * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (not an MCAP sink; an image
- *         ring without the sink's camera), and the writer's statuses.
- * Thread safety: the ring's consumer thread (a rig's stepping thread); one
- * sink may consume rings of several rigs stepped on several threads, and
- * sinks sharing a writer may consume on several threads: the sink's lock and
- * the writer's lock make them take turns (each message and each capture's
- * messages whole). Since 0.2.
+ *         ring without the sink's camera; a ring other than the first this sink
+ *         consumed: one sink writes one sensor's topics, another's messages
+ *         would mix with them), and the writer's statuses.
+ * Thread safety: the ring's consumer thread (a rig's stepping thread); calls
+ * from several threads, and sinks sharing a writer consuming on several
+ * threads, take turns under the sink's and the writer's locks (each message
+ * and each capture's messages whole). Since 0.2.
  */
 SENSIM_API sensim_status sensim_mcap_sink_consume(void *sink, uint32_t sensor_index, sensim_ring *ring);
 

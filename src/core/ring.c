@@ -121,6 +121,17 @@ sensim_status sensim__ring_check(const sensim_ring *ring)
     return SENSIM_OK;
 }
 
+sensim_status sensim__sink_bind(const sensim_ring **bound, const sensim_ring *ring, const char *fn,
+                                const char *what)
+{
+    if (!*bound)
+        *bound = ring;
+    if (*bound == ring)
+        return SENSIM_OK;
+    return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "%s: this sink writes another ring's frames (%s); one sink "
+                        "per sensor: give this ring a sink of its own", fn, what);
+}
+
 /* ---------------- producer ---------------- */
 
 static uint64_t tail_point(sensim_ring *r)

@@ -10,6 +10,13 @@
 /* Validate the handle; SENSIM_OK or SENSIM_ERR_BAD_HANDLE. */
 sensim_status sensim__ring_check(const sensim_ring *ring);
 
+/* A sink writes one sensor's stream: the first ring it consumes binds it
+ * (@p *bound, under the sink's lock); another ring is SENSIM_ERR_INVALID_ARGUMENT
+ * naming @p fn and saying @p what a second ring's frames would do there
+ * (overwrite one another's files, mix in one topic or table). */
+sensim_status sensim__sink_bind(const sensim_ring **bound, const sensim_ring *ring, const char *fn,
+                                const char *what);
+
 /* A scan is one transaction: under SENSIM_OVERFLOW_FAIL it is all or nothing. */
 void sensim__ring_tx_begin(sensim_ring *ring);
 /* True once this transaction overflowed a FAIL ring (it will be refused). */

@@ -17,6 +17,7 @@ struct sensim_frame_sink {
     int32_t format, frame;
     uint32_t images;
     const sensim_lidar *lidar;
+    const sensim_ring *ring; /* the ring it writes (bound by the first consume) */
     sensim_point *buf; /* a popped frame (consume), grown to the largest frame seen */
     uint64_t cap;
     pthread_mutex_t mu; /* write and consume hold it: a sink shared by rigs on several threads takes turns */
@@ -155,6 +156,10 @@ static sensim_status consume(sensim_frame_sink *s, sensim_ring *ring)
         return st;
     if (sensim__ring_kind(ring) != SENSIM__RING_POINTS)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_frame_sink_consume: a frame sink takes a point ring");
+    char what[4200];
+    snprintf(what, sizeof what, "%.4000s/frame_NNNNNN.*: a second lidar's frames would overwrite them", s->dir);
+    if ((st = sensim__sink_bind(&s->ring, ring, "sensim_frame_sink_consume", what)) != SENSIM_OK)
+        return st;
     for (;;) {
         sensim_frame_header h;
         uint64_t n;

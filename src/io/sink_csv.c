@@ -15,6 +15,7 @@ struct sensim_csv_sink {
     int closed;
     FILE *f;
     char path[4001], tmp[4100];
+    const sensim_ring *ring; /* the ring it writes (bound by the first consume) */
     /* every call but destroy holds it (recursive: consume writes rows): a sink shared by rigs stepped on
      * several threads, or written by several, takes turns and each row is whole */
     pthread_mutex_t mu;
@@ -171,6 +172,10 @@ static sensim_status consume_unlocked(void *sink, uint32_t sensor_index, sensim_
     if (sensim__ring_kind(ring) != want)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_csv_sink_consume: this sink takes a %s",
                             want == SENSIM__RING_NAV ? "navigation ring" : "radar's point ring");
+    char what[4200];
+    snprintf(what, sizeof what, "%.4000s: a second sensor's rows would mix with them", s->path);
+    if ((st = sensim__sink_bind(&s->ring, ring, "sensim_csv_sink_consume", what)) != SENSIM_OK)
+        return st;
     if (want == SENSIM__RING_NAV) {
         const sensim_frame_header *h;
         const sensim_nav_sample *smp;

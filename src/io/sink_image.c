@@ -57,6 +57,7 @@ struct sensim_image_sink {
     sensim_camera_info info;
     int32_t frame;
     uint32_t outputs;
+    const sensim_ring *ring; /* the ring it writes (bound by the first consume) */
     uint8_t *img; /* 3 bytes a pixel: the synchronous writer's scratch */
     sensim__png_encoder png;
     uint8_t tag_rgb[256][3]; /* sensim_tag_color of every 8-bit tag */
@@ -610,6 +611,10 @@ static sensim_status consume(sensim_image_sink *s, sensim_ring *ring)
     if (sensim__ring_kind(ring) != SENSIM__RING_IMAGES)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_image_sink_consume: an image sink takes an image "
                                                          "ring");
+    char what[4200];
+    snprintf(what, sizeof what, "%.4000s/NNNNNN.*: a second camera's captures would overwrite them", s->dir);
+    if ((st = sensim__sink_bind(&s->ring, ring, "sensim_image_sink_consume", what)) != SENSIM_OK)
+        return st;
     sensim_image_view v;
     while ((st = sensim_ring_peek_image(ring, &v)) == SENSIM_OK) {
         if (v.width != s->info.width || v.height != s->info.height)

@@ -87,6 +87,7 @@ struct sensim_mcap_sink {
     char name[64], prefix[128], frame[80];
     int topics_made;
     uint16_t tp[6];
+    const sensim_ring *ring; /* the ring it writes (bound by the first consume) */
     /* consume holds it: a sink attached to rings of several rigs stepped on several threads takes turns */
     pthread_mutex_t mu;
 };
@@ -202,6 +203,11 @@ static sensim_status consume(sensim_mcap_sink *s, sensim_ring *ring)
     if (kind == SENSIM__RING_IMAGES && !s->d.camera)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_mcap_sink_consume: an image ring needs the "
                             "sink's camera (its CameraInfo)");
+    char what[320];
+    snprintf(what, sizeof what, "topics %s/%s/...: a second sensor's messages would mix with them", s->prefix,
+             s->name);
+    if ((st = sensim__sink_bind(&s->ring, ring, "sensim_mcap_sink_consume", what)) != SENSIM_OK)
+        return st;
     for (;;) {
         if (kind == SENSIM__RING_POINTS) {
             sensim_frame_view v;
