@@ -54,6 +54,20 @@ static sensim_status frame_keys(const run_opts *o, int64_t te, sensim_pose_key k
     return sensim_motion_from_velocity(pose, 0, te, v, w, keys);
 }
 
+
+/* The files of one scan frame (its PNGs by BASE_NAME.png, its PLY), removed when one of them failed: each is
+ * written whole through a temporary (no part of a file is left), and this leaves no part of a frame. */
+static void remove_frame_files(const char *base, const char *ply)
+{
+    static const char *const names[] = {"range", "intensity", "label", "range_preview", "bev"};
+    char p[4300];
+    for (int k = 0; k < 5; k++) {
+        snprintf(p, sizeof p, "%s_%s.png", base, names[k]);
+        remove(p);
+    }
+    remove(ply);
+}
+
 static int run_scan(run_opts *o, int demo)
 {
     int rc = open_context(o->threads);
@@ -139,18 +153,13 @@ static int run_scan(run_opts *o, int demo)
             rc = fail(st);
             goto out;
         }
-        if (o->images) {
-            char base[4200];
-            snprintf(base, sizeof base, "%.4000s/frame_%06u", o->out, f);
-            if ((st = write_frame_images_set(o->images, lidar, buf, n, base))) {
-                rc = fail(st);
-                goto out;
-            }
-        }
-        char path[4096];
+        char base[4200], path[4096];
+        snprintf(base, sizeof base, "%.4000s/frame_%06u", o->out, f);
         snprintf(path, sizeof path, "%.4000s/frame_%06u.ply", o->out, f);
-        if ((st = sensim_write_points_frame(path, SENSIM_FORMAT_PLY, o->frame, &h, buf, n))) {
+        if ((o->images && (st = write_frame_images_set(o->images, lidar, buf, n, base))) ||
+            (st = sensim_write_points_frame(path, SENSIM_FORMAT_PLY, o->frame, &h, buf, n))) {
             rc = fail(st);
+            remove_frame_files(base, path); /* a frame is all or nothing: no PNGs without their PLY */
             goto out;
         }
         total_points += n;

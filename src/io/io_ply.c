@@ -174,7 +174,7 @@ static sensim_status write_las(FILE *f, const char *path, int32_t frame, const s
     size_t fill = 0;
     double qlo[3] = {INFINITY, INFINITY, INFINITY}, qhi[3] = {-INFINITY, -INFINITY, -INFINITY};
     if (fwrite(hd, 1, hsize, f) != hsize)
-        return sensim__fail(SENSIM_ERR_IO, "%s: write failed", path);
+        return sensim__fail(SENSIM_ERR_IO, "%s: write failed: %s", path, strerror(errno ? errno : EIO));
     for (int s = 0; s < nspans; s++)
         for (uint64_t i = 0; i < counts[s]; i++) {
             const sensim_point *p = &spans[s][i];
@@ -253,8 +253,8 @@ static sensim_status write_las(FILE *f, const char *path, int32_t frame, const s
         for (int k = 0; k < 15; k++)
             put64(hd + 255 + 8 * k, by_return[k]);
     }
-    if (fseek(f, 0, SEEK_SET) != 0 || fwrite(hd, 1, hsize, f) != hsize)
-        return sensim__fail(SENSIM_ERR_IO, "%s: write failed", path);
+    if (ferror(f) || fseek(f, 0, SEEK_SET) != 0 || fwrite(hd, 1, hsize, f) != hsize)
+        return sensim__fail(SENSIM_ERR_IO, "%s: write failed: %s", path, strerror(errno ? errno : EIO));
     return SENSIM_OK;
 }
 
@@ -267,6 +267,18 @@ static const char *ply_type(uint32_t datatype)
     case SENSIM_FIELD_UINT16: return "ushort";
     default: return "uchar";
     }
+}
+
+/* Closes @p f: 0, or the errno of its first failed write or of the close (EIO when neither said). stdio
+ * keeps only an error flag, so the writes run with errno cleared first and nothing between them and this
+ * call that would set it on success. */
+static int close_checked(FILE *f)
+{
+    int e = ferror(f) ? (errno ? errno : EIO) : 0;
+    errno = 0;
+    if (fclose(f) != 0 && !e)
+        e = errno ? errno : EIO;
+    return e;
 }
 
 static sensim_status write_spans(const char *path, int32_t format, int32_t frame, const sensim_frame_header *h,
@@ -297,13 +309,14 @@ static sensim_status write_spans(const char *path, int32_t format, int32_t frame
     if (!f)
         return strlen(path) > 4000 ? SENSIM_ERR_INVALID_ARGUMENT : SENSIM_ERR_IO;
     if (format == SENSIM_FORMAT_LAS || format == SENSIM_FORMAT_LAS12) {
+        errno = 0;
         sensim_status st = write_las(f, path, frame, h, spans, counts, nspans, format == SENSIM_FORMAT_LAS12);
-        bool bad = st != SENSIM_OK || ferror(f) != 0;
-        if (fclose(f) != 0)
-            bad = true;
-        if (bad) {
+        int werr = st != SENSIM_OK ? 0 : close_checked(f);
+        if (st != SENSIM_OK)
+            fclose(f);
+        if (st != SENSIM_OK || werr) {
             remove(tmp);
-            return st != SENSIM_OK ? st : sensim__fail(SENSIM_ERR_IO, "%s: write failed", tmp);
+            return st != SENSIM_OK ? st : sensim__fail(SENSIM_ERR_IO, "%s: write failed: %s", path, strerror(werr));
         }
         if (rename(tmp, path) != 0) {
             int e = errno;
@@ -312,6 +325,7 @@ static sensim_status write_spans(const char *path, int32_t format, int32_t frame
         }
         return SENSIM_OK;
     }
+    errno = 0; /* a failed write's errno is what close_checked reports */
     bool ascii = format == SENSIM_FORMAT_PLY_ASCII || format == SENSIM_FORMAT_PCD_ASCII;
     if (format == SENSIM_FORMAT_PLY || format == SENSIM_FORMAT_PLY_ASCII) {
         fprintf(f, "ply\nformat %s 1.0\n", ascii ? "ascii" : "binary_little_endian");
@@ -352,12 +366,10 @@ static sensim_status write_spans(const char *path, int32_t format, int32_t frame
             }
         }
     fwrite(buf, 1, fill, f);
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0)
-        bad = true;
-    if (bad) {
+    int werr = close_checked(f);
+    if (werr) { /* e.g. "No space left on device": the file named, its temporary removed */
         remove(tmp);
-        return sensim__fail(SENSIM_ERR_IO, "%s: write failed", tmp);
+        return sensim__fail(SENSIM_ERR_IO, "%s: write failed: %s", path, strerror(werr));
     }
     if (rename(tmp, path) != 0) {
         int e = errno;
