@@ -140,6 +140,20 @@ with tempfile.TemporaryDirectory() as tmp:
                     bad_runs += not (r.returncode == 0 or (10 <= r.returncode < 128 and
                                                            len(r.stderr.splitlines()) == 1))
             check(raw and bad_runs == 0, "bag echo of 60 mutated bags: %d crashes or unclear failures" % bad_runs)
+            # issue 62 item 15: a message that does not decode prints nothing of itself (it printed its header's
+            # lines before the error), and the error names topic, type and the byte where decoding stopped
+            if raw:
+                m = bytearray(raw)
+                i = m.index(b"\x04\x00\x00\x00imu\x00")  # the first Imu's header.frame_id, its length made huge
+                m[i:i + 4] = b"\xff\xff\xff\x7f"
+                path = os.path.join(tmp, "bad_imu.mcap")
+                with open(path, "wb") as f:
+                    f.write(m)
+                r = subprocess.run([SENSIM, "bag", "echo", path, "/imu"], capture_output=True, text=True)
+                check(r.returncode >= 10 and r.stdout == "" and "/imu" in r.stderr
+                      and "sensor_msgs/msg/Imu" in r.stderr and "byte 16 of" in r.stderr,
+                      "bag echo of a malformed Imu: nothing printed, the error names topic, type, offset: %r %r"
+                      % (r.stdout[:200], r.stderr))
         g = T["/gnss/fix"]["messages"][3]
         check(abs(g["lat"] - 48.000003) < 1e-12 and g["lon"] == 11 and g["alt"] == 500 and g["status"] == 0
               and g["service"] == 1 and g["cov_type"] == 2, "%s: NavSatFix %r" % (comp, g))

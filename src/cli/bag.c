@@ -174,6 +174,33 @@ static const msgtype *find_type(const bag *b, const char *name)
 
 /* ---- decoding and printing ---- */
 
+/* A message is decoded whole into a buffer (open_memstream) and printed only when all of it decoded: a
+ * malformed one prints nothing of itself, only the error (issue 62 item 15). */
+static FILE *echo_out;
+static int print_msg(bag *b, cdr *r, const msgtype *m, int depth, int first_inline);
+
+/* Prints @p m decoded from @p r, then "---", to stdout when the whole of it decodes: 0, or -1 with nothing
+ * printed and r->at the offset in the message where decoding stopped. */
+static int echo_whole(bag *b, cdr *r, const msgtype *m)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem)
+        return -1;
+    echo_out = mem;
+    int rc = print_msg(b, r, m, 0, 0);
+    echo_out = NULL;
+    if (fclose(mem) || !buf)
+        rc = -1;
+    if (!rc) {
+        fwrite(buf, 1, len, stdout);
+        fputs("---\n", stdout);
+    }
+    free(buf);
+    return rc;
+}
+
 static void print_double(double v)
 {
     char s[40];
@@ -184,7 +211,7 @@ static void print_double(double v)
     }
     if (!strpbrk(s, ".eEni")) /* 3 -> 3.0, as a float */
         strcat(s, ".0");
-    fputs(s, stdout);
+    fputs(s, echo_out);
 }
 
 static int prim_size(const char *t)
@@ -221,13 +248,13 @@ static void print_prim(cdr *r, const char *t)
         int plain = n && ok == n && !strchr("-.0123456789", s[0]) && !(n == 4 && !memcmp(s, "true", 4)) &&
                     !(n == 5 && !memcmp(s, "false", 5)) && !(n == 4 && !memcmp(s, "null", 4));
         if (plain) {
-            fwrite(s, 1, n, stdout);
+            fwrite(s, 1, n, echo_out);
             return;
         }
-        printf("'");
+        fprintf(echo_out, "'");
         for (size_t i = 0; i < n; i++)
-            printf(s[i] == '\'' ? "''" : "%c", (unsigned char)s[i] < 32 ? '?' : s[i]);
-        printf("'");
+            fprintf(echo_out, s[i] == '\'' ? "''" : "%c", (unsigned char)s[i] < 32 ? '?' : s[i]);
+        fprintf(echo_out, "'");
         return;
     }
     int k = prim_size(t);
@@ -242,19 +269,19 @@ static void print_prim(cdr *r, const char *t)
         memcpy(&f, &w, 4);
         print_double((double)f);
     } else if (!strcmp(t, "bool")) {
-        printf(u ? "true" : "false");
+        fprintf(echo_out, u ? "true" : "false");
     } else if (t[0] == 'i') { /* signed */
         int64_t v = k == 8 ? (int64_t)u : k == 4 ? (int32_t)u : k == 2 ? (int16_t)u : (int8_t)u;
-        printf("%" PRId64, v);
+        fprintf(echo_out, "%" PRId64, v);
     } else {
-        printf("%" PRIu64, u);
+        fprintf(echo_out, "%" PRIu64, u);
     }
 }
 
 static void indent(int n)
 {
     for (int i = 0; i < n; i++)
-        printf("  ");
+        fprintf(echo_out, "  ");
 }
 
 static int print_msg(bag *b, cdr *r, const msgtype *m, int depth, int first_inline);
@@ -262,18 +289,18 @@ static int print_msg(bag *b, cdr *r, const msgtype *m, int depth, int first_inli
 static int print_value(bag *b, cdr *r, const field *f, int depth)
 {
     if (is_primitive(f->type)) {
-        printf(" ");
+        fprintf(echo_out, " ");
         print_prim(r, f->type);
-        printf("\n");
+        fprintf(echo_out, "\n");
         return 0;
     }
-    printf("\n");
+    fprintf(echo_out, "\n");
     const msgtype *m = find_type(b, f->type);
     if (!m && (!strcmp(f->type, "builtin_interfaces/Time") || !strcmp(f->type, "builtin_interfaces/Duration"))) {
         int32_t sec = (int32_t)cdr_u(r, 4);
         uint32_t ns = (uint32_t)cdr_u(r, 4);
-        indent(depth + 1), printf("sec: %" PRId32 "\n", sec);
-        indent(depth + 1), printf("nanosec: %" PRIu32 "\n", ns);
+        indent(depth + 1), fprintf(echo_out, "sec: %" PRId32 "\n", sec);
+        indent(depth + 1), fprintf(echo_out, "nanosec: %" PRIu32 "\n", ns);
         return 0;
     }
     return m ? print_msg(b, r, m, depth + 1, 0) : -1;
@@ -289,7 +316,7 @@ static int print_msg(bag *b, cdr *r, const msgtype *m, int depth, int first_inli
         const field *f = &m->f[i];
         if (i || !first_inline)
             indent(depth);
-        printf("%s:", f->name);
+        fprintf(echo_out, "%s:", f->name);
         if (!f->array) {
             if (print_value(b, r, f, depth))
                 return -1;
@@ -311,26 +338,26 @@ static int print_msg(bag *b, cdr *r, const msgtype *m, int depth, int first_inli
                 for (uint64_t j = 0; j < n && !r->bad; j++)
                     cdr_str(r, tmp, sizeof tmp);
             }
-            printf(" '<sequence type: %s, length: %" PRIu64 ">'\n", f->type, n);
+            fprintf(echo_out, " '<sequence type: %s, length: %" PRIu64 ">'\n", f->type, n);
             continue;
         }
         if (n == 0) {
-            printf(" []\n");
+            fprintf(echo_out, " []\n");
             continue;
         }
-        printf("\n");
+        fprintf(echo_out, "\n");
         const msgtype *sub = is_primitive(f->type) ? NULL : find_type(b, f->type);
         if (!is_primitive(f->type) && !sub)
             return -1;
         for (uint64_t j = 0; j < n && !r->bad; j++) {
             indent(depth);
-            printf("- ");
+            fprintf(echo_out, "- ");
             if (sub) {
                 if (print_msg(b, r, sub, depth + 1, 1))
                     return -1;
             } else {
                 print_prim(r, f->type);
-                printf("\n");
+                fprintf(echo_out, "\n");
             }
         }
     }
@@ -388,9 +415,13 @@ static int on_record(void *user, uint8_t op, const uint8_t *c, size_t len)
         cdr m = {c + 22, len - 22, 4, 0};
         if (len < 26 || c[23] != 1)
             return bag_fail(b, "a message that is not little-endian CDR");
-        if (print_msg(b, &m, &b->types[0], 0, 0))
-            return bag_fail(b, "a message does not match its definition");
-        printf("---\n");
+        if (echo_whole(b, &m, &b->types[0])) {
+            fprintf(stderr,
+                    "sensim: error: %s: message %" PRIu64 " of %s does not match %s (decoding stopped at byte %zu "
+                    "of %zu)\n",
+                    b->path, b->shown, b->ch[id].topic, s->name, m.at, m.n);
+            return EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+        }
         b->shown++;
     }
     return 0;
@@ -425,8 +456,9 @@ static void bag_free(bag *b)
 }
 
 /* One live message of ros2msg definition @p def (type @p type) printed as ros2 topic echo prints it, for
- * sensim topic echo: 0, or -1 when it does not match its definition (nothing more is read). */
-int echo_cdr(const char *type, const char *def, const uint8_t *msg, size_t n)
+ * sensim topic echo: 0, or -1 when it does not match its definition (nothing of it printed; @p out_offset the
+ * byte where decoding stopped). */
+int echo_cdr(const char *type, const char *def, const uint8_t *msg, size_t n, size_t *out_offset)
 {
     static bag *eb;
     static char parsed[128];
@@ -441,10 +473,12 @@ int echo_cdr(const char *type, const char *def, const uint8_t *msg, size_t n)
     }
     size_t pad = n >= 4 ? msg[3] & 3u : 0;
     cdr r = {msg, n - (n >= 4 + pad ? pad : 0), 4, 0};
-    if (n < 4 || msg[1] != 1 || print_msg(eb, &r, &eb->types[0], 0, 0))
+    *out_offset = 0;
+    if (n < 4 || msg[1] != 1) /* the encapsulation header: little-endian plain CDR only */
         return -1;
-    printf("---\n");
-    return 0;
+    int rc = echo_whole(eb, &r, &eb->types[0]);
+    *out_offset = r.at;
+    return rc;
 }
 
 int cmd_bag(int argc, char **argv)

@@ -64,7 +64,7 @@ int cmd_topic(int argc, char **argv);
  * message). */
 int parse_ros_distro(const char *v, sensim_ros2_options *o);
 /* bag.c: one CDR message printed as ros2 topic echo prints it (0, or -1: it does not match @p def). */
-int echo_cdr(const char *type, const char *def, const uint8_t *msg, size_t n);
+int echo_cdr(const char *type, const char *def, const uint8_t *msg, size_t n, size_t *out_offset);
 int cmd_collect(int argc, char **argv);
 /* sensim run SURVEY.json (survey.c): the command a survey file spells out. */
 int cmd_run(int argc, char **argv);

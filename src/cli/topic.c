@@ -138,7 +138,7 @@ static int topic_read(sensim_mcap *m, const char *topic, const char *type, int h
     int rc = 0;
     while (!g_topic_stop && (limit < 0 || got < limit)) {
         const uint8_t *msg;
-        size_t n;
+        size_t n, at = 0;
         if ((st = sensim_ros2_read(r, 200000000, &msg, &n))) {
             rc = topic_fail(st);
             break;
@@ -159,8 +159,11 @@ static int topic_read(sensim_mcap *m, const char *topic, const char *type, int h
             last_msg = now;
             if (!def)
                 printf("(%zu bytes of CDR)\n---\n", n);
-            else if (echo_cdr(type, def, msg, n)) {
-                fprintf(stderr, "sensim: error: %s: message %lld does not match %s\n", topic, (long long)got, type);
+            else if (echo_cdr(type, def, msg, n, &at)) { /* printed only when it decoded whole */
+                fprintf(stderr,
+                        "sensim: error: %s: message %lld does not match %s (decoding stopped at byte %zu of %zu); "
+                        "nothing of it printed\n",
+                        topic, (long long)got, type, at, n);
                 rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
                 break;
             }
