@@ -264,6 +264,20 @@ with tempfile.TemporaryDirectory() as tmp:
     node.p.stdin.close()
     node.finish()
 
+    # ---- 62.15: sensim topic echo of a message that does not decode prints nothing of it (it printed the first
+    # lines of YAML, then the error): PoseStamped messages under the Odometry type's name ----
+    node = Proc([POSE_PUB, "pose", "/ego/mislabelled", tum, "--as", "nav_msgs::msg::dds_::Odometry_"], env,
+                stdin=True)
+    check(node.wait_line("^ready$"), "62.15: the mislabelled node starts: %s" % node.text())
+    r = subprocess.run([SENSIM, "topic", "echo", "/ego/mislabelled", "-n", "1", "--timeout", "60"], env=env,
+                       capture_output=True, text=True, timeout=120)
+    node.p.stdin.close()
+    node.finish()
+    check(r.returncode == 10 + 4 and r.stdout == "" and re.search(
+        r"/ego/mislabelled: message 1 does not match nav_msgs/msg/Odometry \(decoding stopped at byte \d+ of \d+\)",
+        r.stderr), "62.15: a message that does not decode prints nothing of itself, the error names topic, type "
+                   "and offset: %d %r %r" % (r.returncode, r.stdout[:300], r.stderr))
+
     for bad, want in ((["--pose-in", "odom:ego"], "--pose-in needs odom:TOPIC"),
                       (["--pose-in", "odom:/a", "--trajectory", traj], "no --trajectory")):
         r = subprocess.run([SENSIM, "ros2", "--scene", "street", "--rig", rig, *bad], env=env, capture_output=True,

@@ -8,7 +8,10 @@
  *   odom -> CHILD, default base_link); POSES: TUM rows "t x y z qx qy qz qw".
  *   --repeat K: row K is sent twice (a republished pose); --bad K: row K's
  *   x is NaN; --hz H: one row every 1/H s (a node publishing at its rate;
- *   without it every row at once).
+ *   without it every row at once); --as DDS_TYPE: the messages go out under
+ *   another type's name (nav_msgs::msg::dds_::Odometry_), without XTypes
+ *   information: a mislabelled publisher whose messages do not decode as
+ *   the type it names (sensim topic echo, issue 62 item 15).
  * QoS reliable, volatile, keep all: discovery is asymmetric (this writer may
  * match the reader before the reader knows this writer, and the reader drops
  * what comes from writers it does not know yet); keep all holds every pose
@@ -59,10 +62,10 @@ static geometry_msgs_msg_dds__Pose_ pose_of(const row *r)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: ros2_pose_pub odom|pose|tf TOPIC POSES [--child C] [--repeat K] [--bad K] [--hz H]\n");
+        fprintf(stderr, "usage: ros2_pose_pub odom|pose|tf TOPIC POSES [--child C] [--repeat K] [--bad K] [--hz H] [--as DDS_TYPE]\n");
         return 2;
     }
-    const char *kind = argv[1], *child = "base_link";
+    const char *kind = argv[1], *child = "base_link", *as = NULL;
     long repeat = -1, bad = -1;
     double hz = 0;
     for (int i = 4; i + 1 < argc; i += 2) {
@@ -74,6 +77,8 @@ int main(int argc, char **argv)
             bad = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--hz"))
             hz = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--as"))
+            as = argv[i + 1];
     }
     FILE *f = fopen(argv[3], "r");
     if (!f)
@@ -101,6 +106,12 @@ int main(int argc, char **argv)
     dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
     dds_qset_history(q, DDS_HISTORY_KEEP_ALL, DDS_LENGTH_UNLIMITED);
     dds_qset_durability(q, DDS_DURABILITY_VOLATILE);
+    dds_topic_descriptor_t relabelled = {desc->m_size, desc->m_align,
+                                         desc->m_flagset & ~(uint32_t)DDS_TOPIC_XTYPES_METADATA, desc->m_nkeys,
+                                         as, desc->m_keys, desc->m_nops, desc->m_ops, desc->m_meta, {NULL, 0},
+                                         {NULL, 0}, desc->restrict_data_representation};
+    if (as)
+        desc = &relabelled;
     dds_entity_t tp = dds_create_topic(pp, desc, name, NULL, NULL);
     if (tp < 0)
         die("dds_create_topic", tp);
