@@ -265,6 +265,50 @@ static void test_gltf_faults_name_the_part(void **state)
     sensim_scene_destroy(s);
 }
 
+static char logged[2048];
+static void keep_log(void *user, int32_t level, const char *message)
+{
+    (void)user;
+    if (level == SENSIM_LOG_WARN)
+        snprintf(logged + strlen(logged), sizeof logged - strlen(logged), "%s\n", message);
+}
+
+/* Issue 62 item 16, textures: one that cannot be used still loads (counted, as documented), and the
+ * context's log names the material, the texture and why (the count alone named nothing). */
+static void test_unusable_texture_is_named(void **state)
+{
+    (void)state;
+    sensim_context_desc cd;
+    sensim_context_desc_init(&cd);
+    cd.thread_count = 1;
+    cd.log_fn = keep_log;
+    sensim_context *c2;
+    CHECK_OK(sensim_context_create(&cd, &c2));
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(c2, &s));
+    char one[700];
+    snprintf(one, sizeof one, "%s", write_gltf("plain.gltf", "[{\"mesh\": 0}]", NULL));
+    static const char png_head[] = "\x89PNG\r\n\x1a\nnot a png at all";
+    write_test_file(dir, "broken.png", png_head, sizeof png_head - 1);
+    for (int k = 0; k < 2; k++) {
+        char with[600];
+        snprintf(with, sizeof with,
+                 "\"indices\": 1, \"material\": 0}]}], \"materials\": [{\"name\": \"paint\", \"pbrMetallicRoughness\":"
+                 " {\"baseColorTexture\": {\"index\": 0}}}], \"textures\": [{\"source\": 0}], \"images\": [{\"uri\": "
+                 "\"%s\"}]", k ? "broken.png" : "nope.png");
+        logged[0] = 0;
+        CHECK_OK(sensim_scene_load_file(s, variant(one, k ? "tex_broken.gltf" : "tex_gone.gltf",
+                                                   "\"indices\": 1}]}]", with, 0), NULL, NULL));
+        if (!strstr(logged, "material 'paint': texture") || !strstr(logged, k ? "broken.png" : "nope.png: cannot open"))
+            fail_msg("texture %d: the log says: %s", k, logged);
+    }
+    sensim_scene_info si;
+    CHECK_OK(sensim_scene_get_info(s, &si));
+    assert_int_equal(si.textures_skipped, 2);
+    sensim_scene_destroy(s);
+    sensim_context_destroy(c2);
+}
+
 /* Issue 62 item 17: a COLLADA file of one empty node has no geometry. Assimp's SkeletonMeshBuilder gave it a
  * stand-in mesh (8 triangles), which loaded with SENSIM_OK; it is refused as an OBJ without faces is. */
 static void test_collada_without_geometry(void **state)
@@ -396,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_referenced_files_are_checked),
         cmocka_unit_test(test_gltf_faults_name_the_part),
         cmocka_unit_test(test_collada_without_geometry),
+        cmocka_unit_test(test_unusable_texture_is_named),
         cmocka_unit_test(test_hostile_answers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -35,11 +35,21 @@ static void cancel_on_signal(int sig)
         sensim_context_set_cancel(g_ctx, 1);
 }
 
+/* The library's warnings (a texture a scene names that could not be used, named): one line each on stderr.
+ * Called from any thread: one fprintf per line. */
+static void log_to_stderr(void *user, int32_t level, const char *message)
+{
+    (void)user;
+    if (level <= SENSIM_LOG_WARN)
+        fprintf(stderr, "sensim: %s: %s\n", level == SENSIM_LOG_ERROR ? "error" : "note", message);
+}
+
 int open_context(uint32_t threads)
 {
     sensim_context_desc cd;
     sensim_context_desc_init(&cd);
     cd.thread_count = threads;
+    cd.log_fn = log_to_stderr;
     sensim_status st = sensim_context_create(&cd, &g_ctx);
     if (st)
         return fail(st);

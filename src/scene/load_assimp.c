@@ -557,7 +557,7 @@ static sensim_status commit_mesh(sensim_scene *scene, out_mesh *o, uint32_t flag
  * textures ("*N", GLB) are PNG bytes or RGB texels; others are files
  * relative to the scene file's folder, read by libsensim's own PNG reader. */
 static int material_texture(const imp *sc, const imp_mat *amat, const char *scene_path, uint8_t **out, uint32_t *w,
-                            uint32_t *h)
+                            uint32_t *h, char *why, size_t why_cap)
 {
     *out = NULL, *w = *h = 0;
     const char *name = amat->tex;
@@ -566,16 +566,26 @@ static int material_texture(const imp *sc, const imp_mat *amat, const char *scen
     if (name[0] == '*') { /* embedded */
         char *end;
         unsigned long k = strtoul(name + 1, &end, 10);
-        if (*end || end == name + 1 || k >= sc->ntex)
+        if (*end || end == name + 1 || k >= sc->ntex) {
+            snprintf(why, why_cap, "no embedded texture %s", name);
             return -1;
+        }
         const imp_tex *t = &sc->tex[k];
-        if (t->kind == 0) /* compressed: the bytes of a file */
-            return t->len && sensim__png_decode_rgb(scene_path, t->data, t->len, w, h, out) == SENSIM_OK ? 1 : -1;
-        if (t->w < 1 || t->h < 1)
+        if (t->kind == 0) { /* compressed: the bytes of a file */
+            if (t->len && sensim__png_decode_rgb(scene_path, t->data, t->len, w, h, out) == SENSIM_OK)
+                return 1;
+            snprintf(why, why_cap, "%s", t->len ? sensim_context_last_error(NULL) : "empty");
             return -1;
+        }
+        if (t->w < 1 || t->h < 1) {
+            snprintf(why, why_cap, "no texels (larger than 16384 on a side?)");
+            return -1;
+        }
         uint8_t *rgb = malloc(t->len);
-        if (!rgb)
+        if (!rgb) {
+            snprintf(why, why_cap, "out of memory");
             return -1;
+        }
         memcpy(rgb, t->data, t->len);
         *out = rgb, *w = t->w, *h = t->h;
         return 1;
@@ -586,7 +596,10 @@ static int material_texture(const imp *sc, const imp_mat *amat, const char *scen
         snprintf(full, sizeof full, "%s", name);
     else
         snprintf(full, sizeof full, "%.*s/%s", (int)(slash - scene_path), scene_path, name);
-    return sensim__png_read_rgb(full, w, h, out) == SENSIM_OK ? 1 : -1;
+    if (sensim__png_read_rgb(full, w, h, out) == SENSIM_OK)
+        return 1;
+    snprintf(why, why_cap, "%s", sensim_context_last_error(NULL)); /* names the file and the reason */
+    return -1;
 }
 
 /* The extensions Debian 12's Assimp 5.2.5 reads (Importer::GetExtensionList),
@@ -719,15 +732,19 @@ sensim_status sensim__scene_load_assimp(sensim_scene *scene, const char *path, c
                 if (!tex) {
                     uint8_t *texels = NULL;
                     uint32_t tw = 0, th = 0;
-                    int got = material_texture(&sc, amat, path, &texels, &tw, &th);
+                    char why[600] = "";
+                    int got = material_texture(&sc, amat, path, &texels, &tw, &th, why, sizeof why);
                     if (got > 0) {
                         st = sensim__scene_add_texture_locked(scene, tw, th, texels, &tex);
                         if (st == SENSIM_ERR_TOO_LARGE) /* past the scene's texture budget: skipped, counted */
-                            st = SENSIM_OK, tex = 0, got = -1;
+                            st = SENSIM_OK, tex = 0, got = -1, snprintf(why, sizeof why, "past the scene's texel budget");
                     }
                     free(texels); /* the scene copied it */
-                    if (got < 0)
+                    if (got < 0) { /* the load goes on; the log names the texture (the count alone did not) */
                         tex_skipped++;
+                        sensim__log(scene->ctx, SENSIM_LOG_WARN, "%s: material '%s': texture '%s' not used: %s", path,
+                                    matn, amat->tex, why);
+                    }
                     if (st != SENSIM_OK)
                         break;
                 }
