@@ -223,6 +223,8 @@ static void f_close(struct aiFileIO *io, struct aiFile *f)
  * to it), so no file Assimp reads is refused. Missing and irregular files are left to the file hooks above,
  * which name them. */
 
+static char json_error[1400]; /* why Jansson refused the file's JSON */
+
 static json_int_t jidx(json_t *o, const char *key) /* a non-negative integer member, else -1 */
 {
     json_t *v = json_object_get(o, key);
@@ -376,10 +378,12 @@ static void check_gltf(const char *path)
     json_error_t e;
     json_t *root = json_loadb(text, tlen, 0, &e);
     if (!root) {
-        int cut = json_error_code(&e) == json_error_premature_end_of_input;
-        fail(SENSIM_ERR_PARSE, "%s: %snot valid JSON at line %d, column %d (byte %d of %zu): %s%s", path,
-             glb ? "the JSON chunk is " : "", e.line, e.column, e.position, tlen, e.text,
-             cut ? " (the file is truncated)" : "");
+        /* a cut file is refused here; Jansson's other complaints (a number past double, trailing bytes) may be
+         * JSON Assimp's reader takes: said only if Assimp fails too ("No suitable reader found" names nothing) */
+        snprintf(json_error, sizeof json_error, "%s: %snot valid JSON at line %d, column %d (byte %d of %zu): %s",
+                 path, glb ? "the JSON chunk is " : "", e.line, e.column, e.position, tlen, e.text);
+        if (json_error_code(&e) == json_error_premature_end_of_input)
+            fail(SENSIM_ERR_PARSE, "%s (the file is truncated)", json_error);
     }
     if (json_is_object(root))
         check_gltf_json(path, root, bin_len);
@@ -572,6 +576,8 @@ int main(int argc, char **argv)
     if (!sc || !sc->mRootNode) {
         if (refused[0])
             fail(SENSIM_ERR_IO, "%s", refused);
+        if (json_error[0])
+            fail(SENSIM_ERR_PARSE, "%s", json_error);
         const char *e = aiGetErrorString();
         int oom = e && (strstr(e, "bad_alloc") || strstr(e, "memory"));
         fail(oom ? SENSIM_ERR_TOO_LARGE : SENSIM_ERR_PARSE, "%s: %s%s", path, e && *e ? e : "not imported",
