@@ -509,6 +509,196 @@ static void test_rig_history_forbidden_threading(void **state)
     assert_memory_equal(a, b, sizeof a[0] * 200);
 }
 
+/* ---- issue 63: a rig's sensors across the context's worker pool ----
+ * A rig of three lidars (mechanical, two Risley), two cameras and an IMU on
+ * a moving platform, stepped in odd splits: every ring holds the same bytes
+ * for worker counts 1, 2, 3 and 8 (whole sensors on the pool's workers, each
+ * on one thread; one big sensor's lanes on them), and two such rigs stepped on
+ * two threads at once (one of them finds the pool busy and runs its sensors
+ * itself) give each the bytes of the run alone. */
+#define RIG_LIDARS 3
+#define RIG_CAMS 2
+#define CAM_W 32
+#define CAM_H 24
+
+typedef struct rig_out {
+    sensim_point *pts[RIG_LIDARS];
+    uint64_t n[RIG_LIDARS];
+    float *depth;
+    uint8_t *sem;
+    uint32_t images;
+    sensim_nav_sample nav[64];
+    int nn;
+} rig_out;
+
+static void rig_run(int variant, rig_out *o)
+{
+    static const char *const kinds[RIG_LIDARS] = {"vlp16", "mid40", "avia"};
+    memset(o, 0, sizeof *o);
+    sensim_rig *rig;
+    CHECK_OK(sensim_rig_create(ctx, &rig));
+    sensim_lidar *l[RIG_LIDARS];
+    sensim_ring *lr[RIG_LIDARS];
+    for (int i = 0; i < RIG_LIDARS; i++) {
+        char seed[32], id[32];
+        snprintf(seed, sizeof seed, "seed=%d", 7 + i + 10 * variant);
+        snprintf(id, sizeof id, "lidar_id=%d", i);
+        const char *sets[] = {seed, id, "range_noise_stddev_m=0.02"};
+        CHECK_OK(sensim_lidar_create_from_preset(ctx, kinds[i], sets, 3, &l[i]));
+        sensim_lidar_info li;
+        CHECK_OK(sensim_lidar_get_info(l[i], &li));
+        lr[i] = test_ring(2 * li.shots_per_frame + 16, 8, SENSIM_OVERFLOW_FAIL);
+        CHECK_OK(sensim_rig_add_lidar(rig, l[i], lr[i], NULL));
+    }
+    sensim_camera *cam[RIG_CAMS];
+    sensim_ring *cr[RIG_CAMS];
+    const uint32_t outs = SENSIM_CAMERA_DEPTH | SENSIM_CAMERA_SEMANTIC;
+    for (int i = 0; i < RIG_CAMS; i++) {
+        sensim_camera_desc cd;
+        sensim_camera_desc_init(&cd);
+        cd.width = CAM_W, cd.height = CAM_H, cd.hfov_deg = 90 + 10 * i;
+        CHECK_OK(sensim_camera_create(ctx, &cd, &cam[i]));
+        size_t size;
+        CHECK_OK(sensim_image_ring_required_size(CAM_W, CAM_H, outs, 8, &size));
+        void *mem = malloc(size);
+        CHECK_OK(sensim_image_ring_init(mem, size, CAM_W, CAM_H, outs, 8, SENSIM_OVERFLOW_FAIL, &cr[i]));
+        CHECK_OK(sensim_rig_add_camera(rig, cam[i], 50, (uint32_t)i, cr[i], NULL));
+    }
+    sensim_nav_desc nd;
+    sensim_nav_desc_init(&nd, SENSIM_NAV_IMU);
+    nd.rate_hz = 200;
+    sensim_nav *imu;
+    CHECK_OK(sensim_nav_create(ctx, &nd, &imu));
+    size_t nsize;
+    CHECK_OK(sensim_nav_ring_required_size(64, &nsize));
+    void *nmem = malloc(nsize);
+    sensim_ring *nr;
+    CHECK_OK(sensim_nav_ring_init(nmem, nsize, 64, SENSIM_OVERFLOW_FAIL, &nr));
+    CHECK_OK(sensim_rig_add_nav(rig, imu, nr, NULL));
+    for (int k = 0; k <= 12; k++) { /* along the street at 8 m/s, turning gently */
+        double P[16];
+        const double t = k * 0.01, yaw = 0.2 * t;
+        identity(P);
+        P[0] = cos(yaw), P[1] = sin(yaw), P[4] = -sin(yaw), P[5] = cos(yaw);
+        P[12] = -20 + 8 * t, P[13] = 0.5 + variant, P[14] = 1.8;
+        CHECK_OK(sensim_rig_push_pose(rig, k * 10000000LL, P));
+    }
+    static const int64_t split[3] = {7000000, 13000000, 1000000};
+    for (int64_t t = 0, i = 0; t < 110000000; i++) { /* each lidar's first frame (100 ms) and a bit */
+        int64_t dt = split[i % 3];
+        if (t + dt > 110000000)
+            dt = 110000000 - t;
+        sensim_rig_step_result res;
+        CHECK_OK(sensim_rig_step(rig, scene, dt, NULL, &res));
+        assert_int_equal(res.sensors_refused, 0);
+        t += dt;
+    }
+    for (int i = 0; i < RIG_LIDARS; i++)
+        drain(lr[i], &o->pts[i], &o->n[i], NULL, 0, NULL);
+    o->depth = malloc(16 * CAM_W * CAM_H * sizeof *o->depth);
+    o->sem = malloc(16 * CAM_W * CAM_H);
+    for (int i = 0; i < RIG_CAMS; i++) {
+        sensim_image_view v;
+        while (sensim_ring_peek_image(cr[i], &v) == SENSIM_OK) {
+            assert_true(o->images < 16);
+            memcpy(o->depth + (size_t)o->images * CAM_W * CAM_H, v.depth, CAM_W * CAM_H * sizeof *v.depth);
+            memcpy(o->sem + (size_t)o->images * CAM_W * CAM_H, v.semantic, CAM_W * CAM_H);
+            o->images++;
+            CHECK_OK(sensim_ring_release(cr[i]));
+        }
+    }
+    const sensim_frame_header *h;
+    const sensim_nav_sample *smp;
+    while (sensim_ring_peek_nav(nr, &h, &smp) == SENSIM_OK) {
+        assert_true(o->nn < 64);
+        o->nav[o->nn++] = *smp;
+        CHECK_OK(sensim_ring_release(nr));
+    }
+    sensim_rig_destroy(rig);
+    for (int i = 0; i < RIG_LIDARS; i++) {
+        sensim_lidar_destroy(l[i]);
+        free(lr[i]);
+    }
+    for (int i = 0; i < RIG_CAMS; i++) {
+        sensim_camera_destroy(cam[i]);
+        free(cr[i]);
+    }
+    sensim_nav_destroy(imu);
+    free(nmem);
+}
+
+static void rig_same(const rig_out *a, const rig_out *b, const char *what)
+{
+    for (int i = 0; i < RIG_LIDARS; i++) {
+        if (a->n[i] != b->n[i] || memcmp(a->pts[i], b->pts[i], a->n[i] * sizeof(sensim_point)))
+            fail_msg("%s: lidar %d differs (%llu and %llu points)", what, i, (unsigned long long)a->n[i],
+                     (unsigned long long)b->n[i]);
+    }
+    assert_int_equal(a->images, b->images);
+    if (memcmp(a->depth, b->depth, (size_t)a->images * CAM_W * CAM_H * sizeof(float)) ||
+        memcmp(a->sem, b->sem, (size_t)a->images * CAM_W * CAM_H))
+        fail_msg("%s: the cameras' images differ", what);
+    assert_int_equal(a->nn, b->nn);
+    assert_memory_equal(a->nav, b->nav, (size_t)a->nn * sizeof a->nav[0]);
+}
+
+static void rig_free(rig_out *o)
+{
+    for (int i = 0; i < RIG_LIDARS; i++)
+        free(o->pts[i]);
+    free(o->depth);
+    free(o->sem);
+}
+
+typedef struct rig_thread {
+    int variant;
+    rig_out out;
+} rig_thread;
+
+static void *rig_main(void *arg)
+{
+    rig_thread *r = arg;
+    rig_run(r->variant, &r->out);
+    return NULL;
+}
+
+static void test_rig_sensors_across_workers(void **state)
+{
+    (void)state;
+    rig_out ref[2];
+    CHECK_OK(sensim_context_set_thread_count(ctx, 1));
+    rig_run(0, &ref[0]);
+    rig_run(1, &ref[1]);
+    for (int i = 0; i < RIG_LIDARS; i++)
+        assert_true(ref[0].n[i] > 1000);
+    assert_int_equal(ref[0].images, RIG_CAMS * 6); /* 50 Hz over 110 ms: 0, 20, ..., 100 ms */
+    assert_int_equal(ref[0].nn, 22);              /* 200 Hz: 0, 5, ..., 105 ms */
+    static const uint32_t workers[] = {2, 3, 8};
+    for (int w = 0; w < 3; w++) {
+        CHECK_OK(sensim_context_set_thread_count(ctx, workers[w]));
+        rig_out o;
+        rig_run(0, &o);
+        char what[64];
+        snprintf(what, sizeof what, "%u workers", workers[w]);
+        rig_same(&ref[0], &o, what);
+        rig_free(&o);
+    }
+    CHECK_OK(sensim_context_set_thread_count(ctx, 2));
+    rig_thread th[2] = {{.variant = 0}, {.variant = 1}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, rig_main, &th[i]), 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    rig_same(&ref[0], &th[0].out, "two rigs on two threads, the first");
+    rig_same(&ref[1], &th[1].out, "two rigs on two threads, the second");
+    for (int i = 0; i < 2; i++) {
+        rig_free(&th[i].out);
+        rig_free(&ref[i]);
+    }
+    CHECK_OK(sensim_context_set_thread_count(ctx, 1));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -518,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_cancel_writes_nothing),
         cmocka_unit_test(test_rig_step_is_all_or_nothing),
         cmocka_unit_test(test_rig_history_forbidden_threading),
+        cmocka_unit_test(test_rig_sensors_across_workers),
     };
     return cmocka_run_group_tests_name("concurrency", tests, setup, teardown);
 }

@@ -25,20 +25,27 @@ typedef struct sensim_context sensim_context;
 
 /**
  * Log callback. @p message is borrowed for the duration of the call.
- * It may be called from any thread that calls into the library, including
- * several at once; it must be thread-safe itself.
+ * It may be called from any thread that calls into the library, and from
+ * the context's worker threads, several at once; it must be thread-safe
+ * itself.
  */
 typedef void (*sensim_log_fn)(void *user, int32_t level, const char *message);
 
 /** Creation settings; fill with sensim_context_desc_init(). */
 typedef struct sensim_context_desc {
-    /** Worker threads for scans, renders and mesh loading. 0 = all available cores (default).
-     *  They are the OpenMP runtime's threads: between and at the end of
-     *  parallel work they wait as OMP_WAIT_POLICY says (libgomp's default
-     *  spins for a while first). On cores shared with busy processes, hosts
-     *  that scan whole frames should run with OMP_WAIT_POLICY=passive;
-     *  hosts stepping in 1 ms calls keep the default (BENCHMARKS.md, fifth
-     *  run). */
+    /** Threads for rig steps, scans, renders and mesh loading: the
+     *  calling thread and up to thread_count - 1 workers. 0 = all available
+     *  cores (default). A rig step hands whole lidars and cameras to the
+     *  context's workers (each then on one thread), and a single lidar's
+     *  lanes or a camera's tiles go to the same workers. The workers are
+     *  the library's own threads, started by the first call that needs
+     *  them, with every signal blocked; they block on a condition variable
+     *  between calls and never spin against the host's threads. A call
+     *  that finds them busy (another thread's call on the same context)
+     *  does its work on its own thread. Output is bit-identical for any
+     *  count and any schedule. Mesh loading and a MEMS lidar's one-lane
+     *  blocks (1 kHz steps) still use OpenMP teams, which wait as
+     *  OMP_WAIT_POLICY says (BENCHMARKS.md). */
     uint32_t thread_count;
     /** Optional log callback (NULL = silent). Set before creation. */
     sensim_log_fn log_fn;

@@ -140,6 +140,7 @@ sensim_status sensim_context_create(const sensim_context_desc *desc, sensim_cont
         free(ctx);
         return s;
     }
+    ctx->pool = sensim__pool_create(); /* NULL (out of memory): every step runs on the caller's thread */
     *out_ctx = ctx;
     return SENSIM_OK;
 }
@@ -167,6 +168,7 @@ void sensim__context_release(sensim_context *ctx)
         for (uint32_t i = 0; i < ctx->registered_count; i++)
             free_desc_arrays(&ctx->registered[i].desc);
         sensim__trace_device_destroy(ctx);
+        sensim__pool_destroy(ctx->pool);
         ctx->magic = SENSIM_MAGIC_DEAD;
         free(ctx);
     }

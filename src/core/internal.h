@@ -67,6 +67,21 @@ typedef struct sensim_registered {
     sensim_lidar_desc desc;
 } sensim_registered;
 
+/* The context's worker pool (core/pool.c): workers that block between runs. */
+typedef struct sensim__pool sensim__pool;
+/* @p who: 0 for the caller, 1 .. threads - 1 for a worker (an index for per-thread scratch) */
+typedef void (*sensim__pool_fn)(void *arg, uint32_t task, uint32_t who);
+/* An empty pool (workers start with the first run that needs them); NULL when out of memory. */
+sensim__pool *sensim__pool_create(void);
+/* Join the workers and free the pool (no run may be in progress). */
+void sensim__pool_destroy(sensim__pool *p);
+/* fn(arg, task, who) for every task in [0, n), on the caller and up to @p threads - 1 workers; returns when all
+ * have returned. Tasks run with sensim__threads() = 1. A busy pool (another caller's run), a NULL pool,
+ * n = 1 or threads <= 1: the caller runs them all, in order, with its own thread count. */
+void sensim__pool_run(sensim__pool *p, uint32_t n, uint32_t threads, sensim__pool_fn fn, void *arg);
+/* Workers started so far. */
+uint32_t sensim__pool_workers(sensim__pool *p);
+
 struct sensim_context {
     _Atomic uint32_t magic; /* SENSIM_MAGIC_CONTEXT while alive; atomic: destroy may race a handle check */
     atomic_int refs;
@@ -78,7 +93,12 @@ struct sensim_context {
     uint32_t registered_count;
     _Atomic int64_t backend_bytes; /* Embree's memory monitor */
     atomic_int cancel;             /* sensim_context_set_cancel() */
+    sensim__pool *pool;            /* whole sensors of a rig's step across cores */
 };
+
+/* The threads a stage on the calling thread may use: the context's count, or 1 on a pool task (a sensor
+ * scanned beside others must not start a team of its own on top). */
+uint32_t sensim__threads(const sensim_context *ctx);
 
 static inline bool sensim__context_cancelled(const sensim_context *ctx)
 {

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +164,7 @@ typedef struct chunk_job {
     bool moving, beam_origin, sub0_nominal;
     float R0[9], org0[3];
     int next; /* the first lane without ring space */
+    pthread_mutex_t publish; /* a finished lane's publication: ready flags, next, ring reservations */
 } chunk_job;
 
 /* Lane @p lane of the block in the scratch @p w: generate, trace, return
@@ -410,12 +412,11 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
     l->lane_out[lane].points = out;
     l->lane_out[lane].rays = rays_traced;
     int lo, hi;
-#pragma omp critical(sensim_lane_publish)
-    {
-        l->lane_out[lane].ready = true;
-        lo = cj->next;
-        hi = reserve_ready(l, cj->ring, cj->nlanes, &cj->next);
-    }
+    pthread_mutex_lock(&cj->publish);
+    l->lane_out[lane].ready = true;
+    lo = cj->next;
+    hi = reserve_ready(l, cj->ring, cj->nlanes, &cj->next);
+    pthread_mutex_unlock(&cj->publish);
     for (int k = lo; k < hi; k++) { /* the lanes this thread reserved: into the ring */
         const sensim_lane_out *o = &l->lane_out[k];
         int64_t kg0 = (base + k) * LS;
@@ -440,10 +441,19 @@ const sensim_tiling *sensim__lidar_tiling(const sensim_lidar *l, uint64_t shots,
     return &l->tiling[0];
 }
 
+/* A pool task: lane @p lane alone, in the scratch of the thread @p who. */
+static void lane_task(void *arg, uint32_t lane, uint32_t who)
+{
+    chunk_job *cj = arg;
+    sensim_lane_scratch *w = &cj->l->scr[who];
+    scan_lane(cj, w, w, (int)lane, 0, 1);
+}
+
 /* Generate, trace and write shots [g0, g1) of one frame (g1 - g0 <= one
  * block). Lanes (aligned to multiples of the tiling's lane, so a
  * mechanical lane holds whole columns; wide ones in a long block) run in
- * parallel, handed out dynamically, each into
+ * parallel on the context's pool (its workers block between blocks: they
+ * never spin against the host's threads), handed out dynamically, each into
  * its own part of the slots. A finished lane is published in lane order:
  * under a short critical section the thread that finishes a lane reserves
  * ring space for every ready lane from the first unreserved one on, then
@@ -460,6 +470,7 @@ uint64_t sensim__lidar_scan_block(sensim_lidar *l, const sensim_scan_env *env, i
     const sensim_pattern *p = &l->pat;
     const sensim_return_params *rp = &l->rp;
     chunk_job cj = {.l = l, .env = env, .ring = ring, .frame_begin = frame_begin, .g0 = g0, .g1 = g1};
+    pthread_mutex_init(&cj.publish, NULL);
     cj.tl = sensim__lidar_tiling(l, (uint64_t)(g1 - g0), env->nthreads);
     cj.LS = (int64_t)cj.tl->lane_shots, cj.base = sensim__floordiv(g0, cj.LS);
     const int nlanes = (int)(sensim__floordiv(g1 - 1, cj.LS) - cj.base + 1);
@@ -479,15 +490,10 @@ uint64_t sensim__lidar_scan_block(sensim_lidar *l, const sensim_scan_env *env, i
         scan_lane(&cj, &l->scr[0], &l->scr[omp_get_thread_num()], 0, omp_get_thread_num(), omp_get_num_threads());
     } else if (nlanes == 1) {
         scan_lane(&cj, &l->scr[0], &l->scr[0], 0, 0, 1);
-    } else {
-#pragma omp parallel num_threads(env->nthreads) if (env->nthreads > 1)
-        {
-            sensim_lane_scratch *w = &l->scr[omp_get_thread_num()];
-#pragma omp for schedule(dynamic, 1)
-            for (int lane = 0; lane < nlanes; lane++)
-                scan_lane(&cj, w, w, lane, 0, 1);
-        }
+    } else { /* the lanes on the context's pool (workers that block between blocks), in any order */
+        sensim__pool_run(l->ctx->pool, (uint32_t)nlanes, env->nthreads, lane_task, &cj);
     }
+    pthread_mutex_destroy(&cj.publish);
     uint64_t rays = 0;
     for (int lane = 0; lane < nlanes; lane++)
         rays += l->lane_out[lane].rays;

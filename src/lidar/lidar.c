@@ -500,7 +500,7 @@ sensim_status sensim__lidar_scan_tx(sensim_lidar *l, const sensim_scene *scene, 
     env.scene = scene;
     env.path = path;
     env.mount = l->mount;
-    env.nthreads = l->ctx->thread_count;
+    env.nthreads = sensim__threads(l->ctx);
     env.pose_gen = sensim__lidar_pose_gen();
     sensim__mat4_mul(path->pose0, l->mount, env.S0);
     uint64_t shots = 0, frames = 0, rays = 0;

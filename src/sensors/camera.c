@@ -815,6 +815,36 @@ static sensim_status acquire(sensim_camera *c, int64_t t_ns)
     return SENSIM_OK;
 }
 
+/* A render's work in chunks of @p per items (tiles, or runs of label tiles), one pool task each. */
+typedef struct render_chunks {
+    const render_job *j;
+    const sensim_camera *c;
+    bool labels;
+    uint32_t tw;
+    int64_t runs_per_band, items, per;
+    atomic_int cancelled;
+} render_chunks;
+
+static void render_chunk(void *arg, uint32_t task, uint32_t who)
+{
+    (void)who;
+    render_chunks *rc = arg;
+    const int64_t end = ((int64_t)task + 1) * rc->per < rc->items ? ((int64_t)task + 1) * rc->per : rc->items;
+    for (int64_t t = (int64_t)task * rc->per; t < end; t++) {
+        if (atomic_load_explicit(&rc->cancelled, memory_order_relaxed))
+            return;
+        if (sensim__context_cancelled(rc->c->ctx)) {
+            atomic_store(&rc->cancelled, 1);
+            return;
+        }
+        if (rc->labels)
+            render_run_labels(rc->j, (uint32_t)(t % rc->runs_per_band) * RUN_TILES,
+                              (uint32_t)(t / rc->runs_per_band) * TILE);
+        else
+            render_tile(rc->j, (uint32_t)(t % rc->tw) * TILE, (uint32_t)(t / rc->tw) * TILE);
+    }
+}
+
 /* The render, the camera held by the caller (which releases it). */
 static sensim_status render_held(sensim_camera *c, const sensim_scene *scene, const sensim_path *path, int64_t t_ns,
                                  const sensim_camera_images *im, double out_pose[16])
@@ -843,25 +873,17 @@ static sensim_status render_held(sensim_camera *c, const sensim_scene *scene, co
     j.sun_up = c->d.sun_elevation_deg > 0;
     const uint32_t tw = (W + TILE - 1) / TILE, th = (H + TILE - 1) / TILE;
     const int64_t tiles = (int64_t)tw * th;
-    int threads = (int)c->ctx->thread_count;
-    atomic_int cancelled = 0;
     /* depth, semantic and instance only: runs of RUN_TILES tiles of a band
-     * each; otherwise 64 tiles a chunk, handed out dynamically */
+     * each; otherwise 64 tiles a chunk, handed out dynamically on the
+     * context's pool (workers that block between renders) */
     const bool labels = !im->normal && !im->rgb;
     const int64_t runs_per_band = (tw + RUN_TILES - 1) / RUN_TILES, items = labels ? runs_per_band * th : tiles;
-#pragma omp parallel for schedule(dynamic, labels ? 1 : 64) num_threads(threads) if (threads > 1)
-    for (int64_t t = 0; t < items; t++) {
-        if (atomic_load_explicit(&cancelled, memory_order_relaxed))
-            continue;
-        if (sensim__context_cancelled(c->ctx)) {
-            atomic_store(&cancelled, 1);
-            continue;
-        }
-        if (labels)
-            render_run_labels(&j, (uint32_t)(t % runs_per_band) * RUN_TILES, (uint32_t)(t / runs_per_band) * TILE);
-        else
-            render_tile(&j, (uint32_t)(t % tw) * TILE, (uint32_t)(t / tw) * TILE);
-    }
+    render_chunks rc = {.j = &j, .c = c, .labels = labels, .tw = tw, .runs_per_band = runs_per_band,
+                        .items = items, .per = labels ? 1 : 64};
+    atomic_init(&rc.cancelled, 0);
+    sensim__pool_run(c->ctx->pool, (uint32_t)((items + rc.per - 1) / rc.per), sensim__threads(c->ctx), render_chunk,
+                     &rc);
+    atomic_int cancelled = atomic_load(&rc.cancelled);
     sensim__scene_scan_end(scene);
     if (atomic_load(&cancelled))
         return sensim__fail(SENSIM_ERR_CANCELLED, "camera '%s': render cancelled by the host", c->d.name);

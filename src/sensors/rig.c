@@ -2,6 +2,7 @@
 #include "lidar_impl.h"
 #include "motion.h"
 #include "nav_impl.h"
+#include "proximity.h"
 #include "ring_impl.h"
 #include "scene_impl.h"
 
@@ -43,6 +44,7 @@ struct sensim_rig {
     sensim__mkey *hist;  /* pushed platform keys, oldest first (allocated at the first push) */
     uint32_t hn;
     sensim_path path;    /* the step's motion (the stepper's: see stepping) */
+    char task_err[SENSIM_RIG_MAX_SENSORS][512]; /* a failed sensor's message, from the thread that ran it */
 };
 
 /* The motion a step reads: the caller's keys (m set) or the rig's history (mk set). */
@@ -626,105 +628,66 @@ sensim_status sensim_rig_set_world_step(sensim_rig *rig, uint64_t world_step)
     return SENSIM_OK;
 }
 
-/* Oriented box: centre, unit axes (columns), half sizes. */
-typedef struct obb {
-    double c[3], ax[3][3], h[3];
-} obb;
+/* One step's sensor work, shared by the pool's tasks: each writes only its sensor's entries. */
+typedef struct step_job {
+    sensim_rig *rig;
+    const sensim_scene *scene;
+    step_motion *sm;
+    int64_t t0, t1;
+    uint64_t *frames;                          /* frames begun, by sensor */
+    uint64_t rays[SENSIM_RIG_MAX_SENSORS];     /* rays traced, by sensor */
+    sensim_status st[SENSIM_RIG_MAX_SENSORS];  /* by sensor; the message in rig->task_err */
+    uint32_t order[SENSIM_RIG_MAX_SENSORS];    /* pool task -> sensor */
+} step_job;
 
-static obb box_from(const double P[16], const double center[3], const double half[3])
+/* Sensor @p i's frames of the step into its ring (its transaction is the caller's). */
+static void sensor_work(step_job *j, uint32_t i)
 {
-    obb b;
-    for (int i = 0; i < 3; i++)
-        b.c[i] = P[i] * center[0] + P[4 + i] * center[1] + P[8 + i] * center[2] + P[12 + i];
-    for (int k = 0; k < 3; k++) {
-        double n = sqrt(P[4 * k] * P[4 * k] + P[4 * k + 1] * P[4 * k + 1] + P[4 * k + 2] * P[4 * k + 2]);
-        for (int i = 0; i < 3; i++)
-            b.ax[k][i] = P[4 * k + i] / n;
-        b.h[k] = half[k] * n;
+    sensim_rig *rig = j->rig;
+    rig_sensor *s = &rig->sensors[i];
+    const sensim_scene *scene = j->scene;
+    sensim_status st = SENSIM_OK;
+    if (s->lidar) {
+        uint64_t shots, fr, rays;
+        st = sensim__lidar_scan_tx(s->lidar, scene, j->t0, j->t1, j->sm->path, rig->step, s->ring, &shots, &fr,
+                                   &rays);
+        j->frames[i] = fr;
+        j->rays[i] = rays;
+    } else {
+        /* proximity, camera and user sensors: frames whose start lies in [t0, t1) */
+        int64_t P = s->period_ns;
+        for (int64_t k = -sensim__floordiv(-j->t0, P); st == SENSIM_OK && k * P < j->t1; k++) {
+            if (s->user.sample)
+                st = user_frame(scene, s, i, j->sm->path, k, rig->step);
+            else if (s->camera)
+                st = camera_frame(scene, s, i, j->sm, k, rig->step);
+            else if (s->nav)
+                st = nav_frame(s, i, j->sm, k, rig->step);
+            else if (s->radar)
+                st = radar_frame(scene, s, i, j->sm, k, rig->step);
+            else
+                sensim__proximity_frame(scene, &s->prox, s->ring, s->period_ns, j->sm->path, k, rig->step);
+            j->frames[i]++;
+        }
     }
-    return b;
+    j->st[i] = st;
+    if (st != SENSIM_OK)
+        snprintf(rig->task_err[i], sizeof rig->task_err[i], "%s", sensim_context_last_error(NULL));
 }
 
-static double dot3(const double a[3], const double b[3])
+static void sensor_task(void *arg, uint32_t task, uint32_t who)
 {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    (void)who;
+    step_job *j = arg;
+    sensor_work(j, j->order[task]);
 }
 
-/* Separating-axis test of two oriented boxes (15 axes). */
-static bool obb_overlap(const obb *a, const obb *b)
+static bool job_ok(const step_job *j, uint32_t heavy)
 {
-    double R[3][3], AR[3][3], t[3], d[3] = {b->c[0] - a->c[0], b->c[1] - a->c[1], b->c[2] - a->c[2]};
-    const double eps = 1e-9;
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) {
-            R[i][j] = dot3(a->ax[i], b->ax[j]);
-            AR[i][j] = fabs(R[i][j]) + eps;
-        }
-        t[i] = dot3(d, a->ax[i]);
-    }
-    for (int i = 0; i < 3; i++)
-        if (fabs(t[i]) > a->h[i] + b->h[0] * AR[i][0] + b->h[1] * AR[i][1] + b->h[2] * AR[i][2])
+    for (uint32_t h = 0; h < heavy; h++)
+        if (j->st[j->order[h]] != SENSIM_OK)
             return false;
-    for (int j = 0; j < 3; j++)
-        if (fabs(t[0] * R[0][j] + t[1] * R[1][j] + t[2] * R[2][j]) >
-            b->h[j] + a->h[0] * AR[0][j] + a->h[1] * AR[1][j] + a->h[2] * AR[2][j])
-            return false;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-            double ra = a->h[i1] * AR[i2][j] + a->h[i2] * AR[i1][j];
-            double rb = b->h[j1] * AR[i][j2] + b->h[j2] * AR[i][j1];
-            if (fabs(t[i2] * R[i1][j] - t[i1] * R[i2][j]) > ra + rb)
-                return false;
-        }
     return true;
-}
-
-/* One proximity frame [k·P, (k+1)·P) evaluated at its start. */
-static void proximity_frame(const sensim_scene *scene, const rig_sensor *s, const sensim_path *path, int64_t k,
-                            uint64_t step)
-{
-    const sensim_proximity_desc *d = &s->prox;
-    int64_t t = k * s->period_ns;
-    double P[16];
-    sensim__path_pose(path, t, P);
-    double c[3] = {d->box_center[0] + 0.5 * (d->front_m - d->back_m), d->box_center[1], d->box_center[2]};
-    double h[3] = {d->box_half_extents[0] + 0.5 * (d->front_m + d->back_m), d->box_half_extents[1] + d->side_m,
-                   d->box_half_extents[2]};
-    obb parent = box_from(P, c, h);
-    double Pinv[16];
-    sensim__mat4_rigid_inverse(P, Pinv);
-    float u = sensim__scene_ray_time(scene, t);
-    sensim__ring_open_frame(s->ring, (uint64_t)k, t, t + s->period_ns, P, d->sensor_id, step);
-    sensim__ring_add_scanned(s->ring, s->period_ns, step);
-    for (uint32_t i = 0; i < scene->actor_count; i++) {
-        const sensim_actor *a = &scene->actors[i];
-        if (a->id == 0)
-            continue; /* a static instance: part of the world, not a nearby object */
-        if (a->id == d->exclude_actor_id)
-            continue;
-        const sensim_mesh *m = &scene->meshes[a->mesh];
-        double A[16], lc[3], lh[3];
-        sensim__actor_pose_at(a, u, A);
-        for (int j = 0; j < 3; j++) {
-            lc[j] = 0.5 * ((double)m->lo[j] + m->hi[j]);
-            lh[j] = 0.5 * ((double)m->hi[j] - m->lo[j]) + 1e-9;
-        }
-        obb box = box_from(A, lc, lh);
-        if (!obb_overlap(&parent, &box))
-            continue;
-        sensim_point pt;
-        memset(&pt, 0, sizeof pt);
-        double x = Pinv[0] * box.c[0] + Pinv[4] * box.c[1] + Pinv[8] * box.c[2] + Pinv[12];
-        double y = Pinv[1] * box.c[0] + Pinv[5] * box.c[1] + Pinv[9] * box.c[2] + Pinv[13];
-        double z = Pinv[2] * box.c[0] + Pinv[6] * box.c[1] + Pinv[10] * box.c[2] + Pinv[14];
-        pt.x = (float)x, pt.y = (float)y, pt.z = (float)z;
-        pt.range_m = (float)sqrt((x - c[0]) * (x - c[0]) + (y - c[1]) * (y - c[1]) + (z - c[2]) * (z - c[2]));
-        pt.object_id = a->id;
-        pt.tag = m->tags[0];
-        sensim__ring_push(s->ring, &pt);
-    }
-    sensim__ring_close_frame(s->ring);
 }
 
 /* The step, the rig held (rig->stepping set) by the caller. */
@@ -832,31 +795,29 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
     if (st == SENSIM_OK) {
         for (uint32_t i = 0; i < rig->count; i++)
             sensim__ring_tx_begin(rig->sensors[i].ring);
-        for (uint32_t i = 0; st == SENSIM_OK && i < rig->count; i++) {
-            rig_sensor *s = &rig->sensors[i];
-            if (s->lidar) {
-                uint64_t shots, fr, rays;
-                st = sensim__lidar_scan_tx(s->lidar, scene, t0, t1, sm.path, rig->step, s->ring, &shots, &fr,
-                                           &rays);
-                sensor_frames[i] = fr;
-                rays_traced += rays;
+        /* lidars and cameras with work in the step across the context's pool, each on one thread; the
+         * light sensors (navigation, radar, proximity, the caller's) then on the caller's thread, in order */
+        step_job job = {.rig = rig, .scene = scene, .sm = &sm, .t0 = t0, .t1 = t1, .frames = sensor_frames};
+        uint32_t heavy = 0;
+        for (uint32_t i = 0; i < rig->count; i++) {
+            const rig_sensor *s = &rig->sensors[i];
+            if (s->lidar || (s->camera && -sensim__floordiv(-t0, s->period_ns) * s->period_ns < t1))
+                job.order[heavy++] = i;
+        }
+        sensim__pool_run(rig->ctx->pool, heavy, sensim__threads(rig->ctx), sensor_task, &job);
+        bool ok = job_ok(&job, heavy); /* after a failure the step is undone: the rest need not run */
+        for (uint32_t h = 0, i = 0; ok && i < rig->count; i++) {
+            if (h < heavy && job.order[h] == i) {
+                h++;
                 continue;
             }
-            /* proximity, camera and user sensors: frames whose start lies in [t0, t1) */
-            int64_t P = s->period_ns;
-            for (int64_t k = -sensim__floordiv(-t0, P); st == SENSIM_OK && k * P < t1; k++) {
-                if (s->user.sample)
-                    st = user_frame(scene, s, i, sm.path, k, rig->step);
-                else if (s->camera)
-                    st = camera_frame(scene, s, i, &sm, k, rig->step);
-                else if (s->nav)
-                    st = nav_frame(s, i, &sm, k, rig->step);
-                else if (s->radar)
-                    st = radar_frame(scene, s, i, &sm, k, rig->step);
-                else
-                    proximity_frame(scene, s, sm.path, k, rig->step);
-                sensor_frames[i]++;
-            }
+            sensor_work(&job, i);
+            ok = job.st[i] == SENSIM_OK;
+        }
+        for (uint32_t i = 0; i < rig->count; i++) {
+            rays_traced += job.rays[i];
+            if (job.st[i] != SENSIM_OK && st == SENSIM_OK)
+                st = sensim__fail(job.st[i], "%s", rig->task_err[i]); /* the first sensor's that failed */
         }
         for (uint32_t i = 0; i < rig->count; i++) {
             rig_sensor *s = &rig->sensors[i];
