@@ -14,13 +14,17 @@ same run:
   /tf_static (transient local), and a reliable subscriber to a best-effort
   point cloud is refused by DDS (RELIABILITY);
 - the IDL's fields are the .msg definitions the bag carries;
-- bad domains and file options are refused with messages.
+- bad domains and file options are refused with messages;
+- CYCLONEDDS_URI values that make Cyclone's startup unbounded are refused
+  (ros2, topic, a Python host), and a signal ends ros2 and topic with 130
+  inside Cyclone's startup and while a Cyclone call holds the process.
 
 Discovery runs over loopback only (CYCLONEDDS_URI: interface lo, unicast
 peers, no multicast) on a domain of its own. Every wait is on a state the
 processes report (ready, matched, done), with a deadline only as a guard.
 
 Usage: test_ros2.py SENSIM ROS2_SUB NODE_DIR SOURCE_ROOT"""
+import fcntl
 import json
 import math
 import os
@@ -30,6 +34,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ros2_harness import Checks, Proc, bag_messages, unpad  # noqa: E402 (tests/: beside this file)
@@ -429,6 +434,108 @@ w.close()
                            capture_output=True, text=True, timeout=120)
         check(r.returncode != 0 and want_text in r.stderr, "refused %s %s: %d %s" % (bad_env, args, r.returncode,
                                                                                      r.stderr[-300:]))
+
+    # ---- CYCLONEDDS_URI is input (issue 62 item 4) ----
+    # MaxAutoParticipantIndex 2000000000 with a unicast peer: Cyclone made an address per index before the
+    # participant existed (1-2 GiB, deaf to signals). Refused before Cyclone reads it, naming the file, the
+    # element and the value, in a file, in inline XML (Cyclone's prefixes and `</>`) and through ${VAR}.
+    disc = ("<Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>%s</MaxAutoParticipantIndex>"
+            "<Peers>%s</Peers></Discovery>")
+    big = os.path.join(tmp, "cyclone_big.xml")
+    with open(big, "w") as f:
+        f.write("<CycloneDDS><Domain>\n<General><AllowMulticast>false</AllowMulticast></General>\n%s\n"
+                "</Domain></CycloneDDS>\n" % (disc % ("2000000000", '<Peer address="127.0.0.1"/>')))
+    many = os.path.join(tmp, "cyclone_peers.xml")
+    with open(many, "w") as f:
+        f.write("<CycloneDDS><Domain>%s</Domain></CycloneDDS>\n" % (disc % ("119", "".join(
+            '<Peer address="127.0.%d.%d"/>\n' % (i // 250, i % 250 + 1) for i in range(1025)))))
+    for uri, extra, want_rc, want_text in (
+            ("file://" + big, {}, 15, big + ":3: Discovery/MaxAutoParticipantIndex 2000000000 is above 119"),
+            (big, {}, 15, big + ":3: Discovery/MaxAutoParticipantIndex 2000000000 is above 119"),
+            ('<Disc><MaxAuto>0x77359400</></><Peers><Peer address="127.0.0.1"/>', {}, 15,
+             "inline XML:1: Discovery/MaxAutoParticipantIndex 0x77359400 is above 119"),
+            ("file://" + cyc + ",<Discovery><MaxAutoParticipantIndex>${N}</MaxAutoParticipantIndex></Discovery>",
+             {"N": "2000000000"}, 15, "inline XML:1: Discovery/MaxAutoParticipantIndex 2000000000 is above 119"),
+            ("file://" + many, {}, 23, "1025 Discovery/Peers/Peer entries with MaxAutoParticipantIndex 119 make "
+             "123000 peer addresses, above 122880")):
+        for cmd in (["ros2", *run_args, "--rate", "max"], ["topic", "list"]):
+            r = subprocess.run([SENSIM, *cmd], env=dict(env, CYCLONEDDS_URI=uri, **extra), capture_output=True,
+                               text=True, timeout=120)
+            check(r.returncode == want_rc and want_text in r.stderr, "CYCLONEDDS_URI=%s refused by %s: %d %s"
+                  % (uri[:60], cmd[0], r.returncode, r.stderr[-400:]))
+
+    # a Python host gets the status, not a process that grows without end
+    r = subprocess.run(["/usr/bin/python3", "-c", "import sensim\ntry:\n    sensim.Ros2Publisher()\nexcept "
+                        "sensim.OutOfRange as e:\n    print('refused:', e)"],
+                       env=dict(py_env, CYCLONEDDS_URI="file://" + big), capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0 and "refused:" in r.stdout and "MaxAutoParticipantIndex 2000000000 is above 119" in
+          r.stdout, "Ros2Publisher() with the unbounded config raises OutOfRange: %s %s" % (r.stdout, r.stderr[-300:]))
+
+    # A signal always ends the run, with 130. Waits are on the state of the process's threads
+    # (/proc/PID/task/TID/syscall), the deadlines only guard against a hang.
+    def blocked_on(pid, nr, path, main_only=False):
+        """Is a thread of @p pid (the main thread alone with @p main_only) inside syscall @p nr (257 openat:
+        of the file @p path, read from the process's memory; 1 write: to a descriptor of @p path)?"""
+        tasks = [str(pid)] if main_only else os.listdir("/proc/%d/task" % pid)
+        for t in tasks:
+            try:
+                f = open("/proc/%d/task/%s/syscall" % (pid, t)).read().split()
+                if f[0] != str(nr):
+                    continue
+                if nr == 257:
+                    with open("/proc/%d/mem" % pid, "rb") as mem:
+                        mem.seek(int(f[2], 16))
+                        if mem.read(len(path) + 1) == path.encode() + b"\0":
+                            return True
+                elif os.readlink("/proc/%d/fd/%d" % (pid, int(f[1], 16))) == path:
+                    return True
+            except (OSError, ValueError, IndexError):
+                pass
+        return False
+
+    def wait_state(p, cond):
+        for _ in range(3000):  # a guard of 60 s against a hang
+            if p.poll() is not None or cond():
+                return p.poll() is None
+            time.sleep(0.02)  # the interval of polling the threads' state, not a wait for a result
+        return False
+
+    fifo = os.path.join(tmp, "cyclone_trace.fifo")
+    os.mkfifo(fifo)
+    traced = os.path.join(tmp, "cyclone_traced.xml")
+    with open(traced, "w") as f:
+        f.write(open(cyc).read().replace("</Domain>", "<Tracing><Verbosity>finest</Verbosity><OutputFile>%s"
+                                         "</OutputFile></Tracing></Domain>" % fifo))
+    tenv = dict(env, CYCLONEDDS_URI="file://" + traced)
+    # 1. SIGTERM while the participant's creation waits for a reader of its trace FIFO (ros2 and topic): before,
+    # the interrupted open failed the participant, exit 29 "cannot create a DDS participant"
+    for cmd in (["ros2", *run_args, "--rate", "max"], ["topic", "list"]):
+        p = subprocess.Popen([SENSIM, *cmd], env=tenv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        inside = wait_state(p, lambda: blocked_on(p.pid, 257, fifo, main_only=True))
+        p.send_signal(signal.SIGTERM)
+        try:
+            err = p.communicate(timeout=60)[1]
+        except subprocess.TimeoutExpired:
+            p.kill()
+            err = p.communicate()[1] + " (still running 60 s after SIGTERM)"
+        check(inside and p.returncode == 130 and err.rstrip().endswith("sensim: interrupted"),
+              "SIGTERM inside Cyclone's startup ends %s with 130: %s %s" % (cmd[0], p.returncode, err[-300:]))
+    # 2. SIGINT while Cyclone's threads are held writing a trace nobody reads (a call a signal does not end):
+    # before, the process ran on forever; now 130 within the 3 s grace, saying it left DDS open
+    rd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    fcntl.fcntl(rd, 1031, 4096)  # F_SETPIPE_SZ: one page, so the trace fills it at once
+    p = subprocess.Popen([SENSIM, "ros2", *run_args, "--rate", "max", "--linger", "forever"], env=tenv,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    held = wait_state(p, lambda: blocked_on(p.pid, 1, fifo))
+    p.send_signal(signal.SIGINT)
+    try:
+        err = p.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        p.kill()
+        err = p.communicate()[1] + " (still running 60 s after SIGINT)"
+    os.close(rd)
+    check(held and p.returncode == 130 and "interrupted; still inside Cyclone DDS 3 s after the signal" in err,
+          "SIGINT while Cyclone is held ends ros2 with 130: %s %s" % (p.returncode, err[-300:]))
 
     # a streamed row refused: the message names stdin and its line; the steps before it were published
     r = subprocess.run([SENSIM, "ros2", "--scene", "street", "--rig", rig, "--trajectory", "-", "--rate", "max"],

@@ -15,6 +15,7 @@
 #include <time.h>
 
 static volatile sig_atomic_t g_topic_stop;
+void cli_stop_watchdog(volatile sig_atomic_t *flag); /* ros2.c: a signal ends the process within 3 s */
 static void on_stop(int sig)
 {
     (void)sig;
@@ -113,7 +114,8 @@ static int type_of(sensim_mcap *m, const char *topic, double wait_s, char *type,
             return EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
         }
     }
-    return EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
+    fprintf(stderr, "sensim: interrupted\n"); /* a signal while waiting for a publisher (it said nothing, exit 18) */
+    return EXIT_INTERRUPTED;
 }
 
 static int topic_read(sensim_mcap *m, const char *topic, const char *type, int hz, int64_t limit, double timeout_s,
@@ -247,6 +249,7 @@ int cmd_topic(int argc, char **argv)
     sa.sa_handler = on_stop;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    cli_stop_watchdog(&g_topic_stop);
     if (domain != UINT32_MAX)
         o.domain_id = (int32_t)domain;
     sensim_mcap *m = NULL;
@@ -255,7 +258,10 @@ int cmd_topic(int argc, char **argv)
         st = sensim_ros2_set_node(m, "/", "sensim_topic");
     if (st) {
         sensim_mcap_close(m, NULL);
-        return topic_fail(st);
+        int rc = topic_fail(st);
+        if (g_topic_stop) /* a signal cut Cyclone's startup short */
+            fprintf(stderr, "sensim: interrupted\n"), rc = EXIT_INTERRUPTED;
+        return rc;
     }
     char found[128];
     int rc = 0;

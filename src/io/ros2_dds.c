@@ -91,6 +91,12 @@ sensim_status sensim_ros2_set_node(sensim_mcap *m, const char *ns, const char *n
 
 #include "dds_impl.h"
 
+#include <ctype.h>
+#include <dds/ddsrt/environ.h>
+#include <dds/ddsrt/heap.h>
+#include <dds/ddsrt/xmlparser.h>
+#include <strings.h>
+
 int sensim_ros2_available(void) { return 1; }
 
 static sensim_status graph_open(sensim__dds *d);
@@ -99,31 +105,206 @@ static void dds_close(void *impl);
 /* ---- the writer ---- */
 
 
-/* Cyclone reads the files CYCLONEDDS_URI names (file://PATH, comma
- * separated, beside inline XML) with plain blocking reads: a FIFO there
- * blocks the participant's creation forever, a device never ends. Each
- * must be a regular file of at most 16 MiB before Cyclone sees it. */
-static sensim_status check_cyclone_uri(void)
+/* CYCLONEDDS_URI is input: Cyclone reads every source it lists before the
+ * participant exists, and two kinds of value make that unbounded.
+ *
+ * Files (file://PATH or a plain PATH, comma separated) are read with plain
+ * blocking reads: a FIFO there blocks the participant's creation forever, a
+ * device never ends. Each must be a regular file of at most 16 MiB.
+ *
+ * Discovery/MaxAutoParticipantIndex: for every unicast peer given without a
+ * port, Cyclone adds one address per participant index 0..max to the peer
+ * set in rtps_init, one allocation each, in a loop nothing interrupts
+ * (2000000000 grew the process by 75 MB/s, deaf to SIGINT and SIGTERM). The
+ * largest index is 119: the DDSI-RTPS port mapping Cyclone uses (base 7400,
+ * domain gain 250, participant gain 2, offsets up to 11) gives index 120
+ * the next domain's discovery port, and Cyclone's own manual bounds an
+ * explicit ParticipantIndex below 120. With it, the peers are bounded too:
+ * at most 1024 peers at the full range (122 880 addresses, a few MB).
+ *
+ * The sources are read here with Cyclone's own tokenizer (ddsrt_xmlp, the
+ * parser dds_create_participant uses, with its options for inline XML:
+ * `</>` closes, a missing close ends the input), names matched as Cyclone
+ * matches them (any case; in inline XML a prefix of the name), ${VAR}
+ * expanded by Cyclone's function. Whatever Cyclone itself would reject is
+ * left to it: it fails the participant with its own message. */
+#define CYCLONE_MAX_AUTO_INDEX 119
+#define CYCLONE_MAX_PEER_ADDRESSES (1024 * (CYCLONE_MAX_AUTO_INDEX + 1))
+#define CFG_DEPTH 32
+
+typedef struct cfg_scan {
+    const char *source;          /* the file, or "inline XML" */
+    int inline_xml;
+    uint32_t domain;
+    int depth;
+    char names[CFG_DEPTH][32];   /* the open elements (cut at 31 bytes: longer names match nothing here) */
+    long long max_index;         /* the last MaxAutoParticipantIndex read (Cyclone's default: 9) */
+    uint64_t peers;
+    char where[PATH_MAX + 32];   /* file:line of the last peer, for the message */
+    sensim_status st;
+} cfg_scan;
+
+/* Does element @p name stand for Cyclone's @p full? Any case; inline XML also takes a prefix. */
+static int cfg_is(const cfg_scan *c, const char *name, const char *full)
+{
+    size_t n = strlen(name);
+    return n && (!strcasecmp(name, full) || (c->inline_xml && n < strlen(full) && !strncasecmp(name, full, n)));
+}
+
+static int cfg_open(void *varg, uintptr_t parentinfo, uintptr_t *eleminfo, const char *name, int line)
+{
+    cfg_scan *c = varg;
+    (void)parentinfo, (void)eleminfo;
+    if (c->depth < CFG_DEPTH)
+        snprintf(c->names[c->depth], sizeof c->names[0], "%s", strlen(name) < sizeof c->names[0] ? name : "");
+    c->depth++;
+    if (c->depth >= 2 && c->depth <= CFG_DEPTH && cfg_is(c, name, "Peer")) {
+        int under_peers = 0;
+        for (int i = 0; i < c->depth - 1; i++)
+            under_peers |= cfg_is(c, c->names[i], "Peers");
+        if (under_peers) {
+            c->peers++;
+            snprintf(c->where, sizeof c->where, "%s:%d", c->source, line);
+        }
+    }
+    return 0;
+}
+
+static int cfg_attr(void *varg, uintptr_t eleminfo, const char *name, const char *value, int line)
+{
+    (void)varg, (void)eleminfo, (void)name, (void)value, (void)line;
+    return 0;
+}
+
+static int cfg_data(void *varg, uintptr_t eleminfo, const char *data, int line)
+{
+    cfg_scan *c = varg;
+    (void)eleminfo;
+    if (c->depth < 2 || c->depth > CFG_DEPTH || !cfg_is(c, c->names[c->depth - 1], "MaxAutoParticipantIndex") ||
+        !cfg_is(c, c->names[c->depth - 2], "Discovery"))
+        return 0;
+    char *x = ddsrt_expand_envvars(data, c->domain);
+    if (!x)
+        return 0;
+    const char *v = x;
+    while (*v == ' ' || *v == '\t' || *v == '\r' || *v == '\n')
+        v++;
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 0);
+    while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+        end++;
+    if (end != v && !*end) { /* not a number: Cyclone refuses it itself */
+        c->max_index = n;
+        if (n > CYCLONE_MAX_AUTO_INDEX) {
+            c->st = sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "CYCLONEDDS_URI: %s:%d: Discovery/MaxAutoParticipantIndex "
+                                 "%.40s is above %d: refusing it (Cyclone DDS would add an address for every index "
+                                 "up to it to each unicast peer, without bound; %d is the most one domain's ports "
+                                 "hold)", c->source, line, v, CYCLONE_MAX_AUTO_INDEX, CYCLONE_MAX_AUTO_INDEX);
+            ddsrt_free(x);
+            return -1;
+        }
+    }
+    ddsrt_free(x);
+    return 0;
+}
+
+static int cfg_close(void *varg, uintptr_t eleminfo, int line)
+{
+    cfg_scan *c = varg;
+    (void)eleminfo, (void)line;
+    c->depth--;
+    return 0;
+}
+
+static void cfg_error(void *varg, const char *msg, int line)
+{
+    (void)varg, (void)msg, (void)line; /* Cyclone reports its own parse errors */
+}
+
+static sensim_status check_cyclone_uri(uint32_t domain)
 {
     const char *u = getenv("CYCLONEDDS_URI");
-    for (const char *f = u ? strstr(u, "file://") : NULL; f; f = strstr(f, "file://")) {
-        f += 7;
-        size_t n = strcspn(f, ", \t\r\n");
-        char path[PATH_MAX];
-        if (n == 0 || n >= sizeof path)
-            return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "CYCLONEDDS_URI: a file:// entry %s",
-                                n ? "longer than PATH_MAX" : "without a path");
-        memcpy(path, f, n);
-        path[n] = 0;
-        struct stat sb;
-        if (stat(path, &sb) != 0)
-            return sensim__fail(SENSIM_ERR_IO, "CYCLONEDDS_URI: %s: %s", path, strerror(errno));
-        if (!S_ISREG(sb.st_mode) || sb.st_size > (16 << 20))
-            return sensim__fail(SENSIM_ERR_IO, "CYCLONEDDS_URI: %s is %s: refusing it (Cyclone DDS would block or "
-                                "read without end)", path, S_ISREG(sb.st_mode) ? "larger than 16 MiB"
-                                : S_ISFIFO(sb.st_mode) ? "a FIFO, not a regular file" : "not a regular file");
+    if (!u)
+        return SENSIM_OK;
+    static const struct ddsrt_xmlp_callbacks cb = {cfg_open, cfg_attr, cfg_data, cfg_close, cfg_error};
+    cfg_scan c;
+    memset(&c, 0, sizeof c);
+    c.domain = domain, c.max_index = 9;
+    char *copy = strdup(u);
+    if (!copy)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_ros2_open: out of memory");
+    /* Cyclone's loop over the sources (ddsi_config_init): inline XML runs to where its parser stops,
+     * a file name to the next comma; spaces and commas between sources skipped */
+    char *cursor = copy;
+    sensim_status st = SENSIM_OK;
+    while (cursor && *cursor && !st) {
+        while (*cursor && (isspace((unsigned char)*cursor) || *cursor == ','))
+            cursor++;
+        if (!*cursor)
+            break;
+        char *tok = cursor;
+        struct ddsrt_xmlp_state *qx;
+        FILE *fp = NULL;
+        if (tok[0] == '<') {
+            c.source = "inline XML", c.inline_xml = 1;
+            qx = ddsrt_xmlp_new_string(tok, &c, &cb);
+            if (qx)
+                ddsrt_xmlp_set_options(qx, DDSRT_XMLP_ANONYMOUS_CLOSE_TAG | DDSRT_XMLP_MISSING_CLOSE_AS_EOF);
+        } else {
+            char *comma = strchr(tok, ',');
+            cursor = comma ? comma + 1 : NULL;
+            if (comma)
+                *comma = 0;
+            const char *path = tok; /* Cyclone opens the token as it is, else what follows file:// */
+            struct stat sb;
+            if (stat(path, &sb) != 0 && !strncmp(tok, "file://", 7)) {
+                path = tok + 7;
+                if (!*path) {
+                    st = sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "CYCLONEDDS_URI: a file:// entry without a path");
+                    break;
+                }
+            }
+            if (stat(path, &sb) != 0) {
+                st = sensim__fail(SENSIM_ERR_IO, "CYCLONEDDS_URI: %s: %s", path, strerror(errno));
+                break;
+            }
+            if (!S_ISREG(sb.st_mode) || sb.st_size > (16 << 20)) {
+                st = sensim__fail(SENSIM_ERR_IO, "CYCLONEDDS_URI: %s is %s: refusing it (Cyclone DDS would block "
+                                  "or read without end)", path, S_ISREG(sb.st_mode) ? "larger than 16 MiB"
+                                  : S_ISFIFO(sb.st_mode) ? "a FIFO, not a regular file" : "not a regular file");
+                break;
+            }
+            if (!(fp = fopen(path, "r"))) {
+                st = sensim__fail(SENSIM_ERR_IO, "CYCLONEDDS_URI: %s: %s", path, strerror(errno));
+                break;
+            }
+            c.source = path, c.inline_xml = 0;
+            qx = ddsrt_xmlp_new_file(fp, &c, &cb);
+        }
+        if (!qx) {
+            if (fp)
+                fclose(fp);
+            break;
+        }
+        c.depth = 0;
+        int ok = ddsrt_xmlp_parse(qx) >= 0;
+        st = c.st;
+        if (!fp && ok)
+            cursor = tok + ddsrt_xmlp_get_bufpos(qx);
+        ddsrt_xmlp_free(qx);
+        if (fp)
+            fclose(fp);
+        if (!ok) /* a parse error: Cyclone stops there too, and says why */
+            break;
     }
-    return SENSIM_OK;
+    free(copy);
+    if (!st && c.peers && c.peers * (uint64_t)(c.max_index + 1) > CYCLONE_MAX_PEER_ADDRESSES)
+        st = sensim__fail(SENSIM_ERR_TOO_LARGE, "CYCLONEDDS_URI: %s: %llu Discovery/Peers/Peer entries with "
+                          "MaxAutoParticipantIndex %lld make %llu peer addresses, above %d: refusing them (Cyclone "
+                          "DDS makes one per peer and index)", c.where, (unsigned long long)c.peers, c.max_index,
+                          (unsigned long long)(c.peers * (uint64_t)(c.max_index + 1)), CYCLONE_MAX_PEER_ADDRESSES);
+    return st;
 }
 
 sensim_status sensim_ros2_open(const sensim_ros2_options *options, sensim_mcap **out)
@@ -150,7 +331,7 @@ sensim_status sensim_ros2_open(const sensim_ros2_options *options, sensim_mcap *
     sensim_status st;
     if (o.domain_id == -1 && (st = env_domain(&o.domain_id)))
         return st;
-    if ((st = check_cyclone_uri()))
+    if ((st = check_cyclone_uri((uint32_t)o.domain_id)))
         return st;
     sensim__dds *d = calloc(1, sizeof *d);
     if (!d)
