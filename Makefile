@@ -54,18 +54,20 @@ test: test-deps
 # (tests/test_sinks.c), under ThreadSanitizer, TSAN_RUNS times: the
 # scene race that failed 3 clean-clone runs in 10 fails 20 runs with
 # probability 1 - 0.7^20 = 99.9 %, a 1-in-10 race with 1 - 0.9^20 = 88 %.
+# The runs go side by side, one per core (each is its own process).
 # tests/tsan.supp leaves Embree's own malloc/free uninstrumented (its TBB
 # workers allocate what the caller frees; TSan cannot see TBB's ordering).
 TSAN_RUNS ?= 20
 tsan: test-deps
 	@[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dtests=true >/dev/null
 	ninja -C build-tsan tests/test_concurrency tests/test_sinks
-	@for i in $$(seq $(TSAN_RUNS)); do for t in concurrency sinks; do \
+	@seq $(TSAN_RUNS) | xargs -P $$(nproc) -I{} sh -c 'for t in concurrency sinks; do \
 	  SENSIM_PRESET_PATH=$(CURDIR)/scan_patterns \
 	    TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp" \
-	    build-tsan/tests/test_$$t > build-tsan/$$t.log 2>&1 \
-	    || { cat build-tsan/$$t.log; echo "tsan: test_$$t run $$i of $(TSAN_RUNS) failed"; exit 1; }; \
-	done; done; echo "tsan: test_concurrency and test_sinks passed $(TSAN_RUNS) runs under ThreadSanitizer"
+	    build-tsan/tests/test_$$t > build-tsan/$$t.{}.log 2>&1 \
+	    || { cat build-tsan/$$t.{}.log; echo "tsan: test_$$t run {} of $(TSAN_RUNS) failed"; exit 1; }; \
+	  rm -f build-tsan/$$t.{}.log; done' \
+	  && echo "tsan: test_concurrency and test_sinks passed $(TSAN_RUNS) runs under ThreadSanitizer, $$(nproc) at a time"
 
 fuzz: test-deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
