@@ -30,7 +30,7 @@
 
 #define MAX_LIDARS 16
 
-/* FNV-1a over every point handed out, and the count */
+/* FNV-1a (over 64-bit words) of every point handed out, and the count */
 typedef struct digest {
     uint64_t h, points;
 } digest;
@@ -39,10 +39,13 @@ static void drain(sensim_ring *r, digest *d)
 {
     sensim_frame_view v;
     while (sensim_ring_peek(r, &v) == SENSIM_OK) {
-        for (int k = 0; k < 2; k++) {
-            const unsigned char *b = (const unsigned char *)v.points[k];
-            for (size_t i = 0; i < v.counts[k] * sizeof(sensim_point); i++)
-                d->h = (d->h ^ b[i]) * UINT64_C(0x100000001b3);
+        for (int k = 0; k < 2; k++) { /* 8 bytes a step: the host's share of the time stays small */
+            const size_t words = v.counts[k] * sizeof(sensim_point) / 8;
+            for (size_t i = 0; i < words; i++) {
+                uint64_t w;
+                memcpy(&w, (const unsigned char *)v.points[k] + 8 * i, 8);
+                d->h = (d->h ^ w) * UINT64_C(0x100000001b3);
+            }
             d->points += v.counts[k];
         }
         sensim_ring_release(r);

@@ -2,7 +2,8 @@
  * threads never spin against the host's).
  *
  * Workers are plain threads that block on a condition variable between
- * runs: nothing of the library runs, spins or polls while the host runs its
+ * runs (after a spin of tens of microseconds, for the next block of the
+ * same call): nothing of the library runs or polls while the host runs its
  * own model. A run hands out tasks 0 .. n-1 in index order to the caller
  * and the workers; what a task writes is its own (a sensor's ring and
  * counters), so the output is the same for any worker count and any
@@ -40,7 +41,18 @@ struct sensim__pool {
     int quit;
     _Atomic uint64_t ticket;    /* gen << 32 | next task: a worker late for a run claims nothing of the next */
     _Atomic uint32_t completed; /* tasks of this run finished */
+    _Atomic uint32_t gen_seen;  /* gen, for a worker's short spin without the lock */
 };
+
+/* A worker's spin before it blocks, and the caller's before it waits for the last task: 2000 pauses, tens
+ * of microseconds, so the blocks of one call do not each pay a wake-up; never longer, since the host's
+ * threads may need the core (bench/cosim_rtf.py with a core kept busy: BENCHMARKS.md). */
+#define SPIN 2000
+#if defined(__x86_64__) || defined(__i386__)
+#define PAUSE() __builtin_ia32_pause()
+#else
+#define PAUSE() ((void)0)
+#endif
 
 typedef struct worker_start {
     sensim__pool *p;
@@ -74,6 +86,12 @@ static void *worker(void *v)
     uint32_t seen = ws.seen;
     pthread_mutex_lock(&p->mu);
     for (;;) {
+        if (!p->quit && p->gen == seen) { /* the next block of the same call often follows at once */
+            pthread_mutex_unlock(&p->mu);
+            for (int k = 0; k < SPIN && atomic_load_explicit(&p->gen_seen, memory_order_acquire) == seen; k++)
+                PAUSE();
+            pthread_mutex_lock(&p->mu);
+        }
         while (!p->quit && p->gen == seen)
             pthread_cond_wait(&p->go, &p->mu);
         if (p->quit)
@@ -147,6 +165,7 @@ void sensim__pool_run(sensim__pool *p, uint32_t n, uint32_t threads, sensim__poo
     grow(p, want);
     p->gen++;
     p->n = n, p->limit = want + 1, p->fn = fn, p->arg = arg;
+    atomic_store_explicit(&p->gen_seen, p->gen, memory_order_release);
     atomic_store(&p->completed, 0);
     atomic_store(&p->ticket, (uint64_t)p->gen << 32);
     const uint32_t gen = p->gen;
@@ -156,6 +175,8 @@ void sensim__pool_run(sensim__pool *p, uint32_t n, uint32_t threads, sensim__poo
     tls_threads = 1;
     work(p, gen, n, fn, arg, 0);
     tls_threads = saved;
+    for (int k = 0; k < SPIN && atomic_load_explicit(&p->completed, memory_order_acquire) < n; k++)
+        PAUSE();
     pthread_mutex_lock(&p->mu);
     while (atomic_load(&p->completed) < n)
         pthread_cond_wait(&p->done, &p->mu);

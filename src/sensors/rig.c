@@ -17,6 +17,7 @@ typedef struct rig_sensor {
     sensim_nav *nav;            /* a navigation sensor writing into a nav ring */
     sensim_radar *radar;        /* a radar writing detections into a point ring */
     uint32_t camera_id;
+    double pixels;              /* a camera's rays a capture (the step's scheduling weighs sensors by rays) */
     sensim_ring *ring;
     sensim_proximity_desc prox;
     sensim_sensor_desc user;    /* user.sample set: a sensor of the caller's */
@@ -176,7 +177,7 @@ sensim_status sensim_rig_add_camera(sensim_rig *rig, sensim_camera *camera, doub
     if (w != info.width || h != info.height)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_rig_add_camera: the ring holds %u x %u images, "
                                                          "the camera takes %u x %u", w, h, info.width, info.height);
-    rig_sensor s = {.ring = ring, .camera = camera, .camera_id = sensor_id,
+    rig_sensor s = {.ring = ring, .camera = camera, .camera_id = sensor_id, .pixels = (double)w * h,
                     .period_ns = (int64_t)floor(1e9 / rate_hz + 0.5)};
     return append(rig, &s, out_index);
 }
@@ -795,22 +796,55 @@ static sensim_status step_locked(sensim_rig *rig, const sensim_scene *scene, int
     if (st == SENSIM_OK) {
         for (uint32_t i = 0; i < rig->count; i++)
             sensim__ring_tx_begin(rig->sensors[i].ring);
-        /* lidars and cameras with work in the step across the context's pool, each on one thread; the
-         * light sensors (navigation, radar, proximity, the caller's) then on the caller's thread, in order */
+        /* Lidars and cameras with work in the step, by their rays (a lidar's shots x sub-rays, a camera's
+         * pixels x captures): one that holds more than a thread's share of them runs alone with the whole
+         * pool inside it (its lanes or tiles), one after another; the others run side by side across the
+         * pool, each on one thread (16 small lidars use every core; a big camera beside a small lidar is
+         * not left to one thread). Then the light sensors (navigation, radar, proximity, the caller's) on
+         * the caller's thread, in order. Which thread runs what never changes a bit. */
         step_job job = {.rig = rig, .scene = scene, .sm = &sm, .t0 = t0, .t1 = t1, .frames = sensor_frames};
-        uint32_t heavy = 0;
+        uint32_t heavy = 0, small = 0, big[SENSIM_RIG_MAX_SENSORS], nbig = 0;
+        double work[SENSIM_RIG_MAX_SENSORS], total = 0;
         for (uint32_t i = 0; i < rig->count; i++) {
             const rig_sensor *s = &rig->sensors[i];
-            if (s->lidar || (s->camera && -sensim__floordiv(-t0, s->period_ns) * s->period_ns < t1))
-                job.order[heavy++] = i;
-        }
-        sensim__pool_run(rig->ctx->pool, heavy, sensim__threads(rig->ctx), sensor_task, &job);
-        bool ok = job_ok(&job, heavy); /* after a failure the step is undone: the rest need not run */
-        for (uint32_t h = 0, i = 0; ok && i < rig->count; i++) {
-            if (h < heavy && job.order[h] == i) {
-                h++;
-                continue;
+            work[i] = 0;
+            if (s->lidar) {
+                const sensim_pattern *p = &s->lidar->pat;
+                work[i] = (double)(sensim__pattern_first_at(p, t1) - sensim__pattern_first_at(p, t0)) *
+                          (s->lidar->rp.nsub ? s->lidar->rp.nsub : 1) + 1;
+            } else if (s->camera) {
+                const int64_t P = s->period_ns, due = -sensim__floordiv(-t1, P) + sensim__floordiv(-t0, P);
+                if (due > 0)
+                    work[i] = (double)due * s->pixels;
             }
+            total += work[i];
+        }
+        const uint32_t threads = sensim__threads(rig->ctx);
+        for (uint32_t i = 0; i < rig->count; i++) {
+            if (work[i] <= 0)
+                continue;
+            job.order[heavy++] = i;
+            if (threads > 1 && work[i] > total / threads)
+                big[nbig++] = i;
+        }
+        for (uint32_t h = 0; h < heavy; h++) { /* the small ones first in order, the big ones after them */
+            uint32_t i = job.order[h];
+            bool is_big = false;
+            for (uint32_t b = 0; b < nbig; b++)
+                is_big |= big[b] == i;
+            if (!is_big)
+                job.order[small++] = i;
+        }
+        for (uint32_t b = 0; b < nbig; b++)
+            job.order[small + b] = big[b];
+        for (uint32_t b = 0; b < nbig && job_ok(&job, small + b); b++)
+            sensor_work(&job, big[b]);
+        if (job_ok(&job, small + nbig))
+            sensim__pool_run(rig->ctx->pool, small, threads, sensor_task, &job);
+        bool ok = job_ok(&job, heavy); /* after a failure the step is undone: the rest need not run */
+        for (uint32_t i = 0; ok && i < rig->count; i++) {
+            if (work[i] > 0)
+                continue;
             sensor_work(&job, i);
             ok = job.st[i] == SENSIM_OK;
         }
