@@ -35,9 +35,10 @@ typedef void (*sensim_log_fn)(void *user, int32_t level, const char *message);
 typedef struct sensim_context_desc {
     /** Threads for rig steps, scans, renders and mesh loading: the
      *  calling thread and up to thread_count - 1 workers. 0 = all available
-     *  cores (default). A rig step hands whole lidars and cameras to the
-     *  context's workers (each then on one thread), and a single lidar's
-     *  lanes or a camera's tiles go to the same workers. The workers are
+     *  cores (default). A rig step weighs its lidars and cameras by rays:
+     *  one with more than a thread's share runs alone with every thread
+     *  on its lanes or tiles, the others run side by side on the
+     *  context's workers, each on one thread. The workers are
      *  the library's own threads, started by the first call that needs
      *  them, with every signal blocked; they block on a condition variable
      *  between calls and never spin against the host's threads. A call
