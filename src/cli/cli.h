@@ -4,6 +4,8 @@
 
 #include <sensim/sensim.h>
 
+#include <signal.h>
+
 #include <stdio.h>
 
 #define MAX_SENSORS 16
@@ -57,6 +59,9 @@ int ensure_out_subdir(const char *out, const char *sub);
 sensim_status load_scene(const char *what, int32_t frame, const char *tags_file, sensim_scene *scene);
 int cmd_batch(int argc, char **argv);
 int cmd_ros2(int argc, char **argv);
+/* ros2.c: a detached thread that ends the process with 130 three seconds after *flag is set, if it is still
+ * running then (stuck inside Cyclone DDS); sensim ros2 and sensim topic start it once. */
+void cli_stop_watchdog(volatile sig_atomic_t *flag);
 int cmd_view(int argc, char **argv);
 int cmd_bag(int argc, char **argv);
 int cmd_topic(int argc, char **argv);

@@ -24,6 +24,8 @@ static double mono_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+#define NAP_MAX_S 0.05
+
 static void nap_until(double t_s)
 {
     struct timespec ts;
@@ -31,7 +33,8 @@ static void nap_until(double t_s)
     ts.tv_nsec = (long)((t_s - (double)ts.tv_sec) * 1e9);
     if (ts.tv_nsec > 999999999)
         ts.tv_nsec = 999999999;
-    /* EINTR (Ctrl-C) returns early: the caller looks at g_stop */
+    /* EINTR (Ctrl-C) returns early when the signal lands on this thread; it may land on another
+     * (OpenMP's, Cyclone's): the callers sleep at most NAP_MAX_S at a time and look at g_stop */
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
@@ -45,13 +48,11 @@ static void nap_until(double t_s)
  * topic; it polls 20 times a second, which costs nothing measurable. */
 #define STOP_GRACE_S 3
 
-static volatile sig_atomic_t *g_watched;
-
 static void *stop_watchdog(void *arg)
 {
-    (void)arg;
+    volatile sig_atomic_t *watched = arg;
     struct timespec tick = {0, 50 * 1000 * 1000};
-    while (!__atomic_load_n(g_watched, __ATOMIC_RELAXED))
+    while (!__atomic_load_n(watched, __ATOMIC_RELAXED))
         nanosleep(&tick, NULL);
     double end = mono_s() + STOP_GRACE_S;
     while (mono_s() < end)
@@ -70,10 +71,9 @@ void cli_stop_watchdog(volatile sig_atomic_t *flag)
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
-    g_watched = flag;
-    /* the signals go to the other threads, so a sleep of the main thread still ends with EINTR */
+    /* the watchdog never takes the signals (any other thread may: the sleepers poll g_stop) */
     pthread_sigmask(SIG_BLOCK, &block, &old);
-    if (pthread_create(&t, NULL, stop_watchdog, NULL) == 0)
+    if (pthread_create(&t, NULL, stop_watchdog, (void *)flag) == 0)
         pthread_detach(t);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
@@ -229,7 +229,7 @@ int live_pace(sensim_mcap *m, int64_t t)
         fprintf(stderr, "sensim ros2: back on time at world %.3f s\n", (double)t * 1e-9);
     g_pace.behind_since = INT64_MIN, g_pace.last_said = 0;
     while (!g_stop && mono_s() < target)
-        nap_until(target);
+        nap_until(fmin(target, mono_s() + NAP_MAX_S));
     return 0;
 }
 
@@ -251,7 +251,7 @@ void live_end(sensim_mcap *m)
                 g_live.linger_s);
     double end = g_live.linger_s < 0 ? INFINITY : mono_s() + g_live.linger_s;
     while (!g_stop && mono_s() < end)
-        nap_until(fmin(end, mono_s() + 3600.0));
+        nap_until(fmin(end, mono_s() + NAP_MAX_S));
 }
 
 const char *live_stream_name(void) { return g_live.pose_kind ? g_live.pose_topic : "stdin"; }

@@ -15,7 +15,6 @@
 #include <time.h>
 
 static volatile sig_atomic_t g_topic_stop;
-void cli_stop_watchdog(volatile sig_atomic_t *flag); /* ros2.c: a signal ends the process within 3 s */
 static void on_stop(int sig)
 {
     (void)sig;
