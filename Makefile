@@ -54,20 +54,31 @@ test: test-deps
 # (tests/test_sinks.c), under ThreadSanitizer, TSAN_RUNS times: the
 # scene race that failed 3 clean-clone runs in 10 fails 20 runs with
 # probability 1 - 0.7^20 = 99.9 %, a 1-in-10 race with 1 - 0.9^20 = 88 %.
-# The runs go side by side, one per core (each is its own process).
+# The runs go side by side, one per core (each is its own process). Then the
+# Python thread-safety tests (every class owning native state, two threads,
+# 100 rounds) with the instrumented library in an uninstrumented interpreter
+# (libtsan preloaded).
 # tests/tsan.supp leaves Embree's own malloc/free uninstrumented (its TBB
 # workers allocate what the caller frees; TSan cannot see TBB's ordering).
 TSAN_RUNS ?= 20
 tsan: test-deps
 	@[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dtests=true >/dev/null
 	ninja -C build-tsan tests/test_concurrency tests/test_sinks
-	@seq $(TSAN_RUNS) | xargs -P $$(nproc) -I{} sh -c 'for t in concurrency sinks; do \
+	@c=0; seq $(TSAN_RUNS) | xargs -P $$(nproc) -I{} sh -c 'for t in concurrency sinks; do \
 	  SENSIM_PRESET_PATH=$(CURDIR)/scan_patterns \
 	    TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	    build-tsan/tests/test_$$t > build-tsan/$$t.{}.log 2>&1 \
 	    || { cat build-tsan/$$t.{}.log; echo "tsan: test_$$t run {} of $(TSAN_RUNS) failed"; exit 1; }; \
 	  rm -f build-tsan/$$t.{}.log; done' \
-	  && echo "tsan: test_concurrency and test_sinks passed $(TSAN_RUNS) runs under ThreadSanitizer, $$(nproc) at a time"
+	  && echo "tsan: test_concurrency and test_sinks passed $(TSAN_RUNS) runs under ThreadSanitizer, $$(nproc) at a time" \
+	  || c=1; \
+	cd python && SENSIM_LIBRARY=$(CURDIR)/build-tsan/libsensim.so SENSIM_PRESET_PATH=$(CURDIR)/scan_patterns \
+	  LD_PRELOAD=$$(gcc -print-file-name=libtsan.so) \
+	  TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp" \
+	  /usr/bin/python3 -m unittest tests.test_threads_shared > ../build-tsan/python.log 2>&1 \
+	  && echo "tsan: python/tests/test_threads_shared.py passed under ThreadSanitizer (the library instrumented)" \
+	  || { cat ../build-tsan/python.log; echo "tsan: python/tests/test_threads_shared.py failed"; c=1; }; \
+	exit $$c
 
 fuzz: test-deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh

@@ -320,6 +320,8 @@ class SharedSensors(unittest.TestCase):
 
 
 class ThreadsThatCannotStart(unittest.TestCase):
+    @unittest.skipIf("libtsan" in os.environ.get("LD_PRELOAD", ""),
+                     "ThreadSanitizer's shadow memory does not fit under RLIMIT_AS (the TSan stage's run)")
     def test_context_of_1000_threads_under_a_small_address_space(self):
         """libgomp would exit(1); the context refuses the count with OutOfMemory naming it."""
         r = run_case('''

@@ -86,7 +86,7 @@ struct sensim_context {
     _Atomic uint32_t magic; /* SENSIM_MAGIC_CONTEXT while alive; atomic: destroy may race a handle check */
     atomic_int refs;
     void *device;           /* RTCDevice, owned by trace.c */
-    uint32_t thread_count;  /* resolved, >= 1 */
+    _Atomic uint32_t thread_count; /* resolved, >= 1; atomic: set_thread_count may race a reader */
     sensim_log_fn log_fn;
     void *log_user;
     sensim_registered registered[SENSIM_MAX_REGISTERED];
