@@ -71,8 +71,10 @@ int parse_ros_distro(const char *v, sensim_ros2_options *o);
 /* bag.c: one CDR message printed as ros2 topic echo prints it (0, or -1: it does not match @p def). */
 int echo_cdr(const char *type, const char *def, const uint8_t *msg, size_t n, size_t *out_offset);
 int cmd_collect(int argc, char **argv);
-/* sensim run SURVEY.json (survey.c): the command a survey file spells out. */
-int cmd_run(int argc, char **argv);
+/* sensim run SURVEY.json (survey.c): the command a survey file spells out, run through @p dispatch
+ * (main() passes cli_dispatch: survey.c sits below the dispatcher and never names it). */
+typedef int (*cli_dispatch_fn)(int argc, char **argv);
+int cmd_run(int argc, char **argv, cli_dispatch_fn dispatch);
 /* Run argv[1] with its options, as main() does for a command line. */
 int cli_dispatch(int argc, char **argv);
 /* Usage errors from here on name this survey file (its keys are the options). */

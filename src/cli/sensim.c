@@ -421,7 +421,7 @@ int main(int argc, char **argv)
         for (int i = 2; i < argc; i++)
             if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
                 return cli_help(stdout, "run");
-        return cmd_run(argc, argv);
+        return cmd_run(argc, argv, cli_dispatch);
     }
     return cli_dispatch(argc, argv);
 }

@@ -156,7 +156,7 @@ static int add_key(argbuf *a, const char *path, const char *key, const json_t *v
     return bad ? survey_error(path, key, "too many options") : 0;
 }
 
-int cmd_run(int argc, char **argv)
+int cmd_run(int argc, char **argv, cli_dispatch_fn dispatch)
 {
     int dry = 0, first_extra = 3;
     const char *path = argc > 2 ? argv[2] : NULL;
@@ -248,7 +248,7 @@ int cmd_run(int argc, char **argv)
         printf("\n");
     } else {
         cli_set_survey(path);
-        rc = cli_dispatch(a.n, a.v);
+        rc = dispatch(a.n, a.v);
     }
     free(dir_copy);
     for (int i = 0; i < a.n; i++)

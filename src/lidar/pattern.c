@@ -8,7 +8,6 @@
 #define RANGE_FAIL(...) sensim__fail(SENSIM_ERR_OUT_OF_RANGE, __VA_ARGS__)
 #define MAX_TABLE (UINT64_C(1) << 32)
 
-__extension__ typedef __int128 sensim_i128;
 
 void sensim__pattern_free(sensim_pattern *p)
 {
@@ -36,19 +35,6 @@ static int64_t ceildiv128(sensim_i128 a, sensim_i128 b)
     return (int64_t)q;
 }
 
-static int64_t floordiv128(sensim_i128 a, sensim_i128 b)
-{
-    sensim_i128 q = a / b;
-    if (a % b != 0 && ((a < 0) != (b < 0)))
-        q--;
-    return (int64_t)q;
-}
-
-int64_t sensim__pattern_column_time(const sensim_pattern *p, int64_t m)
-{
-    return floordiv128((sensim_i128)m * p->q_ps, 1000);
-}
-
 int64_t sensim__pattern_time(const sensim_pattern *p, int64_t g)
 {
     if (p->kind == SENSIM_PATTERN_MECHANICAL)
@@ -57,8 +43,7 @@ int64_t sensim__pattern_time(const sensim_pattern *p, int64_t g)
         int64_t pass = sensim__floordiv(g, (int64_t)p->table_n);
         return pass * p->tperiod + p->ttime[g - pass * (int64_t)p->table_n];
     }
-    int64_t m = sensim__floordiv(g, p->lanes);
-    return floordiv128((sensim_i128)m * p->q_ps, 1000);
+    return sensim__pattern_column_time(p, sensim__floordiv(g, p->lanes));
 }
 
 int64_t sensim__pattern_first_at(const sensim_pattern *p, int64_t t)

@@ -110,8 +110,17 @@ bool sensim__risley_dir_at(const sensim_pattern *p, uint32_t laser, const sensim
  * times, channels and bits as sensim__risley_dir_at() shot by shot. */
 void sensim__risley_batch(const sensim_pattern *p, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
                           uint8_t *ok);
-/* Time of column m of a Risley or MEMS pattern (ns; floor of m · period). */
-int64_t sensim__pattern_column_time(const sensim_pattern *p, int64_t m);
+/* Time of column m of a Risley or MEMS pattern (ns; floor of m · period, the
+ * period in ps: exact in 128 bits). Inline: the Risley batch's per-column
+ * time and the pattern's shot time share it without one calling the other. */
+__extension__ typedef __int128 sensim_i128;
+static inline int64_t sensim__pattern_column_time(const sensim_pattern *p, int64_t m)
+{
+    sensim_i128 a = (sensim_i128)m * p->q_ps, q = a / 1000;
+    if (a % 1000 != 0 && a < 0)
+        q--;
+    return (int64_t)q;
+}
 /* Exact trace of one beam through the prisms at the given prism angles;
  * false on total internal reflection. Exposed for tests. */
 bool sensim__risley_trace(const sensim_pattern *p, const double in_dir[3], const double *angles, double out[3]);

@@ -6,30 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-/* ---- quaternions (w, x, y, z), rotation vectors ---- */
-
-static void qmul(const double a[4], const double b[4], double o[4])
-{
-    o[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
-    o[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
-    o[2] = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
-    o[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
-}
-
-/* Rotation vector of q_a⁻¹·q_b (the shorter way round). */
-void sensim__quat_log_rel(const double a[4], const double b[4], double phi[3])
-{
-    const double ai[4] = {a[0], -a[1], -a[2], -a[3]};
-    double q[4];
-    qmul(ai, b, q);
-    if (q[0] < 0)
-        for (int i = 0; i < 4; i++)
-            q[i] = -q[i];
-    double s = sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    double k = s < 1e-12 ? 2.0 / q[0] : 2.0 * atan2(s, q[0]) / s;
-    for (int i = 0; i < 3; i++)
-        phi[i] = k * q[i + 1];
-}
+/* ---- quaternions (w, x, y, z), rotation vectors (products and logs: core/pose.c) ---- */
 
 /* The rotation exp(phi) as a quaternion. sin and cos from SLEEF
  * (sensim__sincos_n, 1 ulp, the same bits on every CPU and in seg_pose4's
@@ -217,7 +194,7 @@ sensim_status sensim_kinematics_at(const sensim_pose_key *keys, uint64_t n, int3
         }
         qexp(ph, q);
         double qq[4];
-        qmul(k[i0].q, q, qq);
+        sensim__quat_mul(k[i0].q, q, qq);
         sensim__mat_from_quat(qq, p, out->pose);
         return SENSIM_OK;
     }
@@ -257,7 +234,7 @@ sensim_status sensim_kinematics_at(const sensim_pose_key *keys, uint64_t n, int3
     jr_apply(phi, dphi, 0, out->angular_velocity);
     double dq[4], q[4];
     qexp(phi, dq);
-    qmul(k[i0].q, dq, q);
+    sensim__quat_mul(k[i0].q, dq, q);
     sensim__mat_from_quat(q, p, out->pose);
     return SENSIM_OK;
 }
@@ -376,7 +353,7 @@ static void seg_eval(const sensim__mkey *a, const sensim__mkey *b, const sensim_
     }
     double dq[4], q[4];
     qexp(phi, dq);
-    qmul(a->q, dq, q);
+    sensim__quat_mul(a->q, dq, q);
     sensim__mat_from_quat(q, p, pose);
     if (out) {
         jr_apply(phi, dphi, 0, out->angular_velocity);
@@ -465,7 +442,7 @@ SENSIM_AVX_CLONES static void seg_pose4(const sensim__mkey *a, const sensim__mke
     }
     for (int i = 0; i < 3; i++)
         dq[i + 1] = k * phi[i];
-    /* qmul(a->q, dq) */
+    /* sensim__quat_mul(a->q, dq) */
     const double *aq = a->q;
     sensim_v4d q[4];
     q[0] = aq[0] * dq[0] - aq[1] * dq[1] - aq[2] * dq[2] - aq[3] * dq[3];

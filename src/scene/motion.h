@@ -1,41 +1,13 @@
-/* Pose algebra in float64 (column-major 4x4) and motion interpolation. */
+/* Motion interpolation: paths of pose keys and the rig's motion model (the
+ * pose algebra under them is core/pose.h). */
 #ifndef SENSIM_MOTION_H
 #define SENSIM_MOTION_H
 
 #include "internal.h"
+#include "../core/pose.h"
 
 #define SENSIM_MAX_KEYS 64
 
-void sensim__mat4_identity(double out[16]);
-void sensim__mat4_mul(const double a[16], const double b[16], double out[16]);
-/* Inverse of a rigid transform. */
-void sensim__mat4_rigid_inverse(const double m[16], double out[16]);
-/* Translation then rotation R = Rz(yaw) · Ry(pitch) · Rx(roll), radians. */
-void sensim__pose_from_xyz_rpy(double x, double y, double z, double roll, double pitch,
-                               double yaw, double out[16]);
-/* True if the matrix is all zeros (the "unset means identity" convention). */
-int sensim__mat4_is_zero(const double m[16]);
-/* True if the 3x3 part is a rotation (orthonormal, det +1) within 1e-6 and the last row is 0 0 0 1. */
-bool sensim__mat4_is_rigid(const double m[16]);
-
-/* Unit quaternion (w, x, y, z) of a rotation matrix, and back. */
-void sensim__quat_from_mat(const double m[16], double q[4]);
-void sensim__mat_from_quat(const double q[4], const double t[3], double out[16]);
-/* Rotation vector φ of q_a⁻¹·q_b (the shorter way round): q_b = q_a·exp(φ). */
-void sensim__quat_log_rel(const double a[4], const double b[4], double phi[3]);
-/* Slerp between unit quaternions (shortest arc). */
-void sensim__quat_slerp(const double a[4], const double b[4], double u, double out[4]);
-/* sensim__quat_slerp() in two parts: what does not depend on u (b
- * sign-aligned with a, the arc's angle and its sine), computed once a key
- * segment, then the weights at u. The same bits as one call. */
-typedef struct sensim__slerp {
-    double b[4], th, s;
-    bool lerp; /* the keys within 4.5e-4 rad: linear weights */
-} sensim__slerp;
-void sensim__slerp_setup(const double a[4], const double b[4], sensim__slerp *sl);
-/* The weights' sines from SLEEF (sensim__sincos_n): the same bits however
- * many a call computes (lin_pose4 takes eight at once). */
-void sensim__slerp_at(const double a[4], const sensim__slerp *sl, double u, double out[4]);
 
 /* One key of the rig's motion model (sensim/rig.h): pose and its
  * derivatives at t. Derivatives a host gave are kept as given; the others
@@ -111,10 +83,6 @@ void sensim__path_pose(const sensim_path *path, int64_t t, double out[16]);
  * entry e of the pose at t[lane] (lanes from m on: t[0]'s). Times on one
  * key segment are evaluated side by side; the same bits as one at a time. */
 void sensim__path_pose4(const sensim_path *path, const int64_t t[4], uint32_t m, sensim_v4d P[16]);
-/* sensim__mat4_mul() of four matrices @p a (entry by entry) by one @p b: the same sums in the same order. */
-void sensim__mat4_mul4(const sensim_v4d a[16], const double b[16], sensim_v4d out[16]);
-/* sensim__mat_from_quat() of four quaternions and translations, entry by entry. */
-void sensim__mat_from_quat4(const sensim_v4d q[4], const sensim_v4d t[3], sensim_v4d o[16]);
 /* True when the pose on [@p a, @p b] is one smooth piece of the path: it
  * moves, and one key segment holds the span (t_i <= a < b <= t_{i+1}), so
  * no key, kink or held end pose lies inside, and every pose on it depends
