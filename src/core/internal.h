@@ -107,6 +107,8 @@ static inline bool sensim__context_cancelled(const sensim_context *ctx)
 
 /* Registered descriptor named @p name, or NULL. */
 const sensim_lidar_desc *sensim__context_find_pattern(const sensim_context *ctx, const char *name);
+/* Free the arrays of a registered pattern's copy (lidar/register.c makes them) and zero it. */
+void sensim__desc_arrays_free(sensim_lidar_desc *d);
 
 /* Record the calling thread's error text and return @p status. */
 sensim_status sensim__fail(sensim_status status, const char *fmt, ...) SENSIM_PRINTF(2, 3);

@@ -210,6 +210,11 @@ typedef struct sensim_scan_env {
  * the memo when it holds them all (the same bits), else computed. */
 void sensim__lidar_pattern_batch(const sensim_lidar *l, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
                                  uint8_t *ok);
+/* The memo of shots [0, g1) (as much as SENSIM_PATTERN_MEMO_BYTES holds) for
+ * a pattern that costs more to compute than to copy (Risley, MEMS); kept as
+ * it was when allocation fails (a memo only saves time). Not while a scan
+ * of @p l reads it (lidar.c calls it at a scan's start). */
+void sensim__lidar_pattern_memo(sensim_lidar *l, int64_t g1);
 
 /* The sensor's pose at @p t (platform motion x mount), exactly. */
 void sensim__lidar_sensor_pose(const sensim_scan_env *env, int64_t t, double S[16]);

@@ -90,6 +90,10 @@ void sensim__scene_mark(const sensim_scene *scene, sensim_scene_mark *mark);
 void sensim__scene_rollback(sensim_scene *scene, const sensim_scene_mark *mark);
 /* Rebuild the material name hash from scene->mats (materials.c). */
 void sensim__scene_rebuild_mat_hash(sensim_scene *scene);
+/* The name table (mat_index.c): FNV-1a of a name, and the insertion of material @p id (open
+ * addressing, load factor <= 1/2 kept by materials.c). */
+uint32_t sensim__mat_name_hash(const char *s);
+void sensim__mat_hash_insert(sensim_scene *scene, uint32_t id);
 /* A static instance of mesh @p mesh_id (checked by the caller) inside an edit section the caller holds. */
 sensim_status sensim__scene_add_instance_locked(sensim_scene *scene, uint32_t mesh_id, const double pose[16]);
 #ifdef SENSIM_HAVE_ASSIMP
