@@ -4,7 +4,7 @@ import math
 
 from . import tag_color, tag_name, write_png
 
-from .carla import (ColorConverter, Location, _ID0, _native, np)
+from ._carla_types import ColorConverter, Location, _ID0, _native, np
 
 
 class SensorData:

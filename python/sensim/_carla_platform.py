@@ -1,6 +1,6 @@
 """sensim.carla's platforms: an actor that carries sensors, with its own rig of the library."""
 from . import Rig
-from .carla import _native, np
+from ._carla_types import _native, np
 
 
 class _Platform:

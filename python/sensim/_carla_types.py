@@ -1,0 +1,229 @@
+"""sensim.carla's value types: CARLA's geometry (Vector3D, Location, Rotation, Transform, GeoLocation), the
+conversion to and from sensim's native frame, timestamps, world settings and CARLA's enums. The floor of the
+CARLA modules: they all import from here, and this imports none of them (sensim.carla re-exports every
+name). Plain values: safe to share between threads as far as the caller does not mutate one from two."""
+import math
+
+from . import _np as np
+
+GRAVITY = 9.81
+_ID0 = 1_000_000  # scene actor id of CARLA actor k: _ID0 + k (the street's parked cars are actors 1..N)  # CARLA's (InertialMeasurementUnit.cpp); sensim's IMU uses the same figure
+
+
+# ---------------------------------------------------------------- geometry (CARLA's frame)
+
+class Vector3D:
+    def __init__(self, x=0.0, y=0.0, z=0.0):
+        self.x, self.y, self.z = float(x), float(y), float(z)
+
+    def __add__(self, o):
+        return type(self)(self.x + o.x, self.y + o.y, self.z + o.z)
+
+    def __sub__(self, o):
+        return type(self)(self.x - o.x, self.y - o.y, self.z - o.z)
+
+    def __mul__(self, k):
+        return type(self)(self.x * k, self.y * k, self.z * k)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, k):
+        return type(self)(self.x / k, self.y / k, self.z / k)
+
+    def __eq__(self, o):
+        return isinstance(o, Vector3D) and (self.x, self.y, self.z) == (o.x, o.y, o.z)
+
+    def __ne__(self, o):
+        return not self == o
+
+    __hash__ = None
+
+    def length(self):
+        return math.sqrt(self.x * self.x + self.y * self.y + self.z * self.z)
+
+    def squared_length(self):
+        return self.x * self.x + self.y * self.y + self.z * self.z
+
+    def distance(self, o):
+        return (self - o).length()
+
+    def dot(self, o):
+        return self.x * o.x + self.y * o.y + self.z * o.z
+
+    def cross(self, o):
+        return Vector3D(self.y * o.z - self.z * o.y, self.z * o.x - self.x * o.z, self.x * o.y - self.y * o.x)
+
+    def make_unit_vector(self):
+        n = self.length()
+        return Vector3D(self.x / n, self.y / n, self.z / n) if n > 0 else Vector3D()
+
+    def __repr__(self):
+        return "%s(x=%g, y=%g, z=%g)" % (type(self).__name__, self.x, self.y, self.z)
+
+
+class Location(Vector3D):
+    pass
+
+
+class Rotation:
+    """pitch, yaw, roll in degrees, CARLA's (UE's) convention."""
+
+    def __init__(self, pitch=0.0, yaw=0.0, roll=0.0):
+        self.pitch, self.yaw, self.roll = float(pitch), float(yaw), float(roll)
+
+    def _m(self):
+        return _ue_rot(self.pitch, self.yaw, self.roll)
+
+    def get_forward_vector(self):
+        m = self._m()
+        return Vector3D(m[0][0], m[1][0], m[2][0])
+
+    def get_right_vector(self):
+        m = self._m()
+        return Vector3D(m[0][1], m[1][1], m[2][1])
+
+    def get_up_vector(self):
+        m = self._m()
+        return Vector3D(m[0][2], m[1][2], m[2][2])
+
+    def __eq__(self, o):
+        return isinstance(o, Rotation) and (self.pitch, self.yaw, self.roll) == (o.pitch, o.yaw, o.roll)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "Rotation(pitch=%g, yaw=%g, roll=%g)" % (self.pitch, self.yaw, self.roll)
+
+
+def _ue_rot(pitch, yaw, roll):
+    """carla::geom::Transform::GetMatrix's rotation part (row-major 3x3)."""
+    cy, sy = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
+    cr, sr = math.cos(math.radians(roll)), math.sin(math.radians(roll))
+    cp, sp = math.cos(math.radians(pitch)), math.sin(math.radians(pitch))
+    return [[cp * cy, cy * sp * sr - sy * cr, -cy * sp * cr - sy * sr],
+            [cp * sy, sy * sp * sr + cy * cr, -sy * sp * cr + cy * sr],
+            [sp, -cp * sr, cp * cr]]
+
+
+class Transform:
+    def __init__(self, location=None, rotation=None):
+        self.location = Location(location.x, location.y, location.z) if location is not None else Location()
+        self.rotation = Rotation(rotation.pitch, rotation.yaw, rotation.roll) if rotation is not None else Rotation()
+
+    def get_matrix(self):
+        r = self.rotation._m()
+        t = (self.location.x, self.location.y, self.location.z)
+        return [r[0] + [t[0]], r[1] + [t[1]], r[2] + [t[2]], [0.0, 0.0, 0.0, 1.0]]
+
+    def get_inverse_matrix(self):
+        m = np.linalg.inv(np.array(self.get_matrix()))
+        return m.tolist()
+
+    def transform(self, point):
+        """The point (a Location in this transform's local frame) in the global frame."""
+        m = self.get_matrix()
+        x, y, z = point.x, point.y, point.z
+        return Location(*(m[i][0] * x + m[i][1] * y + m[i][2] * z + m[i][3] for i in range(3)))
+
+    def get_forward_vector(self):
+        return self.rotation.get_forward_vector()
+
+    def get_right_vector(self):
+        return self.rotation.get_right_vector()
+
+    def get_up_vector(self):
+        return self.rotation.get_up_vector()
+
+    def __eq__(self, o):
+        return isinstance(o, Transform) and self.location == o.location and self.rotation == o.rotation
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "Transform(%r, %r)" % (self.location, self.rotation)
+
+
+class GeoLocation:
+    def __init__(self, latitude=0.0, longitude=0.0, altitude=0.0):
+        self.latitude, self.longitude, self.altitude = float(latitude), float(longitude), float(altitude)
+
+    def __repr__(self):
+        return "GeoLocation(latitude=%.9f, longitude=%.9f, altitude=%g)" % (self.latitude, self.longitude,
+                                                                            self.altitude)
+
+
+_S = np.diag([1.0, -1.0, 1.0, 1.0])
+
+
+def _native(t):
+    """Native (REP-103) 4x4 of a CARLA Transform: S · M · S, S = diag(1, -1, 1)."""
+    return _S @ np.array(t.get_matrix()) @ _S
+
+
+def _from_native(m):
+    """The CARLA Transform of a native 4x4 pose."""
+    c = _S @ np.asarray(m, dtype=float) @ _S
+    pitch = math.degrees(math.asin(max(-1.0, min(1.0, c[2][0]))))
+    yaw = math.degrees(math.atan2(c[1][0], c[0][0]))
+    roll = math.degrees(math.atan2(-c[2][1], c[2][2]))
+    return Transform(Location(c[0][3], c[1][3], c[2][3]), Rotation(pitch, yaw, roll))
+
+
+class Timestamp:
+    def __init__(self, frame, elapsed_seconds, delta_seconds):
+        self.frame, self.frame_count = frame, frame
+        self.elapsed_seconds, self.delta_seconds = elapsed_seconds, delta_seconds
+        self.platform_timestamp = elapsed_seconds
+
+    def __repr__(self):
+        return "Timestamp(frame=%d, elapsed_seconds=%.6f, delta_seconds=%.6f)" % (
+            self.frame, self.elapsed_seconds, self.delta_seconds)
+
+
+class WorldSnapshot:
+    def __init__(self, world):
+        self.id = id(world)
+        self.frame = world._frame
+        self.timestamp = Timestamp(world._frame, world._t_ns * 1e-9, world._dt_ns * 1e-9)
+
+
+def _checked(t, what):
+    """@p t, refused (ValueError naming the field) when a coordinate is not finite or beyond 1e7 m, or an
+    angle beyond 1e6 degrees (cos and sin of 1e300 degrees are rounding noise, not a heading)."""
+    for name, v, lim in (("location.x", t.location.x, 1e7), ("location.y", t.location.y, 1e7),
+                         ("location.z", t.location.z, 1e7), ("rotation.pitch", t.rotation.pitch, 1e6),
+                         ("rotation.yaw", t.rotation.yaw, 1e6), ("rotation.roll", t.rotation.roll, 1e6)):
+        if not (abs(v) <= lim):
+            raise ValueError("%s: %s = %r is not a finite value within +-%g" % (what, name, v, lim))
+    return t
+
+
+class WorldSettings:
+    def __init__(self, synchronous_mode=False, no_rendering_mode=False, fixed_delta_seconds=None,
+                 substepping=True, max_substep_delta_time=0.01, max_substeps=10, max_culling_distance=0.0,
+                 deterministic_ragdolls=False, tile_stream_distance=3000.0, actor_active_distance=2000.0,
+                 spectator_as_ego=True):
+        self.synchronous_mode, self.no_rendering_mode = synchronous_mode, no_rendering_mode
+        self.fixed_delta_seconds = fixed_delta_seconds
+        self.substepping, self.max_substep_delta_time, self.max_substeps = (substepping, max_substep_delta_time,
+                                                                            max_substeps)
+        self.max_culling_distance, self.deterministic_ragdolls = max_culling_distance, deterministic_ragdolls
+        self.tile_stream_distance, self.actor_active_distance = tile_stream_distance, actor_active_distance
+        self.spectator_as_ego = spectator_as_ego
+
+    def __repr__(self):
+        return "WorldSettings(synchronous_mode=%s, fixed_delta_seconds=%s)" % (self.synchronous_mode,
+                                                                               self.fixed_delta_seconds)
+
+
+class ColorConverter:
+    Raw = 0
+    Depth = 1
+    LogarithmicDepth = 2
+    CityScapesPalette = 3
+
+
+class AttachmentType:
+    Rigid = 0
+    SpringArm = 1
+    SpringArmGhost = 2
