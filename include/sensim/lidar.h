@@ -443,6 +443,29 @@ SENSIM_API sensim_status sensim_lidar_count_shots(const sensim_lidar *lidar, int
  */
 SENSIM_API sensim_status sensim_lidar_set_mount_pose(sensim_lidar *lidar, const double pose[16]);
 
+/** Bound of sensim_lidar_set_shot_offset (10^15 shots: 16 years at 2 M shots a second). */
+#define SENSIM_SHOT_OFFSET_MAX INT64_C(1000000000000000)
+
+/**
+ * Run the pattern ahead of (@p shots > 0) or behind (< 0) its clock, from
+ * the next scan on: shot g, fired at its own time t(g) as always, takes the
+ * direction, channel, beam origin and validity of the pattern's shot
+ * g + @p shots. Times, frames, drop-out and noise keep following g (a
+ * scan's shots are the same in number and time; only where they point
+ * moves). 0, the default, is the pattern itself. What it is for: a host that
+ * pauses a lidar between measurements (CARLA's sensor_tick, where each
+ * measurement holds one world tick of shots and the next continues the
+ * sweep where this one stopped) moves the pattern back by the shots of the
+ * ticks it skipped. Give a whole number of columns (the shots of a column:
+ * channel_count for mechanical patterns) to keep each time with its own
+ * channel's firing offset.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL), SENSIM_ERR_BAD_HANDLE,
+ *         SENSIM_ERR_OUT_OF_RANGE (|shots| > SENSIM_SHOT_OFFSET_MAX),
+ *         SENSIM_ERR_BUSY (a scan of this lidar runs on another thread).
+ * Thread safety: any thread; refused during a scan of this lidar. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_lidar_set_shot_offset(sensim_lidar *lidar, int64_t shots);
+
 /**
  * Forget where the previous scan ended, so the next sensim_lidar_scan may
  * start at any time, as on a new lidar (a placement search scans the same

@@ -177,7 +177,11 @@ _LIDAR = {"channels": (_I, 32), "range": (_F, 10.0), "points_per_second": (_I, 5
           "noise_seed": (_I, 0),
           # sensim's own: true casts a tick's shots from the sensor's pose at the tick's end, CARLA's static
           # picture (false: each shot from the pose at its own time, as a spinning lidar on a moving car sees)
-          "sensim_static_tick": (_B, False)}
+          "sensim_static_tick": (_B, False),
+          # sensim's own: true makes a measurement hold every shot since the last one (the whole sensor_tick
+          # interval, as a real spinning lidar fires); false, CARLA's rule: one world delta of shots, the sweep
+          # continuing where the last measurement stopped
+          "sensim_whole_interval": (_B, False)}
 _IMU = {"noise_accel_stddev_x": (_F, 0.0), "noise_accel_stddev_y": (_F, 0.0), "noise_accel_stddev_z": (_F, 0.0),
         "noise_gyro_bias_x": (_F, 0.0), "noise_gyro_bias_y": (_F, 0.0), "noise_gyro_bias_z": (_F, 0.0),
         "noise_gyro_stddev_x": (_F, 0.0), "noise_gyro_stddev_y": (_F, 0.0), "noise_gyro_stddev_z": (_F, 0.0),
@@ -430,7 +434,8 @@ class BlueprintLibrary:
 
 
 # sensim's presets as lidar blueprints: sensor.lidar.<preset> (vlp16, pandar64, os1_64, mid40, ...)
-_PRESET_LIDAR = {"sensor_tick": (_F, 0.0), "sensim_static_tick": (_B, False), "noise_seed": (_I, 0),
+_PRESET_LIDAR = {"sensor_tick": (_F, 0.0), "sensim_static_tick": (_B, False), "sensim_whole_interval": (_B, False),
+                 "noise_seed": (_I, 0),
                  # preset overrides, "key=value;key=value" (scan_patterns/README.md), e.g. "max_range_m=80"
                  "sensim_set": (_S_, "")}
 # sensors a script registered (register_sensor): id -> (measure function, attributes)

@@ -397,6 +397,7 @@ PROTOTYPES = {
                                         POINTER(c_uint32), POINTER(c_uint32)]),
     "sensim_lidar_set_mount_pose": (status_t, [c_void_p, d16]),
     "sensim_lidar_rewind": (status_t, [c_void_p]),
+    "sensim_lidar_set_shot_offset": (status_t, [c_void_p, c_int64]),
     "sensim_lidar_scan": (status_t, [c_void_p, c_void_p, c_int64, c_int64, d16, c_void_p, POINTER(ScanResult)]),
     "sensim_lidar_scan_motion": (status_t, [c_void_p, c_void_p, c_int64, c_int64, POINTER(Motion), c_void_p,
                                             POINTER(ScanResult)]),

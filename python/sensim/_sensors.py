@@ -204,6 +204,15 @@ class Lidar(_Handle):
     def set_mount(self, pose_matrix):
         _check(_L.sensim_lidar_set_mount_pose(self.handle, _mat16(pose_matrix)))
 
+    def set_shot_offset(self, shots):
+        """Run the pattern ``shots`` ahead (negative: behind) of its clock from the next scan on: each shot
+        keeps its time and takes the direction and channel of the pattern's shot that many later
+        (sensim_lidar_set_shot_offset; |shots| <= 1e15, whole columns keep each time with its channel).
+        sensim.carla uses it for CARLA's sensor_tick: a measurement continues the sweep where the last
+        stopped."""
+        with _using(self) as (h,):
+            _check(_L.sensim_lidar_set_shot_offset(h, _i64(shots, "shots")))
+
     def rewind(self):
         """Forget where the last scan ended: the next scan may start at any time, giving a new lidar's
         points (sensim_lidar_rewind). Scan whole frames before rewinding, or use another ring. A Risley

@@ -12,7 +12,8 @@ with a warning and counted in ``Sensor.sensim_dropped``. An exception in a callb
 traceback and the world goes on. Each sensor keeps CARLA's ``sensor_tick`` cadence, Unreal's tick
 interval in float32 (0: every tick; a 10 Hz lidar in a 20 Hz world delivers on frames 1, 4, 6, 8, ...,
 as CARLA 0.9.15 does; ``Sensor.next_frame()`` says which frame comes next), each lidar measurement
-holding the shots since the last one (CARLA: one world delta of shots, see docs/carla.md). A sensor
+holding one world delta of shots, its sweep paused between measurements as CARLA's (the attribute
+``sensim_whole_interval = true``: every shot since the last measurement, see docs/carla.md). A sensor
 nobody listens to computes nothing (its lidar's shots are discarded). No server, no physics, no
 rendering engine.
 
@@ -525,6 +526,8 @@ class World:
             s._ring = Ring.for_lidar(lid, frames=s._ring_frames)
             plat.rig.add_lidar(lid, s._ring)
             s._lidar, s._delivered = lid, {}
+            s._paused, s._skip, s._skip_ns = not at["sensim_whole_interval"].as_bool(), 0, 0
+            s._lanes = info["channel_count"]
         elif bp.id.startswith("sensor.lidar."):
             semantic = bp.id.endswith("semantic")
             keys = ["points_frame=sensor"]
@@ -556,6 +559,10 @@ class World:
             s._lidar, s._ring, s._delivered = lid, ring, {}
             s._channels, s._rot_hz = at["channels"].as_int(), at["rotation_frequency"].as_float()
             s._hfov, s._hangle = fov, 0.0  # CARLA's CurrentHorizontalAngle (degrees, float), 0 at spawn
+            # CARLA's sensor_tick: a measurement is one world delta of shots, the sweep paused between
+            # measurements and continuing where the last stopped (sensim_whole_interval: every shot since)
+            s._paused, s._skip, s._skip_ns = not at["sensim_whole_interval"].as_bool(), 0, 0
+            s._lanes = s._channels
         elif bp.id.startswith("sensor.camera."):
             cam = Camera(self._ctx, "carla_default", {"image_size_x": at["image_size_x"].as_str(),
                                                       "image_size_y": at["image_size_y"].as_str(),
@@ -684,6 +691,10 @@ class World:
             # world as it was (frame, time, actors, cadences, the rigs' shots), and the next tick works
             own = {sn: self._measure(sn, frame, t_s, t0, t1, k) for sn, (due, _) in cadence
                    if hasattr(sn, "_user") and due and sn._callback is not None}
+            for sn in self._sensors:
+                if getattr(sn, "_paused", False) and sn._skip != getattr(sn, "_skip_set", 0):
+                    sn._lidar.set_shot_offset(-sn._skip)
+                    sn._skip_set = sn._skip
             for p in self._platforms.values():
                 res = p.step(self, t1, dt)
                 if res["sensors_refused"]:  # a measurement that should hold points: never delivered empty
@@ -706,9 +717,17 @@ class World:
         handed = []
         for sn, (due, _) in cadence:
             listening = sn._callback is not None
+            lidar = hasattr(sn, "_lidar")
+            if lidar and not due and sn._paused:  # CARLA's sweep waits for the next measurement: this tick's
+                n = sn._lidar.count_shots(t0, t1)  # shots are dropped and the pattern held back by them
+                sn._skip += (n + sn._lanes // 2) // sn._lanes * sn._lanes  # (whole columns)
+                sn._skip_ns += dt
             if not (due and listening):
-                if hasattr(sn, "_lidar") and not listening:  # nobody listens: the shots are not kept
-                    self._measure(sn, frame, t_s, t0, t1, k)
+                if lidar:
+                    if due:  # the sensor ticked though nobody listens: its angle moves on, as in CARLA
+                        self._lidar_angle(sn, t1)
+                    if due or not listening or sn._paused:  # shots nobody gets, or that CARLA does not fire
+                        self._lidar_points(sn)
                 continue  # a camera nobody listens to renders nothing
             data = own[sn] if sn in own else self._measure(sn, frame, t_s, t0, t1, k)
             if data is not None:
@@ -719,29 +738,39 @@ class World:
             d.wait(frame, deadline)
         return frame
 
+    @staticmethod
+    def _lidar_points(s):
+        """The points a lidar's ring received since the last call (frames completed in the meantime, then
+        the open frame's new points), as one array."""
+        parts = []
+        for f in s._ring.frames():  # frames completed in this tick: what earlier ticks did not hand out
+            n = f.header["frame_number"]
+            parts.append(f.points[s._delivered.pop(n, 0):])
+        got = s._ring.peek_open(0)
+        if got is not None:
+            hdr, pts = got
+            n = hdr["frame_number"]
+            parts.append(pts[s._delivered.get(n, 0):])
+            s._delivered = {n: len(pts)}
+        return np.concatenate(parts) if parts else np.zeros(0, POINT_DTYPE)
+
+    def _lidar_angle(self, s, t1):
+        """LidarMeasurement.horizontal_angle of a measurement at @p t1."""
+        if hasattr(s, "_hfov"):
+            # CARLA's RayCastSemanticLidar: each measurement advances the angle by rotation_frequency x
+            # horizontal_fov x delta (float degrees) modulo horizontal_fov, and reports it in radians
+            step = _f32(_f32(_f32(s._rot_hz) * _f32(s._hfov)) * _f32(self._dt_ns * 1e-9))
+            s._hangle = _f32(math.fmod(_f32(s._hangle + step), _f32(s._hfov)))
+            return _f32(_f32(_f32(math.pi) / 180.0) * s._hangle)
+        # a sensim preset: the head's angle at the tick's end (its pattern's clock, held back by paused ticks)
+        return (2 * math.pi * s._rot_hz * (t1 - s._skip_ns) * 1e-9) % (2 * math.pi)
+
     def _measure(self, s, frame, t_s, t0, t1, k):
         plat = s._plat
         tr = s.get_transform()
         if hasattr(s, "_lidar"):
-            parts = []
-            for f in s._ring.frames():  # frames completed in this tick: what earlier ticks did not hand out
-                n = f.header["frame_number"]
-                parts.append(f.points[s._delivered.pop(n, 0):])
-            got = s._ring.peek_open(0)
-            if got is not None:
-                hdr, pts = got
-                n = hdr["frame_number"]
-                parts.append(pts[s._delivered.get(n, 0):])
-                s._delivered = {n: len(pts)}
-            pts = np.concatenate(parts) if parts else np.zeros(0, POINT_DTYPE)
-            if hasattr(s, "_hfov"):
-                # CARLA's RayCastSemanticLidar: each measurement advances the angle by rotation_frequency x
-                # horizontal_fov x delta (float degrees) modulo horizontal_fov, and reports it in radians
-                step = _f32(_f32(_f32(s._rot_hz) * _f32(s._hfov)) * _f32(self._dt_ns * 1e-9))
-                s._hangle = _f32(math.fmod(_f32(s._hangle + step), _f32(s._hfov)))
-                angle = _f32(_f32(_f32(math.pi) / 180.0) * s._hangle)
-            else:  # a sensim preset: the head's angle at the tick's end
-                angle = (2 * math.pi * s._rot_hz * t1 * 1e-9) % (2 * math.pi)
+            pts = self._lidar_points(s)
+            angle = self._lidar_angle(s, t1)
             cls = SemanticLidarMeasurement if s._kind.endswith("semantic") else LidarMeasurement
             return cls(frame, t_s, tr, pts, s._channels, angle)
         if hasattr(s, "_camera"):

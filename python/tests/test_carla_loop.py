@@ -77,7 +77,7 @@ class CarlaLoop(_World):
         lidar.listen(put("lidar"))
         for _ in range(5):  # warm-up, nobody drains: the 5th camera put blocks in its callback
             self.world.tick()
-        lidar_frames = []
+        lidar_frames, hists = [], []
         for step in range(12):
             frame = self.world.tick()
             img = retrieve(qs["cam"], frame)
@@ -87,16 +87,89 @@ class CarlaLoop(_World):
                 self.assertEqual(m.frame, frame)
                 pts = np.frombuffer(m.raw_data, dtype=np.float32).reshape(-1, 6)
                 az = np.degrees(np.arctan2(pts[:, 1], pts[:, 0]))
-                # one measurement is 0.1 s: a whole turn of a 10 Hz lidar, 5600 shots (the upward ones miss)
+                # CARLA's rule: one measurement is one world delta of shots (0.05 s: half a turn of a 10 Hz
+                # lidar, 87 or 88 columns of 32 (CARLA rounds to 88), the upward ones miss), and the next
+                # continues the sweep where this one stopped: the two halves in turn, together every 10 degrees
                 hist = np.histogram(az, bins=36, range=(-180, 180))[0]
-                self.assertTrue((hist > 0).all(), "a 10 Hz measurement covers every 10 degrees: %s" % hist)
-                self.assertLessEqual(len(m), 5600)
+                self.assertLessEqual(len(m), 88 * 32)
+                self.assertTrue(17 <= np.count_nonzero(hist) <= 19, "half a turn: %s" % hist)
+                if hists:
+                    both = hists[-1] + hist
+                    self.assertTrue((both > 0).all(), "two measurements cover every 10 degrees: %s" % both)
+                    self.assertLessEqual(np.count_nonzero(np.minimum(hists[-1], hist)), 2, "in turn: %s" % both)
+                hists.append(hist)
                 lidar_frames.append(frame)
             else:  # not due: what waits is from earlier frames (the warm-up's), none of this frame
                 while not qs["lidar"].empty():
                     self.assertLess(qs["lidar"].get_nowait()[0], frame)
         self.assertEqual(lidar_frames, [6, 8, 10, 12, 14, 16])
         self.assertNotIn(threading.get_ident(), threads)  # callbacks ran off the ticking thread
+
+    def test_carla_shots_per_measurement_and_the_sweep_continuing(self):
+        # inside a closed room every shot returns a point: a measurement's points are its shots. CARLA's rule
+        # at sensor_tick 0.1 in a 0.05 s world: one world delta of shots (56000 / 32 / 20 = 87.5 columns: 87
+        # or 88 here, the exact columns of the tick; CARLA rounds to 88), the next measurement starting one
+        # column (360 / 175 degrees) after where this one stopped; with sensim_whole_interval, 175 columns
+        room = os.path.join(self.tmp.name, "room.obj")
+        with open(room, "w") as f:
+            f.write("".join("v %d %d %d\n" % (x, y, z) for x in (-20, 20) for y in (-20, 20) for z in (-20, 20)))
+            f.write("f 1 2 4 3\nf 5 7 8 6\nf 1 5 6 2\nf 3 4 8 7\nf 1 3 7 5\nf 2 6 8 4\n")
+        world = self.client.load_world(room)
+        s = world.get_settings()
+        s.synchronous_mode, s.fixed_delta_seconds = True, 0.05
+        world.apply_settings(s)
+        for whole, cols in (("false", (87, 88)), ("true", (175,))):
+            bp = world.get_blueprint_library().find("sensor.lidar.ray_cast_semantic")
+            bp.set_attribute("range", "100")
+            bp.set_attribute("sensor_tick", "0.1")
+            bp.set_attribute("sensim_whole_interval", whole)
+            lidar = world.spawn_actor(bp, carla.Transform())
+            got = []
+            lidar.listen(got.append)
+            for _ in range(12):
+                world.tick()
+            lidar.stop()
+            lidar.destroy()
+            self.assertEqual(len(got), 6)
+            ends = []
+            for m in got[2:]:  # the first holds the tick of the spawn; the second (CARLA's cadence: frames 1, 4,
+                # 6, ...) comes 3 ticks later: 262 or 263 columns when whole
+                pts = np.frombuffer(m.raw_data, dtype=np.float32).reshape(-1, 6)
+                self.assertEqual(len(pts) % 32, 0, whole)
+                self.assertIn(len(pts) // 32, cols, whole)
+                az = np.degrees(np.arctan2(pts[:, 1], pts[:, 0]))
+                ends.append((az[0], az[-1]))
+            if whole == "false":
+                for (_, last), (first, _) in zip(ends, ends[1:]):
+                    # clockwise seen from above: in CARLA's frame (y to the right) atan2(y, x) grows
+                    step = (first - last) % 360.0
+                    self.assertAlmostEqual(step, 360.0 / 175, delta=0.01, msg="the sweep continues: %s" % ends)
+
+    def test_whole_interval_holds_every_shot_since_the_last_measurement(self):
+        # sensim_whole_interval = true: a measurement holds the shots of every tick since the last one (the
+        # physical lidar, which fires whether or not anybody reads it): a whole turn at sensor_tick 0.1
+        self.sync(0.05)
+        counts = {}
+        for whole in ("true", "false"):
+            bp = self.bl.find("sensor.lidar.ray_cast_semantic")
+            bp.set_attribute("range", "100")
+            bp.set_attribute("sensor_tick", "0.1")
+            bp.set_attribute("sensim_whole_interval", whole)
+            lidar = self.world.spawn_actor(bp, carla.Transform(carla.Location(z=2.5)))
+            got = []
+            lidar.listen(got.append)
+            for _ in range(7):
+                self.world.tick()
+            lidar.stop()
+            lidar.destroy()
+            self.assertEqual(len(got), 3)  # frames due 1 tick after spawning, then every other
+            m = got[-1]
+            pts = np.frombuffer(m.raw_data, dtype=np.float32).reshape(-1, 6)
+            hist = np.histogram(np.degrees(np.arctan2(pts[:, 1], pts[:, 0])), bins=36, range=(-180, 180))[0]
+            counts[whole] = (np.count_nonzero(hist), len(m))
+        self.assertEqual(counts["true"][0], 36)  # a whole turn
+        self.assertLessEqual(counts["false"][0], 19)  # half of one
+        self.assertGreater(counts["true"][1], counts["false"][1])  # and more points (the halves differ)
 
     def test_1khz_cosimulation_with_a_20hz_camera(self):
         self.sync(0.001)

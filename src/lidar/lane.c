@@ -251,7 +251,7 @@ static void scan_lane(chunk_job *cj, sensim_lane_scratch *w, sensim_lane_scratch
             memcpy(ray->org, org, 3 * sizeof(float));
             if (beam_origin) { /* the beam leaves the optics off the axis */
                 float *bo = &w->origin[3 * m];
-                sensim__pattern_origin(p, g, when[m], bo);
+                sensim__pattern_origin(p, g + l->shot_offset, when[m], bo);
                 for (int row = 0; row < 3; row++)
                     ray->org[row] += R[row] * bo[0] + R[3 + row] * bo[1] + R[6 + row] * bo[2];
             }

@@ -317,6 +317,20 @@ sensim_status sensim_lidar_set_mount_pose(sensim_lidar *l, const double pose[16]
     return SENSIM_OK;
 }
 
+sensim_status sensim_lidar_set_shot_offset(sensim_lidar *l, int64_t shots)
+{
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
+    if (shots < -SENSIM_SHOT_OFFSET_MAX || shots > SENSIM_SHOT_OFFSET_MAX)
+        return sensim__fail(SENSIM_ERR_OUT_OF_RANGE, "sensim_lidar_set_shot_offset: %lld shots beyond +-1e15",
+                            (long long)shots);
+    sensim_status st = sensim__lidar_acquire(l);
+    if (st != SENSIM_OK)
+        return st;
+    l->shot_offset = shots;
+    sensim__lidar_release(l);
+    return SENSIM_OK;
+}
+
 sensim_status sensim_lidar_rewind(sensim_lidar *l)
 {
     SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");

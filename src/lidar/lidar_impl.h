@@ -171,6 +171,7 @@ struct sensim_lidar {
      * (a placement search rescans it for every candidate), at most
      * SENSIM_PATTERN_MEMO_BYTES; read by scans (sensim__lidar_pattern_batch). */
     int64_t memo_n;
+    int64_t shot_offset; /* sensim_lidar_set_shot_offset: shot g takes the pattern's shot g + this */
     int64_t *memo_t;
     uint16_t *memo_ch;
     float *memo_dir;

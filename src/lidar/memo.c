@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sensim__lidar_pattern_batch(const sensim_lidar *l, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
-                                 uint8_t *ok)
+/* The pattern's own shots g0 .. g0 + n - 1. */
+static void pattern_shots(const sensim_lidar *l, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
+                          uint8_t *ok)
 {
     if (g0 >= 0 && g0 + (int64_t)n <= l->memo_n) {
         memcpy(t, &l->memo_t[g0], n * sizeof *t);
@@ -17,6 +18,16 @@ void sensim__lidar_pattern_batch(const sensim_lidar *l, int64_t g0, uint32_t n, 
         return;
     }
     sensim__pattern_batch(&l->pat, g0, n, t, ch, dir, ok);
+}
+
+void sensim__lidar_pattern_batch(const sensim_lidar *l, int64_t g0, uint32_t n, int64_t *t, uint16_t *ch, float *dir,
+                                 uint8_t *ok)
+{
+    const int64_t d = l->shot_offset;
+    pattern_shots(l, g0 + d, n, t, ch, dir, ok);
+    if (d) /* the pattern ahead or behind its clock (sensim_lidar_set_shot_offset): the shots keep their times */
+        for (uint32_t i = 0; i < n; i++)
+            t[i] = sensim__pattern_time(&l->pat, g0 + (int64_t)i);
 }
 
 void sensim__lidar_pattern_memo(sensim_lidar *l, int64_t g1)
