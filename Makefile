@@ -63,7 +63,7 @@ test: test-deps
 TSAN_RUNS ?= 20
 tsan: test-deps
 	@[ -f build-tsan/build.ninja ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dtests=true >/dev/null
-	ninja -C build-tsan tests/test_concurrency tests/test_sinks
+	meson compile -C build-tsan sensim:shared_library test_concurrency test_sinks
 	@c=0; seq $(TSAN_RUNS) | xargs -P $$(nproc) -I{} sh -c 'for t in concurrency sinks; do \
 	  SENSIM_PRESET_PATH=$(CURDIR)/scan_patterns \
 	    TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/tsan.supp" \
