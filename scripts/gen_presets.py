@@ -31,10 +31,7 @@ PANDAR40 = [15, 11, 8, 5, 3, 2, 1.67, 1.33, 1, 0.67, 0.33, 0, -0.33, -0.67, -1, 
 
 
 MODELS = [
-    dict(name="vlp32", desc="Velodyne VLP-32C (uniform approximation)", ch=32,
-         el=[-25 + 1.25 * i for i in range(32)], rot=10, pps=600000, rmax=120,
-         rmin=1, notes=["Minimum range: VLP-32C: 1 m assumed as the VLP-16's manual quote; UNVERIFIED.",
-                "Uniform 1.25 deg spacing as PCSim; the real VLP-32C is non-uniform."]),
+    # vlp32: written by hand from Velodyne's calibration (scan_patterns/vlp32.preset), no longer PCSim's
     dict(name="ruby128", desc="RoboSense RS-Ruby 128", ch=128, el=RUBY128, rot=10, pps=2300000, rmax=200,
          rmin=0.4, notes=["Minimum range: RS-Ruby 128: 0.4 m blind zone (datasheet as commonly quoted; UNVERIFIED here).",
                 "2.3 M pts/s at 10 Hz gives 1796.875 columns; rounded to 1797."]),

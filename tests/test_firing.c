@@ -103,6 +103,52 @@ static void test_vlp16_cycle(void **state)
     sensim_scene_destroy(s);
 }
 
+/* VLP-32C: Velodyne's calibration (VeloView-VLP-32C.yaml: vert_correction and
+ * rot_correction, the degrees they were made from) and the firing in pairs
+ * (IDs 2k and 2k + 1 at 2.304 us x k, 55.296 us cycle). Each point: its
+ * laser's elevation, and the head's angle at its own time + rot_correction. */
+static const double VLP32C_ELEV[32] = {-25,     -1,     -1.667, -15.639, -11.31, 0,      -0.667, -8.843,
+                                       -7.254,  0.333,  -0.333, -6.148,  -5.333, 1.333,  0.667,  -4,
+                                       -4.667,  1.667,  1,      -3.667,  -3.333, 3.333,  2.333,  -2.667,
+                                       -3,      7,      4.667,  -2.333,  -2,     15,     10.333, -1.333};
+static const double VLP32C_ROT[32] = {1.4, -4.2, 1.4, -1.4, 1.4, -1.4, 4.2, -1.4, 1.4, -4.2, 1.4,
+                                      -1.4, 4.2, -1.4, 4.2, -1.4, 1.4, -4.2, 1.4, -4.2, 4.2, -1.4,
+                                      1.4, -1.4, 1.4, -1.4, 1.4, -4.2, 4.2, -1.4, 1.4, -1.4};
+
+static void test_vlp32c_table(void **state)
+{
+    (void)state;
+    sensim_scene *s = box();
+    uint64_t n;
+    sensim_lidar_info li;
+    sensim_point *p = frame("vlp32", NULL, 0, s, 0, &n, &li);
+    assert_true(fabs(li.shots_per_s - 32e9 / 55296.0) < 1e-6);
+    uint32_t *t = malloc(n * sizeof *t);
+    double worst_el = 0, worst_az = 0;
+    for (uint32_t c = 0; c < 32; c++) {
+        uint64_t m = 0;
+        for (uint64_t i = 0; i < n; i++)
+            if (p[i].channel == c) {
+                t[m++] = p[i].t_offset_ns;
+                double el = atan2(p[i].z, hypot(p[i].x, p[i].y)) / DEG;
+                worst_el = fmax(worst_el, fabs(el - VLP32C_ELEV[c]));
+                worst_az = fmax(worst_az, az_err(&p[i], 0, li.frame_period_ns, VLP32C_ROT[c]));
+            }
+        qsort(t, m, sizeof *t, cmp_u32);
+        assert_int_equal(m, (100000000 - 1 - 2304 * (c / 2)) / 55296 + 1);
+        assert_int_equal(t[0], 2304 * (c / 2));
+        for (uint64_t k = 1; k < m; k++)
+            assert_int_equal(t[k] - t[k - 1], 55296);
+    }
+    printf("# vlp32: %llu points, elevation worst %.2e deg, azimuth worst %.2e deg\n", (unsigned long long)n,
+           worst_el, worst_az);
+    assert_true(worst_el < 1e-3); /* float points at up to ~50 m */
+    assert_true(worst_az < 1e-3);
+    free(p);
+    free(t);
+    sensim_scene_destroy(s);
+}
+
 /* HDL-64E S3: lasers i and 32 + i fire together at the DSR table's times in a
  * 48 us cycle; upper block above, lower block below -8.7 deg; azimuth =
  * head angle at the laser's time + its rot_correction. */
@@ -274,7 +320,7 @@ static void test_destaggered_image(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_vlp16_cycle),   cmocka_unit_test(test_hdl64_blocks),
+        cmocka_unit_test(test_vlp16_cycle),   cmocka_unit_test(test_vlp32c_table), cmocka_unit_test(test_hdl64_blocks),
         cmocka_unit_test(test_pandar64_cycle), cmocka_unit_test(test_ouster_origin),
         cmocka_unit_test(test_destaggered_image),
     };
