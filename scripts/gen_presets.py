@@ -35,8 +35,7 @@ MODELS = [
     dict(name="ruby128", desc="RoboSense RS-Ruby 128", ch=128, el=RUBY128, rot=10, pps=2300000, rmax=200,
          rmin=0.4, notes=["Minimum range: RS-Ruby 128: 0.4 m blind zone (datasheet as commonly quoted; UNVERIFIED here).",
                 "2.3 M pts/s at 10 Hz gives 1796.875 columns; rounded to 1797."]),
-    dict(name="pandar_qt", desc="Hesai PandarQT", ch=64, el=PANDAR_QT, rot=10, pps=384000, rmax=20, rmin=0.1,
-         notes=["Minimum range: PandarQT: 0.1 m (datasheet as commonly quoted; UNVERIFIED here)."]),
+    # pandar_qt: its angles by hand from Hesai's table (scan_patterns/pandar_qt.preset), no longer written here
     dict(name="pandar_40m", desc="Hesai Pandar40M", ch=40, el=PANDAR40, rot=10, pps=1440000, rmax=120, rmin=0.3,
          notes=["Minimum range: Pandar40M: 0.3 m (datasheet as commonly quoted; UNVERIFIED here)."]),
     dict(name="pandar_40p", desc="Hesai Pandar40P", ch=40, el=PANDAR40, rot=10, pps=1440000, rmax=200, rmin=0.3,

@@ -149,6 +149,53 @@ static void test_vlp32c_table(void **state)
     sensim_scene_destroy(s);
 }
 
+/* PandarQT: Hesai's default angle table (PandarGeneral SDK, pandarQT.h), laser
+ * 1 (channel 0) the lowest; Hesai's azimuth offsets clockwise-positive. */
+static const double QT_ELEV[64] = {
+    -52.121, -49.785, -47.577, -45.477, -43.465, -41.528, -39.653, -37.831, -36.055, -34.320, -32.619,
+    -30.950, -29.308, -27.690, -26.094, -24.517, -22.964, -21.420, -19.889, -18.372, -16.865, -15.368,
+    -13.880, -12.399, -10.925, -9.457,  -7.994,  -6.535,  -5.079,  -3.626,  -2.175,  -0.725,  0.725,
+    2.175,   3.626,   5.079,   6.534,   7.993,   9.456,   10.923,  12.397,  13.877,  15.365,  16.861,
+    18.368,  19.885,  21.415,  22.959,  24.524,  26.101,  27.697,  29.315,  30.957,  32.627,  34.328,
+    36.064,  37.840,  39.662,  41.537,  43.475,  45.487,  47.587,  49.795,  52.133};
+static const double QT_AZ_CW[64] = {
+    8.736,  8.314,  7.964,  7.669,  7.417,  7.198,  7.007,  6.838,  6.688,  6.554,  6.434,  6.326,  6.228,
+    6.140,  6.059,  5.987,  -5.270, -5.216, -5.167, -5.123, -5.083, -5.047, -5.016, -4.988, -4.963, -4.942,
+    -4.924, -4.910, -4.898, -4.889, -4.884, -4.881, 5.493,  5.496,  5.502,  5.512,  5.525,  5.541,  5.561,
+    5.584,  5.611,  5.642,  5.676,  5.716,  5.759,  5.808,  5.862,  5.921,  -5.330, -5.396, -5.469, -5.550,
+    -5.640, -5.740, -5.850, -5.974, -6.113, -6.269, -6.447, -6.651, -6.887, -7.163, -7.493, -7.892};
+
+static void test_pandar_qt_table(void **state)
+{
+    (void)state;
+    sensim_scene *s; /* a room within the QT's 20 m */
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const float lo[3] = {-8, -8, -5}, hi[3] = {8, 8, 5};
+    add_box(s, lo, hi, 3, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    uint64_t n;
+    sensim_lidar_info li;
+    sensim_point *p = frame("pandar_qt", NULL, 0, s, 0, &n, &li);
+    double worst_el = 0, worst_az = 0;
+    uint32_t seen[64] = {0};
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t c = p[i].channel;
+        assert_true(c < 64);
+        seen[c]++;
+        double el = atan2(p[i].z, hypot(p[i].x, p[i].y)) / DEG;
+        worst_el = fmax(worst_el, fabs(el - QT_ELEV[c]));
+        worst_az = fmax(worst_az, az_err(&p[i], 0, li.frame_period_ns, -QT_AZ_CW[c]));
+    }
+    for (uint32_t c = 0; c < 64; c++)
+        assert_true(seen[c] > 100);
+    printf("# pandar_qt: %llu points, elevation worst %.2e deg, azimuth worst %.2e deg\n", (unsigned long long)n,
+           worst_el, worst_az);
+    assert_true(worst_el < 1e-3);
+    assert_true(worst_az < 1e-3);
+    free(p);
+    sensim_scene_destroy(s);
+}
+
 /* HDL-64E S3: lasers i and 32 + i fire together at the DSR table's times in a
  * 48 us cycle; upper block above, lower block below -8.7 deg; azimuth =
  * head angle at the laser's time + its rot_correction. */
@@ -320,7 +367,8 @@ static void test_destaggered_image(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_vlp16_cycle),   cmocka_unit_test(test_vlp32c_table), cmocka_unit_test(test_hdl64_blocks),
+        cmocka_unit_test(test_vlp16_cycle),   cmocka_unit_test(test_vlp32c_table), cmocka_unit_test(test_pandar_qt_table),
+        cmocka_unit_test(test_hdl64_blocks),
         cmocka_unit_test(test_pandar64_cycle), cmocka_unit_test(test_ouster_origin),
         cmocka_unit_test(test_destaggered_image),
     };
