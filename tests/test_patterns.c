@@ -741,7 +741,7 @@ static void test_lane_choice(void **state)
         uint64_t narrow, wide; /* lane shots */
     } cfg[] = {
         {"vlp16", NULL, 0, 128, 256},        {"pandar128", NULL, 0, 1024, 2048}, {"hdl64", NULL, 0, 512, 1024},
-        {"pandar128", sub7, 1, 1024, 1024}, {"ruby128", NULL, 0, 1024, 1024},   {"pandar_qt", NULL, 0, 512, 512},
+        {"pandar128", sub7, 1, 1024, 1024}, {"ruby128", NULL, 0, 1024, 1024},   {"pandar_qt", NULL, 0, 512, 1024},
         {"mid40", NULL, 0, 64, 256},         {"mems_m1", NULL, 0, 8192, 8192},
     };
     for (size_t k = 0; k < sizeof cfg / sizeof *cfg; k++) {

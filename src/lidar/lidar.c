@@ -207,7 +207,7 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
          * channel. They paid where that is not much more tile (whole frames, one thread: vlp16, hdl32,
          * os1_64, pandar64, pandar128 0.92-0.97 of the time, extents 0.89-1.23 x), or much less (ranks
          * far apart in elevation: hdl64 0.81, os0_128 0.79; 0.28-0.37 x), and cost where the columns are
-         * coarse or the channels dense (pandar_qt 1.10, ruby128 1.08; 1.48 and 1.64 x): so a lidar takes
+         * coarse or the channels dense (ruby128 1.08, 1.64 x; pandar_qt before its azimuth offsets: 1.10, 1.48 x): so a lidar takes
          * them below 1.35 x. */
         uint16_t *by_rank = tiles_ok && kc ? malloc(L * sizeof *by_rank) : NULL;
         if (by_rank) {
