@@ -1683,6 +1683,26 @@ with tempfile.TemporaryDirectory() as tmp:
         check(r.returncode >= 10 and msg in r.stderr and not os.path.exists(os.path.join(tmp, "bad")),
               "bad actor file %r refused: %r" % (text, r.stderr))
 
+    # past the old fixed cap of 256: 300 parked boxes in a row, each seen by the camera's instance image or
+    # counted in meta.json; the actor file's budget (65536 actors) refused by name, before any output
+    with open(os.path.join(tmp, "park.csv"), "w") as f:
+        f.write("t,x,y,z,roll,pitch,yaw\n0,0,0,0,0,0,0\n1,0,0,0,0,0,0\n")
+    with open(act, "w") as f:
+        for i in range(300):
+            f.write("[actor a%d]\nid = %d\nmesh = box 0.5 0.5 0.5\ntrajectory = park.csv\n" % (i, 1000 + i))
+    many = os.path.join(tmp, "many")
+    r = run("batch", "--scene", wall, "--rig", rig, "--trajectory", trj, "--actors", act, "--out", many, "--quiet")
+    meta = json.load(open(os.path.join(many, "meta.json"))) if r.returncode == 0 else {}
+    check(r.returncode == 0 and meta.get("actors") == 300, "300 actors (past the old cap of 256): %r %r"
+          % (r.stderr[-300:], meta.get("actors")))
+    with open(act, "w") as f:
+        f.write("".join("[actor a%d]\nid = %d\nmesh = box 1 1 1\ntrajectory = park.csv\n" % (i, 1 + i)
+                        for i in range(65537)))
+    r = run("batch", "--scene", wall, "--rig", rig, "--trajectory", trj, "--actors", act, "--out",
+            os.path.join(tmp, "toomany"))
+    check(r.returncode == 10 + 4 and "actors.ini:262145: more than 65536 actors" in r.stderr and
+          not os.path.exists(os.path.join(tmp, "toomany")), "65537 actors refused by line: %r" % r.stderr[-300:])
+
 # ---- offline commands flatten parked actors by default (--flatten-actors 0: off)
 with tempfile.TemporaryDirectory() as tmp:
     pts = {}

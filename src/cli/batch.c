@@ -248,9 +248,10 @@ int cmd_batch(int argc, char **argv)
             free_specs(specs, nspecs);
             return EXIT_STATUS_BASE + SENSIM_ERR_DUPLICATE;
         }
-    static actor_spec actors[MAX_ACTORS];
+    actor_spec *actors = NULL;
     uint32_t nactors = 0;
-    if (actors_arg && (rc = load_actors_file(actors_arg, actors, &nactors))) {
+    if (actors_arg && (rc = load_actors_file(actors_arg, &actors, &nactors))) {
+        free(actors);
         free_specs(specs, nspecs);
         return rc;
     }
@@ -731,6 +732,7 @@ done:
     g_live.stream = NULL;
     for (uint32_t i = 0; i < nactors; i++)
         free(actors[i].tr.keys);
+    free(actors);
     sensim_scene_destroy(scene);
     sensim_context_destroy(g_ctx);
     if (out_lock >= 0)

@@ -119,7 +119,9 @@ typedef struct sensor_spec {
     uint32_t nowned;
 } sensor_spec;
 
-#define MAX_ACTORS 256
+/* The actor file's budget: 65536 actors (about 2.2 KB of spec each, 144 MB at most, and each
+ * trajectory within the trajectory reader's own budget). */
+#define MAX_ACTORS 65536
 
 /* An actor of `sensim batch --actors`: a box or a mesh file moving along its trajectory. */
 typedef struct actor_spec {
@@ -133,9 +135,11 @@ typedef struct actor_spec {
     traj tr;
 } actor_spec;
 
-/* Parsers of batch input files: 0 or an exit status after a one-line message. */
-int load_actors(FILE *f, const char *label, actor_spec *actors, uint32_t *count);
-int load_actors_file(const char *path, actor_spec *actors, uint32_t *count);
+/* Parsers of batch input files: 0 or an exit status after a one-line message. load_actors:
+ * *actors (NULL on entry) becomes a malloc'd array of *count specs, the caller's to free (with
+ * each spec's tr.keys), also after a failure. */
+int load_actors(FILE *f, const char *label, actor_spec **actors, uint32_t *count);
+int load_actors_file(const char *path, actor_spec **actors, uint32_t *count);
 int msg_fail(const char *fmt, const char *a, unsigned long long line, const char *b);
 int load_trajectory(FILE *f, const char *label, int32_t frame, traj *t);
 /* A trajectory read row by row (sensim ros2 --trajectory -: rows arriving on a pipe). traj_read

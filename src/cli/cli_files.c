@@ -729,8 +729,18 @@ int load_camera_file(const char *path, sensim_camera_desc *d)
 
 
 /* ---- actor file: [actor NAME] sections with id, tag, mesh = box L W H | FILE, trajectory = FILE ---- */
-int load_actors(FILE *f, const char *path, actor_spec *actors, uint32_t *count)
+static int cmp_actor_id(const void *a, const void *b)
 {
+    const actor_spec *x = *(const actor_spec *const *)a, *y = *(const actor_spec *const *)b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return (x > y) - (x < y); /* file order */
+}
+
+int load_actors(FILE *f, const char *path, actor_spec **out, uint32_t *count)
+{
+    actor_spec *actors = *out;
+    uint32_t cap = *count;
     char line[4096];
     unsigned long long ln = 0;
     int rc = 0, got;
@@ -752,8 +762,18 @@ int load_actors(FILE *f, const char *path, actor_spec *actors, uint32_t *count)
                 break;
             }
             if (*count == MAX_ACTORS) {
-                rc = msg_fail("%s:%llu: more than 256 actors%s", path, ln, "");
+                rc = msg_fail("%s:%llu: more than 65536 actors (the actor file's budget)%s", path, ln, "");
                 break;
+            }
+            if (*count == cap) {
+                uint32_t nc = cap ? 2 * cap : 16;
+                actor_spec *g = realloc(actors, (size_t)nc * sizeof *g);
+                if (!g) {
+                    fprintf(stderr, "sensim: error: %s:%llu: out of memory for %u actors\n", path, ln, nc);
+                    rc = EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+                    break;
+                }
+                actors = *out = g, cap = nc;
             }
             cur = &actors[(*count)++];
             memset(cur, 0, sizeof *cur);
@@ -829,11 +849,27 @@ int load_actors(FILE *f, const char *path, actor_spec *actors, uint32_t *count)
     for (uint32_t i = 0; rc == 0 && i < *count; i++) {
         const actor_spec *a = &actors[i];
         const char *miss = !a->id ? "id" : (!a->box[0] && !a->mesh[0]) ? "mesh" : !a->trajectory[0] ? "trajectory" : NULL;
-        for (uint32_t j = 0; j < i && !miss; j++)
-            if (actors[j].id == a->id)
-                miss = "a unique id";
         if (miss) {
             fprintf(stderr, "sensim: error: %s: actor '%s' needs %s\n", path, a->name, miss);
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
+        }
+    }
+    if (rc == 0 && *count > 1) { /* ids unique: sorted by id (then file order), the later of two equal is named */
+        const actor_spec **by = malloc((size_t)*count * sizeof *by);
+        if (!by) {
+            fprintf(stderr, "sensim: error: %s: out of memory for the actors\n", path);
+            return EXIT_STATUS_BASE + SENSIM_ERR_OUT_OF_MEMORY;
+        }
+        for (uint32_t i = 0; i < *count; i++)
+            by[i] = &actors[i];
+        qsort(by, *count, sizeof *by, cmp_actor_id);
+        const actor_spec *dup = NULL;
+        for (uint32_t i = 1; i < *count; i++)
+            if (by[i]->id == by[i - 1]->id && (!dup || by[i] < dup))
+                dup = by[i];
+        free(by);
+        if (dup) {
+            fprintf(stderr, "sensim: error: %s: actor '%s' needs a unique id\n", path, dup->name);
             rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
         }
     }
@@ -844,13 +880,14 @@ int load_actors(FILE *f, const char *path, actor_spec *actors, uint32_t *count)
     return rc;
 }
 
-int load_actors_file(const char *path, actor_spec *actors, uint32_t *count)
+int load_actors_file(const char *path, actor_spec **out, uint32_t *count)
 {
     FILE *f;
     int rc = open_regular_file(path, &f);
     if (rc)
         return rc;
-    rc = load_actors(f, path, actors, count);
+    rc = load_actors(f, path, out, count);
+    actor_spec *actors = *out;
     fclose(f);
     /* relative mesh and trajectory paths are relative to the actor file's folder */
     const char *slash = strrchr(path, '/');
