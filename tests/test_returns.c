@@ -1,6 +1,7 @@
 /* Return physics against the documented formulas and statistics. */
 #include "helpers.h"
 #include "../src/lidar/returns.h"
+#include "../src/scene/scene_impl.h"
 
 #include <unistd.h>
 
@@ -440,6 +441,77 @@ static void test_mirror_ghost(void **state)
     sensim_scene_destroy(s);
 }
 
+/* The ghost model's bounds follow the materials across commits (a commit
+ * walks the triangles again only when meshes or materials changed, not
+ * when only actors moved). Truth: a scene's points do not depend on its
+ * history. A mirror scene committed dark (every surface 1 % diffuse: the
+ * weakest echo bound) then made a half mirror with a retro-reflective wall and
+ * committed again, then an actor moved and committed, gives the bytes of
+ * the same final scene committed once; its mirror ghosts are there. */
+static sensim_scene *mirror_scene(int history)
+{
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const double mc[3] = {5, 0, 0}, mn[3] = {-sqrt(0.5), sqrt(0.5), 0};
+    add_quad(s, mc, mn, 0.7, 22, 9);
+    const double wc[3] = {5, 3, 0}, wn[3] = {0, -1, 0};
+    add_quad(s, wc, wn, 50, 3, 10);
+    const double bc[3] = {60, 0, 0}, bn[3] = {-1, 0, 0};
+    add_quad(s, bc, bn, 200, 4, 10);
+    const float tri_v[] = {20, 20, 0, 21, 20, 0, 21, 21, 0};
+    const uint32_t tri_i[] = {0, 1, 2};
+    sensim_mesh_desc md;
+    sensim_mesh_desc_init(&md);
+    md.vertices = tri_v, md.vertex_count = 3, md.indices = tri_i, md.triangle_count = 1;
+    md.flags = SENSIM_MESH_PROTOTYPE;
+    uint32_t proto;
+    CHECK_OK(sensim_scene_add_mesh(s, &md, &proto));
+    double pose[16];
+    translation(pose, 0, 0, 0);
+    CHECK_OK(sensim_scene_add_actor(s, proto, 77, pose));
+    if (history) {
+        set_mat(s, 9, 0.01f, 0, 0, 0);
+        set_mat(s, 10, 0.01f, 0, 0, 0);
+        CHECK_OK(sensim_scene_commit(s));
+    }
+    set_mat(s, 9, 0.5f, 0, 0.5f, 0); /* a half mirror: its own echo, and the wall's ghost through it */
+    set_mat(s, 10, 0.3f, 50.0f, 0, 0);
+    if (history)
+        CHECK_OK(sensim_scene_commit(s));
+    translation(pose, 0, 0, 1);
+    CHECK_OK(sensim_scene_set_actor_pose(s, 77, pose));
+    CHECK_OK(sensim_scene_commit(s));
+    return s;
+}
+
+static void test_bounds_follow_materials(void **state)
+{
+    (void)state;
+    const char *sets[] = {"max_range_m=100", "beam=ideal"};
+    sensim_point *p[2];
+    uint64_t n[2], ghosts = 0;
+    for (int h = 0; h < 2; h++) {
+        sensim_scene *s = mirror_scene(h);
+        /* the bounds themselves: a half mirror (0.5 x 0.5 diffuse, 0.5 specular) and a retro wall
+         * (0.3 diffuse + 50): echo_max 50.3, leak_max 0.5, whatever came before */
+        assert_true(fabs(s->echo_max - (0.3f + 50.0f)) < 1e-5 && fabs(s->leak_max - 0.5) < 1e-6);
+        sensim_lidar *l;
+        CHECK_OK(sensim_lidar_create_from_preset(ctx, "vlp16", sets, 2, &l));
+        p[h] = shoot(l, s, 100000000, &n[h]);
+        sensim_lidar_destroy(l);
+        sensim_scene_destroy(s);
+    }
+    for (uint64_t i = 0; i < n[0]; i++)
+        ghosts += (p[0][i].flags & SENSIM_POINT_GHOST) != 0;
+    printf("# bounds across commits: %llu and %llu points, %llu ghosts\n", (unsigned long long)n[0],
+           (unsigned long long)n[1], (unsigned long long)ghosts);
+    assert_true(ghosts > 10);
+    assert_int_equal(n[0], n[1]);
+    assert_memory_equal(p[0], p[1], n[0] * sizeof *p[0]);
+    free(p[0]);
+    free(p[1]);
+}
+
 /* A thin pole in front of a wall with a divergent beam: two returns. */
 static void test_divergence_dual(void **state)
 {
@@ -830,7 +902,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lambertian_plate), cmocka_unit_test(test_intensity_trends),
         cmocka_unit_test(test_retro_and_glass),  cmocka_unit_test(test_range_noise), cmocka_unit_test(test_normal_generator),
-        cmocka_unit_test(test_carla_dropoff),    cmocka_unit_test(test_mirror_ghost),
+        cmocka_unit_test(test_carla_dropoff),    cmocka_unit_test(test_mirror_ghost), cmocka_unit_test(test_bounds_follow_materials),
         cmocka_unit_test(test_divergence_dual),  cmocka_unit_test(test_weather),
         cmocka_unit_test(test_obj_materials),    cmocka_unit_test(test_subray_counts),
         cmocka_unit_test(test_secondary_record),

@@ -98,7 +98,7 @@ sensim_status sensim_scene_set_material(sensim_scene *scene, uint32_t id, const 
         scene->mats[id].m = *mat;
         scene->mats[id].defined = 1;
         scene->mats[id].inherit = 0;
-        scene->dirty = true;
+        scene->dirty = scene->bounds_dirty = true;
     }
     sensim__scene_edit_end(scene);
     return st;
@@ -172,7 +172,7 @@ sensim_status sensim__scene_set_appearance_tex_locked(sensim_scene *scene, uint3
     memcpy(e->kd, a->base_color, sizeof e->kd);
     e->has_kd = 1;
     e->tex = tex;
-    scene->dirty = true;
+    scene->dirty = scene->bounds_dirty = true;
     return SENSIM_OK;
 }
 
@@ -261,7 +261,7 @@ sensim_status sensim__scene_material_for_name(sensim_scene *scene, const char *n
         e->inherit = 1;
     }
     sensim__mat_hash_insert(scene, id);
-    scene->dirty = true;
+    scene->dirty = scene->bounds_dirty = true;
     *out_id = (uint16_t)id;
     return SENSIM_OK;
 }

@@ -45,7 +45,7 @@ sensim_status sensim_scene_create(sensim_context *ctx, sensim_scene **out_scene)
     s->magic = SENSIM_MAGIC_SCENE;
     s->ctx = ctx;
     atomic_init(&s->use, 0);
-    s->dirty = true;
+    s->dirty = s->bounds_dirty = true;
     sensim__context_retain(ctx);
     *out_scene = s;
     return SENSIM_OK;
@@ -428,7 +428,7 @@ sensim_status sensim__scene_append_mesh_locked(sensim_scene *scene, sensim_mesh 
     scene->meshes[id] = *mesh;
     if (!(mesh->flags & SENSIM_MESH_PROTOTYPE))
         scene->static_dirty = true;
-    scene->dirty = true;
+    scene->dirty = scene->bounds_dirty = true;
     if (out_id)
         *out_id = id;
     return SENSIM_OK;
@@ -482,6 +482,7 @@ void sensim__scene_rollback(sensim_scene *scene, const sensim_scene_mark *mark)
     scene->instance_count = mark->instance_count;
     scene->dirty = mark->dirty;
     scene->static_dirty = mark->static_dirty;
+    scene->bounds_dirty = true; /* meshes or materials may have gone: walked again at the next commit */
 }
 
 sensim_status sensim_scene_add_mesh(sensim_scene *scene, const sensim_mesh_desc *d, uint32_t *out_id)
@@ -824,7 +825,9 @@ sensim_status sensim_scene_commit(sensim_scene *scene)
         if (scene->mat_count)
             memcpy(scene->cmats, scene->mats, scene->mat_count * sizeof *scene->cmats);
         scene->cmat_count = scene->mat_count;
-        sensim__scene_echo_bounds(scene);
+        if (scene->bounds_dirty) /* once per change of meshes or materials, not per actor move */
+            sensim__scene_echo_bounds(scene);
+        scene->bounds_dirty = false;
         scene->dirty = false;
         scene->static_dirty = false;
         scene->ever_committed = true;

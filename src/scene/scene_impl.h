@@ -54,6 +54,8 @@ struct sensim_scene {
     uint32_t instance_count;         /* static instances in actors[] */
     bool static_dirty;   /* static meshes changed since the last commit */
     bool dirty;          /* anything changed since the last commit */
+    bool bounds_dirty;   /* meshes or materials changed since echo_max/leak_max were computed: the next
+                            commit walks the triangles again (a commit that only moved actors does not) */
     bool ever_committed;
     uint64_t flatten_budget; /* triangles of parked actors traced as static geometry (0: none) */
     uint32_t flat_count;     /* actors and instances flattened at the last commit */
