@@ -3,6 +3,7 @@ conversion to and from sensim's native frame, timestamps, world settings and CAR
 CARLA modules: they all import from here, and this imports none of them (sensim.carla re-exports every
 name). Plain values: safe to share between threads as far as the caller does not mutate one from two."""
 import math
+import struct
 
 from . import _np as np
 
@@ -227,3 +228,81 @@ class AttachmentType:
     Rigid = 0
     SpringArm = 1
     SpringArmGhost = 2
+
+
+def _f32(x):
+    """x rounded to float32 (CARLA's value types hold C floats)."""
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+class WeatherParameters:
+    """CARLA 0.9.15's carla.WeatherParameters: the fields of LibCarla's rpc::WeatherParameters, held as C floats
+    (a value set reads back rounded to float32, as through CARLA's binding), the constructor's defaults, and the
+    presets of WeatherParameters.cpp. sensim.carla keeps the world's weather (get_weather / set_weather) for the
+    scripts that read and write it; its sensors do not see it: CARLA's lidars and radars ignore the weather too,
+    its cameras render it, sensim's cameras do not."""
+    _FIELDS = ("cloudiness", "precipitation", "precipitation_deposits", "wind_intensity", "sun_azimuth_angle",
+               "sun_altitude_angle", "fog_density", "fog_distance", "fog_falloff", "wetness", "scattering_intensity",
+               "mie_scattering_scale", "rayleigh_scattering_scale", "dust_storm")
+
+    def __init__(self, cloudiness=0.0, precipitation=0.0, precipitation_deposits=0.0, wind_intensity=0.0,
+                 sun_azimuth_angle=0.0, sun_altitude_angle=0.0, fog_density=0.0, fog_distance=0.0, fog_falloff=0.0,
+                 wetness=0.0, scattering_intensity=0.0, mie_scattering_scale=0.0, rayleigh_scattering_scale=0.0331,
+                 dust_storm=0.0):
+        args = locals()
+        for k in self._FIELDS:
+            setattr(self, k, args[k])
+
+    def __setattr__(self, name, value):
+        if name not in self._FIELDS:
+            raise AttributeError("'WeatherParameters' object has no attribute '%s'" % name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError("WeatherParameters.%s: a number, not %r" % (name, value))
+        object.__setattr__(self, name, _f32(float(value)))
+
+    def _copy(self):
+        return WeatherParameters(*(getattr(self, k) for k in self._FIELDS))
+
+    def __eq__(self, other):
+        return isinstance(other, WeatherParameters) and all(getattr(self, k) == getattr(other, k)
+                                                            for k in self._FIELDS)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = None
+
+    def __str__(self):
+        return "WeatherParameters(%s)" % ", ".join("%s=%g" % (k, getattr(self, k)) for k in self._FIELDS)
+
+    __repr__ = __str__
+
+
+# WeatherParameters.cpp of CARLA 0.9.15, in the order of _FIELDS
+_WEATHER_PRESETS = {
+    "Default": (-1.0, -1.0, -1.0, -1.00, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, 1.0, 0.03, 0.0331, 0.0),
+    "ClearNoon": (5.0, 0.0, 0.0, 10.0, -1.0, 45.0, 2.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "CloudyNoon": (60.0, 0.0, 0.0, 10.0, -1.0, 45.0, 3.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "WetNoon": (5.0, 0.0, 50.0, 10.0, -1.0, 45.0, 3.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "WetCloudyNoon": (60.0, 0.0, 50.0, 10.0, -1.0, 45.0, 3.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "MidRainyNoon": (60.0, 60.0, 60.0, 60.0, -1.0, 45.0, 3.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "HardRainNoon": (100.0, 100.0, 90.0, 100.0, -1.0, 45.0, 7.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "SoftRainNoon": (20.0, 30.0, 50.0, 30.0, -1.0, 45.0, 3.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "ClearSunset": (5.0, 0.0, 0.0, 10.0, -1.0, 15.0, 2.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "CloudySunset": (60.0, 0.0, 0.0, 10.0, -1.0, 15.0, 3.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "WetSunset": (5.0, 0.0, 50.0, 10.0, -1.0, 15.0, 2.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "WetCloudySunset": (60.0, 0.0, 50.0, 10.0, -1.0, 15.0, 2.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "MidRainSunset": (60.0, 60.0, 60.0, 60.0, -1.0, 15.0, 3.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "HardRainSunset": (100.0, 100.0, 90.0, 100.0, -1.0, 15.0, 7.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "SoftRainSunset": (20.0, 30.0, 50.0, 30.0, -1.0, 15.0, 2.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "ClearNight": (5.0, 0.0, 0.0, 10.0, -1.0, -90.0, 60.0, 75.0, 1.0, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "CloudyNight": (60.0, 0.0, 0.0, 10.0, -1.0, -90.0, 60.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 0.0),
+    "WetNight": (5.0, 0.0, 50.0, 10.0, -1.0, -90.0, 60.0, 75.0, 1.0, 60.0, 1.0, 0.03, 0.0331, 0.0),
+    "WetCloudyNight": (60.0, 0.0, 50.0, 10.0, -1.0, -90.0, 60.0, 0.75, 0.1, 60.0, 1.0, 0.03, 0.0331, 0.0),
+    "SoftRainNight": (60.0, 30.0, 50.0, 30.0, -1.0, -90.0, 60.0, 0.75, 0.1, 60.0, 1.0, 0.03, 0.0331, 0.0),
+    "MidRainyNight": (80.0, 60.0, 60.0, 60.0, -1.0, -90.0, 60.0, 0.75, 0.1, 80.0, 1.0, 0.03, 0.0331, 0.0),
+    "HardRainNight": (100.0, 100.0, 90.0, 100.0, -1.0, -90.0, 100.0, 0.75, 0.1, 100.0, 1.0, 0.03, 0.0331, 0.0),
+    "DustStorm": (100.0, 0.0, 0.0, 100.0, -1.0, 45.0, 2.0, 0.75, 0.1, 0.0, 1.0, 0.03, 0.0331, 100.0),
+}
+for _name, _values in _WEATHER_PRESETS.items():
+    setattr(WeatherParameters, _name, WeatherParameters(*_values))

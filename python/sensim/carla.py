@@ -31,7 +31,7 @@ measurement holds the shots fired during that tick (rotation_frequency x dt of a
 slices it. Cameras, IMU and GNSS read the same pushed poses at the tick's end (CARLA's sensors run
 after the tick's physics).
 
-What a headless in-process library cannot do (the traffic manager, vehicle physics, weather,
+What a headless in-process library cannot do (the traffic manager, vehicle physics, weather rendering,
 maps by name other than "street") raises RuntimeError naming the call, never a silent no-op.
 Vehicles and walkers are kinematic boxes of the real models' sizes: the host moves them with
 set_transform, or set_target_velocity / set_target_angular_velocity (integrated per tick).
@@ -107,7 +107,7 @@ np = _np
 __all__ = ["Client", "World", "WorldSettings", "Transform", "Location", "Rotation", "Vector3D", "GeoLocation",
            "ColorConverter", "AttachmentType", "ActorBlueprint", "BlueprintLibrary", "Actor", "Vehicle", "Sensor",
            "LidarMeasurement", "SemanticLidarMeasurement", "Image", "IMUMeasurement", "GnssMeasurement",
-           "ObstacleDetectionEvent", "register_sensor"]
+           "ObstacleDetectionEvent", "register_sensor", "WeatherParameters"]
 
 # The package's other CARLA modules, each below this facade (none imports it back): value types, blueprints,
 # measurements, the platform of an actor that carries sensors.
@@ -120,7 +120,8 @@ from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection
                           RadarMeasurement, SemanticLidarDetection, SemanticLidarMeasurement,
                           SensorData)
 from ._carla_types import (GRAVITY, _ID0, AttachmentType, ColorConverter, GeoLocation, Location,  # noqa: E402,F401
-                           Rotation, Timestamp, Transform, Vector3D, WorldSettings, WorldSnapshot, _checked,
+                           Rotation, Timestamp, Transform, Vector3D, WeatherParameters, WorldSettings,
+                           WorldSnapshot, _checked,
                            _from_native, _native, _S, _ue_rot)
 
 
@@ -355,6 +356,7 @@ class Map:
 class World:
     def __init__(self, client, scene_name):
         self._client = client
+        self._weather = WeatherParameters.ClearNoon._copy()
         self._ctx = Context()
         self._scene = Scene(self._ctx)
         if scene_name == "street":
@@ -434,12 +436,15 @@ class World:
         return self._actors.get(actor_id)
 
     def get_weather(self):
-        raise RuntimeError("World.get_weather: no weather rendering in sensim.carla (lidar fog and rain are "
-                           "preset keys: visibility_m, rain_rate_mm_h)")
+        """The world's weather, a copy (CARLA's value semantics). The built-in street starts at
+        WeatherParameters.ClearNoon. Kept for the scripts that read and change it; sensim's sensors do not see
+        it (CARLA's lidars and radars ignore it too; its cameras render it, sensim's do not)."""
+        return self._weather._copy()
 
     def set_weather(self, weather):
-        raise RuntimeError("World.set_weather: no weather rendering in sensim.carla (lidar fog and rain are "
-                           "preset keys: visibility_m, rain_rate_mm_h)")
+        if not isinstance(weather, WeatherParameters):
+            raise TypeError("World.set_weather: a carla.WeatherParameters, not %s" % type(weather).__name__)
+        self._weather = weather._copy()
 
     def get_spectator(self):
         raise RuntimeError("World.get_spectator: sensim.carla renders no spectator view")
