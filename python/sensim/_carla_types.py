@@ -181,11 +181,89 @@ class Timestamp:
             self.frame, self.elapsed_seconds, self.delta_seconds)
 
 
+class BoundingBox:
+    """CARLA's carla.BoundingBox: a box of half sizes ``extent`` (m) centred at ``location``, turned by
+    ``rotation``, in its actor's frame."""
+
+    def __init__(self, location=None, extent=None, rotation=None):
+        self.location = Location(location.x, location.y, location.z) if location is not None else Location()
+        self.extent = Vector3D(extent.x, extent.y, extent.z) if extent is not None else Vector3D()
+        self.rotation = rotation if rotation is not None else Rotation()
+
+    def get_local_vertices(self):
+        """The 8 corners in the actor's frame (CARLA's order: x, then y, then z from - to +)."""
+        box = Transform(self.location, self.rotation)
+        e = self.extent
+        return [box.transform(Location(sx * e.x, sy * e.y, sz * e.z))
+                for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
+
+    def get_world_vertices(self, transform):
+        """The 8 corners in the world, for an actor at ``transform``."""
+        return [transform.transform(v) for v in self.get_local_vertices()]
+
+    def contains(self, world_point, transform):
+        """Whether ``world_point`` lies in the box of an actor at ``transform``."""
+        inv = np.array(Transform(self.location, self.rotation).get_inverse_matrix()) @ np.array(
+            transform.get_inverse_matrix())
+        p = inv @ np.array([world_point.x, world_point.y, world_point.z, 1.0])
+        e = self.extent
+        return bool(abs(p[0]) <= e.x and abs(p[1]) <= e.y and abs(p[2]) <= e.z)
+
+    def __eq__(self, o):
+        return (isinstance(o, BoundingBox) and self.location == o.location and self.extent == o.extent and
+                self.rotation == o.rotation)
+
+    def __ne__(self, o):
+        return not self == o
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "BoundingBox(%r, Extent(x=%g, y=%g, z=%g), %r)" % (self.location, self.extent.x, self.extent.y,
+                                                                    self.extent.z, self.rotation)
+
+
+class ActorSnapshot:
+    """CARLA's carla.ActorSnapshot: an actor's state when its WorldSnapshot was taken."""
+
+    def __init__(self, actor):
+        self.id = actor.id
+        self._t, self._v = actor.get_transform(), actor.get_velocity()
+        self._w, self._a = actor.get_angular_velocity(), actor.get_acceleration()
+
+    def get_transform(self):
+        return Transform(self._t.location, self._t.rotation)
+
+    def get_velocity(self):
+        return Vector3D(self._v.x, self._v.y, self._v.z)
+
+    def get_angular_velocity(self):
+        return Vector3D(self._w.x, self._w.y, self._w.z)
+
+    def get_acceleration(self):
+        return Vector3D(self._a.x, self._a.y, self._a.z)
+
+
 class WorldSnapshot:
+    """CARLA's carla.WorldSnapshot: the frame, its timestamp and every live actor's state at that frame."""
+
     def __init__(self, world):
         self.id = id(world)
         self.frame = world._frame
         self.timestamp = Timestamp(world._frame, world._t_ns * 1e-9, world._dt_ns * 1e-9)
+        self._actors = {a.id: ActorSnapshot(a) for a in world._actors.values() if a.is_alive}
+
+    def find(self, actor_id):
+        return self._actors.get(actor_id)
+
+    def has_actor(self, actor_id):
+        return actor_id in self._actors
+
+    def __iter__(self):
+        return iter(list(self._actors.values()))
+
+    def __len__(self):
+        return len(self._actors)
 
 
 def _checked(t, what):

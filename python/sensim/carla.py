@@ -107,7 +107,8 @@ np = _np
 __all__ = ["Client", "World", "WorldSettings", "Transform", "Location", "Rotation", "Vector3D", "GeoLocation",
            "ColorConverter", "AttachmentType", "ActorBlueprint", "BlueprintLibrary", "Actor", "Vehicle", "Sensor",
            "LidarMeasurement", "SemanticLidarMeasurement", "Image", "IMUMeasurement", "GnssMeasurement",
-           "ObstacleDetectionEvent", "register_sensor", "WeatherParameters"]
+           "ObstacleDetectionEvent", "register_sensor", "WeatherParameters", "BoundingBox", "WorldSnapshot",
+           "ActorSnapshot", "Timestamp"]
 
 # The package's other CARLA modules, each below this facade (none imports it back): value types, blueprints,
 # measurements, the platform of an actor that carries sensors.
@@ -119,9 +120,9 @@ from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection
                           ObstacleDetectionEvent, RadarDetection, obstacle_event,
                           RadarMeasurement, SemanticLidarDetection, SemanticLidarMeasurement,
                           SensorData)
-from ._carla_types import (GRAVITY, _ID0, AttachmentType, ColorConverter, GeoLocation, Location,  # noqa: E402,F401
-                           Rotation, Timestamp, Transform, Vector3D, WeatherParameters, WorldSettings,
-                           WorldSnapshot, _checked,
+from ._carla_types import (GRAVITY, _ID0, ActorSnapshot, AttachmentType, BoundingBox,  # noqa: E402,F401
+                           ColorConverter, GeoLocation, Location, Rotation, Timestamp, Transform, Vector3D,
+                           WeatherParameters, WorldSettings, WorldSnapshot, _checked,
                            _from_native, _native, _S, _ue_rot)
 
 
@@ -138,6 +139,16 @@ class Actor:
 
     def get_world(self):
         return self._world
+
+    @property
+    def bounding_box(self):
+        """CARLA's Actor.bounding_box, a copy, in the actor's frame: a vehicle's or walker's box (CARLA's
+        extents for its model, centred extent.z above the actor's origin at ground level); an empty box at
+        the origin for the others, as CARLA gives its sensors."""
+        ext = getattr(self, "bounding_box_extent", None)
+        if ext is None:
+            return BoundingBox()
+        return BoundingBox(Location(0.0, 0.0, ext.z), ext)
 
     def get_transform(self):
         if self.parent is None:
@@ -316,6 +327,26 @@ class Sensor(Actor):
         return self.is_listening
 
 
+class _Spectator(Actor):
+    """The world's spectator (World.get_spectator)."""
+
+    def __init__(self, world, id):
+        self._world, self.id, self.type_id, self.attributes = world, id, "spectator", {}
+        self.parent, self.is_alive, self.semantic_tags = None, True, []
+        self._rel = Transform()
+        self._vel, self._ang = Vector3D(), Vector3D()
+
+    def destroy(self):
+        return False  # CARLA's spectator cannot be destroyed
+
+
+class _TickCallback:
+    """The name an on_tick callback's delivery thread and warnings carry."""
+
+    def __init__(self, cid):
+        self.type_id, self.id = "World.on_tick callback", cid
+
+
 class ActorList(list):
     def filter(self, wildcard):
         return ActorList(a for a in self if fnmatch.fnmatch(a.type_id, wildcard))
@@ -357,6 +388,7 @@ class World:
     def __init__(self, client, scene_name):
         self._client = client
         self._weather = WeatherParameters.ClearNoon._copy()
+        self._tick_cbs, self._next_tick_cb, self._spectator = {}, 0, None
         self._ctx = Context()
         self._scene = Scene(self._ctx)
         if scene_name == "street":
@@ -418,7 +450,21 @@ class World:
         return self.get_snapshot()
 
     def on_tick(self, callback):
-        raise RuntimeError("World.on_tick: call tick() and read get_snapshot() in sensim.carla")
+        """Call ``callback(WorldSnapshot)`` after every tick; returns its id for remove_on_tick. As CARLA's
+        client does, the callback runs off the ticking thread (one thread per callback, in frame order);
+        tick() waits for it as for the sensors' callbacks (World.callback_wait_s in all)."""
+        if not callable(callback):
+            raise TypeError("World.on_tick: a callable, not %s" % type(callback).__name__)
+        self._next_tick_cb += 1
+        cid = self._next_tick_cb
+        self._tick_cbs[cid] = (callback, Delivery(_TickCallback(cid)))
+        return cid
+
+    def remove_on_tick(self, callback_id):
+        cb = self._tick_cbs.pop(callback_id, None)
+        if cb is None:
+            raise RuntimeError("World.remove_on_tick: no callback %r" % (callback_id,))
+        cb[1].close()
 
     def get_blueprint_library(self):
         """CARLA's blueprints, sensim's presets as sensor.lidar.<preset>, and sensors registered with
@@ -447,7 +493,13 @@ class World:
         self._weather = weather._copy()
 
     def get_spectator(self):
-        raise RuntimeError("World.get_spectator: sensim.carla renders no spectator view")
+        """CARLA's spectator: an actor whose transform a script may set and read; it renders nothing and
+        nothing sees it."""
+        if self._spectator is None:
+            self._spectator = _Spectator(self, self._next_id)
+            self._actors[self._next_id] = self._spectator
+            self._next_id += 1
+        return self._spectator
 
     # spawning
     def try_spawn_actor(self, blueprint, transform, attach_to=None, attachment_type=AttachmentType.Rigid):
@@ -738,6 +790,11 @@ class World:
             if data is not None:
                 sn._delivery.put(frame, data, sn._callback)
                 handed.append(sn._delivery)
+        if self._tick_cbs:
+            snap = WorldSnapshot(self)
+            for cb, d in self._tick_cbs.values():
+                d.put(frame, snap, cb)
+                handed.append(d)
         deadline = time.monotonic() + self.callback_wait_s
         for d in handed:
             d.wait(frame, deadline)

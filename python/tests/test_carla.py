@@ -232,8 +232,6 @@ class CarlaFacade(unittest.TestCase):
         car = self.world.spawn_actor(self.bl.find("vehicle.tesla.model3"), carla.Transform())
         with self.assertRaises(RuntimeError):
             car.set_autopilot(True)
-        with self.assertRaises(RuntimeError):
-            self.world.get_spectator()
         self.assertEqual(len(self.bl.filter("sensor.camera.*")), 7)
         self.assertEqual(str(self.bl.find("sensor.other.radar").get_attribute("points_per_second")), "1500")
         self.assertEqual(str(self.bl.find("sensor.lidar.ray_cast").get_attribute("points_per_second")), "56000")
