@@ -108,7 +108,7 @@ __all__ = ["Client", "World", "WorldSettings", "Transform", "Location", "Rotatio
            "ColorConverter", "AttachmentType", "ActorBlueprint", "BlueprintLibrary", "Actor", "Vehicle", "Sensor",
            "LidarMeasurement", "SemanticLidarMeasurement", "Image", "IMUMeasurement", "GnssMeasurement",
            "ObstacleDetectionEvent", "register_sensor", "WeatherParameters", "BoundingBox", "WorldSnapshot",
-           "ActorSnapshot", "Timestamp"]
+           "ActorSnapshot", "Timestamp", "VehicleControl", "VehicleAckermannControl"]
 
 # The package's other CARLA modules, each below this facade (none imports it back): value types, blueprints,
 # measurements, the platform of an actor that carries sensors.
@@ -116,6 +116,7 @@ from ._carla_blueprints import (ActorAttribute, ActorAttributeType, ActorBluepri
                                 _SENSORS, _USER, _VEHICLES, _WALKERS, _library, preset_lidar_ids,
                                 register_sensor)  # noqa: E402,F401
 from ._carla_platform import _Platform  # noqa: E402
+from ._carla_vehicle import VehicleAckermannControl, VehicleControl, step as _vehicle_step  # noqa: E402,F401
 from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection, LidarMeasurement,  # noqa: E402,F401
                           ObstacleDetectionEvent, RadarDetection, obstacle_event,
                           RadarMeasurement, SemanticLidarDetection, SemanticLidarMeasurement,
@@ -225,10 +226,35 @@ class Vehicle(Actor):
         super().__init__(world, id, bp, transform, parent)
         self.bounding_box_extent = Vector3D(*extent)
         self.semantic_tags = [14]
+        self._control, self._speed = None, 0.0  # apply_control's, and the model's signed speed (m/s)
 
     def apply_control(self, control):
-        raise RuntimeError("Vehicle.apply_control: no vehicle physics here; move the vehicle with "
-                           "set_transform or set_target_velocity")
+        """Drive the vehicle from the next tick on with sensim's kinematic model (throttle, brake, hand brake,
+        steer, reverse; docstring of sensim.carla._carla_vehicle): CARLA's PhysX is not here. The control is
+        kept as applied (throttle and brake clamped to [0, 1], steer to [-1, 1]) until the next one."""
+        self._check_alive("apply_control")
+        if not isinstance(control, VehicleControl):
+            raise TypeError("Vehicle.apply_control: a carla.VehicleControl, not %s" % type(control).__name__)
+        self._control = control._clamped()
+
+    def apply_ackermann_control(self, control):
+        """Drive the vehicle towards ``control.speed`` at ``control.acceleration`` with the wheels at
+        ``control.steer`` radians (the kinematic model of sensim.carla._carla_vehicle)."""
+        self._check_alive("apply_ackermann_control")
+        if not isinstance(control, VehicleAckermannControl):
+            raise TypeError("Vehicle.apply_ackermann_control: a carla.VehicleAckermannControl, not %s"
+                            % type(control).__name__)
+        self._control = VehicleAckermannControl(control.steer, control.steer_speed, control.speed,
+                                                control.acceleration, control.jerk)
+
+    def get_control(self):
+        c = self._control if isinstance(self._control, VehicleControl) else VehicleControl()
+        return VehicleControl(c.throttle, c.steer, c.brake, c.hand_brake, c.reverse, c.manual_gear_shift, c.gear)
+
+    def set_target_velocity(self, velocity):
+        super().set_target_velocity(velocity)
+        self._control = None  # the host drives it directly again
+        self._speed = math.hypot(velocity.x, velocity.y)
 
     def set_autopilot(self, enabled=True, port=8000):
         if enabled:
@@ -239,6 +265,13 @@ class Walker(Vehicle):
     def __init__(self, world, id, bp, transform, parent, extent):
         super().__init__(world, id, bp, transform, parent, extent)
         self.semantic_tags = [12]
+
+    def apply_control(self, control):
+        raise RuntimeError("Walker.apply_control: no WalkerControl in sensim.carla yet; move walkers with "
+                           "set_target_velocity or set_transform")
+
+    def apply_ackermann_control(self, control):
+        raise AttributeError("'Walker' object has no attribute 'apply_ackermann_control'")
 
 
 def _f32(x):
@@ -722,7 +755,14 @@ class World:
         # host-driven motion: target velocities integrated over the tick; the scene's actors move from their
         # pose at t0 to the one at t1 during the tick (lidar shots and radar rays see them in between)
         before = {a.id: _native(a.get_transform()) for a in self._actors.values() if getattr(a, "_in_scene", False)}
-        moved = {}
+        moved, driven = {}, {}
+        for a in self._actors.values():  # vehicles under control: the kinematic model (sensim.carla._carla_vehicle)
+            if getattr(a, "_control", None) is not None and a.parent is None:
+                v, yaw_rate = _vehicle_step(a._speed, a._control, dt * 1e-9, 1.2 * a.bounding_box_extent.x)
+                mid = math.radians(a._rel.rotation.yaw + 0.5 * yaw_rate * dt * 1e-9)
+                driven[a.id] = (a._speed, a._vel, a._ang)
+                a._speed, a._vel = v, Vector3D(v * math.cos(mid), v * math.sin(mid), 0.0)
+                a._ang = Vector3D(0.0, 0.0, yaw_rate)
         for a in self._actors.values():
             if a.parent is None and (a._vel.squared_length() or a._ang.squared_length()):
                 r = a._rel
@@ -761,6 +801,8 @@ class World:
             self._frame, self._t_ns = frame - 1, t0
             for aid, tr in was.items():
                 self._actors[aid]._rel = tr
+            for aid, (v, vel, ang) in driven.items():
+                self._actors[aid]._speed, self._actors[aid]._vel, self._actors[aid]._ang = v, vel, ang
             if before:  # the scene holds the actors where the last tick left them
                 for aid, m in before.items():
                     self._scene.set_actor_motion(_ID0 + aid, m, m)
