@@ -116,6 +116,7 @@ from ._carla_blueprints import (ActorAttribute, ActorAttributeType, ActorBluepri
                                 _SENSORS, _USER, _VEHICLES, _WALKERS, _library, preset_lidar_ids,
                                 register_sensor)  # noqa: E402,F401
 from ._carla_platform import _Platform  # noqa: E402
+from . import _carla_command as command  # noqa: E402  (carla.command)
 from ._carla_vehicle import VehicleAckermannControl, VehicleControl, step as _vehicle_step  # noqa: E402,F401
 from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection, LidarMeasurement,  # noqa: E402,F401
                           ObstacleDetectionEvent, RadarDetection, obstacle_event,
@@ -964,7 +965,17 @@ class Client:
     def get_trafficmanager(self, port=8000):
         raise RuntimeError("Client.get_trafficmanager: no traffic manager in sensim.carla")
 
-    def apply_batch(self, commands):
-        raise RuntimeError("Client.apply_batch: call the actors' methods directly in sensim.carla")
+    def apply_batch(self, commands, do_tick=False):
+        """carla.command's commands, run in order (each as the call it names); failures are not reported,
+        as in CARLA (apply_batch_sync returns them)."""
+        self.apply_batch_sync(commands, do_tick)
 
-    apply_batch_sync = apply_batch
+    def apply_batch_sync(self, commands, do_tick=False):
+        """Run carla.command's commands in order and return a carla.command.Response for each (its
+        actor_id, and error "" or the failure's message, as CARLA's); then tick the world if asked."""
+        world = self.get_world()
+        out = [command.run(world, cmd) for cmd in commands]
+        if do_tick:
+            world.tick()
+        return out
+

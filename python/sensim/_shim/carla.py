@@ -4,3 +4,4 @@ import sys
 import sensim.carla as _carla
 
 sys.modules[__name__] = _carla
+sys.modules[__name__ + ".command"] = _carla.command
