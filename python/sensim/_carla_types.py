@@ -2,6 +2,7 @@
 conversion to and from sensim's native frame, timestamps, world settings and CARLA's enums. The floor of the
 CARLA modules: they all import from here, and this imports none of them (sensim.carla re-exports every
 name). Plain values: safe to share between threads as far as the caller does not mutate one from two."""
+import enum
 import math
 import struct
 
@@ -384,3 +385,30 @@ _WEATHER_PRESETS = {
 }
 for _name, _values in _WEATHER_PRESETS.items():
     setattr(WeatherParameters, _name, WeatherParameters(*_values))
+
+
+class VehicleLightState(enum.IntFlag):
+    """CARLA's carla.VehicleLightState (LibCarla's rpc::VehicleLightState::LightState bits)."""
+    NONE = 0
+    Position = 0x1
+    LowBeam = 0x1 << 1
+    HighBeam = 0x1 << 2
+    Brake = 0x1 << 3
+    RightBlinker = 0x1 << 4
+    LeftBlinker = 0x1 << 5
+    Reverse = 0x1 << 6
+    Fog = 0x1 << 7
+    Interior = 0x1 << 8
+    Special1 = 0x1 << 9
+    Special2 = 0x1 << 10
+    All = 0xFFFFFFFF
+
+
+class TrafficLightState(enum.IntEnum):
+    """CARLA's carla.TrafficLightState (the built-in street has no traffic lights; the enum is for scripts
+    that name the states)."""
+    Red = 0
+    Yellow = 1
+    Green = 2
+    Off = 3
+    Unknown = 4

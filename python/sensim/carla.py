@@ -108,7 +108,8 @@ __all__ = ["Client", "World", "WorldSettings", "Transform", "Location", "Rotatio
            "ColorConverter", "AttachmentType", "ActorBlueprint", "BlueprintLibrary", "Actor", "Vehicle", "Sensor",
            "LidarMeasurement", "SemanticLidarMeasurement", "Image", "IMUMeasurement", "GnssMeasurement",
            "ObstacleDetectionEvent", "register_sensor", "WeatherParameters", "BoundingBox", "WorldSnapshot",
-           "ActorSnapshot", "Timestamp", "VehicleControl", "VehicleAckermannControl"]
+           "ActorSnapshot", "Timestamp", "VehicleControl", "VehicleAckermannControl", "VehicleLightState",
+           "TrafficLightState"]
 
 # The package's other CARLA modules, each below this facade (none imports it back): value types, blueprints,
 # measurements, the platform of an actor that carries sensors.
@@ -124,7 +125,8 @@ from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection
                           SensorData)
 from ._carla_types import (GRAVITY, _ID0, ActorSnapshot, AttachmentType, BoundingBox,  # noqa: E402,F401
                            ColorConverter, GeoLocation, Location, Rotation, Timestamp, Transform, Vector3D,
-                           WeatherParameters, WorldSettings, WorldSnapshot, _checked,
+                           TrafficLightState, VehicleLightState, WeatherParameters, WorldSettings,
+                           WorldSnapshot, _checked,
                            _from_native, _native, _S, _ue_rot)
 
 
@@ -247,6 +249,14 @@ class Vehicle(Actor):
                             % type(control).__name__)
         self._control = VehicleAckermannControl(control.steer, control.steer_speed, control.speed,
                                                 control.acceleration, control.jerk)
+
+    def set_light_state(self, light_state):
+        """Kept and returned by get_light_state (CARLA's bits; sensim renders no lights)."""
+        self._check_alive("set_light_state")
+        self._lights = VehicleLightState(int(light_state) & 0xFFFFFFFF)
+
+    def get_light_state(self):
+        return VehicleLightState(getattr(self, "_lights", VehicleLightState.NONE))
 
     def get_control(self):
         c = self._control if isinstance(self._control, VehicleControl) else VehicleControl()

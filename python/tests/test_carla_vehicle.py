@@ -90,6 +90,16 @@ class VehicleControl(unittest.TestCase):
             self.world.tick()
         self.assertLess(self.car.get_location().x, x0 - 0.5)
 
+    def test_light_state(self):
+        L = carla.VehicleLightState
+        self.assertEqual((int(L.Position), int(L.Brake), int(L.Special2), int(L.All)), (1, 8, 1024, 0xFFFFFFFF))
+        self.assertEqual(self.car.get_light_state(), L.NONE)
+        self.car.set_light_state(L.LowBeam | L.LeftBlinker)
+        self.assertEqual(self.car.get_light_state(), L(2 | 32))
+        self.car.set_light_state(carla.VehicleLightState(L.All))
+        self.assertTrue(self.car.get_light_state() & L.Fog)
+        self.assertEqual(int(carla.TrafficLightState.Green), 2)
+
     def test_control_as_applied(self):
         self.car.apply_control(carla.VehicleControl(throttle=1.5, steer=-2.0, brake=0.25))
         c = self.car.get_control()
