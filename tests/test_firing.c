@@ -61,6 +61,22 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Channel @p c of a 100 ms frame fires every @p cycle ns from @p first ns on:
+ * its points' times, sorted, are exactly that (scratch @p t holds n). */
+static void check_channel_times(const sensim_point *p, uint64_t n, uint32_t c, uint32_t first, uint32_t cycle,
+                                uint32_t *t)
+{
+    uint64_t m = 0;
+    for (uint64_t i = 0; i < n; i++)
+        if (p[i].channel == c)
+            t[m++] = p[i].t_offset_ns;
+    qsort(t, m, sizeof *t, cmp_u32);
+    assert_int_equal(m, (100000000 - 1 - first) / cycle + 1);
+    assert_int_equal(t[0], first);
+    for (uint64_t k = 1; k < m; k++)
+        assert_int_equal(t[k] - t[k - 1], cycle);
+}
+
 /* VLP-16: 55.296 us cycle, laser l at 2.304 us x l, azimuth where the head
  * was at the laser's own time; firing=column puts them all at the column. */
 static void test_vlp16_cycle(void **state)
@@ -73,17 +89,8 @@ static void test_vlp16_cycle(void **state)
     assert_true(fabs(li.shots_per_s - 16e9 / 55296.0) < 1e-6);
     uint32_t *t = malloc(n * sizeof *t);
     double worst = 0;
-    for (uint32_t c = 0; c < 16; c++) {
-        uint64_t m = 0;
-        for (uint64_t i = 0; i < n; i++)
-            if (p[i].channel == c)
-                t[m++] = p[i].t_offset_ns;
-        qsort(t, m, sizeof *t, cmp_u32);
-        assert_int_equal(m, (100000000 - 1 - 2304 * c) / 55296 + 1);
-        assert_int_equal(t[0], 2304 * c);
-        for (uint64_t k = 1; k < m; k++)
-            assert_int_equal(t[k] - t[k - 1], 55296);
-    }
+    for (uint32_t c = 0; c < 16; c++)
+        check_channel_times(p, n, c, 2304 * c, 55296, t);
     for (uint64_t i = 0; i < n; i++)
         worst = fmax(worst, az_err(&p[i], 0, li.frame_period_ns, 0));
     printf("# vlp16: %llu points, azimuth vs own timestamp worst %.2e deg\n", (unsigned long long)n, worst);
@@ -125,20 +132,13 @@ static void test_vlp32c_table(void **state)
     assert_true(fabs(li.shots_per_s - 32e9 / 55296.0) < 1e-6);
     uint32_t *t = malloc(n * sizeof *t);
     double worst_el = 0, worst_az = 0;
-    for (uint32_t c = 0; c < 32; c++) {
-        uint64_t m = 0;
-        for (uint64_t i = 0; i < n; i++)
-            if (p[i].channel == c) {
-                t[m++] = p[i].t_offset_ns;
-                double el = atan2(p[i].z, hypot(p[i].x, p[i].y)) / DEG;
-                worst_el = fmax(worst_el, fabs(el - VLP32C_ELEV[c]));
-                worst_az = fmax(worst_az, az_err(&p[i], 0, li.frame_period_ns, VLP32C_ROT[c]));
-            }
-        qsort(t, m, sizeof *t, cmp_u32);
-        assert_int_equal(m, (100000000 - 1 - 2304 * (c / 2)) / 55296 + 1);
-        assert_int_equal(t[0], 2304 * (c / 2));
-        for (uint64_t k = 1; k < m; k++)
-            assert_int_equal(t[k] - t[k - 1], 55296);
+    for (uint32_t c = 0; c < 32; c++)
+        check_channel_times(p, n, c, 2304 * (c / 2), 55296, t); /* IDs 2k and 2k + 1 together */
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t c = p[i].channel;
+        double el = atan2(p[i].z, hypot(p[i].x, p[i].y)) / DEG;
+        worst_el = fmax(worst_el, fabs(el - VLP32C_ELEV[c]));
+        worst_az = fmax(worst_az, az_err(&p[i], 0, li.frame_period_ns, VLP32C_ROT[c]));
     }
     printf("# vlp32: %llu points, elevation worst %.2e deg, azimuth worst %.2e deg\n", (unsigned long long)n,
            worst_el, worst_az);
