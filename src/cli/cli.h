@@ -100,6 +100,12 @@ FILE *cli_tmp_create(const char *path, char *tmp, size_t cap);
  * (opened non-blocking: a FIFO is refused at once). 0, or an exit status
  * after a one-line message. */
 int open_regular_file(const char *path, FILE **f);
+/* The line readers of the input files (cli_files.c): next_line 1 (a line), 0 (end), -1 (reported: too
+ * long, a NUL byte); line_content trims a # comment and blanks in place (NULL: nothing left);
+ * split_key_value splits "key = value" in place (0 without "="). */
+int next_line(FILE *f, const char *path, unsigned long long ln, char *line, size_t cap);
+char *line_content(char *line);
+int split_key_value(char *p, char **key, char **value);
 
 typedef struct traj {
     sensim_pose_key *keys;
