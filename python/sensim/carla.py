@@ -14,8 +14,11 @@ interval in float32 (0: every tick; a 10 Hz lidar in a 20 Hz world delivers on f
 as CARLA 0.9.15 does; ``Sensor.next_frame()`` says which frame comes next), each lidar measurement
 holding one world delta of shots, its sweep paused between measurements as CARLA's (the attribute
 ``sensim_whole_interval = true``: every shot since the last measurement, see docs/carla.md). A sensor
-nobody listens to computes nothing (its lidar's shots are discarded). No server, no physics, no
-rendering engine.
+nobody listens to computes nothing (its lidar's shots are discarded). In asynchronous mode (CARLA's
+default, ``synchronous_mode`` off) the world advances on its own, one fixed delta per delta of wall
+time, from its first actor on, and ``wait_for_tick()``/``tick()`` wait for its next tick; every public
+call sees the world between two ticks (sensim.carla._carla_async). No server, no physics, no rendering
+engine.
 
 Unmodified scripts: ``python3 -m sensim.carla [--scene FILE] SCRIPT [ARGS...]`` runs a script whose
 ``import carla`` then resolves to this module; ``python3 -m sensim.carla --shim-dir`` prints a folder
@@ -93,10 +96,11 @@ if __name__ == "__main__":  # python3 -m sensim.carla: the runner (before anythi
 
 import fnmatch
 import math
-import struct
 import time
 
-from . import POINT_DTYPE, Camera, Context, Lidar, Nav, Radar, Ring, Rig, Scene, pose_to_frame, tag_name, _np
+from . import Camera, Context, Lidar, Nav, Radar, Ring, Rig, Scene, pose_to_frame, tag_name, _np
+import threading
+from ._carla_async import RealTimeClock, serialized
 from ._carla_delivery import CALLBACK_WAIT_S, Delivery
 
 if _np is None:  # pragma: no cover - checked by the no-numpy test
@@ -118,23 +122,26 @@ from ._carla_blueprints import (ActorAttribute, ActorAttributeType, ActorBluepri
                                 register_sensor)  # noqa: E402,F401
 from ._carla_platform import _Platform  # noqa: E402
 from . import _carla_command as command  # noqa: E402  (carla.command)
+from ._carla_measure import lidar_angle as _lidar_angle, lidar_points as _lidar_points, measure as _measure  # noqa: E402
 from ._carla_vehicle import VehicleAckermannControl, VehicleControl, step as _vehicle_step  # noqa: E402,F401
 from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection, LidarMeasurement,  # noqa: E402,F401
-                          ObstacleDetectionEvent, RadarDetection, obstacle_event,
+                          ObstacleDetectionEvent, RadarDetection,
                           RadarMeasurement, SemanticLidarDetection, SemanticLidarMeasurement,
                           SensorData)
 from ._carla_types import (GRAVITY, _ID0, ActorSnapshot, AttachmentType, BoundingBox,  # noqa: E402,F401
                            ColorConverter, GeoLocation, Location, Rotation, Timestamp, Transform, Vector3D,
                            TrafficLightState, VehicleLightState, WeatherParameters, WorldSettings,
-                           WorldSnapshot, _checked,
+                           WorldSnapshot, _checked, _f32,
                            _from_native, _native, _S, _ue_rot)
 
 
 # ---------------------------------------------------------------- actors
 
+@serialized
 class Actor:
     def __init__(self, world, id, bp, transform, parent):
         self._world, self.id, self.type_id = world, id, bp.id
+        self._lock = world._lock  # the world's: public calls see it between ticks
         self.attributes = {a.id: str(a) for a in bp}
         self.parent, self.is_alive = parent, True
         self._rel = Transform(transform.location, transform.rotation)  # relative to the parent if attached
@@ -224,6 +231,7 @@ class Actor:
         return "Actor(id=%d, type=%s)" % (self.id, self.type_id)
 
 
+@serialized
 class Vehicle(Actor):
     def __init__(self, world, id, bp, transform, parent, extent):
         super().__init__(world, id, bp, transform, parent)
@@ -272,6 +280,7 @@ class Vehicle(Actor):
             raise RuntimeError("Vehicle.set_autopilot: no traffic manager in sensim.carla")
 
 
+@serialized
 class Walker(Vehicle):
     def __init__(self, world, id, bp, transform, parent, extent):
         super().__init__(world, id, bp, transform, parent, extent)
@@ -285,11 +294,7 @@ class Walker(Vehicle):
         raise AttributeError("'Walker' object has no attribute 'apply_ackermann_control'")
 
 
-def _f32(x):
-    """x rounded to float32 (Unreal's tick arithmetic is in float)."""
-    return struct.unpack("<f", struct.pack("<f", x))[0]
-
-
+@serialized
 class Sensor(Actor):
     """A sensor. Its callback runs on a thread of its own, in frame order (see World.tick). sensor_tick
     (seconds, 0 = every tick) is CARLA's cadence, which is Unreal's tick interval: a measurement on the
@@ -371,11 +376,13 @@ class Sensor(Actor):
         return self.is_listening
 
 
+@serialized
 class _Spectator(Actor):
     """The world's spectator (World.get_spectator)."""
 
     def __init__(self, world, id):
         self._world, self.id, self.type_id, self.attributes = world, id, "spectator", {}
+        self._lock = world._lock
         self.parent, self.is_alive, self.semantic_tags = None, True, []
         self._rel = Transform()
         self._vel, self._ang = Vector3D(), Vector3D()
@@ -428,9 +435,13 @@ class Map:
         return unsupported
 
 
+@serialized
 class World:
     def __init__(self, client, scene_name):
         self._client = client
+        self._lock = threading.RLock()  # every public call and every tick holds it (sensim.carla._carla_async)
+        self._ticked = threading.Condition(self._lock)  # notified after each tick
+        self._clock = RealTimeClock(self)  # asynchronous mode's clock (starts with the first actor)
         self._weather = WeatherParameters.ClearNoon._copy()
         self._tick_cbs, self._next_tick_cb, self._spectator = {}, 0, None
         self._ctx = Context()
@@ -475,6 +486,7 @@ class World:
                              (fd, self._t_ns * 1e-9, grid))
         self._settings = WorldSettings(settings.synchronous_mode, settings.no_rendering_mode, fd)
         self._dt_ns = dt
+        self._clock.settings_changed()
         if grid != self._sample_ns:
             self._sample_ns = grid
             for sn in samplers:  # sampled at k x grid from now on (their noise is keyed by k)
@@ -489,9 +501,27 @@ class World:
         return WorldSnapshot(self)
 
     def wait_for_tick(self, seconds=10.0):
-        """Asynchronous CARLA's wait: here the world advances one fixed delta, as tick()."""
-        self.tick()
-        return self.get_snapshot()
+        """CARLA's wait for the world's next tick: its snapshot. In asynchronous mode (CARLA's default) the
+        world's own clock ticks it (started here if no actor started it); in synchronous mode a tick() from
+        another thread. After ``seconds`` without one, RuntimeError as CARLA's client raises it (a
+        synchronous world whose only ticking thread waits here waits in vain, as in CARLA)."""
+        deadline = time.monotonic() + float(seconds)
+        with self._lock:
+            if not self._settings.synchronous_mode:
+                self._clock.start()
+            f0 = self._frame
+            while self._frame == f0:
+                if self._clock.error is not None and not self._settings.synchronous_mode:
+                    raise RuntimeError("World.wait_for_tick: the world's clock stopped at frame %d: %s" %
+                                       (f0, self._clock.error))
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise RuntimeError("time-out of %dms while waiting for the simulator, make sure the simulator "
+                                       "is ready and connected to %s:%d" % (int(round(float(seconds) * 1000)),
+                                                                           self._client.host, self._client.port))
+                self._ticked.wait(left)
+            return WorldSnapshot(self)
+    wait_for_tick._unlocked = True
 
     def on_tick(self, callback):
         """Call ``callback(WorldSnapshot)`` after every tick; returns its id for remove_on_tick. As CARLA's
@@ -502,6 +532,7 @@ class World:
         self._next_tick_cb += 1
         cid = self._next_tick_cb
         self._tick_cbs[cid] = (callback, Delivery(_TickCallback(cid)))
+        self._clock.start()
         return cid
 
     def remove_on_tick(self, callback_id):
@@ -574,6 +605,7 @@ class World:
             raise RuntimeError("spawn_actor: no blueprint '%s' in sensim.carla" % bid)
         self._next_id += 1
         self._actors[aid] = a
+        self._clock.start()  # an asynchronous world runs from its first actor on
         return a
 
     def _add_box(self, a):
@@ -751,13 +783,29 @@ class World:
 
     # the tick
     def tick(self, seconds=10.0):
-        """Advance the world by fixed_delta_seconds and hand each due measurement to its sensor's callback
+        """In synchronous mode: advance the world by fixed_delta_seconds and hand each due measurement to its sensor's callback
         thread (CARLA: callbacks run off the ticking thread, in frame order per sensor). Returns once this
         tick's callbacks have returned, or after ``callback_wait_s`` (1 s) in all when one of them does not
         (a warning names it; its measurements wait, see sensim.carla._carla_delivery). A tick happens whole
         or not at all: a sensor's measure function of the script's own that raises, or a value refused here,
         raises once and leaves the world as it was (frame, time, actors, cadences, shots); the next tick
-        works."""
+        works. In asynchronous mode the world's clock ticks it: as CARLA's, tick() waits for its next tick
+        (wait_for_tick) and returns its frame."""
+        with self._lock:
+            sync = self._settings.synchronous_mode
+            if sync:
+                frame, handed = self._advance()
+        if not sync:
+            return self.wait_for_tick(seconds).frame
+        deadline = time.monotonic() + self.callback_wait_s
+        for d in handed:  # outside the lock: a callback may call into the world
+            d.wait(frame, deadline)
+        return frame
+    tick._unlocked = True
+
+    def _advance(self):
+        """One tick, whole or not at all (the caller holds the lock): (frame, the deliveries handed a
+        measurement)."""
         dt = self._dt_ns
         t0, t1 = self._t_ns, self._t_ns + dt
         for sn in self._sensors:
@@ -797,7 +845,7 @@ class World:
                 self._scene.commit()
             # the script's own measure functions run first, before any rig steps: one that raises leaves the
             # world as it was (frame, time, actors, cadences, the rigs' shots), and the next tick works
-            own = {sn: self._measure(sn, frame, t_s, t0, t1, k) for sn, (due, _) in cadence
+            own = {sn: _measure(self, sn, frame, t_s, t0, t1, k) for sn, (due, _) in cadence
                    if hasattr(sn, "_user") and due and sn._callback is not None}
             for sn in self._sensors:
                 if getattr(sn, "_paused", False) and sn._skip != getattr(sn, "_skip_set", 0):
@@ -835,11 +883,11 @@ class World:
             if not (due and listening):
                 if lidar:
                     if due:  # the sensor ticked though nobody listens: its angle moves on, as in CARLA
-                        self._lidar_angle(sn, t1)
+                        _lidar_angle(self, sn, t1)
                     if due or not listening or sn._paused:  # shots nobody gets, or that CARLA does not fire
-                        self._lidar_points(sn)
+                        _lidar_points(sn)
                 continue  # a camera nobody listens to renders nothing
-            data = own[sn] if sn in own else self._measure(sn, frame, t_s, t0, t1, k)
+            data = own[sn] if sn in own else _measure(self, sn, frame, t_s, t0, t1, k)
             if data is not None:
                 sn._delivery.put(frame, data, sn._callback)
                 handed.append(sn._delivery)
@@ -848,95 +896,9 @@ class World:
             for cb, d in self._tick_cbs.values():
                 d.put(frame, snap, cb)
                 handed.append(d)
-        deadline = time.monotonic() + self.callback_wait_s
-        for d in handed:
-            d.wait(frame, deadline)
-        return frame
+        self._ticked.notify_all()
+        return frame, handed
 
-    @staticmethod
-    def _lidar_points(s):
-        """The points a lidar's ring received since the last call (frames completed in the meantime, then
-        the open frame's new points), as one array."""
-        parts = []
-        for f in s._ring.frames():  # frames completed in this tick: what earlier ticks did not hand out
-            n = f.header["frame_number"]
-            parts.append(f.points[s._delivered.pop(n, 0):])
-        got = s._ring.peek_open(0)
-        if got is not None:
-            hdr, pts = got
-            n = hdr["frame_number"]
-            parts.append(pts[s._delivered.get(n, 0):])
-            s._delivered = {n: len(pts)}
-        return np.concatenate(parts) if parts else np.zeros(0, POINT_DTYPE)
-
-    def _lidar_angle(self, s, t1):
-        """LidarMeasurement.horizontal_angle of a measurement at @p t1."""
-        if hasattr(s, "_hfov"):
-            # CARLA's RayCastSemanticLidar: each measurement advances the angle by rotation_frequency x
-            # horizontal_fov x delta (float degrees) modulo horizontal_fov, and reports it in radians
-            step = _f32(_f32(_f32(s._rot_hz) * _f32(s._hfov)) * _f32(self._dt_ns * 1e-9))
-            s._hangle = _f32(math.fmod(_f32(s._hangle + step), _f32(s._hfov)))
-            return _f32(_f32(_f32(math.pi) / 180.0) * s._hangle)
-        # a sensim preset: the head's angle at the tick's end (its pattern's clock, held back by paused ticks)
-        return (2 * math.pi * s._rot_hz * (t1 - s._skip_ns) * 1e-9) % (2 * math.pi)
-
-    def _measure(self, s, frame, t_s, t0, t1, k):
-        plat = s._plat
-        tr = s.get_transform()
-        if hasattr(s, "_lidar"):
-            pts = self._lidar_points(s)
-            angle = self._lidar_angle(s, t1)
-            cls = SemanticLidarMeasurement if s._kind.endswith("semantic") else LidarMeasurement
-            return cls(frame, t_s, tr, pts, s._channels, angle)
-        if hasattr(s, "_camera"):
-            kind = s._kind.split(".")[-1]
-            out = {"rgb": ("rgb",), "depth": ("depth",), "semantic_segmentation": ("semantic",),
-                   "instance_segmentation": ("semantic", "instance")}[kind]
-            img = s._camera.render(self._scene, t_ns=t1, keys=plat.history[-6:], outputs=out)
-            h, w = s._camera.height, s._camera.width
-            bgra = np.zeros((h, w, 4), np.uint8)
-            bgra[..., 3] = 255
-            if kind == "rgb":
-                bgra[..., 0], bgra[..., 1], bgra[..., 2] = img["rgb"][..., 2], img["rgb"][..., 1], img["rgb"][..., 0]
-                k2 = "rgb"
-            elif kind == "depth":  # CARLA's encoding, far plane 1000 m
-                d = np.minimum(np.nan_to_num(img["depth"].astype(np.float64), nan=1000.0, posinf=1000.0), 1000.0)
-                q = np.floor(d / 1000.0 * (256.0 ** 3 - 1) + 0.5).astype(np.uint32)
-                bgra[..., 2], bgra[..., 1], bgra[..., 0] = q & 255, (q >> 8) & 255, (q >> 16) & 255
-                k2 = "depth"
-            elif kind == "instance_segmentation":  # CARLA's: R the tag, G and B the actor id's low and high byte
-                oid = img["instance"].astype(np.int64)
-                aid = np.where(oid >= _ID0, oid - _ID0, 0)
-                bgra[..., 2], bgra[..., 1], bgra[..., 0] = img["semantic"], aid & 255, (aid >> 8) & 255
-                k2 = "instance"
-            else:
-                bgra[..., 2] = img["semantic"]
-                k2 = "semantic"
-            return Image(frame, t_s, tr, bgra, s._fov, k2)
-        if hasattr(s, "_radar"):
-            if k is None:
-                raise RuntimeError("World.tick: the world's time %d ns is not a whole number of deltas" % t1)
-            return RadarMeasurement(frame, t_s, tr, s._radar.sample(self._scene, plat.history[-6:], k))
-        if hasattr(s, "_nav"):
-            if k is None:
-                raise RuntimeError("World.tick: the world's time %d ns is not a whole number of deltas" % t1)
-            smp = s._nav.sample(plat.history[-6:], k)
-            if s._kind == "sensor.other.imu":
-                a, g = smp["accel"], smp["gyro"]
-                f = tr.get_forward_vector()  # CARLA's compass: 0 = north (-y), clockwise seen from above
-                fx, fy = f.x, f.y
-                n = math.hypot(fx, fy)
-                c = math.acos(max(-1.0, min(1.0, -fy / n))) if n > 0 else 0.0
-                if fx < 0:
-                    c = 2 * math.pi - c
-                return IMUMeasurement(frame, t_s, tr, Vector3D(a[0], -a[1], a[2]), Vector3D(-g[0], g[1], -g[2]), c)
-            return GnssMeasurement(frame, t_s, tr, smp["latitude_deg"], smp["longitude_deg"], smp["altitude_m"])
-        if hasattr(s, "_user"):
-            fn, attrs = s._user
-            return fn(s, frame, t_s, tr, attrs)
-        if hasattr(s, "_obstacle"):
-            return obstacle_event(self, s, frame, t_s, tr, t1)
-        return None
 
 class Client:
     """CARLA's Client: host and port are accepted and ignored (no server)."""
@@ -966,6 +928,8 @@ class Client:
         if map_name != "street" and not os.path.isfile(str(map_name)):
             raise RuntimeError("Client.load_world(%r): sensim.carla has the built-in 'street' and scene files, "
                                "not CARLA's towns" % (map_name,))
+        if self._world is not None:
+            self._world._clock.stop()  # the old world stops (CARLA's server unloads it)
         self._world = World(self, map_name)
         return self._world
 
@@ -984,7 +948,8 @@ class Client:
         """Run carla.command's commands in order and return a carla.command.Response for each (its
         actor_id, and error "" or the failure's message, as CARLA's); then tick the world if asked."""
         world = self.get_world()
-        out = [command.run(world, cmd) for cmd in commands]
+        with world._lock:  # one batch between two ticks, as CARLA's server applies it
+            out = [command.run(world, cmd) for cmd in commands]
         if do_tick:
             world.tick()
         return out

@@ -21,6 +21,9 @@ class Commands(unittest.TestCase):
     def setUp(self):
         self.client = carla.Client("localhost", 2000)
         self.world = self.client.get_world()
+        s = self.world.get_settings()  # frames counted below: synchronous, as CARLA's do_tick scripts run
+        s.synchronous_mode, s.fixed_delta_seconds = True, 0.05
+        self.world.apply_settings(s)
         self.bl = self.world.get_blueprint_library()
 
     def test_batch_spawn_then_destroy(self):
