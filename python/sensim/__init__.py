@@ -130,7 +130,8 @@ def _python_names():
         import ast
         names = {}
         try:
-            tree = ast.parse(open(__file__, encoding="utf-8").read())
+            with open(__file__, encoding="utf-8") as f:
+                tree = ast.parse(f.read())
         except (OSError, SyntaxError, ValueError):  # pragma: no cover - a stripped install
             tree = ast.Module(body=[], type_ignores=[])
 

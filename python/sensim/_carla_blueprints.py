@@ -211,7 +211,7 @@ _SENSORS = {
 }
 # Not offered yet (blueprints exist so filter() finds them; spawning says why)
 _LATER = ("sensor.other.collision", "sensor.other.lane_invasion",
-          "sensor.camera.optical_flow", "sensor.camera.dvs", "sensor.camera.normals")
+          "sensor.camera.optical_flow", "sensor.camera.dvs", "sensor.camera.normals", "controller.ai.walker")
 # role_name's recommended values (ActorBlueprintFunctionLibrary.cpp: FillIdAndTags gives every actor
 # ["default"], AddRecommendedValuesForSensorRoleNames cameras, lidars and the obstacle detector the mount
 # names, MakeVehicleDefinition / MakePedestrianDefinition their own); a modifiable attribute's value is its

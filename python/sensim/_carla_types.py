@@ -3,6 +3,7 @@ conversion to and from sensim's native frame, timestamps, world settings and CAR
 CARLA modules: they all import from here, and this imports none of them (sensim.carla re-exports every
 name). Plain values: safe to share between threads as far as the caller does not mutate one from two."""
 import enum
+import fnmatch
 import math
 import struct
 
@@ -412,3 +413,59 @@ class TrafficLightState(enum.IntEnum):
     Green = 2
     Off = 3
     Unknown = 4
+
+
+class ActorState(enum.IntEnum):
+    """CARLA 0.9.14's carla.ActorState."""
+    Invalid = 0
+    Active = 1
+    Dormant = 2
+
+
+class VehicleFailureState(enum.IntEnum):
+    """CARLA's carla.VehicleFailureState."""
+    NONE = 0
+    Rollover = 1
+    Engine = 2
+    TirePuncture = 3
+
+
+class DebugHelper:
+    """CARLA's World.debug: the draw calls take CARLA's arguments, check the shapes' types and are counted in
+    ``sensim_drawn``; nothing is drawn (no viewport; CARLA draws into the server's spectator view)."""
+
+    def __init__(self):
+        self.sensim_drawn = 0
+
+    def _draw(self, call, *objs):
+        for o in objs:
+            if not hasattr(o, "x"):
+                raise TypeError("DebugHelper.%s: a carla.Location, not %s" % (call, type(o).__name__))
+        self.sensim_drawn += 1
+
+    def draw_point(self, location, size=0.1, color=None, life_time=-1.0, persistent_lines=True):
+        self._draw("draw_point", location)
+
+    def draw_line(self, begin, end, thickness=0.1, color=None, life_time=-1.0, persistent_lines=True):
+        self._draw("draw_line", begin, end)
+
+    def draw_arrow(self, begin, end, thickness=0.1, arrow_size=0.1, color=None, life_time=-1.0,
+                   persistent_lines=True):
+        self._draw("draw_arrow", begin, end)
+
+    def draw_box(self, box, rotation, thickness=0.1, color=None, life_time=-1.0, persistent_lines=True):
+        self._draw("draw_box", box.location)
+
+    def draw_string(self, location, text, draw_shadow=False, color=None, life_time=-1.0, persistent_lines=True):
+        self._draw("draw_string", location)
+
+
+class ActorList(list):
+    def filter(self, wildcard):
+        return ActorList(a for a in self if fnmatch.fnmatch(a.type_id, wildcard))
+
+    def find(self, id):
+        for a in self:
+            if a.id == id:
+                return a
+        return None

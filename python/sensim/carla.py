@@ -35,7 +35,9 @@ slices it. Cameras, IMU and GNSS read the same pushed poses at the tick's end (C
 after the tick's physics).
 
 What a headless in-process library cannot do (the traffic manager, vehicle physics, weather rendering,
-maps by name other than "street") raises RuntimeError naming the call, never a silent no-op.
+maps by name other than "street") raises RuntimeError naming the call and what to use instead, never a
+silent no-op; a name CARLA does not have either raises AttributeError with the closest names. Every
+CARLA 0.9.15 name, class by class, supported, differing or refused: docs/carla.md (sensim.carla._carla_api).
 Vehicles and walkers are kinematic boxes of the real models' sizes: the host moves them with
 set_transform, or set_target_velocity / set_target_angular_velocity (integrated per tick).
 Where this module differs from CARLA, the difference is in the docstring of what differs. The
@@ -87,19 +89,20 @@ Blueprints and attributes offered (CARLA's names, types and defaults; anything e
   register_sensor(id, measure, attributes)   a sensor of your own as a blueprint, spawned and listened to
                                like any other (measure runs on the ticking thread when the sensor is due)
 sensor_tick: any value >= 0 (CARLA's cadence, above). Lidars also take ``sensim_static_tick`` (above).
-Not offered (spawning raises): collision and lane-invasion detectors, optical flow, DVS and normals cameras.
+Not offered (spawning raises): collision and lane-invasion detectors, optical flow, DVS and normals cameras,
+controller.ai.walker.
 """
 if __name__ == "__main__":  # python3 -m sensim.carla: the runner (before anything else: no second copy of this module)
     import sys
     from sensim._carla_runner import main
     sys.exit(main())
 
-import fnmatch
 import math
 import time
 
 from . import Camera, Context, Lidar, Nav, Radar, Ring, Rig, Scene, pose_to_frame, tag_name, _np
 import threading
+from ._carla_api import missing as _missing, why_not as _why_not
 from ._carla_async import RealTimeClock, serialized
 from ._carla_delivery import CALLBACK_WAIT_S, Delivery
 
@@ -113,7 +116,8 @@ __all__ = ["Client", "World", "WorldSettings", "Transform", "Location", "Rotatio
            "LidarMeasurement", "SemanticLidarMeasurement", "Image", "IMUMeasurement", "GnssMeasurement",
            "ObstacleDetectionEvent", "register_sensor", "WeatherParameters", "BoundingBox", "WorldSnapshot",
            "ActorSnapshot", "Timestamp", "VehicleControl", "VehicleAckermannControl", "VehicleLightState",
-           "TrafficLightState"]
+           "TrafficLightState", "ActorState", "VehicleFailureState", "DebugHelper"]
+_API_CLASS = {"Vehicle": "Vehicle", "Walker": "Walker", "Sensor": "Sensor"}  # CARLA's class of each actor class
 
 # The package's other CARLA modules, each below this facade (none imports it back): value types, blueprints,
 # measurements, the platform of an actor that carries sensors.
@@ -122,6 +126,7 @@ from ._carla_blueprints import (ActorAttribute, ActorAttributeType, ActorBluepri
                                 register_sensor)  # noqa: E402,F401
 from ._carla_platform import _Platform  # noqa: E402
 from . import _carla_command as command  # noqa: E402  (carla.command)
+from ._carla_map import Map  # noqa: E402
 from ._carla_measure import lidar_angle as _lidar_angle, lidar_points as _lidar_points, measure as _measure  # noqa: E402
 from ._carla_vehicle import VehicleAckermannControl, VehicleControl, step as _vehicle_step  # noqa: E402,F401
 from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection, LidarMeasurement,  # noqa: E402,F401
@@ -130,8 +135,8 @@ from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection
                           SensorData)
 from ._carla_types import (GRAVITY, _ID0, ActorSnapshot, AttachmentType, BoundingBox,  # noqa: E402,F401
                            ColorConverter, GeoLocation, Location, Rotation, Timestamp, Transform, Vector3D,
-                           TrafficLightState, VehicleLightState, WeatherParameters, WorldSettings,
-                           WorldSnapshot, _checked, _f32,
+                           TrafficLightState, VehicleLightState, ActorState, DebugHelper, VehicleFailureState, WeatherParameters, WorldSettings,
+                           WorldSnapshot, _checked, _f32, ActorList,
                            _from_native, _native, _S, _ue_rot)
 
 
@@ -213,8 +218,23 @@ class Actor:
             raise RuntimeError("Actor.set_simulate_physics(True): sensim.carla has no physics; move actors with "
                                "set_transform or set_target_velocity")
 
-    def add_impulse(self, *a, **k):
-        raise RuntimeError("Actor.add_impulse: sensim.carla has no physics")
+    @property
+    def is_active(self):
+        """CARLA 0.9.14's: alive and not dormant (nothing is dormant here: no streaming of far actors)."""
+        return self.is_alive
+
+    @property
+    def is_dormant(self):
+        return False
+
+    @property
+    def actor_state(self):
+        return ActorState.Active if self.is_alive else ActorState.Invalid
+
+    def __getattr__(self, name):  # CARLA's names not offered: RuntimeError on call; others AttributeError
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return _missing(self, _API_CLASS.get(type(self).__name__, "Actor"), name)
 
     def destroy(self):
         if not self.is_alive:
@@ -276,22 +296,32 @@ class Vehicle(Actor):
         self._speed = math.hypot(velocity.x, velocity.y)
 
     def set_autopilot(self, enabled=True, port=8000):
+        """Refused (no traffic manager yet) but for ``set_autopilot(False)``, which a vehicle not on
+        autopilot accepts, as in CARLA."""
         if enabled:
-            raise RuntimeError("Vehicle.set_autopilot: no traffic manager in sensim.carla")
+            raise RuntimeError("Vehicle.set_autopilot: " + _why_not("Vehicle", "set_autopilot"))
+
+    def get_failure_state(self):
+        """VehicleFailureState.NONE: a kinematic vehicle does not roll over (CARLA's only failures need physics)."""
+        return VehicleFailureState.NONE
+
+    # the worlds have no traffic lights: CARLA's answers for a vehicle no light affects
+    def get_traffic_light(self):
+        return None
+
+    def get_traffic_light_state(self):
+        return TrafficLightState.Green
+
+    def is_at_traffic_light(self):
+        return False
 
 
 @serialized
-class Walker(Vehicle):
+class Walker(Actor):
     def __init__(self, world, id, bp, transform, parent, extent):
-        super().__init__(world, id, bp, transform, parent, extent)
+        super().__init__(world, id, bp, transform, parent)
+        self.bounding_box_extent = Vector3D(*extent)
         self.semantic_tags = [12]
-
-    def apply_control(self, control):
-        raise RuntimeError("Walker.apply_control: no WalkerControl in sensim.carla yet; move walkers with "
-                           "set_target_velocity or set_transform")
-
-    def apply_ackermann_control(self, control):
-        raise AttributeError("'Walker' object has no attribute 'apply_ackermann_control'")
 
 
 @serialized
@@ -398,42 +428,7 @@ class _TickCallback:
         self.type_id, self.id = "World.on_tick callback", cid
 
 
-class ActorList(list):
-    def filter(self, wildcard):
-        return ActorList(a for a in self if fnmatch.fnmatch(a.type_id, wildcard))
-
-    def find(self, id):
-        for a in self:
-            if a.id == id:
-                return a
-        return None
-
-
 # ---------------------------------------------------------------- world, map, client
-
-class Map:
-    def __init__(self, world, name):
-        self._world, self.name = world, name
-
-    def transform_to_geolocation(self, location):
-        """CARLA's scaled spherical Mercator about the map's reference (0, 0, 0 for the street), the
-        same conversion a GNSS sensor applies (sensim.Nav gnss, model = carla)."""
-        pose = _native(Transform(location, Rotation()))
-        s = self._world._geo.sample([(0, pose), (1, pose)], 0)
-        return GeoLocation(s["latitude_deg"], s["longitude_deg"], s["altitude_m"])
-
-    def get_spawn_points(self):
-        return [Transform(Location(x, y, 0.5), Rotation(yaw=yaw)) for x in (-60, -30, 0, 30, 60)
-                for y, yaw in ((-1.75, 0.0), (1.75, 180.0))]
-
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-
-        def unsupported(*a, **k):
-            raise RuntimeError("Map.%s: the built-in street has no OpenDRIVE road network in sensim.carla" % name)
-        return unsupported
-
 
 @serialized
 class World:
@@ -442,6 +437,7 @@ class World:
         self._lock = threading.RLock()  # every public call and every tick holds it (sensim.carla._carla_async)
         self._ticked = threading.Condition(self._lock)  # notified after each tick
         self._clock = RealTimeClock(self)  # asynchronous mode's clock (starts with the first actor)
+        self._debug = None
         self._weather = WeatherParameters.ClearNoon._copy()
         self._tick_cbs, self._next_tick_cb, self._spectator = {}, 0, None
         self._ctx = Context()
@@ -451,6 +447,7 @@ class World:
         else:
             self._scene.load(scene_name)
         self._scene.commit()
+        self._scene_name = str(scene_name)
         self._map = Map(self, "street" if scene_name == "street" else scene_name)
         self._settings = WorldSettings(fixed_delta_seconds=None)
         self._frame, self._t_ns, self._dt_ns = 0, 0, 50_000_000
@@ -499,6 +496,34 @@ class World:
 
     def get_snapshot(self):
         return WorldSnapshot(self)
+
+    @property
+    def id(self):
+        """The episode's id (WorldSnapshot.id of its snapshots)."""
+        return id(self)
+
+    @property
+    def debug(self):
+        """CARLA's DebugHelper: its draw calls are checked and counted, and draw nothing (no viewport)."""
+        if self._debug is None:
+            self._debug = DebugHelper()
+        return self._debug
+
+    def get_vehicles_light_states(self):
+        """{actor id: carla.VehicleLightState} of every live vehicle."""
+        return {a.id: a.get_light_state() for a in self._actors.values() if isinstance(a, Vehicle) and a.is_alive}
+
+    # the worlds have no traffic lights: these do what CARLA does with none
+    def freeze_all_traffic_lights(self, frozen):
+        bool(frozen)
+
+    def reset_all_traffic_lights(self):
+        pass
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return _missing(self, "World", name)
 
     def wait_for_tick(self, seconds=10.0):
         """CARLA's wait for the world's next tick: its snapshot. In asynchronous mode (CARLA's default) the
@@ -936,8 +961,21 @@ class Client:
     def get_available_maps(self):
         return ["street"]
 
-    def get_trafficmanager(self, port=8000):
-        raise RuntimeError("Client.get_trafficmanager: no traffic manager in sensim.carla")
+    def reload_world(self, reset_settings=True):
+        """A new world of the current map (CARLA's reload: actors gone, frame 0 here)."""
+        w = self.get_world()
+        return self.load_world(w._scene_name, reset_settings)
+
+    def load_world_if_different(self, map_name, reset_settings=True, map_layers=None):
+        """CARLA 0.9.15's: load_world unless ``map_name`` is the current map (then None)."""
+        if self._world is not None and str(map_name) == self._world._scene_name:
+            return None
+        return self.load_world(map_name, reset_settings, map_layers)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return _missing(self, "Client", name)
 
     def apply_batch(self, commands, do_tick=False):
         """carla.command's commands, run in order (each as the call it names); failures are not reported,
