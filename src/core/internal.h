@@ -165,6 +165,16 @@ bool sensim__running_uninstalled(void);
 /* @p program's path: the build root when uninstalled, else the installed
  * libexecdir/sensim (paths.c). Returns @p buf. */
 const char *sensim__libexec_path(const char *program, char *buf, size_t cap);
+/* Runs the helper @p program (libexecdir/sensim; arguments FILE
+ * MAX_FILE_BYTES MEM_LIMIT CPU_SECONDS, helper_child.h) on @p path and reads
+ * its whole answer, at most @p budget bytes within 2·@p cpu + 10 s of wall
+ * time, into *@p out (malloc'd, *@p len bytes). @p who names the parser in
+ * messages ("Assimp"). A crash, budget or hang is an error naming the file
+ * (helper.c). */
+#define SENSIM_HELPER_EXIT_USAGE 64 /* as helper_child.h */
+sensim_status sensim__helper_run(const char *program, const char *who, const char *path,
+                                 unsigned long long max_bytes, unsigned long long mem, unsigned long long cpu,
+                                 unsigned long long budget, unsigned char **out, size_t *len);
 /* The installed presets' folder beside this copy of the installed library
  * (a moved prefix), or NULL when there is none (paths.c). */
 const char *sensim__preset_dir_beside_library(void);

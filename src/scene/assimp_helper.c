@@ -20,6 +20,7 @@
  * Exit 0 after the END record, 1 after an ERROR record, 64 for bad
  * arguments. Not a user command: installed in libexecdir/sensim. */
 #include "assimp_wire.h"
+#include "helper_child.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -50,21 +51,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
-#ifdef UNDER_ASAN
-/* AddressSanitizer reserves terabytes of address space, so RLIMIT_AS cannot
- * hold the memory budget: its own RSS limit does (ASAN_OPTIONS may add to it). */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void) { return "hard_rss_limit_mb=3072:allocator_may_return_null=1"; }
-#endif
 
 static FILE *out;
 static char assimp_error[600]; /* the first error Assimp logged (it may repair and go on: we do not) */
@@ -523,40 +509,14 @@ static void send_texture(const struct aiTexture *t)
     }
 }
 
-static int parse_ull(const char *s, unsigned long long *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtoull(s, &end, 10);
-    return *s >= '0' && *s <= '9' && !*end && !errno;
-}
-
 int main(int argc, char **argv)
 {
-    unsigned long long mem, cpu;
-    if (argc != 5 || !parse_ull(argv[2], &max_file_bytes) || !parse_ull(argv[3], &mem) || !parse_ull(argv[4], &cpu)) {
-        fprintf(stderr, "usage: sensim-assimp FILE MAX_FILE_BYTES MEM_LIMIT CPU_SECONDS (libsensim runs it)\n");
-        return SENSIM_WIRE_EXIT_USAGE;
-    }
-    /* Die with the host: a SIGKILLed host's helper would parse on for
-     * seconds. The parent may have gone before this call (the kernel then
-     * sends nothing): its end of our stdout pipe is closed, which poll
-     * reports as an error on ours. */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    struct pollfd pp = {1, 0, 0};
-    if (poll(&pp, 1, 0) == 1 && (pp.revents & POLLERR))
-        return SENSIM_WIRE_EXIT_USAGE;
+    int rc = sensim_helper_start(argc, argv, "sensim-assimp", &max_file_bytes);
+    if (rc)
+        return rc;
     out = stdout;
     static char obuf[1 << 16];
     setvbuf(out, obuf, _IOFBF, sizeof obuf);
-    struct rlimit rl = {0, 0};
-    setrlimit(RLIMIT_CORE, &rl); /* a crash here is an answer, not a core file */
-    rl.rlim_cur = rl.rlim_max = (rlim_t)cpu;
-    setrlimit(RLIMIT_CPU, &rl);
-#ifndef UNDER_ASAN
-    rl.rlim_cur = rl.rlim_max = (rlim_t)mem;
-    setrlimit(RLIMIT_AS, &rl);
-#endif
     put(SENSIM_WIRE_MAGIC, 8);
     const char *path = scene_path = argv[1];
     struct aiLogStream log = {on_log, NULL};

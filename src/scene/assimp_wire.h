@@ -40,7 +40,5 @@ enum {
 #define SENSIM_WIRE_MAX_NODES (1u << 22)
 #define SENSIM_WIRE_MAX_NAME 1023
 
-/* Exit status of the helper when it refused its arguments. */
-#define SENSIM_WIRE_EXIT_USAGE 64
 
 #endif
