@@ -17,7 +17,7 @@ esac
 pkgs=(
   build-essential meson ninja-build pkg-config cmake python3
   libembree-dev libcglm-dev libpng-dev libdeflate-dev libproj-dev
-  libzstd-dev liblz4-dev zlib1g-dev libassimp-dev libjansson-dev
+  libzstd-dev liblz4-dev zlib1g-dev libassimp-dev libjansson-dev libexpat1-dev
   cyclonedds-dev libsleef-dev
 )
 if [ "$mode" = test ]; then

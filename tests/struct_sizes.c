@@ -8,6 +8,11 @@
 int main(void)
 {
     P(sensim_context_desc);
+    P(sensim_road_info);
+    P(sensim_road_geometry);
+    P(sensim_lane_info);
+    P(sensim_lane_ref);
+    P(sensim_lane_point);
     P(sensim_mcap_options);
     P(sensim_mcap_stats);
     P(sensim_ros2_options);

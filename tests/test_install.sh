@@ -94,6 +94,10 @@ fi
 
 # 5. the installed Python package: its own prefix's library and presets, no environment
 pydir=$(dirname "$(dirname "$(find "$P" -path '*sensim/__init__.py' | head -n 1)")")
+for m in "$src"/python/sensim/*.py "$src"/python/sensim/_shim/*.py; do   # every module of the package
+  rel=${m#"$src"/python/}
+  [ -f "$pydir/$rel" ] || fail "python/$rel is not installed (meson.build's install_sources)"
+done
 out=$(cd "$tmp" && PYTHONPATH="$pydir" /usr/bin/python3 -c "
 import sensim
 ctx = sensim.Context(1)

@@ -29,6 +29,7 @@
 #include <sensim/radar.h>
 #include <sensim/mcap.h>
 #include <sensim/placement.h>
+#include <sensim/road.h>
 #include <sensim/frames.h>
 #include <sensim/bench.h>
 

@@ -1003,3 +1003,4 @@ from ._files import (MCAP_COMPRESSION, MCAP_TYPES, McapWriter, POINT_FORMATS, Ro
 from ._sinks import (CAMERA_OUTPUTS, CSV_KINDS, CsvSink, FrameSink, ImageSink, McapSink,
                      SINK_IMAGES)  # noqa: E402,F401
 from ._rig import (Rig)  # noqa: E402,F401
+from ._roads import LANE_TYPES, RoadNetwork  # noqa: E402,F401

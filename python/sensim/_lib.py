@@ -281,7 +281,36 @@ class RosTransform(Structure):
                 ("pose", c_double * 16)]
 
 
+class RoadInfo(Structure):
+    _fields_ = [("id", c_char_p), ("name", c_char_p), ("junction", c_char_p), ("length_m", c_double),
+                ("speed_limit_mps", c_double), ("geometry_count", c_uint32), ("section_count", c_uint32),
+                ("line", c_uint32), ("reserved_u32", c_uint32), ("reserved", c_uint64 * 4)]
+
+
+class RoadGeometry(Structure):
+    _fields_ = [("s0", c_double), ("x", c_double), ("y", c_double), ("hdg", c_double), ("length", c_double),
+                ("type", c_uint32), ("reserved_u32", c_uint32), ("reserved", c_uint64 * 2)]
+
+
+class LaneInfo(Structure):
+    _fields_ = [("id", c_int32), ("type", c_uint32), ("t_inner", c_double), ("t_outer", c_double),
+                ("section", c_uint32), ("mark_type", c_uint32), ("mark_color", c_uint32), ("level", c_int32),
+                ("section_s0", c_double), ("section_s1", c_double), ("reserved", c_uint64 * 2)]
+
+
+class LaneRef(Structure):
+    _fields_ = [("road", c_uint32), ("lane", c_int32), ("section", c_uint32), ("reserved_u32", c_uint32),
+                ("s", c_double), ("reserved", c_uint64 * 2)]
+
+
+class LanePoint(Structure):
+    _fields_ = [("road", c_uint32), ("lane", c_int32), ("s", c_double), ("t", c_double), ("distance_m", c_double),
+                ("reserved", c_uint64 * 2)]
+
+
 STRUCTS = {
+    "sensim_road_info": RoadInfo, "sensim_road_geometry": RoadGeometry, "sensim_lane_info": LaneInfo,
+    "sensim_lane_ref": LaneRef, "sensim_lane_point": LanePoint,
     "sensim_mcap_options": McapOptions, "sensim_ros2_options": Ros2Options, "sensim_ros2_endpoint": Ros2Endpoint, "sensim_mcap_stats": McapStats, "sensim_ros_transform": RosTransform,
     "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
     "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages, "sensim_image_view": ImageView,
@@ -303,6 +332,20 @@ d3 = c_double * 3
 
 # name: (restype, argtypes)
 PROTOTYPES = {
+    "sensim_road_network_load": (status_t, [c_void_p, c_char_p, c_uint64, POINTER(c_void_p)]),
+    "sensim_road_network_destroy": (None, [c_void_p]),
+    "sensim_road_network_count": (c_uint32, [c_void_p]),
+    "sensim_road_network_info": (status_t, [c_void_p, c_uint32, POINTER(RoadInfo)]),
+    "sensim_road_network_find": (status_t, [c_void_p, c_char_p, POINTER(c_uint32)]),
+    "sensim_road_network_geometry": (status_t, [c_void_p, c_uint32, c_uint32, POINTER(RoadGeometry)]),
+    "sensim_road_network_pose": (status_t, [c_void_p, c_uint32, c_double, c_double, c_double, d16]),
+    "sensim_road_network_lanes": (status_t, [c_void_p, c_uint32, c_double, POINTER(LaneInfo), c_uint32,
+                                             POINTER(c_uint32)]),
+    "sensim_road_network_next_lanes": (status_t, [c_void_p, c_uint32, c_uint32, c_int32, POINTER(LaneRef), c_uint32,
+                                                  POINTER(c_uint32)]),
+    "sensim_road_network_previous_lanes": (status_t, [c_void_p, c_uint32, c_uint32, c_int32, POINTER(LaneRef),
+                                                      c_uint32, POINTER(c_uint32)]),
+    "sensim_road_network_locate": (status_t, [c_void_p, d3, c_uint32, POINTER(LanePoint)]),
     "sensim_status_string": (c_char_p, [status_t]),
     "sensim_version_string": (c_char_p, []),
     "sensim_version_number": (c_uint32, []),
