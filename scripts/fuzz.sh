@@ -17,7 +17,7 @@ if [ ! -f "$build/build.ninja" ]; then
   CC=clang-14 CXX=clang++-14 meson setup "$build" -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false -Dtests=true \
     --buildtype=debugoptimized >/dev/null
 fi
-targets="obj ply preset csv trajectory rig tagmap camera mtl actors view"
+targets="obj ply preset csv trajectory rig tagmap camera mtl actors view odr"
 ninja -C "$build" $(for t in $targets; do printf 'tests/fuzz/fuzz_%s ' "$t"; done) >/dev/null
 mkdir -p "$out"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

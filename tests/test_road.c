@@ -432,6 +432,10 @@ static void test_hostile_files(void **state)
             SENSIM_ERR_PARSE, "a right lane's id must be negative");
     refused("<road id=\"1\" length=\"5\"></OpenDRIVE>", SENSIM_ERR_PARSE, ":4:27: mismatched tag"); /* line, column */
     refused("", SENSIM_ERR_PARSE, "no <road>");
+    /* past the tables' budget (8.4 M entries of 0.5 m): refused before anything is computed */
+    refused("<road id=\"1\" length=\"1e7\"><planView><geometry s=\"0\" x=\"0\" y=\"0\" hdg=\"0\" length=\"1e7\">"
+            "<spiral curvStart=\"0\" curvEnd=\"0.001\"/></geometry></planView>" LANES_1 "</road>",
+            SENSIM_ERR_TOO_LARGE, "the road network is too long");
     /* nesting deeper than the helper's limit */
     static char deep[300 * 7 + 300 * 8 + 64];
     size_t k = 0;

@@ -468,6 +468,8 @@ void sensim__odr_free(sensim_road_network *net)
         odr_road *r = &net->road[i];
         free_str(&r->id), free_str(&r->name), free_str(&r->junction);
         free_str(&r->pred.id), free_str(&r->succ.id);
+        for (uint32_t k = 0; k < r->ngeom; k++)
+            free(r->geom[k].tab);
         free(r->geom), free(r->elev), free(r->superelev), free(r->lane_offset), free(r->speed);
         for (uint32_t k = 0; k < r->nsec; k++) {
             for (uint32_t l = 0; l < r->sec[k].nlane; l++)
@@ -488,7 +490,7 @@ void sensim__odr_free(sensim_road_network *net)
         odr_signal *s = &net->signal[i];
         free(s->id), free(s->name), free(s->type), free(s->subtype), free(s->unit), free(s->road_id);
     }
-    free(net->road), free(net->by_id), free(net->junction), free(net->signal), free(net->path), free(net->geo_reference);
+    free(net->road), free(net->by_id), free(net->feeders), free(net->junction), free(net->signal), free(net->path), free(net->geo_reference);
     free(net);
 }
 
@@ -511,18 +513,28 @@ SENSIM_API sensim_status sensim_road_network_load(sensim_context *ctx, const cha
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_road_network_load: %s is NULL",
                             out ? "path" : "out");
     *out = NULL;
-    (void)ctx;
     sensim__xml x;
     sensim_status st = sensim__xml_load(path, max_file_bytes ? max_file_bytes : (1ull << 30), &x);
     if (st)
         return st;
+    st = sensim__odr_build(ctx, path, &x, SENSIM_ODR_MAX_TABLE, out);
+    sensim__xml_free(&x);
+    return st;
+}
+
+sensim_status sensim__odr_build(sensim_context *ctx, const char *path, const sensim__xml *xp,
+                                uint64_t max_table, sensim_road_network **out)
+{
+    const sensim__xml x = *xp;
+    sensim_status st;
+    *out = NULL;
     sensim_road_network *net = calloc(1, sizeof *net);
     bld b = {path, &x, net};
     if (!net || !(net->path = strdup(path))) {
         st = oom(&b);
         goto done;
     }
-    net->ctx = ctx;
+    net->ctx = ctx, net->max_table = max_table;
     if (strcmp(x.node[0].name, "OpenDRIVE")) {
         st = bad(&b, 0, NULL, "not an OpenDRIVE file (its root element is not <OpenDRIVE>)");
         goto done;
@@ -575,9 +587,9 @@ SENSIM_API sensim_status sensim_road_network_load(sensim_context *ctx, const cha
     free(refs);
     if (st)
         goto done;
-    st = sensim__odr_prepare(net);
+    if ((st = sensim__odr_index_links(net)) == SENSIM_OK)
+        st = sensim__odr_prepare(net);
 done:
-    sensim__xml_free(&x);
     if (st) {
         sensim__odr_free(net);
         return st;

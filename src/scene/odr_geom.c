@@ -49,53 +49,104 @@ double sensim__odr_poly_slope(const odr_poly *p, uint32_t n, double s)
 
 /* ---- reference line ---- */
 
-/* position of a spiral of heading h0 + k0·u + c·u²/2 after arc length s, relative to its start */
-static void spiral_xy(double h0, double k0, double c, double s, double *dx, double *dy)
+#define TABLE_M 0.5 /* the tables' step (m of arc length for spirals, of u for poly3) */
+
+/* the spiral's heading h0 + k0·u + c·u²/2 integrated over [u0, u1] (one 8-point Gauss-Legendre piece) */
+static void spiral_piece(double h0, double k0, double c, double u0, double u1, double *dx, double *dy)
 {
-    const double turn = fabs(k0) * fabs(s) + 0.5 * fabs(c) * s * s;
-    double m = ceil(turn / 0.25);
-    if (m < 1)
-        m = 1;
-    if (m > 1e6)
-        m = 1e6;
-    const uint32_t pieces = (uint32_t)m;
-    const double h = s / pieces;
+    const double mid = 0.5 * (u0 + u1), half = 0.5 * (u1 - u0);
     double x = 0, y = 0;
-    for (uint32_t k = 0; k < pieces; k++) {
-        const double mid = (k + 0.5) * h, half = 0.5 * h;
-        for (int i = 0; i < 4; i++)
-            for (int sg = -1; sg <= 1; sg += 2) {
-                const double u = mid + sg * GL_X[i] * half;
-                const double th = h0 + u * (k0 + 0.5 * c * u);
-                x += GL_W[i] * half * cos(th);
-                y += GL_W[i] * half * sin(th);
-            }
-    }
+    for (int i = 0; i < 4; i++)
+        for (int sg = -1; sg <= 1; sg += 2) {
+            const double u = mid + sg * GL_X[i] * half;
+            const double th = h0 + u * (k0 + 0.5 * c * u);
+            x += GL_W[i] * half * cos(th);
+            y += GL_W[i] * half * sin(th);
+        }
     *dx = x, *dy = y;
 }
 
 static double poly3_slope(const double v[4], double u) { return v[1] + u * (2.0 * v[2] + 3.0 * u * v[3]); }
 
-/* arc length of v(u) over [0, u] */
-static double poly3_length(const double v[4], double u)
+/* arc length of v(u) over [u0, u1] (one piece) */
+static double poly3_piece(const double v[4], double u0, double u1)
 {
-    double m = ceil(fabs(u) / 2.0);
-    if (m < 1)
-        m = 1;
-    if (m > 1e6)
-        m = 1e6;
-    const uint32_t pieces = (uint32_t)m;
-    const double h = u / pieces;
+    const double mid = 0.5 * (u0 + u1), half = 0.5 * (u1 - u0);
     double L = 0;
-    for (uint32_t k = 0; k < pieces; k++) {
-        const double mid = (k + 0.5) * h, half = 0.5 * h;
-        for (int i = 0; i < 4; i++)
-            for (int sg = -1; sg <= 1; sg += 2) {
-                const double d = poly3_slope(v, mid + sg * GL_X[i] * half);
-                L += GL_W[i] * half * sqrt(1.0 + d * d);
-            }
-    }
+    for (int i = 0; i < 4; i++)
+        for (int sg = -1; sg <= 1; sg += 2) {
+            const double d = poly3_slope(v, mid + sg * GL_X[i] * half);
+            L += GL_W[i] * half * sqrt(1.0 + d * d);
+        }
     return L;
+}
+
+static double spiral_c(const odr_geom *g) { return g->length > 0 ? (g->k1 - g->k0) / g->length : 0.0; }
+
+/* entries a geometry's table needs (0: none) */
+static uint64_t table_size(const odr_geom *g)
+{
+    if (g->type != ODR_SPIRAL && g->type != ODR_POLY3)
+        return 0;
+    return (uint64_t)ceil(g->length / TABLE_M) + 1;
+}
+
+/* spiral: (x, y) at k·TABLE_M; poly3: arc length at u = k·TABLE_M (the last entry at the geometry's end:
+ * a poly3's u never exceeds its length, as the arc length is at least u) */
+static void table_fill(odr_geom *g)
+{
+    const uint32_t n = g->ntab;
+    if (g->type == ODR_SPIRAL) {
+        const double c = spiral_c(g);
+        g->tab[0] = g->tab[1] = 0;
+        for (uint32_t k = 1; k < n; k++) {
+            double dx, dy;
+            const double u0 = (k - 1) * TABLE_M, u1 = fmin(k * TABLE_M, g->length);
+            spiral_piece(g->hdg, g->k0, c, u0, u1, &dx, &dy);
+            g->tab[2 * k] = g->tab[2 * k - 2] + dx, g->tab[2 * k + 1] = g->tab[2 * k - 1] + dy;
+        }
+    } else {
+        g->tab[0] = 0;
+        for (uint32_t k = 1; k < n; k++)
+            g->tab[k] = g->tab[k - 1] + poly3_piece(g->v, (k - 1) * TABLE_M, fmin(k * TABLE_M, g->length));
+    }
+}
+
+/* a spiral's position after arc length ds, relative to its start */
+static void spiral_xy(const odr_geom *g, double ds, double *dx, double *dy)
+{
+    double k = floor(ds / TABLE_M);
+    if (k > g->ntab - 1.0)
+        k = g->ntab - 1.0;
+    if (k < 0)
+        k = 0;
+    const uint32_t i = (uint32_t)k;
+    double px, py;
+    spiral_piece(g->hdg, g->k0, spiral_c(g), fmin(i * TABLE_M, g->length), ds, &px, &py);
+    *dx = g->tab[2 * i] + px, *dy = g->tab[2 * i + 1] + py;
+}
+
+/* a poly3's u where its arc length is ds: the table's piece, then Newton's method within it */
+static double poly3_u(const odr_geom *g, double ds)
+{
+    uint32_t lo = 0, hi = g->ntab;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->tab[mid] <= ds)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const double u0 = fmin(lo * TABLE_M, g->length), L0 = g->tab[lo];
+    double u = u0 + (ds - L0);
+    for (int it = 0; it < 30; it++) {
+        const double d = poly3_slope(g->v, u), f = L0 + poly3_piece(g->v, u0, u) - ds;
+        const double step = f / sqrt(1.0 + d * d);
+        u -= step;
+        if (fabs(step) < 1e-13)
+            break;
+    }
+    return u;
 }
 
 static void geom_at(const odr_geom *g, double ds, double *x, double *y, double *hdg)
@@ -117,21 +168,14 @@ static void geom_at(const odr_geom *g, double ds, double *x, double *y, double *
         return;
     }
     case ODR_SPIRAL: {
-        const double c = g->length > 0 ? (g->k1 - g->k0) / g->length : 0.0;
+        const double c = spiral_c(g);
         double dx, dy;
-        spiral_xy(g->hdg, g->k0, c, ds, &dx, &dy);
+        spiral_xy(g, ds, &dx, &dy);
         *x = g->x + dx, *y = g->y + dy, *hdg = g->hdg + ds * (g->k0 + 0.5 * c * ds);
         return;
     }
-    case ODR_POLY3: { /* s is the arc length: u from Newton's method on L(u) = ds */
-        double u = ds;
-        for (int it = 0; it < 50; it++) {
-            const double d = poly3_slope(g->v, u), f = poly3_length(g->v, u) - ds;
-            const double step = f / sqrt(1.0 + d * d);
-            u -= step;
-            if (fabs(step) < 1e-12)
-                break;
-        }
+    case ODR_POLY3: { /* s is the arc length */
+        const double u = poly3_u(g, ds);
         const double v = g->v[0] + u * (g->v[1] + u * (g->v[2] + u * g->v[3]));
         *x = g->x + u * c0 - v * s0, *y = g->y + u * s0 + v * c0, *hdg = g->hdg + atan(poly3_slope(g->v, u));
         return;
@@ -223,14 +267,42 @@ static void pose_at(const odr_road *r, double s, double t, double h, double m[16
 #define SAMPLE_M 0.5
 #define MAX_SAMPLES (1u << 20)
 
+static uint32_t sample_count(const odr_road *r)
+{
+    const double n = ceil(r->length / SAMPLE_M) + 1;
+    return n > MAX_SAMPLES ? MAX_SAMPLES : n < 2 ? 2 : (uint32_t)n;
+}
+
 sensim_status sensim__odr_prepare(sensim_road_network *net)
 {
+    uint64_t total = 0; /* the budget first: nothing is computed for a network past it */
+    for (uint32_t i = 0; i < net->nroad && total <= net->max_table; i++) {
+        const odr_road *r = &net->road[i];
+        total += sample_count(r);
+        for (uint32_t k = 0; k < r->ngeom; k++) {
+            const double len = r->geom[k].length;
+            total += len > 1e12 ? net->max_table + 1 : table_size(&r->geom[k]);
+        }
+    }
+    if (total > net->max_table)
+        return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: the road network is too long: its reference lines need more "
+                            "than %llu entries of %.1f m (about %.0f km of road)", net->path,
+                            (unsigned long long)net->max_table, SAMPLE_M, (double)net->max_table * SAMPLE_M / 2000.0);
+    net->table_entries = total;
+    for (uint32_t i = 0; i < net->nroad; i++)
+        for (uint32_t k = 0; k < net->road[i].ngeom; k++) {
+            odr_geom *g = &net->road[i].geom[k];
+            const uint64_t n = table_size(g);
+            if (!n)
+                continue;
+            if (!(g->tab = malloc(n * (g->type == ODR_SPIRAL ? 2 : 1) * sizeof *g->tab)))
+                return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", net->path);
+            g->ntab = (uint32_t)n;
+            table_fill(g);
+        }
     for (uint32_t i = 0; i < net->nroad; i++) {
         odr_road *r = &net->road[i];
-        double n = ceil(r->length / SAMPLE_M) + 1;
-        uint32_t np = n > MAX_SAMPLES ? MAX_SAMPLES : (uint32_t)n;
-        if (np < 2)
-            np = 2;
+        const uint32_t np = sample_count(r);
         uint32_t maxlanes = 1;
         for (uint32_t k = 0; k < r->nsec; k++)
             maxlanes = r->sec[k].nlane > maxlanes ? r->sec[k].nlane : maxlanes;

@@ -21,6 +21,11 @@ typedef struct odr_geom {
     double k0, k1;                 /* arc: k0; spiral: curvStart, curvEnd */
     double u[4], v[4];             /* poly3: v = a..d (u unused); paramPoly3: aU..dU, aV..dV */
     int normalized;                /* paramPoly3 pRange normalized (p = ds / length) */
+    /* spiral and poly3: the curve tabulated every TABLE_M metres at load (odr_geom.c), so that evaluating
+     * it costs one short quadrature whatever its length: spiral (x, y) relative to its start at k·TABLE_M;
+     * poly3 u at k·TABLE_M of u and the arc length there */
+    double *tab;
+    uint32_t ntab;
 } odr_geom;
 
 typedef struct odr_lane {
@@ -46,6 +51,7 @@ typedef struct odr_link {
     int kind;                      /* 0 none, 1 road, 2 junction */
     char *id;
     int contact_end;               /* contactPoint="end" */
+    uint32_t index;                /* the road's or junction's index, UINT32_MAX when the id names none */
 } odr_link;
 
 typedef struct odr_speed {
@@ -70,10 +76,12 @@ typedef struct odr_road {
     double *px, *py, *ps;
     uint32_t np;
     double box[4];                 /* xmin, ymin, xmax, ymax of the road's lanes' reach */
+    uint32_t feeders0, feeders1;   /* its range in sensim_road_network.feeders */
 } odr_road;
 
 typedef struct odr_connection {
     char *id, *incoming, *connecting;
+    uint32_t incoming_index, connecting_index; /* UINT32_MAX when the id names no road */
     int contact_end;
     int32_t (*lane_links)[2];      /* from, to */
     uint32_t nlinks;
@@ -98,6 +106,9 @@ struct sensim_road_network {
     odr_road *road;
     uint32_t nroad;
     uint32_t *by_id;               /* road indices sorted by id */
+    uint32_t *feeders;             /* per road (its feeders0..1): the roads whose links may lead into it */
+    uint64_t table_entries;        /* the geometry tables' and samples' entries */
+    uint64_t max_table;            /* their budget */
     odr_junction *junction;
     uint32_t njunction;
     odr_signal *signal;
@@ -106,6 +117,11 @@ struct sensim_road_network {
 
 /* odr.c */
 void sensim__odr_free(sensim_road_network *net);
+struct sensim__xml;
+/* the network of an XML document read from @p path, its tables within @p max_table entries (the public
+ * loader: SENSIM_ODR_MAX_TABLE; the fuzz target less) */
+sensim_status sensim__odr_build(sensim_context *ctx, const char *path, const struct sensim__xml *x,
+                                uint64_t max_table, sensim_road_network **out);
 
 /* odr_geom.c: the reference line at @p s of road @p r (clamped to [0, length]):
  * position and heading */
@@ -117,7 +133,11 @@ uint32_t sensim__odr_section_at(const odr_road *r, double s);
 /* lane boundaries (t of the inner and outer edge) of every lane of section
  * @p k at @p s, in the section's lane order */
 void sensim__odr_lane_bounds(const odr_road *r, uint32_t k, double s, double *t_inner, double *t_outer);
-/* samples the reference lines and bounds the roads (after loading) */
+/* tabulates spirals and poly3s, samples the reference lines and bounds the roads (after loading): at most
+ * SENSIM_ODR_MAX_TABLE entries in all, else SENSIM_ERR_TOO_LARGE (about 4000 km of road) */
+#define SENSIM_ODR_MAX_TABLE (1ull << 23)
 sensim_status sensim__odr_prepare(sensim_road_network *net);
+/* resolves link ids to indices and builds the feeders index (odr_links.c) */
+sensim_status sensim__odr_index_links(sensim_road_network *net);
 
 #endif

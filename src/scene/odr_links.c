@@ -5,6 +5,7 @@
  * of successors, so the two always agree. */
 #include "odr_impl.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct acc {
@@ -48,17 +49,108 @@ static void add(acc *a, const sensim_road_network *net, uint32_t r, int at_end, 
     push(a, r, id, k, at_end ? rd->length : rd->sec[k].s0);
 }
 
-static const odr_junction *junction_by_id(const sensim_road_network *net, const char *id)
+/* ---- resolving ids once, at load ---- */
+
+typedef struct pair {
+    uint32_t target, source;
+} pair;
+
+static int pair_cmp(const void *a, const void *b)
 {
-    for (uint32_t j = 0; j < net->njunction; j++)
-        if (!strcmp(net->junction[j].id, id))
-            return &net->junction[j];
-    return NULL;
+    const pair *x = a, *y = b;
+    if (x->target != y->target)
+        return x->target < y->target ? -1 : 1;
+    return (x->source > y->source) - (x->source < y->source);
 }
 
-static int road_by_id(const sensim_road_network *net, const char *id, uint32_t *r)
+typedef struct jref {
+    const char *id;
+    uint32_t i;
+} jref;
+
+static int jref_cmp(const void *a, const void *b)
 {
-    return sensim_road_network_find(net, id, r) == SENSIM_OK;
+    const jref *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static uint32_t road_index(const sensim_road_network *net, const char *id)
+{
+    uint32_t lo = 0, hi = net->nroad;
+    while (id && lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(net->road[net->by_id[mid]].id, id);
+        if (c == 0)
+            return net->by_id[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return UINT32_MAX;
+}
+
+sensim_status sensim__odr_index_links(sensim_road_network *net)
+{
+    jref *js = malloc((net->njunction ? net->njunction : 1) * sizeof *js);
+    uint64_t npairs = 2ull * net->nroad;
+    for (uint32_t j = 0; j < net->njunction; j++)
+        npairs += net->junction[j].nconn;
+    pair *ps = malloc((npairs ? npairs : 1) * sizeof *ps);
+    if (!js || !ps) {
+        free(js), free(ps);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", net->path);
+    }
+    for (uint32_t j = 0; j < net->njunction; j++)
+        js[j] = (jref){net->junction[j].id, j};
+    qsort(js, net->njunction, sizeof *js, jref_cmp);
+    uint64_t n = 0;
+    for (uint32_t r = 0; r < net->nroad; r++)
+        for (int e = 0; e < 2; e++) {
+            odr_link *l = e ? &net->road[r].succ : &net->road[r].pred;
+            l->index = UINT32_MAX;
+            if (l->kind == 1 && (l->index = road_index(net, l->id)) != UINT32_MAX)
+                ps[n++] = (pair){l->index, r}; /* r's lanes may lead into the road it links */
+            else if (l->kind == 2) {
+                uint32_t lo = 0, hi = net->njunction;
+                while (lo < hi) { /* the first junction with this id */
+                    uint32_t mid = lo + (hi - lo) / 2;
+                    if (strcmp(js[mid].id, l->id) < 0)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                if (lo < net->njunction && !strcmp(js[lo].id, l->id))
+                    l->index = js[lo].i;
+            }
+        }
+    for (uint32_t j = 0; j < net->njunction; j++)
+        for (uint32_t c = 0; c < net->junction[j].nconn; c++) {
+            odr_connection *cn = &net->junction[j].conn[c];
+            cn->incoming_index = road_index(net, cn->incoming);
+            cn->connecting_index = road_index(net, cn->connecting);
+            if (cn->incoming_index != UINT32_MAX && cn->connecting_index != UINT32_MAX)
+                ps[n++] = (pair){cn->connecting_index, cn->incoming_index};
+        }
+    free(js);
+    qsort(ps, n, sizeof *ps, pair_cmp);
+    net->feeders = malloc((n ? n : 1) * sizeof *net->feeders);
+    if (!net->feeders) {
+        free(ps);
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "%s: out of memory", net->path);
+    }
+    uint32_t m = 0;
+    uint64_t i = 0;
+    for (uint32_t r = 0; r < net->nroad; r++) {
+        net->road[r].feeders0 = m;
+        for (; i < n && ps[i].target == r; i++)
+            if (ps[i].source != r && (m == net->road[r].feeders0 || net->feeders[m - 1] != ps[i].source))
+                net->feeders[m++] = ps[i].source;
+        net->road[r].feeders1 = m;
+    }
+    free(ps);
+    return SENSIM_OK;
 }
 
 static void successors(const sensim_road_network *net, uint32_t r, uint32_t k, int32_t id, acc *a)
@@ -81,22 +173,20 @@ static void successors(const sensim_road_network *net, uint32_t r, uint32_t k, i
     const odr_link *link = forward ? &rd->succ : &rd->pred;
     const int has_lane_link = forward ? ln->has_succ : ln->has_pred;
     const int32_t lane_link = forward ? ln->succ : ln->pred;
+    if (link->index == UINT32_MAX)
+        return;
     if (link->kind == 1) { /* a road: entered at the end its contactPoint names */
-        uint32_t r2;
-        if (!link->id || !road_by_id(net, link->id, &r2))
-            return;
         const int32_t to = has_lane_link ? lane_link : link->contact_end ? -id : id;
-        add(a, net, r2, link->contact_end, to);
+        add(a, net, link->index, link->contact_end, to);
     } else if (link->kind == 2) { /* a junction: its connections from this road */
-        const odr_junction *j = junction_by_id(net, link->id);
-        for (uint32_t c = 0; j && c < j->nconn; c++) {
+        const odr_junction *j = &net->junction[link->index];
+        for (uint32_t c = 0; c < j->nconn; c++) {
             const odr_connection *cn = &j->conn[c];
-            uint32_t r2;
-            if (strcmp(cn->incoming, rd->id) || !road_by_id(net, cn->connecting, &r2))
+            if (cn->incoming_index != r || cn->connecting_index == UINT32_MAX)
                 continue;
             for (uint32_t l = 0; l < cn->nlinks; l++)
                 if (cn->lane_links[l][0] == id)
-                    add(a, net, r2, cn->contact_end, cn->lane_links[l][1]);
+                    add(a, net, cn->connecting_index, cn->contact_end, cn->lane_links[l][1]);
         }
     }
 }
@@ -161,25 +251,10 @@ SENSIM_API sensim_status sensim_road_network_previous_lanes(const sensim_road_ne
     if (st)
         return st;
     acc a = {out, cap, 0};
-    const odr_road *rd = &net->road[road];
-    /* the candidates: this road, the roads its links name, a junction's roads, the roads whose links name it */
+    /* the candidates: this road (its own sections), and the roads whose links or connections lead into it */
     consider_road(net, road, road, section, lane, &a);
-    for (uint32_t r2 = 0; r2 < net->nroad; r2++) {
-        if (r2 == road)
-            continue;
-        const odr_road *o = &net->road[r2];
-        int linked = (o->pred.kind == 1 && !strcmp(o->pred.id, rd->id)) ||
-                     (o->succ.kind == 1 && !strcmp(o->succ.id, rd->id)) ||
-                     (rd->pred.kind == 1 && !strcmp(rd->pred.id, o->id)) ||
-                     (rd->succ.kind == 1 && !strcmp(rd->succ.id, o->id));
-        for (uint32_t j = 0; !linked && j < net->njunction; j++)
-            for (uint32_t c = 0; !linked && c < net->junction[j].nconn; c++) {
-                const odr_connection *cn = &net->junction[j].conn[c];
-                linked = !strcmp(cn->incoming, o->id) && !strcmp(cn->connecting, rd->id);
-            }
-        if (linked)
-            consider_road(net, r2, road, section, lane, &a);
-    }
+    for (uint32_t f = net->road[road].feeders0; f < net->road[road].feeders1; f++)
+        consider_road(net, net->feeders[f], road, section, lane, &a);
     *count = a.n;
     return SENSIM_OK;
 }

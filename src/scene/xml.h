@@ -30,6 +30,9 @@ typedef struct sensim__xml {
  * per MB of CPU, an answer of 64 MiB + 4·B. Errors name the file (and the
  * line for a parse error). */
 sensim_status sensim__xml_load(const char *path, uint64_t max_bytes, sensim__xml *out);
+/* The document from a helper's answer @p buf of @p len bytes (malloc'd; taken
+ * over, freed on failure): every record checked (the fuzz target's entry). */
+sensim_status sensim__xml_from_answer(const char *path, unsigned char *buf, size_t len, sensim__xml *out);
 void sensim__xml_free(sensim__xml *x);
 /* The value of @p key, or NULL. */
 const char *sensim__xml_attr(const sensim__xml_node *n, const char *key);

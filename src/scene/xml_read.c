@@ -203,8 +203,16 @@ sensim_status sensim__xml_load(const char *path, uint64_t max_bytes, sensim__xml
     size_t len = 0;
     sensim_status st = sensim__helper_run("sensim-xml", "expat", path, max_bytes, 512 * MIB + 16 * b,
                                           10 + b / 1000000, 64 * MIB + 4 * b, &out->buf, &len);
-    if (st == SENSIM_OK)
-        st = parse(path, out, len);
+    if (st != SENSIM_OK)
+        return st;
+    return sensim__xml_from_answer(path, out->buf, len, out);
+}
+
+sensim_status sensim__xml_from_answer(const char *path, unsigned char *buf, size_t len, sensim__xml *out)
+{
+    memset(out, 0, sizeof *out);
+    out->buf = buf;
+    sensim_status st = parse(path, out, len);
     if (st != SENSIM_OK)
         sensim__xml_free(out);
     return st;
