@@ -9,6 +9,8 @@ int main(void)
 {
     P(sensim_context_desc);
     P(sensim_road_info);
+    P(sensim_road_mesh_options);
+    P(sensim_road_mesh_info);
     P(sensim_road_geometry);
     P(sensim_lane_info);
     P(sensim_lane_ref);

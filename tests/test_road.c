@@ -400,6 +400,71 @@ static void test_lane_links_meet(void **state)
     links_meet("Ex_Bidirectional_Junction.xodr", 4, 2, 1e-8);
 }
 
+/* The drivable scene: rays cast straight down land on the lane surface (Roads), the raised sidewalk
+ * (SideWalks), a solid marking at a lane's outer edge (RoadLine), and the ground beyond the roads (Terrain),
+ * each at the height the road's profile gives. */
+static void test_scene_from_the_network(void **state)
+{
+    (void)state;
+    const char *road =
+        "<road id=\"9\" length=\"60\" junction=\"-1\">"
+        "<planView><geometry s=\"0\" x=\"0\" y=\"0\" hdg=\"0.5\" length=\"60\"><arc curvature=\"0.01\"/></geometry>"
+        "</planView><elevationProfile><elevation s=\"0\" a=\"2\" b=\"0.02\" c=\"0\" d=\"0\"/></elevationProfile>"
+        "<lanes><laneSection s=\"0\"><center><lane id=\"0\"><roadMark sOffset=\"0\" type=\"broken\"/></lane></center>"
+        "<right><lane id=\"-1\" type=\"driving\"><width sOffset=\"0\" a=\"3.5\"/>"
+        "<roadMark sOffset=\"0\" type=\"solid\"/></lane>"
+        "<lane id=\"-2\" type=\"sidewalk\"><width sOffset=\"0\" a=\"2\"/></lane></right></laneSection></lanes></road>";
+    sensim_road_network *net = load(xodr(road));
+    sensim_context *ctx;
+    sensim_context_desc cd;
+    sensim_context_desc_init(&cd);
+    cd.thread_count = 1;
+    CHECK_OK(sensim_context_create(&cd, &ctx));
+    sensim_scene *scene;
+    CHECK_OK(sensim_scene_create(ctx, &scene));
+    sensim_road_mesh_info info;
+    CHECK_OK(sensim_scene_add_road_network(scene, net, NULL, &info));
+    CHECK_OK(sensim_scene_commit(scene));
+    assert_true(info.road_triangles > 0 && info.sidewalk_triangles > 0 && info.marking_triangles > 0);
+    assert_int_equal(info.ground_triangles, 2);
+    assert_int_equal(info.triangles, info.road_triangles + info.sidewalk_triangles + info.marking_triangles + 2);
+    /* (s, t, expected tag, expected height above the reference surface) */
+    const struct {
+        double s, t, h;
+        uint8_t tag;
+    } probes[] = {
+        {20.3, -1.75, 0.0, 1},     /* the driving lane's middle */
+        {20.3, -4.5, 0.15, 2},     /* the sidewalk, raised */
+        {20.3, -3.425, 0.005, 24}, /* the solid line along the lane's outer edge, inside the lane */
+        {1.5, 0.05, 0.005, 24},    /* the broken centre line (0.15 m wide): a dash (s in [0, 3)) */
+        {4.5, 0.05, 0.0, 0},       /* ... and its gap: nothing there (the left side has no lane) */
+    };
+    for (size_t i = 0; i < sizeof probes / sizeof *probes; i++) {
+        double m[16];
+        at(net, 0, probes[i].s, probes[i].t, probes[i].h, m);
+        const float o[3] = {(float)m[12], (float)m[13], (float)(m[14] + 10)}, dir[3] = {0, 0, -1};
+        sensim_ray_batch b;
+        memset(&b, 0, sizeof b);
+        b.count = 1, b.origins = o, b.directions = dir;
+        sensim_ray_hit hit;
+        CHECK_OK(sensim_scene_intersect(scene, &b, &hit));
+        if (probes[i].tag == 0) { /* the gap: the ray goes on to the ground, 5 cm below the lowest road point */
+            assert_int_equal(hit.tag, 10);
+            assert_double_close(o[2] - hit.distance, 2.0 - 0.05, 1e-3);
+            continue;
+        }
+        assert_int_equal(hit.tag, probes[i].tag);
+        assert_double_close(o[2] - hit.distance, m[14], 2e-3); /* float vertices, 1 m rows on an arc */
+    }
+    sensim_road_mesh_options opt;
+    sensim_road_mesh_options_init(&opt);
+    opt.step_m = 0;
+    assert_int_equal(sensim_scene_add_road_network(scene, net, &opt, &info), SENSIM_ERR_INVALID_ARGUMENT);
+    sensim_scene_destroy(scene);
+    sensim_context_destroy(ctx);
+    sensim_road_network_destroy(net);
+}
+
 static void refused(const char *text, sensim_status want, const char *needle)
 {
     sensim_road_network *net = (sensim_road_network *)1;
@@ -478,6 +543,7 @@ int main(void)
         cmocka_unit_test(test_published_files),
         cmocka_unit_test(test_lane_links_meet),
         cmocka_unit_test(test_left_hand_traffic_and_contact_points),
+        cmocka_unit_test(test_scene_from_the_network),
         cmocka_unit_test(test_hostile_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,6 +37,7 @@
 #define SENSIM_ROAD_H
 
 #include <sensim/context.h>
+#include <sensim/scene.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -255,6 +256,50 @@ typedef struct sensim_lane_point {
  */
 SENSIM_API sensim_status sensim_road_network_locate(const sensim_road_network *net, const double xyz[3],
                                                     uint32_t lane_types, sensim_lane_point *out);
+
+/** Options of sensim_scene_add_road_network(); fill with sensim_road_mesh_options_init(). */
+typedef struct sensim_road_mesh_options {
+    double step_m;             /**< along-road spacing of the surface's rows (default 1 m; 0.05 .. 100) */
+    double ground_margin_m;    /**< the flat ground reaches this far beyond the roads (default 50 m; <0: none) */
+    double sidewalk_height_m;  /**< sidewalks raised by this much (default 0.15 m) */
+    double marking_width_m;    /**< lane markings' width (default 0.15 m) */
+    uint64_t reserved[4];      /**< reserved: 0 */
+} sensim_road_mesh_options;
+
+/** What sensim_scene_add_road_network() added. */
+typedef struct sensim_road_mesh_info {
+    uint32_t mesh_id;          /**< the static mesh added */
+    uint32_t reserved_u32;     /**< reserved: 0 */
+    uint64_t triangles;        /**< its triangles */
+    uint64_t road_triangles;   /**< tagged Roads (1) */
+    uint64_t sidewalk_triangles; /**< tagged SideWalks (2) */
+    uint64_t marking_triangles;  /**< tagged RoadLine (24) */
+    uint64_t ground_triangles;   /**< tagged Terrain (10) */
+    uint64_t reserved[2];      /**< reserved: 0 */
+} sensim_road_mesh_info;
+
+/** Fill @p opt with the defaults. Thread safety: any thread. Since 0.1. */
+SENSIM_API void sensim_road_mesh_options_init(sensim_road_mesh_options *opt);
+
+/**
+ * Add a drivable surface built from @p net to @p scene as one static mesh,
+ * as CARLA builds a world from an OpenDRIVE file: every lane with a width
+ * (driving, parking, shoulder, ... tagged Roads; sidewalks tagged SideWalks,
+ * raised by sidewalk_height_m, their top only), lane markings 0.5 cm above
+ * the surface along each lane's outer edge, inside the lane (the centre
+ * lane's centred on it), where the file marks one (solid and
+ * double lines whole, broken ones 3 m on and 6 m off along s; tagged
+ * RoadLine), and a flat ground (Terrain) under the roads' extent plus the
+ * margin, 5 cm below their lowest point. Rows every step_m along s and at
+ * every lane section's ends; triangles face up.
+ * @return SENSIM_OK; SENSIM_ERR_INVALID_ARGUMENT (NULL, options out of
+ *   range), SENSIM_ERR_TOO_LARGE (more than 2^30 triangles), and what
+ *   sensim_scene_add_mesh() returns; on failure the scene is unchanged.
+ * Thread safety: one thread at a time per scene; the network is only read. Since 0.1.
+ */
+SENSIM_API sensim_status sensim_scene_add_road_network(sensim_scene *scene, const sensim_road_network *net,
+                                                       const sensim_road_mesh_options *opt,
+                                                       sensim_road_mesh_info *out_info);
 
 #ifdef __cplusplus
 }

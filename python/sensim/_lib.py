@@ -308,7 +308,19 @@ class LanePoint(Structure):
                 ("reserved", c_uint64 * 2)]
 
 
+class RoadMeshOptions(Structure):
+    _fields_ = [("step_m", c_double), ("ground_margin_m", c_double), ("sidewalk_height_m", c_double),
+                ("marking_width_m", c_double), ("reserved", c_uint64 * 4)]
+
+
+class RoadMeshInfo(Structure):
+    _fields_ = [("mesh_id", c_uint32), ("reserved_u32", c_uint32), ("triangles", c_uint64),
+                ("road_triangles", c_uint64), ("sidewalk_triangles", c_uint64), ("marking_triangles", c_uint64),
+                ("ground_triangles", c_uint64), ("reserved", c_uint64 * 2)]
+
+
 STRUCTS = {
+    "sensim_road_mesh_options": RoadMeshOptions, "sensim_road_mesh_info": RoadMeshInfo,
     "sensim_road_info": RoadInfo, "sensim_road_geometry": RoadGeometry, "sensim_lane_info": LaneInfo,
     "sensim_lane_ref": LaneRef, "sensim_lane_point": LanePoint,
     "sensim_mcap_options": McapOptions, "sensim_ros2_options": Ros2Options, "sensim_ros2_endpoint": Ros2Endpoint, "sensim_mcap_stats": McapStats, "sensim_ros_transform": RosTransform,
@@ -346,6 +358,9 @@ PROTOTYPES = {
     "sensim_road_network_previous_lanes": (status_t, [c_void_p, c_uint32, c_uint32, c_int32, POINTER(LaneRef),
                                                       c_uint32, POINTER(c_uint32)]),
     "sensim_road_network_locate": (status_t, [c_void_p, d3, c_uint32, POINTER(LanePoint)]),
+    "sensim_road_mesh_options_init": (None, [POINTER(RoadMeshOptions)]),
+    "sensim_scene_add_road_network": (status_t, [c_void_p, c_void_p, POINTER(RoadMeshOptions),
+                                                 POINTER(RoadMeshInfo)]),
     "sensim_status_string": (c_char_p, [status_t]),
     "sensim_version_string": (c_char_p, []),
     "sensim_version_number": (c_uint32, []),

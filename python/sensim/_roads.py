@@ -4,7 +4,7 @@ import ctypes
 
 from . import _lib
 
-from . import InvalidArgument, _Handle, _L, _check, _f64, _from16, _text_arg, _u32, _using
+from . import InvalidArgument, Scene, _Handle, _L, _check, _f64, _from16, _text_arg, _u32, _using, _want
 
 # lane types (CARLA's carla.LaneType bits) by OpenDRIVE name
 LANE_TYPES = {"none": 0x1, "driving": 0x2, "stop": 0x4, "shoulder": 0x8, "biking": 0x10, "sidewalk": 0x20,
@@ -128,3 +128,21 @@ class RoadNetwork(_Handle):
         with _using(self) as (h,):
             _check(_L.sensim_road_network_locate(h, p, _lane_types(lane_types), ctypes.byref(out)))
         return dict(road=out.road, lane=out.lane, s=out.s, t=out.t, distance_m=out.distance_m)
+
+    def add_to_scene(self, scene, step_m=1.0, ground_margin_m=50.0, sidewalk_height_m=0.15, marking_width_m=0.15):
+        """Add the network's drivable surface to @p scene as one static mesh (sensim_scene_add_road_network:
+        lanes tagged Roads, raised sidewalks SideWalks, markings RoadLine, a flat ground Terrain; commit the
+        scene after). Returns dict(mesh_id, triangles, road_triangles, sidewalk_triangles, marking_triangles,
+        ground_triangles)."""
+        _want(scene, Scene, "scene")
+        o = _lib.RoadMeshOptions()
+        _L.sensim_road_mesh_options_init(ctypes.byref(o))
+        o.step_m, o.ground_margin_m = _f64(step_m, "step_m"), _f64(ground_margin_m, "ground_margin_m")
+        o.sidewalk_height_m, o.marking_width_m = _f64(sidewalk_height_m, "sidewalk_height_m"), _f64(marking_width_m,
+                                                                                                    "marking_width_m")
+        info = _lib.RoadMeshInfo()
+        with _using(scene, self) as (sh, nh):
+            _check(_L.sensim_scene_add_road_network(sh, nh, ctypes.byref(o), ctypes.byref(info)))
+        return dict(mesh_id=info.mesh_id, triangles=info.triangles, road_triangles=info.road_triangles,
+                    sidewalk_triangles=info.sidewalk_triangles, marking_triangles=info.marking_triangles,
+                    ground_triangles=info.ground_triangles)
