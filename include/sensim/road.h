@@ -123,7 +123,7 @@ typedef struct sensim_road_info {
     uint32_t geometry_count;   /**< planView geometries */
     uint32_t section_count;    /**< lane sections */
     uint32_t line;             /**< the <road> element's line in the file */
-    uint32_t reserved_u32;     /**< reserved: 0 */
+    uint32_t left_hand_traffic; /**< 1 for rule="LHT" (positive lane ids travel with s), else 0 */
     uint64_t reserved[4];      /**< reserved: 0 */
 } sensim_road_info;
 

@@ -78,7 +78,6 @@ BASES = {"Vehicle": "Actor", "Walker": "Actor", "Sensor": "Actor"}  # CARLA's cl
 
 # how a script reaches each class sensim.carla does not hand out, and why not
 UNREACHABLE = {
-    "Waypoint": "no OpenDRIVE road network yet (Map.get_waypoint and generate_waypoints are refused)",
     "WalkerAIController": "no walker navigation yet (spawning controller.ai.walker is refused)",
     "TrafficLight": "the worlds have no traffic lights (get_actors().filter('traffic.*') is empty)",
     "TrafficSign": "the worlds have no traffic signs",
@@ -87,19 +86,19 @@ UNREACHABLE = {
 }
 
 _NO_PHYSICS = "sensim.carla has no physics: move actors with set_transform or set_target_velocity"
-_NO_ROADS = ("sensim.carla's worlds have no OpenDRIVE road network yet; spawn points: Map.get_spawn_points(), "
-             "positions in CARLA's frame")
+_NO_ROADS = "no speed limits yet: the road's <speed> is read (sensim.RoadNetwork.road()['speed_limit_mps'])"
 _NO_RECORDER = ("no recorder: record what the sensors measure with sensim's sinks (`sensim run --mcap`, "
                 "examples/python/carla_sync_collect.py)")
 _NO_TEXTURES = "no engine textures: sensim's cameras render the scene's materials (reflectivity, semantic tags)"
 _NO_OBJECTS = "no engine objects: the scene's meshes and their tags are sensim.Scene's (Scene.intersect for rays)"
 _NO_SKELETON = "walkers are boxes of CARLA's sizes: no skeleton or animation"
 _NO_LIGHTS = "the worlds have no traffic lights or signs yet (no OpenDRIVE signals)"
+_NO_SIGNALS = "OpenDRIVE signals are read (sensim.RoadNetwork) but not offered as CARLA landmarks yet"
+_NO_SIGNALS_WP = _NO_SIGNALS
 
 # refused names, by class: what RuntimeError says to use instead
 WHY_NOT = {
     "Client": dict(
-        generate_opendrive_world="no OpenDRIVE worlds yet: load_world('street') or a scene file",
         get_required_files="no server to fetch a map's files from: scene files are local (load_world(path))",
         request_file="no server to fetch a map's files from: scene files are local (load_world(path))",
         set_files_base_folder="no server to fetch a map's files from: scene files are local (load_world(path))",
@@ -129,10 +128,12 @@ WHY_NOT = {
         **{n: _NO_TEXTURES for n in ("apply_color_texture_to_object", "apply_color_texture_to_objects",
                                      "apply_float_color_texture_to_object", "apply_float_color_texture_to_objects",
                                      "apply_textures_to_object", "apply_textures_to_objects")}),
-    "Map": {n: _NO_ROADS for n in ("cook_in_memory_map", "generate_waypoints", "get_all_landmarks",
-                                   "get_all_landmarks_from_id", "get_all_landmarks_of_type", "get_crosswalks",
-                                   "get_landmark_group", "get_topology", "get_waypoint", "get_waypoint_xodr",
-                                   "save_to_disk", "to_opendrive")},
+    "Map": dict(cook_in_memory_map="no navigation mesh to cook: walkers move by set_target_velocity or set_transform",
+                **{n: _NO_SIGNALS for n in ("get_all_landmarks", "get_all_landmarks_from_id",
+                                            "get_all_landmarks_of_type", "get_landmark_group")},
+                get_crosswalks="crosswalks are not read from the OpenDRIVE file yet"),
+    "Waypoint": dict(get_junction="no carla.Junction yet: junction_id and is_junction say which junction",
+                     get_landmarks=_NO_SIGNALS_WP, get_landmarks_of_type=_NO_SIGNALS_WP),
     "Actor": dict(
         add_angular_impulse=_NO_PHYSICS, add_force=_NO_PHYSICS, add_impulse=_NO_PHYSICS, add_torque=_NO_PHYSICS,
         set_enable_gravity=_NO_PHYSICS,

@@ -1,5 +1,32 @@
 """sensim.carla's blueprints: CARLA 0.9.15's sensor, vehicle and walker catalogue with its attribute
-names, types and defaults."""
+names, types and defaults.
+
+Blueprints and attributes offered (CARLA's names, types and defaults; anything else raises by name):
+  sensor.lidar.ray_cast        channels 32, range 10, points_per_second 56000, rotation_frequency 10,
+                               upper_fov 10, lower_fov -30, horizontal_fov 360, atmosphere_attenuation_rate
+                               0.004, dropoff_general_rate 0.45, dropoff_intensity_limit 0.8,
+                               dropoff_zero_intensity 0.4, noise_stddev 0, noise_seed 0, sensor_tick 0
+  sensor.lidar.ray_cast_semantic  the geometry attributes of the above (no drop-off, no noise)
+  sensor.camera.rgb            image_size_x 800, image_size_y 600, fov 90, sensor_tick 0, lens_* (accepted,
+                               no lens model); post-processing and exposure attributes are refused with why
+  sensor.camera.depth, .semantic_segmentation, .instance_segmentation   image_size_x/y, fov, sensor_tick
+  sensor.other.imu             noise_accel_stddev_x/y/z, noise_gyro_stddev_x/y/z, noise_gyro_bias_x/y/z,
+                               noise_seed, sensor_tick (all 0)
+  sensor.other.gnss            noise_lat/lon/alt_stddev, noise_lat/lon/alt_bias, noise_seed, sensor_tick (0)
+  sensor.other.radar           horizontal_fov 30, vertical_fov 30, range 100, points_per_second 1500,
+                               noise_seed 0, sensor_tick 0
+  sensor.other.obstacle        distance 5, hit_radius 0.5, only_dynamics false, debug_linetrace (accepted,
+                               nothing drawn), sensor_tick 0: an event on each tick something is met
+  vehicle.* (7 models), walker.pedestrian.0001/0002: kinematic boxes of the models' sizes
+  sensor.lidar.<preset>        every sensim preset (vlp16, pandar64, os1_64, mid40, ...; filter("sensor.lidar.*")
+                               lists them): sensor_tick, sensim_static_tick, noise_seed, sensim_set ("key=value;..."
+                               preset overrides); LidarMeasurement in CARLA's layout
+  register_sensor(id, measure, attributes)   a sensor of your own as a blueprint, spawned and listened to
+                               like any other (measure runs on the ticking thread when the sensor is due)
+sensor_tick: any value >= 0 (CARLA's cadence, above). Lidars also take ``sensim_static_tick`` (above).
+Not offered (spawning raises): collision and lane-invasion detectors, optical flow, DVS and normals cameras,
+controller.ai.walker.
+"""
 import difflib
 import fnmatch
 import math

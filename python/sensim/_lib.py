@@ -284,7 +284,7 @@ class RosTransform(Structure):
 class RoadInfo(Structure):
     _fields_ = [("id", c_char_p), ("name", c_char_p), ("junction", c_char_p), ("length_m", c_double),
                 ("speed_limit_mps", c_double), ("geometry_count", c_uint32), ("section_count", c_uint32),
-                ("line", c_uint32), ("reserved_u32", c_uint32), ("reserved", c_uint64 * 4)]
+                ("line", c_uint32), ("left_hand_traffic", c_uint32), ("reserved", c_uint64 * 4)]
 
 
 class RoadGeometry(Structure):

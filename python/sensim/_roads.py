@@ -62,7 +62,8 @@ class RoadNetwork(_Handle):
             _check(_L.sensim_road_network_info(h, _u32(index, "road"), ctypes.byref(info)))
             return dict(index=index, id=info.id.decode(), name=info.name.decode(), junction=info.junction.decode(),
                         length_m=info.length_m, speed_limit_mps=info.speed_limit_mps,
-                        geometry_count=info.geometry_count, section_count=info.section_count, line=info.line)
+                        geometry_count=info.geometry_count, section_count=info.section_count, line=info.line,
+                        left_hand_traffic=bool(info.left_hand_traffic))
 
     def roads(self):
         return [self.road(i) for i in range(len(self))]

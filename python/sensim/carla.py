@@ -66,31 +66,9 @@ differences that remain, with their sizes:
     grid that divides every tick's end (the delta; after apply_settings changes it, the grid that divides
     the world's time too: their random draws are keyed by the sample's index on it).
 
-Blueprints and attributes offered (CARLA's names, types and defaults; anything else raises by name):
-  sensor.lidar.ray_cast        channels 32, range 10, points_per_second 56000, rotation_frequency 10,
-                               upper_fov 10, lower_fov -30, horizontal_fov 360, atmosphere_attenuation_rate
-                               0.004, dropoff_general_rate 0.45, dropoff_intensity_limit 0.8,
-                               dropoff_zero_intensity 0.4, noise_stddev 0, noise_seed 0, sensor_tick 0
-  sensor.lidar.ray_cast_semantic  the geometry attributes of the above (no drop-off, no noise)
-  sensor.camera.rgb            image_size_x 800, image_size_y 600, fov 90, sensor_tick 0, lens_* (accepted,
-                               no lens model); post-processing and exposure attributes are refused with why
-  sensor.camera.depth, .semantic_segmentation, .instance_segmentation   image_size_x/y, fov, sensor_tick
-  sensor.other.imu             noise_accel_stddev_x/y/z, noise_gyro_stddev_x/y/z, noise_gyro_bias_x/y/z,
-                               noise_seed, sensor_tick (all 0)
-  sensor.other.gnss            noise_lat/lon/alt_stddev, noise_lat/lon/alt_bias, noise_seed, sensor_tick (0)
-  sensor.other.radar           horizontal_fov 30, vertical_fov 30, range 100, points_per_second 1500,
-                               noise_seed 0, sensor_tick 0
-  sensor.other.obstacle        distance 5, hit_radius 0.5, only_dynamics false, debug_linetrace (accepted,
-                               nothing drawn), sensor_tick 0: an event on each tick something is met
-  vehicle.* (7 models), walker.pedestrian.0001/0002: kinematic boxes of the models' sizes
-  sensor.lidar.<preset>        every sensim preset (vlp16, pandar64, os1_64, mid40, ...; filter("sensor.lidar.*")
-                               lists them): sensor_tick, sensim_static_tick, noise_seed, sensim_set ("key=value;..."
-                               preset overrides); LidarMeasurement in CARLA's layout
-  register_sensor(id, measure, attributes)   a sensor of your own as a blueprint, spawned and listened to
-                               like any other (measure runs on the ticking thread when the sensor is due)
-sensor_tick: any value >= 0 (CARLA's cadence, above). Lidars also take ``sensim_static_tick`` (above).
-Not offered (spawning raises): collision and lane-invasion detectors, optical flow, DVS and normals cameras,
-controller.ai.walker.
+Blueprints and attributes offered: CARLA's names, types and defaults (anything else raises by name), every
+sensim preset as sensor.lidar.<preset>, and sensors registered with register_sensor; the table is in
+sensim.carla._carla_blueprints and docs/carla.md.
 """
 if __name__ == "__main__":  # python3 -m sensim.carla: the runner (before anything else: no second copy of this module)
     import sys
@@ -116,7 +94,8 @@ __all__ = ["Client", "World", "WorldSettings", "Transform", "Location", "Rotatio
            "LidarMeasurement", "SemanticLidarMeasurement", "Image", "IMUMeasurement", "GnssMeasurement",
            "ObstacleDetectionEvent", "register_sensor", "WeatherParameters", "BoundingBox", "WorldSnapshot",
            "ActorSnapshot", "Timestamp", "VehicleControl", "VehicleAckermannControl", "VehicleLightState",
-           "TrafficLightState", "ActorState", "VehicleFailureState", "DebugHelper"]
+           "TrafficLightState", "ActorState", "VehicleFailureState", "DebugHelper", "Map", "Waypoint", "LaneType",
+           "LaneChange", "LaneMarking", "LaneMarkingType", "LaneMarkingColor"]
 _API_CLASS = {"Vehicle": "Vehicle", "Walker": "Walker", "Sensor": "Sensor"}  # CARLA's class of each actor class
 
 # The package's other CARLA modules, each below this facade (none imports it back): value types, blueprints,
@@ -126,7 +105,9 @@ from ._carla_blueprints import (ActorAttribute, ActorAttributeType, ActorBluepri
                                 register_sensor)  # noqa: E402,F401
 from ._carla_platform import _Platform  # noqa: E402
 from . import _carla_command as command  # noqa: E402  (carla.command)
-from ._carla_map import Map  # noqa: E402
+from ._carla_map import Map, build as _build_map  # noqa: E402,F401
+from ._carla_roads import (LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType,  # noqa: E402,F401
+                           Waypoint)
 from ._carla_measure import lidar_angle as _lidar_angle, lidar_points as _lidar_points, measure as _measure  # noqa: E402
 from ._carla_vehicle import VehicleAckermannControl, VehicleControl, step as _vehicle_step  # noqa: E402,F401
 from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection, LidarMeasurement,  # noqa: E402,F401
@@ -432,7 +413,7 @@ class _TickCallback:
 
 @serialized
 class World:
-    def __init__(self, client, scene_name):
+    def __init__(self, client, scene_name, xodr_text=None):
         self._client = client
         self._lock = threading.RLock()  # every public call and every tick holds it (sensim.carla._carla_async)
         self._ticked = threading.Condition(self._lock)  # notified after each tick
@@ -442,13 +423,9 @@ class World:
         self._tick_cbs, self._next_tick_cb, self._spectator = {}, 0, None
         self._ctx = Context()
         self._scene = Scene(self._ctx)
-        if scene_name == "street":
-            self._scene.load("street")
-        else:
-            self._scene.load(scene_name)
+        self._map = _build_map(self, self._scene, scene_name, xodr_text)  # the scene and its road network
         self._scene.commit()
-        self._scene_name = str(scene_name)
-        self._map = Map(self, "street" if scene_name == "street" else scene_name)
+        self._scene_name, self._xodr = str(scene_name), xodr_text
         self._settings = WorldSettings(fixed_delta_seconds=None)
         self._frame, self._t_ns, self._dt_ns = 0, 0, 50_000_000
         self._sample_ns = self._dt_ns  # IMU, GNSS and radar sample on this grid (it divides every tick's end)
@@ -948,7 +925,8 @@ class Client:
         return self._world
 
     def load_world(self, map_name, reset_settings=True, map_layers=None):
-        """``street`` (the built-in street) or a scene file path (native frame); other CARLA maps raise."""
+        """``street`` (the built-in street), an OpenDRIVE .xodr file (a world built from its roads) or a scene
+        file path (native frame); other CARLA maps raise."""
         import os
         if map_name != "street" and not os.path.isfile(str(map_name)):
             raise RuntimeError("Client.load_world(%r): sensim.carla has the built-in 'street' and scene files, "
@@ -964,7 +942,20 @@ class Client:
     def reload_world(self, reset_settings=True):
         """A new world of the current map (CARLA's reload: actors gone, frame 0 here)."""
         w = self.get_world()
+        if w._xodr is not None and w._scene_name == "":
+            return self.generate_opendrive_world(w._xodr, None, reset_settings)
         return self.load_world(w._scene_name, reset_settings)
+
+    def generate_opendrive_world(self, opendrive, parameters=None, reset_settings=True):
+        """CARLA's: a world built from OpenDRIVE text (the lanes, raised sidewalks, markings and a flat ground
+        of sensim_scene_add_road_network; parameters, CARLA's mesh options, are accepted and not used)."""
+        if not isinstance(opendrive, str):
+            raise TypeError("Client.generate_opendrive_world: the OpenDRIVE text as a str, not %s" %
+                            type(opendrive).__name__)
+        if self._world is not None:
+            self._world._clock.stop()
+        self._world = World(self, "", xodr_text=opendrive)
+        return self._world
 
     def load_world_if_different(self, map_name, reset_settings=True, map_layers=None):
         """CARLA 0.9.15's: load_world unless ``map_name`` is the current map (then None)."""

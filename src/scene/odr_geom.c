@@ -354,6 +354,7 @@ SENSIM_API sensim_status sensim_road_network_info(const sensim_road_network *net
     out->id = r->id, out->name = r->name, out->junction = r->junction, out->length_m = r->length;
     out->speed_limit_mps = r->nspeed ? r->speed[0].mps : 0.0;
     out->geometry_count = r->ngeom, out->section_count = r->nsec, out->line = r->line;
+    out->left_hand_traffic = (uint32_t)r->lht;
     return SENSIM_OK;
 }
 
