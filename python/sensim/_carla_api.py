@@ -81,7 +81,6 @@ UNREACHABLE = {
     "WalkerAIController": "no walker navigation yet (spawning controller.ai.walker is refused)",
     "TrafficLight": "the worlds have no traffic lights (get_actors().filter('traffic.*') is empty)",
     "TrafficSign": "the worlds have no traffic signs",
-    "TrafficManager": "no traffic manager yet (Client.get_trafficmanager is refused)",
     "LightManager": "no street lights: nothing is rendered by lights (World.get_lightmanager is refused)",
 }
 
@@ -102,8 +101,6 @@ WHY_NOT = {
         get_required_files="no server to fetch a map's files from: scene files are local (load_world(path))",
         request_file="no server to fetch a map's files from: scene files are local (load_world(path))",
         set_files_base_folder="no server to fetch a map's files from: scene files are local (load_world(path))",
-        get_trafficmanager="no traffic manager in sensim.carla yet: move vehicles with apply_control, "
-                           "set_target_velocity or set_transform",
         **{n: _NO_RECORDER for n in ("replay_file", "set_replayer_ignore_hero", "set_replayer_ignore_spectator",
                                       "set_replayer_time_factor", "show_recorder_actors_blocked",
                                       "show_recorder_collisions", "show_recorder_file_info", "start_recorder",
@@ -160,14 +157,16 @@ WHY_NOT = {
         get_speed_limit=_NO_ROADS,
         get_wheel_steer_angle="vehicles are boxes: the steer applied is get_control().steer",
         set_wheel_steer_direction="vehicles are boxes: steer with apply_control",
-        show_debug_telemetry="no viewport to show it in",
-        set_autopilot="no traffic manager in sensim.carla yet: drive with apply_control, set_target_velocity "
-                      "or set_transform"),
+        show_debug_telemetry="no viewport to show it in"),
     "Walker": dict(
         apply_control="no WalkerControl yet: move walkers with set_target_velocity or set_transform",
         get_control="no WalkerControl yet: get_velocity gives what set_target_velocity set",
         **{n: _NO_SKELETON for n in ("blend_pose", "get_bones", "get_pose_from_animation", "hide_pose",
                                      "set_bones", "show_pose")}),
+    "TrafficManager": dict(
+        **{n: "vehicles on autopilot follow lanes and do not change them yet" for n in ("force_lane_change",)},
+        **{n: "routes are chosen at each branch by the manager's random generator; no set paths yet"
+           for n in ("set_path", "set_route", "get_next_action", "get_all_actions")}),
     "Sensor": dict(
         **{n: "no renderer G-buffers: each output is a camera blueprint (rgb, depth, semantic_segmentation, "
               "instance_segmentation)" for n in ("is_listening_gbuffer", "listen_to_gbuffer", "stop_gbuffer")},

@@ -40,32 +40,9 @@ silent no-op; a name CARLA does not have either raises AttributeError with the c
 CARLA 0.9.15 name, class by class, supported, differing or refused: docs/carla.md (sensim.carla._carla_api).
 Vehicles and walkers are kinematic boxes of the real models' sizes: the host moves them with
 set_transform, or set_target_velocity / set_target_angular_velocity (integrated per tick).
-Where this module differs from CARLA, the difference is in the docstring of what differs. The
-differences that remain, with their sizes:
-  * Per-shot poses: a lidar shot (and a radar ray) uses the sensor's pose at its own firing time, so a
-    moving sensor's measurement shows motion distortion; CARLA casts a whole tick from one pose. A car at
-    10 m/s in 0.05 s ticks sees a wall ahead spread over 0.45 m (CARLA: one distance). The blueprint
-    attribute ``sensim_static_tick = true`` casts the tick from the pose at its end, CARLA's picture
-    (other actors still move within the tick: by their speed x delta).
-  * Shots per tick: sensim fires the exact shots whose times fall in the tick (columns of
-    points_per_second / channels / rotation_frequency a turn); CARLA rounds points_per_second x delta /
-    channels half-up every tick. Per tick the two differ by at most one column (channels points); over a
-    turn they agree when points_per_second / channels / rotation_frequency is a whole number (the
-    defaults: 175 columns).
-  * Start phase: as CARLA, a 360-degree turn starts behind (-180 deg) and sweeps to the right; a sector
-    (horizontal_fov < 360) sweeps -fov/2 .. +fov/2, rotation_frequency times a second, every tick.
-  * The first IMU samples: the rig's motion model has no history before the first key, so the first
-    four ticks' accelerations carry start-up errors up to about twice the platform's acceleration
-    (velocity is right from the first tick; CARLA's first sample comes from its physics).
-  * set_target_velocity / set_target_angular_velocity are integrated kinematically every tick, with or
-    without set_simulate_physics(False) (CARLA's physics would add gravity, friction and contacts);
-    set_simulate_physics(False) + set_transform each tick (a CarSim co-simulation) puts the actor
-    exactly there, and sensors on it move smoothly through the tick between the poses given.
-  * Sensor.set_transform: a free sensor moves through the tick like any actor; an attached one takes its
-    new mount from the next tick on (CARLA: from the next physics step). IMU, GNSS and radar sample on a
-    grid that divides every tick's end (the delta; after apply_settings changes it, the grid that divides
-    the world's time too: their random draws are keyed by the sample's index on it).
-
+Where this module differs from CARLA, the difference is in the docstring of what differs; the differences
+that remain, with their sizes (per-shot poses, shots per tick, the first IMU samples, kinematic motion,
+attached sensors' set_transform), are in docs/carla.md.
 Blueprints and attributes offered: CARLA's names, types and defaults (anything else raises by name), every
 sensim preset as sensor.lidar.<preset>, and sensors registered with register_sensor; the table is in
 sensim.carla._carla_blueprints and docs/carla.md.
@@ -95,7 +72,7 @@ __all__ = ["Client", "World", "WorldSettings", "Transform", "Location", "Rotatio
            "ObstacleDetectionEvent", "register_sensor", "WeatherParameters", "BoundingBox", "WorldSnapshot",
            "ActorSnapshot", "Timestamp", "VehicleControl", "VehicleAckermannControl", "VehicleLightState",
            "TrafficLightState", "ActorState", "VehicleFailureState", "DebugHelper", "Map", "Waypoint", "LaneType",
-           "LaneChange", "LaneMarking", "LaneMarkingType", "LaneMarkingColor"]
+           "LaneChange", "LaneMarking", "LaneMarkingType", "LaneMarkingColor", "TrafficManager"]
 _API_CLASS = {"Vehicle": "Vehicle", "Walker": "Walker", "Sensor": "Sensor"}  # CARLA's class of each actor class
 
 # The package's other CARLA modules, each below this facade (none imports it back): value types, blueprints,
@@ -106,6 +83,7 @@ from ._carla_blueprints import (ActorAttribute, ActorAttributeType, ActorBluepri
 from ._carla_platform import _Platform  # noqa: E402
 from . import _carla_command as command  # noqa: E402  (carla.command)
 from ._carla_map import Map, build as _build_map  # noqa: E402,F401
+from ._carla_traffic import TrafficManager  # noqa: E402
 from ._carla_roads import (LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType,  # noqa: E402,F401
                            Waypoint)
 from ._carla_measure import lidar_angle as _lidar_angle, lidar_points as _lidar_points, measure as _measure  # noqa: E402
@@ -277,10 +255,16 @@ class Vehicle(Actor):
         self._speed = math.hypot(velocity.x, velocity.y)
 
     def set_autopilot(self, enabled=True, port=8000):
-        """Refused (no traffic manager yet) but for ``set_autopilot(False)``, which a vehicle not on
-        autopilot accepts, as in CARLA."""
+        """On (or off) the traffic manager of @p port: it drives the vehicle along the world's OpenDRIVE lanes
+        (sensim.carla._carla_traffic: kinematic, deterministic for a seed); RuntimeError in a world without a
+        road network."""
+        self._check_alive("set_autopilot")
         if enabled:
-            raise RuntimeError("Vehicle.set_autopilot: " + _why_not("Vehicle", "set_autopilot"))
+            self._world._tm(port).register(self)
+            self._control = None
+        else:
+            for tm in self._world._traffic.values():
+                tm.unregister(self)
 
     def get_failure_state(self):
         """VehicleFailureState.NONE: a kinematic vehicle does not roll over (CARLA's only failures need physics)."""
@@ -418,7 +402,7 @@ class World:
         self._lock = threading.RLock()  # every public call and every tick holds it (sensim.carla._carla_async)
         self._ticked = threading.Condition(self._lock)  # notified after each tick
         self._clock = RealTimeClock(self)  # asynchronous mode's clock (starts with the first actor)
-        self._debug = None
+        self._debug, self._traffic = None, {}  # traffic managers by port
         self._weather = WeatherParameters.ClearNoon._copy()
         self._tick_cbs, self._next_tick_cb, self._spectator = {}, 0, None
         self._ctx = Context()
@@ -485,6 +469,11 @@ class World:
         if self._debug is None:
             self._debug = DebugHelper()
         return self._debug
+
+    def _tm(self, port):
+        if port not in self._traffic:
+            self._traffic[port] = TrafficManager(self, port)
+        return self._traffic[port]
 
     def get_vehicles_light_states(self):
         """{actor id: carla.VehicleLightState} of every live vehicle."""
@@ -772,6 +761,8 @@ class World:
 
     def _destroy(self, a):
         self._actors.pop(a.id, None)
+        for tm in self._traffic.values():
+            tm.unregister(a)
         if a in self._sensors:
             self._sensors.remove(a)
             a._callback = None
@@ -824,8 +815,10 @@ class World:
                 driven[a.id] = (a._speed, a._vel, a._ang)
                 a._speed, a._vel = v, Vector3D(v * math.cos(mid), v * math.sin(mid), 0.0)
                 a._ang = Vector3D(0.0, 0.0, yaw_rate)
+        for tm in self._traffic.values():  # autopilot vehicles: the traffic manager's lanes (_carla_traffic)
+            moved.update(tm.plan(dt * 1e-9, self._actors))
         for a in self._actors.values():
-            if a.parent is None and (a._vel.squared_length() or a._ang.squared_length()):
+            if a.parent is None and a.id not in moved and (a._vel.squared_length() or a._ang.squared_length()):
                 r = a._rel
                 loc = r.location + a._vel * (dt * 1e-9)
                 rot = Rotation(r.rotation.pitch + a._ang.y * dt * 1e-9, r.rotation.yaw + a._ang.z * dt * 1e-9,
@@ -871,6 +864,8 @@ class World:
             raise
         for sn, (_, cool) in cadence:
             sn._cool = cool
+        for tm in self._traffic.values():
+            tm.commit()
         for ring in self._drain:
             for _ in ring.frames():
                 pass
@@ -956,6 +951,10 @@ class Client:
             self._world._clock.stop()
         self._world = World(self, "", xodr_text=opendrive)
         return self._world
+
+    def get_trafficmanager(self, port=8000):
+        """The current world's traffic manager on @p port (sensim.carla._carla_traffic)."""
+        return self.get_world()._tm(port)
 
     def load_world_if_different(self, map_name, reset_settings=True, map_layers=None):
         """CARLA 0.9.15's: load_world unless ``map_name`` is the current map (then None)."""

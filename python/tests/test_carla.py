@@ -224,14 +224,9 @@ class CarlaFacade(unittest.TestCase):
 
     def test_headless_limits_raise(self):
         with self.assertRaises(RuntimeError):
-            self.client.get_trafficmanager()
-        with self.assertRaises(RuntimeError):
             self.client.load_world("Town01")
         with self.assertRaises(RuntimeError):
             self.world.spawn_actor(self.bl.find("sensor.other.collision"), carla.Transform())
-        car = self.world.spawn_actor(self.bl.find("vehicle.tesla.model3"), carla.Transform())
-        with self.assertRaises(RuntimeError):
-            car.set_autopilot(True)
         self.assertEqual(len(self.bl.filter("sensor.camera.*")), 7)
         self.assertEqual(str(self.bl.find("sensor.other.radar").get_attribute("points_per_second")), "1500")
         self.assertEqual(str(self.bl.find("sensor.lidar.ray_cast").get_attribute("points_per_second")), "56000")

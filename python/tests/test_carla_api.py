@@ -44,6 +44,7 @@ class Api(unittest.TestCase):
         cls.objects = {
             "Client": cls.client, "World": world, "Map": world.get_map(),
             "Waypoint": world.get_map().get_waypoint(carla.Location(0, 1.75, 0)),
+            "TrafficManager": cls.client.get_trafficmanager(),
             "Actor": world.get_spectator(), "Vehicle": car,
             "Walker": world.spawn_actor(bl.find("walker.pedestrian.0001"), carla.Transform(carla.Location(0, 4, 0))),
             "Sensor": world.spawn_actor(bl.find("sensor.other.imu"), carla.Transform(), attach_to=car),
@@ -86,7 +87,7 @@ class Api(unittest.TestCase):
 
     def test_what_hands_out_an_unreachable_class_is_refused(self):
         w = self.world
-        for call in (self.client.get_trafficmanager, w.get_lightmanager,
+        for call in (w.get_lightmanager,
                      lambda: w.get_traffic_light(None), w.get_random_location_from_navigation):
             with self.assertRaises(RuntimeError):
                 call()

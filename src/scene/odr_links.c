@@ -176,7 +176,9 @@ static void successors(const sensim_road_network *net, uint32_t r, uint32_t k, i
     if (link->index == UINT32_MAX)
         return;
     if (link->kind == 1) { /* a road: entered at the end its contactPoint names */
-        const int32_t to = has_lane_link ? lane_link : link->contact_end ? -id : id;
+        /* without a lane link, the lane of the same id, or of the other sign where the travel turns round
+         * relative to s (leaving forward into a road's end, or backward into its start) */
+        const int32_t to = has_lane_link ? lane_link : link->contact_end == forward ? -id : id;
         add(a, net, link->index, link->contact_end, to);
     } else if (link->kind == 2) { /* a junction: its connections from this road */
         const odr_junction *j = &net->junction[link->index];
