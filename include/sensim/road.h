@@ -21,7 +21,7 @@
  * 1e-9 m). Elevation, superelevation (roll about the reference line),
  * laneOffset and lane widths are OpenDRIVE's cubic polynomials (0 before a
  * profile's first record). Lanes given
- * by <border> instead of <width> are refused (SENSIM_ERR_PARSE, naming the
+ * by \<border\> instead of \<width\> are refused (SENSIM_ERR_PARSE, naming the
  * line).
  *
  * Loading reads the XML through the helper program sensim-xml (expat, in a
@@ -71,25 +71,25 @@ typedef struct sensim_road_network sensim_road_network;
 #define SENSIM_LANE_ANY           0xFFFFFFFEu /**< every type but "none" (CARLA's LaneType.Any) */
 
 /** Lane marking types (CARLA's carla.LaneMarkingType values). */
-#define SENSIM_MARK_OTHER         0u
-#define SENSIM_MARK_BROKEN        1u
-#define SENSIM_MARK_SOLID         2u
-#define SENSIM_MARK_SOLID_SOLID   3u
-#define SENSIM_MARK_SOLID_BROKEN  4u
-#define SENSIM_MARK_BROKEN_SOLID  5u
-#define SENSIM_MARK_BROKEN_BROKEN 6u
-#define SENSIM_MARK_BOTTS_DOTS    7u
-#define SENSIM_MARK_GRASS         8u
-#define SENSIM_MARK_CURB          9u
-#define SENSIM_MARK_NONE          10u
+#define SENSIM_MARK_OTHER           0u     /**< a type not listed */
+#define SENSIM_MARK_BROKEN          1u     /**< "broken" */
+#define SENSIM_MARK_SOLID           2u     /**< "solid" */
+#define SENSIM_MARK_SOLID_SOLID     3u     /**< "solid solid" */
+#define SENSIM_MARK_SOLID_BROKEN    4u     /**< "solid broken" */
+#define SENSIM_MARK_BROKEN_SOLID    5u     /**< "broken solid" */
+#define SENSIM_MARK_BROKEN_BROKEN   6u     /**< "broken broken" */
+#define SENSIM_MARK_BOTTS_DOTS      7u     /**< "botts dots" */
+#define SENSIM_MARK_GRASS           8u     /**< "grass" */
+#define SENSIM_MARK_CURB            9u     /**< "curb" */
+#define SENSIM_MARK_NONE            10u    /**< "none" or no roadMark */
 
 /** Lane marking colours (CARLA's carla.LaneMarkingColor values; white is standard). */
-#define SENSIM_MARK_COLOR_STANDARD 0u
-#define SENSIM_MARK_COLOR_BLUE     1u
-#define SENSIM_MARK_COLOR_GREEN    2u
-#define SENSIM_MARK_COLOR_RED      3u
-#define SENSIM_MARK_COLOR_YELLOW   4u
-#define SENSIM_MARK_COLOR_OTHER    5u
+#define SENSIM_MARK_COLOR_STANDARD  0u     /**< "standard" or "white" */
+#define SENSIM_MARK_COLOR_BLUE      1u     /**< "blue" */
+#define SENSIM_MARK_COLOR_GREEN     2u     /**< "green" */
+#define SENSIM_MARK_COLOR_RED       3u     /**< "red" */
+#define SENSIM_MARK_COLOR_YELLOW    4u     /**< "yellow" */
+#define SENSIM_MARK_COLOR_OTHER     5u     /**< another colour */
 
 /**
  * Load an OpenDRIVE file.
@@ -119,10 +119,10 @@ typedef struct sensim_road_info {
     const char *name;          /**< name ("" when none) */
     const char *junction;      /**< the junction's id, "-1" when the road is not in one */
     double length_m;           /**< the reference line's length */
-    double speed_limit_mps;    /**< the first <type><speed max> (0: none given) */
+    double speed_limit_mps;    /**< the first \<type\>\<speed max\> (0: none given) */
     uint32_t geometry_count;   /**< planView geometries */
     uint32_t section_count;    /**< lane sections */
-    uint32_t line;             /**< the <road> element's line in the file */
+    uint32_t line;             /**< the \<road\> element's line in the file */
     uint32_t left_hand_traffic; /**< 1 for rule="LHT" (positive lane ids travel with s), else 0 */
     uint64_t reserved[4];      /**< reserved: 0 */
 } sensim_road_info;
@@ -140,16 +140,17 @@ SENSIM_API sensim_status sensim_road_network_info(const sensim_road_network *net
 SENSIM_API sensim_status sensim_road_network_find(const sensim_road_network *net, const char *id, uint32_t *road);
 
 /** Geometry kinds of a road's reference line (sensim_road_geometry.type). */
-#define SENSIM_GEOMETRY_LINE        0u
-#define SENSIM_GEOMETRY_ARC         1u
-#define SENSIM_GEOMETRY_SPIRAL      2u
-#define SENSIM_GEOMETRY_POLY3       3u
-#define SENSIM_GEOMETRY_PARAMPOLY3  4u
+#define SENSIM_GEOMETRY_LINE        0u     /**< \<line\> */
+#define SENSIM_GEOMETRY_ARC         1u     /**< \<arc\> */
+#define SENSIM_GEOMETRY_SPIRAL      2u     /**< \<spiral\> */
+#define SENSIM_GEOMETRY_POLY3       3u     /**< \<poly3\> */
+#define SENSIM_GEOMETRY_PARAMPOLY3  4u     /**< \<paramPoly3\> */
 
-/** One <planView> geometry of a road, as the file gives it. */
+/** One \<planView\> geometry of a road, as the file gives it. */
 typedef struct sensim_road_geometry {
     double s0;                 /**< where it starts on the road */
-    double x, y;               /**< its start, native world frame */
+    double x;                  /**< its start's x, native world frame */
+    double y;                  /**< its start's y */
     double hdg;                /**< the heading of its local frame (for paramPoly3 not always the road's) */
     double length;             /**< its length along the road */
     uint32_t type;             /**< SENSIM_GEOMETRY_* */
@@ -215,9 +216,9 @@ typedef struct sensim_lane_ref {
  * in its direction of travel (right-hand traffic: negative ids travel with
  * s, positive against it; a road with rule="LHT" the other way round), as
  * the file links them: the next lane section's
- * lane (its <successor>/<predecessor> id, else the same id), the linked
+ * lane (its \<successor\>/\<predecessor\> id, else the same id), the linked
  * road's lane (contactPoint decides which end and direction), or through a
- * junction the connecting roads' lanes its <connection><laneLink>s name. A
+ * junction the connecting roads' lanes its \<connection\>\<laneLink\>s name. A
  * dead end has none. Writes at most @p cap; *@p count is how many there are.
  * @return SENSIM_OK or SENSIM_ERR_INVALID_ARGUMENT (no such road, section or lane).
  * Thread safety: any thread. Since 0.1.

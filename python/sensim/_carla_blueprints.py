@@ -24,8 +24,8 @@ Blueprints and attributes offered (CARLA's names, types and defaults; anything e
   register_sensor(id, measure, attributes)   a sensor of your own as a blueprint, spawned and listened to
                                like any other (measure runs on the ticking thread when the sensor is due)
 sensor_tick: any value >= 0 (CARLA's cadence, above). Lidars also take ``sensim_static_tick`` (above).
-Not offered (spawning raises): collision and lane-invasion detectors, optical flow, DVS and normals cameras,
-controller.ai.walker.
+  sensor.other.collision, sensor.other.lane_invasion   sensor_tick (sensim.carla._carla_events)
+Not offered (spawning raises): optical flow, DVS and normals cameras, controller.ai.walker.
 """
 import difflib
 import fnmatch
@@ -233,12 +233,13 @@ _SENSORS = {
     "sensor.other.gnss": _GNSS,
     "sensor.other.radar": _RADAR,
     "sensor.other.obstacle": _OBSTACLE,
+    "sensor.other.collision": {"sensor_tick": (_F, 0.0)},
+    "sensor.other.lane_invasion": {"sensor_tick": (_F, 0.0)},
     "sensor.camera.instance_segmentation": {k: _CAMERA[k] for k in ("image_size_x", "image_size_y", "fov",
                                                                     "sensor_tick")},
 }
 # Not offered yet (blueprints exist so filter() finds them; spawning says why)
-_LATER = ("sensor.other.collision", "sensor.other.lane_invasion",
-          "sensor.camera.optical_flow", "sensor.camera.dvs", "sensor.camera.normals", "controller.ai.walker")
+_LATER = ("sensor.camera.optical_flow", "sensor.camera.dvs", "sensor.camera.normals", "controller.ai.walker")
 # role_name's recommended values (ActorBlueprintFunctionLibrary.cpp: FillIdAndTags gives every actor
 # ["default"], AddRecommendedValuesForSensorRoleNames cameras, lidars and the obstacle detector the mount
 # names, MakeVehicleDefinition / MakePedestrianDefinition their own); a modifiable attribute's value is its

@@ -6,7 +6,8 @@ import math
 
 from . import POINT_DTYPE, _np as np
 from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarMeasurement,
-                          RadarMeasurement, SemanticLidarMeasurement, obstacle_event)
+                          RadarMeasurement, SemanticLidarMeasurement, _WorldObject, obstacle_event)
+from ._carla_events import collision_events, lane_invasion_event
 from ._carla_types import _ID0, Vector3D, _f32
 
 
@@ -90,6 +91,10 @@ def measure(world, s, frame, t_s, t0, t1, k):
     if hasattr(s, "_user"):
         fn, attrs = s._user
         return fn(s, frame, t_s, tr, attrs)
+    if hasattr(s, "_event"):  # collision and lane invasion (sensim.carla._carla_events)
+        if s._event == "collision":
+            return collision_events(world, s, frame, t_s, tr, t1, _WorldObject)
+        return lane_invasion_event(world, s, frame, t_s, tr)
     if hasattr(s, "_obstacle"):
         return obstacle_event(world, s, frame, t_s, tr, t1)
     return None

@@ -72,7 +72,8 @@ __all__ = ["Client", "World", "WorldSettings", "Transform", "Location", "Rotatio
            "ObstacleDetectionEvent", "register_sensor", "WeatherParameters", "BoundingBox", "WorldSnapshot",
            "ActorSnapshot", "Timestamp", "VehicleControl", "VehicleAckermannControl", "VehicleLightState",
            "TrafficLightState", "ActorState", "VehicleFailureState", "DebugHelper", "Map", "Waypoint", "LaneType",
-           "LaneChange", "LaneMarking", "LaneMarkingType", "LaneMarkingColor", "TrafficManager"]
+           "LaneChange", "LaneMarking", "LaneMarkingType", "LaneMarkingColor", "TrafficManager", "CollisionEvent",
+           "LaneInvasionEvent"]
 _API_CLASS = {"Vehicle": "Vehicle", "Walker": "Walker", "Sensor": "Sensor"}  # CARLA's class of each actor class
 
 # The package's other CARLA modules, each below this facade (none imports it back): value types, blueprints,
@@ -84,6 +85,7 @@ from ._carla_platform import _Platform  # noqa: E402
 from . import _carla_command as command  # noqa: E402  (carla.command)
 from ._carla_map import Map, build as _build_map  # noqa: E402,F401
 from ._carla_traffic import TrafficManager  # noqa: E402
+from ._carla_events import CollisionEvent, LaneInvasionEvent  # noqa: E402,F401
 from ._carla_roads import (LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType,  # noqa: E402,F401
                            Waypoint)
 from ._carla_measure import lidar_angle as _lidar_angle, lidar_points as _lidar_points, measure as _measure  # noqa: E402
@@ -720,6 +722,8 @@ class World:
                 raise RuntimeError("spawn_actor(sensor.other.obstacle): distance must be in (0, 1e4] m and "
                                    "hit_radius in [0, 100] m, not %g and %g" % (dist, rad))
             s._obstacle = (dist, rad, at["only_dynamics"].as_bool())
+        elif bp.id in ("sensor.other.collision", "sensor.other.lane_invasion"):  # sensim.carla._carla_events
+            s._event = bp.id.rsplit(".", 1)[1]
         self._sensors.append(s)
 
     @staticmethod
@@ -885,8 +889,8 @@ class World:
                         _lidar_points(sn)
                 continue  # a camera nobody listens to renders nothing
             data = own[sn] if sn in own else _measure(self, sn, frame, t_s, t0, t1, k)
-            if data is not None:
-                sn._delivery.put(frame, data, sn._callback)
+            for d in data if isinstance(data, list) else () if data is None else (data,):  # events: one each
+                sn._delivery.put(frame, d, sn._callback)
                 handed.append(sn._delivery)
         if self._tick_cbs:
             snap = WorldSnapshot(self)

@@ -226,7 +226,7 @@ class CarlaFacade(unittest.TestCase):
         with self.assertRaises(RuntimeError):
             self.client.load_world("Town01")
         with self.assertRaises(RuntimeError):
-            self.world.spawn_actor(self.bl.find("sensor.other.collision"), carla.Transform())
+            self.world.spawn_actor(self.bl.find("sensor.camera.dvs"), carla.Transform())
         self.assertEqual(len(self.bl.filter("sensor.camera.*")), 7)
         self.assertEqual(str(self.bl.find("sensor.other.radar").get_attribute("points_per_second")), "1500")
         self.assertEqual(str(self.bl.find("sensor.lidar.ray_cast").get_attribute("points_per_second")), "56000")
