@@ -74,11 +74,10 @@ CARLA = {
         set_intensity set_light_group set_light_groups set_light_state set_light_states turn_off turn_on""",
 }
 CARLA = {k: frozenset(v.split()) for k, v in CARLA.items()}
-BASES = {"Vehicle": "Actor", "Walker": "Actor", "Sensor": "Actor"}  # CARLA's class tree (Walker is no Vehicle)
+BASES = {"Vehicle": "Actor", "Walker": "Actor", "Sensor": "Actor", "WalkerAIController": "Actor"}  # CARLA's class tree (Walker is no Vehicle)
 
 # how a script reaches each class sensim.carla does not hand out, and why not
 UNREACHABLE = {
-    "WalkerAIController": "no walker navigation yet (spawning controller.ai.walker is refused)",
     "TrafficLight": "the worlds have no traffic lights (get_actors().filter('traffic.*') is empty)",
     "TrafficSign": "the worlds have no traffic signs",
     "LightManager": "no street lights: nothing is rendered by lights (World.get_lightmanager is refused)",
@@ -112,11 +111,6 @@ WHY_NOT = {
         enable_environment_objects=_NO_OBJECTS, get_environment_objects=_NO_OBJECTS, get_level_bbs=_NO_OBJECTS,
         get_names_of_all_objects=_NO_OBJECTS,
         get_lightmanager="no street lights: nothing is rendered by lights",
-        get_random_location_from_navigation="no walker navigation yet: move walkers with set_target_velocity "
-                                            "or set_transform",
-        set_pedestrians_cross_factor="no walker navigation yet: move walkers with set_target_velocity or "
-                                     "set_transform",
-        set_pedestrians_seed="no walker navigation yet: move walkers with set_target_velocity or set_transform",
         load_map_layer="no map layers: a scene is loaded whole", unload_map_layer="no map layers: a scene is "
                                                                                  "loaded whole",
         **{n: _NO_LIGHTS for n in ("get_traffic_light", "get_traffic_light_from_opendrive_id",

@@ -25,7 +25,8 @@ Blueprints and attributes offered (CARLA's names, types and defaults; anything e
                                like any other (measure runs on the ticking thread when the sensor is due)
 sensor_tick: any value >= 0 (CARLA's cadence, above). Lidars also take ``sensim_static_tick`` (above).
   sensor.other.collision, sensor.other.lane_invasion   sensor_tick (sensim.carla._carla_events)
-Not offered (spawning raises): optical flow, DVS and normals cameras, controller.ai.walker.
+  controller.ai.walker         attached to a walker: start, go_to_location, set_max_speed, stop (_carla_walkers)
+Not offered (spawning raises): optical flow, DVS and normals cameras.
 """
 import difflib
 import fnmatch
@@ -239,7 +240,8 @@ _SENSORS = {
                                                                     "sensor_tick")},
 }
 # Not offered yet (blueprints exist so filter() finds them; spawning says why)
-_LATER = ("sensor.camera.optical_flow", "sensor.camera.dvs", "sensor.camera.normals", "controller.ai.walker")
+_LATER = ("sensor.camera.optical_flow", "sensor.camera.dvs", "sensor.camera.normals")
+_CONTROLLERS = ("controller.ai.walker",)  # attached to a walker (sensim.carla._carla_walkers)
 # role_name's recommended values (ActorBlueprintFunctionLibrary.cpp: FillIdAndTags gives every actor
 # ["default"], AddRecommendedValuesForSensorRoleNames cameras, lidars and the obstacle detector the mount
 # names, MakeVehicleDefinition / MakePedestrianDefinition their own); a modifiable attribute's value is its
@@ -513,7 +515,7 @@ def register_sensor(id, measure, attributes=None):
 
 def _library():
     bps = []
-    for name, attrs in (list(_SENSORS.items()) + [(n, {}) for n in _LATER] +
+    for name, attrs in (list(_SENSORS.items()) + [(n, {}) for n in _LATER + _CONTROLLERS] +
                         [(n, _PRESET_LIDAR) for n in preset_lidar_ids()] +
                         [(n, a) for n, (_, a) in _USER.items()]):
         mount = name.startswith(("sensor.camera.", "sensor.lidar.")) or name == "sensor.other.obstacle"

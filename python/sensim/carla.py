@@ -73,18 +73,20 @@ __all__ = ["Client", "World", "WorldSettings", "Transform", "Location", "Rotatio
            "ActorSnapshot", "Timestamp", "VehicleControl", "VehicleAckermannControl", "VehicleLightState",
            "TrafficLightState", "ActorState", "VehicleFailureState", "DebugHelper", "Map", "Waypoint", "LaneType",
            "LaneChange", "LaneMarking", "LaneMarkingType", "LaneMarkingColor", "TrafficManager", "CollisionEvent",
-           "LaneInvasionEvent"]
-_API_CLASS = {"Vehicle": "Vehicle", "Walker": "Walker", "Sensor": "Sensor"}  # CARLA's class of each actor class
+           "LaneInvasionEvent", "WalkerAIController"]
+_API_CLASS = {"Vehicle": "Vehicle", "Walker": "Walker", "Sensor": "Sensor", "WalkerAIController": "WalkerAIController"}  # CARLA's class of each actor class
 
 # The package's other CARLA modules, each below this facade (none imports it back): value types, blueprints,
 # measurements, the platform of an actor that carries sensors.
 from ._carla_blueprints import (ActorAttribute, ActorAttributeType, ActorBlueprint, BlueprintLibrary, Color, _LATER,
-                                _SENSORS, _USER, _VEHICLES, _WALKERS, _library, preset_lidar_ids,
+                                _SENSORS, _USER, _VEHICLES, _WALKERS, _CONTROLLERS, _library, preset_lidar_ids,
                                 register_sensor)  # noqa: E402,F401
 from ._carla_platform import _Platform  # noqa: E402
 from . import _carla_command as command  # noqa: E402  (carla.command)
 from ._carla_map import Map, build as _build_map  # noqa: E402,F401
 from ._carla_traffic import TrafficManager  # noqa: E402
+from ._carla_walkers import Walkers  # noqa: E402
+from ._carla_client import Client  # noqa: E402
 from ._carla_events import CollisionEvent, LaneInvasionEvent  # noqa: E402,F401
 from ._carla_roads import (LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType,  # noqa: E402,F401
                            Waypoint)
@@ -292,6 +294,23 @@ class Walker(Actor):
 
 
 @serialized
+class WalkerAIController(Actor):
+    """CARLA's controller.ai.walker: walks its parent walker along the sidewalks (sensim.carla._carla_walkers)."""
+
+    def start(self):
+        self._world._walkers.start(self)
+
+    def stop(self):
+        self._world._walkers.stop(self)
+
+    def go_to_location(self, location):
+        self._world._walkers.go_to_location(self, location)
+
+    def set_max_speed(self, speed=1.4):
+        self._world._walkers.set_max_speed(self, speed)
+
+
+@serialized
 class Sensor(Actor):
     """A sensor. Its callback runs on a thread of its own, in frame order (see World.tick). sensor_tick
     (seconds, 0 = every tick) is CARLA's cadence, which is Unreal's tick interval: a measurement on the
@@ -405,6 +424,7 @@ class World:
         self._ticked = threading.Condition(self._lock)  # notified after each tick
         self._clock = RealTimeClock(self)  # asynchronous mode's clock (starts with the first actor)
         self._debug, self._traffic = None, {}  # traffic managers by port
+        self._walkers = Walkers(self)  # pedestrians' navigation (sensim.carla._carla_walkers)
         self._weather = WeatherParameters.ClearNoon._copy()
         self._tick_cbs, self._next_tick_cb, self._spectator = {}, 0, None
         self._ctx = Context()
@@ -471,6 +491,17 @@ class World:
         if self._debug is None:
             self._debug = DebugHelper()
         return self._debug
+
+    def get_random_location_from_navigation(self):
+        """A point on a sidewalk (sensim.carla._carla_walkers), or None without sidewalks."""
+        return self._walkers.random_location()
+
+    def set_pedestrians_seed(self, seed):
+        self._walkers.seed(seed)
+
+    def set_pedestrians_cross_factor(self, percentage):
+        """Kept: walkers do not cross roads (sensim.carla._carla_walkers)."""
+        self._walkers.cross_factor = float(percentage)
 
     def _tm(self, port):
         if port not in self._traffic:
@@ -543,8 +574,10 @@ class World:
         return self._map
 
     def get_actors(self, actor_ids=None):
-        acts = ActorList(a for a in self._actors.values() if actor_ids is None or a.id in actor_ids)
-        return acts
+        """Every live actor, or those of @p actor_ids in that order (CARLA's GetActorsById), missing ones left out."""
+        if actor_ids is None:
+            return ActorList(self._actors.values())
+        return ActorList(self._actors[i] for i in actor_ids if i in self._actors)
 
     def get_actor(self, actor_id):
         return self._actors.get(actor_id)
@@ -591,6 +624,10 @@ class World:
             cls = Vehicle if bid in _VEHICLES else Walker
             a = cls(self, aid, blueprint, transform, None, (_VEHICLES.get(bid) or _WALKERS[bid]))
             self._add_box(a)
+        elif bid in _CONTROLLERS:
+            if not isinstance(attach_to, Walker):
+                raise RuntimeError("spawn_actor(%s): a walker controller is spawned attached to a walker" % bid)
+            a = WalkerAIController(self, aid, blueprint, transform, attach_to)
         elif bid in _SENSORS or bid in _USER or bid in preset_lidar_ids():
             a = Sensor(self, aid, blueprint, transform, attach_to)
             self._make_sensor(a, blueprint)
@@ -767,6 +804,7 @@ class World:
         self._actors.pop(a.id, None)
         for tm in self._traffic.values():
             tm.unregister(a)
+        self._walkers.stop(a)
         if a in self._sensors:
             self._sensors.remove(a)
             a._callback = None
@@ -821,6 +859,7 @@ class World:
                 a._ang = Vector3D(0.0, 0.0, yaw_rate)
         for tm in self._traffic.values():  # autopilot vehicles: the traffic manager's lanes (_carla_traffic)
             moved.update(tm.plan(dt * 1e-9, self._actors))
+        moved.update(self._walkers.plan(dt * 1e-9))  # walkers under a controller (_carla_walkers)
         for a in self._actors.values():
             if a.parent is None and a.id not in moved and (a._vel.squared_length() or a._ang.squared_length()):
                 r = a._rel
@@ -870,6 +909,7 @@ class World:
             sn._cool = cool
         for tm in self._traffic.values():
             tm.commit()
+        self._walkers.commit()
         for ring in self._drain:
             for _ in ring.frames():
                 pass
@@ -901,88 +941,4 @@ class World:
         return frame, handed
 
 
-class Client:
-    """CARLA's Client: host and port are accepted and ignored (no server)."""
-
-    def __init__(self, host="localhost", port=2000, worker_threads=0):
-        self.host, self.port = host, port
-        self._world = None
-
-    def set_timeout(self, seconds):
-        self._timeout = float(seconds)
-
-    def get_client_version(self):
-        return "0.9.15-sensim"
-
-    def get_server_version(self):
-        return "0.9.15-sensim"
-
-    def get_world(self):
-        if self._world is None:  # the runner's --scene (SENSIM_CARLA_SCENE), else the built-in street
-            import os
-            self._world = World(self, os.environ.get("SENSIM_CARLA_SCENE") or "street")
-        return self._world
-
-    def load_world(self, map_name, reset_settings=True, map_layers=None):
-        """``street`` (the built-in street), an OpenDRIVE .xodr file (a world built from its roads) or a scene
-        file path (native frame); other CARLA maps raise."""
-        import os
-        if map_name != "street" and not os.path.isfile(str(map_name)):
-            raise RuntimeError("Client.load_world(%r): sensim.carla has the built-in 'street' and scene files, "
-                               "not CARLA's towns" % (map_name,))
-        if self._world is not None:
-            self._world._clock.stop()  # the old world stops (CARLA's server unloads it)
-        self._world = World(self, map_name)
-        return self._world
-
-    def get_available_maps(self):
-        return ["street"]
-
-    def reload_world(self, reset_settings=True):
-        """A new world of the current map (CARLA's reload: actors gone, frame 0 here)."""
-        w = self.get_world()
-        if w._xodr is not None and w._scene_name == "":
-            return self.generate_opendrive_world(w._xodr, None, reset_settings)
-        return self.load_world(w._scene_name, reset_settings)
-
-    def generate_opendrive_world(self, opendrive, parameters=None, reset_settings=True):
-        """CARLA's: a world built from OpenDRIVE text (the lanes, raised sidewalks, markings and a flat ground
-        of sensim_scene_add_road_network; parameters, CARLA's mesh options, are accepted and not used)."""
-        if not isinstance(opendrive, str):
-            raise TypeError("Client.generate_opendrive_world: the OpenDRIVE text as a str, not %s" %
-                            type(opendrive).__name__)
-        if self._world is not None:
-            self._world._clock.stop()
-        self._world = World(self, "", xodr_text=opendrive)
-        return self._world
-
-    def get_trafficmanager(self, port=8000):
-        """The current world's traffic manager on @p port (sensim.carla._carla_traffic)."""
-        return self.get_world()._tm(port)
-
-    def load_world_if_different(self, map_name, reset_settings=True, map_layers=None):
-        """CARLA 0.9.15's: load_world unless ``map_name`` is the current map (then None)."""
-        if self._world is not None and str(map_name) == self._world._scene_name:
-            return None
-        return self.load_world(map_name, reset_settings, map_layers)
-
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return _missing(self, "Client", name)
-
-    def apply_batch(self, commands, do_tick=False):
-        """carla.command's commands, run in order (each as the call it names); failures are not reported,
-        as in CARLA (apply_batch_sync returns them)."""
-        self.apply_batch_sync(commands, do_tick)
-
-    def apply_batch_sync(self, commands, do_tick=False):
-        """Run carla.command's commands in order and return a carla.command.Response for each (its
-        actor_id, and error "" or the failure's message, as CARLA's); then tick the world if asked."""
-        world = self.get_world()
-        with world._lock:  # one batch between two ticks, as CARLA's server applies it
-            out = [command.run(world, cmd) for cmd in commands]
-        if do_tick:
-            world.tick()
-        return out
-
+Client._World = World  # the client makes worlds of this module's class (sensim.carla._carla_client)

@@ -45,6 +45,9 @@ class Api(unittest.TestCase):
             "Client": cls.client, "World": world, "Map": world.get_map(),
             "Waypoint": world.get_map().get_waypoint(carla.Location(0, 1.75, 0)),
             "TrafficManager": cls.client.get_trafficmanager(),
+            "WalkerAIController": world.spawn_actor(bl.find("controller.ai.walker"), carla.Transform(),
+                                                    world.spawn_actor(bl.find("walker.pedestrian.0002"),
+                                                                      carla.Transform(carla.Location(0, 5, 0.15)))),
             "Actor": world.get_spectator(), "Vehicle": car,
             "Walker": world.spawn_actor(bl.find("walker.pedestrian.0001"), carla.Transform(carla.Location(0, 4, 0))),
             "Sensor": world.spawn_actor(bl.find("sensor.other.imu"), carla.Transform(), attach_to=car),
@@ -87,12 +90,11 @@ class Api(unittest.TestCase):
 
     def test_what_hands_out_an_unreachable_class_is_refused(self):
         w = self.world
-        for call in (w.get_lightmanager,
-                     lambda: w.get_traffic_light(None), w.get_random_location_from_navigation):
+        for call in (w.get_lightmanager, lambda: w.get_traffic_light(None)):
             with self.assertRaises(RuntimeError):
                 call()
         self.assertEqual(len(w.get_actors().filter("traffic.*")), 0)
-        with self.assertRaises(RuntimeError):
+        with self.assertRaises(RuntimeError):  # a walker controller needs its walker
             w.spawn_actor(w.get_blueprint_library().find("controller.ai.walker"), carla.Transform())
 
     def test_names_carla_lacks_raise_attribute_error_with_suggestions(self):
