@@ -88,3 +88,75 @@ class Walkers(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+@unittest.skipUnless(sensim.HAVE_NUMPY, "sensim.carla needs numpy")
+class TrafficScript(unittest.TestCase):
+    """The calls of CARLA's generate_traffic example, in a script of our own run by the runner: vehicles by a
+    batch of SpawnActor.then(SetAutopilot(FutureActor)), walkers on navigation points with controllers spawned
+    by batch on them, get_actors(ids) indexed as [controller, walker, ...], start / go_to_location /
+    set_max_speed, synchronous ticks, then the clean-up (CARLA 0.9.15's generate_traffic.py ran verbatim the
+    same way on the street and on an .xodr world when this was written)."""
+    SCRIPT = '''
+import carla
+client = carla.Client("localhost", 2000)
+world = client.get_world()
+tm = client.get_trafficmanager(8000)
+tm.set_global_distance_to_leading_vehicle(2.5)
+tm.set_random_device_seed(1)
+tm.set_synchronous_mode(True)
+s = world.get_settings()
+s.synchronous_mode, s.fixed_delta_seconds = True, 0.05
+world.apply_settings(s)
+bl = world.get_blueprint_library()
+bps = [x for x in bl.filter("vehicle.*") if int(x.get_attribute("generation")) == 2]
+SpawnActor, SetAutopilot, FutureActor = carla.command.SpawnActor, carla.command.SetAutopilot, carla.command.FutureActor
+batch = [SpawnActor(bps[i % len(bps)], tr).then(SetAutopilot(FutureActor, True, tm.get_port()))
+         for i, tr in enumerate(world.get_map().get_spawn_points()[:6])]
+vehicles = [r.actor_id for r in client.apply_batch_sync(batch, True) if not r.error]
+world.set_pedestrians_seed(2)
+points = [world.get_random_location_from_navigation() for _ in range(4)]
+wbp = bl.filter("walker.pedestrian.*")[0]
+walkers = [r.actor_id for r in client.apply_batch_sync([SpawnActor(wbp, carla.Transform(p)) for p in points], True)]
+ctrl = bl.find("controller.ai.walker")
+cons = [r.actor_id for r in client.apply_batch_sync([SpawnActor(ctrl, carla.Transform(), w) for w in walkers], True)]
+all_id = [x for pair in zip(cons, walkers) for x in pair]
+all_actors = world.get_actors(all_id)
+world.tick()
+world.set_pedestrians_cross_factor(0.0)
+for i in range(0, len(all_id), 2):
+    all_actors[i].start()
+    all_actors[i].go_to_location(world.get_random_location_from_navigation())
+    all_actors[i].set_max_speed(float(wbp.get_attribute("speed").recommended_values[1]))
+start = {a.id: a.get_location() for a in world.get_actors(vehicles + walkers)}
+tm.global_percentage_speed_difference(30.0)
+for _ in range(100):
+    world.tick()
+moved = sum(1 for a in world.get_actors(vehicles + walkers) if a.get_location().distance(start[a.id]) > 1.0)
+print(len(vehicles), len(walkers), len(cons), moved)
+client.apply_batch([carla.command.DestroyActor(x) for x in vehicles])
+for i in range(0, len(all_id), 2):
+    all_actors[i].stop()
+client.apply_batch([carla.command.DestroyActor(x) for x in all_id])
+print(len(world.get_actors().filter("vehicle.*")), len(world.get_actors().filter("walker.*")))
+'''
+
+    def test_runs_under_the_runner(self):
+        import subprocess
+        import sys
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "traffic.py")
+            with open(path, "w") as f:
+                f.write(self.SCRIPT)
+            env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+            r = subprocess.run([sys.executable, "-m", "sensim.carla", path], env=env, capture_output=True,
+                               text=True, timeout=300)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            lines = r.stdout.split("\n")
+            # 6 vehicles on the street's spawn points, 4 walkers and their controllers; the 6 vehicles move (the
+            # parked cars are scenery) and so do the walkers sent to points farther than 1 m; all destroyed after
+            n_v, n_w, n_c, moved = map(int, lines[0].split())
+            self.assertEqual((n_v, n_w, n_c), (6, 4, 4))
+            self.assertGreaterEqual(moved, 6)
+            self.assertEqual(lines[1], "0 0")
