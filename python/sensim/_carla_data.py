@@ -60,7 +60,9 @@ class LidarMeasurement(SensorData):
         return (self[i] for i in range(len(self)))
 
     def save_to_disk(self, path):
-        """A PLY of x, y, z, I (CARLA's frame), as CARLA's save_to_disk writes (ascii there, binary here)."""
+        """A PLY of x, y, z, I (CARLA's frame), as CARLA's save_to_disk writes (ascii there, binary here); the
+        folders of @p path are made as CARLA makes them."""
+        _folders(path)
         _write_records_ply(path, self._records)
 
 
@@ -79,6 +81,14 @@ class SemanticLidarMeasurement(LidarMeasurement):
     def __getitem__(self, i):
         r = self._records[i]
         return SemanticLidarDetection(r["x"], r["y"], r["z"], r["cos_inc_angle"], r["object_idx"], r["object_tag"])
+
+
+def _folders(path):
+    """Make the folders of @p path (CARLA's FileSystem::ValidateFilePath does)."""
+    import os
+    d = os.path.dirname(os.fspath(path))
+    if d:
+        os.makedirs(d, exist_ok=True)
 
 
 def _write_records_ply(path, records):
@@ -130,6 +140,9 @@ class Image(SensorData):
         self.raw_data = self._bgra.tobytes()
 
     def save_to_disk(self, path, color_converter=ColorConverter.Raw):
+        """A PNG (CARLA's default format) in @p color_converter; the folders of @p path are made as CARLA makes
+        them (tutorial.py saves to _out/ without making it)."""
+        _folders(path)
         b = self._converted(color_converter)
         write_png(path, np.ascontiguousarray(b[..., [2, 1, 0]]))  # RGB (alpha is always 255)
 

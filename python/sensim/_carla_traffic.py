@@ -19,7 +19,8 @@ The model (not CARLA's PID controllers on PhysX vehicles; documented in docs/car
     changes lane), traffic lights and signs (the worlds have none), ignore_*_percentage (vehicles never
     ignore each other), hybrid physics, dormant vehicles. A vehicle at a dead end stops there.
 Vehicles move on the world's clock: their poses are keys of the rig's motion at each tick's end, so lidar
-shots within a tick see them between (as set_target_velocity does).
+shots within a tick see them between (as set_target_velocity does). A vehicle the host moves (set_transform,
+set_location) drives on from the lane nearest its new place.
 """
 import math
 import random
@@ -56,6 +57,7 @@ class TrafficManager:
         self._sync = False
         self._kept = {}                # settings kept and not modelled
         self._holders = {}             # junction id -> actor id holding it
+        self._poses = {}               # actor id -> the pose it was given last (a different one: the host moved it)
         self._pending = None
 
     # CARLA's API
@@ -130,8 +132,10 @@ class TrafficManager:
         if wp is None:
             raise RuntimeError("Vehicle.set_autopilot: vehicle %d is near no driving lane" % vehicle.id)
         self._vehicles[vehicle.id] = _State(wp._road, wp.section_id, wp.lane_id, wp.s)
+        self._poses[vehicle.id] = vehicle.get_transform()  # a later set_transform is a move by the host
 
     def unregister(self, vehicle):
+        self._poses.pop(vehicle.id, None)
         st = self._vehicles.pop(vehicle.id, None)
         if st is not None and st.junction is not None:
             self._holders.pop(st.junction, None)
@@ -224,6 +228,12 @@ class TrafficManager:
             a = actors.get(aid)
             if a is None or not a.is_alive:
                 continue
+            last = self._poses.get(aid)
+            if last is not None and a._rel.location.distance(last.location) > 1e-6:
+                self.register(a)  # the host moved it (set_transform, set_location): it drives on from there
+                st0 = self._vehicles[aid]
+                if st0.junction is not None:
+                    holders.pop(st0.junction, None)
             st0 = self._vehicles[aid]
             st = _State(st0.road, st0.section, st0.lane, st0.s)
             st.speed, st.path, st.junction = st0.speed, list(st0.path), st0.junction
@@ -307,14 +317,15 @@ class TrafficManager:
             new[aid] = st
             wp = roads.waypoint(st.road, st.section, st.lane, st.s)
             poses[aid] = wp.transform
-        self._pending = (new, holders)
+        self._pending = (new, holders, poses)
         return poses
 
     def commit(self):
         if self._pending is not None:
-            new, holders = self._pending
+            new, holders, poses = self._pending
             self._vehicles.update(new)
             self._holders = holders
+            self._poses.update(poses)
             self._pending = None
 
     def speed(self, actor_id):

@@ -160,6 +160,36 @@ class Asynchronous(unittest.TestCase):
         frames = [f for f, _ in seen]
         self.assertEqual(frames, sorted(set(frames)))
 
+    def test_the_tutorial_shape(self):
+        # CARLA's tutorial.py (ran verbatim under the runner when this was written): an autopilot vehicle in the
+        # asynchronous default world, a depth camera saving to a folder nobody made, the vehicle moved on
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            car = self.world.spawn_actor(self.bl.find("vehicle.audi.tt"), self.world.get_map().get_spawn_points()[0])
+            car.set_autopilot(True)
+            cam_bp = self.bl.find("sensor.camera.depth")
+            cam_bp.set_attribute("image_size_x", "64")
+            cam_bp.set_attribute("image_size_y", "48")
+            cam = self.world.spawn_actor(cam_bp, carla.Transform(carla.Location(x=1.5, z=2.4)), attach_to=car)
+            saved, five = [], threading.Event()
+
+            def save(image):
+                image.save_to_disk(os.path.join(tmp, "_out", "%06d.png" % image.frame),
+                                   carla.ColorConverter.LogarithmicDepth)
+                saved.append(image.frame)
+                if len(saved) >= 5:
+                    five.set()
+            cam.listen(save)
+            loc = car.get_location()
+            loc.x += 40
+            car.set_location(loc)
+            self.assertTrue(five.wait(WAIT_S))
+            cam.stop()
+            files = sorted(os.listdir(os.path.join(tmp, "_out")))
+            self.assertGreaterEqual(len(files), 5)
+            self.assertEqual(files[:5], ["%06d.png" % f for f in saved[:5]])
+            self.assertGreater(car.get_location().x, loc.x - 1.0)  # it drove on from where it was put
+
     def test_a_script_that_ends_while_the_world_runs_exits_cleanly(self):
         # the process exits with the clock and the callbacks running (no crash, no hang), several times
         script = textwrap.dedent("""

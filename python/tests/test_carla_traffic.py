@@ -167,6 +167,11 @@ class Traffic(unittest.TestCase):
         for _ in range(100):
             world.tick()
         self.assertAlmostEqual(tm.speed(car.id), 5.0, places=9)
+        # the host moves it (set_location): it drives on from the lane nearest its new place
+        wp = world.get_map().generate_waypoints(50.0)[3]
+        car.set_location(wp.transform.location)
+        world.tick()
+        self.assertLess(car.get_location().distance(wp.transform.location), 0.3)  # one tick of 5 m/s at most
         car.set_autopilot(False)
         x = car.get_location()
         world.tick()
