@@ -36,6 +36,7 @@
  * an error naming the file; the host and its scene are untouched. */
 #define _GNU_SOURCE /* pipe2, posix_spawn_file_actions_addclosefrom_np */
 #include "internal.h"
+#include "wire_read.h"
 #include "scene_impl.h"
 #include "assimp_wire.h"
 
@@ -74,18 +75,6 @@ static unsigned long long answer_budget(unsigned long long b)
 
 /* ---- reading the answer: every length, count and index checked ---- */
 
-typedef struct rd {
-    const unsigned char *p, *end;
-} rd;
-
-static int take(rd *r, void *dst, size_t n)
-{
-    if ((size_t)(r->end - r->p) < n)
-        return 0;
-    memcpy(dst, r->p, n);
-    r->p += n;
-    return 1;
-}
 
 /* A length-prefixed name, NUL-terminated in place (the bytes move over their
  * 2-byte length, so the terminator lands inside the record). */

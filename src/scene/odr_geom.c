@@ -7,8 +7,13 @@
 #include "odr_impl.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* last_at_or_before() reads a record's start from its first member */
+_Static_assert(offsetof(odr_poly, s0) == 0 && offsetof(odr_geom, s0) == 0 && offsetof(odr_section, s0) == 0,
+               "records start with s0");
 
 /* 8-point Gauss-Legendre on [-1, 1] */
 static const double GL_X[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267, 0.9602898564975363};
@@ -16,18 +21,22 @@ static const double GL_W[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810
 
 /* ---- polynomials ---- */
 
-static uint32_t poly_index(const odr_poly *p, uint32_t n, double s)
+/* The last of @p n records (each @p stride bytes, its first member the double where it starts) that starts at
+ * or before @p s; the first when @p s is before them all. */
+static uint32_t last_at_or_before(const void *records, size_t stride, uint32_t n, double s)
 {
-    uint32_t lo = 0, hi = n; /* the last record with s0 <= s (the first when s is before them all) */
+    uint32_t lo = 0, hi = n;
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (p[mid].s0 <= s)
+        if (*(const double *)((const char *)records + mid * stride) <= s)
             lo = mid;
         else
             hi = mid;
     }
     return lo;
 }
+
+static uint32_t poly_index(const odr_poly *p, uint32_t n, double s) { return last_at_or_before(p, sizeof *p, n, s); }
 
 double sensim__odr_poly_at(const odr_poly *p, uint32_t n, double s)
 {
@@ -196,29 +205,14 @@ static void geom_at(const odr_geom *g, double ds, double *x, double *y, double *
 void sensim__odr_ref(const odr_road *r, double s, double *x, double *y, double *hdg)
 {
     s = s < 0 ? 0 : s > r->length ? r->length : s;
-    uint32_t lo = 0, hi = r->ngeom;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->geom[mid].s0 <= s)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    const double ds = s - r->geom[lo].s0;
-    geom_at(&r->geom[lo], ds < 0 ? 0 : ds, x, y, hdg);
+    const uint32_t k = last_at_or_before(r->geom, sizeof *r->geom, r->ngeom, s);
+    const double ds = s - r->geom[k].s0;
+    geom_at(&r->geom[k], ds < 0 ? 0 : ds, x, y, hdg);
 }
 
 uint32_t sensim__odr_section_at(const odr_road *r, double s)
 {
-    uint32_t lo = 0, hi = r->nsec;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->sec[mid].s0 <= s)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return last_at_or_before(r->sec, sizeof *r->sec, r->nsec, s);
 }
 
 void sensim__odr_lane_bounds(const odr_road *r, uint32_t k, double s, double *t_inner, double *t_outer)

@@ -205,19 +205,6 @@ static sensim_status check(const sensim_road_network *net, uint32_t road, uint32
     return SENSIM_OK;
 }
 
-SENSIM_API sensim_status sensim_road_network_next_lanes(const sensim_road_network *net, uint32_t road,
-                                                        uint32_t section, int32_t lane, sensim_lane_ref *out,
-                                                        uint32_t cap, uint32_t *count)
-{
-    sensim_status st = check(net, road, section, lane, out, cap, count, __func__);
-    if (st)
-        return st;
-    acc a = {out, cap, 0};
-    successors(net, road, section, lane, &a);
-    *count = a.n;
-    return SENSIM_OK;
-}
-
 /* does lane (r2, k2, id2) lead into (r, k, id)? */
 static int leads_into(const sensim_road_network *net, uint32_t r2, uint32_t k2, int32_t id2, uint32_t r, uint32_t k,
                       int32_t id)
@@ -245,18 +232,35 @@ static void consider_road(const sensim_road_network *net, uint32_t r2, uint32_t 
     }
 }
 
+/* next (@p ahead) or previous lanes of a lane */
+static sensim_status links(const sensim_road_network *net, uint32_t road, uint32_t section, int32_t lane,
+                           sensim_lane_ref *out, uint32_t cap, uint32_t *count, int ahead, const char *fn)
+{
+    sensim_status st = check(net, road, section, lane, out, cap, count, fn);
+    if (st)
+        return st;
+    acc a = {out, cap, 0};
+    if (ahead)
+        successors(net, road, section, lane, &a);
+    else { /* the candidates: this road (its own sections), and the roads whose links or connections lead in */
+        consider_road(net, road, road, section, lane, &a);
+        for (uint32_t f = net->road[road].feeders0; f < net->road[road].feeders1; f++)
+            consider_road(net, net->feeders[f], road, section, lane, &a);
+    }
+    *count = a.n;
+    return SENSIM_OK;
+}
+
+SENSIM_API sensim_status sensim_road_network_next_lanes(const sensim_road_network *net, uint32_t road,
+                                                        uint32_t section, int32_t lane, sensim_lane_ref *out,
+                                                        uint32_t cap, uint32_t *count)
+{
+    return links(net, road, section, lane, out, cap, count, 1, __func__);
+}
+
 SENSIM_API sensim_status sensim_road_network_previous_lanes(const sensim_road_network *net, uint32_t road,
                                                             uint32_t section, int32_t lane, sensim_lane_ref *out,
                                                             uint32_t cap, uint32_t *count)
 {
-    sensim_status st = check(net, road, section, lane, out, cap, count, __func__);
-    if (st)
-        return st;
-    acc a = {out, cap, 0};
-    /* the candidates: this road (its own sections), and the roads whose links or connections lead into it */
-    consider_road(net, road, road, section, lane, &a);
-    for (uint32_t f = net->road[road].feeders0; f < net->road[road].feeders1; f++)
-        consider_road(net, net->feeders[f], road, section, lane, &a);
-    *count = a.n;
-    return SENSIM_OK;
+    return links(net, road, section, lane, out, cap, count, 0, __func__);
 }

@@ -2,6 +2,7 @@
  * xml_wire.h): the answer is hostile input, every length, count and nesting
  * checked; strings are NUL-terminated in place. */
 #include "xml.h"
+#include "wire_read.h"
 #include "xml_wire.h"
 
 #include <errno.h>
@@ -11,18 +12,6 @@
 
 #define MIB (1ull << 20)
 
-typedef struct rd {
-    unsigned char *p, *end;
-} rd;
-
-static int take(rd *r, void *dst, size_t n)
-{
-    if ((size_t)(r->end - r->p) < n)
-        return 0;
-    memcpy(dst, r->p, n);
-    r->p += n;
-    return 1;
-}
 
 /* A string of @p n bytes at r->p moved @p shift bytes back (over its length
  * prefix) and NUL-terminated; a NUL inside ends it there. */
