@@ -112,18 +112,13 @@ class Map:
         roads = self._roads
         out = []
         for road in range(len(roads.road)):
-            s, length = 0.0, roads.road[road]["length_m"]
-            while True:
-                lanes = roads.net.lanes(road, s)
+            for lanes in roads.sections(road):
                 for ln in lanes:
                     if ln["id"] != 0 and ln["type_bits"] & int(lane_type) and ln["width"] > 0:
                         start = ln["section_s0"] if roads.with_s(road, ln["id"]) else ln["section_s1"]
                         w = roads.waypoint(road, ln["section"], ln["id"], start)
                         if w is not None:
                             out.append(w)
-                if lanes[0]["section_s1"] >= length:
-                    break
-                s = lanes[0]["section_s1"]
         return out
 
     def get_waypoint(self, location, project_to_road=True, lane_type=LaneType.Driving):
@@ -159,9 +154,7 @@ class Map:
             raise ValueError("Map.generate_waypoints: distance must be positive, not %r" % (distance,))
         out = []
         for road in range(len(roads.road)):
-            s, length = 0.0, roads.road[road]["length_m"]
-            while True:
-                lanes = roads.net.lanes(road, s)
+            for lanes in roads.sections(road):
                 s0, s1 = lanes[0]["section_s0"], lanes[0]["section_s1"]
                 for ln in lanes:
                     if ln["id"] == 0 or not ln["type_bits"] & int(LaneType.Driving):
@@ -170,9 +163,6 @@ class Map:
                     while s0 + k * distance < s1 - 1e-9:
                         out.append(roads.waypoint(road, ln["section"], ln["id"], s0 + k * distance))
                         k += 1
-                if s1 >= length:
-                    break
-                s = s1
         return [w for w in out if w is not None]
 
     def get_topology(self):

@@ -107,6 +107,16 @@ class Roads:
         self.net, self.xodr = net, xodr_text
         self.road = net.roads()
 
+    def sections(self, road):
+        """The lanes of each lane section of @p road in turn (sensim.RoadNetwork.lanes at the section's start)."""
+        s, length = 0.0, self.road[road]["length_m"]
+        while True:
+            lanes = self.net.lanes(road, s)
+            yield lanes
+            if lanes[0]["section_s1"] >= length:
+                return
+            s = lanes[0]["section_s1"]
+
     def with_s(self, road, lane):
         """Does lane @p lane of road @p road travel with s?"""
         return lane > 0 if self.road[road]["left_hand_traffic"] else lane < 0

@@ -26,10 +26,9 @@ import math
 import random
 
 from ._carla_api import missing as _missing
+from ._carla_vehicle import A_BRAKE as BRAKE, A_THROTTLE as ACCEL  # the kinematic vehicle's m/s^2
 
 DEFAULT_LIMIT = 30.0 / 3.6   # m/s, a road without <speed>
-ACCEL = 3.5                  # m/s^2 (sensim.carla._carla_vehicle's full throttle)
-BRAKE = 7.0                  # m/s^2 for the safe-speed rule (the kinematic vehicle's brake)
 LOOKAHEAD_MIN = 25.0         # m of path looked at ahead, at least
 
 

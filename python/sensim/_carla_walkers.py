@@ -35,15 +35,10 @@ class Walkers:
             roads = self._world._map._roads
             self._lanes = []
             for road in range(len(roads.road) if roads else 0):
-                s, length = 0.0, roads.road[road]["length_m"]
-                while True:
-                    lanes = roads.net.lanes(road, s)
+                for lanes in roads.sections(road):
                     for ln in lanes:
                         if ln["type_bits"] & SIDEWALK and ln["width"] > 0:
                             self._lanes.append((road, ln["section"], ln["id"], ln["section_s0"], ln["section_s1"]))
-                    if lanes[0]["section_s1"] >= length:
-                        break
-                    s = lanes[0]["section_s1"]
         return self._lanes
 
     def _point(self, road, section, lane, s):

@@ -105,6 +105,9 @@ int open_regular_file(const char *path, FILE **f);
  * split_key_value splits "key = value" in place (0 without "="). */
 int next_line(FILE *f, const char *path, unsigned long long ln, char *line, size_t cap);
 char *line_content(char *line);
+/* A section header "[KIND NAME]", exactly, NAME 1..63 of A-Z a-z 0-9 _ -: NAME's length (its start in
+ * *name), else 0 (cli_files.c). */
+size_t section_name(const char *p, const char *kind, const char **name);
 int split_key_value(char *p, char **key, char **value);
 
 typedef struct traj {

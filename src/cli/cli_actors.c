@@ -30,13 +30,9 @@ int load_actors(FILE *f, const char *path, actor_spec **out, uint32_t *count)
         if (!p)
             continue;
         if (*p == '[') {
-            size_t nl = 0;
-            const char *q = p + 7;
-            if (strncmp(p, "[actor ", 7) == 0)
-                while (nl < 64 && ((q[nl] >= 'A' && q[nl] <= 'Z') || (q[nl] >= 'a' && q[nl] <= 'z') ||
-                                   (q[nl] >= '0' && q[nl] <= '9') || q[nl] == '_' || q[nl] == '-'))
-                    nl++;
-            if (strncmp(p, "[actor ", 7) != 0 || nl == 0 || nl > 63 || strcmp(q + nl, "]") != 0) {
+            const char *q;
+            const size_t nl = section_name(p, "actor", &q);
+            if (!nl) {
                 rc = msg_fail("%s:%llu: expected [actor NAME] (NAME: 1 to 63 of A-Z a-z 0-9 _ -)%s", path, ln, "");
                 break;
             }

@@ -118,6 +118,22 @@ int next_line(FILE *f, const char *path, unsigned long long ln, char *line, size
 
 /* The content of a line in place: the # comment cut off, blanks and the
  * line end trimmed on both sides; NULL for a blank or comment-only line. */
+size_t section_name(const char *p, const char *kind, const char **name)
+{
+    const size_t k = strlen(kind);
+    if (p[0] != '[' || strncmp(p + 1, kind, k) != 0 || p[1 + k] != ' ')
+        return 0;
+    const char *q = p + 2 + k;
+    size_t nl = 0;
+    while (nl < 64 && ((q[nl] >= 'A' && q[nl] <= 'Z') || (q[nl] >= 'a' && q[nl] <= 'z') ||
+                       (q[nl] >= '0' && q[nl] <= '9') || q[nl] == '_' || q[nl] == '-'))
+        nl++;
+    if (nl == 0 || nl > 63 || strcmp(q + nl, "]") != 0) /* the whole header, exactly */
+        return 0;
+    *name = q;
+    return nl;
+}
+
 char *line_content(char *line)
 {
     char *c = strchr(line, '#');
@@ -573,14 +589,9 @@ int load_rig(FILE *f, const char *path, sensor_spec *specs, uint32_t *count)
             continue;
         if (*p == '[') {
             char name[64];
-            size_t nl = 0;
-            const char *q = p + 8;
-            if (strncmp(p, "[sensor ", 8) == 0)
-                while (nl < 64 && ((q[nl] >= 'A' && q[nl] <= 'Z') || (q[nl] >= 'a' && q[nl] <= 'z') ||
-                                   (q[nl] >= '0' && q[nl] <= '9') || q[nl] == '_' || q[nl] == '-'))
-                    nl++;
-            /* the whole header, exactly: a name of 1..63 allowed characters and ']' */
-            if (strncmp(p, "[sensor ", 8) != 0 || nl == 0 || nl > 63 || strcmp(q + nl, "]") != 0) {
+            const char *q;
+            const size_t nl = section_name(p, "sensor", &q);
+            if (!nl) {
                 rc = msg_fail("%s:%llu: expected [sensor NAME] (NAME: 1 to 63 of A-Z a-z 0-9 _ -)%s", path, ln, "");
                 break;
             }
