@@ -9,6 +9,7 @@ int main(void)
 {
     P(sensim_context_desc);
     P(sensim_road_info);
+    P(sensim_road_signal);
     P(sensim_road_mesh_options);
     P(sensim_road_mesh_info);
     P(sensim_road_geometry);

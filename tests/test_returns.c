@@ -600,6 +600,69 @@ static void test_weather(void **state)
     sensim_scene_destroy(s);
 }
 
+/* sensim_lidar_set_weather: a lidar given a weather scans as one created with it, bit for bit (the droplets'
+ * draws too); back to clear air as a clear lidar; the CARLA intensity model carries the weather's two-way
+ * transmission; refused values leave the weather as it was. */
+static void test_set_weather(void **state)
+{
+    (void)state;
+    sensim_scene *s;
+    CHECK_OK(sensim_scene_create(ctx, &s));
+    const double c[3] = {30, 0, 0}, nrm[3] = {-1, 0, 0};
+    add_quad(s, c, nrm, 20, 3, 0);
+    CHECK_OK(sensim_scene_commit(s));
+    const char *clear[] = {"rain_false_returns=1", "return_mode=first", "seed=11"};
+    const char *wet[] = {"rain_false_returns=1", "return_mode=first", "seed=11", "visibility_m=200",
+                         "rain_rate_mm_h=25"};
+    uint64_t n0, n1, n2, n3;
+    sensim_lidar *ref = pencil(0, 0, 1e5, wet, 5), *l = pencil(0, 0, 1e5, clear, 3);
+    sensim_point *pw = shoot(ref, s, 100000000, &n0);
+    CHECK_OK(sensim_lidar_set_weather(l, 200.0f, 25.0f));
+    sensim_point *p1 = shoot(l, s, 100000000, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(pw, p1, n0 * sizeof *pw);
+    uint64_t drops = 0;
+    for (uint64_t i = 0; i < n1; i++)
+        drops += (p1[i].flags & SENSIM_POINT_WEATHER) != 0;
+    assert_true(drops > 0);
+    /* refused: the weather stays 200 m / 25 mm/h */
+    assert_int_equal(sensim_lidar_set_weather(l, 5.0f, 0.0f), SENSIM_ERR_OUT_OF_RANGE);
+    assert_non_null(strstr(sensim_context_last_error(NULL), "visibility_m"));
+    assert_int_equal(sensim_lidar_set_weather(l, 0.0f, 600.0f), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_lidar_set_weather(l, NAN, 0.0f), SENSIM_ERR_NOT_FINITE);
+    assert_int_equal(sensim_lidar_set_weather(NULL, 0.0f, 0.0f), SENSIM_ERR_INVALID_ARGUMENT);
+    CHECK_OK(sensim_lidar_rewind(l));
+    CHECK_OK(sensim_lidar_rewind(ref));
+    sensim_point *p2 = shoot(l, s, 100000000, &n2);
+    assert_int_equal(n2, n0);
+    assert_memory_equal(pw, p2, n0 * sizeof *pw);
+    /* back to clear air: a clear lidar's points */
+    sensim_lidar *c0 = pencil(0, 0, 1e5, clear, 3);
+    sensim_point *pc = shoot(c0, s, 100000000, &n3);
+    CHECK_OK(sensim_lidar_set_weather(l, 0.0f, 0.0f));
+    CHECK_OK(sensim_lidar_rewind(l));
+    free(p2);
+    p2 = shoot(l, s, 100000000, &n2);
+    assert_int_equal(n2, n3);
+    assert_memory_equal(pc, p2, n3 * sizeof *pc);
+    free(pw), free(p1), free(p2), free(pc);
+    sensim_lidar_destroy(l), sensim_lidar_destroy(ref), sensim_lidar_destroy(c0);
+    /* CARLA's intensity exp(-atmos R) times the weather's exp(-2 (fog + rain) R) */
+    const char *carla[] = {"intensity_model=carla", "dropoff_model=none", "atmos_atten_per_m=0.004"};
+    l = pencil(0, 0, 1000, carla, 3);
+    sensim_point *p = shoot(l, s, 100000000, &n1);
+    assert_true(n1 > 0 && fabs(p[0].intensity - exp(-0.004 * 30)) < 1e-6);
+    free(p);
+    CHECK_OK(sensim_lidar_set_weather(l, 200.0f, 25.0f));
+    CHECK_OK(sensim_lidar_rewind(l));
+    p = shoot(l, s, 100000000, &n1);
+    double lam = 4.1 * pow(25, -0.21), a = 3.912 / 200.0 + PI * 8000e-6 / (lam * lam * lam);
+    assert_true(n1 > 0 && fabs(p[0].intensity - exp(-0.004 * 30) * exp(-2 * a * 30)) < 1e-6);
+    free(p);
+    sensim_lidar_destroy(l);
+    sensim_scene_destroy(s);
+}
+
 /* OBJ usemtl names: mirror and retroreflector materials, others inherit the tag. */
 static void test_obj_materials(void **state)
 {
@@ -903,7 +966,7 @@ int main(void)
         cmocka_unit_test(test_lambertian_plate), cmocka_unit_test(test_intensity_trends),
         cmocka_unit_test(test_retro_and_glass),  cmocka_unit_test(test_range_noise), cmocka_unit_test(test_normal_generator),
         cmocka_unit_test(test_carla_dropoff),    cmocka_unit_test(test_mirror_ghost), cmocka_unit_test(test_bounds_follow_materials),
-        cmocka_unit_test(test_divergence_dual),  cmocka_unit_test(test_weather),
+        cmocka_unit_test(test_divergence_dual),  cmocka_unit_test(test_weather), cmocka_unit_test(test_set_weather),
         cmocka_unit_test(test_obj_materials),    cmocka_unit_test(test_subray_counts),
         cmocka_unit_test(test_secondary_record),
         cmocka_unit_test(test_ground_divergence), cmocka_unit_test(test_detection),

@@ -269,6 +269,45 @@ static void test_published_files(void **state)
     check_file("ParametricCubicCurveComplexRoad.xodr", 2e-5, 1e-2, 1, 4);  /* paramPoly3 normalized */
 }
 
+/* Signals as the published file gives them (esmini's lane_offset_intersection.xodr: a stop sign, type 206,
+ * and a stop line, 294, at the end of road 1, lines 66 and 67). */
+static void test_published_signals(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/xodr/lane_offset_intersection.xodr", SENSIM_SOURCE_ROOT);
+    sensim_road_network *net = load(path);
+    assert_int_equal(sensim_road_network_signal_count(net), 2);
+    sensim_road_signal g[2];
+    CHECK_OK(sensim_road_network_signal(net, 0, &g[0]));
+    CHECK_OK(sensim_road_network_signal(net, 1, &g[1]));
+    sensim_road_info info;
+    CHECK_OK(sensim_road_network_info(net, g[0].road, &info));
+    assert_string_equal(info.id, "1");
+    assert_true(fabs(g[0].s - info.length_m) < 1e-12); /* at the road's end, before the junction */
+    assert_string_equal(g[0].id, "3");
+    assert_string_equal(g[0].name, "sign_16");
+    assert_string_equal(g[0].type, "206");
+    assert_string_equal(g[0].subtype, "");
+    assert_string_equal(g[0].country, "DE");
+    assert_int_equal(g[0].line, 66);
+    assert_true(fabs(g[0].s - 28.295339204595706) < 1e-12 && fabs(g[0].t + 5.7133901941696354) < 1e-12);
+    assert_true(fabs(g[0].z_offset - 2.200000047683716) < 1e-12 && fabs(g[0].width - 0.6000000238418579) < 1e-12);
+    assert_int_equal(g[0].orientation, -1);
+    assert_int_equal(g[0].dynamic, 0);
+    assert_int_equal(g[0].has_validity, 0);
+    assert_true(isnan(g[0].value));
+    assert_string_equal(g[1].name, "stop_line_17");
+    assert_string_equal(g[1].type, "294");
+    assert_string_equal(g[1].subtype, "None");
+    assert_int_equal(g[1].line, 67);
+    assert_true(fabs(g[1].s - 23.508931719209357) < 1e-12 && g[1].width == 3.5 && fabs(g[1].height - 0.01) < 1e-15);
+    assert_int_equal(sensim_road_network_signal(net, 2, &g[0]), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_road_network_signal(NULL, 0, &g[0]), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_road_network_signal_count(NULL), 0);
+    sensim_road_network_destroy(net);
+}
+
 /* the centre of lane @p id at @p s of road @p r, native frame */
 static void lane_centre(const sensim_road_network *net, uint32_t r, int32_t id, double s, double xyz[3])
 {
@@ -495,6 +534,10 @@ static void test_hostile_files(void **state)
             "</geometry></planView><lanes><laneSection s=\"0\"><center><lane id=\"0\"/></center><right>"
             "<lane id=\"1\"><width sOffset=\"0\" a=\"3\"/></lane></right></laneSection></lanes></road>",
             SENSIM_ERR_PARSE, "a right lane's id must be negative");
+    refused("<road id=\"1\" length=\"5\"><planView><geometry s=\"0\" x=\"0\" y=\"0\" hdg=\"0\" length=\"5\"><line/>"
+            "</geometry></planView>" LANES_1 "<signals><signal id=\"7\" s=\"1\" t=\"2\" dynamic=\"yes\">"
+            "<validity fromLane=\"-1\" toLane=\"0.5\"/></signal></signals></road>",
+            SENSIM_ERR_PARSE, "<validity> fromLane/toLane: not lane ids");
     refused("<road id=\"1\" length=\"5\"></OpenDRIVE>", SENSIM_ERR_PARSE, ":4:27: mismatched tag"); /* line, column */
     refused("", SENSIM_ERR_PARSE, "no <road>");
     /* past the tables' budget (8.4 M entries of 0.5 m): refused before anything is computed */
@@ -541,6 +584,7 @@ int main(void)
         cmocka_unit_test(test_poly3_and_parampoly3),
         cmocka_unit_test(test_lanes_offsets_elevation_superelevation),
         cmocka_unit_test(test_published_files),
+        cmocka_unit_test(test_published_signals),
         cmocka_unit_test(test_lane_links_meet),
         cmocka_unit_test(test_left_hand_traffic_and_contact_points),
         cmocka_unit_test(test_scene_from_the_network),

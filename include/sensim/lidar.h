@@ -142,7 +142,10 @@ typedef struct sensim_mems_desc {
  *   exponent q(V)); rain from a Marshall–Palmer drop spectrum (N0 = 8000
  *   m⁻³mm⁻¹, Λ = 4.1·R^−0.21 mm⁻¹) with extinction efficiency 2:
  *   a_rain = π·N0·Λ⁻³ = 3.67e-4·rate^0.63 m⁻¹.
- * - CARLA intensity: I = exp(−atmos_atten_per_m · R) (materials ignored).
+ * - CARLA intensity: I = exp(−atmos_atten_per_m · R)·T_w(R) (materials
+ *   ignored), T_w(R) = exp(−2·(fog + rain)·R) the weather's two-way
+ *   transmission (1 in clear air: CARLA's own formula), so CARLA's
+ *   intensity drop-off sees the weather.
  * - Cosine "intensity": I = |cos θ| of the surface hit (what CARLA's
  *   semantic lidar reports as cos_inc_angle); weighted by sub-ray energy.
  * - Beam divergence: beam_subrays (1, 7, 19 or 37) rays on hexagonal rings
@@ -465,6 +468,22 @@ SENSIM_API sensim_status sensim_lidar_set_mount_pose(sensim_lidar *lidar, const 
  * Thread safety: any thread; refused during a scan of this lidar. Since 0.2.
  */
 SENSIM_API sensim_status sensim_lidar_set_shot_offset(sensim_lidar *lidar, int64_t shots);
+
+/**
+ * Change the weather the lidar sees, from the next scan on: fog of
+ * visibility @p visibility_m (metres; 0 = no fog, else [10, 1e6]) and rain
+ * of @p rain_rate_mm_h (mm/h, [0, 500]), as the description's
+ * ret.visibility_m and ret.rain_rate_mm_h (formulas at sensim_return_desc:
+ * extinction in the physical and CARLA intensity models, droplet returns
+ * when rain_false_returns is on). A scan after the change gives the points a
+ * lidar created with that weather gives. A rig's lidar: between steps.
+ * @return SENSIM_OK, SENSIM_ERR_INVALID_ARGUMENT (NULL), SENSIM_ERR_BAD_HANDLE,
+ *         SENSIM_ERR_NOT_FINITE, SENSIM_ERR_OUT_OF_RANGE (message names the
+ *         field; the weather is then unchanged), SENSIM_ERR_OUT_OF_MEMORY,
+ *         SENSIM_ERR_BUSY (a scan of this lidar runs on another thread).
+ * Thread safety: any thread; refused during a scan of this lidar. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_lidar_set_weather(sensim_lidar *lidar, float visibility_m, float rain_rate_mm_h);
 
 /**
  * Forget where the previous scan ended, so the next sensim_lidar_scan may

@@ -135,6 +135,41 @@ SENSIM_API uint32_t sensim_road_network_count(const sensim_road_network *net);
 SENSIM_API sensim_status sensim_road_network_info(const sensim_road_network *net, uint32_t road,
                                                   sensim_road_info *out);
 
+/** A signal of the network (OpenDRIVE \<signal\> under a road's \<signals\>);
+ *  strings owned by the network, valid until it is destroyed. */
+typedef struct sensim_road_signal {
+    const char *id;            /**< the signal's id */
+    const char *name;          /**< its name ("" when none) */
+    const char *type;          /**< type code ("1000001": a traffic light in the German catalogue; "-1": none) */
+    const char *subtype;       /**< subtype ("-1": none) */
+    const char *country;       /**< country code ("" when none) */
+    const char *unit;          /**< unit of value ("" when none) */
+    uint32_t road;             /**< index of the road it belongs to */
+    uint32_t line;             /**< the \<signal\> element's line in the file */
+    double s;                  /**< position along the road's reference line, metres */
+    double t;                  /**< lateral offset, metres (positive left) */
+    double z_offset;           /**< height of its bottom above the road, metres */
+    double h_offset;           /**< heading offset from the road's direction (orientation "+"), radians */
+    double height;             /**< metres (0 when not given) */
+    double width;              /**< metres (0 when not given) */
+    double value;              /**< value (a speed limit's number; NaN when not given) */
+    int32_t dynamic;           /**< 1 for dynamic="yes" (a traffic light), else 0 */
+    int32_t orientation;       /**< +1: valid for traffic along +s, -1: against, 0: both */
+    int32_t has_validity;      /**< 1 when a \<validity\> child limits it to lanes from_lane..to_lane */
+    int32_t from_lane;         /**< the first \<validity\>'s fromLane */
+    int32_t to_lane;           /**< the first \<validity\>'s toLane */
+    uint32_t reserved_u32;     /**< reserved: 0 */
+    uint64_t reserved[4];      /**< reserved: 0 */
+} sensim_road_signal;
+
+/** Number of signals (all roads', in file order). Thread safety: any thread. Since 0.2. */
+SENSIM_API uint32_t sensim_road_network_signal_count(const sensim_road_network *net);
+
+/** Describe signal @p index. @return SENSIM_OK or SENSIM_ERR_INVALID_ARGUMENT (NULL, no such signal).
+ *  Thread safety: any thread. Since 0.2. */
+SENSIM_API sensim_status sensim_road_network_signal(const sensim_road_network *net, uint32_t index,
+                                                    sensim_road_signal *out);
+
 /** Index of the road with OpenDRIVE id @p id. @return SENSIM_OK or SENSIM_ERR_NOT_FOUND.
  *  Thread safety: any thread. Since 0.1. */
 SENSIM_API sensim_status sensim_road_network_find(const sensim_road_network *net, const char *id, uint32_t *road);

@@ -14,7 +14,8 @@ Blueprints and attributes offered (CARLA's names, types and defaults; anything e
                                noise_seed, sensor_tick (all 0)
   sensor.other.gnss            noise_lat/lon/alt_stddev, noise_lat/lon/alt_bias, noise_seed, sensor_tick (0)
   sensor.other.radar           horizontal_fov 30, vertical_fov 30, range 100, points_per_second 1500,
-                               noise_seed 0, sensor_tick 0
+                               noise_seed 0, sensor_tick 0, sensim_set ("model=physical;snr_ref_db=20": radar
+                               keys of sensim/radar.h over CARLA's model)
   sensor.other.obstacle        distance 5, hit_radius 0.5, only_dynamics false, debug_linetrace (accepted,
                                nothing drawn), sensor_tick 0: an event on each tick something is met
   vehicle.* (7 models), walker.pedestrian.0001/0002: kinematic boxes of the models' sizes
@@ -218,7 +219,9 @@ _GNSS = {"noise_alt_bias": (_F, 0.0), "noise_alt_stddev": (_F, 0.0), "noise_lat_
          "noise_lat_stddev": (_F, 0.0), "noise_lon_bias": (_F, 0.0), "noise_lon_stddev": (_F, 0.0),
          "noise_seed": (_I, 0), "sensor_tick": (_F, 0.0)}
 _RADAR = {"horizontal_fov": (_F, 30.0), "vertical_fov": (_F, 30.0), "range": (_F, 100.0),
-          "points_per_second": (_I, 1500), "noise_seed": (_I, 0), "sensor_tick": (_F, 0.0)}
+          "points_per_second": (_I, 1500), "noise_seed": (_I, 0), "sensor_tick": (_F, 0.0),
+          # sensim's radar keys over CARLA's model, "key=value;..." (sensim/radar.h), e.g. "model=physical"
+          "sensim_set": (_S_, "")}
 # CARLA's ObstacleDetectionSensor: a sphere of hit_radius swept distance metres along the sensor's x
 _OBSTACLE = {"distance": (_F, 5.0), "hit_radius": (_F, 0.5), "only_dynamics": (_B, False),
              "debug_linetrace": (_B, False), "sensor_tick": (_F, 0.0)}

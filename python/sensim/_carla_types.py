@@ -318,9 +318,9 @@ def _f32(x):
 class WeatherParameters:
     """CARLA 0.9.15's carla.WeatherParameters: the fields of LibCarla's rpc::WeatherParameters, held as C floats
     (a value set reads back rounded to float32, as through CARLA's binding), the constructor's defaults, and the
-    presets of WeatherParameters.cpp. sensim.carla keeps the world's weather (get_weather / set_weather) for the
-    scripts that read and write it; its sensors do not see it: CARLA's lidars and radars ignore the weather too,
-    its cameras render it, sensim's cameras do not."""
+    presets of WeatherParameters.cpp. The world's lidars and radars see its rain and fog (sensor_weather: the
+    mapping and its sources; CARLA's own lidars and radars ignore the weather); cameras do not (CARLA renders
+    it, sensim's cameras do not)."""
     _FIELDS = ("cloudiness", "precipitation", "precipitation_deposits", "wind_intensity", "sun_azimuth_angle",
                "sun_altitude_angle", "fog_density", "fog_distance", "fog_falloff", "wetness", "scattering_intensity",
                "mie_scattering_scale", "rayleigh_scattering_scale", "dust_storm")
@@ -386,6 +386,31 @@ _WEATHER_PRESETS = {
 }
 for _name, _values in _WEATHER_PRESETS.items():
     setattr(WeatherParameters, _name, WeatherParameters(*_values))
+
+# CARLA's fog_density at or below this is clear air for the sensors: every daytime preset (2 to 7) uses it
+# for the renderer's aerial perspective, and CARLA's lidar model stays CARLA's exactly there
+FOG_CLEAR_DENSITY = 7.0
+# fog_density 100 is the International Visibility Code's dense fog (visibility 50 m), the extinction linear
+# in the density above FOG_CLEAR_DENSITY (Beer-Lambert: extinction grows with the droplets' concentration)
+FOG_DENSE_VISIBILITY_M = 50.0
+# precipitation 100 is heavy rain at its lower bound in the AMS Glossary (7.6 mm/h), the rate linear in it
+RAIN_HEAVY_MM_H = 7.6
+
+
+def sensor_weather(weather):
+    """(visibility_m, rain_rate_mm_h) the world's lidars and radars see under a carla.WeatherParameters:
+    visibility 0 (no fog) for fog_density <= 7, else 50 m x 93 / (fog_density - 7) (Koschmieder's visibility
+    from an extinction linear in the density: 50 m at 100, 1.55 km at 10, 88 m for the night presets' 60);
+    rain 7.6 mm/h x precipitation / 100 (SoftRain 30: 2.28 mm/h, light; MidRain 60: 4.56, moderate; HardRain
+    100: 7.6, heavy). Visibility is capped at 1e6 m (clear beyond). fog_distance and fog_falloff (where the
+    renderer's fog starts and thins with height) are not modelled."""
+    d = float(weather.fog_density)
+    vis = 0.0
+    if d > FOG_CLEAR_DENSITY:
+        vis = FOG_DENSE_VISIBILITY_M * (100.0 - FOG_CLEAR_DENSITY) / (min(d, 100.0) - FOG_CLEAR_DENSITY)
+        vis = 0.0 if vis > 1e6 else max(vis, 10.0)
+    rain = RAIN_HEAVY_MM_H * min(max(float(weather.precipitation), 0.0), 100.0) / 100.0
+    return vis, rain
 
 
 class VehicleLightState(enum.IntFlag):

@@ -247,7 +247,8 @@ class RadarDesc(Structure):
                 ("points_per_second", c_double), ("mount_pose", c_double * 16), ("snr_ref_db", c_double),
                 ("pfa", c_double), ("range_resolution_m", c_double), ("azimuth_resolution_deg", c_double),
                 ("velocity_resolution_mps", c_double), ("range_noise_m", c_double), ("azimuth_noise_deg", c_double),
-                ("velocity_noise_mps", c_double), ("max_velocity_mps", c_double), ("reserved", c_uint64 * 8)]
+                ("velocity_noise_mps", c_double), ("max_velocity_mps", c_double), ("rain_rate_mm_h", c_double),
+                ("reserved", c_uint64 * 7)]
 
 
 class RadarDetection(Structure):
@@ -287,6 +288,15 @@ class RoadInfo(Structure):
                 ("line", c_uint32), ("left_hand_traffic", c_uint32), ("reserved", c_uint64 * 4)]
 
 
+class RoadSignal(Structure):
+    _fields_ = [("id", c_char_p), ("name", c_char_p), ("type", c_char_p), ("subtype", c_char_p),
+                ("country", c_char_p), ("unit", c_char_p), ("road", c_uint32), ("line", c_uint32), ("s", c_double),
+                ("t", c_double), ("z_offset", c_double), ("h_offset", c_double), ("height", c_double),
+                ("width", c_double), ("value", c_double), ("dynamic", c_int32), ("orientation", c_int32),
+                ("has_validity", c_int32), ("from_lane", c_int32), ("to_lane", c_int32), ("reserved_u32", c_uint32),
+                ("reserved", c_uint64 * 4)]
+
+
 class RoadGeometry(Structure):
     _fields_ = [("s0", c_double), ("x", c_double), ("y", c_double), ("hdg", c_double), ("length", c_double),
                 ("type", c_uint32), ("reserved_u32", c_uint32), ("reserved", c_uint64 * 2)]
@@ -321,7 +331,7 @@ class RoadMeshInfo(Structure):
 
 STRUCTS = {
     "sensim_road_mesh_options": RoadMeshOptions, "sensim_road_mesh_info": RoadMeshInfo,
-    "sensim_road_info": RoadInfo, "sensim_road_geometry": RoadGeometry, "sensim_lane_info": LaneInfo,
+    "sensim_road_info": RoadInfo, "sensim_road_signal": RoadSignal, "sensim_road_geometry": RoadGeometry, "sensim_lane_info": LaneInfo,
     "sensim_lane_ref": LaneRef, "sensim_lane_point": LanePoint,
     "sensim_mcap_options": McapOptions, "sensim_ros2_options": Ros2Options, "sensim_ros2_endpoint": Ros2Endpoint, "sensim_mcap_stats": McapStats, "sensim_ros_transform": RosTransform,
     "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
@@ -348,6 +358,8 @@ PROTOTYPES = {
     "sensim_road_network_destroy": (None, [c_void_p]),
     "sensim_road_network_count": (c_uint32, [c_void_p]),
     "sensim_road_network_info": (status_t, [c_void_p, c_uint32, POINTER(RoadInfo)]),
+    "sensim_road_network_signal_count": (c_uint32, [c_void_p]),
+    "sensim_road_network_signal": (status_t, [c_void_p, c_uint32, POINTER(RoadSignal)]),
     "sensim_road_network_find": (status_t, [c_void_p, c_char_p, POINTER(c_uint32)]),
     "sensim_road_network_geometry": (status_t, [c_void_p, c_uint32, c_uint32, POINTER(RoadGeometry)]),
     "sensim_road_network_pose": (status_t, [c_void_p, c_uint32, c_double, c_double, c_double, d16]),
@@ -456,6 +468,8 @@ PROTOTYPES = {
     "sensim_lidar_set_mount_pose": (status_t, [c_void_p, d16]),
     "sensim_lidar_rewind": (status_t, [c_void_p]),
     "sensim_lidar_set_shot_offset": (status_t, [c_void_p, c_int64]),
+    "sensim_lidar_set_weather": (status_t, [c_void_p, c_float, c_float]),
+    "sensim_radar_set_weather": (status_t, [c_void_p, c_double]),
     "sensim_lidar_scan": (status_t, [c_void_p, c_void_p, c_int64, c_int64, d16, c_void_p, POINTER(ScanResult)]),
     "sensim_lidar_scan_motion": (status_t, [c_void_p, c_void_p, c_int64, c_int64, POINTER(Motion), c_void_p,
                                             POINTER(ScanResult)]),

@@ -68,6 +68,23 @@ class RoadNetwork(_Handle):
     def roads(self):
         return [self.road(i) for i in range(len(self))]
 
+    def signals(self):
+        """Every signal (sensim_road_network_signal), in file order, as dicts: id, name, type, subtype,
+        country, unit, road (index), line, s, t, z_offset, h_offset, height, width, value (NaN: none),
+        dynamic (bool: a traffic light), orientation (+1, -1, 0), validity ((from_lane, to_lane) or None)."""
+        out = []
+        g = _lib.RoadSignal()
+        with _using(self) as (h,):
+            for i in range(_L.sensim_road_network_signal_count(h)):
+                _check(_L.sensim_road_network_signal(h, i, ctypes.byref(g)))
+                d = {k: getattr(g, k).decode() for k in ("id", "name", "type", "subtype", "country", "unit")}
+                d.update({k: getattr(g, k) for k in ("road", "line", "s", "t", "z_offset", "h_offset", "height",
+                                                     "width", "value", "orientation")})
+                d["dynamic"] = bool(g.dynamic)
+                d["validity"] = (g.from_lane, g.to_lane) if g.has_validity else None
+                out.append(d)
+        return out
+
     def find(self, road_id):
         """The index of the road with OpenDRIVE id @p road_id (NotFound if none)."""
         i = ctypes.c_uint32()

@@ -94,6 +94,12 @@ class Radar(_Handle):
         self._h = h.value
         self.rays_per_sample = _L.sensim_radar_rays_per_sample(self._h)
 
+    def set_weather(self, rain_rate_mm_h=0.0):
+        """The rain (mm/h, 0..500) the physical radar model sees from the next sample on
+        (sensim_radar_set_weather: the SNR lowered by rain's two-way loss, ITU-R P.838 at 77 GHz)."""
+        with _using(self) as (h,):
+            _check(_L.sensim_radar_set_weather(h, _f64(rain_rate_mm_h, "rain_rate_mm_h")))
+
     def sample(self, scene, keys, k):
         """Detections of sample k (at k / rate) with the platform on keys [(t_ns, 4x4), ...]."""
         if _np is None:
@@ -212,6 +218,14 @@ class Lidar(_Handle):
         stopped."""
         with _using(self) as (h,):
             _check(_L.sensim_lidar_set_shot_offset(h, _i64(shots, "shots")))
+
+    def set_weather(self, visibility_m=0.0, rain_rate_mm_h=0.0):
+        """The fog (visibility in metres; 0 = none, else >= 10) and rain (mm/h, 0..500) the lidar sees from
+        the next scan on (sensim_lidar_set_weather: extinction in the physical and CARLA intensity models,
+        droplet returns when rain_false_returns is on). Refused with Busy during a scan of this lidar."""
+        with _using(self) as (h,):
+            _check(_L.sensim_lidar_set_weather(h, _f64(visibility_m, "visibility_m"),
+                                               _f64(rain_rate_mm_h, "rain_rate_mm_h")))
 
     def rewind(self):
         """Forget where the last scan ended: the next scan may start at any time, giving a new lidar's

@@ -99,6 +99,7 @@ from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection
 from ._carla_types import (GRAVITY, _ID0, ActorSnapshot, AttachmentType, BoundingBox,  # noqa: E402,F401
                            ColorConverter, GeoLocation, Location, Rotation, Timestamp, Transform, Vector3D,
                            TrafficLightState, VehicleLightState, ActorState, DebugHelper, VehicleFailureState, WeatherParameters, WorldSettings,
+                           sensor_weather as _weather_for_sensors,
                            WorldSnapshot, _checked, _f32, ActorList,
                            _from_native, _native, _S, _ue_rot)
 
@@ -584,14 +585,24 @@ class World:
 
     def get_weather(self):
         """The world's weather, a copy (CARLA's value semantics). The built-in street starts at
-        WeatherParameters.ClearNoon. Kept for the scripts that read and change it; sensim's sensors do not see
-        it (CARLA's lidars and radars ignore it too; its cameras render it, sensim's do not)."""
+        WeatherParameters.ClearNoon. Its rain and fog act on the lidars (not the semantic lidar: ground truth)
+        and the physical radars from the next tick on (sensor_weather in _carla_types: the mapping); cameras
+        do not render it."""
         return self._weather._copy()
 
     def set_weather(self, weather):
         if not isinstance(weather, WeatherParameters):
             raise TypeError("World.set_weather: a carla.WeatherParameters, not %s" % type(weather).__name__)
         self._weather = weather._copy()
+        for s in self._sensors:
+            self._sensor_weather(s)
+
+    def _sensor_weather(self, s):
+        vis, rain = _weather_for_sensors(self._weather)
+        if getattr(s, "_lidar", None) is not None and not s.type_id.endswith("semantic"):
+            s._lidar.set_weather(vis, rain)
+        elif getattr(s, "_radar", None) is not None:
+            s._radar.set_weather(rain)
 
     def get_spectator(self):
         """CARLA's spectator: an actor whose transform a script may set and read; it renders nothing and
@@ -743,6 +754,8 @@ class World:
                 "model": "carla", "horizontal_fov": at["horizontal_fov"].as_str(),
                 "vertical_fov": at["vertical_fov"].as_str(), "range": at["range"].as_str(),
                 "points_per_second": at["points_per_second"].as_str(), "seed": at["noise_seed"].as_str()}
+            s._radar_keys.update(kv.strip().split("=", 1) for kv in at["sensim_set"].as_str().split(";")
+                                 if "=" in kv)
             s._radar = self._radar(s, mount)
         elif bp.id == "sensor.other.gnss":
             keys = {"model": "carla"}
@@ -761,6 +774,7 @@ class World:
             s._obstacle = (dist, rad, at["only_dynamics"].as_bool())
         elif bp.id in ("sensor.other.collision", "sensor.other.lane_invasion"):  # sensim.carla._carla_events
             s._event = bp.id.rsplit(".", 1)[1]
+        self._sensor_weather(s)
         self._sensors.append(s)
 
     @staticmethod
@@ -774,6 +788,7 @@ class World:
         k.update({"rate_hz": "%.17g" % (1e9 / self._sample_ns), "interp": "causal",
                   "mount_xyz_m": "%.17g,%.17g,%.17g" % (x, y, z), "mount_rpy_deg": "%.17g,%.17g,%.17g" % (
                       roll, pitch, yaw)})
+        k["rain_rate"] = "%.17g" % _weather_for_sensors(self._weather)[1]
         return Radar(self._ctx, k, sensor_id=s.id)
 
     def _remount(self, s):

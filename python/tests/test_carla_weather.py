@@ -93,6 +93,78 @@ class Weather(unittest.TestCase):
         self.assertEqual(got.sun_azimuth_angle, f32(azimuth))
         self.assertEqual(world.get_snapshot().frame, 40)
 
+    def test_mapping_to_the_sensors(self):
+        from sensim._carla_types import sensor_weather
+        W = carla.WeatherParameters
+        for name in ("ClearNoon", "CloudyNoon", "WetNoon", "ClearSunset", "WetCloudySunset"):
+            self.assertEqual(sensor_weather(getattr(W, name)), (0.0, 0.0), name)  # CARLA's lidar model exactly
+        self.assertEqual(sensor_weather(W.HardRainNoon), (0.0, f32(100.0) * 7.6 / 100))  # fog 7: the daytime haze
+        self.assertAlmostEqual(sensor_weather(W.SoftRainNoon)[1], 2.28, places=6)  # AMS: light, < 2.5 mm/h
+        self.assertAlmostEqual(sensor_weather(W.MidRainyNoon)[1], 4.56, places=6)  # moderate, 2.5 .. 7.6
+        self.assertEqual(sensor_weather(W(fog_density=100))[0], 50.0)  # dense fog, International Visibility Code
+        self.assertAlmostEqual(sensor_weather(W(fog_density=10))[0], 1550.0)  # near WMO's 1 km fog
+        self.assertAlmostEqual(sensor_weather(W.ClearNight)[0], 50.0 * 93 / 53)
+        self.assertEqual(sensor_weather(W(fog_density=7.0000001))[0], 0.0)  # beyond 1e6 m: clear
+        self.assertEqual(sensor_weather(W(fog_density=500, precipitation=-3)), (50.0, 0.0))  # clamped
+
+    def _lidar_points(self, weather):
+        client = carla.Client("localhost", 2000)
+        world = client.reload_world()
+        s = world.get_settings()
+        s.synchronous_mode, s.fixed_delta_seconds = True, 0.1
+        world.apply_settings(s)
+        if weather is not None:
+            world.set_weather(weather)
+        lib = world.get_blueprint_library()
+        got = {}
+        sensors = []
+        for bp_id in ("sensor.lidar.ray_cast", "sensor.lidar.ray_cast_semantic"):
+            bp = lib.find(bp_id)
+            bp.set_attribute("rotation_frequency", "10")
+            bp.set_attribute("points_per_second", "20000")
+            if bp_id.endswith("ray_cast"):
+                for k in ("dropoff_general_rate", "dropoff_zero_intensity"):
+                    bp.set_attribute(k, "0")
+            sensor = world.spawn_actor(bp, carla.Transform(carla.Location(x=0, y=0, z=1.8)))
+            sensor.listen(lambda m, k=bp_id: got.setdefault(k, []).append(bytes(m.raw_data)))
+            sensors.append(sensor)
+        bp = lib.find("sensor.other.radar")  # the physical model, at a low SNR margin
+        bp.set_attribute("sensim_set", "model=physical; snr_ref_db=-5")
+        bp.set_attribute("points_per_second", "20000")
+        radar = world.spawn_actor(bp, carla.Transform(carla.Location(z=1.8), carla.Rotation(yaw=90)))
+        radar.listen(lambda m: got.setdefault("radar", []).append(len(m)))
+        sensors.append(radar)
+        world.tick()
+        world.tick()
+        for sensor in sensors:
+            sensor.destroy()
+        return got
+
+    def test_rain_and_fog_reach_the_lidar(self):
+        import numpy as np
+        clear = self._lidar_points(None)
+        wet = self._lidar_points(carla.WeatherParameters(fog_density=100, precipitation=100))
+        a = np.frombuffer(clear["sensor.lidar.ray_cast"][1], np.float32).reshape(-1, 4)
+        b = np.frombuffer(wet["sensor.lidar.ray_cast"][1], np.float32).reshape(-1, 4)
+        self.assertGreater(len(a), 1000)
+        # the same points (no drop-off): only intensity moves, and where two surfaces within the range
+        # resolution merge into one return, its energy-weighted range by a hair
+        self.assertEqual(a.shape, b.shape)
+        np.testing.assert_allclose(a[:, :3], b[:, :3], rtol=0, atol=1e-3)
+        same = np.all(a[:, :3] == b[:, :3], axis=1)
+        self.assertGreater(same.mean(), 0.99)
+        a, b = a[same], b[same]
+        r = np.linalg.norm(a[:, :3].astype(np.float64), axis=1)
+        lam = 4.1 * 7.6 ** -0.21
+        ext = 3.912 / 50.0 + math.pi * 8000e-6 / lam ** 3  # fog at V = 50 m (Kim: q = 0 below 500 m) + rain
+        want = a[:, 3].astype(np.float64) * np.exp(-2 * ext * r)
+        np.testing.assert_allclose(b[:, 3], want, rtol=1e-5, atol=1e-37)
+        # the radar's rays and draws are the same; rain lowers every detection's chance: fewer, never more
+        self.assertGreater(sum(wet["radar"]), 0)
+        self.assertLess(sum(wet["radar"]), sum(clear["radar"]))
+        # the semantic lidar is ground truth: no weather
+        self.assertEqual(clear["sensor.lidar.ray_cast_semantic"], wet["sensor.lidar.ray_cast_semantic"])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -331,6 +331,17 @@ sensim_status sensim_lidar_set_shot_offset(sensim_lidar *l, int64_t shots)
     return SENSIM_OK;
 }
 
+sensim_status sensim_lidar_set_weather(sensim_lidar *l, float visibility_m, float rain_rate_mm_h)
+{
+    SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");
+    sensim_status st = sensim__lidar_acquire(l);
+    if (st != SENSIM_OK)
+        return st;
+    st = sensim__returns_set_weather(&l->rp, visibility_m, rain_rate_mm_h);
+    sensim__lidar_release(l);
+    return st;
+}
+
 sensim_status sensim_lidar_rewind(sensim_lidar *l)
 {
     SENSIM_CHECK_HANDLE(l, SENSIM_MAGIC_LIDAR, "lidar");

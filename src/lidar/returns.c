@@ -242,8 +242,9 @@ static inline double hit_energy(const sensim_return_params *rp, const sensim_ray
         double dn = nn > 0 ? dot / nn : -1.0;
         *nn_out = nn, *dn_out = dn, *cosi_out = fabs(dn);
     }
-    if (rp->d.intensity_model == SENSIM_INTENSITY_CARLA)
-        return f * exp(-(double)rp->atmos_atten_per_m * total);
+    if (rp->d.intensity_model == SENSIM_INTENSITY_CARLA) /* CARLA's attenuation, and the weather's two ways */
+        return f * exp(-(double)rp->atmos_atten_per_m * total) *
+               (rp->weather_ext_per_m > 0 ? exp(-2.0 * rp->weather_ext_per_m * total) : 1.0);
     if (rp->d.intensity_model == SENSIM_INTENSITY_COSINE)
         return f * fabs(nn > 0 ? dot / nn : -1.0);
     /* cos(i)·(r0 / max(r, r0))² as one division, |n·d|·r0² / (|n|·R²): the

@@ -32,6 +32,7 @@ typedef struct sensim_return_params {
     uint64_t rng_key[8];      /* sensim__rng_key(seed, lidar_id, purpose) per SENSIM_RNG_* purpose */
     sensim_return_desc d;     /* with defaults resolved */
     double ext_per_m;         /* physical two-way extinction a: clear + fog + rain */
+    double weather_ext_per_m; /* its fog + rain share (the CARLA intensity model's weather) */
     double r0;                /* intensity calibration range */
     uint32_t nsub;            /* sub-rays (1 = single) */
     double cell_rad;          /* angular spacing of the sub-ray rings */
@@ -69,6 +70,8 @@ void sensim__returns_seed(sensim_return_params *rp, uint64_t seed, uint32_t lida
 
 /* Validate @p d's return fields and fill @p rp. */
 sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_desc *d);
+/* Replace @p rp's fog visibility and rain rate (checked as by init; on an error @p rp is unchanged). */
+sensim_status sensim__returns_set_weather(sensim_return_params *rp, float visibility_m, float rain_rate_mm_h);
 
 /* Whether a return of @p intensity (return index @p idx of @p shot) is detected: the
  * drop-off model's decision, with its draw from stream SENSIM_RNG_DROP_POINT. */

@@ -5,6 +5,7 @@
 #include "returns.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double fog_extinction(double vis_m)
@@ -98,12 +99,13 @@ sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_
     rp->r0 = d.intensity_ref_range_m;
     rp->ext_per_m = d.extinction_per_m;
     if (d.visibility_m > 0)
-        rp->ext_per_m += fog_extinction(d.visibility_m);
+        rp->weather_ext_per_m += fog_extinction(d.visibility_m);
     double lam = 0;
     if (d.rain_rate_mm_h > 0) {
         lam = 4.1 * pow(d.rain_rate_mm_h, -0.21); /* 1/mm */
-        rp->ext_per_m += SENSIM_PI * SENSIM_RAIN_N0 * 1e-6 / (lam * lam * lam);
+        rp->weather_ext_per_m += SENSIM_PI * SENSIM_RAIN_N0 * 1e-6 / (lam * lam * lam);
     }
+    rp->ext_per_m += rp->weather_ext_per_m;
     /* sub-rays on hexagonal rings, Gaussian weights with 1/e^2 at the divergence edge */
     uint32_t rings = d.beam_subrays == 1 ? 0 : d.beam_subrays == 7 ? 1 : d.beam_subrays == 19 ? 2 : 3, n = 0;
     double wsum = 0;
@@ -147,4 +149,27 @@ sensim_status sensim__returns_init(sensim_return_params *rp, const sensim_lidar_
         }
     }
     return SENSIM_OK;
+}
+
+sensim_status sensim__returns_set_weather(sensim_return_params *rp, float visibility_m, float rain_rate_mm_h)
+{
+    sensim_lidar_desc d;
+    memset(&d, 0, sizeof d);
+    d.ret = rp->d;
+    d.ret.visibility_m = visibility_m;
+    d.ret.rain_rate_mm_h = rain_rate_mm_h;
+    sensim_return_params *w = malloc(sizeof *w);
+    if (!w)
+        return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_lidar_set_weather: cannot allocate");
+    sensim_status st = sensim__returns_init(w, &d);
+    if (st == SENSIM_OK) { /* what the weather decides; the rest (ranges, seeds, noise, the log) stays */
+        rp->d = w->d;
+        rp->ext_per_m = w->ext_per_m;
+        rp->weather_ext_per_m = w->weather_ext_per_m;
+        rp->rain_dr = w->rain_dr;
+        rp->rain_lambda_mm = w->rain_lambda_mm;
+        memcpy(rp->rain_cum, w->rain_cum, sizeof rp->rain_cum);
+    }
+    free(w);
+    return st;
 }

@@ -444,9 +444,22 @@ static sensim_status signals(const bld *b, uint32_t rn, uint32_t ri)
             (st = num(b, c, "hOffset", &NaN0, &s->h_offset)) || (st = num(b, c, "height", &NaN0, &s->height)) ||
             (st = num(b, c, "width", &NaN0, &s->width)))
             return st;
+        if ((st = str(b, c, "country", "", &s->country)))
+            return st;
+        s->line = b->x->node[c].line;
         const char *v = sensim__xml_attr(&b->x->node[c], "value");
         if (v && (st = num(b, c, "value", NULL, &s->value)))
             return st;
+        s->has_value = v != NULL;
+        uint32_t va = sensim__xml_child(b->x, c, "validity", SENSIM_XML_NONE);
+        if (va != SENSIM_XML_NONE) {
+            double from, to;
+            if ((st = num(b, va, "fromLane", NULL, &from)) || (st = num(b, va, "toLane", NULL, &to)))
+                return st;
+            if (from != floor(from) || to != floor(to) || fabs(from) > 1000 || fabs(to) > 1000)
+                return bad(b, va, NULL, "fromLane/toLane: not lane ids (integers, |id| <= 1000)");
+            s->has_validity = 1, s->from_lane = (int32_t)from, s->to_lane = (int32_t)to;
+        }
         const char *d = sensim__xml_attr(&b->x->node[c], "dynamic"), *o = sensim__xml_attr(&b->x->node[c], "orientation");
         s->dynamic = d && !strcmp(d, "yes");
         s->orientation = o && !strcmp(o, "-") ? -1 : o && !strcmp(o, "+") ? 1 : 0;
@@ -488,7 +501,8 @@ void sensim__odr_free(sensim_road_network *net)
     }
     for (uint32_t i = 0; i < net->nsignal; i++) {
         odr_signal *s = &net->signal[i];
-        free(s->id), free(s->name), free(s->type), free(s->subtype), free(s->unit), free(s->road_id);
+        free(s->id), free(s->name), free(s->type), free(s->subtype), free(s->unit), free(s->road_id),
+            free(s->country);
     }
     free(net->road), free(net->by_id), free(net->feeders), free(net->junction), free(net->signal), free(net->path), free(net->geo_reference);
     free(net);
@@ -599,3 +613,25 @@ done:
 }
 
 SENSIM_API void sensim_road_network_destroy(sensim_road_network *net) { sensim__odr_free(net); }
+
+uint32_t sensim_road_network_signal_count(const sensim_road_network *net)
+{
+    return net ? net->nsignal : 0;
+}
+
+sensim_status sensim_road_network_signal(const sensim_road_network *net, uint32_t index, sensim_road_signal *out)
+{
+    if (!net || !out || index >= net->nsignal)
+        return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_road_network_signal: %s",
+                            !net || !out ? "a NULL argument" : "no such signal");
+    const odr_signal *g = &net->signal[index];
+    memset(out, 0, sizeof *out);
+    out->id = g->id, out->name = g->name, out->type = g->type, out->subtype = g->subtype, out->unit = g->unit;
+    out->country = g->country;
+    out->road = g->road, out->line = g->line;
+    out->s = g->s, out->t = g->t, out->z_offset = g->z_offset, out->h_offset = g->h_offset;
+    out->height = g->height, out->width = g->width, out->value = g->has_value ? g->value : NAN;
+    out->dynamic = g->dynamic, out->orientation = g->orientation;
+    out->has_validity = g->has_validity, out->from_lane = g->from_lane, out->to_lane = g->to_lane;
+    return SENSIM_OK;
+}

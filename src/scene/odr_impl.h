@@ -94,10 +94,12 @@ typedef struct odr_junction {
 } odr_junction;
 
 typedef struct odr_signal {
-    char *id, *name, *type, *subtype, *unit, *road_id;
+    char *id, *name, *type, *subtype, *unit, *road_id, *country;
     double s, t, z_offset, value, h_offset, height, width;
     int dynamic, orientation;      /* orientation: +1 "+", -1 "-", 0 "none" */
-    uint32_t road;
+    int has_value, has_validity;
+    int32_t from_lane, to_lane;    /* the first <validity> */
+    uint32_t road, line;
 } odr_signal;
 
 struct sensim_road_network {
