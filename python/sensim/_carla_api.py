@@ -48,7 +48,8 @@ CARLA = {
     "WorldSettings": """actor_active_distance deterministic_ragdolls fixed_delta_seconds max_culling_distance
         max_substep_delta_time max_substeps no_rendering_mode spectator_as_ego substepping synchronous_mode
         tile_stream_distance""",
-    "WorldSnapshot": "find frame has_actor id timestamp",
+    # with the binding's deprecated properties (Snapshot.cpp: "use timestamp"), which CARLA's examples read
+    "WorldSnapshot": "delta_seconds elapsed_seconds find frame frame_count has_actor id platform_timestamp timestamp",
     "ActorBlueprint": "get_attribute has_attribute has_tag id match_tags set_attribute tags",
     "BlueprintLibrary": "filter filter_by_attribute find",
     "DebugHelper": "draw_arrow draw_box draw_line draw_point draw_string",
@@ -84,7 +85,6 @@ UNREACHABLE = {
 }
 
 _NO_PHYSICS = "sensim.carla has no physics: move actors with set_transform or set_target_velocity"
-_NO_ROADS = "no speed limits yet: the road's <speed> is read (sensim.RoadNetwork.road()['speed_limit_mps'])"
 _NO_RECORDER = ("no recorder: record what the sensors measure with sensim's sinks (`sensim run --mcap`, "
                 "examples/python/carla_sync_collect.py)")
 _NO_TEXTURES = "no engine textures: sensim's cameras render the scene's materials (reflectivity, semantic tags)"
@@ -148,7 +148,6 @@ WHY_NOT = {
         enable_chrono_physics="no physics engine to hand over: set the vehicle's transform each tick",
         open_door="vehicles are boxes of CARLA's sizes: no doors", close_door="vehicles are boxes of CARLA's "
                                                                               "sizes: no doors",
-        get_speed_limit=_NO_ROADS,
         get_wheel_steer_angle="vehicles are boxes: the steer applied is get_control().steer",
         set_wheel_steer_direction="vehicles are boxes: steer with apply_control",
         show_debug_telemetry="no viewport to show it in"),

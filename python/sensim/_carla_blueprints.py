@@ -8,7 +8,8 @@ Blueprints and attributes offered (CARLA's names, types and defaults; anything e
                                dropoff_zero_intensity 0.4, noise_stddev 0, noise_seed 0, sensor_tick 0
   sensor.lidar.ray_cast_semantic  the geometry attributes of the above (no drop-off, no noise)
   sensor.camera.rgb            image_size_x 800, image_size_y 600, fov 90, sensor_tick 0, lens_* (accepted,
-                               no lens model); post-processing and exposure attributes are refused with why
+                               no lens model); CARLA's post-processing, exposure, depth-of-field, motion-blur
+                               and tone-mapping attributes with its defaults (accepted and kept, not rendered)
   sensor.camera.depth, .semantic_segmentation, .instance_segmentation   image_size_x/y, fov, sensor_tick
   sensor.other.imu             noise_accel_stddev_x/y/z, noise_gyro_stddev_x/y/z, noise_gyro_bias_x/y/z,
                                noise_seed, sensor_tick (all 0)
@@ -27,7 +28,7 @@ Blueprints and attributes offered (CARLA's names, types and defaults; anything e
 sensor_tick: any value >= 0 (CARLA's cadence, above). Lidars also take ``sensim_static_tick`` (above).
   sensor.other.collision, sensor.other.lane_invasion   sensor_tick (sensim.carla._carla_events)
   controller.ai.walker         attached to a walker: start, go_to_location, set_max_speed, stop (_carla_walkers)
-Not offered (spawning raises): optical flow, DVS and normals cameras.
+Not offered (their blueprints carry CARLA's attributes; spawning raises): optical flow, DVS and normals cameras.
 """
 import difflib
 import fnmatch
@@ -198,6 +199,24 @@ _I, _F, _S_, _B = "int", "float", "str", "bool"
 _CAMERA = {"image_size_x": (_I, 800), "image_size_y": (_I, 600), "fov": (_F, 90.0), "sensor_tick": (_F, 0.0),
            "lens_circle_falloff": (_F, 5.0), "lens_circle_multiplier": (_F, 0.0), "lens_k": (_F, -1.0),
            "lens_kcube": (_F, 0.0), "lens_x_size": (_F, 0.08), "lens_y_size": (_F, 0.08)}
+# the RGB camera's rendering attributes (CARLA 0.9.15's Docs/ref_sensors.md, their defaults): accepted and
+# kept for the scripts that set them (manual_control.py's "distorted" camera sets chromatic aberration);
+# sensim's camera renders none of them (post-processing, exposure, depth of field, motion blur, tone mapping)
+_RGB_RENDERING = {
+    "bloom_intensity": (_F, 0.675), "fstop": (_F, 1.4), "iso": (_F, 100.0), "gamma": (_F, 2.2),
+    "lens_flare_intensity": (_F, 0.1), "shutter_speed": (_F, 200.0), "enable_postprocess_effects": (_B, True),
+    "min_fstop": (_F, 1.2), "blade_count": (_I, 5), "exposure_mode": (_S_, "histogram"),
+    "exposure_compensation": (_F, 0.0), "exposure_min_bright": (_F, 10.0), "exposure_max_bright": (_F, 12.0),
+    "exposure_speed_up": (_F, 3.0), "exposure_speed_down": (_F, 1.0), "calibration_constant": (_F, 16.0),
+    "focal_distance": (_F, 1000.0), "blur_amount": (_F, 1.0), "blur_radius": (_F, 0.0),
+    "motion_blur_intensity": (_F, 0.45), "motion_blur_max_distortion": (_F, 0.35),
+    "motion_blur_min_object_screen_size": (_F, 0.1), "slope": (_F, 0.88), "toe": (_F, 0.55),
+    "shoulder": (_F, 0.26), "black_clip": (_F, 0.0), "white_clip": (_F, 0.04), "temp": (_F, 6500.0),
+    "tint": (_F, 0.0), "chromatic_aberration_intensity": (_F, 0.0), "chromatic_aberration_offset": (_F, 0.0)}
+# the DVS camera's own (ref_sensors.md); optical flow and normals take the camera's basic attributes
+_DVS = {"positive_threshold": (_F, 0.3), "negative_threshold": (_F, 0.3), "sigma_positive_threshold": (_F, 0.0),
+        "sigma_negative_threshold": (_F, 0.0), "refractory_period_ns": (_I, 0), "use_log": (_B, True),
+        "log_eps": (_F, 0.001)}
 _LIDAR = {"channels": (_I, 32), "range": (_F, 10.0), "points_per_second": (_I, 56000),
           "rotation_frequency": (_F, 10.0), "upper_fov": (_F, 10.0), "lower_fov": (_F, -30.0),
           "horizontal_fov": (_F, 360.0), "atmosphere_attenuation_rate": (_F, 0.004),
@@ -229,7 +248,7 @@ _SENSORS = {
     "sensor.lidar.ray_cast": _LIDAR,
     "sensor.lidar.ray_cast_semantic": {k: v for k, v in _LIDAR.items() if not k.startswith(("dropoff", "noise",
                                                                                             "atmosphere"))},
-    "sensor.camera.rgb": _CAMERA,
+    "sensor.camera.rgb": dict(_CAMERA, **_RGB_RENDERING),
     "sensor.camera.depth": {k: _CAMERA[k] for k in ("image_size_x", "image_size_y", "fov", "sensor_tick")},
     "sensor.camera.semantic_segmentation": {k: _CAMERA[k] for k in ("image_size_x", "image_size_y", "fov",
                                                                     "sensor_tick")},
@@ -373,11 +392,8 @@ class ActorBlueprint:
     def _missing(self, id):
         # CARLA's ActorBlueprint::GetAttribute: std::out_of_range "attribute 'x' not found" (IndexError)
         near = difflib.get_close_matches(id, list(self._attrs), n=1) if isinstance(id, str) else []
-        why = (" (CARLA's post-processing and exposure attributes change only how the engine renders; "
-               "sensim.carla renders none of it and does not offer them)"
-               if self.id.startswith("sensor.camera") and not near else "")
-        return IndexError("attribute '%s' not found in blueprint %s%s%s" % (
-            id, self.id, "; did you mean '%s'?" % near[0] if near else "", why))
+        return IndexError("attribute '%s' not found in blueprint %s%s" % (
+            id, self.id, "; did you mean '%s'?" % near[0] if near else ""))
 
     def get_attribute(self, id):
         if id not in self._attrs:
@@ -518,7 +534,8 @@ def register_sensor(id, measure, attributes=None):
 
 def _library():
     bps = []
-    for name, attrs in (list(_SENSORS.items()) + [(n, {}) for n in _LATER + _CONTROLLERS] +
+    later = {n: dict(_CAMERA, **(_DVS if n.endswith("dvs") else {})) for n in _LATER}
+    for name, attrs in (list(_SENSORS.items()) + list(later.items()) + [(n, {}) for n in _CONTROLLERS] +
                         [(n, _PRESET_LIDAR) for n in preset_lidar_ids()] +
                         [(n, a) for n, (_, a) in _USER.items()]):
         mount = name.startswith(("sensor.camera.", "sensor.lidar.")) or name == "sensor.other.obstacle"

@@ -65,7 +65,10 @@ class Vector3D:
 
 
 class Location(Vector3D):
-    pass
+    def __init__(self, x=0.0, y=0.0, z=0.0):
+        if isinstance(x, Vector3D):  # CARLA's Location(Vector3D)
+            x, y, z = x.x, x.y, x.z
+        Vector3D.__init__(self, x, y, z)
 
 
 class Rotation:
@@ -122,11 +125,29 @@ class Transform:
         m = np.linalg.inv(np.array(self.get_matrix()))
         return m.tolist()
 
-    def transform(self, point):
-        """The point (a Location in this transform's local frame) in the global frame."""
-        m = self.get_matrix()
+    def _apply(self, m, point, translate):
         x, y, z = point.x, point.y, point.z
-        return Location(*(m[i][0] * x + m[i][1] * y + m[i][2] * z + m[i][3] for i in range(3)))
+        point.x, point.y, point.z = (m[i][0] * x + m[i][1] * y + m[i][2] * z + (m[i][3] if translate else 0.0)
+                                     for i in range(3))
+        return point
+
+    def transform(self, point):
+        """The point (a Location or Vector3D in this transform's local frame) in the global frame: changed in
+        place and returned, as CARLA's binding does; a list of points is changed in place (returns None)."""
+        m = self.get_matrix()
+        if isinstance(point, list):
+            for p in point:
+                self._apply(m, p, True)
+            return None
+        return self._apply(m, point, True)
+
+    def inverse_transform(self, point):
+        """The point in the global frame into this transform's local frame, in place and returned (CARLA)."""
+        return self._apply(self.get_inverse_matrix(), point, True)
+
+    def transform_vector(self, vector):
+        """The vector rotated by this transform (no translation), in place and returned (CARLA)."""
+        return self._apply(self.get_matrix(), vector, False)
 
     def get_forward_vector(self):
         return self.rotation.get_forward_vector()
@@ -254,6 +275,12 @@ class WorldSnapshot:
         self.frame = world._frame
         self.timestamp = Timestamp(world._frame, world._t_ns * 1e-9, world._dt_ns * 1e-9)
         self._actors = {a.id: ActorSnapshot(a) for a in world._actors.values() if a.is_alive}
+
+    # the binding's deprecated properties (Snapshot.cpp: "use timestamp"), read by CARLA's own examples' HUDs
+    frame_count = property(lambda self: self.timestamp.frame_count)
+    elapsed_seconds = property(lambda self: self.timestamp.elapsed_seconds)
+    delta_seconds = property(lambda self: self.timestamp.delta_seconds)
+    platform_timestamp = property(lambda self: self.timestamp.platform_timestamp)
 
     def find(self, actor_id):
         return self._actors.get(actor_id)
@@ -411,6 +438,22 @@ def sensor_weather(weather):
         vis = 0.0 if vis > 1e6 else max(vis, 10.0)
     rain = RAIN_HEAVY_MM_H * min(max(float(weather.precipitation), 0.0), 100.0) / 100.0
     return vis, rain
+
+
+class MapLayer(enum.IntFlag):
+    """CARLA's carla.MapLayer (rpc::MapLayer bits). The layers of CARLA's towns; sensim's scenes have none to
+    load or unload (World.load_map_layer / unload_map_layer are refused by name)."""
+    NONE = 0
+    Buildings = 0x1
+    Decals = 0x1 << 1
+    Foliage = 0x1 << 2
+    Ground = 0x1 << 3
+    ParkedVehicles = 0x1 << 4
+    Particles = 0x1 << 5
+    Props = 0x1 << 6
+    StreetLights = 0x1 << 7
+    Walls = 0x1 << 8
+    All = 0xFFFF
 
 
 class VehicleLightState(enum.IntFlag):

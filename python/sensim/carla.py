@@ -73,7 +73,7 @@ __all__ = ["Client", "World", "WorldSettings", "Transform", "Location", "Rotatio
            "ActorSnapshot", "Timestamp", "VehicleControl", "VehicleAckermannControl", "VehicleLightState",
            "TrafficLightState", "ActorState", "VehicleFailureState", "DebugHelper", "Map", "Waypoint", "LaneType",
            "LaneChange", "LaneMarking", "LaneMarkingType", "LaneMarkingColor", "TrafficManager", "CollisionEvent",
-           "LaneInvasionEvent", "WalkerAIController"]
+           "LaneInvasionEvent", "WalkerAIController", "MapLayer"]
 _API_CLASS = {"Vehicle": "Vehicle", "Walker": "Walker", "Sensor": "Sensor", "WalkerAIController": "WalkerAIController"}  # CARLA's class of each actor class
 
 # The package's other CARLA modules, each below this facade (none imports it back): value types, blueprints,
@@ -98,7 +98,7 @@ from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection
                           SensorData)
 from ._carla_types import (GRAVITY, _ID0, ActorSnapshot, AttachmentType, BoundingBox,  # noqa: E402,F401
                            ColorConverter, GeoLocation, Location, Rotation, Timestamp, Transform, Vector3D,
-                           TrafficLightState, VehicleLightState, ActorState, DebugHelper, VehicleFailureState, WeatherParameters, WorldSettings,
+                           TrafficLightState, VehicleLightState, MapLayer, ActorState, DebugHelper, VehicleFailureState, WeatherParameters, WorldSettings,
                            sensor_weather as _weather_for_sensors,
                            WorldSnapshot, _checked, _f32, ActorList,
                            _from_native, _native, _S, _ue_rot)
@@ -274,6 +274,23 @@ class Vehicle(Actor):
     def get_failure_state(self):
         """VehicleFailureState.NONE: a kinematic vehicle does not roll over (CARLA's only failures need physics)."""
         return VehicleFailureState.NONE
+
+    def get_speed_limit(self):
+        """The speed limit (km/h) of the road under the vehicle (its OpenDRIVE \<speed\>, read where the vehicle
+        is at the last tick); 30 km/h, the limit of a CARLA vehicle that passed no speed sign, off the roads or
+        on a road that gives none. (CARLA sets it from the speed-limit signs a vehicle passes.)"""
+        roads = getattr(self._world._map, "_roads", None)
+        if roads is not None:
+            loc = self.get_location()
+            try:
+                hit = roads.net.locate((loc.x, -loc.y, loc.z), 1 << 1)  # driving lanes
+            except Exception:  # noqa: BLE001 - no driving lane: the default
+                return 30.0
+            ln = next(x for x in roads.net.lanes(hit["road"], hit["s"]) if x["id"] == hit["lane"])
+            mps = roads.road[hit["road"]]["speed_limit_mps"]
+            if mps > 0 and min(ln["t_inner"], ln["t_outer"]) <= hit["t"] <= max(ln["t_inner"], ln["t_outer"]):
+                return mps * 3.6
+        return 30.0
 
     # the worlds have no traffic lights: CARLA's answers for a vehicle no light affects
     def get_traffic_light(self):
