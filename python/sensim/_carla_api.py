@@ -75,12 +75,13 @@ CARLA = {
         set_intensity set_light_group set_light_groups set_light_state set_light_states turn_off turn_on""",
 }
 CARLA = {k: frozenset(v.split()) for k, v in CARLA.items()}
-BASES = {"Vehicle": "Actor", "Walker": "Actor", "Sensor": "Actor", "WalkerAIController": "Actor"}  # CARLA's class tree (Walker is no Vehicle)
+BASES = {"Vehicle": "Actor", "Walker": "Actor", "Sensor": "Actor", "WalkerAIController": "Actor",
+         "TrafficLight": "TrafficSign", "TrafficSign": "Actor"}  # CARLA's class tree (Walker is no Vehicle)
 
 # how a script reaches each class sensim.carla does not hand out, and why not
 UNREACHABLE = {
-    "TrafficLight": "the worlds have no traffic lights (get_actors().filter('traffic.*') is empty)",
-    "TrafficSign": "the worlds have no traffic signs",
+    "TrafficSign": "no traffic-sign actors: OpenDRIVE signals other than lights are read (RoadNetwork.signals) "
+                   "but not spawned (a light's trigger_volume is a TrafficLight's)",
     "LightManager": "no street lights: nothing is rendered by lights (World.get_lightmanager is refused)",
 }
 
@@ -90,7 +91,8 @@ _NO_RECORDER = ("no recorder: record what the sensors measure with sensim's sink
 _NO_TEXTURES = "no engine textures: sensim's cameras render the scene's materials (reflectivity, semantic tags)"
 _NO_OBJECTS = "no engine objects: the scene's meshes and their tags are sensim.Scene's (Scene.intersect for rays)"
 _NO_SKELETON = "walkers are boxes of CARLA's sizes: no skeleton or animation"
-_NO_LIGHTS = "the worlds have no traffic lights or signs yet (no OpenDRIVE signals)"
+_NO_LANDMARKS = ("no landmarks: find a light with get_traffic_light_from_opendrive_id or "
+                 "get_actors().filter('traffic.traffic_light*')")
 _NO_SIGNALS = "OpenDRIVE signals are read (sensim.RoadNetwork) but not offered as CARLA landmarks yet"
 _NO_SIGNALS_WP = _NO_SIGNALS
 
@@ -113,9 +115,7 @@ WHY_NOT = {
         get_lightmanager="no street lights: nothing is rendered by lights",
         load_map_layer="no map layers: a scene is loaded whole", unload_map_layer="no map layers: a scene is "
                                                                                  "loaded whole",
-        **{n: _NO_LIGHTS for n in ("get_traffic_light", "get_traffic_light_from_opendrive_id",
-                                   "get_traffic_lights_from_waypoint", "get_traffic_lights_in_junction",
-                                   "get_traffic_sign")},
+        get_traffic_light=_NO_LANDMARKS, get_traffic_sign="no traffic-sign actors (RoadNetwork.signals reads them)",
         **{n: _NO_TEXTURES for n in ("apply_color_texture_to_object", "apply_color_texture_to_objects",
                                      "apply_float_color_texture_to_object", "apply_float_color_texture_to_objects",
                                      "apply_textures_to_object", "apply_textures_to_objects")}),

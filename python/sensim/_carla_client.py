@@ -29,18 +29,19 @@ class Client:
         return self._world
 
     def load_world(self, map_name, reset_settings=True, map_layers=None):
-        """``street`` (the built-in street), an OpenDRIVE .xodr file (a world built from its roads) or a scene
-        file path (native frame); other CARLA maps raise."""
-        if map_name != "street" and not os.path.isfile(str(map_name)):
-            raise RuntimeError("Client.load_world(%r): sensim.carla has the built-in 'street' and scene files, "
-                               "not CARLA's towns" % (map_name,))
+        """``street`` (the built-in street), ``town`` (the built-in grid of streets with junctions and traffic
+        lights), an OpenDRIVE .xodr file (a world built from its roads) or a scene file path (native frame);
+        other CARLA maps raise."""
+        if map_name not in ("street", "town") and not os.path.isfile(str(map_name)):
+            raise RuntimeError("Client.load_world(%r): sensim.carla has the built-in 'street' and 'town' and "
+                               "scene files, not CARLA's towns" % (map_name,))
         if self._world is not None:
             self._world._clock.stop()  # the old world stops (CARLA's server unloads it)
         self._world = self._World(self, map_name)
         return self._world
 
     def get_available_maps(self):
-        return ["street"]
+        return ["street", "town"]
 
     def reload_world(self, reset_settings=True):
         """A new world of the current map (CARLA's reload: actors gone, frame 0 here)."""

@@ -7,6 +7,7 @@ import os
 import tempfile
 
 from . import RoadNetwork
+from . import _carla_town as _town
 from ._carla_api import missing as _missing
 from ._carla_roads import LaneType, Roads, _int_id
 from ._carla_types import GeoLocation, Location, Rotation, Transform, _native
@@ -52,7 +53,8 @@ def _network(xodr_text):
 
 
 def build(world, scene, scene_name, xodr_text=None):
-    """Load the world's scene and make its Map: "street" (the built-in street and its road), an .xodr file
+    """Load the world's scene and make its Map: "street" (the built-in street and its road), "town" (the
+    built-in town: sensim.carla._carla_town), an .xodr file
     or OpenDRIVE text (the scene built from the network: sensim_scene_add_road_network), or a scene file
     (no road network)."""
     name = str(scene_name)
@@ -64,6 +66,16 @@ def build(world, scene, scene_name, xodr_text=None):
         net.add_to_scene(scene)
         return Map(world, "OpenDriveMap" if name == "" else os.path.splitext(os.path.basename(name))[0], net,
                    xodr_text)
+    if name == "town":  # the built-in town (sensim.carla._carla_town): a grid of streets with lights
+        text = _town.xodr()
+        net = _network(text)
+        net.add_to_scene(scene)
+        poles = []
+        for g in net.signals():
+            m = net.pose(g["road"], g["s"], g["t"])
+            poles.append((float(m[0][3]), float(m[1][3])))
+        _town.add_props(scene, poles)
+        return Map(world, "town", net, text)
     if name == "street":
         scene.load("street")
         return Map(world, "street", _network(STREET_XODR), STREET_XODR, street=True)

@@ -2,8 +2,9 @@
 
 Runs a CARLA script unmodified: its ``import carla`` (``from carla import ...``, ``import carla.command``)
 resolves to sensim.carla, sys.argv is [SCRIPT, ARGS...], and the script's exit status is the runner's.
-``--scene FILE`` is the world a script's ``client.get_world()`` gets (a scene file: OBJ, PLY, glTF, ...;
-default the built-in street); it is passed to the script through SENSIM_CARLA_SCENE."""
+``--scene FILE`` is the world a script's ``client.get_world()`` gets (a scene file: OBJ, PLY, glTF, ...; an
+OpenDRIVE .xodr; ``town``, the built-in grid of streets with junctions and traffic lights; default the
+built-in street); it is passed to the script through SENSIM_CARLA_SCENE."""
 import os
 import runpy
 import sys
@@ -42,7 +43,7 @@ def main(argv=None):
         sys.stderr.write("sensim.carla: %s: no such script\n" % script)
         return 2
     if scene is not None:
-        if scene != "street" and not os.path.isfile(scene):
+        if scene not in ("street", "town") and not os.path.isfile(scene):
             sys.stderr.write("sensim.carla: --scene %s: no such file\n" % scene)
             return 2
         os.environ["SENSIM_CARLA_SCENE"] = scene

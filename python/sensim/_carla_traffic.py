@@ -15,9 +15,13 @@ The model (not CARLA's PID controllers on PhysX vehicles; documented in docs/car
     counts (autopilot or not: the others are located on the network every tick).
   * Junctions: one vehicle in a junction at a time; the others wait at its entry, first come first served
     (ties by actor id). So vehicles never overlap in a junction, at the cost of throughput.
+  * Traffic lights (sensim.carla._carla_lights): a vehicle stops at the end of its lane, before the
+    junction, while the light of that lane is Red or Yellow, unless it already holds the junction (it went
+    in on green); ignore_lights_percentage is the chance, rolled once per light approached, that it drives
+    through.
   * Not modelled: lane changes (auto_lane_change and the lane-change percentages are kept; no vehicle
-    changes lane), traffic lights and signs (the worlds have none), ignore_*_percentage (vehicles never
-    ignore each other), hybrid physics, dormant vehicles. A vehicle at a dead end stops there.
+    changes lane), traffic signs, ignore_signs/vehicles/walkers_percentage (vehicles never ignore each
+    other), hybrid physics, dormant vehicles. A vehicle at a dead end stops there.
 Vehicles move on the world's clock: their poses are keys of the rig's motion at each tick's end, so lidar
 shots within a tick see them between (as set_target_velocity does). A vehicle the host moves (set_transform,
 set_location) drives on from the lane nearest its new place.
@@ -26,20 +30,23 @@ import math
 import random
 
 from ._carla_api import missing as _missing
+from ._carla_types import TrafficLightState
 from ._carla_vehicle import A_BRAKE as BRAKE, A_THROTTLE as ACCEL  # the kinematic vehicle's m/s^2
 
 DEFAULT_LIMIT = 30.0 / 3.6   # m/s, a road without <speed>
+_RED, _YELLOW = TrafficLightState.Red, TrafficLightState.Yellow
 LOOKAHEAD_MIN = 25.0         # m of path looked at ahead, at least
 
 
 class _State:
-    __slots__ = ("road", "section", "lane", "s", "speed", "path", "junction")
+    __slots__ = ("road", "section", "lane", "s", "speed", "path", "junction", "runs")
 
     def __init__(self, road, section, lane, s):
         self.road, self.section, self.lane, self.s = road, section, lane, s
         self.speed = 0.0
         self.path = []      # lanes chosen ahead: (road, section, lane, s where it begins)
         self.junction = None  # the junction it holds
+        self.runs = None    # (light's actor id, whether it ignores it): the roll for the light ahead
 
 
 class TrafficManager:
@@ -58,6 +65,7 @@ class TrafficManager:
         self._holders = {}             # junction id -> actor id holding it
         self._poses = {}               # actor id -> the pose it was given last (a different one: the host moved it)
         self._pending = None
+        self._ignore_lights = {}       # actor id -> percentage
 
     # CARLA's API
     def get_port(self):
@@ -79,6 +87,11 @@ class TrafficManager:
         """km/h, as CARLA's."""
         self._desired[actor.id] = float(speed) / 3.6
 
+    def ignore_lights_percentage(self, actor, perc):
+        """The chance (percent) that the vehicle drives through a red or yellow light: rolled once per light
+        it approaches, from the manager's generator."""
+        self._ignore_lights[actor.id] = min(100.0, max(0.0, float(perc)))
+
     def set_global_distance_to_leading_vehicle(self, distance):
         self._gap = max(0.0, float(distance))
 
@@ -93,7 +106,6 @@ class TrafficManager:
         return kept
 
     auto_lane_change = _keep("auto_lane_change")
-    ignore_lights_percentage = _keep("ignore_lights_percentage")
     ignore_signs_percentage = _keep("ignore_signs_percentage")
     ignore_vehicles_percentage = _keep("ignore_vehicles_percentage")
     ignore_walkers_percentage = _keep("ignore_walkers_percentage")
@@ -235,7 +247,7 @@ class TrafficManager:
                     holders.pop(st0.junction, None)
             st0 = self._vehicles[aid]
             st = _State(st0.road, st0.section, st0.lane, st0.s)
-            st.speed, st.path, st.junction = st0.speed, list(st0.path), st0.junction
+            st.speed, st.path, st.junction, st.runs = st0.speed, list(st0.path), st0.junction, st0.runs
             half = a.bounding_box_extent.x
             limit = self._desired.get(aid)
             if limit is None:
@@ -254,12 +266,18 @@ class TrafficManager:
                     free = min(free, ahead - half - ohalf - gap)
             dist = (ln["section_s1"] - st.s) if fwd else (st.s - ln["section_s0"])
             cur_j = roads.road[st.road]["junction"]
+            prev = (st.road, st.lane)
+            red = None  # the junction ahead whose light stops this vehicle
             for seg in st.path:
                 lx = self._lane(seg[0], seg[1], seg[2], seg[3])
                 f2 = roads.with_s(seg[0], seg[2])
                 j = roads.road[seg[0]]["junction"]
+                if j != "-1" and j != cur_j and st.junction != j and red is None and self._stops(aid, st, prev):
+                    red = j
+                    free = min(free, dist - half - 0.5)  # at the stop line
                 if j != "-1" and j != cur_j and holders.get(j, aid) != aid:
                     free = min(free, dist - half - 0.5)  # wait at the junction's entry
+                prev = (seg[0], seg[2])
                 for s, oid, ohalf, ospeed in occ.get(seg[:3], ()):
                     along = dist + ((s - lx["section_s0"]) if f2 else (lx["section_s1"] - s))
                     if oid != aid:
@@ -306,7 +324,7 @@ class TrafficManager:
                 for seg in st.path:
                     jj = roads.road[seg[0]]["junction"]
                     if jj != "-1":
-                        if jj not in holders and dist <= v * v / (2 * BRAKE) + half + 1.0:
+                        if jj not in holders and jj != red and dist <= v * v / (2 * BRAKE) + half + 1.0:
                             holders[jj] = aid
                             st.junction = jj
                         break
@@ -318,6 +336,18 @@ class TrafficManager:
             poses[aid] = wp.transform
         self._pending = (new, holders, poses)
         return poses
+
+    def _stops(self, aid, st, lane):
+        """Whether the light at the end of @p lane (road, lane) holds the vehicle: Red or Yellow (CARLA's
+        manager stops for both), unless its roll for that light says it runs it."""
+        lights = getattr(self._world, "_lights", None)
+        light = lights.light_for(*lane) if lights is not None else None
+        if light is None or lights.state_of(light) not in (_RED, _YELLOW):
+            return False
+        if st.runs is None or st.runs[0] != light.id:
+            pct = self._ignore_lights.get(aid, 0.0)
+            st.runs = (light.id, pct > 0 and self._rng.random() * 100.0 < pct)
+        return not st.runs[1]
 
     def commit(self):
         if self._pending is not None:

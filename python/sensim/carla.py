@@ -55,7 +55,7 @@ if __name__ == "__main__":  # python3 -m sensim.carla: the runner (before anythi
 import math
 import time
 
-from . import Camera, Context, Lidar, Nav, Radar, Ring, Rig, Scene, pose_to_frame, tag_name, _np
+from . import Context, Nav, Rig, Scene, tag_name, _np
 import threading
 from ._carla_api import missing as _missing, why_not as _why_not
 from ._carla_async import RealTimeClock, serialized
@@ -73,8 +73,9 @@ __all__ = ["Client", "World", "WorldSettings", "Transform", "Location", "Rotatio
            "ActorSnapshot", "Timestamp", "VehicleControl", "VehicleAckermannControl", "VehicleLightState",
            "TrafficLightState", "ActorState", "VehicleFailureState", "DebugHelper", "Map", "Waypoint", "LaneType",
            "LaneChange", "LaneMarking", "LaneMarkingType", "LaneMarkingColor", "TrafficManager", "CollisionEvent",
-           "LaneInvasionEvent", "WalkerAIController", "MapLayer"]
-_API_CLASS = {"Vehicle": "Vehicle", "Walker": "Walker", "Sensor": "Sensor", "WalkerAIController": "WalkerAIController"}  # CARLA's class of each actor class
+           "LaneInvasionEvent", "WalkerAIController", "MapLayer", "TrafficLight"]
+_API_CLASS = {"Vehicle": "Vehicle", "Walker": "Walker", "Sensor": "Sensor", "WalkerAIController": "WalkerAIController",
+              "TrafficLight": "TrafficLight"}  # CARLA's class of each actor class
 
 # The package's other CARLA modules, each below this facade (none imports it back): value types, blueprints,
 # measurements, the platform of an actor that carries sensors.
@@ -86,6 +87,8 @@ from . import _carla_command as command  # noqa: E402  (carla.command)
 from ._carla_map import Map, build as _build_map  # noqa: E402,F401
 from ._carla_traffic import TrafficManager  # noqa: E402
 from ._carla_walkers import Walkers  # noqa: E402
+from ._carla_lights import Lights, TrafficLightApi  # noqa: E402
+from . import _carla_sensors as _sensors_mod  # noqa: E402
 from ._carla_client import Client  # noqa: E402
 from ._carla_events import CollisionEvent, LaneInvasionEvent  # noqa: E402,F401
 from ._carla_roads import (LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType,  # noqa: E402,F401
@@ -99,7 +102,6 @@ from ._carla_data import (GnssMeasurement, IMUMeasurement, Image, LidarDetection
 from ._carla_types import (GRAVITY, _ID0, ActorSnapshot, AttachmentType, BoundingBox,  # noqa: E402,F401
                            ColorConverter, GeoLocation, Location, Rotation, Timestamp, Transform, Vector3D,
                            TrafficLightState, VehicleLightState, MapLayer, ActorState, DebugHelper, VehicleFailureState, WeatherParameters, WorldSettings,
-                           sensor_weather as _weather_for_sensors,
                            WorldSnapshot, _checked, _f32, ActorList,
                            _from_native, _native, _S, _ue_rot)
 
@@ -292,15 +294,17 @@ class Vehicle(Actor):
                 return mps * 3.6
         return 30.0
 
-    # the worlds have no traffic lights: CARLA's answers for a vehicle no light affects
+    # the light whose trigger volume the vehicle stands in (CARLA's); Green and False when there is none
     def get_traffic_light(self):
-        return None
+        return self._world._lights.containing(self.get_location())
 
     def get_traffic_light_state(self):
-        return TrafficLightState.Green
+        light = self.get_traffic_light()
+        return TrafficLightState.Green if light is None else light.state
 
     def is_at_traffic_light(self):
-        return False
+        light = self.get_traffic_light()
+        return light is not None and light.state == TrafficLightState.Red
 
 
 @serialized
@@ -432,6 +436,21 @@ class _TickCallback:
         self.type_id, self.id = "World.on_tick callback", cid
 
 
+_LIGHT_BP = ActorBlueprint("traffic.traffic_light", {"role_name": ("str", "default")}, ["traffic", "traffic_light"])
+
+
+@serialized
+class TrafficLight(TrafficLightApi, Actor):
+    """CARLA's traffic.traffic_light, from the map's OpenDRIVE lights (sensim.carla._carla_lights)."""
+
+    def __init__(self, world, id, transform):
+        super().__init__(world, id, _LIGHT_BP, transform, None)
+        self.semantic_tags = [7]  # TrafficLight
+
+    def destroy(self):
+        return False  # the map's lights stay, as CARLA's
+
+
 # ---------------------------------------------------------------- world, map, client
 
 @serialized
@@ -457,6 +476,7 @@ class World:
         self._drain = []  # rings of destroyed lidars, still stepped by their platform's rig
         self.callback_wait_s = CALLBACK_WAIT_S  # tick() waits this long, in all, for this tick's callbacks
         self._box = None
+        self._lights = Lights(self, self._new_light)  # the map's traffic lights (sensim.carla._carla_lights)
         self._geo = Nav(self._ctx, "gnss", {"model": "carla", "rate_hz": 1})
 
     # settings and time
@@ -472,7 +492,7 @@ class World:
         dt = int(round((fd if fd is not None else 0.05) * 1e9))
         # nothing changes unless every sensor can take the new delta (a refused value changes nothing)
         for sn in self._sensors:
-            if hasattr(sn, "_lidar") and self._lidar_frames(sn, sn._rot_hz, dt) > sn._ring_frames:
+            if hasattr(sn, "_lidar") and _sensors_mod.lidar_frames(sn, sn._rot_hz, dt) > sn._ring_frames:
                 raise ValueError("fixed_delta_seconds %r: the lidar %d's buffer holds measurements of %g s at "
                                  "most; set the delta before spawning it" % (fd, sn.id, (sn._ring_frames - 2) /
                                                                             sn._rot_hz))
@@ -490,9 +510,9 @@ class World:
             for sn in samplers:  # sampled at k x grid from now on (their noise is keyed by k)
                 mount = _native(sn._rel) if sn.parent is not None else np.eye(4)
                 if hasattr(sn, "_nav"):
-                    sn._nav = self._nav(sn._nav_args[0], mount, sn._nav_args[1])
+                    sn._nav = _sensors_mod.nav(self, sn._nav_args[0], mount, sn._nav_args[1])
                 else:
-                    sn._radar = self._radar(sn, mount)
+                    sn._radar = _sensors_mod.radar(self, sn, mount)
         return self._frame
 
     def get_snapshot(self):
@@ -531,6 +551,10 @@ class World:
         return {a.id: a.get_light_state() for a in self._actors.values() if isinstance(a, Vehicle) and a.is_alive}
 
     # the worlds have no traffic lights: these do what CARLA does with none
+    def get_traffic_lights_from_waypoint(self, waypoint, distance):
+        """The lights stopping the lanes ahead of @p waypoint (along next()) within @p distance metres."""
+        return self._lights.from_waypoint(waypoint, float(distance))
+
     def freeze_all_traffic_lights(self, frozen):
         bool(frozen)
 
@@ -597,6 +621,29 @@ class World:
             return ActorList(self._actors.values())
         return ActorList(self._actors[i] for i in actor_ids if i in self._actors)
 
+    def _new_light(self, transform):
+        a = TrafficLight(self, self._next_id, transform)
+        self._actors[a.id], self._next_id = a, self._next_id + 1
+        return a
+
+    def get_traffic_lights_in_junction(self, junction_id):
+        return self._lights.in_junction(junction_id)
+
+    def get_traffic_light_from_opendrive_id(self, traffic_light_id):
+        return next((x for x in self._lights.lights if x.get_opendrive_id() == str(traffic_light_id)), None)
+
+    def get_traffic_lights_from_waypoint(self, waypoint, distance):
+        """The lights stopping the lanes ahead of @p waypoint (along next()) within @p distance metres."""
+        return self._lights.from_waypoint(waypoint, float(distance))
+
+    def freeze_all_traffic_lights(self, frozen):
+        for g in self._lights.groups:
+            g.frozen = bool(frozen)
+
+    def reset_all_traffic_lights(self):
+        for g in self._lights.groups:
+            self._lights.reset(g)
+
     def get_actor(self, actor_id):
         return self._actors.get(actor_id)
 
@@ -612,14 +659,7 @@ class World:
             raise TypeError("World.set_weather: a carla.WeatherParameters, not %s" % type(weather).__name__)
         self._weather = weather._copy()
         for s in self._sensors:
-            self._sensor_weather(s)
-
-    def _sensor_weather(self, s):
-        vis, rain = _weather_for_sensors(self._weather)
-        if getattr(s, "_lidar", None) is not None and not s.type_id.endswith("semantic"):
-            s._lidar.set_weather(vis, rain)
-        elif getattr(s, "_radar", None) is not None:
-            s._radar.set_weather(rain)
+            _sensors_mod.weather(self, s)
 
     def get_spectator(self):
         """CARLA's spectator: an actor whose transform a script may set and read; it renders nothing and
@@ -658,7 +698,7 @@ class World:
             a = WalkerAIController(self, aid, blueprint, transform, attach_to)
         elif bid in _SENSORS or bid in _USER or bid in preset_lidar_ids():
             a = Sensor(self, aid, blueprint, transform, attach_to)
-            self._make_sensor(a, blueprint)
+            _sensors_mod.make(self, a, blueprint)
         else:
             raise RuntimeError("spawn_actor: no blueprint '%s' in sensim.carla" % bid)
         self._next_id += 1
@@ -688,149 +728,6 @@ class World:
                 self._scene.commit()
                 parent._in_scene = False
         return self._platforms[key]
-
-    def _make_sensor(self, s, bp):
-        at = {a.id: a for a in bp}
-        s._tick_s = at["sensor_tick"].as_float()
-        s._tick_ns = int(round(s._tick_s * 1e9))
-        # a free sensor is its own platform (set_transform moves it through the tick); an attached one is
-        # mounted on its parent's
-        static = bp.id.startswith("sensor.lidar.") and at["sensim_static_tick"].as_bool()
-        plat = self._platform(s.parent if s.parent is not None else s, static and s)
-        mount = _native(s._rel) if s.parent is not None else np.eye(4)
-        s._plat, s._kind = plat, bp.id
-        if bp.id in _USER:  # a sensor of the script's own: its measure function on the ticking thread
-            fn, attrs = _USER[bp.id]
-            typed = {k: (at[k].as_bool() if t == "bool" else at[k].as_int() if t == "int" else
-                         at[k].as_float() if t == "float" else at[k].as_str()) for k, (t, _) in attrs.items()}
-            s._user = (fn, typed)
-        elif bp.id.startswith("sensor.lidar.") and bp.id not in _SENSORS:  # a sensim preset
-            keys = ["points_frame=sensor", "lidar_id=%d" % (s.id % 65536)]
-            if at["noise_seed"].as_int():
-                keys.append("seed=%d" % at["noise_seed"].as_int())
-            keys += [kv.strip() for kv in at["sensim_set"].as_str().split(";") if kv.strip()]
-            lid = Lidar(self._ctx, bp.id[len("sensor.lidar."):], keys)
-            lid.set_mount(mount)
-            info = lid.info
-            s._channels, s._rot_hz = info["channel_count"], info["frame_rate_hz"]
-            s._ring_frames = max(4, self._lidar_frames(s, s._rot_hz, self._dt_ns))
-            s._ring = Ring.for_lidar(lid, frames=s._ring_frames)
-            plat.rig.add_lidar(lid, s._ring)
-            s._lidar, s._delivered = lid, {}
-            s._paused, s._skip, s._skip_ns = not at["sensim_whole_interval"].as_bool(), 0, 0
-            s._lanes = info["channel_count"]
-        elif bp.id.startswith("sensor.lidar."):
-            semantic = bp.id.endswith("semantic")
-            keys = ["points_frame=sensor"]
-            for k in ("channels", "range", "points_per_second", "rotation_frequency", "upper_fov", "lower_fov",
-                      "horizontal_fov"):
-                keys.append("%s=%s" % (k, at[k].as_str()))
-            if semantic:  # CARLA's semantic lidar: no drop-off, no noise, cos_inc_angle as intensity
-                keys += ["intensity_model=cosine", "dropoff_model=none"]
-            else:
-                for k in ("atmosphere_attenuation_rate", "dropoff_general_rate", "dropoff_intensity_limit",
-                          "dropoff_zero_intensity", "noise_stddev", "noise_seed"):
-                    keys.append("%s=%s" % (k, at[k].as_str()))
-            fov = at["horizontal_fov"].as_float()
-            if fov < 360:  # CARLA's sector: -fov/2 .. +fov/2 about forward, swept rotation_frequency times a second
-                keys += ["start_azimuth_deg=%.17g" % (fov / 2), "sweep=sector"]
-            else:  # CARLA's phase: a turn starts behind (-180 deg) when the sensor is spawned, whenever that
-                # is, and sweeps to the right (clockwise: the head is at start - 360 deg x (t mod P) / P)
-                p_ns = int(round(1e9 / at["rotation_frequency"].as_float()))
-                keys += ["start_azimuth_deg=%.17g" % ((180.0 + 360.0 * (self._t_ns % p_ns) / p_ns) % 360.0)]
-            keys.append("lidar_id=%d" % (s.id % 65536))
-            lid = Lidar(self._ctx, "carla_default", keys)
-            lid.set_mount(mount)
-            # the frames a measurement spans (a tick, or sensor_tick), and two more: a 10 s tick of a 10 Hz
-            # lidar is 102 frames, never a refused (empty) measurement; apply_settings refuses a longer delta
-            rot = at["rotation_frequency"].as_float()
-            s._ring_frames = max(4, self._lidar_frames(s, rot, self._dt_ns))
-            ring = Ring.for_lidar(lid, frames=s._ring_frames)
-            plat.rig.add_lidar(lid, ring)
-            s._lidar, s._ring, s._delivered = lid, ring, {}
-            s._channels, s._rot_hz = at["channels"].as_int(), at["rotation_frequency"].as_float()
-            s._hfov, s._hangle = fov, 0.0  # CARLA's CurrentHorizontalAngle (degrees, float), 0 at spawn
-            # CARLA's sensor_tick: a measurement is one world delta of shots, the sweep paused between
-            # measurements and continuing where the last stopped (sensim_whole_interval: every shot since)
-            s._paused, s._skip, s._skip_ns = not at["sensim_whole_interval"].as_bool(), 0, 0
-            s._lanes = s._channels
-        elif bp.id.startswith("sensor.camera."):
-            cam = Camera(self._ctx, "carla_default", {"image_size_x": at["image_size_x"].as_str(),
-                                                      "image_size_y": at["image_size_y"].as_str(),
-                                                      "fov": at["fov"].as_str()})
-            cam.set_mount(mount)  # the camera looks along the mount's +x, as CARLA's along the actor's x
-            s._camera, s._fov = cam, at["fov"].as_float()
-        elif bp.id == "sensor.other.imu":
-            keys = {k: at[k].as_str() for k in at if k.startswith("noise_")}
-            keys["seed"] = keys.pop("noise_seed")
-            keys["gravity"] = "%.17g" % GRAVITY  # CARLA's 9.81 (sensim's default is standard gravity)
-            s._nav_args = ("imu", keys)
-            s._nav = self._nav("imu", mount, keys)
-        elif bp.id == "sensor.other.radar":
-            s._radar_keys = {
-                "model": "carla", "horizontal_fov": at["horizontal_fov"].as_str(),
-                "vertical_fov": at["vertical_fov"].as_str(), "range": at["range"].as_str(),
-                "points_per_second": at["points_per_second"].as_str(), "seed": at["noise_seed"].as_str()}
-            s._radar_keys.update(kv.strip().split("=", 1) for kv in at["sensim_set"].as_str().split(";")
-                                 if "=" in kv)
-            s._radar = self._radar(s, mount)
-        elif bp.id == "sensor.other.gnss":
-            keys = {"model": "carla"}
-            for k, v in (("noise_lat_stddev", "noise_lat_stddev"), ("noise_lon_stddev", "noise_lon_stddev"),
-                         ("noise_alt_stddev", "noise_alt_stddev"), ("noise_lat_bias", "noise_lat_bias"),
-                         ("noise_lon_bias", "noise_lon_bias"), ("noise_alt_bias", "noise_alt_bias"),
-                         ("noise_seed", "seed")):
-                keys[v] = at[k].as_str()
-            s._nav_args = ("gnss", keys)
-            s._nav = self._nav("gnss", mount, keys)
-        elif bp.id == "sensor.other.obstacle":
-            dist, rad = at["distance"].as_float(), at["hit_radius"].as_float()
-            if not (0 < dist <= 1e4) or not (0 <= rad <= 100):
-                raise RuntimeError("spawn_actor(sensor.other.obstacle): distance must be in (0, 1e4] m and "
-                                   "hit_radius in [0, 100] m, not %g and %g" % (dist, rad))
-            s._obstacle = (dist, rad, at["only_dynamics"].as_bool())
-        elif bp.id in ("sensor.other.collision", "sensor.other.lane_invasion"):  # sensim.carla._carla_events
-            s._event = bp.id.rsplit(".", 1)[1]
-        self._sensor_weather(s)
-        self._sensors.append(s)
-
-    @staticmethod
-    def _lidar_frames(s, rot_hz, dt_ns):
-        """Ring frames for measurements of max(tick, sensor_tick) and two partial frames."""
-        return int(math.ceil(max(dt_ns, s._tick_ns) * 1e-9 * rot_hz)) + 2
-
-    def _radar(self, s, mount):
-        (x, y, z), (roll, pitch, yaw) = pose_to_frame("native", mount)
-        k = dict(s._radar_keys)
-        k.update({"rate_hz": "%.17g" % (1e9 / self._sample_ns), "interp": "causal",
-                  "mount_xyz_m": "%.17g,%.17g,%.17g" % (x, y, z), "mount_rpy_deg": "%.17g,%.17g,%.17g" % (
-                      roll, pitch, yaw)})
-        k["rain_rate"] = "%.17g" % _weather_for_sensors(self._weather)[1]
-        return Radar(self._ctx, k, sensor_id=s.id)
-
-    def _remount(self, s):
-        """A sensor moved by set_transform: an attached one's mount from now on (a free one is its own
-        platform, pushed each tick)."""
-        s._mount_dirty = False
-        if s.parent is None:
-            return
-        mount = _native(s._rel)
-        if hasattr(s, "_lidar"):
-            s._lidar.set_mount(mount)
-        elif hasattr(s, "_camera"):
-            s._camera.set_mount(mount)
-        elif hasattr(s, "_nav"):
-            s._nav = self._nav(s._nav_args[0], mount, s._nav_args[1])
-        elif hasattr(s, "_radar"):
-            s._radar = self._radar(s, mount)
-
-    def _nav(self, kind, mount, keys):
-        (x, y, z), (roll, pitch, yaw) = pose_to_frame("native", mount)
-        k = dict(keys)
-        k.update({"rate_hz": "%.17g" % (1e9 / self._sample_ns), "interp": "causal",
-                  "mount_xyz_m": "%.17g,%.17g,%.17g" % (x, y, z), "mount_rpy_deg": "%.17g,%.17g,%.17g" % (
-                      roll, pitch, yaw)})
-        return Nav(self._ctx, kind, k)
 
     def _destroy(self, a):
         self._actors.pop(a.id, None)
@@ -877,7 +774,7 @@ class World:
         t0, t1 = self._t_ns, self._t_ns + dt
         for sn in self._sensors:
             if sn._mount_dirty:
-                self._remount(sn)
+                _sensors_mod.remount(self, sn)
         # host-driven motion: target velocities integrated over the tick; the scene's actors move from their
         # pose at t0 to the one at t1 during the tick (lidar shots and radar rays see them in between)
         before = {a.id: _native(a.get_transform()) for a in self._actors.values() if getattr(a, "_in_scene", False)}
@@ -889,6 +786,7 @@ class World:
                 driven[a.id] = (a._speed, a._vel, a._ang)
                 a._speed, a._vel = v, Vector3D(v * math.cos(mid), v * math.sin(mid), 0.0)
                 a._ang = Vector3D(0.0, 0.0, yaw_rate)
+        self._lights.plan(dt)  # the lights' next states (the vehicles see this tick's start)
         for tm in self._traffic.values():  # autopilot vehicles: the traffic manager's lanes (_carla_traffic)
             moved.update(tm.plan(dt * 1e-9, self._actors))
         moved.update(self._walkers.plan(dt * 1e-9))  # walkers under a controller (_carla_walkers)
@@ -942,6 +840,7 @@ class World:
         for tm in self._traffic.values():
             tm.commit()
         self._walkers.commit()
+        self._lights.commit()
         for ring in self._drain:
             for _ in ring.frames():
                 pass

@@ -53,6 +53,8 @@ class Api(unittest.TestCase):
             "Sensor": world.spawn_actor(bl.find("sensor.other.imu"), carla.Transform(), attach_to=car),
             "WorldSettings": world.get_settings(), "WorldSnapshot": world.get_snapshot(),
             "ActorBlueprint": bl.find("vehicle.tesla.model3"), "BlueprintLibrary": bl, "DebugHelper": world.debug,
+            "TrafficLight": carla.Client("localhost", 2000).load_world("town").get_actors().filter(
+                "traffic.traffic_light*")[0],
         }
         cls.world = world
 
