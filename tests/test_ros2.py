@@ -62,7 +62,7 @@ def node_decode(path):
 def idl_fields(path):
     """{Type: [(name, type)]} of the IDL structs (type 'pkg/Name', 'pkg/Name[]', 'float64[9]', ...)."""
     prim = {"int32": "int32", "uint32": "uint32", "uint8": "uint8", "int8": "int8", "uint16": "uint16",
-            "double": "float64", "boolean": "bool", "string": "string"}
+            "double": "float64", "float": "float32", "boolean": "bool", "string": "string"}
     text = re.sub(r"//[^\n]*", "", open(path).read())
     out, pkg = {}, None
     for tok in re.finditer(r"module (\w+) \{ module msg|struct (\w+)_ \{(.*?)\};", text, re.S):

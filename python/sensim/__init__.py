@@ -998,7 +998,7 @@ class _Sample:
 # The rest of the package, in modules by responsibility (imported last: they use the names above).
 from ._sensors import (Camera, Lidar, NAV_KINDS, Nav, NavRing, RADAR_DTYPE, Radar, motion_from_velocity,
                        radar_fields)  # noqa: E402,F401
-from ._files import (MCAP_COMPRESSION, MCAP_TYPES, McapWriter, POINT_FORMATS, Ros2Publisher, gnss_enu_variance,
+from ._files import (MCAP_COMPRESSION, MCAP_TYPES, McapWriter, POINT_FORMATS, Ros2Publisher, Ros2Reader, gnss_enu_variance,
                      read_ply, ros2_available, write_pcd, write_ply, write_png, write_points)  # noqa: E402,F401
 from ._sinks import (CAMERA_OUTPUTS, CSV_KINDS, CsvSink, FrameSink, ImageSink, McapSink,
                      SINK_IMAGES)  # noqa: E402,F401

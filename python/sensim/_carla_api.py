@@ -162,9 +162,7 @@ WHY_NOT = {
            for n in ("set_path", "set_route", "get_next_action", "get_all_actions")}),
     "Sensor": dict(
         **{n: "no renderer G-buffers: each output is a camera blueprint (rgb, depth, semantic_segmentation, "
-              "instance_segmentation)" for n in ("is_listening_gbuffer", "listen_to_gbuffer", "stop_gbuffer")},
-        **{n: "CARLA's native ROS 2 is not in sensim.carla yet: publish a rig with `sensim ros2` (docs/ros2.md)"
-           for n in ("disable_for_ros", "enable_for_ros", "is_enabled_for_ros")}),
+              "instance_segmentation)" for n in ("is_listening_gbuffer", "listen_to_gbuffer", "stop_gbuffer")}),
 }
 
 

@@ -541,9 +541,16 @@ def _library():
         mount = name.startswith(("sensor.camera.", "sensor.lidar.")) or name == "sensor.other.obstacle"
         a = {"role_name": (_S_, None, _ROLE_SENSOR if mount else _ROLE_DEFAULT, True)}
         a.update(attrs)
-        bps.append(ActorBlueprint(name, a, name.split(".")))
+        bps.append(ActorBlueprint(name, _ros(a, name), name.split(".")))
     for name in _VEHICLES:
-        bps.append(ActorBlueprint(name, _vehicle_attrs(name), name.split(".")))
+        bps.append(ActorBlueprint(name, _ros(_vehicle_attrs(name), name), name.split(".")))
     for name in _WALKERS:
-        bps.append(ActorBlueprint(name, _walker_attrs(name), name.split(".")))
+        bps.append(ActorBlueprint(name, _ros(_walker_attrs(name), name), name.split(".")))
     return BlueprintLibrary(bps)
+
+
+def _ros(attrs, name):
+    """CARLA 0.9.15's FillIdAndTags gives every blueprint ros_name: a string recommending the blueprint's id
+    (its default), any value allowed (sensim.carla._carla_ros2 names topics by it)."""
+    attrs["ros_name"] = (_S_, None, [name], True)
+    return attrs

@@ -37,6 +37,7 @@ class Client:
                                "scene files, not CARLA's towns" % (map_name,))
         if self._world is not None:
             self._world._clock.stop()  # the old world stops (CARLA's server unloads it)
+            self._world._ros.close()
         self._world = self._World(self, map_name)
         return self._world
 
@@ -58,6 +59,7 @@ class Client:
                             type(opendrive).__name__)
         if self._world is not None:
             self._world._clock.stop()
+            self._world._ros.close()
         self._world = self._World(self, "", xodr_text=opendrive)
         return self._world
 

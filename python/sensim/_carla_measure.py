@@ -86,8 +86,11 @@ def measure(world, s, frame, t_s, t0, t1, k):
             c = math.acos(max(-1.0, min(1.0, -fy / n))) if n > 0 else 0.0
             if fx < 0:
                 c = 2 * math.pi - c
-            return IMUMeasurement(frame, t_s, tr, Vector3D(a[0], -a[1], a[2]), Vector3D(-g[0], g[1], -g[2]), c)
-        return GnssMeasurement(frame, t_s, tr, smp["latitude_deg"], smp["longitude_deg"], smp["altitude_m"])
+            m = IMUMeasurement(frame, t_s, tr, Vector3D(a[0], -a[1], a[2]), Vector3D(-g[0], g[1], -g[2]), c)
+        else:
+            m = GnssMeasurement(frame, t_s, tr, smp["latitude_deg"], smp["longitude_deg"], smp["altitude_m"])
+        m._sample = smp  # sensim's own sample (REP-103), for the world's ROS 2 publisher (_carla_ros2)
+        return m
     if hasattr(s, "_user"):
         fn, attrs = s._user
         return fn(s, frame, t_s, tr, attrs)

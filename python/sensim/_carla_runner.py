@@ -1,15 +1,17 @@
-"""python3 -m sensim.carla [--scene FILE] SCRIPT [ARGS...] | --shim-dir
+"""python3 -m sensim.carla [--scene FILE] [--ros2] SCRIPT [ARGS...] | --shim-dir
 
 Runs a CARLA script unmodified: its ``import carla`` (``from carla import ...``, ``import carla.command``)
 resolves to sensim.carla, sys.argv is [SCRIPT, ARGS...], and the script's exit status is the runner's.
 ``--scene FILE`` is the world a script's ``client.get_world()`` gets (a scene file: OBJ, PLY, glTF, ...; an
 OpenDRIVE .xodr; ``town``, the built-in grid of streets with junctions and traffic lights; default the
-built-in street); it is passed to the script through SENSIM_CARLA_SCENE."""
+built-in street); it is passed to the script through SENSIM_CARLA_SCENE. ``--ros2`` is CARLA's server option:
+the world's native ROS 2 (sensim.carla._carla_ros2) is on from the start (SENSIM_CARLA_ROS2=1), not only
+from the first ``enable_for_ros``."""
 import os
 import runpy
 import sys
 
-USAGE = ("usage: python3 -m sensim.carla [--scene FILE] SCRIPT [ARGS...]\n"
+USAGE = ("usage: python3 -m sensim.carla [--scene FILE] [--ros2] SCRIPT [ARGS...]\n"
          "       python3 -m sensim.carla --shim-dir     (a folder whose carla.py is sensim.carla)\n")
 
 
@@ -32,6 +34,8 @@ def main(argv=None):
             scene = argv.pop(0)
         elif opt.startswith("--scene="):
             scene = opt.split("=", 1)[1]
+        elif opt == "--ros2":  # CARLA's server option: ROS 2 from the start (/clock, ego vehicles' control)
+            os.environ["SENSIM_CARLA_ROS2"] = "1"
         else:
             sys.stderr.write("sensim.carla: unknown option %s\n%s" % (opt, USAGE))
             return 2

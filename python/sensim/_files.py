@@ -1,10 +1,11 @@
 """Files: point clouds (PLY, PCD, ...), PNG, and rosbag2 MCAP written with the library's writers."""
 import ctypes
 import numbers
+import threading
 
 from . import _lib
 
-from . import (Camera, Frame, InvalidArgument, OutOfRange, POINT_DTYPE, POINT_SIZE, ParseError, _Handle, _L, _check,
+from . import (Busy, Camera, Frame, InvalidArgument, OutOfRange, POINT_DTYPE, POINT_SIZE, ParseError, _Handle, _L, _check,
                _f64, _i64, _mat16, _need_numpy, _np, _text_arg, _u32, _u64, _using, _want)
 
 
@@ -253,6 +254,30 @@ class McapWriter(_Handle):
                                                ctypes.byref(v)))
         del keep
 
+    def write_cloud(self, topic, log_ns, stamp_ns, frame_id, records):
+        """A numpy structured array (fields of int/uint 8..32 bit or float32/64, one value each) as
+        sensor_msgs/PointCloud2 (sensim_mcap_write_cloud): one record per point, fields named as the
+        array's, little endian."""
+        if _np is None or not isinstance(records, _np.ndarray) or records.dtype.names is None or records.ndim != 1:
+            raise InvalidArgument(1, "records must be a 1-D numpy structured array")
+        codes = {"i1": 1, "u1": 2, "i2": 3, "u2": 4, "i4": 5, "u4": 6, "f4": 7, "f8": 8}
+        arr = _np.ascontiguousarray(records)
+        names = arr.dtype.names
+        fields = (_lib.Field * len(names))()
+        keep = []
+        for i, n in enumerate(names):
+            dt, off = arr.dtype.fields[n][:2]
+            code = codes.get(dt.str.lstrip("<|"))
+            if code is None or dt.byteorder == ">" or dt.shape:
+                raise InvalidArgument(1, "field %r: %s is not a PointCloud2 datatype (little-endian int/uint 8..32, "
+                                         "float32, float64; one value)" % (n, dt))
+            keep.append(_cstr(n, "field name"))
+            fields[i].name, fields[i].offset, fields[i].datatype, fields[i].count = keep[-1], off, code, 1
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_cloud(h, self._topic(topic), _i64(log_ns, "log_ns"), _i64(stamp_ns, "stamp_ns"),
+                                              _cstr(frame_id, "frame_id"), fields, len(names), arr.dtype.itemsize,
+                                              arr.ctypes.data if len(arr) else None, len(arr)))
+
     def write_image(self, topic, log_ns, stamp_ns, frame_id, image, encoding):
         """A numpy image (H x W or H x W x C, C-contiguous rows) as sensor_msgs/Image."""
         if _np is None or not isinstance(image, _np.ndarray) or image.ndim not in (2, 3):
@@ -397,6 +422,16 @@ class Ros2Publisher(McapWriter):
                  "transient_local": bool(e.transient_local), "depth": e.depth, "gid": bytes(e.gid).hex()}
                 for e in arr[:min(n.value, len(arr))]]
 
+    def subscribe(self, topic, ros_type):
+        """A Ros2Reader of @p topic ("/a/b") of ROS type @p ros_type ("pkg/msg/Name") on this participant
+        (sensim_ros2_reader_open: QoS chosen as `ros2 topic echo` chooses it); closed with the publisher."""
+        return Ros2Reader(self, topic, ros_type)
+
+    def close(self):
+        for r in list(getattr(self, "_readers", ())):
+            r.close()
+        return McapWriter.close(self)
+
     def set_node(self, namespace, name):
         """The ROS node the topics belong to (``ros2 node list``; default
         "/" and "sensim"), published on ros_discovery_info."""
@@ -408,3 +443,55 @@ class Ros2Publisher(McapWriter):
 def ros2_available():
     """True when libsensim was built with Cyclone DDS (Ros2Publisher can work)."""
     return bool(_L.sensim_ros2_available())
+
+
+class Ros2Reader(_Handle):
+    """A subscription of a Ros2Publisher's participant (sensim_ros2_reader_open): :meth:`read` gives the
+    next message's CDR bytes (encapsulation header included) or None. One thread at a time: a read while
+    another runs raises Busy."""
+    _destroy = "sensim_ros2_reader_close"
+    _what = "Ros2Reader"
+
+    def __init__(self, publisher, topic, ros_type):
+        _Handle.__init__(self)
+        if not isinstance(publisher, Ros2Publisher):
+            raise InvalidArgument(1, "publisher must be a sensim.Ros2Publisher")
+        self.topic, self.ros_type = topic, ros_type
+        self._busy = threading.Lock()
+        h = ctypes.c_void_p()
+        with _using(publisher) as (ph,):
+            _check(_L.sensim_ros2_reader_open(ph, _cstr(topic, "topic"), _cstr(ros_type, "ros_type"),
+                                              ctypes.byref(h)))
+        self._h = h.value
+        self._publisher = publisher
+        if not hasattr(publisher, "_readers"):
+            publisher._readers = []
+        publisher._readers.append(self)
+
+    def read(self, timeout_s=0.0):
+        """The next message's bytes, waiting up to @p timeout_s seconds (0: what has arrived); None if none."""
+        t = _f64(timeout_s, "timeout_s")
+        if not 0 <= t <= 3600:
+            raise OutOfRange(5, "timeout_s must be in [0, 3600]")
+        if not self._busy.acquire(blocking=False):
+            raise Busy(16, "Ros2Reader.read: another thread is reading this reader")
+        try:
+            p, n = ctypes.POINTER(ctypes.c_uint8)(), ctypes.c_size_t()
+            with _using(self) as (h,):
+                _check(_L.sensim_ros2_read(h, int(round(t * 1e9)), ctypes.byref(p), ctypes.byref(n)))
+                return ctypes.string_at(p, n.value) if n.value else None
+        finally:
+            self._busy.release()
+
+    def publishers(self):
+        """(matched now, matched ever)."""
+        now, ever = ctypes.c_uint32(), ctypes.c_uint32()
+        with _using(self) as (h,):
+            _check(_L.sensim_ros2_reader_publishers(h, ctypes.byref(now), ctypes.byref(ever)))
+        return now.value, ever.value
+
+    def close(self):
+        _Handle.close(self)
+        rs = getattr(getattr(self, "_publisher", None), "_readers", None)
+        if rs is not None and self in rs:
+            rs.remove(self)

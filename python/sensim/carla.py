@@ -53,6 +53,7 @@ if __name__ == "__main__":  # python3 -m sensim.carla: the runner (before anythi
     sys.exit(main())
 
 import math
+import os
 import time
 
 from . import Context, Nav, Rig, Scene, tag_name, _np
@@ -88,6 +89,7 @@ from ._carla_map import Map, build as _build_map  # noqa: E402,F401
 from ._carla_traffic import TrafficManager  # noqa: E402
 from ._carla_walkers import Walkers  # noqa: E402
 from ._carla_lights import Lights, TrafficLightApi  # noqa: E402
+from ._carla_ros2 import Ros2, spawn_ros_name  # noqa: E402
 from . import _carla_sensors as _sensors_mod  # noqa: E402
 from ._carla_client import Client  # noqa: E402
 from ._carla_events import CollisionEvent, LaneInvasionEvent  # noqa: E402,F401
@@ -114,6 +116,7 @@ class Actor:
         self._world, self.id, self.type_id = world, id, bp.id
         self._lock = world._lock  # the world's: public calls see it between ticks
         self.attributes = {a.id: str(a) for a in bp}
+        self._ros_name = spawn_ros_name(bp.id, id, self.attributes.get("ros_name", bp.id))  # (_carla_ros2)
         self.parent, self.is_alive = parent, True
         self._rel = Transform(transform.location, transform.rotation)  # relative to the parent if attached
         self._vel, self._ang = Vector3D(), Vector3D()  # target velocity (m/s, CARLA frame), angular (deg/s)
@@ -361,6 +364,20 @@ class Sensor(Actor):
     def stop(self):
         self._callback = None
 
+    def enable_for_ros(self):
+        """Publish this sensor's measurements on CARLA's native ROS 2 topics (sensim.carla._carla_ros2: names,
+        types, frames; the world's DDS participant starts with the first sensor enabled)."""
+        self._check_alive("enable_for_ros")
+        self._world._ros.check_name(self)
+        self._world._ros_on()
+        self._ros = True
+
+    def disable_for_ros(self):
+        self._ros = False
+
+    def is_enabled_for_ros(self):
+        return getattr(self, "_ros", False)
+
     def set_transform(self, transform):
         super().set_transform(transform)
         self._mount_dirty = True
@@ -477,6 +494,9 @@ class World:
         self.callback_wait_s = CALLBACK_WAIT_S  # tick() waits this long, in all, for this tick's callbacks
         self._box = None
         self._lights = Lights(self, self._new_light)  # the map's traffic lights (sensim.carla._carla_lights)
+        self._ros = Ros2(self)  # CARLA's native ROS 2 (sensim.carla._carla_ros2): on with the runner's --ros2
+        if os.environ.get("SENSIM_CARLA_ROS2") == "1":  # or the first enable_for_ros
+            self._ros_on()
         self._geo = Nav(self._ctx, "gnss", {"model": "carla", "rate_hz": 1})
 
     # settings and time
@@ -626,6 +646,18 @@ class World:
         self._actors[a.id], self._next_id = a, self._next_id + 1
         return a
 
+    def _ros_on(self):
+        """The world's ROS 2 participant, and control subscribers for its ego vehicles (role hero or ego)."""
+        self._ros._writer()
+        for a in list(self._actors.values()):
+            if isinstance(a, Vehicle):
+                self._ros.add_ego(a)
+
+    def set_publish_tf(self, enabled=True):
+        """sensim's: whether the world publishes /tf and /tf_static (on by default); off for a stack that
+        owns its transform tree (Autoware's localisation publishes map -> base_link)."""
+        self._ros.publish_tf = bool(enabled)
+
     def get_traffic_lights_in_junction(self, junction_id):
         return self._lights.in_junction(junction_id)
 
@@ -703,6 +735,8 @@ class World:
             raise RuntimeError("spawn_actor: no blueprint '%s' in sensim.carla" % bid)
         self._next_id += 1
         self._actors[aid] = a
+        if self._ros.active and isinstance(a, Vehicle):
+            self._ros.add_ego(a)  # a hero or ego vehicle takes ROS 2 control (sensim.carla._carla_ros2)
         self._clock.start()  # an asynchronous world runs from its first actor on
         return a
 
@@ -786,6 +820,8 @@ class World:
                 driven[a.id] = (a._speed, a._vel, a._ang)
                 a._speed, a._vel = v, Vector3D(v * math.cos(mid), v * math.sin(mid), 0.0)
                 a._ang = Vector3D(0.0, 0.0, yaw_rate)
+        if self._ros.active:  # ego vehicles take the newest ROS 2 control (sensim.carla._carla_ros2)
+            self._ros.pull_controls()
         self._lights.plan(dt)  # the lights' next states (the vehicles see this tick's start)
         for tm in self._traffic.values():  # autopilot vehicles: the traffic manager's lanes (_carla_traffic)
             moved.update(tm.plan(dt * 1e-9, self._actors))
@@ -846,7 +882,8 @@ class World:
                 pass
         handed = []
         for sn, (due, _) in cadence:
-            listening = sn._callback is not None
+            ros = getattr(sn, "_ros", False)
+            listening = sn._callback is not None or ros
             lidar = hasattr(sn, "_lidar")
             if lidar and not due and sn._paused:  # CARLA's sweep waits for the next measurement: this tick's
                 n = sn._lidar.count_shots(t0, t1)  # shots are dropped and the pattern held back by them
@@ -861,8 +898,12 @@ class World:
                 continue  # a camera nobody listens to renders nothing
             data = own[sn] if sn in own else _measure(self, sn, frame, t_s, t0, t1, k)
             for d in data if isinstance(data, list) else () if data is None else (data,):  # events: one each
-                sn._delivery.put(frame, d, sn._callback)
-                handed.append(sn._delivery)
+                if ros:
+                    self._ros.publish(sn, d, t1)
+                if sn._callback is not None:
+                    sn._delivery.put(frame, d, sn._callback)
+                    handed.append(sn._delivery)
+        self._ros.tick(t1)
         if self._tick_cbs:
             snap = WorldSnapshot(self)
             for cb, d in self._tick_cbs.values():
