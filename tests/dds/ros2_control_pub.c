@@ -12,6 +12,7 @@
 #define asm __asm__
 #endif
 #include "ros2_msgs.h"
+#include "dds_node.h"
 
 #include <dds/dds.h>
 
@@ -23,8 +24,7 @@
 
 static void die(const char *what, dds_return_t rc)
 {
-    fprintf(stderr, "ros2_control_pub: %s: %s\n", what, rc < 0 ? dds_strretcode(rc) : "failed");
-    exit(2);
+    node_die("ros2_control_pub", what, rc);
 }
 
 int main(int argc, char **argv)
@@ -53,10 +53,7 @@ int main(int argc, char **argv)
     if (!frame)
         return 2;
     memset(frame, 'x', (size_t)pad);
-    const char *dom = getenv("ROS_DOMAIN_ID");
-    dds_entity_t pp = dds_create_participant(dom && *dom ? (dds_domainid_t)atoi(dom) : 0, NULL, NULL);
-    if (pp < 0)
-        die("dds_create_participant", pp);
+    dds_entity_t pp = node_participant("ros2_control_pub");
     char name[300];
     snprintf(name, sizeof name, "rt%s", argv[1]);
     dds_qos_t *q = dds_create_qos();
@@ -70,13 +67,7 @@ int main(int argc, char **argv)
     dds_delete_qos(q);
     if (w < 0)
         die("dds_create_writer", w);
-    printf("ready\n");
-    fflush(stdout);
-    dds_publication_matched_status_t ms = {0};
-    while (dds_get_publication_matched_status(w, &ms) >= 0 && ms.current_count == 0)
-        dds_sleepfor(DDS_MSECS(10)); /* polling discovery state, not timing anything */
-    printf("matched\n");
-    fflush(stdout);
+    node_wait_matched(w);
     fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
     long sent = 0;
     for (;;) {

@@ -24,6 +24,7 @@
 #define asm __asm__
 #endif
 #include "ros2_msgs.h"
+#include "dds_node.h"
 
 #include <dds/dds.h>
 
@@ -34,8 +35,7 @@
 
 static void die(const char *what, dds_return_t rc)
 {
-    fprintf(stderr, "ros2_pose_pub: %s: %s\n", what, rc < 0 ? dds_strretcode(rc) : "failed");
-    exit(2);
+    node_die("ros2_pose_pub", what, rc);
 }
 
 typedef struct row {
@@ -96,10 +96,7 @@ int main(int argc, char **argv)
     const dds_topic_descriptor_t *desc = !strcmp(kind, "odom")   ? &nav_msgs_msg_dds__Odometry__desc
                                          : !strcmp(kind, "pose") ? &geometry_msgs_msg_dds__PoseStamped__desc
                                                                  : &tf2_msgs_msg_dds__TFMessage__desc;
-    const char *dom = getenv("ROS_DOMAIN_ID");
-    dds_entity_t pp = dds_create_participant(dom && *dom ? (dds_domainid_t)atoi(dom) : 0, NULL, NULL);
-    if (pp < 0)
-        die("dds_create_participant", pp);
+    dds_entity_t pp = node_participant("ros2_pose_pub");
     char name[300];
     snprintf(name, sizeof name, "rt%s", argv[2]);
     dds_qos_t *q = dds_create_qos();
@@ -119,13 +116,7 @@ int main(int argc, char **argv)
     dds_delete_qos(q);
     if (w < 0)
         die("dds_create_writer", w);
-    printf("ready\n");
-    fflush(stdout);
-    dds_publication_matched_status_t ms = {0};
-    while (dds_get_publication_matched_status(w, &ms) >= 0 && ms.current_count == 0)
-        dds_sleepfor(DDS_MSECS(10)); /* polling discovery state, not timing anything */
-    printf("matched\n");
-    fflush(stdout);
+    node_wait_matched(w);
     for (size_t i = 0; i < n; i++) {
         if (hz > 0 && i > 0)
             dds_sleepfor((dds_duration_t)(1e9 / hz)); /* the node's rate, not a wait for a state */
