@@ -29,6 +29,7 @@ hero vehicle (frame odom, child its ros_name) and the REP-105 tree map -> odom (
 """
 import math
 import struct
+import warnings
 
 from . import Ros2Publisher
 from . import _np as np
@@ -163,9 +164,11 @@ class Ros2:
         role = vehicle.attributes.get("role_name", "")
         if role not in EGO_ROLES or vehicle.id in self._readers:
             return
-        if not _ok(vehicle._ros_name):
-            raise RuntimeError("ROS 2 control of vehicle %d: ros_name %r is not a ROS name" % (vehicle.id,
-                                                                                             vehicle._ros_name))
+        if not _ok(vehicle._ros_name):  # no control topic for it; the spawn itself stands
+            warnings.warn("sensim.carla: ROS 2 control of vehicle %d (role %s): ros_name %r is not a ROS name "
+                          "(letters, digits, '_'): no vehicle_control_cmd for it" % (vehicle.id, role,
+                                                                                      vehicle._ros_name))
+            return
         topic = "/carla/%s/vehicle_control_cmd" % vehicle._ros_name
         self._readers[vehicle.id] = (self._writer().subscribe(topic, CONTROL_TYPE), vehicle)
 
