@@ -396,6 +396,7 @@ static sensim_status junction(const bld *b, uint32_t n, odr_junction *j)
             return st;
         if (!cn->connecting[0]) { /* OpenDRIVE 1.7's direct junction: the linked road itself */
             free(cn->connecting);
+            cn->connecting = NULL; /* a missing linkedRoad fails below: nothing freed twice */
             if ((st = str(b, c, "linkedRoad", NULL, &cn->connecting)))
                 return st;
         }
