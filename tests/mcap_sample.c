@@ -1,12 +1,18 @@
-/* Writes an MCAP file of every message type with known values, for the
+/* Writes an MCAP file of every message type (carla_msgs included) with known values, for the
  * independent reader in tests/node (test_mcap.py compares what it decodes
  * with the values below).
  *
  * Usage: mcap_sample PREFIX none|zstd|lz4 [split_ns]
  * Writes 20 steps of 50 ms: per step a PointCloud2 of 1000 points (point i
  * of step s at (s + i/1000, -i, 0.5 s), t = 1000 i ns), an IMU, a GNSS fix,
- * an odometry, a /tf, a /clock; at step 0 a /tf_static, an image (4 x 3
- * rgb8, pixel (u, v) = (u, v, s)) and its CameraInfo. */
+ * an odometry, a /tf, a /clock, a vehicle status (velocity s m/s, control
+ * throttle s/20, steer -0.5, gear 3, reverse on odd steps), a vehicle control
+ * (throttle 1, brake 0.25, hand brake) and a collision (other actor 100 + s,
+ * impulse (s, -2, 0.5)); at step 0 a /tf_static, an image (4 x 3 rgb8, pixel
+ * (u, v) = (u, v, s)), its CameraInfo, a vehicle info (id 42,
+ * "vehicle.tesla.model3", "hero", wheel i radius 35 + i cm, max steer 70 on
+ * the front pair, mass 1845 kg, centre of mass (0.1, 0, -0.3)) and lane
+ * invasions of {1, 2} and {} (empty). */
 #include <sensim/sensim.h>
 
 #include <math.h>
@@ -46,6 +52,12 @@ int main(int argc, char **argv)
     CHECK(sensim_mcap_add_topic(m, "/tf_static", SENSIM_ROS_TF_STATIC, &tfs));
     CHECK(sensim_mcap_add_topic(m, "/camera/image", SENSIM_ROS_IMAGE, &img));
     CHECK(sensim_mcap_add_topic(m, "/camera/camera_info", SENSIM_ROS_CAMERA_INFO, &info));
+    uint16_t vstat, vinfo, vctl, coll, lane;
+    CHECK(sensim_mcap_add_topic(m, "/carla/hero/vehicle_status", SENSIM_ROS_VEHICLE_STATUS, &vstat));
+    CHECK(sensim_mcap_add_topic(m, "/carla/hero/vehicle_info", SENSIM_ROS_VEHICLE_INFO, &vinfo));
+    CHECK(sensim_mcap_add_topic(m, "/carla/hero/vehicle_control_cmd", SENSIM_ROS_VEHICLE_CONTROL, &vctl));
+    CHECK(sensim_mcap_add_topic(m, "/carla/hero/collision", SENSIM_ROS_COLLISION, &coll));
+    CHECK(sensim_mcap_add_topic(m, "/carla/hero/lane_invasion", SENSIM_ROS_LANE_INVASION, &lane));
     static sensim_point pts[1000];
     for (int s = 0; s < 20; s++) {
         int64_t t = 1000000000LL + 50000000LL * s; /* from 1 s */
@@ -85,6 +97,26 @@ int main(int argc, char **argv)
             ci.p[0] = 2, ci.p[2] = 1.5, ci.p[5] = 2, ci.p[6] = 1, ci.p[10] = 1;
             ci.d[0] = -0.25;
             CHECK(sensim_mcap_write_camera_info(m, info, t, t, "camera_optical", &ci));
+            sensim_vehicle_wheel wh[4];
+            memset(wh, 0, sizeof wh);
+            for (int i = 0; i < 4; i++) {
+                wh[i].tire_friction = 3.5f, wh[i].damping_rate = 0.25f, wh[i].radius = 35.0f + (float)i;
+                wh[i].max_steer_angle = i < 2 ? 70.0f : 0.0f;
+                wh[i].max_brake_torque = 700, wh[i].max_handbrake_torque = i < 2 ? 0.0f : 1500.0f;
+                wh[i].position[0] = i < 2 ? 150.0 : -150.0, wh[i].position[1] = i % 2 ? -80.0 : 80.0;
+                wh[i].position[2] = 35.0;
+            }
+            sensim_vehicle_info vi;
+            memset(&vi, 0, sizeof vi);
+            vi.id = 42, vi.type = "vehicle.tesla.model3", vi.rolename = "hero", vi.wheels = wh, vi.wheel_count = 4;
+            vi.max_rpm = 15000, vi.moi = 1, vi.damping_rate_full_throttle = 0.15f;
+            vi.damping_rate_zero_throttle_clutch_engaged = 2, vi.damping_rate_zero_throttle_clutch_disengaged = 0.35f;
+            vi.use_gear_autobox = 1, vi.gear_switch_time = 0.5f, vi.clutch_strength = 10, vi.mass = 1845;
+            vi.drag_coefficient = 0.15f, vi.center_of_mass[0] = 0.1, vi.center_of_mass[2] = -0.3;
+            CHECK(sensim_mcap_write_vehicle_info(m, vinfo, t, &vi));
+            int32_t crossed[2] = {1, 2};
+            CHECK(sensim_mcap_write_lane_invasion(m, lane, t, t, "hero", crossed, 2));
+            CHECK(sensim_mcap_write_lane_invasion(m, lane, t, t, "hero", NULL, 0));
         }
         CHECK(sensim_mcap_write_clock(m, clk, t, t));
         for (int i = 0; i < 1000; i++) {
@@ -121,6 +153,18 @@ int main(int argc, char **argv)
         d.child_frame = "base_link";
         memcpy(d.pose, pose, sizeof pose);
         CHECK(sensim_mcap_write_transforms(m, tf, t, &d, 1));
+        sensim_vehicle_status vs;
+        memset(&vs, 0, sizeof vs);
+        vs.velocity = s;
+        vs.linear_acceleration[0] = 0.5 * s, vs.linear_acceleration[1] = -1;
+        vs.orientation[2] = sin(0.05 * s), vs.orientation[3] = cos(0.05 * s);
+        vs.control.throttle = (float)s / 20.0f, vs.control.steer = -0.5f, vs.control.gear = 3;
+        vs.control.reverse = (uint8_t)(s % 2);
+        CHECK(sensim_mcap_write_vehicle_status(m, vstat, t, t, "map", &vs));
+        sensim_vehicle_control vc = {1.0f, 0.0f, 0.25f, 0, 1, 0, 0, 0};
+        CHECK(sensim_mcap_write_vehicle_control(m, vctl, t, t, "hero", &vc));
+        double imp[3] = {s, -2, 0.5};
+        CHECK(sensim_mcap_write_collision(m, coll, t, t, "hero", 100u + (uint32_t)s, imp));
     }
     uint32_t files;
     CHECK(sensim_mcap_close(m, &files));

@@ -21,6 +21,11 @@ int main(void)
     P(sensim_ros2_options);
     P(sensim_ros2_endpoint);
     P(sensim_ros_transform);
+    P(sensim_vehicle_control);
+    P(sensim_vehicle_model);
+    P(sensim_vehicle_status);
+    P(sensim_vehicle_wheel);
+    P(sensim_vehicle_info);
     P(sensim_mesh_desc);
     P(sensim_load_options);
     P(sensim_scene_info);

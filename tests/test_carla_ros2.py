@@ -10,6 +10,11 @@ runs under `python3 -m sensim.carla --ros2`:
   CARLA gives (the sensor's ros_name; the hero's odometry in odom);
 - full throttle on /carla/hero/vehicle_control_cmd, each message padded to 100 kB (RTPS fragments it),
   drives the vehicle forward: the script sees the control arrive whole and the Odometry's x grows;
+- the hero's carla_msgs CarlaEgoVehicleStatus every tick (frame map, its speed that of the odometry, the
+  control echoed) and CarlaEgoVehicleInfo, published before the subscriber existed and received all the same
+  (transient local);
+- every writer's USER_DATA names its type's RIHS01 hash as Jazzy's rmw does ("typehash=RIHS01_...;", the hash
+  from scripts/gen_ros2_msgdefs.py, which tests/test_ros2_typehash.py checks against published hashes);
 - with World.set_publish_tf(False) no /tf or /tf_static message appears while /clock does.
 
 Discovery over loopback only (CYCLONEDDS_URI) on a domain of its own. Every wait is on a state a process
@@ -100,6 +105,8 @@ def main():
         with open(script, "w") as f:
             f.write(SCRIPT)
 
+        text_sub = ""
+
         def run(label, stack, topics, control, absent=()):
             cfg = os.path.join(tmp, label + ".json")
             with open(cfg, "w") as f:
@@ -136,12 +143,15 @@ def main():
             if pub is not None:
                 pub.p.stdin.close()
                 pub.finish()
+            nonlocal text_sub
+            text_sub = sub.text()
             return out, sim.text(), got_all
 
         topics = ["/carla/hero/lidar:PointCloud2:3", "/carla/hero/rgb/image:Image:3",
                   "/carla/hero/rgb/camera_info:CameraInfo:3", "/carla/hero/imu:Imu:3",
                   "/carla/hero/gnss:NavSatFix:3", "/clock:Clock:10", "/carla/hero/odometry:Odometry:30",
-                  "/tf:TFMessage:5"]
+                  "/tf:TFMessage:5", "/carla/hero/vehicle_status:CarlaEgoVehicleStatus:30",
+                  "/carla/hero/vehicle_info:CarlaEgoVehicleInfo:1"]
         out, text, _ = run("drive", STACK, topics, control=True)
         check("control 1.000" in text, "full throttle arrived whole through 100 kB messages: %s" % text)
         moved = [float(l.split()[1]) for l in text.splitlines() if l.startswith("moved ")]
@@ -171,6 +181,34 @@ def main():
         pairs = {(t["parent"], t["child"]) for m in tf for t in m["transforms"]}
         check(("hero", "lidar") in pairs and ("odom", "hero") in pairs, "/tf: hero -> lidar, odom -> hero: %s" %
               sorted(pairs))
+
+        st = jsonl(os.path.join(out, "carla_hero_vehicle_status.jsonl"))
+        by_stamp = {m["stamp_ns"]: m for m in odo}
+        pairs_v = [(m["velocity"], sum(v * v for v in by_stamp[m["stamp_ns"]]["v"]) ** 0.5) for m in st
+                   if m["stamp_ns"] in by_stamp]
+        check(len(st) >= 30 and st[0]["frame_id"] == "map" and len(pairs_v) >= 30
+              and all(abs(a - b) <= 1e-5 * max(1.0, b) for a, b in pairs_v) and max(a for a, _ in pairs_v) > 1.0,
+              "vehicle_status in map, its velocity the odometry's speed (float32): %s" % pairs_v[-3:])
+        check(all(m["control"]["throttle"] == 1.0 and m["control"]["reverse"] is False for m in st)
+              and all(abs(sum(q * q for q in m["q"]) - 1) < 1e-9 for m in st),
+              "vehicle_status echoes full throttle, orientation unit: %s" % (st[-1] if st else None))
+        info = jsonl(os.path.join(out, "carla_hero_vehicle_info.jsonl"))
+        w = info[0]["wheels"] if info else []
+        check(len(info) == 1 and info[0]["rolename"] == "hero" and info[0]["type"] == "vehicle.lincoln.mkz_2017"
+              and len(w) == 4 and [x["max_steer_angle"] for x in w] == [35, 35, 0, 0] and info[0]["mass"] == 1500,
+              "vehicle_info, published before the subscriber existed, arrived once (latched): %s" % info)
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        from gen_ros2_msgdefs import type_hash_of
+        kinds = {"PointCloud2": "sensor_msgs/msg/PointCloud2", "Image": "sensor_msgs/msg/Image",
+                 "CameraInfo": "sensor_msgs/msg/CameraInfo", "Imu": "sensor_msgs/msg/Imu",
+                 "NavSatFix": "sensor_msgs/msg/NavSatFix", "Clock": "rosgraph_msgs/msg/Clock",
+                 "Odometry": "nav_msgs/msg/Odometry", "TFMessage": "tf2_msgs/msg/TFMessage",
+                 "CarlaEgoVehicleStatus": "carla_msgs/msg/CarlaEgoVehicleStatus",
+                 "CarlaEgoVehicleInfo": "carla_msgs/msg/CarlaEgoVehicleInfo"}
+        ud = dict(l.split(" ", 2)[1:] for l in text_sub.splitlines() if l.startswith("userdata "))
+        want = {t.split(":")[0]: "typehash=%s;" % type_hash_of(kinds[t.split(":")[1]]) for t in topics}
+        check(ud == want, "each writer's USER_DATA is Jazzy's typehash: %s" %
+              {k: (ud.get(k), v) for k, v in want.items() if ud.get(k) != v})
 
         out, text, _ = run("no_tf", STACK, ["/clock:Clock:10", "/carla/hero/lidar:PointCloud2:3"], control=False,
                            absent=["/tf:TFMessage:1", "/tf_static:TFMessage:1"])

@@ -176,7 +176,7 @@ static void test_misuse(void **state)
     longname[0] = '/';
     longname[299] = 0;
     assert_int_equal(sensim_mcap_add_topic(m, longname, SENSIM_ROS_CLOCK, &t), SENSIM_ERR_INVALID_ARGUMENT);
-    assert_int_equal(sensim_mcap_add_topic(m, "/clock", 9, &t), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_mcap_add_topic(m, "/clock", SENSIM_ROS_LANE_INVASION + 1, &t), SENSIM_ERR_INVALID_ARGUMENT);
     assert_int_equal(sensim_mcap_add_topic(m, "/clock", -1, &t), SENSIM_ERR_INVALID_ARGUMENT);
     assert_int_equal(sensim_mcap_add_topic(m, "/clock", SENSIM_ROS_CLOCK, &t), SENSIM_OK);
     assert_int_equal(sensim_mcap_add_topic(m, "/clock", SENSIM_ROS_CLOCK, &t), SENSIM_ERR_DUPLICATE);
@@ -257,6 +257,76 @@ static void test_misuse(void **state)
     assert_null(w);
 }
 
+/* carla_msgs: every refusal its documented status, the writer usable after them (the values a stack
+ * reads are checked by the independent reader in tests/test_mcap.py) */
+static void test_carla_misuse(void **state)
+{
+    (void)state;
+    sensim_mcap *m = open_plain("carla");
+    uint16_t st, in, ct, co, li;
+    assert_int_equal(sensim_mcap_add_topic(m, "/s", SENSIM_ROS_VEHICLE_STATUS, &st), SENSIM_OK);
+    assert_int_equal(sensim_mcap_add_topic(m, "/i", SENSIM_ROS_VEHICLE_INFO, &in), SENSIM_OK);
+    assert_int_equal(sensim_mcap_add_topic(m, "/c", SENSIM_ROS_VEHICLE_CONTROL, &ct), SENSIM_OK);
+    assert_int_equal(sensim_mcap_add_topic(m, "/x", SENSIM_ROS_COLLISION, &co), SENSIM_OK);
+    assert_int_equal(sensim_mcap_add_topic(m, "/l", SENSIM_ROS_LANE_INVASION, &li), SENSIM_OK);
+    sensim_vehicle_status s;
+    memset(&s, 0, sizeof s);
+    s.orientation[3] = 1;
+    assert_int_equal(sensim_mcap_write_vehicle_status(m, st, 0, 0, "map", NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_mcap_write_vehicle_status(m, in, 0, 0, "map", &s), SENSIM_ERR_INVALID_ARGUMENT);
+    s.velocity = -1;
+    assert_int_equal(sensim_mcap_write_vehicle_status(m, st, 0, 0, "map", &s), SENSIM_ERR_OUT_OF_RANGE);
+    s.velocity = NAN;
+    assert_int_equal(sensim_mcap_write_vehicle_status(m, st, 0, 0, "map", &s), SENSIM_ERR_NOT_FINITE);
+    s.velocity = 1, s.orientation[3] = 1.001;
+    assert_int_equal(sensim_mcap_write_vehicle_status(m, st, 0, 0, "map", &s), SENSIM_ERR_OUT_OF_RANGE);
+    s.orientation[3] = 1, s.control.throttle = 1.5f;
+    assert_int_equal(sensim_mcap_write_vehicle_status(m, st, 0, 0, "map", &s), SENSIM_ERR_OUT_OF_RANGE);
+    s.control.throttle = 1, s.control.reverse = 2;
+    assert_int_equal(sensim_mcap_write_vehicle_status(m, st, 0, 0, "map", &s), SENSIM_ERR_OUT_OF_RANGE);
+    s.control.reverse = 1, s.reserved[1] = 1;
+    assert_int_equal(sensim_mcap_write_vehicle_status(m, st, 0, 0, "map", &s), SENSIM_ERR_OUT_OF_RANGE);
+    s.reserved[1] = 0;
+    assert_int_equal(sensim_mcap_write_vehicle_status(m, st, 0, 0, "", &s), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_mcap_write_vehicle_status(m, st, 0, 0, "map", &s), SENSIM_OK);
+    sensim_vehicle_info v;
+    memset(&v, 0, sizeof v);
+    v.type = "vehicle.a", v.rolename = "hero";
+    v.wheel_count = 2;
+    assert_int_equal(sensim_mcap_write_vehicle_info(m, in, 0, &v), SENSIM_ERR_INVALID_ARGUMENT); /* no wheels */
+    sensim_vehicle_wheel w[65];
+    memset(w, 0, sizeof w);
+    v.wheels = w, v.wheel_count = 65;
+    assert_int_equal(sensim_mcap_write_vehicle_info(m, in, 0, &v), SENSIM_ERR_OUT_OF_RANGE);
+    v.wheel_count = 4, w[3].radius = INFINITY;
+    assert_int_equal(sensim_mcap_write_vehicle_info(m, in, 0, &v), SENSIM_ERR_NOT_FINITE);
+    w[3].radius = 35, v.use_gear_autobox = 2;
+    assert_int_equal(sensim_mcap_write_vehicle_info(m, in, 0, &v), SENSIM_ERR_OUT_OF_RANGE);
+    v.use_gear_autobox = 1, v.rolename = NULL;
+    assert_int_equal(sensim_mcap_write_vehicle_info(m, in, 0, &v), SENSIM_ERR_INVALID_ARGUMENT);
+    v.rolename = "hero";
+    assert_int_equal(sensim_mcap_write_vehicle_info(m, in, 0, &v), SENSIM_OK);
+    sensim_vehicle_control c = {0.5f, -2.0f, 0, 0, 0, 0, 0, 0};
+    assert_int_equal(sensim_mcap_write_vehicle_control(m, ct, 0, 0, "hero", &c), SENSIM_ERR_OUT_OF_RANGE);
+    c.steer = NAN;
+    assert_int_equal(sensim_mcap_write_vehicle_control(m, ct, 0, 0, "hero", &c), SENSIM_ERR_NOT_FINITE);
+    c.steer = -1;
+    assert_int_equal(sensim_mcap_write_vehicle_control(m, ct, 0, 0, "hero", &c), SENSIM_OK);
+    double imp[3] = {1, NAN, 0};
+    assert_int_equal(sensim_mcap_write_collision(m, co, 0, 0, "hero", 7, imp), SENSIM_ERR_NOT_FINITE);
+    assert_int_equal(sensim_mcap_write_collision(m, co, 0, 0, "hero", 7, NULL), SENSIM_ERR_INVALID_ARGUMENT);
+    imp[1] = 0;
+    assert_int_equal(sensim_mcap_write_collision(m, co, 0, 0, "hero", 7, imp), SENSIM_OK);
+    int32_t mk[2] = {1, 2};
+    assert_int_equal(sensim_mcap_write_lane_invasion(m, li, 0, 0, "hero", NULL, 2), SENSIM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(sensim_mcap_write_lane_invasion(m, li, 0, 0, "hero", mk, 65537), SENSIM_ERR_OUT_OF_RANGE);
+    assert_int_equal(sensim_mcap_write_lane_invasion(m, li, 0, 0, "hero", mk, 2), SENSIM_OK);
+    sensim_mcap_stats ms;
+    assert_int_equal(sensim_mcap_get_stats(m, &ms), SENSIM_OK);
+    assert_int_equal(ms.messages, 5);
+    assert_int_equal(sensim_mcap_close(m, NULL), SENSIM_OK);
+}
+
 /* A prefix in a folder that does not exist: the first write fails, later
  * ones are refused, close reports it and leaves nothing behind. */
 static void test_io_failure(void **state)
@@ -331,6 +401,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_bytes),
         cmocka_unit_test(test_misuse),
+        cmocka_unit_test(test_carla_misuse),
         cmocka_unit_test(test_io_failure),
         cmocka_unit_test(test_split),
     };

@@ -55,6 +55,47 @@ def ply_points(path):
     return [struct.unpack_from("<fff", body, i * size) for i in range(n)]
 
 
+def check_carla_msgs(T, comp):
+    """carla_msgs 1.3 as the independent reader decodes them from the schema text in the file, against
+    mcap_sample.c's values; every channel carries Jazzy's topic_type_hash (scripts/gen_ros2_msgdefs.py's, which
+    tests/test_ros2_typehash.py checks against published hashes)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+    from gen_ros2_msgdefs import type_hash_of
+    for topic, v in T.items():
+        check(v["type_hash"] == type_hash_of(v["type"]), "%s: %s topic_type_hash %r" % (comp, topic, v["type_hash"]))
+    ok = True
+    for s, m in enumerate(T["/carla/hero/vehicle_status"]["messages"]):
+        x = m["msg"]
+        c = x["control"]
+        half = math.sin(0.05 * s), math.cos(0.05 * s)
+        ok &= (m["stamp_ns"] == str(1000000000 + 50000000 * s) and m["frame_id"] == "map" and x["velocity"] == s
+               and x["acceleration"]["linear"] == {"x": 0.5 * s, "y": -1, "z": 0}
+               and x["acceleration"]["angular"] == {"x": 0, "y": 0, "z": 0}
+               and x["orientation"] == {"x": 0, "y": 0, "z": half[0], "w": half[1]}
+               and c["header"] == x["header"] and c["throttle"] == f32(s / 20.0) and c["steer"] == -0.5
+               and c["brake"] == 0 and c["hand_brake"] is False and c["reverse"] is bool(s % 2) and c["gear"] == 3
+               and c["manual_gear_shift"] is False)
+    check(ok, "%s: CarlaEgoVehicleStatus %r" % (comp, T["/carla/hero/vehicle_status"]["messages"][1]))
+    c = T["/carla/hero/vehicle_control_cmd"]["messages"][7]["msg"]
+    check(c["throttle"] == 1 and c["brake"] == 0.25 and c["hand_brake"] is True and c["reverse"] is False
+          and c["header"]["frame_id"] == "hero", "%s: CarlaEgoVehicleControl %r" % (comp, c))
+    i = T["/carla/hero/vehicle_info"]["messages"][0]["msg"]
+    w = i["wheels"]
+    check(i["id"] == 42 and i["type"] == "vehicle.tesla.model3" and i["rolename"] == "hero" and len(w) == 4
+          and [x["radius"] for x in w] == [35, 36, 37, 38] and [x["max_steer_angle"] for x in w] == [70, 70, 0, 0]
+          and w[3]["position"] == {"x": -150, "y": -80, "z": 35} and w[0]["tire_friction"] == 3.5
+          and w[2]["max_handbrake_torque"] == 1500 and i["max_rpm"] == 15000 and i["mass"] == 1845
+          and i["use_gear_autobox"] is True and i["gear_switch_time"] == 0.5 and i["clutch_strength"] == 10
+          and i["drag_coefficient"] == f32(0.15) and i["damping_rate_zero_throttle_clutch_disengaged"] == f32(0.35)
+          and i["center_of_mass"] == {"x": 0.1, "y": 0, "z": -0.3}, "%s: CarlaEgoVehicleInfo %r" % (comp, i))
+    ok = True
+    for s, m in enumerate(T["/carla/hero/collision"]["messages"]):
+        ok &= m["msg"]["other_actor_id"] == 100 + s and m["msg"]["normal_impulse"] == {"x": s, "y": -2, "z": 0.5}
+    check(ok, "%s: CarlaCollisionEvent" % comp)
+    check([m["msg"]["crossed_lane_markings"] for m in T["/carla/hero/lane_invasion"]["messages"]] == [[1, 2], []],
+          "%s: CarlaLaneInvasionEvent" % comp)
+
+
 with tempfile.TemporaryDirectory() as tmp:
     # ---- the sample: every message type, three compressions ----
     for comp in ("none", "zstd", "lz4"):
@@ -69,7 +110,10 @@ with tempfile.TemporaryDirectory() as tmp:
         check(d["files"][0]["chunks"] > 5, "several chunks (16 KiB each)")
         check({k: v["count"] for k, v in T.items()} ==
               {"/clock": 20, "/lidar/points": 20, "/imu": 20, "/gnss/fix": 20, "/odom": 20, "/tf": 20,
-               "/tf_static": 1, "/camera/image": 1, "/camera/camera_info": 1}, "%s message counts" % comp)
+               "/tf_static": 1, "/camera/image": 1, "/camera/camera_info": 1, "/carla/hero/vehicle_status": 20,
+               "/carla/hero/vehicle_info": 1, "/carla/hero/vehicle_control_cmd": 20, "/carla/hero/collision": 20,
+               "/carla/hero/lane_invasion": 2}, "%s message counts" % comp)
+        check_carla_msgs(T, comp)
         ok = True
         for s, m in enumerate(T["/lidar/points"]["messages"]):
             t = 1000000000 + 50000000 * s
@@ -94,7 +138,7 @@ with tempfile.TemporaryDirectory() as tmp:
             counts = {l.split("Topic: ")[1].split(" |")[0]: int(l.split("Count: ")[1].split(" |")[0])
                       for l in lines if "Topic: " in l}
             check(r.returncode == 0 and counts == {k: v["count"] for k, v in T.items()}
-                  and "Duration:          1.000000000s" in lines and "Messages:          123" in lines
+                  and "Duration:          1.000000000s" in lines and "Messages:          186" in lines
                   and any(l.startswith("Chunks:") and "zstd %d" % d["files"][0]["chunks"] in l for l in lines),
                   "bag info: %s %s" % (r.stdout, r.stderr))
             r = subprocess.run([SENSIM, "bag", "echo", pre + "_0.mcap", "/imu", "-n", "2"], capture_output=True,
@@ -185,7 +229,7 @@ with tempfile.TemporaryDirectory() as tmp:
             times = [int(m["log_ns"]) for t in d["topics"].values() for m in t["messages"]]
             # the sample logs each cloud 50 ms after the step's other messages
             check(max(times) - min(times) < 250000000, "file %d spans under 200 ms + 50 ms" % k)
-    check(total == 123, "the split files hold every message once: %d" % total)
+    check(total == 186, "the split files hold every message once: %d" % total)
 
     # ---- sensim batch --format mcap against the per-frame run ----
     traj = os.path.join(tmp, "traj.csv")

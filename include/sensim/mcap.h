@@ -53,6 +53,7 @@
 #include <sensim/ring.h>
 #include <sensim/camera.h>
 #include <sensim/nav.h>
+#include <sensim/vehicle.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -114,6 +115,15 @@ SENSIM_API sensim_status sensim_mcap_close(sensim_mcap *writer, uint32_t *out_fi
 #define SENSIM_ROS_TF          6 /**< tf2_msgs/msg/TFMessage, QoS of /tf (reliable, volatile, depth 100) */
 #define SENSIM_ROS_TF_STATIC   7 /**< tf2_msgs/msg/TFMessage, QoS of /tf_static (transient local, depth 1) */
 #define SENSIM_ROS_CLOCK       8 /**< rosgraph_msgs/msg/Clock */
+/* carla_msgs 1.3 (github.com/carla-simulator/ros-carla-msgs, master: what carla-ros-bridge builds), the
+ * vehicle topics carla-ros-bridge publishes under /carla/<role_name>/. Since 0.2. */
+#define SENSIM_ROS_VEHICLE_STATUS  9  /**< carla_msgs/msg/CarlaEgoVehicleStatus (vehicle_status) */
+#define SENSIM_ROS_VEHICLE_INFO    10 /**< carla_msgs/msg/CarlaEgoVehicleInfo (vehicle_info), latched: reliable,
+                                           transient local, depth 10, so a late subscriber gets it */
+#define SENSIM_ROS_VEHICLE_CONTROL 11 /**< carla_msgs/msg/CarlaEgoVehicleControl (vehicle_control_cmd: the type
+                                           a host subscribes to; sensim_mcap_write_vehicle_control) */
+#define SENSIM_ROS_COLLISION      12 /**< carla_msgs/msg/CarlaCollisionEvent (collision) */
+#define SENSIM_ROS_LANE_INVASION  13 /**< carla_msgs/msg/CarlaLaneInvasionEvent (lane_invasion) */
 
 /**
  * Add a topic (an MCAP channel with its schema and `offered_qos_profiles`
@@ -330,6 +340,107 @@ SENSIM_API sensim_status sensim_mcap_write_transforms(sensim_mcap *writer, uint1
 /** A rosgraph_msgs/Clock at @p clock_ns. @return as sensim_mcap_write_cloud(). Since 0.1. */
 SENSIM_API sensim_status sensim_mcap_write_clock(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
                                                  int64_t clock_ns);
+
+/** carla_msgs/CarlaEgoVehicleStatus's values, as carla-ros-bridge fills them. */
+typedef struct sensim_vehicle_status {
+    double velocity;                /**< m/s, >= 0: the speed's magnitude (written as float32) */
+    double linear_acceleration[3];  /**< m/s^2 in the header's frame (REP-103) */
+    double angular_acceleration[3]; /**< rad/s^2 in the header's frame (carla-ros-bridge sends 0) */
+    double orientation[4];          /**< x, y, z, w: the vehicle's orientation in the header's frame; unit
+                                         within 1e-6 */
+    sensim_vehicle_control control; /**< the control the vehicle applies now */
+    uint64_t reserved[2];           /**< 0 */
+} sensim_vehicle_status;
+
+/** One wheel of carla_msgs/CarlaEgoVehicleInfo (CARLA's carla.WheelPhysicsControl, its units). */
+typedef struct sensim_vehicle_wheel {
+    float tire_friction;        /**< friction scale */
+    float damping_rate;         /**< the wheel's damping rate */
+    float max_steer_angle;      /**< degrees */
+    float radius;               /**< cm */
+    float max_brake_torque;     /**< N m */
+    float max_handbrake_torque; /**< N m */
+    double position[3];         /**< the wheel's position: carla-ros-bridge sends CARLA's world position (cm)
+                                     with y negated (REP-103) */
+} sensim_vehicle_wheel;
+
+/** carla_msgs/CarlaEgoVehicleInfo's values (CARLA's carla.VehiclePhysicsControl and the actor's names). */
+typedef struct sensim_vehicle_info {
+    uint32_t id;                        /**< the actor's id */
+    uint32_t wheel_count;               /**< 0..64 */
+    const char *type;                   /**< blueprint id, "vehicle.tesla.model3"; borrowed; at most 4096 bytes */
+    const char *rolename;               /**< role_name attribute, "hero"; borrowed; at most 4096 bytes */
+    const sensim_vehicle_wheel *wheels; /**< wheel_count wheels; borrowed; NULL when 0 */
+    float max_rpm;                      /**< engine's maximum RPM */
+    float moi;                          /**< engine's moment of inertia, kg m^2 */
+    float damping_rate_full_throttle;
+    float damping_rate_zero_throttle_clutch_engaged;
+    float damping_rate_zero_throttle_clutch_disengaged;
+    float gear_switch_time;             /**< s */
+    float clutch_strength;              /**< kg m^2/s */
+    float mass;                         /**< kg */
+    float drag_coefficient;
+    uint8_t use_gear_autobox;           /**< 0 or 1 */
+    uint8_t reserved0[3];               /**< 0 */
+    double center_of_mass[3];           /**< m, in the vehicle's frame (REP-103) */
+    uint64_t reserved[2];               /**< 0 */
+} sensim_vehicle_info;
+
+/**
+ * A carla_msgs/CarlaEgoVehicleStatus (topic of type SENSIM_ROS_VEHICLE_STATUS):
+ * header (@p stamp_ns, @p frame_id: carla-ros-bridge's is "map"), velocity,
+ * acceleration, orientation, control (its header the same as the status's).
+ * @return as sensim_mcap_write_imu(); SENSIM_ERR_OUT_OF_RANGE (negative
+ *         velocity, orientation not unit within 1e-6, a control value outside
+ *         its range, a flag not 0 or 1, reserved fields not 0).
+ * Thread safety: as the writer's other calls. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_mcap_write_vehicle_status(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                          int64_t stamp_ns, const char *frame_id,
+                                                          const sensim_vehicle_status *status);
+
+/**
+ * A carla_msgs/CarlaEgoVehicleInfo (topic of type SENSIM_ROS_VEHICLE_INFO;
+ * it has no header). Publish it once: its topic is latched.
+ * @return as sensim_mcap_write_imu(); SENSIM_ERR_INVALID_ARGUMENT (NULL
+ *         strings, wheels NULL with a count, a string over 4096 bytes),
+ *         SENSIM_ERR_OUT_OF_RANGE (over 64 wheels, use_gear_autobox not 0 or
+ *         1, reserved fields not 0). Thread safety: as the writer's other calls.
+ * Since 0.2.
+ */
+SENSIM_API sensim_status sensim_mcap_write_vehicle_info(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                        const sensim_vehicle_info *info);
+
+/**
+ * A carla_msgs/CarlaEgoVehicleControl (topic of type
+ * SENSIM_ROS_VEHICLE_CONTROL): what a stack sends on vehicle_control_cmd.
+ * @return as sensim_mcap_write_vehicle_status(). Since 0.2.
+ */
+SENSIM_API sensim_status sensim_mcap_write_vehicle_control(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                           int64_t stamp_ns, const char *frame_id,
+                                                           const sensim_vehicle_control *control);
+
+/**
+ * A carla_msgs/CarlaCollisionEvent (topic of type SENSIM_ROS_COLLISION):
+ * the actor it hit and the normal impulse (N s, in @p frame_id).
+ * @return as sensim_mcap_write_imu(). Thread safety: as the writer's other
+ * calls. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_mcap_write_collision(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                     int64_t stamp_ns, const char *frame_id, uint32_t other_actor_id,
+                                                     const double normal_impulse[3]);
+
+/**
+ * A carla_msgs/CarlaLaneInvasionEvent (topic of type
+ * SENSIM_ROS_LANE_INVASION): the markings crossed, as CARLA's
+ * carla.LaneMarkingType values (carla-ros-bridge sends them as they are).
+ * @param markings  @p count values; NULL when @p count is 0; at most 65536.
+ * @return as sensim_mcap_write_imu(); SENSIM_ERR_OUT_OF_RANGE (over 65536).
+ * Thread safety: as the writer's other calls. Since 0.2.
+ */
+SENSIM_API sensim_status sensim_mcap_write_lane_invasion(sensim_mcap *writer, uint16_t topic, int64_t log_ns,
+                                                         int64_t stamp_ns, const char *frame_id,
+                                                         const int32_t *markings, uint32_t count);
 
 /** Counters of a writer (all files so far). */
 typedef struct sensim_mcap_stats {

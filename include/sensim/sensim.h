@@ -30,6 +30,7 @@
 #include <sensim/mcap.h>
 #include <sensim/placement.h>
 #include <sensim/road.h>
+#include <sensim/vehicle.h>
 #include <sensim/frames.h>
 #include <sensim/bench.h>
 

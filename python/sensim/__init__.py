@@ -1004,3 +1004,4 @@ from ._sinks import (CAMERA_OUTPUTS, CSV_KINDS, CsvSink, FrameSink, ImageSink, M
                      SINK_IMAGES)  # noqa: E402,F401
 from ._rig import (Rig)  # noqa: E402,F401
 from ._roads import LANE_TYPES, RoadNetwork  # noqa: E402,F401
+from ._vehicle import vehicle_model, vehicle_step  # noqa: E402,F401

@@ -26,6 +26,16 @@ subscriber survives its publisher leaving (CARLA's stops for good). Added for st
 CARLA 0.9.15, named as carla-ros-bridge names them): nav_msgs/Odometry /carla/<ros_name>/odometry of each
 hero vehicle (frame odom, child its ros_name) and the REP-105 tree map -> odom (static, identity) -> hero
 (each tick); World.set_publish_tf(False) switches /tf and /tf_static off for a stack that owns its tree.
+Each ego vehicle's carla_msgs/msg/CarlaEgoVehicleStatus (/carla/<ros_name>/vehicle_status, every tick: frame
+map, the speed, the acceleration in map and the orientation, both from the poses of the last ticks as the
+odometry's twist, and the control applied) and carla_msgs/msg/CarlaEgoVehicleInfo (vehicle_info, once,
+latched: transient local, so a stack that starts later still gets it). sensim has no drivetrain: the info
+holds what its kinematic model knows (four wheels at +-L/2 along the box, L its wheelbase, at 0.9 of the
+box's half width, the front pair steering up to 35 degrees; positions in cm on the map with y negated, as
+carla-ros-bridge sends CARLA's; a nominal wheel radius of 35 cm; the 1500 kg the collision sensor assumes)
+and 0 for the engine, gears and damping. A collision sensor's carla_msgs/msg/CarlaCollisionEvent (the other
+actor's id; the impulse estimate in CARLA's axes, as carla-ros-bridge copies it) and a lane invasion
+sensor's carla_msgs/msg/CarlaLaneInvasionEvent (carla.LaneMarkingType values) go on the sensor's topic.
 """
 import math
 import struct
@@ -33,6 +43,7 @@ import warnings
 
 from . import Ros2Publisher
 from . import _np as np
+from ._carla_events import MASS_KG, CollisionEvent, LaneInvasionEvent
 from ._carla_data import GnssMeasurement, IMUMeasurement, Image, LidarMeasurement, RadarMeasurement, \
     SemanticLidarMeasurement
 from ._carla_types import _native
@@ -40,6 +51,40 @@ from ._carla_vehicle import VehicleControl
 
 CONTROL_TYPE = "carla_msgs/msg/CarlaEgoVehicleControl"
 EGO_ROLES = ("hero", "ego")
+WHEEL_RADIUS_CM = 35.0  # nominal: sensim's vehicles have no wheel geometry
+MAX_STEER_DEG = 35.0    # _carla_vehicle.MAX_WHEEL_DEG
+
+
+def quaternion(r):
+    """(x, y, z, w) of a 3x3 rotation matrix, unit."""
+    t = r[0, 0] + r[1, 1] + r[2, 2]
+    if t > 0:
+        k = 2.0 * math.sqrt(1.0 + t)
+        q = ((r[2, 1] - r[1, 2]) / k, (r[0, 2] - r[2, 0]) / k, (r[1, 0] - r[0, 1]) / k, 0.25 * k)
+    else:
+        i = max(range(3), key=lambda a: r[a, a])
+        j, k_ = (i + 1) % 3, (i + 2) % 3
+        k = 2.0 * math.sqrt(max(1.0 + r[i, i] - r[j, j] - r[k_, k_], 1e-300))
+        v = [0.0, 0.0, 0.0]
+        v[i], v[j], v[k_] = 0.25 * k, (r[j, i] + r[i, j]) / k, (r[k_, i] + r[i, k_]) / k
+        q = (v[0], v[1], v[2], (r[k_, j] - r[j, k_]) / k)
+    n = math.sqrt(sum(float(c) * float(c) for c in q))
+    return tuple(float(c) / n for c in q)
+
+
+def vehicle_info(v, m):
+    """The CarlaEgoVehicleInfo dict of vehicle @p v at native pose @p m (see the module's docstring)."""
+    ext = v.bounding_box_extent
+    half_l, half_w = 0.6 * ext.x, 0.9 * ext.y
+    wheels = []
+    for dx, dy, front in ((half_l, half_w, True), (half_l, -half_w, True), (-half_l, half_w, False),
+                          (-half_l, -half_w, False)):
+        p = m[:3, :3] @ np.array([dx, dy, WHEEL_RADIUS_CM / 100.0]) + m[:3, 3]  # REP-103: y left
+        wheels.append({"tire_friction": 0.0, "damping_rate": 0.0, "radius": WHEEL_RADIUS_CM,
+                       "max_steer_angle": MAX_STEER_DEG if front else 0.0, "max_brake_torque": 0.0,
+                       "max_handbrake_torque": 0.0, "position": tuple(float(c) * 100.0 for c in p)})
+    return {"id": v.id, "type": v.type_id, "rolename": v.attributes.get("role_name", ""), "wheels": wheels,
+            "mass": MASS_KG, "center_of_mass": (0.0, 0.0, 0.0)}
 
 
 def spawn_ros_name(bp_id, actor_id, value):
@@ -111,7 +156,8 @@ class Ros2:
         self._pub = None
         self._topics = {}
         self._readers = {}      # vehicle id -> (reader, vehicle)
-        self._last = {}         # vehicle id -> (t_ns, native pose) for odometry's twist
+        self._last = {}         # vehicle id -> (t_ns, native pose, velocity in map, velocity known)
+        self._info_sent = set()  # vehicle ids whose vehicle_info went out
         self.publish_tf = True
         self._static_sent = False
         self.malformed = 0      # control messages that could not be decoded (ignored)
@@ -223,8 +269,15 @@ class Ros2:
             pub.write_imu(self._topic(base, "Imu"), t_ns, fid, data._sample)
         elif isinstance(data, GnssMeasurement):
             pub.write_navsatfix(self._topic(base, "NavSatFix"), t_ns, fid, data._sample)
+        elif isinstance(data, CollisionEvent):
+            i = data.normal_impulse
+            pub.write_collision(self._topic(base, "CarlaCollisionEvent"), t_ns, t_ns, fid,
+                                getattr(data.other_actor, "id", 0) & 0xFFFFFFFF, (i.x, i.y, i.z))
+        elif isinstance(data, LaneInvasionEvent):
+            pub.write_lane_invasion(self._topic(base, "CarlaLaneInvasionEvent"), t_ns, t_ns, fid,
+                                    [int(mk.type) for mk in data.crossed_lane_markings])
         else:
-            return  # collision, lane invasion, obstacle: CARLA's carla_msgs events are not published yet
+            return  # obstacle: no carla_msgs type
         if self.publish_tf:
             parent = s.parent
             pose = _native(s._rel) if parent is not None else _native(s.get_transform())
@@ -246,17 +299,27 @@ class Ros2:
                 continue
             m = _native(v.get_transform())
             lin, ang = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+            vel, acc = np.zeros(3), np.zeros(3)  # in map
             last = self._last.get(vid)
             if last is not None and t_ns > last[0]:
                 dt = (t_ns - last[0]) * 1e-9
-                dp = (m[:3, 3] - last[1][:3, 3]) / dt
-                lin = tuple(float(x) for x in m[:3, :3].T @ dp)  # in the vehicle's frame
+                vel = (m[:3, 3] - last[1][:3, 3]) / dt
+                acc = (vel - last[2]) / dt if last[3] else acc
+                lin = tuple(float(x) for x in m[:3, :3].T @ vel)  # in the vehicle's frame
                 r = last[1][:3, :3].T @ m[:3, :3]  # the turn over the tick, about the vehicle's axes
                 ang = (float(r[2, 1] - r[1, 2]) / (2 * dt), float(r[0, 2] - r[2, 0]) / (2 * dt),
                        float(r[1, 0] - r[0, 1]) / (2 * dt))
-            self._last[vid] = (t_ns, m)
-            pub.write_odometry(self._topic("/carla/%s/odometry" % v._ros_name, "Odometry"), t_ns, t_ns, "odom",
-                               v._ros_name, m, lin, ang)
+            self._last[vid] = (t_ns, m, vel, last is not None)
+            base = "/carla/%s/" % v._ros_name
+            pub.write_odometry(self._topic(base + "odometry", "Odometry"), t_ns, t_ns, "odom", v._ros_name, m, lin,
+                               ang)
+            if vid not in self._info_sent:
+                pub.write_vehicle_info(self._topic(base + "vehicle_info", "CarlaEgoVehicleInfo"), t_ns,
+                                       vehicle_info(v, m))
+                self._info_sent.add(vid)
+            pub.write_vehicle_status(self._topic(base + "vehicle_status", "CarlaEgoVehicleStatus"), t_ns, t_ns,
+                                     "map", float(np.linalg.norm(vel)), tuple(float(x) for x in acc),
+                                     quaternion(m[:3, :3]), v.get_control()._clamped())
             if self.publish_tf:
                 pub.write_transforms(self._topic("/tf", "TFMessage"), t_ns, [(t_ns, "odom", v._ros_name, m)])
 

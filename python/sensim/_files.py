@@ -99,7 +99,9 @@ def write_pcd(path, points, ascii=False):
 # ---------------------------------------------------------------- ROS 2 bags
 
 MCAP_TYPES = {"PointCloud2": 0, "Image": 1, "CameraInfo": 2, "Imu": 3, "NavSatFix": 4, "Odometry": 5,
-              "TFMessage": 6, "TFMessage_static": 7, "Clock": 8}
+              "TFMessage": 6, "TFMessage_static": 7, "Clock": 8, "CarlaEgoVehicleStatus": 9,
+              "CarlaEgoVehicleInfo": 10, "CarlaEgoVehicleControl": 11, "CarlaCollisionEvent": 12,
+              "CarlaLaneInvasionEvent": 13}
 MCAP_COMPRESSION = {"none": 0, "zstd": 1, "lz4": 2}
 # sensor_msgs/Image encodings write_image takes: (numpy dtype, channels); little-endian as the message says
 _IMAGE_DTYPES = {"rgb8": ("uint8", 3), "bgr8": ("uint8", 3), "rgba8": ("uint8", 4), "bgra8": ("uint8", 4),
@@ -132,6 +134,21 @@ def gnss_enu_variance(latitude_deg, lat_stddev_deg, lon_stddev_deg, alt_stddev_m
 
 def _cstr(value, what):
     return _text_arg(value, what)
+
+
+def _vehicle_control(c, what="control"):
+    """A sensim_vehicle_control from a carla.VehicleControl-like object or a dict of its fields."""
+    get = c.get if isinstance(c, dict) else (lambda k, d: getattr(c, k, d))
+    out = _lib.VehicleControlC()
+    for k in ("throttle", "steer", "brake"):
+        setattr(out, k, _f64(get(k, 0.0), "%s.%s" % (what, k)))
+    for k in ("hand_brake", "reverse", "manual_gear_shift"):
+        v = get(k, False)
+        if v not in (0, 1):  # True, False, 0, 1
+            raise InvalidArgument(1, "%s.%s must be a bool" % (what, k))
+        setattr(out, k, int(v))
+    out.gear = _lib.c_int32(_i64(get("gear", 0), what + ".gear")).value
+    return out
 
 
 def _nav_sample(sample):
@@ -207,7 +224,9 @@ class McapWriter(_Handle):
 
     def add_topic(self, name, msg_type):
         """Add a topic: msg_type one of MCAP_TYPES ("PointCloud2", "Image", "CameraInfo", "Imu",
-        "NavSatFix", "Odometry", "TFMessage", "TFMessage_static" for /tf_static's QoS, "Clock").
+        "NavSatFix", "Odometry", "TFMessage", "TFMessage_static" for /tf_static's QoS, "Clock", and carla_msgs'
+        "CarlaEgoVehicleStatus", "CarlaEgoVehicleInfo" (latched), "CarlaEgoVehicleControl", "CarlaCollisionEvent",
+        "CarlaLaneInvasionEvent").
         Returns the topic handle the write calls take."""
         if msg_type not in MCAP_TYPES:
             raise InvalidArgument(1, "msg_type must be one of " + ", ".join(MCAP_TYPES))
@@ -353,6 +372,80 @@ class McapWriter(_Handle):
             arr[i].pose = _mat16(m)
         with _using(self) as (h,):
             _check(_L.sensim_mcap_write_transforms(h, self._topic(topic), _i64(log_ns, "log_ns"), arr, len(items)))
+
+    def write_vehicle_status(self, topic, log_ns, stamp_ns, frame_id, velocity, linear_acceleration, orientation,
+                             control, angular_acceleration=(0, 0, 0)):
+        """carla_msgs/CarlaEgoVehicleStatus: speed (m/s, >= 0), acceleration (m/s^2) and orientation (x, y, z, w)
+        in frame_id, and the control applied (a carla.VehicleControl or a dict of its fields)."""
+        s = _lib.VehicleStatus()
+        s.velocity = _f64(velocity, "velocity")
+        s.linear_acceleration = _axes3(linear_acceleration, "linear_acceleration")
+        s.angular_acceleration = _axes3(angular_acceleration, "angular_acceleration")
+        q = [_f64(v, "orientation") for v in orientation]
+        if len(q) != 4:
+            raise InvalidArgument(1, "orientation must be 4 numbers (x, y, z, w)")
+        s.orientation = (ctypes.c_double * 4)(*q)
+        s.control = _vehicle_control(control)
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_vehicle_status(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                                       _i64(stamp_ns, "stamp_ns"), _cstr(frame_id, "frame_id"),
+                                                       ctypes.byref(s)))
+
+    def write_vehicle_info(self, topic, log_ns, info):
+        """carla_msgs/CarlaEgoVehicleInfo from a dict: id, type, rolename, wheels (dicts of tire_friction,
+        damping_rate, max_steer_angle, radius, max_brake_torque, max_handbrake_torque, position), max_rpm, moi,
+        damping_rate_*, use_gear_autobox, gear_switch_time, clutch_strength, mass, drag_coefficient,
+        center_of_mass; a missing number is 0."""
+        if not isinstance(info, dict):
+            raise InvalidArgument(1, "info must be a dict")
+        v = _lib.VehicleInfo()
+        v.id = _u32(info.get("id", 0), "info['id']")
+        keep = [_cstr(info.get("type", ""), "info['type']"), _cstr(info.get("rolename", ""), "info['rolename']")]
+        v.type, v.rolename = keep
+        wheels = list(info.get("wheels", ()))
+        arr = (_lib.VehicleWheel * max(1, len(wheels)))()
+        for i, w in enumerate(wheels):
+            if not isinstance(w, dict):
+                raise InvalidArgument(1, "info['wheels'][%d] must be a dict" % i)
+            for k, _ in _lib.VehicleWheel._fields_[:-1]:
+                setattr(arr[i], k, _f64(w.get(k, 0.0), "wheels[%d][%r]" % (i, k)))
+            arr[i].position = _axes3(w.get("position", (0, 0, 0)), "wheels[%d]['position']" % i)
+        v.wheels, v.wheel_count = arr, len(wheels)
+        for k in _lib.VEHICLE_INFO_FLOATS:
+            setattr(v, k, _f64(info.get(k, 0.0), "info[%r]" % k))
+        if info.get("use_gear_autobox", False) not in (0, 1):
+            raise InvalidArgument(1, "info['use_gear_autobox'] must be a bool")
+        v.use_gear_autobox = int(info.get("use_gear_autobox", False))
+        v.center_of_mass = _axes3(info.get("center_of_mass", (0, 0, 0)), "info['center_of_mass']")
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_vehicle_info(h, self._topic(topic), _i64(log_ns, "log_ns"), ctypes.byref(v)))
+
+    def write_vehicle_control(self, topic, log_ns, stamp_ns, frame_id, control):
+        """carla_msgs/CarlaEgoVehicleControl from a carla.VehicleControl or a dict of its fields."""
+        c = _vehicle_control(control)
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_vehicle_control(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                                        _i64(stamp_ns, "stamp_ns"), _cstr(frame_id, "frame_id"),
+                                                        ctypes.byref(c)))
+
+    def write_collision(self, topic, log_ns, stamp_ns, frame_id, other_actor_id, normal_impulse):
+        """carla_msgs/CarlaCollisionEvent: the other actor's id and the normal impulse (N s) in frame_id."""
+        imp = _axes3(normal_impulse, "normal_impulse")
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_collision(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                                  _i64(stamp_ns, "stamp_ns"), _cstr(frame_id, "frame_id"),
+                                                  _u32(other_actor_id, "other_actor_id"), imp))
+
+    def write_lane_invasion(self, topic, log_ns, stamp_ns, frame_id, crossed_lane_markings):
+        """carla_msgs/CarlaLaneInvasionEvent: the markings crossed (carla.LaneMarkingType values)."""
+        mk = [_i64(m, "crossed_lane_markings") for m in crossed_lane_markings]
+        if any(not -2 ** 31 <= m < 2 ** 31 for m in mk):
+            raise OutOfRange(5, "crossed_lane_markings must be int32 values")
+        arr = (ctypes.c_int32 * max(1, len(mk)))(*mk)
+        with _using(self) as (h,):
+            _check(_L.sensim_mcap_write_lane_invasion(h, self._topic(topic), _i64(log_ns, "log_ns"),
+                                                      _i64(stamp_ns, "stamp_ns"), _cstr(frame_id, "frame_id"), arr,
+                                                      len(mk)))
 
     def write_clock(self, topic, log_ns, clock_ns):
         """rosgraph_msgs/Clock."""

@@ -282,6 +282,39 @@ class RosTransform(Structure):
                 ("pose", c_double * 16)]
 
 
+class VehicleControlC(Structure):
+    _fields_ = [("throttle", c_float), ("steer", c_float), ("brake", c_float), ("gear", c_int32),
+                ("hand_brake", c_uint8), ("reverse", c_uint8), ("manual_gear_shift", c_uint8), ("reserved0", c_uint8)]
+
+
+class VehicleModel(Structure):
+    _fields_ = [(k, c_double) for k in ("wheelbase_m", "throttle_mps2", "reverse_mps2", "brake_mps2",
+                                        "hand_brake_mps2", "drag_linear_hz", "drag_quadratic_pm",
+                                        "max_wheel_rad")] + [("reserved", c_uint64 * 4)]
+
+
+class VehicleStatus(Structure):
+    _fields_ = [("velocity", c_double), ("linear_acceleration", c_double * 3), ("angular_acceleration", c_double * 3),
+                ("orientation", c_double * 4), ("control", VehicleControlC), ("reserved", c_uint64 * 2)]
+
+
+class VehicleWheel(Structure):
+    _fields_ = [(k, c_float) for k in ("tire_friction", "damping_rate", "max_steer_angle", "radius",
+                                       "max_brake_torque", "max_handbrake_torque")] + [("position", c_double * 3)]
+
+
+VEHICLE_INFO_FLOATS = ("max_rpm", "moi", "damping_rate_full_throttle", "damping_rate_zero_throttle_clutch_engaged",
+                       "damping_rate_zero_throttle_clutch_disengaged", "gear_switch_time", "clutch_strength", "mass",
+                       "drag_coefficient")
+
+
+class VehicleInfo(Structure):
+    _fields_ = [("id", c_uint32), ("wheel_count", c_uint32), ("type", c_char_p), ("rolename", c_char_p),
+                ("wheels", POINTER(VehicleWheel))] + [(k, c_float) for k in VEHICLE_INFO_FLOATS] + [
+                ("use_gear_autobox", c_uint8), ("reserved0", c_uint8 * 3), ("center_of_mass", c_double * 3),
+                ("reserved", c_uint64 * 2)]
+
+
 class RoadInfo(Structure):
     _fields_ = [("id", c_char_p), ("name", c_char_p), ("junction", c_char_p), ("length_m", c_double),
                 ("speed_limit_mps", c_double), ("geometry_count", c_uint32), ("section_count", c_uint32),
@@ -334,6 +367,8 @@ STRUCTS = {
     "sensim_road_info": RoadInfo, "sensim_road_signal": RoadSignal, "sensim_road_geometry": RoadGeometry, "sensim_lane_info": LaneInfo,
     "sensim_lane_ref": LaneRef, "sensim_lane_point": LanePoint,
     "sensim_mcap_options": McapOptions, "sensim_ros2_options": Ros2Options, "sensim_ros2_endpoint": Ros2Endpoint, "sensim_mcap_stats": McapStats, "sensim_ros_transform": RosTransform,
+    "sensim_vehicle_control": VehicleControlC, "sensim_vehicle_model": VehicleModel, "sensim_vehicle_status": VehicleStatus,
+    "sensim_vehicle_wheel": VehicleWheel, "sensim_vehicle_info": VehicleInfo,
     "sensim_ray_batch": RayBatch, "sensim_ray_hit": RayHit, "sensim_camera_desc": CameraDesc,
     "sensim_camera_info": CameraInfo, "sensim_camera_images": CameraImages, "sensim_image_view": ImageView,
     "sensim_appearance": Appearance, "sensim_kinematics": Kinematics, "sensim_platform_state": PlatformState, "sensim_frame_sink_desc": FrameSinkDesc,
@@ -545,6 +580,17 @@ PROTOTYPES = {
                                               d3]),
     "sensim_mcap_write_transforms": (status_t, [c_void_p, c_uint16, c_int64, POINTER(RosTransform), c_uint32]),
     "sensim_mcap_write_clock": (status_t, [c_void_p, c_uint16, c_int64, c_int64]),
+    "sensim_mcap_write_vehicle_status": (status_t, [c_void_p, c_uint16, c_int64, c_int64, c_char_p,
+                                                    POINTER(VehicleStatus)]),
+    "sensim_vehicle_model_init": (None, [POINTER(VehicleModel)]),
+    "sensim_vehicle_step": (status_t, [POINTER(VehicleModel), POINTER(VehicleControlC), c_double,
+                                       POINTER(c_double), d16, POINTER(c_double)]),
+    "sensim_mcap_write_vehicle_info": (status_t, [c_void_p, c_uint16, c_int64, POINTER(VehicleInfo)]),
+    "sensim_mcap_write_vehicle_control": (status_t, [c_void_p, c_uint16, c_int64, c_int64, c_char_p,
+                                                     POINTER(VehicleControlC)]),
+    "sensim_mcap_write_collision": (status_t, [c_void_p, c_uint16, c_int64, c_int64, c_char_p, c_uint32, d3]),
+    "sensim_mcap_write_lane_invasion": (status_t, [c_void_p, c_uint16, c_int64, c_int64, c_char_p,
+                                                   POINTER(c_int32), c_uint32]),
     "sensim_mcap_get_stats": (status_t, [c_void_p, POINTER(McapStats)]),
     "sensim_ros2_options_init": (None, [POINTER(Ros2Options)]),
     "sensim_ros2_open": (status_t, [POINTER(Ros2Options), POINTER(c_void_p)]),

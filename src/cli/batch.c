@@ -202,6 +202,8 @@ int cmd_batch(int argc, char **argv)
         return usage("--pose-in takes the poses from a topic: no --trajectory");
     if (g_live.pose_kind)
         traj_arg = g_live.pose_topic; /* messages name the topic */
+    if (g_live.control_in && (!traj_arg || !strcmp(traj_arg, "-")))
+        return usage("--control-in needs --trajectory FILE: its first row is where the vehicle starts");
     if (!scene_arg || !traj_arg || (!out && !g_live.on) || (!lidar_arg == !rig_arg))
         return usage(g_live.on ? "ros2 needs --scene, --trajectory (or --pose-in) and one of --lidar or --rig"
                                : "batch needs --scene, --trajectory, --out and one of --lidar or --rig");
@@ -274,6 +276,34 @@ int cmd_batch(int argc, char **argv)
         rc = live_pose_open(&tr);
         if (tr.n >= 1)
             g_live.stream_t0_ns = tr.keys[0].t_ns;
+    } else if (g_live.on && g_live.control_in) {
+        if (times_arg || g_motion != SENSIM_INTERP_CAUSAL || g_live.go_on_stdin || fa > 0) {
+            free_specs(specs, nspecs);
+            return usage("--control-in goes with the causal motion model, without --trajectory-times, "
+                         "--start-on-stdin or --frames");
+        }
+        FILE *f = fopen(traj_arg, "r"); /* its first row: the start (a file of one row will do) */
+        if (!f) {
+            fprintf(stderr, "sensim: error: %s: %s\n", traj_arg, strerror(errno));
+            rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
+        } else {
+            traj_reader_init(&stream, f, traj_arg, frame, NULL);
+            rc = traj_read(&stream, &tr, 1);
+            traj_reader_free(&stream);
+            fclose(f);
+            if (!rc && tr.n < 1) {
+                fprintf(stderr, "sensim: error: %s: no trajectory row: --control-in starts at its first row\n",
+                        traj_arg);
+                rc = EXIT_STATUS_BASE + SENSIM_ERR_EMPTY;
+            }
+        }
+        if (!rc) {
+            traj_reader_init(&stream, NULL, g_live.pose_topic, frame, NULL);
+            g_live.stream = &stream; /* streamed: rows as the vehicle model drives them */
+            rc = live_control_open(&tr);
+            if (tr.n >= 1)
+                g_live.stream_t0_ns = tr.keys[0].t_ns;
+        }
     } else if (g_live.on && !strcmp(traj_arg, "-")) {
         if (times_arg || g_motion != SENSIM_INTERP_CAUSAL || g_live.go_on_stdin || fa > 0) {
             free_specs(specs, nspecs);
@@ -399,6 +429,7 @@ int cmd_batch(int argc, char **argv)
         goto done;
     g_live.thin_gap_ns = (g_motion == SENSIM_INTERP_CAUSAL ? step_ns : step_ns * TRAJ_KEYS_PER_STEP / 48) /
                          TRAJ_KEYS_PER_STEP;
+    g_live.control_step_ns = step_ns; /* --control-in: one model step (and trajectory row) per world step */
     /* output tree and meta.json (identical for every shard: no shard, no clock) */
     if (!g_live.on && !ensure_dir(out)) {
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;

@@ -130,6 +130,8 @@ typedef struct live_opts {
     int stamp_wall;        /* --stamp wall: stamps = wall clock at the first step + world time since */
     int64_t stamp_offset_ns; /* --stamp EPOCH_S: a fixed offset (0: world time) */
     int pose_kind;         /* --pose-in: 0 none, 1 odom, 2 pose (PoseStamped), 3 tf (ros2_pose.c) */
+    int control_in;        /* --control-in: the topic in pose_topic (ros2_control.c) */
+    int64_t control_step_ns; /* the world step: the vehicle model's step */
     char pose_topic[256], pose_child[128];
     int rate_given;        /* --rate given (else --pose-in runs unpaced: the poses pace it) */
     sensim_mcap *m;        /* the live writer when opened before the run (--pose-in reads on it), else NULL */
@@ -156,6 +158,12 @@ int live_pose_parse(const char *v);
 int live_pose_open(traj *tr);
 int live_pose_more(traj *tr);
 void live_pose_close(void);
+/* ros2_control.c: --control-in TOPIC parsed; the reader opened with @p tr cut to its first row (the
+ * start); the next row the vehicle model drives (live_more_keys's contract); the reader closed. */
+int live_control_parse(const char *v);
+int live_control_open(traj *tr);
+int live_control_more(traj *tr);
+void live_control_close(void);
 /* The reader and a writer opened before the run, closed when the run fails before taking them over. */
 void live_close_early(void);
 /* Rows of a stream kept behind the newest: a 24 h 1 kHz stream holds ~4 MB, not 11 GB. */

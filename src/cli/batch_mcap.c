@@ -297,6 +297,7 @@ int run_mcap(batch_run *R, const mcap_opts *mo)
 end:
     free(M.rbuf);
     live_pose_close(); /* its reader before the writer's participant */
+    live_control_close();
     if (m) {
         sensim_mcap_stats ms;
         sensim_mcap_get_stats(m, &ms);

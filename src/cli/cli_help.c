@@ -60,6 +60,7 @@ static const struct command_help {
      "              --odom-frame and --base-frame options go with it\n"},
     {"ros2",
      "sensim ros2 --scene FILE|street (--lidar PRESET|FILE | --rig RIG) (--trajectory FILE|- | --pose-in KIND:TOPIC)\n"
+     "            [--control-in TOPIC]\n"
      "            [--rate realtime|max|R] [--domain N] [--qos ros|reliable] [--wait-subscribers[=T1,T2]]\n"
      "            [--start-on-stdin] [--linger S|forever] [--node [/NS/]NAME] [--stamp sim|wall|EPOCH_S] [--dry-run]\n"
      "            [--ros-distro humble|jazzy|...]\n"
@@ -73,7 +74,10 @@ static const struct command_help {
      "  --pose-in   the ego's poses from a ROS 2 topic, as rows of --trajectory - (time: header stamps):\n"
      "              odom:TOPIC (nav_msgs/Odometry), pose:TOPIC (geometry_msgs/PoseStamped) or\n"
      "              tf:TOPIC[:CHILD] (tf2_msgs/TFMessage, the transform to CHILD, default base_link);\n"
-     "              unpaced unless --rate is given; the run ends when the publisher leaves\n"
+     "              unpaced unless --rate is given; the run ends when the publisher leaves\n"     "  --control-in  the ego driven by carla_msgs/msg/CarlaEgoVehicleControl messages on TOPIC (CARLA's\n"
+     "              vehicle_control_cmd) through the kinematic model of sensim/vehicle.h, from rest at the\n"
+     "              first row of --trajectory FILE; the newest message before each world step is in force;\n"
+     "              the run ends when the publisher leaves\n"
      "  --rate      world seconds per wall second: realtime (default, 1), max (unpaced), or a factor\n"
      "  --domain    DDS domain 0..232 (default ROS_DOMAIN_ID, else 0); CYCLONEDDS_URI configures the network\n"
      "  --qos       ros (default): clouds, images, camera_info best effort (SensorDataQoS), imu/fix/odom\n"

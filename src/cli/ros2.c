@@ -254,12 +254,14 @@ void live_end(sensim_mcap *m)
         nap_until(fmin(end, mono_s() + NAP_MAX_S));
 }
 
-const char *live_stream_name(void) { return g_live.pose_kind ? g_live.pose_topic : "stdin"; }
+const char *live_stream_name(void) { return g_live.pose_kind || g_live.control_in ? g_live.pose_topic : "stdin"; }
 
 int live_more_keys(traj *tr)
 {
     if (g_live.pose_kind)
         return g_live.stream ? live_pose_more(tr) : 0;
+    if (g_live.control_in)
+        return g_live.stream ? live_control_more(tr) : 0;
     traj_reader *r = g_live.stream;
     for (;;) {
         if (!r || r->eof || g_stop || g_live.stream_rc)
@@ -376,6 +378,14 @@ int cmd_ros2(int argc, char **argv)
             i++;
             if ((rc = live_pose_parse(v)))
                 break;
+        } else if (!strcmp(a, "--control-in")) {
+            if (!v) {
+                rc = usage_option(a, 1);
+                break;
+            }
+            i++;
+            if ((rc = live_control_parse(v)))
+                break;
         } else if (!strcmp(a, "--stamp")) {
             double x;
             if (!v) {
@@ -446,6 +456,8 @@ int cmd_ros2(int argc, char **argv)
                         "rebuild)\n");
         rc = EXIT_STATUS_BASE + SENSIM_ERR_BACKEND;
     }
+    if (!rc && g_live.pose_kind && g_live.control_in)
+        rc = usage("--pose-in and --control-in: the ego's motion comes from one of them");
     if (!rc && g_live.pose_kind && !g_live.rate_given)
         g_live.rate = 0; /* the poses arrive at their own pace: pacing again would only add lag */
     if (!rc) {

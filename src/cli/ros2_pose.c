@@ -419,6 +419,7 @@ void live_pose_close(void)
 void live_close_early(void)
 {
     live_pose_close();
+    live_control_close();
     if (g_live.m) {
         sensim_mcap_close(g_live.m, NULL);
         g_live.m = NULL;

@@ -87,10 +87,15 @@ static void channel_record(buf *b, const topic *t, uint16_t id)
     b_u16(b, (uint16_t)(t->type + 1));
     b_str(b, t->name);
     b_str(b, "cdr");
-    size_t mlen = 4 + strlen("offered_qos_profiles") + 4 + strlen(qos);
+    /* rosbag2 (Jazzy) also writes the type's RIHS01 hash; Humble's reader ignores the key */
+    const char *hash = sensim__ros2_type_hashes[t->type];
+    size_t mlen = 4 + strlen("offered_qos_profiles") + 4 + strlen(qos) + 4 + strlen("topic_type_hash") + 4 +
+                  strlen(hash);
     b_u32(b, (uint32_t)mlen);
     b_str(b, "offered_qos_profiles");
     b_str(b, qos);
+    b_str(b, "topic_type_hash");
+    b_str(b, hash);
     rec_end(b, at);
 }
 

@@ -560,6 +560,13 @@ static sensim_status dds_add_topic(void *impl, uint32_t i, const char *name, int
         sensim__raw_type_free(st);
         return sensim__dds_fail("sensim_mcap_add_topic", dname, t);
     }
+    /* as rmw_cyclonedds of Iron and later: the writer's USER_DATA names the type's RIHS01 hash
+       ("typehash=RIHS01_<hex>;"), which Jazzy's tools match endpoints by; Humble's rmw sends none */
+    if (d->gid_bytes == 16) {
+        char ud[100];
+        int n = snprintf(ud, sizeof ud, "typehash=%s;", sensim__ros2_type_hashes[type]);
+        dds_qset_userdata(q, ud, (size_t)n);
+    }
     dds_entity_t w = dds_create_writer(d->participant, t, q, NULL);
     dds_delete_qos(q);
     if (w < 0)

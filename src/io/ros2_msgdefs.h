@@ -1,11 +1,13 @@
-/* ros2msg schema texts for the MCAP writer (generated ros2_msgdefs.c). */
+/* ros2msg schema texts and REP-2011 type hashes (generated ros2_msgdefs.c). */
 #ifndef SENSIM_ROS2_MSGDEFS_H
 #define SENSIM_ROS2_MSGDEFS_H
 
-#define SENSIM__ROS2_TYPES 9 /* indexed by SENSIM_ROS_* */
+#define SENSIM__ROS2_TYPES 14 /* indexed by SENSIM_ROS_* */
 
 extern const char *const sensim__ros2_type_names[SENSIM__ROS2_TYPES];
 extern const char *const sensim__ros2_msgdefs[SENSIM__ROS2_TYPES];
+/* "RIHS01_<64 hex>": what Jazzy's rmw puts in USER_DATA and rosbag2 in topic_type_hash */
+extern const char *const sensim__ros2_type_hashes[SENSIM__ROS2_TYPES];
 
 /* The QoS profile a ROS 2 publisher of each type offers, for the live
  * writers' DDS QoS (ros2_dds.c) and the bag's offered_qos_profiles (mcap.c):
@@ -28,6 +30,8 @@ static inline sensim__ros2_profile sensim__ros2_profile_of(int type)
         p.depth = 100;
     else if (type == 7 || type == -1) /* /tf_static, ros_discovery_info */
         p.depth = 1, p.transient_local = 1;
+    else if (type == 10) /* carla_msgs/CarlaEgoVehicleInfo */
+        p.transient_local = 1;
     else if (type == 8) /* /clock */
         p.depth = 1;
     return p;

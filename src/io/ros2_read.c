@@ -73,6 +73,7 @@ struct sensim_ros2_reader {
     dds_entity_t dtopic, reader;
     int qos_known;             /* the QoS came from publications (else ROS's default until one is refused) */
     char dname[300], tname[128];
+    const char *type_hash;     /* RIHS01 hash of a type libsensim knows (ros2_msgdefs.c), else NULL */
     struct ddsi_serdata *held; /* the sample the last read returned */
     char topic[256];
 };
@@ -127,6 +128,11 @@ static sensim_status reader_make(sensim_ros2_reader *r, int force_best_effort)
     dds_qos_t *q = reader_qos(r->d->participant, r->dname, r->tname, &npubs, force_best_effort);
     if (!q)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "sensim_ros2_reader_open: out of memory");
+    if (r->type_hash && r->d->gid_bytes == 16) { /* as rmw_cyclonedds of Iron and later (ros2_dds.c) */
+        char ud[100];
+        int n = snprintf(ud, sizeof ud, "typehash=%s;", r->type_hash);
+        dds_qset_userdata(q, ud, (size_t)n);
+    }
     dds_entity_t rd = dds_create_reader(r->d->participant, r->dtopic, q, NULL);
     dds_delete_qos(q);
     if (rd < 0)
@@ -177,6 +183,9 @@ static sensim_status reader_open(sensim_mcap *m, const char *name, const char *r
         return e;
     }
     r->m = m, r->d = d;
+    for (int i = 0; i < SENSIM__ROS2_TYPES && !r->type_hash; i++)
+        if (!strcmp(ros_type, sensim__ros2_type_names[i]))
+            r->type_hash = sensim__ros2_type_hashes[i];
     sensim_status e = reader_make(r, 0);
     int listed = !e && d->nreaders < MAX_READERS; /* the graph names at most MAX_READERS readers */
     if (listed)

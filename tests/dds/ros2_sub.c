@@ -5,13 +5,16 @@
  * bytes that came over the wire.
  *
  * Usage: ros2_sub OUTDIR [--timeout S] [--probe-reliable | --best-effort] [--count-only] TOPIC:TYPE:COUNT...
- *   TYPE: PointCloud2 Image CameraInfo Imu NavSatFix Odometry TFMessage Clock
+ *   TYPE: PointCloud2 Image CameraInfo Imu NavSatFix Odometry TFMessage Clock CarlaEgoVehicleStatus
+ *         CarlaEgoVehicleInfo
  * Domain from ROS_DOMAIN_ID; network from CYCLONEDDS_URI. Prints "ready"
  * once its readers exist and "matched" once every reader has matched a
  * writer, then exits 0 when every topic has COUNT messages (OUTDIR/NAME.jsonl
  * and OUTDIR/NAME.cdr: u32 length + bytes per message, NAME the topic with
  * '/' as '_'), or 1 at the timeout (default 120 s) saying what is missing.
- * /tf_static is read transient-local (a late subscriber gets it).
+ * /tf_static and .../vehicle_info are read transient-local (a late subscriber
+ * gets them). With "matched" it prints "userdata TOPIC TEXT" for each
+ * topic's first matched writer (its USER_DATA QoS; TEXT "-" when empty).
  * --probe-reliable: one reliable, volatile reader on the one topic; exits 0
  * printing "incompatible POLICY_ID" when DDS reports the writer's QoS does
  * not offer what it asks (--hold: the reader stays until SIGTERM), 1 if it
@@ -62,7 +65,36 @@ static const struct {
     {"Odometry", &nav_msgs_msg_dds__Odometry__desc},
     {"TFMessage", &tf2_msgs_msg_dds__TFMessage__desc},
     {"Clock", &rosgraph_msgs_msg_dds__Clock__desc},
+    {"CarlaEgoVehicleStatus", &carla_msgs_msg_dds__CarlaEgoVehicleStatus__desc},
+    {"CarlaEgoVehicleInfo", &carla_msgs_msg_dds__CarlaEgoVehicleInfo__desc},
 };
+
+static void print_control(FILE *f, const carla_msgs_msg_dds__CarlaEgoVehicleControl_ *c)
+{
+    fprintf(f, "{\"throttle\": %.9g, \"steer\": %.9g, \"brake\": %.9g, \"hand_brake\": %s, \"reverse\": %s, "
+               "\"gear\": %d, \"manual_gear_shift\": %s}",
+            c->throttle, c->steer, c->brake, c->hand_brake ? "true" : "false", c->reverse ? "true" : "false",
+            c->gear, c->manual_gear_shift ? "true" : "false");
+}
+
+/* The first matched writer's USER_DATA ("typehash=RIHS01_...;" from a ROS 2 Iron or later publisher). */
+static void print_userdata(const spec *s)
+{
+    dds_instance_handle_t ih[4];
+    dds_return_t n = dds_get_matched_publications(s->rd, ih, 4);
+    void *ud = NULL;
+    size_t sz = 0;
+    if (n > 0) {
+        dds_builtintopic_endpoint_t *ep = dds_get_matched_publication_data(s->rd, ih[0]);
+        if (ep) {
+            if (!dds_qget_userdata(ep->qos, &ud, &sz))
+                ud = NULL, sz = 0;
+            dds_builtintopic_free_endpoint(ep);
+        }
+    }
+    printf("userdata %s %.*s\n", s->topic, sz ? (int)sz : 1, sz ? (const char *)ud : "-");
+    dds_free(ud);
+}
 
 static void die(const char *what, dds_return_t rc)
 {
@@ -201,6 +233,43 @@ static void print_msg(FILE *f, const char *type, const void *p)
         jnums(f, q, 4);
         fprintf(f, ", \"v\": ");
         jnums(f, v, 3);
+        fputc('}', f);
+    } else if (!strcmp(type, "CarlaEgoVehicleStatus")) {
+        const carla_msgs_msg_dds__CarlaEgoVehicleStatus_ *m = p;
+        const geometry_msgs_msg_dds__Accel_ *a = &m->acceleration;
+        double lin[3] = {a->linear.x, a->linear.y, a->linear.z}, ang[3] = {a->angular.x, a->angular.y, a->angular.z};
+        double q[4] = {m->orientation.x, m->orientation.y, m->orientation.z, m->orientation.w};
+        fputc('{', f);
+        jheader(f, &m->header);
+        fprintf(f, ", \"velocity\": %.9g, \"accel\": ", m->velocity);
+        jnums(f, lin, 3);
+        fprintf(f, ", \"angular_accel\": ");
+        jnums(f, ang, 3);
+        fprintf(f, ", \"q\": ");
+        jnums(f, q, 4);
+        fprintf(f, ", \"control\": ");
+        print_control(f, &m->control);
+        fputc('}', f);
+    } else if (!strcmp(type, "CarlaEgoVehicleInfo")) {
+        const carla_msgs_msg_dds__CarlaEgoVehicleInfo_ *m = p;
+        fprintf(f, "{\"id\": %u, \"type\": ", m->id);
+        jstr(f, m->type);
+        fprintf(f, ", \"rolename\": ");
+        jstr(f, m->rolename);
+        fprintf(f, ", \"wheels\": [");
+        for (uint32_t i = 0; i < m->wheels._length; i++) {
+            const carla_msgs_msg_dds__CarlaEgoVehicleInfoWheel_ *w = &m->wheels._buffer[i];
+            double pos[3] = {w->position.x, w->position.y, w->position.z};
+            fprintf(f, "%s{\"radius\": %.9g, \"max_steer_angle\": %.9g, \"tire_friction\": %.9g, \"position\": ",
+                    i ? ", " : "", w->radius, w->max_steer_angle, w->tire_friction);
+            jnums(f, pos, 3);
+            fputc('}', f);
+        }
+        double com[3] = {m->center_of_mass.x, m->center_of_mass.y, m->center_of_mass.z};
+        fprintf(f, "], \"max_rpm\": %.9g, \"mass\": %.9g, \"drag_coefficient\": %.9g, \"use_gear_autobox\": %s, "
+                   "\"center_of_mass\": ",
+                m->max_rpm, m->mass, m->drag_coefficient, m->use_gear_autobox ? "true" : "false");
+        jnums(f, com, 3);
         fputc('}', f);
     } else if (!strcmp(type, "TFMessage")) {
         const tf2_msgs_msg_dds__TFMessage_ *m = p;
@@ -352,9 +421,11 @@ int main(int argc, char **argv)
             break;
         }
         dds_qset_history(q, DDS_HISTORY_KEEP_ALL, 0);
-        if (best_effort)
+        size_t tl = strlen(s->topic);
+        int latched = !strcmp(s->topic, "/tf_static") || (tl >= 13 && !strcmp(s->topic + tl - 13, "/vehicle_info"));
+        if (best_effort && !latched) /* a latched topic's history comes to a reliable reader */
             dds_qset_reliability(q, DDS_RELIABILITY_BEST_EFFORT, 0);
-        dds_qset_durability(q, strcmp(s->topic, "/tf_static") ? DDS_DURABILITY_VOLATILE : DDS_DURABILITY_TRANSIENT_LOCAL);
+        dds_qset_durability(q, latched ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
         s->rd = dds_create_reader(pp, tp, q, NULL);
         if (g_count_only) {
             dds_delete_qos(q);
@@ -422,6 +493,8 @@ int main(int argc, char **argv)
             if (all && !matched) {
                 matched = 1;
                 printf("matched\n");
+                for (int i = 0; i < ns && !g_count_only; i++)
+                    print_userdata(&specs[i]);
                 fflush(stdout);
             }
             if (done) {

@@ -105,7 +105,8 @@ for (const path of process.argv.slice(2)) {
     } catch (e) {
       fail(`${path}: ${ch.topic} message at ${m.logTime}: ${e.message}`);
     }
-    const t = (out.topics[ch.topic] ??= { type: sc.name, count: 0, messages: [] });
+    const t = (out.topics[ch.topic] ??= { type: sc.name, count: 0, messages: [],
+                                            type_hash: ch.metadata.get("topic_type_hash") ?? null });
     t.count++;
     const e = { log_ns: String(m.logTime) };
     if (msg.header) {
@@ -157,6 +158,10 @@ for (const path of process.argv.slice(2)) {
         t: [x.transform.translation.x, x.transform.translation.y, x.transform.translation.z],
         q: [x.transform.rotation.x, x.transform.rotation.y, x.transform.rotation.z, x.transform.rotation.w],
       }));
+    } else if (sc.name.startsWith("carla_msgs/msg/")) {
+      // every field as decoded (typed arrays as arrays; 64-bit integers as strings)
+      e.msg = JSON.parse(JSON.stringify(msg, (k, v) =>
+        typeof v === "bigint" ? String(v) : ArrayBuffer.isView(v) ? Array.from(v) : v));
     } else if (sc.name === "rosgraph_msgs/msg/Clock") {
       e.clock_ns = String(stampNs(msg.clock));
     }
