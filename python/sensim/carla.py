@@ -658,6 +658,10 @@ class World:
         owns its transform tree (Autoware's localisation publishes map -> base_link)."""
         self._ros.publish_tf = bool(enabled)
 
+    def get_publish_tf(self):
+        """Whether the world publishes /tf and /tf_static (CARLA's World.get_publish_tf)."""
+        return self._ros.publish_tf
+
     def get_traffic_lights_in_junction(self, junction_id):
         return self._lights.in_junction(junction_id)
 

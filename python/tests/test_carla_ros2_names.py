@@ -8,6 +8,7 @@ import unittest
 import sensim
 
 if sensim.HAVE_NUMPY:
+    import numpy as np
     import sensim.carla as carla
     from sensim import _carla_ros2 as ros
 
@@ -39,6 +40,22 @@ class Names(unittest.TestCase):
             bad.enable_for_ros()
         self.assertIn("front.lidar", str(cm.exception))
         self.assertFalse(bad.is_enabled_for_ros())
+
+    def test_publish_tf_switch(self):
+        world = carla.Client("localhost", 2000).load_world("street")
+        self.assertIs(world.get_publish_tf(), True)  # CARLA's default, as ros2_native.py logs it
+        world.set_publish_tf(False)
+        self.assertIs(world.get_publish_tf(), False)
+
+    def test_quaternion(self):
+        for rpy in ((0, 0, 0), (10, -20, 170), (0, 0, 180), (90, 0, 0), (-179, 45, -90)):
+            m = np.array(sensim.pose(0, 0, 0, *rpy))
+            x, y, z, w = ros.quaternion(m[:3, :3])
+            r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                                           [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                                           [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+            self.assertLess(abs(x * x + y * y + z * z + w * w - 1), 1e-12)
+            self.assertLess(float(abs(r - m[:3, :3]).max()), 1e-12, rpy)
 
     def test_control_cdr(self):
         c = carla.VehicleControl(throttle=0.75, steer=-0.25, brake=0.0, hand_brake=True, reverse=False, gear=3)
