@@ -15,8 +15,10 @@ CARLA's rule (LibCarla/source/carla/ros2 and Unreal's ActorDispatcher of 0.9.15)
   * /clock each tick; /tf: each published sensor relative to its parent (frame = the parent's ros_name;
     "map" for a sensor on no actor);
   * a vehicle whose role_name is "hero" or "ego" takes carla_msgs/msg/CarlaEgoVehicleControl on
-    /carla/<ros_name>/vehicle_control_cmd: the newest message that arrived before a tick is applied at that
-    tick (apply_control: sensim's kinematic model); it takes the vehicle off autopilot, as CARLA's user
+    /carla/<ros_name>/vehicle_control_cmd and ackermann_msgs/msg/AckermannDriveStamped on
+    /carla/<ros_name>/ackermann_control_cmd (CARLA's later servers): the newest message that arrived before a
+    tick is applied at that tick (apply_control or apply_ackermann_control: sensim's kinematic model; both
+    topics at once: the later header stamp); it takes the vehicle off autopilot, as CARLA's user
     input overrides the autopilot's.
 Where sensim differs, and why: one DDS participant (node /carla) for every topic (CARLA makes one per
 topic), on ROS_DOMAIN_ID (CARLA: always 0, which is ROS's default too); QoS as ROS 2 drivers publish (clouds
@@ -47,9 +49,10 @@ from ._carla_events import MASS_KG, CollisionEvent, LaneInvasionEvent
 from ._carla_data import GnssMeasurement, IMUMeasurement, Image, LidarMeasurement, RadarMeasurement, \
     SemanticLidarMeasurement
 from ._carla_types import _native
-from ._carla_vehicle import VehicleControl
+from ._carla_vehicle import VehicleAckermannControl, VehicleControl
 
 CONTROL_TYPE = "carla_msgs/msg/CarlaEgoVehicleControl"
+ACKERMANN_TYPE = "ackermann_msgs/msg/AckermannDriveStamped"
 EGO_ROLES = ("hero", "ego")
 WHEEL_RADIUS_CM = 35.0  # nominal: sensim's vehicles have no wheel geometry
 MAX_STEER_DEG = 35.0    # _carla_vehicle.MAX_WHEEL_DEG
@@ -100,30 +103,41 @@ def _ok(name):
     return bool(name) and all(c.isalnum() or c == "_" for c in name) and not name[0].isdigit()
 
 
-def decode_control(cdr):
-    """A CarlaEgoVehicleControl's CDR bytes (XCDR1, either endianness) as a carla.VehicleControl, or None
-    for a malformed message (short, a bad encapsulation or string)."""
+def _reader(cdr):
+    """(take, stamp_ns) over a message that starts with a std_msgs/Header, or None (bad encapsulation,
+    short, a bad frame_id). take(fmt, align) raises ValueError past the end."""
     if len(cdr) < 4 or cdr[0] != 0 or cdr[1] not in (0, 1):
         return None
     e = "<" if cdr[1] == 1 else ">"
-    body, p = cdr[4:], 0
+    body, pos = cdr[4:], [0]
 
     def take(fmt, align):
-        nonlocal p
-        p = (p + align - 1) // align * align
+        p = (pos[0] + align - 1) // align * align
         n = struct.calcsize(fmt)
         if p + n > len(body):
             raise ValueError("short")
-        v = struct.unpack_from(e + fmt, body, p)
-        p += n
-        return v
+        pos[0] = p + n
+        return struct.unpack_from(e + fmt, body, p)
 
     try:
-        take("iI", 4)  # header.stamp
+        sec, nsec = take("iI", 4)  # header.stamp
         (n,) = take("I", 4)  # header.frame_id: length with its NUL
-        if n == 0 or p + n > len(body) or body[p + n - 1] != 0:
+        if n == 0 or pos[0] + n > len(body) or body[pos[0] + n - 1] != 0:
             return None
-        p += n
+        pos[0] += n
+    except ValueError:
+        return None
+    return take, sec * 10**9 + nsec
+
+
+def decode_control(cdr):
+    """A CarlaEgoVehicleControl's CDR bytes (XCDR1, either endianness) as a carla.VehicleControl, or None
+    for a malformed message (short, a bad encapsulation or string)."""
+    r = _reader(cdr)
+    if r is None:
+        return None
+    take = r[0]
+    try:
         throttle, steer, brake = take("fff", 4)
         hand_brake, reverse = take("BB", 1)
         (gear,) = take("i", 4)
@@ -133,6 +147,21 @@ def decode_control(cdr):
     if not all(math.isfinite(x) for x in (throttle, steer, brake)):
         return None
     return VehicleControl(throttle, steer, brake, bool(hand_brake), bool(reverse), bool(manual), gear)
+
+
+def decode_ackermann(cdr):
+    """An ackermann_msgs/AckermannDriveStamped's CDR bytes as a carla.VehicleAckermannControl (steering_angle
+    rad, positive left; steering_angle_velocity; speed m/s; acceleration; jerk), or None when malformed."""
+    r = _reader(cdr)
+    if r is None:
+        return None
+    try:
+        steer, steer_speed, speed, accel, jerk = r[0]("fffff", 4)
+    except ValueError:
+        return None
+    if not all(math.isfinite(x) for x in (steer, steer_speed, speed, accel, jerk)):
+        return None
+    return VehicleAckermannControl(steer, steer_speed, speed, accel, jerk)
 
 
 def encode_control(control, stamp_ns=0, frame_id=""):
@@ -215,30 +244,42 @@ class Ros2:
                           "(letters, digits, '_'): no vehicle_control_cmd for it" % (vehicle.id, role,
                                                                                       vehicle._ros_name))
             return
-        topic = "/carla/%s/vehicle_control_cmd" % vehicle._ros_name
-        self._readers[vehicle.id] = (self._writer().subscribe(topic, CONTROL_TYPE), vehicle)
+        base = "/carla/%s/" % vehicle._ros_name
+        w = self._writer()
+        self._readers[vehicle.id] = ((w.subscribe(base + "vehicle_control_cmd", CONTROL_TYPE), decode_control),
+                                     (w.subscribe(base + "ackermann_control_cmd", ACKERMANN_TYPE),
+                                      decode_ackermann)), vehicle
 
     def pull_controls(self):
         """Before a tick: each ego vehicle takes the newest control that arrived."""
-        for vid, (reader, v) in list(self._readers.items()):
+        for vid, (readers, v) in list(self._readers.items()):
             if not v.is_alive:
-                reader.close()
+                for reader, _ in readers:
+                    reader.close()
                 del self._readers[vid]
                 continue
-            newest = None
-            while True:
-                raw = reader.read(0.0)
-                if raw is None:
-                    break
-                c = decode_control(raw)
-                if c is None:
-                    self.malformed += 1
-                else:
-                    newest = c
-            if newest is not None:
+            got = []  # per topic, the newest message that arrived: (header stamp, control)
+            for reader, decode in readers:
+                last = None
+                while True:
+                    raw = reader.read(0.0)
+                    if raw is None:
+                        break
+                    c = decode(raw)
+                    if c is None:
+                        self.malformed += 1
+                    else:
+                        last = (_reader(raw)[1], c)
+                got.append(last)
+            # both topics spoke: the later header stamp wins; a tie, vehicle_control_cmd
+            pick = got[0] if got[1] is None or (got[0] is not None and got[0][0] >= got[1][0]) else got[1]
+            if pick is not None:
                 if v._world._traffic:
                     v.set_autopilot(False)
-                v.apply_control(newest)
+                if isinstance(pick[1], VehicleAckermannControl):
+                    v.apply_ackermann_control(pick[1])
+                else:
+                    v.apply_control(pick[1])
 
     # out
     def publish(self, s, data, t_ns):

@@ -2,7 +2,9 @@
  * (carla_msgs/msg/CarlaEgoVehicleControl from tests/dds/ros2_msgs.idl through idlc), for sensim.carla's
  * control subscriber (tests/test_carla_ros2.py).
  *
- * Usage: ros2_control_pub TOPIC THROTTLE STEER BRAKE [--pad N] [--hz H]
+ * Usage: ros2_control_pub TOPIC THROTTLE STEER BRAKE [--pad N] [--hz H] [--ackermann 1]
+ *   --ackermann 1: ackermann_msgs/msg/AckermannDriveStamped instead (CARLA's ackermann_control_cmd):
+ *   speed THROTTLE m/s, steering_angle STEER rad, acceleration BRAKE m/s^2;
  *   --pad N: header.frame_id is N bytes long (a message far over RTPS's fragment size arrives in pieces);
  *   --hz H: one message every 1/H s (default 20), as a stack's controller publishes at its rate.
  * QoS reliable, volatile, keep last 10 (carla-ros-bridge's control publishers use depth 10).
@@ -35,11 +37,14 @@ int main(int argc, char **argv)
     }
     long pad = 0;
     double hz = 20;
+    int ackermann = 0;
     for (int i = 5; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--pad"))
             pad = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--hz"))
             hz = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--ackermann"))
+            ackermann = atoi(argv[i + 1]) != 0;
         else {
             fprintf(stderr, "ros2_control_pub: unknown option %s\n", argv[i]);
             return 2;
@@ -60,7 +65,9 @@ int main(int argc, char **argv)
     dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_INFINITY);
     dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 10);
     dds_qset_durability(q, DDS_DURABILITY_VOLATILE);
-    dds_entity_t tp = dds_create_topic(pp, &carla_msgs_msg_dds__CarlaEgoVehicleControl__desc, name, NULL, NULL);
+    dds_entity_t tp = dds_create_topic(pp, ackermann ? &ackermann_msgs_msg_dds__AckermannDriveStamped__desc
+                                                     : &carla_msgs_msg_dds__CarlaEgoVehicleControl__desc,
+                                       name, NULL, NULL);
     if (tp < 0)
         die("dds_create_topic", tp);
     dds_entity_t w = dds_create_writer(pp, tp, q, NULL);
@@ -83,7 +90,11 @@ int main(int argc, char **argv)
         m.steer = (float)atof(argv[3]);
         m.brake = (float)atof(argv[4]);
         m.gear = 1;
-        dds_return_t rc = dds_write(w, &m);
+        ackermann_msgs_msg_dds__AckermannDriveStamped_ a;
+        memset(&a, 0, sizeof a);
+        a.header = m.header;
+        a.drive.speed = m.throttle, a.drive.steering_angle = m.steer, a.drive.acceleration = m.brake;
+        dds_return_t rc = ackermann ? dds_write(w, &a) : dds_write(w, &m);
         if (rc < 0)
             die("dds_write", rc);
         sent++;
