@@ -164,6 +164,9 @@ int live_control_parse(const char *v);
 int live_control_open(traj *tr);
 int live_control_more(traj *tr);
 void live_control_close(void);
+/* The live writer opened before the run (its participant carries the --pose-in / --control-in reader):
+ * 0, or an exit status after a message. */
+int live_writer_open(void);
 /* The reader and a writer opened before the run, closed when the run fails before taking them over. */
 void live_close_early(void);
 /* Rows of a stream kept behind the newest: a 24 h 1 kHz stream holds ~4 MB, not 11 GB. */

@@ -94,13 +94,9 @@ static int decode(const uint8_t *p, size_t n, sensim_vehicle_control *c, char *w
 /* 0, or an exit status after a message. */
 int live_control_open(traj *tr)
 {
-    if (!g_live.m) {
-        sensim_status st = sensim_ros2_open(&g_live.o, &g_live.m);
-        if (!st && g_live.node_name[0])
-            st = sensim_ros2_set_node(g_live.m, g_live.node_ns, g_live.node_name);
-        if (st)
-            return fail_status(st);
-    }
+    int rc = live_writer_open();
+    if (rc)
+        return rc;
     sensim_status st = sensim_ros2_reader_open(g_live.m, g_live.pose_topic, CONTROL_TYPE, &C.rd);
     if (st)
         return fail_status(st);

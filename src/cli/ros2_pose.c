@@ -355,16 +355,22 @@ static int next_pose(traj *tr, int first)
     }
 }
 
+int live_writer_open(void)
+{
+    if (g_live.m)
+        return 0;
+    sensim_status st = sensim_ros2_open(&g_live.o, &g_live.m);
+    if (!st && g_live.node_name[0])
+        st = sensim_ros2_set_node(g_live.m, g_live.node_ns, g_live.node_name);
+    return st ? fail_status(st) : 0;
+}
+
 /* 0, -1 (Ctrl-C before the first pose) or an exit status after a message. */
 int live_pose_open(traj *tr)
 {
-    if (!g_live.m) {
-        sensim_status st = sensim_ros2_open(&g_live.o, &g_live.m);
-        if (!st && g_live.node_name[0])
-            st = sensim_ros2_set_node(g_live.m, g_live.node_ns, g_live.node_name);
-        if (st)
-            return fail_status(st);
-    }
+    int rc = live_writer_open();
+    if (rc)
+        return rc;
     sensim_status st = sensim_ros2_reader_open(g_live.m, g_live.pose_topic, pose_types[g_live.pose_kind], &P.rd);
     if (st)
         return fail_status(st);
