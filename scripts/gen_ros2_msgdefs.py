@@ -13,11 +13,13 @@ Type hashes (REP-2011, "RIHS01_" + SHA-256, as rosidl_generator_type_description
 rmw and rosbag2 send them): the JSON of {"type_description": T, "referenced_type_descriptions": [every type
 T refers to, directly or not, sorted by name]}, each description {"type_name": "pkg/msg/Name", "fields":
 [{"name", "type": {"type_id", "capacity", "string_capacity", "nested_type_name"}}]} in .msg order (constants
-left out; a message without fields gets REP-2011's uint8 "structure_needs_at_least_one_member"), written
-with separators ", " and ": ". type_id: the FieldType constants of type_description_interfaces (nested 1,
-int8 2 .. uint64 9, float32 10, float64 11, bool 15, byte 16, string 17, bounded string 21; .msg's char is
-uint8), plus 48 for an array, 96 for a bounded sequence, 144 for a sequence. tests/test_ros2_typehash.py
-checks type_hash against hashes Jazzy published.
+and default values left out; a message without fields gets rosidl's uint8
+"structure_needs_at_least_one_member"), written with separators ", " and ": ". type_id: the FieldType
+constants of type_description_interfaces (nested 1, int8 2 .. uint64 9, float32 10, float64 11, bool 15,
+byte 16, string 17, wstring 18, bounded string 21, bounded wstring 22; .msg's char is uint8, as
+rosidl_adapter maps it), plus 48 for an array, 96 for a bounded sequence, 144 for a sequence; capacity the
+array size or the sequence bound. tests/test_ros2_typehash.py checks type_hash against hashes Jazzy
+published.
 
 Usage: gen_ros2_msgdefs.py [MSG_DIR] > src/io/ros2_msgdefs.c
 """
@@ -29,7 +31,7 @@ import sys
 
 MSG_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "msg")
 PRIMS = {"bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16",
-         "uint16", "int32", "uint32", "int64", "uint64", "string"}
+         "uint16", "int32", "uint32", "int64", "uint64", "string", "wstring"}
 # indexed by SENSIM_ROS_* (TFMessage twice: /tf and /tf_static)
 ROOTS = ["sensor_msgs/msg/PointCloud2", "sensor_msgs/msg/Image", "sensor_msgs/msg/CameraInfo",
          "sensor_msgs/msg/Imu", "sensor_msgs/msg/NavSatFix", "nav_msgs/msg/Odometry",
@@ -38,7 +40,8 @@ ROOTS = ["sensor_msgs/msg/PointCloud2", "sensor_msgs/msg/Image", "sensor_msgs/ms
          "carla_msgs/msg/CarlaEgoVehicleControl", "carla_msgs/msg/CarlaCollisionEvent",
          "carla_msgs/msg/CarlaLaneInvasionEvent"]
 FIELD_TYPE = {"int8": 2, "uint8": 3, "int16": 4, "uint16": 5, "int32": 6, "uint32": 7, "int64": 8, "uint64": 9,
-              "float32": 10, "float64": 11, "char": 3, "bool": 15, "byte": 16, "string": 17}
+              "float32": 10, "float64": 11, "char": 3, "bool": 15, "byte": 16, "string": 17,
+              "wstring": 18}
 _FIELD_RE = re.compile(r"([A-Za-z0-9_/]+)(<=\d+)?(\[(<=)?(\d*)\])?\s+([A-Za-z0-9_]+)\s*(=.*|\S.*)?$")
 
 
@@ -69,8 +72,8 @@ def fields(text, pkg):
         cap, scap, nested = 0, 0, ""
         if typ in FIELD_TYPE:
             tid = FIELD_TYPE[typ]
-            if sbound:
-                tid, scap = 21, int(sbound[2:])
+            if sbound:  # bounded string 21, bounded wstring 22
+                tid, scap = tid + 4, int(sbound[2:])
         else:
             tid = 1
             if typ == "Header":
