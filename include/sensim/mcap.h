@@ -373,13 +373,13 @@ typedef struct sensim_vehicle_info {
     const sensim_vehicle_wheel *wheels; /**< wheel_count wheels; borrowed; NULL when 0 */
     float max_rpm;                      /**< engine's maximum RPM */
     float moi;                          /**< engine's moment of inertia, kg m^2 */
-    float damping_rate_full_throttle;
-    float damping_rate_zero_throttle_clutch_engaged;
-    float damping_rate_zero_throttle_clutch_disengaged;
+    float damping_rate_full_throttle;   /**< the engine's damping rate at full throttle, kg m^2/s */
+    float damping_rate_zero_throttle_clutch_engaged;    /**< at zero throttle, clutch engaged */
+    float damping_rate_zero_throttle_clutch_disengaged; /**< at zero throttle, clutch disengaged */
     float gear_switch_time;             /**< s */
     float clutch_strength;              /**< kg m^2/s */
     float mass;                         /**< kg */
-    float drag_coefficient;
+    float drag_coefficient;             /**< the chassis' drag coefficient */
     uint8_t use_gear_autobox;           /**< 0 or 1 */
     uint8_t reserved0[3];               /**< 0 */
     double center_of_mass[3];           /**< m, in the vehicle's frame (REP-103) */
