@@ -81,6 +81,12 @@ static double tile_extent(const sensim_pattern *p, const uint16_t *by_rank, uint
 
 sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *d, sensim_lidar **out)
 {
+    return sensim__lidar_create(ctx, d, NULL, NULL, out);
+}
+
+sensim_status sensim__lidar_create(sensim_context *ctx, const sensim_lidar_desc *d, const double *table_az_rad,
+                                   const double *table_el_rad, sensim_lidar **out)
+{
     SENSIM_CHECK_HANDLE(ctx, SENSIM_MAGIC_CONTEXT, "context");
     if (!d || !out)
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "sensim_lidar_create: NULL argument");
@@ -112,7 +118,7 @@ sensim_status sensim_lidar_create(sensim_context *ctx, const sensim_lidar_desc *
         free(l);
         return st;
     }
-    st = sensim__pattern_init(&l->pat, d);
+    st = sensim__pattern_init(&l->pat, d, table_az_rad, table_el_rad);
     if (st != SENSIM_OK) {
         sensim__pattern_free(&l->pat);
         free(l);

@@ -141,7 +141,8 @@ uint64_t sensim__pattern_max_frame_shots(const sensim_pattern *p)
     return ((uint64_t)((sensim_i128)p->frame_ns * 1000 / p->q_ps) + 2) * p->lanes;
 }
 
-static sensim_status table_init(sensim_pattern *p, const sensim_lidar_desc *d)
+static sensim_status table_init(sensim_pattern *p, const sensim_lidar_desc *d, const double *az64,
+                                const double *el64)
 {
     const sensim_table_desc *t = &d->table;
     if (t->shot_count == 0)
@@ -149,7 +150,8 @@ static sensim_status table_init(sensim_pattern *p, const sensim_lidar_desc *d)
     if (t->shot_count > MAX_TABLE)
         return sensim__fail(SENSIM_ERR_TOO_LARGE, "lidar: table of %llu entries exceeds 2^32",
                             (unsigned long long)t->shot_count);
-    if (!t->azimuth_rad || !t->elevation_rad)
+    const bool f64 = az64 && el64; /* a CSV's angles in double: the floats are not read */
+    if (!f64 && (!t->azimuth_rad || !t->elevation_rad))
         return sensim__fail(SENSIM_ERR_INVALID_ARGUMENT, "lidar: table azimuth_rad or elevation_rad is NULL");
     uint64_t n = t->shot_count;
     p->table_n = n;
@@ -158,7 +160,7 @@ static sensim_status table_init(sensim_pattern *p, const sensim_lidar_desc *d)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "lidar: cannot allocate a table of %llu entries",
                             (unsigned long long)n);
     for (uint64_t i = 0; i < n; i++) {
-        double a = t->azimuth_rad[i], e = t->elevation_rad[i];
+        double a = f64 ? az64[i] : t->azimuth_rad[i], e = f64 ? el64[i] : t->elevation_rad[i];
         if (!isfinite(a) || !isfinite(e))
             return sensim__fail(SENSIM_ERR_NOT_FINITE, "lidar: table entry %llu is not finite", (unsigned long long)i);
         if (!(fabs(e) <= SENSIM_PI / 2))
@@ -195,7 +197,8 @@ static sensim_status table_init(sensim_pattern *p, const sensim_lidar_desc *d)
     return SENSIM_OK;
 }
 
-sensim_status sensim__pattern_init(sensim_pattern *p, const sensim_lidar_desc *d)
+sensim_status sensim__pattern_init(sensim_pattern *p, const sensim_lidar_desc *d, const double *table_az_rad,
+                                   const double *table_el_rad)
 {
     memset(p, 0, sizeof *p);
     p->kind = d->pattern;
@@ -234,7 +237,7 @@ sensim_status sensim__pattern_init(sensim_pattern *p, const sensim_lidar_desc *d
     }
     switch (d->pattern) {
     case SENSIM_PATTERN_TABLE:
-        return table_init(p, d);
+        return table_init(p, d, table_az_rad, table_el_rad);
     case SENSIM_PATTERN_RISLEY:
         return sensim__risley_init(p, d);
     case SENSIM_PATTERN_MEMS:

@@ -63,7 +63,15 @@ typedef struct sensim_pattern {
     void *fn_user;
 } sensim_pattern;
 
-sensim_status sensim__pattern_init(sensim_pattern *p, const sensim_lidar_desc *d);
+/* A TABLE pattern's angles in double (a pattern CSV's, pattern_csv.h):
+ * with them the directions are computed from these instead of the desc's
+ * float azimuth_rad / elevation_rad (which may then be NULL), rounded to
+ * float once. NULL, NULL: the desc's floats (the public API). */
+sensim_status sensim__pattern_init(sensim_pattern *p, const sensim_lidar_desc *d, const double *table_az_rad,
+                                   const double *table_el_rad);
+/* sensim_lidar_create (lidar.c) with a TABLE's angles in double, as above. */
+sensim_status sensim__lidar_create(sensim_context *ctx, const sensim_lidar_desc *d, const double *table_az_rad,
+                                   const double *table_el_rad, sensim_lidar **out);
 void sensim__pattern_free(sensim_pattern *p);
 
 /* Firing time of shot g, ns. */

@@ -52,8 +52,8 @@ sensim_status sensim__csv_parse(const char *path, const char *data, size_t size,
     if (cap > MAX_ROWS)
         return sensim__fail(SENSIM_ERR_TOO_LARGE, "%s: more than 2^32 rows", path);
     double *tsec = NULL;
-    out->az_rad = malloc(cap * sizeof(float));
-    out->el_rad = malloc(cap * sizeof(float));
+    out->az_rad = malloc(cap * sizeof(double));
+    out->el_rad = malloc(cap * sizeof(double));
     if (time_seconds)
         tsec = malloc(cap * sizeof(double));
     if (!out->az_rad || !out->el_rad || (time_seconds && !tsec)) {
@@ -126,8 +126,8 @@ sensim_status sensim__csv_parse(const char *path, const char *data, size_t size,
             }
             tsec[n] = v[0];
         }
-        out->az_rad[n] = (float)(v[1] * SENSIM_PI / 180.0);
-        out->el_rad[n] = (float)((90.0 - v[2]) * SENSIM_PI / 180.0);
+        out->az_rad[n] = v[1] * SENSIM_PI / 180.0;
+        out->el_rad[n] = (90.0 - v[2]) * SENSIM_PI / 180.0;
         n++;
     }
     if (st == SENSIM_OK && n == 0)

@@ -4,6 +4,7 @@
 #include "internal.h"
 #include "motion.h"
 #include "parse.h"
+#include "pattern.h"
 #include "pattern_csv.h"
 
 #include <dirent.h>
@@ -841,8 +842,9 @@ static sensim_status create_impl(sensim_context *ctx, const char *name_or_path, 
                                   "%s: a pattern CSV replayed by index needs shots_per_s (CLI: --shot-rate HZ)",
                                   tpath);
             ps.d.table.shot_count = table.n;
-            ps.d.table.azimuth_rad = table.az_rad;
-            ps.d.table.elevation_rad = table.el_rad;
+            /* the angles go in double (sensim__lidar_create), not as the desc's floats */
+            ps.d.table.azimuth_rad = NULL;
+            ps.d.table.elevation_rad = NULL;
             ps.d.table.time_ns = table.time_ns;
             ps.d.table.period_ns = table.period_ns;
         }
@@ -872,7 +874,7 @@ static sensim_status create_impl(sensim_context *ctx, const char *name_or_path, 
             sensim__pose_from_xyz_rpy(ps.mount_xyz[0], ps.mount_xyz[1], ps.mount_xyz[2], ps.mount_rpy_deg[0] * DEG,
                                   ps.mount_rpy_deg[1] * DEG, ps.mount_rpy_deg[2] * DEG, ps.d.mount_pose);
         if (st == SENSIM_OK)
-            st = sensim_lidar_create(ctx, &ps.d, out);
+            st = sensim__lidar_create(ctx, &ps.d, table.az_rad, table.el_rad, out);
         if (st != SENSIM_OK) {
             char msg[1024];
             snprintf(msg, sizeof msg, "%s", sensim_context_last_error(ctx));
