@@ -8,7 +8,9 @@ odometry positions one step apart) is the kinematic model's next speed from the 
 sensim/vehicle.h documents it (the equations are written out here, not taken from the library): at rest
 before the control arrives, under full throttle after; the vehicle then drives forward along its heading
 (y and the heading unchanged: steer 0); when the control node leaves, the run ends by itself (exit 0) and
-says so. The /odom writer's USER_DATA names Odometry's Jazzy type hash, and none with --ros-distro humble.
+says so. The /odom writer's USER_DATA names Odometry's Jazzy type hash, and the ros_discovery_info writer's
+rmw_dds_common/msg/ParticipantEntitiesInfo's (as rmw_cyclonedds of Jazzy); neither has one with --ros-distro
+humble.
 Refusals: --control-in with --pose-in, without --trajectory, with --trajectory -.
 
 Discovery over loopback only (CYCLONEDDS_URI) on a domain of its own. Every wait is on a state a process
@@ -56,7 +58,7 @@ def main():
 
         out = os.path.join(tmp, "sub")
         os.mkdir(out)
-        sub = Proc([SUB, out, "--timeout", "300", "/odom:Odometry:60"], env)
+        sub = Proc([SUB, out, "--timeout", "300", "--graph", "/odom:Odometry:60"], env)
         check(sub.wait_line("^ready$"), "subscriber ready: %s" % sub.text())
         pub = Proc([PUB, TOPIC, "1.0", "0.0", "0.0", "--hz", "50"], env, stdin=True)
         check(pub.wait_line("^ready$"), "the control node is ready: %s" % pub.text())
@@ -71,14 +73,16 @@ def main():
               "the run ended with the control node, exit 0: %d %s" % (rc, sim.text()[-1500:]))
 
         sys.path.insert(0, os.path.join(ROOT, "scripts"))
-        from gen_ros2_msgdefs import type_hash_of
+        from gen_ros2_msgdefs import GRAPH, type_hash_of
         check("userdata /odom typehash=%s;" % type_hash_of("nav_msgs/msg/Odometry") in sub.text(),
               "the /odom writer's USER_DATA is Jazzy's typehash: %s" % sub.text()[-500:])
+        check("userdata ros_discovery_info typehash=%s;" % type_hash_of(GRAPH) in sub.text().splitlines(),
+              "the ros_discovery_info writer's USER_DATA is Jazzy's typehash: %s" % sub.text()[-500:])
 
         # Humble's rmw sends no type hash: --ros-distro humble neither
         hout = os.path.join(tmp, "sub_humble")
         os.mkdir(hout)
-        hsub = Proc([SUB, hout, "--timeout", "300", "/odom:Odometry:3"], env)
+        hsub = Proc([SUB, hout, "--timeout", "300", "--graph", "/odom:Odometry:3"], env)
         check(hsub.wait_line("^ready$"), "humble: subscriber ready: %s" % hsub.text())
         hpub = Proc([PUB, TOPIC, "0.5", "0.0", "0.0", "--hz", "50"], env, stdin=True)
         check(hpub.wait_line("^ready$"), "humble: the control node is ready: %s" % hpub.text())
@@ -86,6 +90,8 @@ def main():
                             "--wait-subscribers=/odom"], env)
         check(hsub.finish(timeout=300) == 0 and "userdata /odom -" in hsub.text(),
               "humble: no USER_DATA on /odom: %s" % hsub.text()[-500:])
+        check("userdata ros_discovery_info -" in hsub.text().splitlines(),
+              "humble: no USER_DATA on ros_discovery_info: %s" % hsub.text()[-500:])
         hpub.p.stdin.close()
         hpub.finish()
         check(hsim.finish(timeout=120) == 0, "humble: the run ends with the control node: %s" % hsim.text()[-800:])

@@ -4,7 +4,8 @@ endpoint's USER_DATA as "typehash=...;", rosbag2 in every channel's topic_type_h
 scripts/gen_ros2_msgdefs.py (type_hash) from the .msg texts in scripts/msg, checked against hashes that
 rosidl_generator_type_description computed and others published:
 
-- OURS: every type libsensim carries but carla_msgs/msg/CarlaLaneInvasionEvent (no published hash found);
+- OURS: every type libsensim carries but carla_msgs/msg/CarlaLaneInvasionEvent (no published hash found), and
+  rmw_dds_common/msg/ParticipantEntitiesInfo, the type of ros_discovery_info (its writer's USER_DATA);
 - ELSEWHERE: some of them again from a second, independent publication;
 - FIXTURES: types we do not carry, with their .msg texts written here, for the rules our types do not
   exercise (char, byte, bounded strings, bounded sequences, default values, constants, a message with only
@@ -31,6 +32,9 @@ Sources, cited beside each value:
          carries the raw .msg source it hashed; RIHS01 is unchanged since Iron: Strings' hash there equals
          Jazzy's in [BAG]).
 [ROSBAGS] github.com/ternaris/rosbags tests/rosbags/typesys/test_hashing.py (test_rihs01; std_msgs types).
+[ZENOH]  github.com/eclipse-zenoh/zenoh-plugin-ros2dds zenoh-plugin-ros2dds/src/ros_discovery.rs
+         (ROS_DISCOVERY_INFO_TYPE_HASH, "Type hash for rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_ in Iron
+         and Jazzy", the USER_DATA of the bridge's ros_discovery_info reader and writer; since commit 4810efb).
 
 Usage: test_ros2_typehash.py [SOURCE_ROOT]"""
 import os
@@ -39,7 +43,7 @@ import sys
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from gen_ros2_msgdefs import ROOTS, load, type_hash  # noqa: E402
+from gen_ros2_msgdefs import GRAPH, ROOTS, load, type_hash  # noqa: E402
 
 OURS = {  # type: (published hash, where)
     "sensor_msgs/msg/PointCloud2": ("9198cabf7da3796ae6fe19c4cb3bdd3525492988c70522628af5daa124bae2b5", "CARLA"),
@@ -79,6 +83,9 @@ OURS = {  # type: (published hash, where)
                                               "CARLA"),
     "carla_msgs/msg/CarlaCollisionEvent": ("d77acb472c5effb98998bfb2e176ae3ffac0a84ce33a79f90e999544e3fcfeff",
                                            "CARLA"),
+    # jazzy's Gid is char[16] (Humble's char[24], which --ros-distro humble sends with no hash)
+    "rmw_dds_common/msg/ParticipantEntitiesInfo": ("91a0593bacdcc50ea9bdcf849a938b128412cc1ea821245c663bcd26f83c295e",
+                                                   "ZENOH"),
 }
 ELSEWHERE = [  # (type, published hash, where): the same types, published independently of [CARLA]
     ("nav_msgs/msg/Odometry", "3cc97dc7fb7502f8714462c526d369e35b603cfc34d946e3f2eda2766dfec6e0", "UROS"),
@@ -194,6 +201,7 @@ for name, want, where in ELSEWHERE:
     check_hash(name, type_hash(name, texts), want, where)
 for name, extra, want, where in FIXTURES:
     check_hash(name, type_hash(name, dict(texts, **extra)), want, where)
+check(GRAPH in OURS, "ros_discovery_info's type %s has a published hash" % GRAPH)
 check(set(ROOTS) - set(OURS) == {"carla_msgs/msg/CarlaLaneInvasionEvent"},
       "every type libsensim carries has a published hash but CarlaLaneInvasionEvent (none found)",
       "missing: %s" % sorted(set(ROOTS) - set(OURS) - {"carla_msgs/msg/CarlaLaneInvasionEvent"}))
@@ -203,5 +211,8 @@ gen = re.findall(r'"(RIHS01_[0-9a-f]{64})", /\* ([a-z0-9_/A-Z]+) \*/', src)
 check([n for _, n in gen] == ROOTS and all(h == type_hash(n, texts) for h, n in gen),
       "src/io/ros2_msgdefs.c holds the script's hashes of its %d types in ROOTS order" % len(ROOTS),
       "(regenerate: scripts/gen_ros2_msgdefs.py > src/io/ros2_msgdefs.c)")
+graph = re.findall(r'sensim__ros2_graph_type_hash\[\] =\s*"(RIHS01_[0-9a-f]{64})"; /\* ([a-z0-9_/A-Z]+) \*/', src)
+check(graph == [(type_hash(GRAPH, texts), GRAPH)], "src/io/ros2_msgdefs.c holds the script's hash of %s" % GRAPH,
+      "%s (regenerate: scripts/gen_ros2_msgdefs.py > src/io/ros2_msgdefs.c)" % graph)
 print("%d checks passed, %d failed" % (passed, failures))
 sys.exit(1 if failures else 0)

@@ -407,7 +407,8 @@ static dds_qos_t *topic_qos(int32_t type, int32_t mode)
  * rmw_cyclonedds makes it, in the 16-byte Gid of Iron and later (Humble's
  * was 24 bytes). Without it `ros2 node list` shows no node and `ros2 topic
  * info -v` no node name. Republished whenever a writer is added (the latest
- * sample replaces the earlier one for late joiners). */
+ * sample replaces the earlier one for late joiners). Iron and later: the
+ * writer's USER_DATA is "typehash=<ParticipantEntitiesInfo's RIHS01>;". */
 
 static void put_gid(buf *b, dds_entity_t e, int bytes)
 {
@@ -465,6 +466,13 @@ static sensim_status graph_open(sensim__dds *d)
         dds_delete_qos(q);
         sensim__raw_type_free(st);
         return sensim__dds_fail("sensim_ros2_open", "ros_discovery_info", t);
+    }
+    /* as the data writers' (dds_add_topic): rmw_cyclonedds of Iron and later makes ros_discovery_info's
+       endpoints as any other, USER_DATA naming the type's hash */
+    if (d->gid_bytes == 16) {
+        char ud[100];
+        int n = snprintf(ud, sizeof ud, "typehash=%s;", sensim__ros2_graph_type_hash);
+        dds_qset_userdata(q, ud, (size_t)n);
     }
     d->graph = dds_create_writer(d->participant, t, q, NULL);
     dds_delete_qos(q);

@@ -8,6 +8,8 @@ extern const char *const sensim__ros2_type_names[SENSIM__ROS2_TYPES];
 extern const char *const sensim__ros2_msgdefs[SENSIM__ROS2_TYPES];
 /* "RIHS01_<64 hex>": what Jazzy's rmw puts in USER_DATA and rosbag2 in topic_type_hash */
 extern const char *const sensim__ros2_type_hashes[SENSIM__ROS2_TYPES];
+/* rmw_dds_common/msg/ParticipantEntitiesInfo's (Gid uint8[16]), the ros_discovery_info endpoints' */
+extern const char sensim__ros2_graph_type_hash[];
 
 /* The QoS profile a ROS 2 publisher of each type offers, for the live
  * writers' DDS QoS (ros2_dds.c) and the bag's offered_qos_profiles (mcap.c):

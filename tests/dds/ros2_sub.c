@@ -4,7 +4,8 @@
  * the keys tests/node/check_mcap.mjs prints for a bag), and as the raw CDR
  * bytes that came over the wire.
  *
- * Usage: ros2_sub OUTDIR [--timeout S] [--probe-reliable | --best-effort] [--count-only] TOPIC:TYPE:COUNT...
+ * Usage: ros2_sub OUTDIR [--timeout S] [--probe-reliable | --best-effort] [--count-only] [--graph]
+ *                TOPIC:TYPE:COUNT...
  *   TYPE: PointCloud2 Image CameraInfo Imu NavSatFix Odometry TFMessage Clock CarlaEgoVehicleStatus
  *         CarlaEgoVehicleInfo
  * Domain from ROS_DOMAIN_ID; network from CYCLONEDDS_URI. Prints "ready"
@@ -14,7 +15,10 @@
  * '/' as '_'), or 1 at the timeout (default 120 s) saying what is missing.
  * /tf_static and .../vehicle_info are read transient-local (a late subscriber
  * gets them). With "matched" it prints "userdata TOPIC TEXT" for each
- * topic's first matched writer (its USER_DATA QoS; TEXT "-" when empty).
+ * topic's first matched writer (its USER_DATA QoS; TEXT "-" when empty);
+ * --graph: then "userdata ros_discovery_info TEXT" for the ros_discovery_info
+ * writer of that writer's participant (DCPSPublication; TEXT "none" when it
+ * has none after 10 s).
  * --probe-reliable: one reliable, volatile reader on the one topic; exits 0
  * printing "incompatible POLICY_ID" when DDS reports the writer's QoS does
  * not offer what it asks (--hold: the reader stays until SIGTERM), 1 if it
@@ -100,6 +104,51 @@ static void die(const char *what, dds_return_t rc)
 {
     fprintf(stderr, "ros2_sub: %s: %s\n", what, rc < 0 ? dds_strretcode(rc) : "failed");
     exit(2);
+}
+
+/* --graph: the USER_DATA of the ros_discovery_info writer of the participant of @p rd's first matched writer. */
+static void print_graph_userdata(dds_entity_t pp, dds_entity_t rd)
+{
+    dds_instance_handle_t ih;
+    dds_guid_t ppant;
+    dds_builtintopic_endpoint_t *ep = dds_get_matched_publications(rd, &ih, 1) > 0
+                                          ? dds_get_matched_publication_data(rd, ih) : NULL;
+    if (!ep) {
+        printf("userdata ros_discovery_info none\n");
+        return;
+    }
+    ppant = ep->participant_key;
+    dds_builtintopic_free_endpoint(ep);
+    dds_entity_t pubs = dds_create_reader(pp, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, NULL, NULL);
+    if (pubs < 0)
+        die("dds_create_reader DCPSPublication", pubs);
+    int found = 0;
+    dds_time_t until = dds_time() + DDS_SECS(10);
+    while (!found && dds_time() < until) {
+        void *smp[32] = {0};
+        dds_sample_info_t si[32];
+        dds_return_t n = dds_read(pubs, smp, si, 32, 32);
+        for (int i = 0; i < n && !found; i++) {
+            const dds_builtintopic_endpoint_t *e = smp[i];
+            void *ud = NULL;
+            size_t sz = 0;
+            if (!si[i].valid_data || !e->topic_name || strcmp(e->topic_name, "ros_discovery_info") ||
+                memcmp(&e->participant_key, &ppant, sizeof ppant))
+                continue;
+            found = 1;
+            if (!dds_qget_userdata(e->qos, &ud, &sz))
+                ud = NULL, sz = 0;
+            printf("userdata ros_discovery_info %.*s\n", sz ? (int)sz : 1, sz ? (const char *)ud : "-");
+            dds_free(ud);
+        }
+        if (n > 0)
+            dds_return_loan(pubs, smp, n);
+        if (!found)
+            dds_sleepfor(DDS_MSECS(20));
+    }
+    if (!found)
+        printf("userdata ros_discovery_info none\n");
+    dds_delete(pubs);
 }
 
 static long long stamp_ns(builtin_interfaces_msg_dds__Time_ t)
@@ -348,7 +397,7 @@ int main(int argc, char **argv)
     }
     const char *out = argv[1];
     double timeout = 120;
-    int probe = 0, best_effort = 0;
+    int probe = 0, best_effort = 0, graph = 0;
     spec specs[MAX_SPECS];
     int ns = 0;
     for (int i = 2; i < argc; i++) {
@@ -370,6 +419,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(argv[i], "--count-only")) {
             g_count_only = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--graph")) {
+            graph = 1;
             continue;
         }
         spec *s = &specs[ns];
@@ -495,6 +548,8 @@ int main(int argc, char **argv)
                 printf("matched\n");
                 for (int i = 0; i < ns && !g_count_only; i++)
                     print_userdata(&specs[i]);
+                if (graph && ns > 0)
+                    print_graph_userdata(pp, specs[0].rd);
                 fflush(stdout);
             }
             if (done) {
