@@ -5,7 +5,10 @@
  * actor, for A = 300, 1000, 3000, 10000 on 0.1 M static triangles; then
  * the commit after moving 50 actors on 0.1 M and on 10.6 M static
  * triangles (their ratio: a commit that moved only actors should not walk
- * the static world).
+ * the static world); then a commit of 3000 actors when none moved.
+ *
+ * At 3000 actors, the yardstick: tracing one 50 ms step of a pandar64 parked
+ * among them (median), and update + commit over it.
  *
  *   bench_actors [REPS]          (default 9)
  */
@@ -115,6 +118,45 @@ static double steps(sensim_scene *s, uint32_t n, uint32_t moved, int motion, int
     return t[(reps < 64 ? reps : 64) / 2];
 }
 
+/* Median seconds of tracing one 50 ms step of a pandar64 (a rig, the context's threads) among the
+ * actors of @p s, parked in the middle of the grid: the issue's yardstick for a commit. */
+static double trace_step(sensim_context *ctx, const sensim_scene *s, uint32_t n, int reps)
+{
+    sensim_lidar *l;
+    sensim_rig *rig;
+    sensim_ring *ring;
+    uint64_t cap;
+    size_t size;
+    check(sensim_lidar_create_from_preset(ctx, "pandar64", NULL, 0, &l), "pandar64");
+    check(sensim_lidar_ring_size(l, 4, &cap, &size), "ring size");
+    void *mem = malloc(size);
+    if (!mem)
+        exit(1);
+    check(sensim_ring_init(mem, size, cap, 4, SENSIM_OVERFLOW_DROP_OLDEST, &ring), "ring");
+    check(sensim_rig_create(ctx, &rig), "rig");
+    check(sensim_rig_add_lidar(rig, l, ring, NULL), "add lidar");
+    double P[16], t[64];
+    const double mid = 5.0 * (ceil(sqrt((double)n)) - 1);
+    at(P, mid + 5.0, mid + 5.0);
+    P[14] = 1.8;
+    check(sensim_rig_push_pose(rig, 0, P), "pose");
+    for (int r = 0; r < reps + 1 && r < 64; r++) { /* the first step is not counted */
+        check(sensim_rig_push_pose(rig, (int64_t)(r + 1) * 50000000, P), "pose");
+        double a = now_s();
+        check(sensim_rig_step(rig, s, 50000000, NULL, NULL), "step");
+        t[r] = now_s() - a;
+        sensim_frame_view v;
+        while (sensim_ring_peek(ring, &v) == SENSIM_OK)
+            sensim_ring_release(ring);
+    }
+    int k = reps < 63 ? reps : 63;
+    qsort(t + 1, (size_t)k, sizeof *t, cmp);
+    sensim_rig_destroy(rig);
+    sensim_lidar_destroy(l);
+    free(mem);
+    return t[1 + k / 2];
+}
+
 int main(int argc, char **argv)
 {
     int reps = argc > 1 ? atoi(argv[1]) : 9;
@@ -124,16 +166,25 @@ int main(int argc, char **argv)
     check(sensim_context_create(NULL, &ctx), "context");
     static const uint32_t counts[] = {300, 1000, 3000, 10000};
     printf("actors  pose: ms a step  us an actor  motion: ms a step  us an actor   (0.1 M static triangles)\n");
-    double per[2][4];
+    double per[2][4], tr3000 = 0, tp3000 = 0, tm3000 = 0;
     for (int i = 0; i < 4; i++) {
         sensim_scene *s = make(ctx, 100000, counts[i]);
-        double tp = steps(s, counts[i], counts[i], 0, reps), tm = steps(s, counts[i], counts[i], 1, reps);
+        double tp = steps(s, counts[i], counts[i], 0, reps);
+        if (counts[i] == 3000) {
+            check(sensim_scene_commit(s), "commit"); /* parked again for the yardstick */
+            tr3000 = trace_step(ctx, s, counts[i], reps), tp3000 = tp;
+        }
+        double tm = steps(s, counts[i], counts[i], 1, reps);
+        if (counts[i] == 3000)
+            tm3000 = tm;
         per[0][i] = tp / counts[i], per[1][i] = tm / counts[i];
         printf("%6u  %13.3f  %11.3f  %15.3f  %11.3f\n", counts[i], 1e3 * tp, 1e6 * per[0][i], 1e3 * tm,
                1e6 * per[1][i]);
         sensim_scene_destroy(s);
     }
     printf("per actor at 3000 / at 300: pose %.2f, motion %.2f\n", per[0][2] / per[0][0], per[1][2] / per[1][0]);
+    printf("tracing one 50 ms pandar64 step among 3000 actors: %.3f ms; update + commit / tracing: pose %.2f, "
+           "motion %.2f\n", 1e3 * tr3000, tp3000 / tr3000, tm3000 / tr3000);
     double c[2];
     static const uint64_t tris[2] = {100000, 10600000};
     for (int k = 0; k < 2; k++) {
@@ -144,6 +195,10 @@ int main(int argc, char **argv)
         sensim_scene_destroy(s);
     }
     printf("ratio 10.6 M / 0.1 M: %.2f\n", c[1] / c[0]);
+    /* a commit that moved nothing (a host committing every step whether or not anything changed) */
+    sensim_scene *s = make(ctx, 100000, 3000);
+    printf("commit with 3000 actors and none moved: %.3f ms\n", 1e3 * steps(s, 3000, 0, 0, reps));
+    sensim_scene_destroy(s);
     sensim_context_destroy(ctx);
     return 0;
 }

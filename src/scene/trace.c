@@ -17,6 +17,9 @@ typedef struct trace_inst {
     bool moving;        /* rigid motion: rotation slerps from q0 to q1 over ray time */
     double q0[4], q1[4];
     sensim__slerp sl; /* q0 -> q1 set up once (moving) */
+    RTCGeometry geom;   /* the Embree instance, kept across commits (actors only) */
+    RTCScene child;     /* the prototype it instances */
+    double pose[16], pose1[16]; /* the actor's pose(s) it was set from: a commit updates only those that moved */
 } trace_inst;
 
 /* An actor traced as static geometry (sensim_scene_set_flatten), as it was flattened. */
@@ -259,6 +262,76 @@ static sensim_status build_statics(RTCDevice dev, const sensim_scene *scene, con
     return backend_status(dev, "building the static BVH");
 }
 
+/* Instance @p gi's transform from actor @p a, and @p in's record of it: a
+ * moving actor as two quaternion steps (Embree interpolates the translation
+ * linearly and the rotation by slerp), a parked one as its matrix. The
+ * Embree calls are the same whether the instance is new or kept. */
+static void set_actor_instance(RTCGeometry gi, const sensim_actor *a, trace_inst *in)
+{
+    double q0[4] = {1, 0, 0, 0}, q1[4] = {1, 0, 0, 0};
+    rtcSetGeometryTimeStepCount(gi, a->moving ? 2 : 1);
+    if (a->moving) {
+        const double *P[2] = {a->pose, a->pose1};
+        sensim__quat_from_mat(a->pose, q0);
+        sensim__quat_from_mat(a->pose1, q1);
+        if (q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3] < 0)
+            for (int c = 0; c < 4; c++)
+                q1[c] = -q1[c];
+        const double *Q[2] = {q0, q1};
+        for (unsigned step = 0; step < 2; step++) {
+            struct RTCQuaternionDecomposition qd;
+            rtcInitQuaternionDecomposition(&qd);
+            rtcQuaternionDecompositionSetQuaternion(&qd, (float)Q[step][0], (float)Q[step][1], (float)Q[step][2],
+                                                    (float)Q[step][3]);
+            rtcQuaternionDecompositionSetTranslation(&qd, (float)P[step][12], (float)P[step][13], (float)P[step][14]);
+            rtcSetGeometryTransformQuaternion(gi, step, &qd);
+        }
+        memcpy(in->pose1, a->pose1, sizeof in->pose1);
+    } else {
+        float xf[16];
+        for (int j = 0; j < 16; j++)
+            xf[j] = (float)a->pose[j];
+        rtcSetGeometryTransform(gi, 0, RTC_FORMAT_FLOAT4X4_COLUMN_MAJOR, xf);
+    }
+    in->moving = a->moving;
+    memcpy(in->pose, a->pose, sizeof in->pose);
+    memcpy(in->q0, q0, sizeof q0);
+    memcpy(in->q1, q1, sizeof q1);
+    sensim__slerp_setup(q0, q1, &in->sl);
+    normal_matrix(a->pose, in->nrm);
+}
+
+/* The top level of @p old serves again when it instances the same actors
+ * (ids, meshes, prototypes, in order) after the static world kept: only the
+ * instances of actors that moved are set again, and Embree's top-level BVH
+ * is rebuilt only when one did. The geometry is the same as a new top level
+ * would hold, in the same order, so the BVH and every hit are too. */
+static bool top_reusable(const trace_state *old, const sensim_scene *scene, const uint8_t *isflat, RTCScene kept,
+                         uint32_t ninst)
+{
+    /* kept: the static world taken over from old (NULL: none); old->top is it when old had no actors */
+    const bool statics = kept != NULL;
+    if (!old || !old->top || old->top == kept || old->inst_count != ninst || (statics && !old->inst[0].world))
+        return false;
+    for (uint32_t k = statics ? 1u : 0u, next = 0; k < ninst; k++) {
+        while (isflat[next])
+            next++;
+        const sensim_actor *a = &scene->actors[next++];
+        const trace_inst *in = &old->inst[k];
+        if (in->world || in->object_id != a->id || in->mesh != a->mesh || !in->geom ||
+            in->child != (RTCScene)scene->meshes[a->mesh].proto)
+            return false;
+    }
+    return true;
+}
+
+/* Whether actor @p a's instance must be set again. */
+static bool instance_moved(const trace_inst *in, const sensim_actor *a)
+{
+    return in->moving != a->moving || memcmp(in->pose, a->pose, sizeof in->pose) != 0 ||
+           (a->moving && memcmp(in->pose1, a->pose1, sizeof in->pose1) != 0);
+}
+
 sensim_status sensim__trace_commit(sensim_scene *scene)
 {
     RTCDevice dev = (RTCDevice)scene->ctx->device;
@@ -285,8 +358,9 @@ sensim_status sensim__trace_commit(sensim_scene *scene)
     t->flat = flat, t->flat_n = nflat;
 
     /* Static world: rebuilt only when static meshes or the flattened actors changed. */
-    if (old && !scene->static_dirty && old->flat_n == nflat &&
-        (nflat == 0 || memcmp(old->flat, flat, nflat * sizeof *flat) == 0)) {
+    const bool kept_statics = old && !scene->static_dirty && old->flat_n == nflat &&
+                              (nflat == 0 || memcmp(old->flat, flat, nflat * sizeof *flat) == 0);
+    if (kept_statics) {
         t->statics = old->statics;
         t->static_mesh = old->static_mesh;
         t->static_obj = old->static_obj;
@@ -314,6 +388,35 @@ sensim_status sensim__trace_commit(sensim_scene *scene)
         return SENSIM_OK;
     }
     uint32_t ninst = (t->statics ? 1u : 0u) + scene->actor_count - nflat;
+    if (kept_statics && top_reusable(old, scene, isflat, t->statics, ninst)) {
+        t->top = old->top, t->inst = old->inst, t->inst_count = ninst;
+        old->top = NULL, old->inst = NULL;
+        bool moved = false;
+        for (uint32_t k = t->statics ? 1u : 0u, next = 0; k < ninst; k++) {
+            while (isflat[next])
+                next++;
+            const sensim_actor *a = &scene->actors[next++];
+            trace_inst *in = &t->inst[k];
+            if (!instance_moved(in, a))
+                continue;
+            set_actor_instance(in->geom, a, in);
+            rtcCommitGeometry(in->geom);
+            moved = true;
+        }
+        free(isflat);
+        if (moved)
+            rtcCommitScene(t->top);
+        release_state(old);
+        st = backend_status(dev, "building the top-level BVH");
+        if (st != SENSIM_OK) { /* the kept top level is not whole: the next commit builds anew */
+            release_state(t);
+            scene->trace = NULL;
+            return st;
+        }
+        scene->trace = t;
+        scene->flat_count = nflat;
+        return SENSIM_OK;
+    }
     t->inst = calloc(ninst ? ninst : 1, sizeof *t->inst);
     t->top = new_scene(dev);
     if (!t->inst || !t->top) {
@@ -322,7 +425,6 @@ sensim_status sensim__trace_commit(sensim_scene *scene)
         return sensim__fail(SENSIM_ERR_OUT_OF_MEMORY, "cannot allocate top-level scene");
     }
     rtcSetSceneBuildQuality(t->top, RTC_BUILD_QUALITY_MEDIUM);
-    static const double identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     for (uint32_t k = 0, next = 0; k < ninst; k++) {
         bool is_static = t->statics && k == 0;
         const sensim_actor *a = NULL;
@@ -360,45 +462,21 @@ sensim_status sensim__trace_commit(sensim_scene *scene)
             return backend_status(dev, "creating an instance");
         }
         rtcSetGeometryInstancedScene(gi, child);
-        const double *pose = is_static ? identity : a->pose;
-        bool moving = !is_static && a->moving;
-        double q0[4] = {1, 0, 0, 0}, q1[4] = {1, 0, 0, 0};
-        if (moving) {
-            /* Embree interpolates the two steps: translation linearly, rotation by slerp */
-            rtcSetGeometryTimeStepCount(gi, 2);
-            const double *P[2] = {a->pose, a->pose1};
-            sensim__quat_from_mat(a->pose, q0);
-            sensim__quat_from_mat(a->pose1, q1);
-            if (q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3] < 0)
-                for (int c = 0; c < 4; c++)
-                    q1[c] = -q1[c];
-            const double *Q[2] = {q0, q1};
-            for (unsigned step = 0; step < 2; step++) {
-                struct RTCQuaternionDecomposition qd;
-                rtcInitQuaternionDecomposition(&qd);
-                rtcQuaternionDecompositionSetQuaternion(&qd, (float)Q[step][0], (float)Q[step][1], (float)Q[step][2],
-                                                        (float)Q[step][3]);
-                rtcQuaternionDecompositionSetTranslation(&qd, (float)P[step][12], (float)P[step][13],
-                                                         (float)P[step][14]);
-                rtcSetGeometryTransformQuaternion(gi, step, &qd);
-            }
+        trace_inst in = {.world = is_static, .moving = false};
+        if (is_static) {
+            static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+            rtcSetGeometryTransform(gi, 0, RTC_FORMAT_FLOAT4X4_COLUMN_MAJOR, identity);
+            static const double identity_d[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+            normal_matrix(identity_d, in.nrm);
         } else {
-            float xf[16];
-            for (int j = 0; j < 16; j++)
-                xf[j] = (float)pose[j];
-            rtcSetGeometryTransform(gi, 0, RTC_FORMAT_FLOAT4X4_COLUMN_MAJOR, xf);
+            in.object_id = a->id, in.mesh = a->mesh, in.child = child;
+            set_actor_instance(gi, a, &in);
         }
         rtcCommitGeometry(gi);
         unsigned gid = rtcAttachGeometry(t->top, gi);
-        rtcReleaseGeometry(gi);
-        t->inst[gid].object_id = is_static ? 0u : a->id;
-        t->inst[gid].world = is_static;
-        t->inst[gid].mesh = is_static ? 0u : a->mesh;
-        t->inst[gid].moving = moving;
-        memcpy(t->inst[gid].q0, q0, sizeof q0);
-        memcpy(t->inst[gid].q1, q1, sizeof q1);
-        sensim__slerp_setup(q0, q1, &t->inst[gid].sl);
-        normal_matrix(pose, t->inst[gid].nrm);
+        rtcReleaseGeometry(gi); /* the scene holds it; in.geom borrows the scene's reference */
+        in.geom = is_static ? NULL : gi;
+        t->inst[gid] = in;
     }
     free(isflat);
     t->inst_count = ninst;
