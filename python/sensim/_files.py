@@ -5,8 +5,9 @@ import threading
 
 from . import _lib
 
-from . import (Busy, Camera, Frame, InvalidArgument, OutOfRange, POINT_DTYPE, POINT_SIZE, ParseError, _Handle, _L, _check,
-               _f64, _i64, _mat16, _need_numpy, _np, _text_arg, _u32, _u64, _using, _want)
+from ._core import (Busy, Frame, InvalidArgument, OutOfRange, POINT_DTYPE, POINT_SIZE, ParseError, _Handle, _L,
+                    _check, _f64, _i64, _mat16, _need_numpy, _np, _text_arg, _u32, _u64, _using, _want)
+from ._sensors import (Camera)
 
 
 POINT_FORMATS = {"ply": 0, "ply-ascii": 1, "pcd": 2, "pcd-ascii": 3, "kitti": 4, "carla": 5, "las": 6, "las12": 7}

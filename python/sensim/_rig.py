@@ -4,10 +4,9 @@ import math
 
 from . import _lib
 
-from . import (Camera, Context, Error, ImageRing, InvalidArgument, Lidar, Nav, NavRing, OutOfRange, Radar, Ring,
-               Scene, _Handle, _L, _Sample, _check, _closed, _f64, _from16, _i64, _keys, _mat16, _np, _u32, _u64, _uint,
-               _using,
-               _want)
+from ._core import (Context, Error, ImageRing, InvalidArgument, OutOfRange, Ring, Scene, _Handle, _L, _Sample,
+                    _check, _closed, _f64, _from16, _i64, _keys, _mat16, _np, _u32, _u64, _uint, _using, _want)
+from ._sensors import (Camera, Lidar, Nav, NavRing, Radar)
 from ._sinks import (CsvSink, FrameSink, ImageSink, McapSink)
 
 

@@ -4,7 +4,7 @@ import ctypes
 
 from . import _lib
 
-from . import InvalidArgument, Scene, _Handle, _L, _check, _f64, _from16, _text_arg, _u32, _using, _want
+from ._core import (InvalidArgument, Scene, _Handle, _L, _check, _f64, _from16, _text_arg, _u32, _using, _want)
 
 # lane types (CARLA's carla.LaneType bits) by OpenDRIVE name
 LANE_TYPES = {"none": 0x1, "driving": 0x2, "stop": 0x4, "shoulder": 0x8, "biking": 0x10, "sidewalk": 0x20,

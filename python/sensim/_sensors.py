@@ -3,8 +3,9 @@ import ctypes
 
 from . import _lib
 
-from . import (Context, InvalidArgument, POINT_SIZE, POLICIES, Ring, Scene, _DATATYPES, _Handle, _L, _check, _f64,
-               _from16, _header, _i64, _keys, _mat16, _need_numpy, _np, _text_arg, _u32, _u64, _using, _want)
+from ._core import (Context, InvalidArgument, POINT_SIZE, POLICIES, Ring, Scene, _DATATYPES, _Handle, _L, _check,
+                    _f64, _from16, _header, _i64, _keys, _mat16, _need_numpy, _np, _text_arg, _u32, _u64, _using,
+                    _want)
 
 
 NAV_KINDS = {"imu": 0, "gnss": 1, "odometry": 2}

@@ -3,8 +3,8 @@ import ctypes
 
 from . import _lib
 
-from . import (Camera, FRAMES, InvalidArgument, Lidar, NAV_KINDS, _Handle, _L, _check, _text_arg, _u64, _uint, _using,
-               _want)
+from ._core import (FRAMES, InvalidArgument, _Handle, _L, _check, _text_arg, _u64, _uint, _using, _want)
+from ._sensors import (Camera, Lidar, NAV_KINDS)
 from ._files import (McapWriter, POINT_FORMATS, _axes3)
 
 

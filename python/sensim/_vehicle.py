@@ -3,7 +3,7 @@
 import ctypes
 
 from . import _lib
-from . import InvalidArgument, _L, _check, _f64, _mat16, _need_numpy, _np
+from ._core import (InvalidArgument, _L, _check, _f64, _mat16, _need_numpy, _np)
 from ._files import _vehicle_control
 
 VEHICLE_MODEL_FIELDS = tuple(k for k, _ in _lib.VehicleModel._fields_ if k != "reserved")
