@@ -117,12 +117,13 @@ static const struct command_help {
      "  second; --timeout ends echo/hz after that long without a message; Ctrl-C ends them\n"},
     {"collect",
      "sensim collect --scene FILE|street --rig RIG --trajectory FILE --out DIR [--rate HZ] [--threads N]\n"
-     "               [--frame native|carla|ue] [--resume | --overwrite] [--flatten-actors N]\n",
+     "               [--frame native|carla|ue] [--shard K/N] [--resume | --overwrite] [--flatten-actors N]\n",
      "  CARLA's synchronous-collection layout: each step of 1/HZ (default 10 Hz) of the rig's first lidar\n"
      "  and first camera (its outputs): rgb/, depth/ (CARLA's encoding), semseg/ (CityScapes), semseg_raw/,\n"
      "  lidar/ (the step's shots, CARLA's frame) and meta/NNNNNN.json (time, poses, K); inputs read in\n"
      "  --frame (native by default); OUT/meta.json identifies the run: another run's folder is refused,\n"
-     "  --resume continues from the first step without its meta/ JSON, --overwrite replaces the run\n"},
+     "  --resume continues from the first step without its meta/ JSON, --overwrite replaces the run;\n"
+     "  --shard K/N writes the K-th of N contiguous blocks of the steps (shards share the folder)\n"},
     {"bench",
      "sensim bench [--scene FILE|street] [--lidar PRESET|FILE]... [--camera PRESET]... [--set KEY=VALUE]...\n"
      "             [--detail N] [--reps N] [--threads N] [--json] [--flatten-actors N]\n",

@@ -16,7 +16,9 @@
  * rate, frame): a folder holds one run, locked while it is written;
  * --resume continues it from the first step without its meta/ JSON,
  * --overwrite replaces it (and removes the earlier run's steps beyond this
- * run's). The lidar's ring holds every frame a step can touch, and a step
+ * run's). --shard K/N writes the K-th of N contiguous blocks of the steps:
+ * shards of one run share the folder (its meta.json names no shard) and
+ * together write the whole run's files. The lidar's ring holds every frame a step can touch, and a step
  * a ring refuses ends the run with an error: no step is written short.
  * Inputs (trajectory, rig mounts, scene) are read in --frame (native by
  * default; carla reads them as a CARLA script types them). */
@@ -320,7 +322,12 @@ static int collect_step(collect *C, step_writers *W, uint64_t k, int64_t t0, int
         double mount[16]; /* the lidar's pose at the step's start: the platform's, times its mount */
         sensim_lidar_get_mount_pose(C->lidar, mount);
         mat4_mul(ego, mount, j->lidar_pose);
+        /* the file's header describes the step, not the lidar frames it cuts from: its span, scanned whole,
+         * the lidar's pose at its start (meta/'s "lidar"), world step k; so a step's bytes do not depend on
+         * where its frames began (a run resumed or sharded mid-frame writes the whole run's) */
         j->h.frame_number = k, j->h.t_begin_ns = t0, j->h.t_end_ns = t1, j->h.point_count = j->n;
+        j->h.flags = 0, j->h.scanned_ns = t1 - t0, j->h.world_step_first = j->h.world_step_last = k;
+        memcpy(j->h.sensor_pose, j->lidar_pose, sizeof j->h.sensor_pose);
     }
     if (C->have_cam) {
         sensim_image_view v;
@@ -376,7 +383,7 @@ static char *collect_meta(int argc, char **argv, const char *scene_arg, const ch
             (unsigned long long)fnv1a_file(traj_arg, &ok));
     int first = 1;
     for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--threads")) {
+        if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--threads") || !strcmp(argv[i], "--shard")) {
             i++;
             continue;
         }
@@ -425,7 +432,7 @@ int cmd_collect(int argc, char **argv)
 {
     const char *scene_arg = NULL, *rig_arg = NULL, *traj_arg = NULL, *out = NULL;
     double rate = 10;
-    uint32_t threads = 0;
+    uint32_t threads = 0, shard_k = 0, shard_n = 1;
     int resume = 0, overwrite = 0;
     int32_t frame = SENSIM_FRAME_NATIVE; /* of what the user typed: trajectory, rig mounts, scene */
     g_flatten = FLATTEN_DEFAULT;
@@ -452,6 +459,9 @@ int cmd_collect(int argc, char **argv)
         } else if (!strcmp(a, "--threads")) {
             if (!parse_u32(v, &threads) || threads > 1024)
                 return usage("--threads needs 0..1024");
+        } else if (!strcmp(a, "--shard")) {
+            if (!parse_shard(v, &shard_k, &shard_n))
+                return usage("--shard needs K/N with 0 <= K < N <= 100000");
         } else if (!strcmp(a, "--frame")) {
             if (parse_frame_arg(v, &frame))
                 return EXIT_USAGE;
@@ -566,7 +576,7 @@ int cmd_collect(int argc, char **argv)
     if (!ensure_dir(out))
         rc = EXIT_STATUS_BASE + SENSIM_ERR_IO;
     else
-        rc = claim_output(out, meta, meta_len, resume, overwrite, 0, 1, &out_lock);
+        rc = claim_output(out, meta, meta_len, resume, overwrite, shard_k, shard_n, &out_lock);
     free(meta);
     static const char *const dirs[] = {"rgb", "depth", "semseg", "semseg_raw", "lidar", "meta"};
     for (int d = 0; d < 6 && !rc; d++) {
@@ -581,8 +591,12 @@ int cmd_collect(int argc, char **argv)
         goto done;
     if (overwrite)
         remove_steps_from(out, nsteps);
-    uint64_t k = 0; /* --resume: from the first step whose meta/ JSON (written last) is missing */
-    while (resume && k < nsteps) {
+    /* --shard K/N: the K-th of N contiguous blocks of the steps, [ka, kb) (sizes within one; nsteps < 2^44,
+     * N <= 100000: the products fit). A block's rig starts at its first step as --resume's does, so the
+     * shards' files are the whole run's, byte for byte. */
+    const uint64_t ka = nsteps * shard_k / shard_n, kb = nsteps * ((uint64_t)shard_k + 1) / shard_n;
+    uint64_t k = ka; /* --resume: from the first step of the block whose meta/ JSON (written last) is missing */
+    while (resume && k < kb) {
         char p[4200];
         snprintf(p, sizeof p, "%s/meta/%06llu.json", out, (unsigned long long)k);
         if (!file_exists(p))
@@ -604,7 +618,7 @@ int cmd_collect(int argc, char **argv)
     /* keys from the 4 before the first step's (the motion model's stencil) */
     size_t pushed = key_at(&tr, t_first + (int64_t)k0 * step);
     pushed = pushed > 4 ? pushed - 4 : 0;
-    for (; k < nsteps && !rc; k++) {
+    for (; k < kb && !rc; k++) {
         const int64_t t0 = t_first + (int64_t)k * step;
         /* keys up to the step's end and one past it (thinned to fit the rig's 4096) */
         while (pushed < tr.n && (pushed == 0 || tr.keys[pushed - 1].t_ns < t0 + step)) {
@@ -634,7 +648,11 @@ int cmd_collect(int argc, char **argv)
     int wrc = writers_stop(&writers); /* every step handed over is on disk (or the first failure said) */
     if (!rc)
         rc = wrc;
-    if (!rc)
+    if (!rc && shard_n > 1)
+        printf("collected %llu steps of %g s into %s (shard %u/%u: steps %llu to %llu)%s\n",
+               (unsigned long long)(k - k0), 1.0 / rate, out, shard_k, shard_n, (unsigned long long)ka,
+               (unsigned long long)kb, k0 > ka ? " (resumed)" : "");
+    else if (!rc)
         printf("collected %llu steps of %g s into %s%s\n", (unsigned long long)(k - k0), 1.0 / rate, out,
                k0 ? " (resumed)" : "");
 done:
