@@ -13,6 +13,7 @@
  * restart. --resume starts a block's rig at its first step with a frame
  * missing on disk and skips the frames already there. */
 #include "batch.h"
+#include "drive.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -312,6 +313,22 @@ static int64_t stream_ended(pass *X, int64_t t_last, int64_t *span)
     return pass_end(X, t_last, span);
 }
 
+/* Before each step: the moving actors, and a bag's /clock, /tf and odometry for the steps this pass owns. */
+static int pass_before(void *user, int64_t t, int64_t dt)
+{
+    pass *X = user;
+    batch_run *R = X->R;
+    int rc = actors_move(R->as, t, t + dt);
+    if (!rc && R->mc && t < (R->s0 + X->ob) * R->step_ns)
+        rc = mcap_step(R->mc, t);
+    return rc;
+}
+
+static int64_t pass_stream_ended(void *user, int64_t t_last, int64_t *span)
+{
+    return stream_ended(user, t_last, span);
+}
+
 /* The rig's run: set up, push, step, consume. 0, -1 (Ctrl-C) or an exit status after a message. */
 static int run_pass(pass *X)
 {
@@ -356,78 +373,11 @@ static int run_pass(pass *X)
         if (st)
             rc = fail(st);
     }
-    /* the trajectory's keys: from the 4 before the first step's key (the motion model's stencil) */
-    size_t lo = key_at(tr, t_begin), pushed = lo - lead_keys(lo);
-    for (int64_t t = t_begin; !rc && t < t_end && !g_stop;) {
-        int64_t dt = t_end - t < D ? t_end - t : D;
-        sensim_motion m, *mp = NULL;
-        if (g_motion == SENSIM_INTERP_CAUSAL) {
-            /* keys up to one at or past the step's end and its rolling shutters (4096 ahead at most);
-             * a streamed trajectory is read as far as the step needs, no further */
-            while ((pushed == 0 || tr->keys[pushed - 1].t_ns < t + dt + span) &&
-                   (pushed < tr->n || live_more_keys((traj *)tr))) { /* a stream grows R->tr */
-                /* two keys at one time: a jump (a reset, a teleport) */
-                const int jump = pushed > 0 && tr->keys[pushed].t_ns == tr->keys[pushed - 1].t_ns;
-                if ((st = (jump ? sensim_rig_jump_to_pose : sensim_rig_push_pose)(rig, tr->keys[pushed].t_ns,
-                                                                                  tr->keys[pushed].pose))) {
-                    rc = fail(st);
-                    break;
-                }
-                pushed++;
-            }
-            live_forget_keys((traj *)tr, &pushed); /* a stream that never ends keeps a bounded history */
-            if (g_live.stream && pushed == tr->n && tr->keys[tr->n - 1].t_ns == g_live.stream_t0_ns &&
-                !g_live.stream_rc && !g_stop) { /* as a file of one row is refused */
-                fprintf(stderr, "sensim: error: %s: the stream ended after one row: a trajectory needs two rows at "
-                                "least\n", live_stream_name());
-                rc = EXIT_STATUS_BASE + SENSIM_ERR_PARSE;
-                break;
-            }
-            if (g_live.stream && pushed == tr->n && tr->keys[tr->n - 1].t_ns < t + dt + span) {
-                /* the stream ended: the run ends as the same rows read from a file end it */
-                t_end = stream_ended(X, tr->keys[tr->n - 1].t_ns, &span);
-                if (t >= t_end)
-                    break;
-                dt = t_end - t < D ? t_end - t : D;
-            }
-        } else {
-            size_t a = key_at(tr, t), b = a;
-            while (b + 1 < tr->n && tr->keys[b].t_ns < t + dt + span)
-                b++;
-            if (b - a + 1 > 64) {
-                fprintf(stderr, "sensim: error: --motion linear: world step %lld spans %zu trajectory rows, more than "
-                                "the 64 a step's keys hold: use --motion causal, or a shorter --step-ns\n",
-                        (long long)(t / D), b - a + 1);
-                rc = EXIT_STATUS_BASE + SENSIM_ERR_TOO_LARGE;
-                break;
-            }
-            memset(&m, 0, sizeof m);
-            m.keys = &tr->keys[a], m.key_count = (uint32_t)(b - a + 1), m.interp = SENSIM_INTERP_LINEAR;
-            mp = &m;
-        }
-        if (rc || (rc = actors_move(R->as, t, t + dt)))
-            break;
-        if (R->mc && t < (R->s0 + X->ob) * D && (rc = mcap_step(R->mc, t))) /* the step's clock, tf, odometry */
-            break;
-        double a0 = now_s();
-        sensim_rig_step_result res;
-        st = sensim_rig_step(rig, R->scene, dt, mp, &res);
-        R->scan_s += now_s() - a0;
-        if (X->rc) {
-            rc = X->rc;
-            break;
-        }
-        if (st) {
-            rc = st == SENSIM_ERR_CANCELLED && g_stop ? -1 : fail(st);
-            break;
-        }
-        if (res.sensors_refused) { /* the rings are sized for a step's frames: a bug, never silent */
-            fprintf(stderr, "sensim: error: world step %llu: %u sensors' rings refused the step (overflow)\n",
-                    (unsigned long long)res.world_step, res.sensors_refused);
-            rc = EXIT_STATUS_BASE + SENSIM_ERR_RING_FULL;
-            break;
-        }
-        t += dt;
+    if (!rc) { /* the one driver loop (drive.c), with this pass's hooks */
+        drive_run d = {rig, R->scene, (traj *)tr, t_begin, t_end, D, span, g_motion, 0};
+        const drive_hooks h = {X, pass_before, NULL, pass_stream_ended, &X->rc};
+        rc = drive(&d, &h);
+        R->scan_s += d.scan_s;
     }
     for (uint32_t s = 0; s < R->nspecs; s++)
         if (X->csv[s]) {
